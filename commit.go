@@ -1,0 +1,72 @@
+package sessiondb
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Commit is the atomic write primitive: every part of it is applied in one
+// transaction with one Sequence bump, or nothing is. Parts apply in this
+// order: Create, Meta, Append, Compactions, State, Interrupt, Usage, Source.
+type Commit struct {
+	// ExpectSequence, when non-nil, makes the commit fail with a
+	// *ConflictError (errors.Is ErrConflict) unless the stored Sequence
+	// equals it. Use Expect(n) to set it.
+	ExpectSequence *int64
+	// Create, when non-nil, creates the session (with the commit's ID) in the
+	// same transaction; the commit fails with ErrExists if it exists.
+	// Without Create the session must exist (ErrNotFound otherwise).
+	Create *Session
+	// Meta patches the session's metadata.
+	Meta *MetaPatch
+	// Append adds entries to the log; they get Seq LastSeq+1, LastSeq+2, …
+	Append []Entry
+	// Compactions are recorded after the appends, in order; the last becomes
+	// current. KeepFromSeq and AtSeq are absolute log positions.
+	Compactions []Compaction
+	// State replaces the state document (nil: unchanged). ClearState
+	// removes it.
+	State      json.RawMessage
+	ClearState bool
+	// Interrupt replaces the interrupt document (nil: unchanged).
+	// ClearInterrupt removes it.
+	Interrupt      json.RawMessage
+	ClearInterrupt bool
+	// Usage rows are added to the usage ledger.
+	Usage []Usage
+	// Source records import provenance for a source file in the same
+	// transaction, so that an import and its bookkeeping land together.
+	Source *SourceFile
+	// Now overrides the time the store records as UpdatedAt (zero: now).
+	Now time.Time
+}
+
+// Expect returns a pointer to seq, for Commit.ExpectSequence.
+func Expect(seq int64) *int64 { return &seq }
+
+// SourceFile records what an importer consumed of one source file, so that
+// re-importing an unchanged file is a no-op and a grown file imports only
+// its new lines.
+type SourceFile struct {
+	Path      string
+	Format    string
+	SessionID string
+	Size      int64
+	ModTime   time.Time
+	// SHA256 is the hex digest of the first Offset bytes of the file.
+	SHA256 string
+	// Offset is the number of bytes consumed (up to the last complete line).
+	Offset int64
+	// State is free importer state (JSON) needed to continue incrementally.
+	State      json.RawMessage
+	ImportedAt time.Time
+}
+
+// Full is a consistent snapshot of a session: metadata, effective
+// transcript, state and interrupt, all read from one transaction.
+type Full struct {
+	Session    Session
+	Transcript []Entry
+	State      json.RawMessage // nil when the session has no state
+	Interrupt  json.RawMessage // nil when no interrupt is pending
+}

@@ -1,0 +1,67 @@
+package sessiondb
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Compaction is a compaction checkpoint: from it on, the effective
+// transcript is Summary followed by the log entries with Seq >= KeepFromSeq.
+// A truncation is a compaction without summary; replacing the transcript is
+// a compaction whose KeepFromSeq is the first newly appended entry.
+type Compaction struct {
+	// ID is assigned by the store; IDs increase, and the compaction with the
+	// highest ID is the session's current one.
+	ID int64
+	// AtSeq is the log length when the compaction was made. Zero on write
+	// means the session's LastSeq after the commit's appends.
+	AtSeq int64
+	// KeepFromSeq is the first log entry kept verbatim. It must be between 1
+	// and LastSeq+1 (LastSeq+1 keeps nothing).
+	KeepFromSeq int64
+	// Summary holds the synthetic messages placed before the kept entries.
+	// Bodies must be JSON; kinds and roles default as for Entry.
+	Summary      []Entry
+	TokensBefore int64
+	TokensAfter  int64
+	// Details is free JSON (summarizer, model, reason, …); nil when unset.
+	Details   json.RawMessage
+	CreatedAt time.Time
+}
+
+// Usage is one model call's token and cost accounting.
+type Usage struct {
+	// Seq is the log entry the call produced, when known (0 otherwise).
+	Seq              int64
+	Provider         string
+	Model            string
+	InputTokens      int64
+	OutputTokens     int64
+	CacheReadTokens  int64
+	CacheWriteTokens int64
+	ReasoningTokens  int64
+	Cost             float64
+	CreatedAt        time.Time
+}
+
+// UsageTotals sums Usage rows.
+type UsageTotals struct {
+	Calls            int64
+	InputTokens      int64
+	OutputTokens     int64
+	CacheReadTokens  int64
+	CacheWriteTokens int64
+	ReasoningTokens  int64
+	Cost             float64
+}
+
+// Add adds u to t.
+func (t *UsageTotals) Add(u Usage) {
+	t.Calls++
+	t.InputTokens += u.InputTokens
+	t.OutputTokens += u.OutputTokens
+	t.CacheReadTokens += u.CacheReadTokens
+	t.CacheWriteTokens += u.CacheWriteTokens
+	t.ReasoningTokens += u.ReasoningTokens
+	t.Cost += u.Cost
+}

@@ -1,0 +1,36 @@
+// Package sessiondb defines the domain of sessiondb, a storage engine for
+// AI-agent sessions: the types (Session, Entry, Compaction, Commit, …), the
+// Store interface every backend implements, the sentinel errors and ID
+// generation. It holds no SQL; the SQLite backend lives in package sqlstore.
+//
+// # Data model
+//
+// A session owns an append-only log of entries. Each entry has a Seq (1-based,
+// assigned by the store inside the write transaction, never reused), a Kind
+// (KindMessage, KindCustom or a rich-entry type such as "model_change"), an
+// extracted Role and the Body: the JSON exactly as the caller gave it. Bodies
+// are stored and returned byte for byte.
+//
+// A compaction records AtSeq (the log length when it was made), KeepFromSeq
+// and zero or more synthetic summary messages. The effective transcript — what
+// Load returns — is the summary messages of the latest compaction followed by
+// every entry with Seq >= KeepFromSeq (the whole log when there is no
+// compaction). Replacing the transcript (SetHistory, SaveFull), truncating and
+// compacting therefore never delete rows: older entries stay in the log for
+// audit until Prune removes what no compaction can reach.
+//
+// # Revisions and optimistic concurrency
+//
+// Every committed change bumps Session.Sequence by exactly one. A write may
+// carry the sequence its caller last saw (Commit.ExpectSequence); when the
+// stored sequence differs the write changes nothing and returns a
+// *ConflictError, which matches ErrConflict under errors.Is and carries the
+// current sequence. Writes without an expected sequence always succeed,
+// serialised by the store.
+//
+// # Errors
+//
+// Failures are reported with the sentinels below, wrapped with short context:
+// test them with errors.Is. Invalid IDs, non-JSON bodies and oversized inputs
+// return ErrInvalid and change nothing.
+package sessiondb

@@ -1,0 +1,125 @@
+package jsonlimport
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/sessiondb/sessiondb"
+)
+
+// Format names.
+const (
+	FormatPicoclaw = "picoclaw"
+	FormatZot      = "zot"
+	FormatSwink    = "swink"
+)
+
+// MaxLineSize is the longest JSONL line a reader accepts (64 MiB). Longer
+// lines are reported as a Problem and skipped; they never make a reader
+// hold more than this much of one line in memory.
+const MaxLineSize = 64 << 20
+
+// Problem is one defect found in a source file. Line is 1-based; 0 when the
+// problem concerns the whole file.
+type Problem struct {
+	Path   string `json:"path"`
+	Line   int    `json:"line"`
+	Reason string `json:"reason"`
+}
+
+func (p Problem) String() string {
+	if p.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", p.Path, p.Line, p.Reason)
+	}
+	return fmt.Sprintf("%s: %s", p.Path, p.Reason)
+}
+
+// Unit is one source session as found on disk: a primary file plus the
+// side files the format keeps beside it.
+type Unit struct {
+	Format string
+	// Path is the primary file (the .jsonl; for a picoclaw meta-only
+	// session, the .meta.json; for a legacy picoclaw session, the .json).
+	Path string
+	// Extra lists side files read with it (meta, interrupt, checkpoints).
+	Extra []string
+}
+
+// Resume tells a reader where a previous import of Unit.Path stopped, so
+// that a file that only grew is read from Offset on.
+type Resume struct {
+	// Offset is the number of bytes of Path already imported; 0 reads the
+	// whole file.
+	Offset int64
+	// Entries is the number of entries already imported from Path.
+	Entries int
+	// State is the reader's own continuation state, as it returned it in
+	// Parsed.ResumeState.
+	State json.RawMessage
+}
+
+// Parsed is what a reader returns for one Unit: everything the importer
+// writes for that session, in one transaction.
+type Parsed struct {
+	Unit Unit
+	// Session holds the metadata: ID, Title, Summary, Scope, Aliases, Attrs,
+	// CreatedAt, UpdatedAt, Version, ParentID and ForkSeq. SourceFormat and
+	// SourcePath are set by the importer.
+	Session sessiondb.Session
+	// Entries are the log entries read, in file order. When reading from a
+	// Resume, they are only the new ones (file entry numbers
+	// Resume.Entries+1 …).
+	Entries []sessiondb.Entry
+	// Compactions are the compaction points, in order. Their AtSeq and
+	// KeepFromSeq are 1-based entry numbers within the whole file
+	// (KeepFromSeq == total entries + 1 keeps nothing; AtSeq 0 means "after
+	// the last entry read"); the importer maps them to log positions.
+	// When reading from a Resume, return only the compaction points found in
+	// the new part of the file (still numbered within the whole file); a
+	// format whose compaction point lives outside the JSONL (picoclaw's meta
+	// skip) returns its current one. Either way the importer does not record
+	// a compaction equal to the session's current one (same KeepFromSeq,
+	// byte-equal summary bodies), so repeating it is harmless.
+	Compactions []sessiondb.Compaction
+	// State and Interrupt are the state and interrupt documents (nil: none).
+	State     json.RawMessage
+	Interrupt json.RawMessage
+	// Usage rows, so that the session's usage total equals the source tool's.
+	Usage []sessiondb.Usage
+	// Checkpoints are agent checkpoints that belong to the session. Their
+	// AtSeq is a 1-based entry number within the whole file, like a
+	// compaction's (0: after the last entry read); SessionID is set by the
+	// importer. A checkpoint whose ID already exists in the store is not
+	// saved again.
+	Checkpoints []sessiondb.Checkpoint
+	// Problems found while reading; the readable rest is still imported.
+	Problems []Problem
+	// Offset is the number of bytes of Unit.Path consumed: the end of the
+	// last complete line. A torn last line is not consumed, so that it is
+	// read again once the writer completes it.
+	Offset int64
+	// ResumeState is handed back in Resume.State on the next incremental
+	// import.
+	ResumeState json.RawMessage
+}
+
+// Format reads and writes one on-disk session format.
+type Format interface {
+	// Name returns the format name (FormatPicoclaw, …).
+	Name() string
+	// Claim takes the files of one directory (absolute paths, sorted) and
+	// returns the units it recognises plus the files it did not claim.
+	Claim(files []string) (units []Unit, rest []string)
+	// Parse reads one unit. It returns an error only when nothing of the
+	// unit can be read; defects inside it are Problems.
+	Parse(ctx context.Context, u Unit, from Resume) (*Parsed, error)
+	// Export writes session id from store s into dir in this format and
+	// returns the files written.
+	Export(ctx context.Context, s sessiondb.Store, id string, dir string) ([]string, error)
+}
+
+// ErrNotIncremental is returned by Parse when the unit cannot be resumed
+// from Resume (the format rewrites files in place); the importer then reads
+// it whole and replaces the session's transcript.
+var ErrNotIncremental = fmt.Errorf("format cannot resume from an offset")

@@ -1,0 +1,16 @@
+// Package migrations holds the sessiondb schema as goose SQL migrations,
+// embedded in the binary, and runs them through goose's Provider API (never
+// goose's package-level globals, which are not safe for concurrent use).
+//
+// # Rules
+//
+//   - A migration that has been released is never edited; changes are new
+//     files numbered after the last one.
+//   - Every migration runs in its own transaction (goose's default for SQL
+//     files); triggers are wrapped in StatementBegin/StatementEnd.
+//   - Every migration has a Down section, tested by migrating up and down on
+//     a temporary file.
+//
+// The schema is a public interface: see the comments in 00001_initial.sql
+// for what each table and view holds.
+package migrations

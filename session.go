@@ -1,0 +1,78 @@
+package sessiondb
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Session is a session's metadata. Stores fill every field on read; on
+// create, zero fields get defaults (a generated ID, now for the times).
+type Session struct {
+	ID        string
+	Title     string
+	CreatedAt time.Time
+	UpdatedAt time.Time
+	// Version is the payload schema version of the session's message bodies
+	// (see Migrator). It is the caller's: the store never interprets it.
+	Version int
+	// Sequence is the revision counter: +1 on every committed change. A
+	// session that exists has Sequence >= 1.
+	Sequence int64
+	// LastSeq is the highest entry Seq ever assigned in the session (0 for an
+	// empty log). It never decreases, even when entries are pruned.
+	LastSeq int64
+	Summary string
+	// Scope and Attrs are raw JSON documents (nil when unset). Attrs holds
+	// things like model, provider and working directory.
+	Scope   json.RawMessage
+	Attrs   json.RawMessage
+	Aliases []string
+	// ParentID and ForkSeq link a fork to the session and log position it
+	// was forked from. The parent may since have been deleted.
+	ParentID string
+	ForkSeq  int64
+	// SourceFormat and SourcePath record where an imported session came from
+	// ("picoclaw", "zot", "swink"; empty for sessions created natively).
+	SourceFormat string
+	SourcePath   string
+}
+
+// SessionInfo is a Session as listed, with counts computed by the store.
+type SessionInfo struct {
+	Session
+	// MessageCount is the length of the effective transcript.
+	MessageCount int64
+	// EntryCount is the number of log rows stored, superseded ones included.
+	EntryCount int64
+}
+
+// MetaPatch changes session metadata. Nil fields are left alone.
+type MetaPatch struct {
+	Title   *string
+	Summary *string
+	Scope   json.RawMessage // nil: unchanged; JSON null: cleared
+	Attrs   json.RawMessage // nil: unchanged; JSON null: cleared
+	Aliases *[]string       // replaces the whole alias set
+	Version *int
+	// UpdatedAt overrides the update time the store would record (used by
+	// importers to keep the source's timestamps). Zero means now.
+	UpdatedAt time.Time
+}
+
+// ListOptions selects and pages sessions. Sessions are listed newest
+// UpdatedAt first (ties broken by ID, descending).
+type ListOptions struct {
+	// Limit caps the page size; 0 means DefaultListLimit.
+	Limit int
+	// Cursor continues a previous listing: pass the cursor it returned.
+	Cursor string
+	// Query keeps sessions whose title or one of whose aliases contains it
+	// (case-insensitive for ASCII).
+	Query string
+}
+
+// DefaultListLimit is the page size used when ListOptions.Limit is 0.
+const DefaultListLimit = 100
+
+// MaxListLimit is the largest page a List call returns.
+const MaxListLimit = 10000

@@ -1,0 +1,38 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/sessiondb/sessiondb"
+)
+
+// Query runs a read-only query on the reader pool (query_only), for ad-hoc
+// SQL against the documented schema. A statement that would write fails.
+// The caller closes the rows.
+func (s *Store) Query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if s.closed.Load() {
+		return nil, sessiondb.ErrClosed
+	}
+	rows, err := s.reader.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("query: %w", translate(err))
+	}
+	return rows, nil
+}
+
+// Vacuum rebuilds the database file to reclaim the space of deleted and
+// pruned rows, then truncates the WAL.
+func (s *Store) Vacuum(ctx context.Context) error {
+	if s.closed.Load() {
+		return sessiondb.ErrClosed
+	}
+	if _, err := s.writer.ExecContext(ctx, `VACUUM`); err != nil {
+		return fmt.Errorf("vacuum %s: %w", s.path, translate(err))
+	}
+	if _, err := s.writer.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+		return fmt.Errorf("checkpoint %s: %w", s.path, translate(err))
+	}
+	return nil
+}

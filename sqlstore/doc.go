@@ -1,0 +1,62 @@
+// Package sqlstore is the SQLite implementation of sessiondb.Store, on the
+// pure-Go driver modernc.org/sqlite (no cgo) and sqlx.
+//
+// # Opening
+//
+// Open owns every connection setting. It creates a missing database file
+// with mode 0600 (its directory 0700), opens a writer pool of exactly one
+// connection (BEGIN IMMEDIATE transactions) and a separate read-only pool
+// (query_only), sets the pragmas busy_timeout, journal_mode=WAL,
+// synchronous and foreign_keys, checks that SQLite really switched to WAL,
+// and applies pending migrations. If any step fails, everything opened so
+// far is closed.
+//
+// # Durability
+//
+// DurabilityFull (the default) uses synchronous=FULL: every commit is
+// fsynced before it returns and survives power loss. DurabilityNormal uses
+// synchronous=NORMAL: commits survive a crash of the process but the last
+// ones may be lost if the machine loses power.
+//
+// # Concurrency
+//
+// All writes of one process queue on the single writer connection; writes
+// of several processes serialise on SQLite's write lock, waited for up to
+// Options.BusyTimeout (then retried a few times before ErrBusy surfaces).
+// Entry sequence numbers are assigned inside the write transaction, so any
+// number of goroutines and processes may append to one session safely.
+// Reads run on the read-only pool in their own transaction and never block
+// writers. LoadFull reads metadata, transcript, state and interrupt in one
+// read transaction, so they always come from the same revision.
+//
+// # Migrations
+//
+// The schema lives in package migrations and is applied with goose's
+// Provider at Open. A database whose schema is newer than the binary is
+// refused with sessiondb.ErrSchemaTooNew and not modified. Before migrating
+// a database that already holds a schema, Open copies it with VACUUM INTO to
+// <path>.bak-v<version>-<time> (Options.NoBackup opts out), and after
+// migrating it runs PRAGMA quick_check. Concurrent Opens of one new file by
+// several processes are serialised by flock(2) on <path>.lock.
+//
+// # Transcript semantics
+//
+// The effective transcript is the summary messages of the latest compaction
+// followed by the log entries with seq >= its keep_from_seq. SetHistory and
+// SaveFull append the new messages and record a compaction (old rows stay),
+// except when the current transcript is a byte-equal prefix of the new
+// one, where only the tail is appended. Truncate that would keep everything
+// records nothing. Fork copies the transcript rows of the source at the
+// fork point into the new session (renumbered from 1), so a fork never
+// depends on its parent's rows; Prune keeps entries agent checkpoints need.
+//
+// # Decisions
+//
+//   - Times are stored as fixed-width UTC text, so sqlite3 users can read
+//     and compare them.
+//   - Bodies are stored as TEXT holding the caller's exact bytes (never
+//     re-encoded), so SQLite's JSON functions work on them.
+//   - A checkpoint does not bump the session's Sequence: it describes the
+//     session without changing it. Every other write does, once.
+//   - Prune that finds nothing to remove records no revision.
+package sqlstore

@@ -1,0 +1,74 @@
+package sqlstore
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+	"syscall"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/sessiondb/sessiondb"
+)
+
+// translate maps driver errors to the root sentinels at the storage
+// boundary, so that callers never see sql.ErrNoRows or a raw SQLITE_*
+// code. Errors that are already sessiondb errors pass through.
+func translate(err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		return sessiondb.ErrNotFound
+	}
+	if errors.Is(err, sql.ErrConnDone) || strings.Contains(err.Error(), "sql: database is closed") {
+		return sessiondb.ErrClosed
+	}
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return err
+	}
+	var sentinel error
+	switch se.Code() & 0xff {
+	case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
+		sentinel = sessiondb.ErrBusy
+	case sqlite3.SQLITE_FULL:
+		sentinel = sessiondb.ErrFull
+	case sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT:
+		sentinel = sessiondb.ErrCorrupt
+	case sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM:
+		sentinel = sessiondb.ErrReadOnly
+	case sqlite3.SQLITE_TOOBIG:
+		sentinel = sessiondb.ErrInvalid
+	case sqlite3.SQLITE_IOERR:
+		// A write past RLIMIT_FSIZE or onto a full disk surfaces as an I/O
+		// error on some paths rather than SQLITE_FULL.
+		if strings.Contains(strings.ToLower(se.Error()), "full") || se.Code() == sqlite3.SQLITE_IOERR_WRITE {
+			sentinel = sessiondb.ErrFull
+		}
+	}
+	if sentinel == nil {
+		return err
+	}
+	return fmt.Errorf("%w: %s", sentinel, se.Error())
+}
+
+// isBusy reports whether err is a lock timeout worth retrying.
+func isBusy(err error) bool {
+	return errors.Is(err, sessiondb.ErrBusy)
+}
+
+// translateOSError maps file-system errors met while preparing the
+// database path.
+func translateOSError(err error) error {
+	switch {
+	case errors.Is(err, fs.ErrPermission), errors.Is(err, syscall.EROFS):
+		return fmt.Errorf("%w: %v", sessiondb.ErrReadOnly, err)
+	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EFBIG):
+		return fmt.Errorf("%w: %v", sessiondb.ErrFull, err)
+	}
+	return err
+}

@@ -1,0 +1,152 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/pressly/goose/v3"
+
+	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/migrations"
+)
+
+// Provider returns a goose Provider over the embedded migrations, for
+// inspecting and moving the schema version (sessionctl migrate). Its runs
+// are serialised with other processes by the same lock file as Open's.
+func (s *Store) Provider() (*goose.Provider, error) {
+	if s.closed.Load() {
+		return nil, sessiondb.ErrClosed
+	}
+	return migrations.NewProvider(s.writer.DB, &fileLocker{path: s.path + ".lock"})
+}
+
+// migrate brings the schema to the latest embedded version. It refuses a
+// database newer than the binary without modifying it, backs up a database
+// that already holds data before changing it, and checks the result.
+func (s *Store) migrate(ctx context.Context) error {
+	latest, err := migrations.Latest()
+	if err != nil {
+		return err
+	}
+	current, err := s.schemaVersion(ctx)
+	if err != nil {
+		return err
+	}
+	if current > latest {
+		return fmt.Errorf("open %s: %w (schema version %d, this binary knows up to %d): upgrade sessiondb",
+			s.path, sessiondb.ErrSchemaTooNew, current, latest)
+	}
+	if current == latest || s.opts.NoMigrate {
+		return nil
+	}
+	p, err := s.Provider()
+	if err != nil {
+		return err
+	}
+	// Another process may be migrating the same file right now: the
+	// locker serialises us, and goose re-reads the version under the lock,
+	// so the second process finds nothing pending.
+	if current > 0 && !s.opts.NoBackup {
+		if err := s.backup(ctx, current); err != nil {
+			return err
+		}
+	}
+	if _, err := p.Up(ctx); err != nil {
+		return fmt.Errorf("migrate %s from version %d: %w", s.path, current, translate(err))
+	}
+	return s.quickCheck(ctx)
+}
+
+// schemaVersion returns the applied goose version, 0 for a new database.
+// It reads goose's own table directly so that no table is created in a
+// database this binary may refuse.
+func (s *Store) schemaVersion(ctx context.Context) (int64, error) {
+	var n int
+	err := s.writer.GetContext(ctx, &n,
+		`SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'goose_db_version'`)
+	if err != nil {
+		return 0, fmt.Errorf("open %s: %w", s.path, translate(err))
+	}
+	if n == 0 {
+		return 0, nil
+	}
+	var v sql.NullInt64
+	err = s.writer.GetContext(ctx, &v, `SELECT max(version_id) FROM goose_db_version WHERE is_applied`)
+	if err != nil {
+		return 0, fmt.Errorf("open %s: read schema version: %w", s.path, translate(err))
+	}
+	return v.Int64, nil
+}
+
+// backup copies the database with VACUUM INTO next to it, named for the
+// version it holds: <db>.bak-v<version>-<UTC time>.
+func (s *Store) backup(ctx context.Context, version int64) error {
+	dst := fmt.Sprintf("%s.bak-v%d-%s", s.path, version, time.Now().UTC().Format("20060102T150405.000000000"))
+	if _, err := s.writer.ExecContext(ctx, `VACUUM INTO ?`, dst); err != nil {
+		return fmt.Errorf("back up %s before migrating: %w", s.path, translate(err))
+	}
+	if err := os.Chmod(dst, 0o600); err != nil {
+		return fmt.Errorf("back up %s: %w", s.path, err)
+	}
+	return nil
+}
+
+// quickCheck runs PRAGMA quick_check and reports anything but "ok".
+func (s *Store) quickCheck(ctx context.Context) error {
+	var rows []string
+	if err := s.writer.SelectContext(ctx, &rows, `PRAGMA quick_check`); err != nil {
+		return fmt.Errorf("check %s: %w", s.path, translate(err))
+	}
+	if len(rows) != 1 || rows[0] != "ok" {
+		return fmt.Errorf("check %s: %w: %s", s.path, sessiondb.ErrCorrupt, strings.Join(rows, "; "))
+	}
+	return nil
+}
+
+// fileLocker is a goose lock.Locker that serialises migrations across
+// processes with flock(2) on a side file. It cannot lock the database file
+// itself: closing any descriptor of that file would drop SQLite's own POSIX
+// locks in this process.
+type fileLocker struct {
+	path string
+	f    *os.File
+}
+
+func (l *fileLocker) Lock(ctx context.Context, _ *sql.DB) error {
+	f, err := os.OpenFile(l.path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("migration lock: %w", err)
+	}
+	for {
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			l.f = f
+			return nil
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			f.Close()
+			return fmt.Errorf("migration lock: %w", err)
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+func (l *fileLocker) Unlock(context.Context, *sql.DB) error {
+	if l.f == nil {
+		return nil
+	}
+	err := l.f.Close() // closing the descriptor releases the flock
+	l.f = nil
+	return err
+}

@@ -1,0 +1,227 @@
+package sqlstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	_ "modernc.org/sqlite" // registers the "sqlite" driver (pure Go, no cgo)
+
+	"github.com/sessiondb/sessiondb"
+)
+
+// Store is the SQLite implementation of sessiondb.Store.
+type Store struct {
+	path       string
+	opts       Options
+	extract    sessiondb.Extractor
+	retention  int
+	busyMillis int64
+
+	// writer has exactly one connection: SQLite allows one writer at a
+	// time anyway, and a single connection turns contention between
+	// goroutines into a Go-side queue instead of SQLITE_BUSY retries.
+	writer *sqlx.DB
+	// reader is a bounded pool of query_only connections. In WAL mode
+	// readers never block the writer nor each other.
+	reader *sqlx.DB
+
+	closed atomic.Bool
+}
+
+var _ sessiondb.Store = (*Store)(nil)
+
+const (
+	defaultBusyTimeout = 30 * time.Second
+	defaultReadConns   = 4
+	defaultRetention   = 20
+)
+
+// Open opens (creating if needed) the database at path, checks it, and
+// applies pending migrations. A database it creates, with its WAL, SHM and
+// backups, is mode 0600; a directory it creates is 0700. If any step fails,
+// everything opened so far is closed.
+func Open(path string, opts *Options) (_ *Store, err error) {
+	s := &Store{path: path}
+	if opts != nil {
+		s.opts = *opts
+	}
+	s.applyDefaults()
+	if err := prepareFile(path); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			s.closeAll()
+		}
+	}()
+	if s.writer, err = sqlx.Open("sqlite", s.dsn(false)); err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	// One writer connection: see the field comment. Keep it open forever so
+	// that the WAL is not checkpointed and reset by every last-close.
+	s.writer.SetMaxOpenConns(1)
+	s.writer.SetMaxIdleConns(1)
+	s.writer.SetConnMaxLifetime(0)
+	s.writer.SetConnMaxIdleTime(0)
+
+	ctx := context.Background()
+	if err := s.checkWAL(ctx); err != nil {
+		return nil, err
+	}
+	if s.reader, err = sqlx.Open("sqlite", s.dsn(true)); err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	s.reader.SetMaxOpenConns(s.opts.ReadConns)
+	s.reader.SetMaxIdleConns(s.opts.ReadConns)
+	if err := s.migrate(ctx); err != nil {
+		return nil, err
+	}
+	// SQLite creates the -wal and -shm files with the database's mode, but
+	// only if it creates them; tighten them in case they predate us.
+	for _, suffix := range []string{"-wal", "-shm"} {
+		if err := os.Chmod(path+suffix, 0o600); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("open %s: %w", path, err)
+		}
+	}
+	return s, nil
+}
+
+func (s *Store) applyDefaults() {
+	if s.opts.BusyTimeout <= 0 {
+		s.opts.BusyTimeout = defaultBusyTimeout
+	}
+	if s.opts.ReadConns <= 0 {
+		s.opts.ReadConns = max(defaultReadConns, runtime.GOMAXPROCS(0))
+	}
+	s.extract = s.opts.Extractor
+	if s.extract == nil {
+		s.extract = sessiondb.DefaultExtractor
+	}
+	s.retention = s.opts.CheckpointRetention
+	if s.retention == 0 {
+		s.retention = defaultRetention
+	}
+	s.busyMillis = s.opts.BusyTimeout.Milliseconds()
+}
+
+// prepareFile refuses paths that cannot be a database and creates a missing
+// database file (and its directory) with private permissions before SQLite
+// sees it: sessions hold private conversations, and SQLite would otherwise
+// create the file with the process umask (typically world-readable).
+func prepareFile(path string) error {
+	if path == "" {
+		return fmt.Errorf("open database: %w: empty path", sessiondb.ErrInvalid)
+	}
+	if strings.HasPrefix(path, "file:") || path == ":memory:" {
+		return fmt.Errorf("open %s: %w: give a file path, not a URI or :memory:", path, sessiondb.ErrInvalid)
+	}
+	fi, err := os.Stat(path)
+	switch {
+	case err == nil && fi.IsDir():
+		return fmt.Errorf("open %s: %w: the path is a directory", path, sessiondb.ErrInvalid)
+	case err == nil:
+		return nil
+	case !errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("open %s: %w", path, err)
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("open %s: create directory: %w", path, translateOSError(err))
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return nil // another process created it first
+	}
+	if err != nil {
+		return fmt.Errorf("open %s: create database: %w", path, translateOSError(err))
+	}
+	return f.Close()
+}
+
+// dsn builds the connection string. Pragmas, in the order SQLite must see
+// them (the driver runs busy_timeout first whatever the order here):
+//
+//   - busy_timeout: wait for another process's write lock instead of
+//     failing at once with "database is locked".
+//   - journal_mode(WAL): readers do not block the writer nor the writer
+//     the readers, and a crash mid-commit leaves the last commit intact.
+//   - synchronous: FULL fsyncs the WAL at every commit (survives power
+//     loss); NORMAL only at checkpoints (survives process crashes).
+//   - foreign_keys: deleting a session cascades to every row it owns, and
+//     no row can point at a missing session.
+//
+// The writer begins every transaction with BEGIN IMMEDIATE (_txlock), so
+// it takes the write lock before reading: a deferred transaction that
+// reads and then writes can fail with SQLITE_BUSY that no timeout cures.
+// Readers set query_only, so a bug can never write through them.
+func (s *Store) dsn(readOnly bool) string {
+	u := url.URL{Scheme: "file", OmitHost: true, Path: absPath(s.path)}
+	q := url.Values{}
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", s.busyMillis))
+	if readOnly {
+		q.Add("_pragma", "query_only(1)")
+	} else {
+		q.Add("_pragma", "journal_mode(WAL)")
+		sync := "FULL"
+		if s.opts.Durability == DurabilityNormal {
+			sync = "NORMAL"
+		}
+		q.Add("_pragma", "synchronous("+sync+")")
+		q.Add("_txlock", "immediate")
+	}
+	q.Add("_pragma", "foreign_keys(1)")
+	return u.String() + "?" + q.Encode()
+}
+
+func absPath(p string) string {
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
+}
+
+// checkWAL makes sure the journal mode really is WAL: SQLite silently keeps
+// another mode when it cannot switch (for example on a file system without
+// shared memory), and the concurrency guarantees depend on WAL.
+func (s *Store) checkWAL(ctx context.Context) error {
+	var mode string
+	if err := s.writer.GetContext(ctx, &mode, "PRAGMA journal_mode"); err != nil {
+		return fmt.Errorf("open %s: %w", s.path, translate(err))
+	}
+	if !strings.EqualFold(mode, "wal") {
+		return fmt.Errorf("open %s: journal mode is %q, want wal (is the file on a network file system?)", s.path, mode)
+	}
+	return nil
+}
+
+// Path returns the database file path.
+func (s *Store) Path() string { return s.path }
+
+// Close closes both pools. It is safe to call more than once.
+func (s *Store) Close() error {
+	if s.closed.Swap(true) {
+		return nil
+	}
+	return s.closeAll()
+}
+
+func (s *Store) closeAll() error {
+	var errs []error
+	if s.reader != nil {
+		errs = append(errs, s.reader.Close())
+	}
+	if s.writer != nil {
+		errs = append(errs, s.writer.Close())
+	}
+	return errors.Join(errs...)
+}

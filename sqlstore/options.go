@@ -1,0 +1,44 @@
+package sqlstore
+
+import (
+	"time"
+
+	"github.com/sessiondb/sessiondb"
+)
+
+// Durability says what a commit survives once it returns.
+type Durability int
+
+const (
+	// DurabilityFull (the default) fsyncs the WAL at every commit
+	// (synchronous=FULL): an acknowledged commit survives power loss.
+	DurabilityFull Durability = iota
+	// DurabilityNormal fsyncs only at checkpoints (synchronous=NORMAL): an
+	// acknowledged commit survives a process crash, but the last commits
+	// may be lost on power loss or an OS crash.
+	DurabilityNormal
+)
+
+// Options configure Open. The zero value is the documented default.
+type Options struct {
+	// Durability defaults to DurabilityFull.
+	Durability Durability
+	// BusyTimeout is how long a writer waits for another process's write
+	// lock before failing with sessiondb.ErrBusy. Default 30s.
+	BusyTimeout time.Duration
+	// ReadConns bounds the read-only pool. Default 4.
+	ReadConns int
+	// NoBackup skips the VACUUM INTO backup taken before migrating a
+	// database that already holds data.
+	NoBackup bool
+	// NoMigrate opens the database without applying pending migrations
+	// (for `sessionctl migrate`); a database that is not at the latest
+	// version is then usable only through Migrator.
+	NoMigrate bool
+	// Extractor derives role and text from bodies. Default
+	// sessiondb.DefaultExtractor.
+	Extractor sessiondb.Extractor
+	// CheckpointRetention is how many agent checkpoints are kept per
+	// session (oldest removed first). Default 20; negative keeps all.
+	CheckpointRetention int
+}

@@ -1,0 +1,46 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/sessiondb/sessiondb"
+)
+
+func insertUsage(ctx context.Context, tx *sqlx.Tx, id string, lastSeq int64, u sessiondb.Usage, now time.Time) error {
+	if u.Seq < 0 || u.Seq > lastSeq {
+		return fmt.Errorf("usage of %s: %w: seq %d outside 0..%d", id, sessiondb.ErrInvalid, u.Seq, lastSeq)
+	}
+	var seq any
+	if u.Seq > 0 {
+		seq = u.Seq
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO usage (session_id, seq, provider, model, input_tokens,
+		output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, cost, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		id, seq, u.Provider, u.Model, u.InputTokens, u.OutputTokens, u.CacheReadTokens,
+		u.CacheWriteTokens, u.ReasoningTokens, u.Cost, formatTime(orNow(u.CreatedAt, now)))
+	return err
+}
+
+// UsageTotals implements sessiondb.Store.
+func (s *Store) UsageTotals(ctx context.Context, id string) (sessiondb.UsageTotals, error) {
+	if err := sessiondb.ValidateID(id); err != nil {
+		return sessiondb.UsageTotals{}, fmt.Errorf("usage of %s: %w", id, err)
+	}
+	var t sessiondb.UsageTotals
+	err := s.read(ctx, func(tx *sqlx.Tx) error {
+		if err := sessionExists(ctx, tx, id); err != nil {
+			return err
+		}
+		return tx.QueryRowxContext(ctx, `SELECT count(*), coalesce(sum(input_tokens), 0),
+			coalesce(sum(output_tokens), 0), coalesce(sum(cache_read_tokens), 0),
+			coalesce(sum(cache_write_tokens), 0), coalesce(sum(reasoning_tokens), 0), coalesce(sum(cost), 0)
+			FROM usage WHERE session_id = ?`, id).Scan(&t.Calls, &t.InputTokens, &t.OutputTokens,
+			&t.CacheReadTokens, &t.CacheWriteTokens, &t.ReasoningTokens, &t.Cost)
+	})
+	return t, err
+}

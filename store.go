@@ -1,0 +1,103 @@
+package sessiondb
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// Store persists sessions. Every method is safe for concurrent use, every
+// write is one transaction, and every error matches one of the package's
+// sentinels where one applies. Package sqlstore is the SQLite implementation;
+// package storetest is the conformance suite every implementation passes.
+type Store interface {
+	// Create creates a session. An empty ID gets NewID(); zero times get now.
+	// It fails with ErrExists when the ID (or one of the aliases) is taken.
+	Create(ctx context.Context, s Session) (Session, error)
+	// Get returns a session's metadata.
+	Get(ctx context.Context, id string) (Session, error)
+	// List returns one page of sessions, newest UpdatedAt first, and the
+	// cursor of the next page ("" after the last).
+	List(ctx context.Context, opts ListOptions) ([]SessionInfo, string, error)
+	// UpdateMeta patches a session's metadata.
+	UpdateMeta(ctx context.Context, id string, patch MetaPatch) (Session, error)
+	// Resolve returns the ID of the session named by idOrAlias: the session
+	// with that ID if it exists, else the session holding that alias.
+	Resolve(ctx context.Context, idOrAlias string) (string, error)
+	// Delete removes a session and every trace of it: entries, state,
+	// interrupt, compactions, checkpoints, usage and source records. Forks
+	// of it keep working.
+	Delete(ctx context.Context, id string) error
+
+	// Append adds entries to the session's log and returns the session
+	// after the commit; the new entries have Seq LastSeq-len+1 … LastSeq.
+	Append(ctx context.Context, id string, entries ...Entry) (Session, error)
+	// Load returns the effective transcript, filtered by opts.
+	Load(ctx context.Context, id string, opts LoadOptions) ([]Entry, error)
+	// Entries returns raw log rows with from <= Seq <= to, superseded ones
+	// included (to == 0 means to the end). Pruned rows are gone.
+	Entries(ctx context.Context, id string, from, to int64) ([]Entry, error)
+
+	// SetHistory replaces the effective transcript with messages, keeping
+	// the old rows for audit: the messages are appended and a compaction
+	// makes the first of them the start of the transcript. When the current
+	// transcript (without summary) is a byte-equal prefix of messages, only
+	// the new tail is appended.
+	SetHistory(ctx context.Context, id string, messages []Entry) (Session, error)
+	// Truncate keeps the last keepLast entries of the effective transcript
+	// (summary messages of the current compaction count as entries and are
+	// dropped first). It records a compaction without summary.
+	Truncate(ctx context.Context, id string, keepLast int) (Session, error)
+	// Compact records a compaction checkpoint.
+	Compact(ctx context.Context, id string, c Compaction) (Session, error)
+	// Compactions lists a session's compactions, oldest first.
+	Compactions(ctx context.Context, id string) ([]Compaction, error)
+	// Prune physically deletes log entries that the current compaction no
+	// longer reaches, and the superseded compactions, except what agent
+	// checkpoints still need. It returns the number of entries deleted.
+	Prune(ctx context.Context, id string) (int64, error)
+
+	// SaveState replaces the session's state document.
+	SaveState(ctx context.Context, id string, state json.RawMessage) (Session, error)
+	// LoadState returns the state document, nil when none was saved.
+	LoadState(ctx context.Context, id string) (json.RawMessage, error)
+	// SaveInterrupt replaces the session's interrupt document.
+	SaveInterrupt(ctx context.Context, id string, interrupt json.RawMessage) (Session, error)
+	// LoadInterrupt returns the interrupt document, nil when none is pending.
+	LoadInterrupt(ctx context.Context, id string) (json.RawMessage, error)
+	// ClearInterrupt removes the interrupt document (idempotent).
+	ClearInterrupt(ctx context.Context, id string) (Session, error)
+
+	// Commit applies c to session id atomically with one Sequence bump.
+	Commit(ctx context.Context, id string, c Commit) (Session, error)
+	// SaveFull replaces transcript, state and metadata (title, summary,
+	// scope, attrs, aliases, version) in one commit, creating the session
+	// when it does not exist. When the session exists and s.Sequence is not
+	// 0, it must equal the stored sequence (ErrConflict otherwise). It
+	// returns the persisted session.
+	SaveFull(ctx context.Context, s Session, messages []Entry, state json.RawMessage) (Session, error)
+	// LoadFull reads metadata, effective transcript, state and interrupt
+	// from one read transaction.
+	LoadFull(ctx context.Context, id string, opts LoadOptions) (Full, error)
+
+	// Fork creates session newID (NewID() when empty) whose effective
+	// transcript equals src's as of log position atSeq (0: now), with src's
+	// state copied and ParentID/ForkSeq recorded.
+	Fork(ctx context.Context, src string, atSeq int64, newID string) (Session, error)
+	// SaveCheckpoint records an agent checkpoint and applies the store's
+	// retention (the newest N per session are kept).
+	SaveCheckpoint(ctx context.Context, cp Checkpoint) (Checkpoint, error)
+	// LoadCheckpoint returns one checkpoint.
+	LoadCheckpoint(ctx context.Context, id string) (Checkpoint, error)
+	// ListCheckpoints lists a session's checkpoints, newest first.
+	ListCheckpoints(ctx context.Context, sessionID string) ([]Checkpoint, error)
+	// DeleteCheckpoint removes a checkpoint (ErrNotFound if absent).
+	DeleteCheckpoint(ctx context.Context, id string) error
+
+	// UsageTotals sums the session's usage ledger.
+	UsageTotals(ctx context.Context, id string) (UsageTotals, error)
+	// SourceFile returns the import record of a source file path.
+	SourceFile(ctx context.Context, path string) (SourceFile, error)
+
+	// Close releases the store. Calls after Close return ErrClosed.
+	Close() error
+}

@@ -1,0 +1,114 @@
+package sessiondb
+
+import (
+	"encoding/json"
+)
+
+// ValidateJSON reports whether doc is a single valid JSON value of at most
+// MaxBodySize bytes. what names the document in the error, which wraps
+// ErrInvalid.
+func ValidateJSON(what string, doc json.RawMessage) error {
+	if len(doc) > MaxBodySize {
+		return invalidf("%s is %d bytes, the limit is %d", what, len(doc), MaxBodySize)
+	}
+	if !json.Valid(doc) {
+		return invalidf("%s is not valid JSON", what)
+	}
+	return nil
+}
+
+// ValidateEntry checks an entry before it is appended: a JSON body and a
+// kind of sensible length without control characters.
+func ValidateEntry(e Entry) error {
+	if len(e.Kind) > MaxKindLen {
+		return invalidf("entry kind is %d bytes, the limit is %d", len(e.Kind), MaxKindLen)
+	}
+	for _, r := range e.Kind {
+		if r < 0x20 || r == 0x7f {
+			return invalidf("entry kind %q contains a control character", e.Kind)
+		}
+	}
+	return ValidateJSON("entry body", e.Body)
+}
+
+// ValidateCommit checks every part of a commit that can be checked without
+// the stored session, so that a bad commit fails before any write.
+func ValidateCommit(id string, c Commit) error {
+	if err := ValidateID(id); err != nil {
+		return err
+	}
+	if c.Create != nil {
+		for _, a := range c.Create.Aliases {
+			if err := ValidateID(a); err != nil {
+				return err
+			}
+		}
+		if err := validateOptionalJSON("scope", c.Create.Scope); err != nil {
+			return err
+		}
+		if err := validateOptionalJSON("attrs", c.Create.Attrs); err != nil {
+			return err
+		}
+	}
+	if p := c.Meta; p != nil {
+		if p.Aliases != nil {
+			for _, a := range *p.Aliases {
+				if err := ValidateID(a); err != nil {
+					return err
+				}
+			}
+		}
+		if err := validateOptionalJSON("scope", p.Scope); err != nil {
+			return err
+		}
+		if err := validateOptionalJSON("attrs", p.Attrs); err != nil {
+			return err
+		}
+	}
+	for _, e := range c.Append {
+		if err := ValidateEntry(e); err != nil {
+			return err
+		}
+	}
+	for _, cp := range c.Compactions {
+		for _, e := range cp.Summary {
+			if err := ValidateEntry(e); err != nil {
+				return err
+			}
+		}
+		if err := validateOptionalJSON("compaction details", cp.Details); err != nil {
+			return err
+		}
+		if cp.KeepFromSeq < 1 {
+			return invalidf("compaction keep-from seq %d is below 1", cp.KeepFromSeq)
+		}
+	}
+	if c.State != nil && c.ClearState {
+		return invalidf("commit both sets and clears the state")
+	}
+	if c.Interrupt != nil && c.ClearInterrupt {
+		return invalidf("commit both sets and clears the interrupt")
+	}
+	if err := validateOptionalJSON("state", c.State); err != nil {
+		return err
+	}
+	if err := validateOptionalJSON("interrupt", c.Interrupt); err != nil {
+		return err
+	}
+	if s := c.Source; s != nil {
+		if s.Path == "" {
+			return invalidf("source file without path")
+		}
+		if err := validateOptionalJSON("source state", s.State); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func validateOptionalJSON(what string, doc json.RawMessage) error {
+	if doc == nil {
+		return nil
+	}
+	return ValidateJSON(what, doc)
+}
