@@ -93,8 +93,16 @@ type Store interface {
 	// DeleteCheckpoint removes a checkpoint (ErrNotFound if absent).
 	DeleteCheckpoint(ctx context.Context, id string) error
 
+	// Search finds entries and summary messages whose extracted text
+	// matches query: whitespace-separated terms that must all occur, or a
+	// "quoted phrase". Any user input is safe: it is never interpreted as
+	// query syntax. An empty or oversized query is ErrInvalid.
+	Search(ctx context.Context, query string, opts SearchOptions) ([]Hit, error)
+
 	// UsageTotals sums the session's usage ledger.
 	UsageTotals(ctx context.Context, id string) (UsageTotals, error)
+	// UsageReport groups the usage ledger by session, model and/or day.
+	UsageReport(ctx context.Context, q UsageQuery) ([]UsageRow, error)
 	// SourceFile returns the import record of a source file path.
 	SourceFile(ctx context.Context, path string) (SourceFile, error)
 

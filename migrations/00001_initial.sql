@@ -26,7 +26,8 @@ CREATE INDEX sessions_by_updated ON sessions (updated_at DESC, id DESC);
 CREATE INDEX sessions_by_parent ON sessions (parent_id) WHERE parent_id IS NOT NULL;
 
 CREATE TABLE session_aliases (
-    alias      TEXT PRIMARY KEY,
+    id         INTEGER PRIMARY KEY,           -- keeps the aliases in the order given
+    alias      TEXT NOT NULL UNIQUE,
     session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE
 ) STRICT;
 CREATE INDEX session_aliases_by_session ON session_aliases (session_id);
@@ -59,6 +60,7 @@ CREATE TABLE compactions (
 CREATE INDEX compactions_by_session ON compactions (session_id, id);
 
 CREATE TABLE summary_messages (
+    id            INTEGER PRIMARY KEY,        -- rowid, stable handle for indexes
     compaction_id INTEGER NOT NULL REFERENCES compactions (id) ON DELETE CASCADE,
     position      INTEGER NOT NULL,           -- 1-based order within the compaction
     kind          TEXT NOT NULL,
@@ -66,7 +68,7 @@ CREATE TABLE summary_messages (
     text          TEXT NOT NULL DEFAULT '',
     body          TEXT NOT NULL,
     created_at    TEXT NOT NULL,
-    PRIMARY KEY (compaction_id, position)
+    UNIQUE (compaction_id, position)
 ) STRICT;
 
 CREATE TABLE states (

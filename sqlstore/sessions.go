@@ -38,7 +38,7 @@ type sessionRow struct {
 const sessionColumns = `s.id, s.title, s.summary, s.scope, s.attrs, s.version, s.sequence,
 	s.last_seq, s.parent_id, s.fork_seq, s.source_format, s.source_path, s.created_at, s.updated_at,
 	(SELECT json_group_array(alias) FROM
-		(SELECT alias FROM session_aliases WHERE session_id = s.id ORDER BY rowid)) AS aliases`
+		(SELECT alias FROM session_aliases WHERE session_id = s.id ORDER BY id)) AS aliases`
 
 func (r *sessionRow) session() sessiondb.Session {
 	s := sessiondb.Session{

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -43,4 +44,62 @@ func (s *Store) UsageTotals(ctx context.Context, id string) (sessiondb.UsageTota
 			&t.CacheReadTokens, &t.CacheWriteTokens, &t.ReasoningTokens, &t.Cost)
 	})
 	return t, err
+}
+
+// UsageReport implements sessiondb.Store.
+func (s *Store) UsageReport(ctx context.Context, q sessiondb.UsageQuery) ([]sessiondb.UsageRow, error) {
+	cols := []string{"''", "''", "''", "''"}
+	var group []string
+	if q.BySession {
+		cols[0] = "session_id"
+		group = append(group, "session_id")
+	}
+	if q.ByModel {
+		cols[1], cols[2] = "provider", "model"
+		group = append(group, "provider", "model")
+	}
+	if q.ByDay {
+		cols[3] = "substr(created_at, 1, 10)"
+		group = append(group, "substr(created_at, 1, 10)")
+	}
+	query := `SELECT ` + strings.Join(cols, ", ") + `, count(*), coalesce(sum(input_tokens), 0),
+		coalesce(sum(output_tokens), 0), coalesce(sum(cache_read_tokens), 0),
+		coalesce(sum(cache_write_tokens), 0), coalesce(sum(reasoning_tokens), 0), coalesce(sum(cost), 0)
+		FROM usage`
+	var args []any
+	if q.SessionID != "" {
+		if err := sessiondb.ValidateID(q.SessionID); err != nil {
+			return nil, fmt.Errorf("usage report: %w", err)
+		}
+		query += ` WHERE session_id = ?`
+		args = append(args, q.SessionID)
+	}
+	if len(group) > 0 {
+		query += ` GROUP BY ` + strings.Join(group, ", ") + ` ORDER BY ` + strings.Join(group, ", ")
+	}
+	var out []sessiondb.UsageRow
+	err := s.read(ctx, func(tx *sqlx.Tx) error {
+		if q.SessionID != "" {
+			if err := sessionExists(ctx, tx, q.SessionID); err != nil {
+				return err
+			}
+		}
+		rows, err := tx.QueryContext(ctx, query, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var r sessiondb.UsageRow
+			if err := rows.Scan(&r.SessionID, &r.Provider, &r.Model, &r.Day, &r.Calls, &r.InputTokens,
+				&r.OutputTokens, &r.CacheReadTokens, &r.CacheWriteTokens, &r.ReasoningTokens, &r.Cost); err != nil {
+				return err
+			}
+			if r.Calls > 0 || len(group) > 0 {
+				out = append(out, r)
+			}
+		}
+		return rows.Err()
+	})
+	return out, err
 }

@@ -1,0 +1,56 @@
+package sessiondb
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestSearchTerms(t *testing.T) {
+	for _, tc := range []struct {
+		q    string
+		want []string
+	}{
+		{"hello world", []string{"hello", "world"}},
+		{`  "exact  phrase" other `, []string{"exact phrase", "other"}},
+		{`unclosed "quote here`, []string{"unclosed", "quote here"}},
+		{`a-b c:d e* (f) NOT AND OR NEAR`, []string{"a-b", "c:d", "e*", "(f)", "NOT", "AND", "OR", "NEAR"}},
+		{`你好 世界 🚀`, []string{"你好", "世界", "🚀"}},
+		{`""  x`, []string{"x"}},
+	} {
+		got, err := SearchTerms(tc.q)
+		if err != nil || !slices.Equal(got, tc.want) {
+			t.Errorf("SearchTerms(%q) = %q, %v; want %q", tc.q, got, err, tc.want)
+		}
+	}
+	for _, bad := range []string{"", "   ", `""`, "a\x00b", "\xff", strings.Repeat("a", MaxQueryLen+1)} {
+		if _, err := SearchTerms(bad); !errors.Is(err, ErrInvalid) {
+			t.Errorf("SearchTerms(%q) = %v, want ErrInvalid", bad, err)
+		}
+	}
+}
+
+func FuzzSearchTerms(f *testing.F) {
+	for _, s := range []string{`a "b c" d`, `"`, `(x) -y *z`, `你好`, "\t\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, q string) {
+		terms, err := SearchTerms(q)
+		if err != nil {
+			if !errors.Is(err, ErrInvalid) {
+				t.Fatalf("error %v does not wrap ErrInvalid", err)
+			}
+			return
+		}
+		if len(terms) == 0 {
+			t.Fatal("no terms and no error")
+		}
+		for _, term := range terms {
+			if term == "" || !utf8.ValidString(term) || strings.TrimSpace(term) != term {
+				t.Fatalf("bad term %q from %q", term, q)
+			}
+		}
+	})
+}

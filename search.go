@@ -1,0 +1,72 @@
+package sessiondb
+
+import "time"
+
+// SearchOptions filters and pages a full-text search.
+type SearchOptions struct {
+	// SessionID restricts the search to one session (an alias works too).
+	SessionID string
+	// Role and Kind keep hits with that extracted role / entry kind.
+	Role string
+	Kind string
+	// After and Before bound the entry's CreatedAt (inclusive; zero: open).
+	After  time.Time
+	Before time.Time
+	// Limit caps the page (0: DefaultSearchLimit, at most MaxSearchLimit);
+	// Offset skips that many hits.
+	Limit  int
+	Offset int
+}
+
+// DefaultSearchLimit is the page size used when SearchOptions.Limit is 0.
+const DefaultSearchLimit = 50
+
+// MaxSearchLimit is the largest page a Search call returns.
+const MaxSearchLimit = 1000
+
+// MaxQueryLen bounds a search query, in bytes.
+const MaxQueryLen = 4096
+
+// Hit is one search result: a log entry, or a summary message of a
+// compaction (then Summary is true and Seq is 0).
+type Hit struct {
+	SessionID    string
+	SessionTitle string
+	Seq          int64
+	Summary      bool
+	Kind         string
+	Role         string
+	CreatedAt    time.Time
+	// Snippet is an excerpt of the entry's text with each match wrapped in
+	// HighlightStart … HighlightEnd.
+	Snippet string
+	// Score orders hits: higher is better. Hits containing the whole query
+	// as an exact phrase come first, then by bm25 relevance.
+	Score float64
+}
+
+// Snippet highlight markers.
+const (
+	HighlightStart = "**"
+	HighlightEnd   = "**"
+)
+
+// UsageQuery selects usage rows and how to group them.
+type UsageQuery struct {
+	// SessionID restricts to one session ("" for all).
+	SessionID string
+	// BySession, ByModel and ByDay choose the grouping; none gives one
+	// grand-total row.
+	BySession bool
+	ByModel   bool
+	ByDay     bool
+}
+
+// UsageRow is one group of a usage report. Fields not grouped by are empty.
+type UsageRow struct {
+	SessionID string
+	Provider  string
+	Model     string
+	Day       string // YYYY-MM-DD, UTC
+	UsageTotals
+}
