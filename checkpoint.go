@@ -27,3 +27,13 @@ type Checkpoint struct {
 	Metadata  json.RawMessage
 	CreatedAt time.Time
 }
+
+// RestoreOptions chooses how Store.Restore brings a checkpoint back.
+type RestoreOptions struct {
+	// AsFork restores into a new session instead of rewinding in place.
+	AsFork bool
+	// NewID names the fork (NewID() when empty). Only with AsFork.
+	NewID string
+	// ExpectSequence guards a rewind like Commit.ExpectSequence.
+	ExpectSequence *int64
+}

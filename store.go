@@ -92,6 +92,13 @@ type Store interface {
 	ListCheckpoints(ctx context.Context, sessionID string) ([]Checkpoint, error)
 	// DeleteCheckpoint removes a checkpoint (ErrNotFound if absent).
 	DeleteCheckpoint(ctx context.Context, id string) error
+	// Restore brings back the transcript and state captured by a
+	// checkpoint. With opts.AsFork it creates a new session (a fork at the
+	// checkpoint, with the checkpoint's state); otherwise it rewinds the
+	// checkpoint's session in place: the transcript at the checkpoint is
+	// appended again and a compaction starts the transcript there, so the
+	// turns after the checkpoint stay in the log until pruned.
+	Restore(ctx context.Context, checkpointID string, opts RestoreOptions) (Session, error)
 
 	// Search finds entries and summary messages whose extracted text
 	// matches query: whitespace-separated terms that must all occur, or a

@@ -165,3 +165,71 @@ func (s *Store) DeleteCheckpoint(ctx context.Context, id string) error {
 		return nil
 	})
 }
+
+// Restore implements sessiondb.Store.
+func (s *Store) Restore(ctx context.Context, checkpointID string, opts sessiondb.RestoreOptions) (sessiondb.Session, error) {
+	if err := sessiondb.ValidateID(checkpointID); err != nil {
+		return sessiondb.Session{}, fmt.Errorf("restore: %w", err)
+	}
+	if opts.AsFork && opts.NewID == "" {
+		opts.NewID = sessiondb.NewID()
+	}
+	if opts.AsFork {
+		if err := sessiondb.ValidateID(opts.NewID); err != nil {
+			return sessiondb.Session{}, fmt.Errorf("restore %s: %w", checkpointID, err)
+		}
+	}
+	var out sessiondb.Session
+	err := s.write(ctx, func(tx *sqlx.Tx) error {
+		var r checkpointRow
+		err := tx.GetContext(ctx, &r, `SELECT `+checkpointColumns+` FROM checkpoints WHERE id = ?`, checkpointID)
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("restore checkpoint %q: %w", checkpointID, sessiondb.ErrNotFound)
+		}
+		if err != nil {
+			return err
+		}
+		cp := r.checkpoint()
+		sess, err := getSession(ctx, tx, cp.SessionID)
+		if err != nil {
+			return err
+		}
+		cur := current{KeepFromSeq: 1}
+		if cp.CompactionID != 0 {
+			if err := tx.GetContext(ctx, &cur.KeepFromSeq, `SELECT keep_from_seq FROM compactions WHERE id = ?`, cp.CompactionID); err != nil {
+				return fmt.Errorf("restore checkpoint %q: its compaction is gone: %w", checkpointID, err)
+			}
+			cur.ID = cp.CompactionID
+		}
+		if opts.AsFork {
+			if out, err = s.copyTranscript(ctx, tx, sess, opts.NewID, cur, cp.AtSeq); err != nil {
+				return err
+			}
+			return s.restoreState(ctx, tx, out.ID, cp.State)
+		}
+		transcript, err := transcriptAt(ctx, tx, cp.SessionID, cur, cp.AtSeq, sessiondb.LoadOptions{})
+		if err != nil {
+			return err
+		}
+		c := sessiondb.Commit{ExpectSequence: opts.ExpectSequence, State: cp.State, ClearState: cp.State == nil}
+		rewind := sessiondb.Compaction{KeepFromSeq: sess.LastSeq + 1,
+			Details: []byte(fmt.Sprintf(`{"reason":"rewind","checkpoint":%q,"at_seq":%d}`, cp.ID, cp.AtSeq))}
+		for _, e := range transcript {
+			e.Seq = 0
+			if e.Summary {
+				rewind.Summary = append(rewind.Summary, e)
+			} else {
+				c.Append = append(c.Append, e)
+			}
+		}
+		c.Compactions = []sessiondb.Compaction{rewind}
+		out, err = s.applyCommit(ctx, tx, cp.SessionID, c)
+		return err
+	})
+	return out, err
+}
+
+// restoreState sets a fork's state to the checkpoint's (or none).
+func (s *Store) restoreState(ctx context.Context, tx *sqlx.Tx, id string, state json.RawMessage) error {
+	return putDoc(ctx, tx, "states", id, state, state == nil, time.Now())
+}
