@@ -20,7 +20,13 @@
 //
 // # Concurrency
 //
-// All writes of one process queue on the single writer connection; writes
+// All writes of one process go to one committer goroutine that owns the
+// single writer connection. Writes that arrive while a commit is being
+// fsynced are grouped into the next transaction, each in its own SAVEPOINT
+// (group commit): one fsync acknowledges many writes, a failing write rolls
+// back alone, and nobody is acknowledged before its batch has committed,
+// so an acknowledged write is as durable as with a transaction per write.
+// Writes
 // of several processes serialise on SQLite's write lock, waited for up to
 // Options.BusyTimeout (then retried a few times before ErrBusy surfaces).
 // Entry sequence numbers are assigned inside the write transaction, so any

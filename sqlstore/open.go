@@ -36,6 +36,11 @@ type Store struct {
 	reader *sqlx.DB
 
 	closed atomic.Bool
+	// Group commit (groupcommit.go): writes are handed to one committer
+	// goroutine that owns the writer connection.
+	queue   chan writeReq
+	stop    chan struct{}
+	stopped chan struct{}
 }
 
 var _ sessiondb.Store = (*Store)(nil)
@@ -86,6 +91,7 @@ func Open(path string, opts *Options) (_ *Store, err error) {
 	if err := s.migrate(ctx); err != nil {
 		return nil, err
 	}
+	s.startCommitter()
 	// SQLite creates the -wal and -shm files with the database's mode, but
 	// only if it creates them; tighten them in case they predate us.
 	for _, suffix := range []string{"-wal", "-shm"} {
@@ -211,6 +217,10 @@ func (s *Store) Path() string { return s.path }
 func (s *Store) Close() error {
 	if s.closed.Swap(true) {
 		return nil
+	}
+	if s.stop != nil {
+		close(s.stop)
+		<-s.stopped // the batch in flight is answered before the pools close
 	}
 	return s.closeAll()
 }

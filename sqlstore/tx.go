@@ -3,55 +3,12 @@ package sqlstore
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"time"
 
 	"github.com/jmoiron/sqlx"
 
 	"github.com/sessiondb/sessiondb"
 )
-
-// maxBusyRetries bounds how often a write that timed out waiting for the
-// lock is retried. Each attempt already waited BusyTimeout inside SQLite.
-const maxBusyRetries = 3
-
-// write runs fn in one IMMEDIATE transaction on the writer connection. It
-// commits when fn returns nil and rolls back on error or panic (a panic
-// becomes an error: none escapes the library). Only the transaction may be
-// used inside fn: asking the one-connection pool for another connection
-// would deadlock. A busy timeout is retried a few times with jitter, which
-// is safe because the failed attempt was rolled back.
-func (s *Store) write(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
-	if s.closed.Load() {
-		return sessiondb.ErrClosed
-	}
-	for attempt := 0; ; attempt++ {
-		err := s.writeOnce(ctx, fn)
-		if err == nil || !isBusy(err) || attempt >= maxBusyRetries || ctx.Err() != nil {
-			return err
-		}
-		time.Sleep(time.Duration(10+rand.IntN(40)) * time.Millisecond)
-	}
-}
-
-func (s *Store) writeOnce(ctx context.Context, fn func(tx *sqlx.Tx) error) (err error) {
-	tx, err := s.writer.BeginTxx(ctx, nil)
-	if err != nil {
-		return translate(err)
-	}
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("sqlstore: internal error: %v", p)
-		}
-		if err != nil {
-			_ = tx.Rollback()
-		}
-	}()
-	if err = fn(tx); err != nil {
-		return translate(err)
-	}
-	return translate(tx.Commit())
-}
 
 // read runs fn in one read transaction on the read-only pool: everything
 // fn reads comes from one snapshot of the database.

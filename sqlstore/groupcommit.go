@@ -1,0 +1,193 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/sessiondb/sessiondb"
+)
+
+// Group commit.
+//
+// Every write of the process goes through one committer goroutine that
+// owns the writer connection. While a transaction is being committed (and
+// fsynced), other writers queue up; the committer then runs all of them in
+// ONE transaction, each inside its own SAVEPOINT, and commits once. So one
+// fsync acknowledges many writes, and each write is still atomic and
+// isolated: a write that fails rolls back to its savepoint and leaves the
+// others in the batch untouched. Nobody is acknowledged before the COMMIT
+// of their batch returned, so an acknowledged write is exactly as durable
+// as with one transaction per write. If the batch transaction itself fails
+// (disk full, I/O error), each write is retried alone so that one poisoned
+// write cannot fail its neighbours.
+
+// maxBatch bounds the writes grouped into one transaction.
+const maxBatch = 64
+
+// maxBusyRetries bounds how often a transaction that timed out waiting for
+// another process's lock is retried. Each attempt already waited
+// BusyTimeout inside SQLite.
+const maxBusyRetries = 3
+
+type writeReq struct {
+	ctx  context.Context
+	fn   func(tx *sqlx.Tx) error
+	done chan error
+}
+
+// startCommitter starts the goroutine that owns the writer connection.
+func (s *Store) startCommitter() {
+	s.queue = make(chan writeReq) // unbuffered: see write
+	s.stop = make(chan struct{})
+	s.stopped = make(chan struct{})
+	go s.committer()
+}
+
+// write runs fn in a write transaction (possibly shared with other writes,
+// each in its own savepoint) and returns once it is committed or failed.
+// fn must use only tx: the writer connection is busy with it. A panic in fn
+// becomes an error: none escapes the library. Once fn has started, the
+// write may commit even if ctx is cancelled; write reports what happened.
+func (s *Store) write(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
+	if s.closed.Load() {
+		return sessiondb.ErrClosed
+	}
+	req := writeReq{ctx: ctx, fn: fn, done: make(chan error, 1)}
+	// The queue is unbuffered, so a request is either taken by the running
+	// committer or refused by Close: it can never be stranded.
+	select {
+	case s.queue <- req:
+	case <-s.stop:
+		return sessiondb.ErrClosed
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return <-req.done
+}
+
+func (s *Store) committer() {
+	defer close(s.stopped)
+	for {
+		var first writeReq
+		select {
+		case first = <-s.queue:
+		case <-s.stop:
+			return
+		}
+		batch := []writeReq{first}
+	drain:
+		for len(batch) < maxBatch {
+			select {
+			case r := <-s.queue:
+				batch = append(batch, r)
+			default:
+				break drain
+			}
+		}
+		s.commitBatch(batch)
+	}
+}
+
+// commitBatch runs a batch and answers every request in it.
+func (s *Store) commitBatch(batch []writeReq) {
+	for attempt := 0; ; attempt++ {
+		errs, err := s.tryBatch(batch)
+		if err == nil {
+			for i, r := range batch {
+				r.done <- errs[i]
+			}
+			return
+		}
+		if isBusy(err) && attempt < maxBusyRetries {
+			time.Sleep(time.Duration(10+rand.IntN(40)) * time.Millisecond)
+			continue
+		}
+		if len(batch) > 1 {
+			for _, r := range batch {
+				s.commitBatch([]writeReq{r})
+			}
+			return
+		}
+		batch[0].done <- err
+		return
+	}
+}
+
+// tryBatch runs every request of the batch in one transaction. It returns
+// each request's own outcome, or a transaction-level error, in which case
+// nothing of the batch was committed.
+func (s *Store) tryBatch(batch []writeReq) (errs []error, err error) {
+	// The transaction outlives any one request, so it does not take a
+	// request's context; statements inside fn use their request's context.
+	tx, err := s.writer.BeginTxx(context.Background(), nil)
+	if err != nil {
+		return nil, translate(err)
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			_ = tx.Rollback()
+		}
+	}()
+	errs = make([]error, len(batch))
+	ok := 0
+	for i, r := range batch {
+		if err := r.ctx.Err(); err != nil {
+			errs[i] = err
+			continue
+		}
+		if len(batch) == 1 {
+			errs[i] = run(r, tx)
+			if isBusy(errs[i]) {
+				return nil, errs[i] // retried by the caller
+			}
+		} else if errs[i], err = runInSavepoint(r, tx); err != nil {
+			return nil, err
+		}
+		if errs[i] == nil {
+			ok++
+		}
+	}
+	if ok == 0 {
+		return errs, nil // nothing to commit; the deferred rollback ends tx
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, translate(err)
+	}
+	committed = true
+	return errs, nil
+}
+
+// runInSavepoint runs one request of a shared transaction. A request error
+// rolls back to the savepoint; an error that destroyed the savepoint (SQLite
+// rolls the whole transaction back on SQLITE_FULL, IOERR, BUSY or NOMEM) is
+// returned as the transaction's error.
+func runInSavepoint(r writeReq, tx *sqlx.Tx) (reqErr, txErr error) {
+	if _, err := tx.Exec(`SAVEPOINT write`); err != nil {
+		return nil, translate(err)
+	}
+	reqErr = run(r, tx)
+	if reqErr != nil {
+		if _, err := tx.Exec(`ROLLBACK TO write`); err != nil {
+			return nil, fmt.Errorf("%w (after: %v)", translate(err), reqErr)
+		}
+	}
+	if _, err := tx.Exec(`RELEASE write`); err != nil {
+		return nil, translate(err)
+	}
+	return reqErr, nil
+}
+
+// run calls the request's function, turning a panic into an error.
+func run(r writeReq, tx *sqlx.Tx) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("sqlstore: internal error: %v", p)
+		}
+	}()
+	return translate(r.fn(tx))
+}
