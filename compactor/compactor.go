@@ -1,0 +1,431 @@
+package compactor
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/sessiondb/sessiondb"
+)
+
+// DefaultMaxAttempts bounds how many times Compact re-reads the session
+// after a sequence conflict.
+const DefaultMaxAttempts = 5
+
+// SummaryPrefix starts the text of the default summary message.
+const SummaryPrefix = "[Summary of the earlier conversation]\n\n"
+
+// DetailsCompactor is the "compactor" value this package writes into the
+// details of its compactions; it recognises its own compactions by it.
+const DetailsCompactor = "sessiondb/compactor"
+
+// Compactor compacts sessions of a Store. Its fields are read, never
+// written, by its methods: one Compactor may serve many goroutines.
+type Compactor struct {
+	Store      sessiondb.Store
+	Summarizer Summarizer
+	Policy     Policy
+	// MaxAttempts bounds re-reads after a sequence conflict (an append
+	// arrived while summarizing). Default DefaultMaxAttempts.
+	MaxAttempts int
+	// SummaryMessage builds the body of the summary message from the
+	// summary text. Default: DefaultSummaryMessage.
+	SummaryMessage func(text string) json.RawMessage
+}
+
+// DefaultSummaryMessage is {"role":"user","content":SummaryPrefix+text}.
+func DefaultSummaryMessage(text string) json.RawMessage {
+	b, _ := json.Marshal(struct {
+		Role    string `json:"role"`
+		Content string `json:"content"`
+	}{"user", SummaryPrefix + text})
+	return b
+}
+
+// Result reports what Compact did.
+type Result struct {
+	// Compacted is true when a compaction was recorded.
+	Compacted bool
+	// Reason says why nothing was done (empty when Compacted).
+	Reason string
+	// Session is the session after the commit (as read, when nothing was
+	// done).
+	Session sessiondb.Session
+	// Compaction is the recorded compaction (its ID is 0 if the store did
+	// not list it back).
+	Compaction sessiondb.Compaction
+	// TokensBefore and TokensAfter are the estimated transcript sizes.
+	TokensBefore, TokensAfter int64
+	// Dropped is the number of transcript entries summarized away.
+	Dropped int
+	// Attempts counts reads of the session (1 without conflicts);
+	// Summarized counts summarizer calls (less than Attempts when a
+	// summary was reused after a conflict).
+	Attempts, Summarized int
+}
+
+// Details is the JSON this package stores in Compaction.Details.
+type Details struct {
+	Compactor  string `json:"compactor"`
+	Summarizer string `json:"summarizer"`
+	Model      string `json:"model"`
+	// Anchor is the number of leading Summary entries that are verbatim
+	// copies of the anchor; the summary message follows them.
+	Anchor int `json:"anchor"`
+	// AnchorSeqs are the log Seqs of those copies (0 when unknown).
+	AnchorSeqs []int64 `json:"anchor_seqs"`
+	// Dropped counts the transcript entries summarized away;
+	// DroppedFromSeq and DroppedToSeq bound the log entries among them
+	// (0 when none).
+	Dropped        int   `json:"dropped"`
+	DroppedFromSeq int64 `json:"dropped_from_seq"`
+	DroppedToSeq   int64 `json:"dropped_to_seq"`
+	// Incremental is true when a previous summary of this package was
+	// extended; PreviousCompaction is the compaction it belonged to.
+	Incremental        bool  `json:"incremental"`
+	PreviousCompaction int64 `json:"previous_compaction,omitempty"`
+	Policy             struct {
+		KeepTurns  int `json:"keep_turns"`
+		KeepTokens int `json:"keep_tokens"`
+		Anchor     int `json:"anchor"`
+	} `json:"policy"`
+	Attempts int `json:"attempts"`
+}
+
+// ParseDetails decodes the details of a compaction made by this package.
+// ok is false for other compactions (truncations, SetHistory, other tools).
+func ParseDetails(c sessiondb.Compaction) (d Details, ok bool) {
+	if len(c.Details) == 0 || json.Unmarshal(c.Details, &d) != nil || d.Compactor != DetailsCompactor {
+		return Details{}, false
+	}
+	if d.Anchor < 0 || d.Anchor >= len(c.Summary) {
+		return Details{}, false
+	}
+	return d, true
+}
+
+// Compact summarizes what the policy drops from session id's transcript
+// and records one compaction. When nothing would be dropped it writes
+// nothing and returns a Result with Compacted false and a Reason. A
+// summarizer error leaves the session unchanged.
+func (c *Compactor) Compact(ctx context.Context, id string) (Result, error) {
+	return c.compact(ctx, id, -1)
+}
+
+// MaybeCompact is Compact for an agent loop to call every turn: it compacts
+// only when the estimated transcript exceeds threshold tokens, and
+// otherwise returns Compacted false with ReasonBelowThreshold.
+func (c *Compactor) MaybeCompact(ctx context.Context, id string, threshold int64) (Result, error) {
+	return c.compact(ctx, id, max(threshold, 0))
+}
+
+// snapshot is one consistent read of a session.
+type snapshot struct {
+	session    sessiondb.Session
+	transcript []sessiondb.Entry
+	infos      []bodyInfo
+	current    *sessiondb.Compaction // nil without compaction
+	details    Details
+	ours       bool // current was made by this package
+	prevIdx    int  // index of our previous summary message, -1 when none
+}
+
+func (c *Compactor) read(ctx context.Context, id string) (*snapshot, error) {
+	// LoadFull first, Compactions second: if a commit lands in between,
+	// the sequence we expect is stale and our commit conflicts, so the
+	// compaction list is never trusted beyond the snapshot.
+	full, err := c.Store.LoadFull(ctx, id, sessiondb.LoadOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("compact %s: load: %w", id, err)
+	}
+	comps, err := c.Store.Compactions(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("compact %s: list compactions: %w", id, err)
+	}
+	s := &snapshot{session: full.Session, transcript: full.Transcript, prevIdx: -1}
+	s.infos = make([]bodyInfo, len(s.transcript))
+	for i, e := range s.transcript {
+		s.infos[i] = inspectBody(e.Body)
+	}
+	lead := 0
+	for lead < len(s.transcript) && s.transcript[lead].Seq == 0 {
+		lead++
+	}
+	if len(comps) > 0 {
+		cur := comps[len(comps)-1]
+		if len(cur.Summary) != lead {
+			return nil, errStale
+		}
+		s.current = &cur
+		if d, ok := ParseDetails(cur); ok {
+			s.details, s.ours, s.prevIdx = d, true, d.Anchor
+		}
+	} else if lead != 0 {
+		return nil, errStale
+	}
+	return s, nil
+}
+
+// errStale: the compaction list and the transcript were read from
+// different revisions; read again.
+var errStale = errors.New("session changed between reads")
+
+func (c *Compactor) compact(ctx context.Context, id string, threshold int64) (Result, error) {
+	if c.Store == nil || c.Summarizer == nil {
+		return Result{}, fmt.Errorf("compact %s: compactor needs a Store and a Summarizer", id)
+	}
+	attempts := c.MaxAttempts
+	if attempts <= 0 {
+		attempts = DefaultMaxAttempts
+	}
+	count := c.Policy.counter()
+	var (
+		cacheKey   [32]byte
+		cached     *Summary
+		summarized int
+		lastErr    error
+	)
+	for attempt := 1; attempt <= attempts; attempt++ {
+		snap, err := c.read(ctx, id)
+		if errors.Is(err, errStale) {
+			lastErr = err
+			continue
+		}
+		if err != nil {
+			return Result{}, err
+		}
+		res := Result{Session: snap.session, Attempts: attempt, Summarized: summarized}
+		for _, e := range snap.transcript {
+			res.TokensBefore += int64(count(e))
+		}
+		if threshold >= 0 && res.TokensBefore <= threshold {
+			res.Reason = ReasonBelowThreshold
+			return res, nil
+		}
+		pl := plan(snap.transcript, snap.infos, c.Policy, snap.prevIdx)
+		if !pl.Drop {
+			res.Reason = pl.Reason
+			return res, nil
+		}
+		req := Request{SessionID: id}
+		dropped := snap.transcript[pl.Anchor:pl.KeepFrom]
+		incremental := false
+		for i, e := range dropped {
+			if pl.Anchor+i == snap.prevIdx {
+				req.Previous = summaryText(e.Body)
+				incremental = true
+				continue
+			}
+			req.Entries = append(req.Entries, e)
+		}
+
+		key := requestKey(req)
+		var sum Summary
+		if cached != nil && key == cacheKey {
+			sum = *cached
+		} else {
+			sum, err = c.Summarizer.Summarize(ctx, req)
+			summarized++
+			res.Summarized = summarized
+			if err != nil {
+				return Result{}, fmt.Errorf("compact %s: summarize: %w", id, err)
+			}
+			if strings.TrimSpace(sum.Text) == "" {
+				return Result{}, fmt.Errorf("compact %s: summarize: empty summary", id)
+			}
+			cached, cacheKey = &sum, key
+		}
+
+		comp := c.build(snap, pl, sum, req, incremental, attempt)
+		for _, e := range comp.Summary {
+			res.TokensAfter += int64(count(e))
+		}
+		for _, e := range snap.transcript[pl.KeepFrom:] {
+			res.TokensAfter += int64(count(e))
+		}
+		comp.TokensBefore, comp.TokensAfter = res.TokensBefore, res.TokensAfter
+		if res.TokensAfter >= res.TokensBefore {
+			res.Reason = ReasonNoGain
+			return res, nil
+		}
+
+		commit := sessiondb.Commit{
+			ExpectSequence: sessiondb.Expect(snap.session.Sequence),
+			Compactions:    []sessiondb.Compaction{comp},
+		}
+		if sum.Usage != nil {
+			commit.Usage = []sessiondb.Usage{*sum.Usage}
+		}
+		sess, err := c.Store.Commit(ctx, id, commit)
+		if errors.Is(err, sessiondb.ErrConflict) {
+			lastErr = err
+			continue
+		}
+		if err != nil {
+			return Result{}, fmt.Errorf("compact %s: commit: %w", id, err)
+		}
+		res.Compacted = true
+		res.Session = sess
+		res.Dropped = pl.KeepFrom - pl.Anchor
+		res.Compaction = c.recorded(ctx, id, comp)
+		return res, nil
+	}
+	return Result{}, fmt.Errorf("compact %s: gave up after %d attempts: %w", id, attempts, lastErr)
+}
+
+// build assembles the compaction: the anchor copied verbatim, then the
+// summary message; the tail is kept from the first kept log entry.
+func (c *Compactor) build(snap *snapshot, pl Plan, sum Summary, req Request, incremental bool, attempt int) sessiondb.Compaction {
+	t := snap.transcript
+	msg := c.SummaryMessage
+	if msg == nil {
+		msg = DefaultSummaryMessage
+	}
+	d := Details{
+		Compactor:   DetailsCompactor,
+		Summarizer:  sum.Summarizer,
+		Model:       sum.Model,
+		Anchor:      pl.Anchor,
+		AnchorSeqs:  make([]int64, 0, pl.Anchor),
+		Dropped:     pl.KeepFrom - pl.Anchor,
+		Incremental: incremental,
+		Attempts:    attempt,
+	}
+	if d.Summarizer == "" {
+		d.Summarizer = "custom"
+	}
+	if incremental && snap.current != nil {
+		d.PreviousCompaction = snap.current.ID
+	}
+	d.Policy.KeepTurns, d.Policy.KeepTokens, d.Policy.Anchor = c.Policy.KeepTurns, c.Policy.KeepTokens, c.Policy.Anchor
+	var summary []sessiondb.Entry
+	for i, e := range t[:pl.Anchor] {
+		seq := e.Seq
+		if seq == 0 && snap.ours && i < len(snap.details.AnchorSeqs) {
+			seq = snap.details.AnchorSeqs[i]
+		}
+		d.AnchorSeqs = append(d.AnchorSeqs, seq)
+		summary = append(summary, sessiondb.Entry{Kind: e.Kind, Role: e.Role, CreatedAt: e.CreatedAt, Body: e.Body})
+	}
+	summary = append(summary, sessiondb.Entry{Kind: sessiondb.KindMessage, Body: msg(sum.Text)})
+	for _, e := range req.Entries {
+		if e.Seq == 0 {
+			continue
+		}
+		if d.DroppedFromSeq == 0 {
+			d.DroppedFromSeq = e.Seq
+		}
+		d.DroppedToSeq = e.Seq
+	}
+	keepFrom := snap.session.LastSeq + 1
+	if pl.KeepFrom < len(t) {
+		keepFrom = t[pl.KeepFrom].Seq
+	}
+	details, _ := json.Marshal(d)
+	return sessiondb.Compaction{
+		AtSeq:       snap.session.LastSeq,
+		KeepFromSeq: keepFrom,
+		Summary:     summary,
+		Details:     details,
+	}
+}
+
+// recorded finds the compaction just committed in the store's list, for
+// its ID; it returns comp unchanged when it cannot.
+func (c *Compactor) recorded(ctx context.Context, id string, comp sessiondb.Compaction) sessiondb.Compaction {
+	comps, err := c.Store.Compactions(ctx, id)
+	if err != nil {
+		return comp
+	}
+	for i := len(comps) - 1; i >= 0; i-- {
+		got := comps[i]
+		if got.KeepFromSeq == comp.KeepFromSeq && got.AtSeq == comp.AtSeq && bytes.Equal(compactJSON(got.Details), compactJSON(comp.Details)) {
+			return got
+		}
+	}
+	return comp
+}
+
+func compactJSON(b []byte) []byte {
+	var out bytes.Buffer
+	if json.Compact(&out, b) != nil {
+		return b
+	}
+	return out.Bytes()
+}
+
+// summaryText recovers the summary text from a summary message body: its
+// text (see entryText) without SummaryPrefix.
+func summaryText(body json.RawMessage) string {
+	return strings.TrimPrefix(entryText(body), SummaryPrefix)
+}
+
+// requestKey fingerprints a request: a summary is reused after a conflict
+// only when the previous summary and every dropped entry are unchanged.
+func requestKey(req Request) [32]byte {
+	h := sha256.New()
+	fmt.Fprintf(h, "%d:%s\n", len(req.Previous), req.Previous)
+	for _, e := range req.Entries {
+		fmt.Fprintf(h, "%d %d:%s %d:%s\n", e.Seq, len(e.Kind), e.Kind, len(e.Body), e.Body)
+	}
+	var k [32]byte
+	h.Sum(k[:0])
+	return k
+}
+
+// Dropped returns the log entries that compaction compactionID of session
+// id dropped: the entries the transcript held from the previous
+// compaction's KeepFromSeq (1 when none) up to this one's KeepFromSeq,
+// minus those this package carried into the summary as the anchor. Summary
+// messages of the previous compaction are not log entries and are not
+// returned (they are that compaction's Summary). Entries removed by Prune
+// are gone and not returned; after a prune that removed the previous
+// compaction, the range starts at 1.
+func Dropped(ctx context.Context, store sessiondb.Store, id string, compactionID int64) ([]sessiondb.Entry, error) {
+	comps, err := store.Compactions(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("dropped %s: %w", id, err)
+	}
+	idx := -1
+	for i, c := range comps {
+		if c.ID == compactionID {
+			idx = i
+			break
+		}
+	}
+	if idx < 0 {
+		return nil, fmt.Errorf("dropped %s: compaction %d: %w", id, compactionID, sessiondb.ErrNotFound)
+	}
+	c := comps[idx]
+	from := int64(1)
+	if idx > 0 {
+		from = comps[idx-1].KeepFromSeq
+	}
+	to := c.KeepFromSeq - 1
+	if to < from {
+		return nil, nil
+	}
+	es, err := store.Entries(ctx, id, from, to)
+	if err != nil {
+		return nil, fmt.Errorf("dropped %s: %w", id, err)
+	}
+	d, ok := ParseDetails(c)
+	if !ok || len(d.AnchorSeqs) == 0 {
+		return es, nil
+	}
+	anchored := map[int64]bool{}
+	for _, s := range d.AnchorSeqs {
+		anchored[s] = true
+	}
+	out := es[:0]
+	for _, e := range es {
+		if !anchored[e.Seq] {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,172 @@
+// Package compactor does summarization-based context compaction on top of
+// any sessiondb.Store: when a session's transcript no longer fits a model's
+// context window, the older part is summarized and the recent part kept
+// verbatim, and the result is recorded as one compaction checkpoint. It uses
+// the root Store interface only, so it works with every backend.
+//
+//	c := &compactor.Compactor{Store: st, Summarizer: compactor.Offline{},
+//		Policy: compactor.Policy{KeepTokens: 20000, Anchor: 1}}
+//	res, err := c.MaybeCompact(ctx, sessionID, 100000) // every turn
+//
+// Nothing is deleted: the summarized entries stay in the log (Dropped lists
+// them) until the caller runs Store.Prune, so a compaction can be undone by
+// recording a compaction that keeps from an earlier sequence.
+//
+// # Policy
+//
+// The store's transcript is "summary messages of the current compaction,
+// then every log entry with Seq >= KeepFromSeq". A Policy cuts it in three:
+// the anchor (first entries, kept verbatim), the dropped middle (summarized)
+// and the kept tail (recent entries, kept verbatim):
+//
+//   - KeepTurns keeps the last N turns. A turn starts at a user message that
+//     is not a tool result and is not a summary message.
+//   - KeepTokens keeps the most recent entries whose estimated tokens fit the
+//     budget (the budget covers the tail only). With both set, the shorter
+//     tail wins; with neither, KeepTurns is DefaultKeepTurns (2).
+//   - The tail is never empty: when even the last entry exceeds the budget,
+//     it is kept anyway (with its tool group, below).
+//   - Anchor keeps the first K entries. Because the store keeps log entries
+//     only from one sequence number on, the anchor cannot stay in the log
+//     part of the transcript: its entries are copied verbatim (same kind,
+//     role, time and body bytes) into the compaction's summary list, ahead
+//     of the summary message. Later compactions find them there and copy
+//     them again; the anchor never grows past the previous summary message.
+//     Details.AnchorSeqs remembers the log Seqs of the copies.
+//   - When nothing would be dropped (the tail and the anchor cover the
+//     transcript, or only the previous summary lies between them) nothing is
+//     written and Result.Reason says why.
+//   - When the new summary would not make the transcript smaller than it was
+//     (estimated), nothing is written either (ReasonNoGain).
+//
+// # Tool calls and their results
+//
+// No cut ever separates an assistant tool call from its results. ToolIDs
+// reads, from an entry body, the call IDs it opens and the result IDs it
+// answers, in OpenAI shape (tool_calls[].id; role "tool" with tool_call_id),
+// Anthropic shape (tool_use / tool_result blocks), typed blocks of other
+// providers (tool_call, function_call with call_id, function_call_output) and
+// untyped zot/swink blocks (id+name+arguments or input is a call;
+// tool_call_id, call_id or tool_use_id is a result). A result pairs with the
+// nearest earlier call with its ID, so per-turn IDs such as "call_0" do not
+// chain turns together. A cut before entry i is allowed only when no call
+// before i is answered at or after i, and entry i is not itself a tool result
+// (role tool or tool_result, or answering an ID) — so results without IDs
+// stay with the call before them. The tail's cut moves earlier and the
+// anchor's cut moves later until both are allowed, even beyond the budget:
+// correctness wins over the token count. Parallel calls answered by several
+// messages, possibly out of order and with custom entries between them, stay
+// together.
+//
+// # Token estimate
+//
+// The default TokenCounter, EstimateTokens, counts per entry
+// MessageOverheadTokens (4), plus one token per BytesPerToken (4) bytes of
+// text, rounded up, plus ImageTokens (1000) per image block. Text is every
+// JSON string value of the body — message text, reasoning, tool names and
+// arguments, tool results, custom and rich entry payloads, summary messages —
+// except opaque or non-text values (signature, thought_signature,
+// encrypted_content, created_at, timestamp, time); tool arguments given as a
+// JSON object count as their compact JSON. Image blocks (type image,
+// image_url or input_image, or an untyped block with an image/* mime_type or
+// media_type and data) count a flat ImageTokens whatever their size, since
+// providers bill images by dimensions, not bytes; 1000 is about one
+// 1-megapixel image. Set Policy.Counter to use a real tokenizer.
+//
+// # Summarizers
+//
+// A Summarizer receives a Request (the previous summary text, if any, and the
+// newly dropped entries) and returns the summary text. Two are provided.
+//
+// OpenAI calls an OpenAI-compatible POST {BaseURL}/chat/completions (OpenAI,
+// Ollama, llama.cpp server, vLLM) with net/http: a system message
+// (SummarySystemPrompt) and one user message (UserPrompt: the previous
+// summary in <previous-summary> tags, the entries rendered by
+// RenderTranscript in <conversation> tags, each cut to 4000 bytes, and the
+// instruction). Options left empty come from the environment: BaseURL from
+// OPENAI_BASE_URL (default https://api.openai.com/v1), APIKey from
+// OPENAI_API_KEY (no Authorization header when empty), Model from
+// SESSIONDB_SUMMARY_MODEL (required). Each attempt has a timeout (2 min). A
+// 429, a 5xx or a transport error is retried up to MaxRetries (4) times,
+// waiting what Retry-After asks (seconds or an HTTP date, capped at 2 min) or
+// else an exponential backoff (1s, 2s, 4s, … capped at 30s); any other
+// status fails at once with an error naming the URL, the status and the first
+// 512 bytes of the body. The response's usage is returned and recorded in
+// the session's usage ledger with the compaction.
+//
+// # Offline summaries
+//
+// Offline needs no network and is deterministic. Its text is exactly:
+//
+//	[Offline summary of N earlier messages]
+//	Earlier summary: <previous summary on one line>   (only if not Offline's)
+//	User requests:
+//	- (K earlier requests omitted)                    (only if K > 0)
+//	- <first non-blank line of each user request>
+//	Tools called: <name> (<count>), …                 (first-use order)
+//	Last assistant answer: <text of the last assistant message with text>
+//
+// with "User requests: none", "Tools called: none" and "Last assistant
+// answer: none" when there is nothing to list. N counts every summarized
+// entry (custom and rich entries included). Requests are user messages that
+// are not tool results; each line is cut to 200 bytes and the 30 most recent
+// are listed. Tool names are listed up to 40 (further ones count as
+// "(other)"), with commas, parentheses and white space replaced by "_". The
+// answer is the message text (not tool calls or reasoning) with white space
+// collapsed, cut to 600 bytes; a foreign previous summary is cut to 1000.
+// Cuts end with "…". Incrementally, an Offline previous summary is parsed and
+// merged (counts added, requests appended, the answer replaced when the new
+// entries have one) instead of nested.
+//
+// # Incremental summaries
+//
+// A compaction made by this package is recognised by its details
+// ({"compactor":"sessiondb/compactor", …}). When the current compaction is
+// one, the Request carries its summary text as Previous (the summary
+// message's text without SummaryPrefix) and only the entries dropped since:
+// the summarizer extends the summary instead of re-reading the history.
+// Summary messages of other compactions (another tool's, or what a
+// truncation kept of ours) are summarized like any entry.
+//
+// # Persistence
+//
+// Compact reads the session with LoadFull (one snapshot: transcript and
+// Sequence), then the compaction list, plans, summarizes, and records one
+// compaction with Store.Commit and ExpectSequence set to the Sequence it
+// read: Summary = anchor copies + the summary message (DefaultSummaryMessage:
+// {"role":"user","content":SummaryPrefix+text}, or Compactor.SummaryMessage),
+// KeepFromSeq = the first kept log entry, AtSeq = the LastSeq read,
+// TokensBefore/TokensAfter = estimated transcript sizes, Details = the
+// Details struct (compactor, summarizer, model, anchor, anchor_seqs, dropped
+// range, incremental, previous_compaction, policy, attempts), plus the
+// summarizer's usage row if it reported one. The session's free-text Summary
+// field is not touched.
+//
+// # Conflicts and failures
+//
+// If anything committed to the session after the read (an agent appended a
+// message while the model was summarizing), the commit fails with a
+// sequence conflict and changes nothing. Compact then reads again, plans
+// again, and reuses the summary it already has when the request is
+// unchanged (same previous summary, same dropped entries byte for byte);
+// otherwise it summarizes again. It tries MaxAttempts (5) times, then
+// returns an error matching sessiondb.ErrConflict. The appended entries are
+// never lost: they are in the log, after the cut. If the summarizer fails
+// (or returns an empty summary), Compact returns its error and writes
+// nothing: the session, its Sequence and its transcript are unchanged.
+//
+// # What a compaction dropped
+//
+// Dropped(ctx, store, id, compactionID) answers it from the store: the log
+// entries from the previous compaction's KeepFromSeq (1 if none) to this
+// one's KeepFromSeq-1, minus the anchor entries this package carried along.
+// It works for every compaction (truncations and SetHistory too), as long as
+// Prune has not deleted the rows.
+//
+// # Agent loops
+//
+// MaybeCompact(ctx, id, threshold) estimates the transcript and compacts only
+// when it exceeds threshold tokens; call it before every model request. Keep
+// the threshold well above the tail the policy keeps, so that a compaction
+// frees real room.
+package compactor
