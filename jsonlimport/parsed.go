@@ -79,13 +79,16 @@ type Parsed struct {
 	// the new part of the file (still numbered within the whole file); a
 	// format whose compaction point lives outside the JSONL (picoclaw's meta
 	// skip) returns its current one. Either way the importer does not record
-	// a compaction equal to the session's current one (same KeepFromSeq,
-	// byte-equal summary bodies), so repeating it is harmless.
+	// a compaction equal to the last one it recorded from this file (same
+	// KeepFromSeq, byte-equal summary bodies), so repeating it is harmless.
 	Compactions []sessiondb.Compaction
 	// State and Interrupt are the state and interrupt documents (nil: none).
 	State     json.RawMessage
 	Interrupt json.RawMessage
 	// Usage rows, so that the session's usage total equals the source tool's.
+	// A row's Seq, when > 0, is a 1-based entry number within the whole
+	// file (mapped to a log position by the importer). When reading from a
+	// Resume, only the rows of the new part.
 	Usage []sessiondb.Usage
 	// Checkpoints are agent checkpoints that belong to the session. Their
 	// AtSeq is a 1-based entry number within the whole file, like a

@@ -1,0 +1,153 @@
+package jsonlimport
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Formats returns every format this package reads and writes, in the order
+// in which they are offered the files of a directory: picoclaw, zot, swink.
+// picoclaw claims only files it can tell apart by name (.meta.json pairs,
+// legacy session objects) or by a first line that is a picoclaw message, so
+// it goes first; zot and swink recognise their files by their header lines.
+func Formats() []Format {
+	return []Format{Picoclaw{}, Zot{}, Swink{}}
+}
+
+// lookupFormat returns the named format, or nil.
+func lookupFormat(name string) Format {
+	for _, f := range Formats() {
+		if f.Name() == name {
+			return f
+		}
+	}
+	return nil
+}
+
+// selectFormats returns the formats to offer files to for Options.Format.
+func selectFormats(name string) ([]Format, error) {
+	switch name {
+	case "", "auto":
+		return Formats(), nil
+	}
+	if f := lookupFormat(name); f != nil {
+		return []Format{f}, nil
+	}
+	return nil, fmt.Errorf("import: unknown format %q (want auto, %s)", name, strings.Join(formatNames(), ", "))
+}
+
+func formatNames() []string {
+	var names []string
+	for _, f := range Formats() {
+		names = append(names, f.Name())
+	}
+	return names
+}
+
+// planned is one unit found on disk, with the format that claimed it.
+type planned struct {
+	unit   Unit
+	format Format
+	size   int64 // bytes of the primary and extra files
+	files  int   // 1 + len(unit.Extra)
+}
+
+// discover walks paths (files and directory trees), offers the sorted files
+// of each directory to the formats in turn, and returns the units in a
+// deterministic order (by directory, then by primary path) plus a Problem for
+// every file no format claimed. Symbolic links to directories are not
+// followed, so that a link cycle cannot make the walk loop.
+func discover(paths []string, formats []Format) ([]planned, []Problem, error) {
+	byDir := map[string][]string{}
+	seen := map[string]bool{}
+	var problems []Problem
+	add := func(p string) {
+		if seen[p] {
+			return
+		}
+		seen[p] = true
+		d := filepath.Dir(p)
+		byDir[d] = append(byDir[d], p)
+	}
+	for _, p := range paths {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return nil, nil, fmt.Errorf("import %s: %w", p, err)
+		}
+		fi, err := os.Stat(abs)
+		if err != nil {
+			problems = append(problems, Problem{Path: abs, Reason: fmt.Sprintf("cannot read: %v", err)})
+			continue
+		}
+		if !fi.IsDir() {
+			add(abs)
+			continue
+		}
+		err = filepath.WalkDir(abs, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				problems = append(problems, Problem{Path: path, Reason: fmt.Sprintf("cannot read: %v", err)})
+				if d != nil && d.IsDir() {
+					return fs.SkipDir
+				}
+				return nil
+			}
+			if d.Type().IsRegular() {
+				add(path)
+			} else if d.Type()&fs.ModeSymlink != 0 {
+				if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
+					add(path)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, nil, fmt.Errorf("import %s: %w", p, err)
+		}
+	}
+	dirs := make([]string, 0, len(byDir))
+	for d := range byDir {
+		dirs = append(dirs, d)
+	}
+	sort.Strings(dirs)
+	var out []planned
+	for _, d := range dirs {
+		rest := byDir[d]
+		sort.Strings(rest)
+		var units []planned
+		for _, f := range formats {
+			var us []Unit
+			us, rest = f.Claim(rest)
+			for _, u := range us {
+				if u.Format == "" {
+					u.Format = f.Name()
+				}
+				units = append(units, planned{unit: u, format: f})
+			}
+		}
+		sort.SliceStable(units, func(i, j int) bool { return units[i].unit.Path < units[j].unit.Path })
+		for i := range units {
+			units[i].files = 1 + len(units[i].unit.Extra)
+			units[i].size = fileSize(units[i].unit.Path)
+			for _, x := range units[i].unit.Extra {
+				units[i].size += fileSize(x)
+			}
+		}
+		out = append(out, units...)
+		for _, f := range rest {
+			problems = append(problems, Problem{Path: f, Reason: "unknown format, skipped"})
+		}
+	}
+	return out, problems, nil
+}
+
+func fileSize(path string) int64 {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
+}

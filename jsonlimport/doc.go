@@ -1,0 +1,82 @@
+// Package jsonlimport moves session archives written by other agents into a
+// sessiondb.Store, losslessly, and writes sessions back out in those formats.
+// It reads picoclaw, zot and swink archives; each format is a Format (see
+// Formats), and the importer works against the sessiondb.Store interface
+// only, never against a particular backend.
+//
+// # Detection
+//
+// Import walks the files and directory trees it is given. The sorted files of
+// each directory are offered to each format's Claim in turn (picoclaw, then
+// zot, then swink, or only the format named in Options.Format); a format
+// claims files by name and by their first line, and groups a primary file
+// with its side files into a Unit. Files nobody claims are reported as
+// Problems ("unknown format, skipped") and the import goes on, so a mixed
+// tree works.
+//
+// # Parsing and writing
+//
+// Units are parsed on Options.Jobs goroutines and written by one goroutine,
+// in discovery order (so the same input always gives the same database, e.g.
+// which session gets a contested alias). Parsers run at most 2×Jobs units
+// ahead of the writer, which bounds memory; readers stream their files with a
+// line reader that never holds more than one line (at most MaxLineSize bytes).
+//
+// Each session is written with ONE Store.Commit: create (or meta patch),
+// the entries, the compactions (a reader's file entry numbers mapped to log
+// positions), state, interrupt, usage rows, and the source-file record. A
+// session therefore lands whole or not at all. Agent checkpoints are saved
+// after the commit.
+//
+// # Idempotence and incremental import
+//
+// The Source record of a unit's primary file holds its absolute path, size,
+// modification time, the byte offset consumed (up to the last complete line)
+// and the sha256 of those bytes, plus the importer's continuation state
+// (entries imported, the entry→seq mapping, fingerprints of the side files,
+// and the reader's own ResumeState). On the next import of the same path:
+//
+//   - same size, mtime, prefix hash and side files: nothing is written
+//     (Report.Unchanged);
+//   - the consumed prefix still hashes the same (the file grew, or only a
+//     side file changed): the reader resumes at the offset and only the new
+//     entries are appended, with the metadata refreshed; the commit carries
+//     the session's sequence (ExpectSequence) and is retried when another
+//     writer got there first;
+//   - otherwise (rewritten in place, or the reader returns
+//     ErrNotIncremental): the file is read whole and replaces the session's
+//     transcript: its entries are appended and a compaction whose
+//     KeepFromSeq is the first of them makes them the transcript. Old rows
+//     stay in the log for audit, as DESIGN.md requires of SetHistory.
+//
+// A source session whose ID is already used by a session imported from a
+// different file (the same archive in two places) is imported under the ID
+// plus "~" and 8 hex digits of its path's hash, with a Problem saying so.
+// Aliases another session already holds are not registered (picoclaw puts
+// "agent:main:main" on every routed session; the first session in path order
+// keeps it); the full source list is then kept in Attrs["source_aliases"],
+// which exports write back.
+//
+// # picoclaw
+//
+// A picoclaw session is {key}.jsonl (one providers.Message per line) plus
+// {key}.meta.json; the session ID is the meta key (the file base when there
+// is no meta), Summary, Scope, Aliases and the timestamps come from the
+// meta, and meta skip (lines hidden by TruncateHistory) becomes a truncation
+// compaction, so the hidden lines stay in the log. Lines are read with
+// picoclaw's own rules (empty lines ignored and not counted, a trailing '\r'
+// dropped, lines that json.Unmarshal rejects skipped, reasoning-only
+// assistant thoughts dropped), so the effective transcript equals picoclaw's
+// GetHistory. Beyond picoclaw, and reported as Problems: a message glued
+// onto a torn line or written behind NUL padding is recovered; a corrupt
+// meta (picoclaw then refuses the session) yields the members before the
+// damage; lines over picoclaw's 10 MiB scanner limit are imported (up to
+// MaxLineSize). Meta-only sessions and legacy {key}.json session files are
+// read too. Bodies are the lines' bytes, unchanged (legacy messages are
+// compacted onto one line, exactly as picoclaw's migration writes them).
+//
+// # Export
+//
+// Export writes sessions back in a format such that the source tool's
+// loader (and Import) returns the same transcript.
+package jsonlimport

@@ -1,0 +1,809 @@
+package jsonlimport
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/sessiondb/sessiondb"
+)
+
+// Options configures Import.
+type Options struct {
+	// Format is "auto" (the default, "" too), "picoclaw", "zot" or "swink".
+	// With a named format only that format is offered the files.
+	Format string
+	// DryRun parses and reports but writes nothing.
+	DryRun bool
+	// Jobs is the number of parser goroutines; 0 means runtime.NumCPU().
+	Jobs int
+	// Progress, when non-nil, is called from one goroutine after each unit.
+	Progress func(Progress)
+}
+
+// Report summarises an Import.
+type Report struct {
+	// Files counts the units (source sessions, by their primary file) examined.
+	Files int
+	// Sessions counts the sessions created or updated (in a dry run: that
+	// would be).
+	Sessions int
+	// Entries counts the log entries appended.
+	Entries int
+	// Unchanged counts the units skipped because their files did not change
+	// since the last import.
+	Unchanged int
+	// Bytes counts the bytes of source files parsed.
+	Bytes int64
+	// Problems lists every defect found and every file skipped.
+	Problems []Problem
+}
+
+// maxCommitAttempts bounds the retries of a unit whose commit lost an
+// optimistic-concurrency race with another writer of the same session.
+const maxCommitAttempts = 3
+
+// importState is the continuation state the importer keeps in
+// SourceFile.State for a unit's primary file.
+type importState struct {
+	// Entries is the number of entries imported from the file so far.
+	Entries int `json:"entries"`
+	// SeqBase maps file entry numbers to log positions: entry n is log
+	// Seq SeqBase+n. Segments refines this when entries of other writers
+	// were interleaved between two incremental imports.
+	SeqBase  int64      `json:"seq_base"`
+	Segments [][2]int64 `json:"segments,omitempty"`
+	// Compactions is the number of compactions recorded from the file;
+	// LastCompaction identifies the latest of them, so that a reader that
+	// repeats its current compaction point on every resume (picoclaw's
+	// meta skip) does not record it again, even when another writer has
+	// compacted the session since.
+	Compactions    int     `json:"compactions"`
+	LastCompaction *compID `json:"last_compaction,omitempty"`
+	// Extra fingerprints the unit's side files, so that a change to them
+	// alone (a picoclaw meta rewritten by TruncateHistory) is noticed.
+	Extra []fileStamp `json:"extra,omitempty"`
+	// Reader is the format reader's own state (Parsed.ResumeState).
+	Reader json.RawMessage `json:"reader,omitempty"`
+}
+
+// compID identifies a recorded compaction: its KeepFromSeq and a hash of
+// its summary bodies.
+type compID struct {
+	KeepFrom int64  `json:"keep_from"`
+	Summary  string `json:"summary,omitempty"`
+}
+
+func compactionID(c sessiondb.Compaction) *compID {
+	id := &compID{KeepFrom: c.KeepFromSeq}
+	if len(c.Summary) > 0 {
+		h := sha256.New()
+		for _, e := range c.Summary {
+			fmt.Fprintf(h, "%d:", len(e.Body))
+			h.Write(e.Body)
+		}
+		id.Summary = hex.EncodeToString(h.Sum(nil))
+	}
+	return id
+}
+
+// fileStamp is the size and modification time of a side file.
+type fileStamp struct {
+	Path    string    `json:"path"`
+	Size    int64     `json:"size"`
+	ModTime time.Time `json:"mtime"`
+}
+
+// seqOf maps a 1-based file entry number to a log position.
+func (st *importState) seqOf(n int64) int64 {
+	base := st.SeqBase
+	for _, s := range st.Segments {
+		if n >= s[0] {
+			base = s[1]
+		}
+	}
+	return base + n
+}
+
+// keepFrom maps a compaction's KeepFromSeq, a 1-based entry number within
+// a file of total entries (total+1 keeps nothing), to a log position.
+func (st *importState) keepFrom(k, total int64) int64 {
+	switch {
+	case k < 1:
+		k = 1
+	case k > total:
+		return st.seqOf(total) + 1
+	}
+	return st.seqOf(k)
+}
+
+type mode int
+
+const (
+	modeNew mode = iota
+	modeResume
+	modeReplace
+	modeUnchanged
+)
+
+// work is one unit, prepared by a parser goroutine for the writer.
+type work struct {
+	p       planned
+	mode    mode
+	parsed  *Parsed
+	prev    sessiondb.SourceFile // when mode != modeNew
+	prevSt  importState
+	sess    sessiondb.Session // the existing session (resume, replace)
+	stat    os.FileInfo
+	extra   []fileStamp
+	sha     string    // hex sha256 of the first parsed.Offset bytes
+	prefix  hash.Hash // sha256 state after the previously consumed prefix
+	bytes   int64     // bytes parsed
+	err     error     // the unit could not be read at all
+	problem []Problem
+}
+
+// Import reads the sessions under paths (files and directory trees) and
+// writes them into store. Each session is written with one Commit, so it
+// lands whole or not at all. Files no format recognises, and defects inside
+// files, are reported in Report.Problems and the import goes on; the error is
+// non-nil only when the import as a whole could not continue (unknown
+// Options.Format, a cancelled ctx, a store failure).
+func Import(ctx context.Context, store sessiondb.Store, paths []string, opts Options) (Report, error) {
+	var rep Report
+	formats, err := selectFormats(opts.Format)
+	if err != nil {
+		return rep, err
+	}
+	units, problems, err := discover(paths, formats)
+	rep.Problems = append(rep.Problems, problems...)
+	if err != nil {
+		return rep, err
+	}
+	prog := &progress{fn: opts.Progress}
+	for _, u := range units {
+		prog.p.FilesTotal += u.files
+		prog.p.BytesTotal += u.size
+	}
+	prog.report()
+	jobs := opts.Jobs
+	if jobs <= 0 {
+		jobs = runtime.NumCPU()
+	}
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	// Parsers run ahead of the writer by at most window units, so that at
+	// most that many parsed sessions are held in memory. The writer takes
+	// them in discovery order, which makes an import deterministic (the
+	// first session in path order gets a contested alias).
+	window := 2 * jobs
+	tokens := make(chan struct{}, window)
+	type indexed struct {
+		i int
+		w *work
+	}
+	jobCh := make(chan int)
+	resCh := make(chan indexed, window)
+	var wg sync.WaitGroup
+	for range jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobCh {
+				resCh <- indexed{i, prepare(ctx, store, units[i])}
+			}
+		}()
+	}
+	go func() {
+		defer close(jobCh)
+		for i := range units {
+			select {
+			case tokens <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			select {
+			case jobCh <- i:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	go func() {
+		wg.Wait()
+		close(resCh)
+	}()
+
+	pending := map[int]*work{}
+	next := 0
+	var fatal error
+	for r := range resCh {
+		if fatal != nil {
+			continue // drain so that the parsers can exit
+		}
+		pending[r.i] = r.w
+		for {
+			w, ok := pending[next]
+			if !ok {
+				break
+			}
+			delete(pending, next)
+			next++
+			<-tokens
+			if err := ctx.Err(); err != nil {
+				fatal = fmt.Errorf("import: %w", err)
+				cancel()
+				break
+			}
+			if err := writeUnit(ctx, store, w, opts.DryRun, &rep); err != nil {
+				fatal = err
+				cancel()
+				break
+			}
+			sessions := 0
+			if w.err == nil && w.mode != modeUnchanged {
+				sessions = 1
+			}
+			prog.done(w.p.files, w.p.size, sessions)
+		}
+	}
+	if fatal == nil && next < len(units) {
+		fatal = fmt.Errorf("import: %w", context.Cause(ctx))
+	}
+	return rep, fatal
+}
+
+// writeUnit records one prepared unit in rep and, unless dryRun, writes it.
+// On a sequence conflict it prepares the unit again and retries. It returns
+// an error only for failures that should stop the whole import.
+func writeUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool, rep *Report) error {
+	for attempt := 1; ; attempt++ {
+		rep.Problems = append(rep.Problems, w.problem...)
+		if w.err != nil {
+			if errors.Is(w.err, context.Canceled) || errors.Is(w.err, context.DeadlineExceeded) {
+				return fmt.Errorf("import: %w", w.err)
+			}
+			rep.Files++
+			rep.Problems = append(rep.Problems, Problem{Path: w.p.unit.Path, Reason: fmt.Sprintf("cannot import: %v", w.err)})
+			if w.parsed != nil {
+				rep.Problems = append(rep.Problems, w.parsed.Problems...)
+			}
+			return nil
+		}
+		if w.mode == modeUnchanged {
+			rep.Files++
+			rep.Unchanged++
+			return nil
+		}
+		n, problems, err := commitUnit(ctx, store, w, dryRun)
+		if err == nil {
+			rep.Files++
+			rep.Sessions++
+			rep.Entries += n
+			rep.Bytes += w.bytes
+			rep.Problems = append(rep.Problems, w.parsed.Problems...)
+			rep.Problems = append(rep.Problems, problems...)
+			return nil
+		}
+		if errors.Is(err, sessiondb.ErrConflict) && attempt < maxCommitAttempts {
+			w = prepare(ctx, store, w.p)
+			continue
+		}
+		if errors.Is(err, sessiondb.ErrInvalid) || errors.Is(err, sessiondb.ErrExists) || errors.Is(err, sessiondb.ErrConflict) {
+			rep.Files++
+			rep.Problems = append(rep.Problems, w.parsed.Problems...)
+			rep.Problems = append(rep.Problems, Problem{Path: w.p.unit.Path, Reason: fmt.Sprintf("not imported: %v", err)})
+			return nil
+		}
+		return fmt.Errorf("import %s: %w", w.p.unit.Path, err)
+	}
+}
+
+// prepare decides how a unit is to be imported (new, unchanged, grown,
+// rewritten) and parses it. It only reads from the store, so it runs on the
+// parser goroutines.
+func prepare(ctx context.Context, store sessiondb.Store, p planned) *work {
+	w := &work{p: p}
+	u := p.unit
+	fi, err := os.Stat(u.Path)
+	if err != nil {
+		w.err = err
+		return w
+	}
+	w.stat = fi
+	w.extra = stampFiles(u.Extra)
+	prev, err := store.SourceFile(ctx, u.Path)
+	switch {
+	case errors.Is(err, sessiondb.ErrNotFound):
+		w.mode = modeNew
+	case err != nil:
+		w.err = err
+		return w
+	default:
+		w.prev = prev
+		if len(prev.State) > 0 {
+			if err := json.Unmarshal(prev.State, &w.prevSt); err != nil {
+				w.problem = append(w.problem, Problem{Path: u.Path, Reason: fmt.Sprintf("previous import state unreadable (%v); importing again as a replacement", err)})
+				w.prevSt = importState{}
+			}
+		}
+		sess, err := store.Get(ctx, prev.SessionID)
+		if err != nil {
+			w.err = err
+			return w
+		}
+		w.sess = sess
+		w.mode = modeReplace
+		if fi.Size() >= prev.Offset {
+			h := sha256.New()
+			if err := hashRange(u.Path, h, 0, prev.Offset); err != nil {
+				w.err = err
+				return w
+			}
+			if hex.EncodeToString(h.Sum(nil)) == prev.SHA256 {
+				w.mode = modeResume
+				w.prefix = h
+				if fi.Size() == prev.Size && fi.ModTime().Equal(prev.ModTime) && sameStamps(w.prevSt.Extra, w.extra) {
+					w.mode = modeUnchanged
+					return w
+				}
+			}
+		}
+	}
+	from := Resume{}
+	if w.mode == modeResume {
+		from = Resume{Offset: w.prev.Offset, Entries: w.prevSt.Entries, State: w.prevSt.Reader}
+	}
+	parsed, err := p.format.Parse(ctx, u, from)
+	if w.mode == modeResume && errors.Is(err, ErrNotIncremental) {
+		w.mode = modeReplace
+		from = Resume{}
+		parsed, err = p.format.Parse(ctx, u, from)
+	}
+	if err != nil {
+		w.err = err
+		w.parsed = parsed
+		return w
+	}
+	if parsed == nil {
+		w.err = fmt.Errorf("reader returned nothing")
+		return w
+	}
+	w.parsed = parsed
+	if parsed.Offset < from.Offset {
+		parsed.Offset = from.Offset
+	}
+	// The recorded hash covers the bytes consumed; when resuming, the
+	// prefix already hashed is continued rather than read again.
+	h, hashed := w.prefix, from.Offset
+	if w.mode != modeResume || h == nil {
+		h, hashed = sha256.New(), 0
+	}
+	if err := hashRange(u.Path, h, hashed, parsed.Offset); err != nil {
+		w.err = err
+		return w
+	}
+	w.sha = hex.EncodeToString(h.Sum(nil))
+	w.bytes = fi.Size() - from.Offset
+	for _, x := range w.extra {
+		w.bytes += x.Size
+	}
+	return w
+}
+
+// commitUnit writes one parsed unit with one Commit and then saves its
+// checkpoints. It returns the number of entries appended.
+func commitUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool) (int, []Problem, error) {
+	pd := w.parsed
+	u := w.p.unit
+	var problems []Problem
+	st := importState{Extra: w.extra, Reader: pd.ResumeState}
+	c := sessiondb.Commit{Append: pd.Entries, State: pd.State, Interrupt: pd.Interrupt, Now: pd.Session.UpdatedAt}
+	meta := pd.Session
+	meta.SourceFormat = u.Format
+	meta.SourcePath = u.Path
+
+	var id string
+	switch w.mode {
+	case modeNew:
+		id = meta.ID
+		if err := sessiondb.ValidateID(id); err != nil {
+			return 0, nil, fmt.Errorf("session id from %s: %w", u.Path, err)
+		}
+		existing, err := store.Get(ctx, id)
+		switch {
+		case errors.Is(err, sessiondb.ErrNotFound):
+		case err != nil:
+			return 0, nil, err
+		case ownsFile(existing, u):
+			// The session was imported from a file that now belongs to
+			// this unit (a picoclaw meta-only session that got its
+			// .jsonl, a migrated legacy session): continue it as a
+			// replacement.
+			w.mode = modeReplace
+			w.sess = existing
+		default:
+			// Another source already uses this ID (the same archive in
+			// two places, or a native session): keep both.
+			alt := disambiguate(id, u.Path)
+			problems = append(problems, Problem{Path: u.Path, Reason: fmt.Sprintf("session %q already exists (from %q); imported as %q", id, existing.SourcePath, alt)})
+			id = alt
+			if _, err := store.Get(ctx, id); err == nil {
+				return 0, problems, fmt.Errorf("session %q: %w", id, sessiondb.ErrExists)
+			}
+		}
+	default:
+		id = w.sess.ID
+	}
+
+	aliases, attrs, aprobs := freeAliases(ctx, store, id, meta.Aliases, meta.Attrs, u.Path)
+	problems = append(problems, aprobs...)
+	meta.Aliases, meta.Attrs = aliases, attrs
+
+	switch w.mode {
+	case modeNew:
+		meta.ID = id
+		meta.Sequence, meta.LastSeq = 0, 0
+		c.Create = &meta
+		st.SeqBase = 0
+		st.Entries = len(pd.Entries)
+	case modeResume:
+		c.ExpectSequence = sessiondb.Expect(w.sess.Sequence)
+		st = w.prevSt
+		st.Extra, st.Reader = w.extra, pd.ResumeState
+		if w.sess.LastSeq != st.seqOf(int64(st.Entries)) && len(pd.Entries) > 0 {
+			// Another writer appended to the session since: the new
+			// entries start a new segment of the mapping.
+			st.Segments = append(st.Segments, [2]int64{int64(st.Entries) + 1, w.sess.LastSeq - int64(st.Entries)})
+		}
+		st.Entries += len(pd.Entries)
+		c.Meta = metaPatch(meta)
+		if pd.Interrupt == nil {
+			c.ClearInterrupt = true
+		}
+	case modeReplace:
+		c.ExpectSequence = sessiondb.Expect(w.sess.Sequence)
+		st.SeqBase = w.sess.LastSeq
+		st.Entries = len(pd.Entries)
+		c.Meta = metaPatch(meta)
+		if pd.Interrupt == nil {
+			c.ClearInterrupt = true
+		}
+		// The file was rewritten: its entries replace the transcript.
+		// The old rows stay in the log for audit.
+		c.Compactions = append(c.Compactions, sessiondb.Compaction{
+			KeepFromSeq: w.sess.LastSeq + 1,
+			Details:     mustJSON(map[string]any{"reason": "source file rewritten; transcript replaced", "source": u.Path}),
+		})
+	}
+
+	// Compactions, checkpoints and usage rows count entries within the
+	// file; map them to log positions.
+	if w.mode != modeResume {
+		st.Compactions, st.LastCompaction = 0, nil
+	}
+	for _, cp := range c.Compactions { // the replacement compaction
+		st.Compactions++
+		st.LastCompaction = compactionID(cp)
+	}
+	total := int64(st.Entries)
+	for _, cp := range pd.Compactions {
+		cp.ID = 0
+		cp.KeepFromSeq = st.keepFrom(cp.KeepFromSeq, total)
+		if cp.AtSeq > 0 {
+			cp.AtSeq = st.seqOf(min(cp.AtSeq, total))
+		}
+		cid := compactionID(cp)
+		if st.LastCompaction != nil && *st.LastCompaction == *cid {
+			continue // repeated by the reader; already recorded
+		}
+		c.Compactions = append(c.Compactions, cp)
+		st.Compactions++
+		st.LastCompaction = cid
+	}
+	for _, us := range pd.Usage {
+		if us.Seq > 0 {
+			us.Seq = st.seqOf(min(us.Seq, total))
+		}
+		c.Usage = append(c.Usage, us)
+	}
+	if w.mode == modeReplace && !dryRun {
+		// The usage ledger is append-only: add the difference between the
+		// source's totals and the ledger's, so that the totals match.
+		tot, err := store.UsageTotals(ctx, id)
+		if err != nil {
+			return 0, problems, err
+		}
+		c.Usage = usageDelta(tot, c.Usage)
+	}
+	stJSON, err := json.Marshal(st)
+	if err != nil {
+		return 0, problems, err
+	}
+	c.Source = &sessiondb.SourceFile{
+		Path:      u.Path,
+		Format:    u.Format,
+		SessionID: id,
+		Size:      w.stat.Size(),
+		ModTime:   w.stat.ModTime(),
+		SHA256:    w.sha,
+		Offset:    pd.Offset,
+		State:     stJSON,
+	}
+	if dryRun {
+		if err := sessiondb.ValidateCommit(id, c); err != nil {
+			return 0, problems, err
+		}
+		return len(pd.Entries), problems, nil
+	}
+	if _, err := store.Commit(ctx, id, c); err != nil {
+		return 0, problems, err
+	}
+	for _, cp := range pd.Checkpoints {
+		if cp.ID != "" {
+			if _, err := store.LoadCheckpoint(ctx, cp.ID); err == nil {
+				continue
+			}
+		}
+		cp.SessionID = id
+		if cp.AtSeq > 0 {
+			cp.AtSeq = st.seqOf(min(cp.AtSeq, total))
+		}
+		if _, err := store.SaveCheckpoint(ctx, cp); err != nil {
+			problems = append(problems, Problem{Path: u.Path, Reason: fmt.Sprintf("checkpoint %q not saved: %v", cp.ID, err)})
+		}
+	}
+	return len(pd.Entries), problems, nil
+}
+
+// metaPatch turns parsed metadata into a patch that sets every field the
+// readers fill.
+func metaPatch(s sessiondb.Session) *sessiondb.MetaPatch {
+	p := &sessiondb.MetaPatch{
+		Title:     &s.Title,
+		Summary:   &s.Summary,
+		Scope:     s.Scope,
+		Attrs:     s.Attrs,
+		Version:   &s.Version,
+		UpdatedAt: s.UpdatedAt,
+	}
+	aliases := s.Aliases
+	if aliases == nil {
+		aliases = []string{}
+	}
+	p.Aliases = &aliases
+	if p.Scope == nil {
+		p.Scope = json.RawMessage("null")
+	}
+	if p.Attrs == nil {
+		p.Attrs = json.RawMessage("null")
+	}
+	return p
+}
+
+// droppedAliasesKey is the Attrs member where the importer keeps a source
+// session's full alias list when some of its aliases could not be
+// registered because another session already holds them (picoclaw puts
+// "agent:main:main" on every routed session).
+const droppedAliasesKey = "source_aliases"
+
+// freeAliases keeps the aliases no other session holds. When it drops some,
+// the full list is recorded in attrs[droppedAliasesKey] so that nothing is
+// lost and an export can write it back.
+func freeAliases(ctx context.Context, store sessiondb.Store, id string, aliases []string, attrs json.RawMessage, path string) ([]string, json.RawMessage, []Problem) {
+	var keep []string
+	var problems []Problem
+	seen := map[string]bool{id: true}
+	dropped := false
+	for _, a := range aliases {
+		if seen[a] {
+			continue
+		}
+		seen[a] = true
+		if err := sessiondb.ValidateID(a); err != nil {
+			problems = append(problems, Problem{Path: path, Reason: fmt.Sprintf("alias %q not registered: %v", a, err)})
+			dropped = true
+			continue
+		}
+		owner, err := store.Resolve(ctx, a)
+		if err == nil && owner != id {
+			problems = append(problems, Problem{Path: path, Reason: fmt.Sprintf("alias %q of session %q is already held by session %q; kept in attrs.%s only", a, id, owner, droppedAliasesKey)})
+			dropped = true
+			continue
+		}
+		keep = append(keep, a)
+	}
+	if !dropped {
+		return keep, attrs, problems
+	}
+	obj := map[string]json.RawMessage{}
+	if len(attrs) > 0 && string(attrs) != "null" {
+		if err := json.Unmarshal(attrs, &obj); err != nil {
+			problems = append(problems, Problem{Path: path, Reason: fmt.Sprintf("attrs are not a JSON object; full alias list not recorded: %v", err)})
+			return keep, attrs, problems
+		}
+	}
+	obj[droppedAliasesKey] = mustJSON(aliases)
+	return keep, mustJSON(obj), problems
+}
+
+// sourceAliases returns a session's aliases as the source had them: the
+// list recorded by freeAliases when there is one, else Session.Aliases.
+func sourceAliases(s sessiondb.Session) []string {
+	if len(s.Attrs) > 0 {
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(s.Attrs, &obj) == nil {
+			if raw, ok := obj[droppedAliasesKey]; ok {
+				var list []string
+				if json.Unmarshal(raw, &list) == nil {
+					return list
+				}
+			}
+		}
+	}
+	return s.Aliases
+}
+
+// ownsFile reports whether session s, imported before in u's format, is
+// the session u continues: s was imported from one of u's files, or from a
+// file that no longer exists (picoclaw renames a legacy {key}.json to
+// .json.migrated when it moves the session into {key}.jsonl).
+func ownsFile(s sessiondb.Session, u Unit) bool {
+	if s.SourcePath == "" || s.SourceFormat != u.Format {
+		return false
+	}
+	if s.SourcePath == u.Path {
+		return true
+	}
+	for _, x := range u.Extra {
+		if s.SourcePath == x {
+			return true
+		}
+	}
+	_, err := os.Stat(s.SourcePath)
+	return errors.Is(err, os.ErrNotExist)
+}
+
+// disambiguate derives a distinct ID for a second source session that
+// carries an ID already in use: the ID, "~" and 8 hex digits of the source
+// path's hash. It is stable, so a re-import finds the same session.
+func disambiguate(id, path string) string {
+	sum := sha256.Sum256([]byte(path))
+	suffix := "~" + hex.EncodeToString(sum[:4])
+	if len(id)+len(suffix) > sessiondb.MaxIDLen {
+		id = id[:sessiondb.MaxIDLen-len(suffix)]
+	}
+	return id + suffix
+}
+
+// usageDelta returns rows whose sum, added to the ledger totals tot, gives
+// the sum of rows. When the ledger already holds usage (a replaced session),
+// the rows collapse into one correcting row.
+func usageDelta(tot sessiondb.UsageTotals, rows []sessiondb.Usage) []sessiondb.Usage {
+	if tot.Calls == 0 && tot.InputTokens == 0 && tot.OutputTokens == 0 && tot.CacheReadTokens == 0 &&
+		tot.CacheWriteTokens == 0 && tot.ReasoningTokens == 0 && tot.Cost == 0 {
+		return rows
+	}
+	var want sessiondb.UsageTotals
+	for _, r := range rows {
+		want.Add(r)
+	}
+	d := sessiondb.Usage{
+		InputTokens:      want.InputTokens - tot.InputTokens,
+		OutputTokens:     want.OutputTokens - tot.OutputTokens,
+		CacheReadTokens:  want.CacheReadTokens - tot.CacheReadTokens,
+		CacheWriteTokens: want.CacheWriteTokens - tot.CacheWriteTokens,
+		ReasoningTokens:  want.ReasoningTokens - tot.ReasoningTokens,
+		Cost:             want.Cost - tot.Cost,
+		Provider:         "import-correction",
+	}
+	if d == (sessiondb.Usage{Provider: d.Provider}) {
+		return nil
+	}
+	return []sessiondb.Usage{d}
+}
+
+// stampFiles fingerprints side files (missing ones get size -1).
+func stampFiles(paths []string) []fileStamp {
+	var out []fileStamp
+	for _, p := range paths {
+		s := fileStamp{Path: p, Size: -1}
+		if fi, err := os.Stat(p); err == nil {
+			s.Size, s.ModTime = fi.Size(), fi.ModTime().UTC()
+		}
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
+func sameStamps(a, b []fileStamp) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Path != b[i].Path || a[i].Size != b[i].Size || !a[i].ModTime.Equal(b[i].ModTime) {
+			return false
+		}
+	}
+	return true
+}
+
+// hashRange feeds bytes [from, to) of the file at path into h.
+func hashRange(path string, h hash.Hash, from, to int64) error {
+	if to <= from {
+		return nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	n, err := io.Copy(h, io.NewSectionReader(f, from, to-from))
+	if err != nil {
+		return fmt.Errorf("hash %s: %w", path, err)
+	}
+	if n != to-from {
+		return fmt.Errorf("hash %s: file shrank to %d bytes while reading", path, from+n)
+	}
+	return nil
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // only called with values that always marshal
+	}
+	return b
+}
+
+// Export writes the sessions ids (IDs or aliases) from store into dir in the
+// named format and returns the files written. dir is created when missing.
+// Two sessions that the format would store under the same file name are an
+// error, rather than one silently overwriting the other.
+func Export(ctx context.Context, store sessiondb.Store, ids []string, format string, dir string) ([]string, error) {
+	f := lookupFormat(format)
+	if f == nil {
+		return nil, fmt.Errorf("export: unknown format %q (want %s): %w", format, fmt.Sprint(formatNames()), sessiondb.ErrInvalid)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("export: %w", err)
+	}
+	var out []string
+	written := map[string]string{}
+	for _, idOrAlias := range ids {
+		if err := ctx.Err(); err != nil {
+			return out, fmt.Errorf("export: %w", err)
+		}
+		id, err := store.Resolve(ctx, idOrAlias)
+		if err != nil {
+			return out, fmt.Errorf("export %s: %w", idOrAlias, err)
+		}
+		files, err := f.Export(ctx, store, id, dir)
+		if err != nil {
+			return out, fmt.Errorf("export %s: %w", id, err)
+		}
+		for _, p := range files {
+			abs, _ := filepath.Abs(p)
+			if other, ok := written[abs]; ok && other != id {
+				return out, fmt.Errorf("export %s: file %s was already written for session %s: %w", id, p, other, sessiondb.ErrExists)
+			}
+			written[abs] = id
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
