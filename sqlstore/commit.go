@@ -216,8 +216,8 @@ func (s *Store) SaveFull(ctx context.Context, meta sessiondb.Session, messages [
 				c.ExpectSequence = sessiondb.Expect(meta.Sequence)
 			}
 			aliases := meta.Aliases
-			c.Meta = &sessiondb.MetaPatch{Title: &meta.Title, Summary: &meta.Summary, Scope: meta.Scope,
-				Attrs: meta.Attrs, Aliases: &aliases, Version: &meta.Version}
+			c.Meta = &sessiondb.MetaPatch{Title: &meta.Title, Summary: &meta.Summary, Scope: orNull(meta.Scope),
+				Attrs: orNull(meta.Attrs), Aliases: &aliases, Version: &meta.Version}
 		case isNotFound(err):
 			c.Create = &meta
 		default:
@@ -252,4 +252,13 @@ func (s *Store) LoadFull(ctx context.Context, id string, opts sessiondb.LoadOpti
 		return err
 	})
 	return f, err
+}
+
+// orNull turns an unset document into JSON null, which a MetaPatch reads
+// as "clear": SaveFull replaces the metadata, it does not merge it.
+func orNull(doc json.RawMessage) json.RawMessage {
+	if doc == nil {
+		return json.RawMessage("null")
+	}
+	return doc
 }

@@ -156,18 +156,13 @@ func (s *Store) Prune(ctx context.Context, id string) (int64, error) {
 		if err != nil || cur.ID == 0 {
 			return err // no compaction: the whole log is reachable
 		}
-		// The lowest seq a checkpoint's transcript starts from.
-		var floor sql.NullInt64
-		err = tx.GetContext(ctx, &floor, `SELECT min(coalesce(c.keep_from_seq, 1)) FROM checkpoints k
-			LEFT JOIN compactions c ON c.id = k.compaction_id WHERE k.session_id = ?`, id)
-		if err != nil {
-			return err
-		}
-		limit := cur.KeepFromSeq
-		if floor.Valid && floor.Int64 < limit {
-			limit = floor.Int64
-		}
-		res, err := tx.ExecContext(ctx, `DELETE FROM entries WHERE session_id = ? AND seq < ?`, id, limit)
+		// Entries below the current transcript go, except those inside the
+		// range an agent checkpoint rebuilds its transcript from: from the
+		// keep-from of the compaction current at the checkpoint to its seq.
+		res, err := tx.ExecContext(ctx, `DELETE FROM entries WHERE session_id = ? AND seq < ?
+			AND NOT EXISTS (SELECT 1 FROM checkpoints k LEFT JOIN compactions c ON c.id = k.compaction_id
+				WHERE k.session_id = entries.session_id
+				AND entries.seq BETWEEN coalesce(c.keep_from_seq, 1) AND k.at_seq)`, id, cur.KeepFromSeq)
 		if err != nil {
 			return err
 		}

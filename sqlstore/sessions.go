@@ -116,7 +116,7 @@ func insertSession(ctx context.Context, tx *sqlx.Tx, s sessiondb.Session, now ti
 		return fmt.Errorf("create session %q: %w", s.ID, sessiondb.ErrExists)
 	}
 	created := orNow(s.CreatedAt, now)
-	updated := orNow(s.UpdatedAt, created)
+	updated := orNow(s.UpdatedAt, now)
 	var forkSeq any
 	if s.ParentID != "" {
 		forkSeq = s.ForkSeq
@@ -292,7 +292,7 @@ func (s *Store) List(ctx context.Context, opts sessiondb.ListOptions) ([]session
 		args = append(args, updated, id)
 	}
 	if opts.Query != "" {
-		where = append(where, `(instr(lower(s.title), lower(?1q)) > 0 OR instr(lower(s.id), lower(?1q)) > 0
+		where = append(where, `(instr(lower(s.title), lower(?1q)) > 0
 			OR EXISTS (SELECT 1 FROM session_aliases a WHERE a.session_id = s.id AND instr(lower(a.alias), lower(?1q)) > 0))`)
 	}
 	q := `SELECT ` + sessionColumns + `,
