@@ -39,11 +39,11 @@ func TestSearchMixedLanguages(t *testing.T) {
 	ctx := context.Background()
 	s := openTest(t)
 	corpus := map[string][]sessiondb.Entry{
-		"zh": {say("user", "我们明天去北京开会，记得带上护照"), say("assistant", "好的，我会提醒你带护照。")},
-		"fr": {say("user", "La crème brûlée était délicieuse à Montréal"), say("assistant", "Café au lait, s'il vous plaît")},
+		"zh":    {say("user", "我们明天去北京开会，记得带上护照"), say("assistant", "好的，我会提醒你带护照。")},
+		"fr":    {say("user", "La crème brûlée était délicieuse à Montréal"), say("assistant", "Café au lait, s'il vous plaît")},
 		"emoji": {say("user", "deploy 🚀 the rocket build 🚀🚀"), say("assistant", "👩‍💻 shipped it")},
-		"en": {say("user", "Please refactor the parser module"), say("tool", "grep: parser.go:12: func Parse")},
-		"ja": {say("user", "東京タワーの高さは何メートルですか")},
+		"en":    {say("user", "Please refactor the parser module"), say("tool", "grep: parser.go:12: func Parse")},
+		"ja":    {say("user", "東京タワーの高さは何メートルですか")},
 	}
 	for id, entries := range corpus {
 		if _, err := s.Commit(ctx, id, sessiondb.Commit{Create: &sessiondb.Session{Title: "lang " + id}, Append: entries}); err != nil {
