@@ -2,12 +2,9 @@ package sqlstore
 
 import (
 	"context"
-	"errors"
+	"encoding/json"
 	"fmt"
-	"math"
 	"path/filepath"
-	"strings"
-	"sync"
 	"testing"
 
 	"github.com/sessiondb/sessiondb"
@@ -27,297 +24,43 @@ func say(role, text string) sessiondb.Entry {
 	return sessiondb.Entry{Body: []byte(fmt.Sprintf(`{"role":%q,"content":%q}`, role, text))}
 }
 
-func seqs(hits []sessiondb.Hit) string {
-	var b strings.Builder
-	for _, h := range hits {
-		fmt.Fprintf(&b, "%s/%d ", h.SessionID, h.Seq)
-	}
-	return strings.TrimSpace(b.String())
-}
-
-func TestSearchMixedLanguages(t *testing.T) {
+// TestReindex: rebuilding the index from the log (with text extracted
+// again by a new extractor) finds what the new extractor sees.
+func TestReindex(t *testing.T) {
 	ctx := context.Background()
-	s := openTest(t)
-	corpus := map[string][]sessiondb.Entry{
-		"zh":    {say("user", "我们明天去北京开会，记得带上护照"), say("assistant", "好的，我会提醒你带护照。")},
-		"fr":    {say("user", "La crème brûlée était délicieuse à Montréal"), say("assistant", "Café au lait, s'il vous plaît")},
-		"emoji": {say("user", "deploy 🚀 the rocket build 🚀🚀"), say("assistant", "👩‍💻 shipped it")},
-		"en":    {say("user", "Please refactor the parser module"), say("tool", "grep: parser.go:12: func Parse")},
-		"ja":    {say("user", "東京タワーの高さは何メートルですか")},
-	}
-	for id, entries := range corpus {
-		if _, err := s.Commit(ctx, id, sessiondb.Commit{Create: &sessiondb.Session{Title: "lang " + id}, Append: entries}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, tc := range []struct {
-		q, want string
-		opts    sessiondb.SearchOptions
-	}{
-		{"北京开会", "zh/1", sessiondb.SearchOptions{}},
-		{"护照", "zh/1 zh/2", sessiondb.SearchOptions{}}, // two characters: scan mode
-		{"東京タワー", "ja/1", sessiondb.SearchOptions{}},
-		{"brûlée", "fr/1", sessiondb.SearchOptions{}},
-		{"MONTRÉAL", "fr/1", sessiondb.SearchOptions{}},
-		{"🚀", "emoji/1", sessiondb.SearchOptions{}},
-		{"👩‍💻 shipped", "emoji/2", sessiondb.SearchOptions{}},
-		{"parser", "en/1", sessiondb.SearchOptions{Role: "user"}},
-		{"parser", "en/2", sessiondb.SearchOptions{Role: "tool"}},
-		{"nothing-like-this", "", sessiondb.SearchOptions{}},
-	} {
-		hits, err := s.Search(ctx, tc.q, tc.opts)
-		if err != nil {
-			t.Fatalf("Search(%q): %v", tc.q, err)
-		}
-		got := seqs(hits)
-		if got != tc.want {
-			t.Errorf("Search(%q, %+v) = %q, want %q", tc.q, tc.opts, got, tc.want)
-		}
-		for _, h := range hits {
-			if !strings.Contains(h.Snippet, sessiondb.HighlightStart) {
-				t.Errorf("Search(%q): snippet %q has no highlight", tc.q, h.Snippet)
-			}
-			if h.SessionTitle != "lang "+h.SessionID {
-				t.Errorf("hit title %q", h.SessionTitle)
-			}
-		}
-	}
-}
-
-func TestSearchPagination(t *testing.T) {
-	ctx := context.Background()
-	s := openTest(t)
-	var entries []sessiondb.Entry
-	for i := range 25 {
-		entries = append(entries, say("user", fmt.Sprintf("page marker %d", i)))
-	}
-	if _, err := s.Commit(ctx, "pg", sessiondb.Commit{Create: &sessiondb.Session{}, Append: entries}); err != nil {
-		t.Fatal(err)
-	}
-	seen := map[int64]bool{}
-	for off := 0; off < 30; off += 10 {
-		hits, err := s.Search(ctx, "marker", sessiondb.SearchOptions{Limit: 10, Offset: off})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if want := min(10, 25-off); len(hits) != want {
-			t.Fatalf("page at %d has %d hits, want %d", off, len(hits), want)
-		}
-		for _, h := range hits {
-			if seen[h.Seq] {
-				t.Fatalf("seq %d on two pages", h.Seq)
-			}
-			seen[h.Seq] = true
-		}
-	}
-	if len(seen) != 25 {
-		t.Fatalf("pages covered %d entries, want 25", len(seen))
-	}
-}
-
-func TestSearchHostileQueries(t *testing.T) {
-	ctx := context.Background()
-	s := openTest(t)
-	if _, err := s.Commit(ctx, "h", sessiondb.Commit{Create: &sessiondb.Session{}, Append: []sessiondb.Entry{
-		say("user", `run "rm -rf" (carefully) with key:value and a*b NOT this OR that NEAR(x)`)}}); err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range []string{`"rm -rf"`, `(carefully)`, `key:value`, `a*b`, `NOT`, `OR that`, `NEAR(x)`, `"unclosed`, `-rf`, `*`, `"`, `'`, `;DROP TABLE entries;--`, `\`, `^`} {
-		hits, err := s.Search(ctx, q, sessiondb.SearchOptions{})
-		if err != nil && !errors.Is(err, sessiondb.ErrInvalid) {
-			t.Errorf("Search(%q) = %v: neither results nor ErrInvalid", q, err)
-		}
-		if strings.Contains(fmt.Sprint(err), "syntax") {
-			t.Errorf("Search(%q) leaked a syntax error: %v", q, err)
-		}
-		_ = hits
-	}
-	for _, q := range []string{`"rm -rf"`, `(carefully)`, `key:value`, `a*b`, `NEAR(x)`} {
-		if hits, _ := s.Search(ctx, q, sessiondb.SearchOptions{}); len(hits) != 1 {
-			t.Errorf("Search(%q) found %d hits, want the entry", q, len(hits))
-		}
-	}
-	for _, q := range []string{"", "   ", strings.Repeat("x", sessiondb.MaxQueryLen+1)} {
-		if _, err := s.Search(ctx, q, sessiondb.SearchOptions{}); !errors.Is(err, sessiondb.ErrInvalid) {
-			t.Errorf("Search(%q) = %v, want ErrInvalid", q, err)
-		}
-	}
-	if _, err := s.Search(ctx, "x", sessiondb.SearchOptions{SessionID: "nope"}); !errors.Is(err, sessiondb.ErrNotFound) {
-		t.Errorf("search in unknown session = %v", err)
-	}
-}
-
-func TestSearchRanksExactPhraseFirst(t *testing.T) {
-	ctx := context.Background()
-	s := openTest(t)
-	entries := []sessiondb.Entry{
-		say("user", "the database was locked again, and then the migration failed"),
-		say("user", "migration failed because the database was locked"),
-		say("user", "locked database, locked database, locked database everywhere"),
-	}
-	if _, err := s.Commit(ctx, "r", sessiondb.Commit{Create: &sessiondb.Session{}, Append: entries}); err != nil {
-		t.Fatal(err)
-	}
-	hits, err := s.Search(ctx, "database was locked", sessiondb.SearchOptions{})
+	path := filepath.Join(t.TempDir(), "r.db")
+	s, err := Open(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(hits) != 2 {
-		t.Fatalf("hits %q, want the two entries holding all terms", seqs(hits))
+	if _, err := s.Commit(ctx, "r", sessiondb.Commit{Create: &sessiondb.Session{},
+		Append: []sessiondb.Entry{{Body: []byte(`{"role":"user","content":"visible","secret":"hidden walrus"}`)}}}); err != nil {
+		t.Fatal(err)
 	}
-	for _, h := range hits {
-		if h.Score < 1e5 {
-			t.Errorf("exact phrase hit %d scored %f", h.Seq, h.Score)
-		}
+	if hits, _ := s.Search(ctx, "walrus", sessiondb.SearchOptions{}); len(hits) != 0 {
+		t.Fatalf("default extractor indexed an unknown field: %+v", hits)
 	}
-	hits, err = s.Search(ctx, "locked database", sessiondb.SearchOptions{})
+	s.Close()
+	all := func(kind string, body json.RawMessage) (string, string) { return "user", string(body) }
+	s, err = Open(path, &Options{Extractor: all})
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Entry 3 holds the exact phrase; 1 and 2 hold the words apart.
-	if len(hits) != 3 || hits[0].Seq != 3 || hits[0].Score <= hits[1].Score {
-		t.Fatalf("ranking %q (scores %v), want entry 3 first", seqs(hits), []float64{hits[0].Score, hits[1].Score})
-	}
-}
-
-func TestSearchForgetsDeletedAndPruned(t *testing.T) {
-	ctx := context.Background()
-	s := openTest(t)
-	if _, err := s.Commit(ctx, "p", sessiondb.Commit{Create: &sessiondb.Session{}, Append: []sessiondb.Entry{
-		say("user", "ephemeral walrus"), say("user", "durable walrus")}}); err != nil {
+	defer s.Close()
+	if err := s.Reindex(ctx, false); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Commit(ctx, "d", sessiondb.Commit{Create: &sessiondb.Session{}, Append: []sessiondb.Entry{say("user", "doomed walrus")}}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Compact(ctx, "p", sessiondb.Compaction{KeepFromSeq: 2,
-		Summary: []sessiondb.Entry{say("system", "summary: a walrus was ephemeral")}}); err != nil {
-		t.Fatal(err)
-	}
-	if hits, _ := s.Search(ctx, "walrus", sessiondb.SearchOptions{Limit: 10}); len(hits) != 4 {
-		t.Fatalf("before: %q, want 4 hits (3 entries + summary)", seqs(hits))
-	}
-	if n, err := s.Prune(ctx, "p"); err != nil || n != 1 {
-		t.Fatalf("prune = %d, %v", n, err)
-	}
-	if err := s.Delete(ctx, "d"); err != nil {
-		t.Fatal(err)
-	}
-	hits, _ := s.Search(ctx, "walrus", sessiondb.SearchOptions{})
-	if got := seqs(hits); got != "p/0 p/2" && got != "p/2 p/0" {
-		t.Fatalf("after prune+delete: %q, want the summary and entry 2 of p", got)
+	if hits, _ := s.Search(ctx, "walrus", sessiondb.SearchOptions{}); len(hits) != 0 {
+		t.Fatal("reindex without re-extraction changed the text")
 	}
 	if err := s.Reindex(ctx, true); err != nil {
 		t.Fatal(err)
 	}
-	if again, _ := s.Search(ctx, "walrus", sessiondb.SearchOptions{}); seqs(again) != seqs(hits) {
-		t.Fatalf("after reindex: %q, want %q", seqs(again), seqs(hits))
+	hits, err := s.Search(ctx, "walrus", sessiondb.SearchOptions{})
+	if err != nil || len(hits) != 1 || hits[0].Seq != 1 {
+		t.Fatalf("after re-extraction: %+v, %v", hits, err)
 	}
-}
-
-func TestSearchWhileWriting(t *testing.T) {
-	ctx := context.Background()
-	s := openTest(t)
-	for i := range 4 {
-		if _, err := s.Create(ctx, sessiondb.Session{ID: fmt.Sprint("w", i)}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	const perWriter = 50
-	var wg sync.WaitGroup
-	errc := make(chan error, 16)
-	for i := range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range perWriter {
-				if _, err := s.Append(ctx, fmt.Sprint("w", i), say("user", fmt.Sprintf("needle %d-%d haystack", i, j))); err != nil {
-					errc <- err
-					return
-				}
-			}
-		}()
-	}
-	for range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			last := 0
-			for range 30 {
-				hits, err := s.Search(ctx, "needle", sessiondb.SearchOptions{Limit: sessiondb.MaxSearchLimit})
-				if err != nil {
-					errc <- err
-					return
-				}
-				if len(hits) < last {
-					errc <- fmt.Errorf("hits went from %d down to %d", last, len(hits))
-					return
-				}
-				last = len(hits)
-			}
-		}()
-	}
-	wg.Wait()
-	close(errc)
-	for err := range errc {
-		t.Fatal(err)
-	}
-	hits, _ := s.Search(ctx, "needle", sessiondb.SearchOptions{Limit: sessiondb.MaxSearchLimit})
-	if len(hits) != 4*perWriter {
-		t.Fatalf("%d hits, want %d", len(hits), 4*perWriter)
-	}
-}
-
-func TestUsageLedger(t *testing.T) {
-	ctx := context.Background()
-	s := openTest(t)
-	u := func(model string, in, out int64, cost float64) sessiondb.Usage {
-		return sessiondb.Usage{Provider: "p", Model: model, InputTokens: in, OutputTokens: out, Cost: cost}
-	}
-	if _, err := s.Commit(ctx, "a", sessiondb.Commit{Create: &sessiondb.Session{}, Append: []sessiondb.Entry{say("user", "x")},
-		Usage: []sessiondb.Usage{u("m1", 10, 5, 0.5), u("m2", 1, 1, 0.25)}}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Commit(ctx, "a", sessiondb.Commit{Append: []sessiondb.Entry{say("assistant", "y")},
-		Usage: []sessiondb.Usage{{Seq: 2, Provider: "p", Model: "m1", InputTokens: 100, CacheReadTokens: 7, ReasoningTokens: 3, Cost: 1}}}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Commit(ctx, "b", sessiondb.Commit{Create: &sessiondb.Session{}, Usage: []sessiondb.Usage{u("m1", 1000, 0, 2)}}); err != nil {
-		t.Fatal(err)
-	}
-	tot, err := s.UsageTotals(ctx, "a")
-	if err != nil || tot.Calls != 3 || tot.InputTokens != 111 || tot.OutputTokens != 6 || tot.CacheReadTokens != 7 || tot.ReasoningTokens != 3 || math.Abs(tot.Cost-1.75) > 1e-9 {
-		t.Fatalf("totals of a = %+v, %v", tot, err)
-	}
-	// Compaction and truncation do not touch the ledger; a fork starts its own.
-	if _, err := s.Truncate(ctx, "a", 0); err != nil {
-		t.Fatal(err)
-	}
-	if again, _ := s.UsageTotals(ctx, "a"); again != tot {
-		t.Fatalf("truncate changed usage: %+v", again)
-	}
-	if _, err := s.Fork(ctx, "a", 0, "a2"); err != nil {
-		t.Fatal(err)
-	}
-	if fork, _ := s.UsageTotals(ctx, "a2"); fork.Calls != 0 {
-		t.Fatalf("fork inherited usage %+v", fork)
-	}
-	byModel, err := s.UsageReport(ctx, sessiondb.UsageQuery{ByModel: true})
-	if err != nil || len(byModel) != 2 || byModel[0].Model != "m1" || byModel[0].InputTokens != 1110 || byModel[1].Calls != 1 {
-		t.Fatalf("by model = %+v, %v", byModel, err)
-	}
-	byDay, err := s.UsageReport(ctx, sessiondb.UsageQuery{BySession: true, ByDay: true})
-	if err != nil || len(byDay) != 2 || byDay[0].SessionID != "a" || len(byDay[0].Day) != 10 {
-		t.Fatalf("by session/day = %+v, %v", byDay, err)
-	}
-	if err := s.Delete(ctx, "a"); err != nil {
-		t.Fatal(err)
-	}
-	all, _ := s.UsageReport(ctx, sessiondb.UsageQuery{})
-	if len(all) != 1 || all[0].Calls != 1 || all[0].InputTokens != 1000 {
-		t.Fatalf("grand total after delete = %+v", all)
-	}
-	if _, err := s.Commit(ctx, "b", sessiondb.Commit{Usage: []sessiondb.Usage{{Seq: 99}}}); !errors.Is(err, sessiondb.ErrInvalid) {
-		t.Fatalf("usage pointing past the log = %v", err)
+	if hits, _ := s.Search(ctx, "visible", sessiondb.SearchOptions{}); len(hits) != 1 {
+		t.Fatalf("old text still expected to match: %+v", hits)
 	}
 }

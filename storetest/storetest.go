@@ -57,6 +57,8 @@ func Run(t *testing.T, newStore func(t *testing.T) sessiondb.Store) {
 		{"Fork", forkTests()},
 		{"Checkpoints", checkpointTests()},
 		{"Usage", usageTests()},
+		{"Search", searchTests()},
+		{"Restore", restoreTests()},
 		{"BadInput", badInputTests()},
 	}
 	for _, g := range groups {
