@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -91,20 +92,34 @@ func (s *Store) applyCommit(ctx context.Context, tx *sqlx.Tx, id string, c sessi
 	return getSession(ctx, tx, id)
 }
 
+// insertChunk is how many entries one INSERT statement writes (7
+// parameters each, far below SQLite's 32766-parameter limit).
+const insertChunk = 512
+
 // insertEntries appends entries after lastSeq and returns the new LastSeq.
+//
+// Entries go in with multi-row INSERTs, not one statement per entry: every
+// statement inside a transaction opens a statement journal, SQLite then
+// calls the FTS5 table's xSavepoint, and FTS5 flushes its pending terms to
+// a new on-disk segment there — so one statement per entry wrote one index
+// segment per entry, and merging them dominated the cost of appends and
+// imports.
 func (s *Store) insertEntries(ctx context.Context, tx *sqlx.Tx, id string, lastSeq int64, entries []sessiondb.Entry, now time.Time) (int64, error) {
-	stmt, err := tx.PreparexContext(ctx, `INSERT INTO entries (session_id, seq, kind, role, text, body, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?)`)
-	if err != nil {
-		return 0, err
-	}
-	defer stmt.Close()
-	for _, e := range entries {
-		lastSeq++
-		kind, role, text := s.describe(e)
-		_, err := stmt.ExecContext(ctx, id, lastSeq, kind, role, text, string(e.Body), formatTime(orNow(e.CreatedAt, now)))
-		if err != nil {
-			return 0, fmt.Errorf("append entry %d to %s: %w", lastSeq, id, err)
+	const row = "(?, ?, ?, ?, ?, ?, ?)"
+	for len(entries) > 0 {
+		chunk := entries[:min(insertChunk, len(entries))]
+		entries = entries[len(chunk):]
+		args := make([]any, 0, 7*len(chunk))
+		first := lastSeq + 1
+		for _, e := range chunk {
+			lastSeq++
+			kind, role, text := s.describe(e)
+			args = append(args, id, lastSeq, kind, role, text, string(e.Body), formatTime(orNow(e.CreatedAt, now)))
+		}
+		q := `INSERT INTO entries (session_id, seq, kind, role, text, body, created_at) VALUES ` +
+			row + strings.Repeat(", "+row, len(chunk)-1)
+		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+			return 0, fmt.Errorf("append entries %d-%d to %s: %w", first, lastSeq, id, err)
 		}
 	}
 	return lastSeq, nil

@@ -77,9 +77,7 @@ func (s *Store) Search(ctx context.Context, query string, opts sessiondb.SearchO
 	for i, r := range rows {
 		h := sessiondb.Hit{SessionID: r.SessionID, SessionTitle: r.SessionTitle, Seq: r.Seq, Summary: r.Summary,
 			Kind: r.Kind, Role: r.Role, CreatedAt: parseTime(r.CreatedAt), Snippet: r.Snippet, Score: -r.Rank}
-		if short {
-			h.Snippet = snippet(r.Snippet, terms)
-		}
+		h.Snippet = snippet(r.Snippet, terms)
 		if r.Exact {
 			h.Score += exactBonus
 		}
@@ -145,25 +143,34 @@ func searchSQL(terms []string, phrase string, short bool, opts sessiondb.SearchO
 			quoted[i] = `"` + strings.ReplaceAll(t, `"`, `""`) + `"`
 		}
 		match := strings.Join(quoted, " ")
-		snip := func(table string) string {
-			return `snippet(` + table + `, 0, '` + sessiondb.HighlightStart + `', '` + sessiondb.HighlightEnd + `', '…', 64)`
-		}
-		q = `SELECT x.session_id, x.seq, 0 AS summary, x.kind, x.role, x.created_at, ` + snip("entries_fts") + ` AS snippet,
+		// Rank every match but read the text of the page's rows only: the
+		// snippet is cut in Go from those (as in scan mode). FTS5's
+		// snippet() in this query ran for every match before ORDER BY …
+		// LIMIT, which made a query matching most entries several times
+		// slower.
+		q = `SELECT x.id AS rid, x.session_id, x.seq, 0 AS summary, x.kind, x.role, x.created_at,
 				bm25(entries_fts) AS rank, instr(lower(x.text), lower(?)) > 0 AS exact
 			FROM entries_fts JOIN entries x ON x.id = entries_fts.rowid
 			WHERE entries_fts MATCH ?` + where + `
 			UNION ALL
-			SELECT x.session_id, 0, 1, x.kind, x.role, x.created_at, ` + snip("summary_fts") + `,
+			SELECT x.id, x.session_id, 0, 1, x.kind, x.role, x.created_at,
 				bm25(summary_fts), instr(lower(x.text), lower(?)) > 0
 			FROM summary_fts JOIN (SELECT m.*, c.session_id FROM summary_messages m
 				JOIN compactions c ON c.id = m.compaction_id) x ON x.id = summary_fts.rowid
-			WHERE summary_fts MATCH ?` + where
+			WHERE summary_fts MATCH ?` + where + `
+			ORDER BY exact DESC, rank, session_id, seq LIMIT ? OFFSET ?`
 		args = append(args, phrase, match)
 		args = append(args, fargs...)
 		args = append(args, phrase, match)
 		args = append(args, fargs...)
-		q = `SELECT h.*, s.title FROM (` + q + `) h JOIN sessions s ON s.id = h.session_id
-			ORDER BY h.exact DESC, h.rank, h.session_id, h.seq LIMIT ? OFFSET ?`
+		args = append(args, limit, opts.Offset)
+		q = `WITH h AS (` + q + `)
+			SELECT h.session_id, h.seq, h.summary, h.kind, h.role, h.created_at, h.rank, h.exact, s.title,
+				CASE WHEN h.summary THEN (SELECT text FROM summary_messages WHERE id = h.rid)
+					ELSE (SELECT text FROM entries WHERE id = h.rid) END AS snippet
+			FROM h JOIN sessions s ON s.id = h.session_id
+			ORDER BY h.exact DESC, h.rank, h.session_id, h.seq`
+		return q, args
 	}
 	args = append(args, limit, opts.Offset)
 	return q, args
