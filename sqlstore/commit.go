@@ -89,7 +89,15 @@ func (s *Store) applyCommit(ctx context.Context, tx *sqlx.Tx, id string, c sessi
 	if err != nil {
 		return sessiondb.Session{}, err
 	}
-	return getSession(ctx, tx, id)
+	if c.Create != nil || c.Meta != nil {
+		return getSession(ctx, tx, id)
+	}
+	// Only the counters and the time changed: skip re-reading the row (it
+	// is the costliest statement of a small append).
+	sess.Sequence++
+	sess.LastSeq = lastSeq
+	sess.UpdatedAt = parseTime(formatTime(updated))
+	return sess, nil
 }
 
 // insertChunk is how many entries one INSERT statement writes (7
