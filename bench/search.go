@@ -1,0 +1,229 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/sqlstore"
+)
+
+type searchQuery struct {
+	label string
+	query string   // what the user types into Store.Search
+	like  []string // the LIKE patterns of the equivalent scan (ANDed)
+}
+
+// searchQueries spans the selectivities of the Zipf vocabulary: the
+// rank-0 word is in most entries, the rank-10000 word in a few hundred
+// (pseudo-words also match inside longer words: search is by substring).
+func searchQueries() []searchQuery {
+	v := vocabulary()
+	q := func(label string, terms ...string) searchQuery {
+		like := make([]string, len(terms))
+		for i, t := range terms {
+			like[i] = "%" + t + "%"
+		}
+		return searchQuery{label, strings.Join(terms, " "), like}
+	}
+	phrase := v[0] + " " + v[1]
+	return []searchQuery{
+		q("word rank 0 (most entries)", v[0]),
+		q("word rank 10", v[10]),
+		q("word rank 100", v[100]),
+		q("word rank 1000", v[1000]),
+		q("word rank 10000", v[10000]),
+		q("two words, ranks 100+200", v[100], v[200]),
+		q("two words, ranks 5+1000", v[5], v[1000]),
+		{"quoted phrase, ranks 0+1", `"` + phrase + `"`, []string{"%" + phrase + "%"}},
+		q("absent word", "zyxwvq"),
+		q("2-letter term (scan mode)", "ka"),
+	}
+}
+
+// runSearch: workload 7.
+func runSearch(ctx context.Context, e *env) (*Result, error) {
+	r := &Result{Unit: "s", Speedup: true,
+		SDBDesc:  "Store.Search (FTS5 trigram, bm25 + exact-phrase ranking, snippets), default limit 50; median over all queries × repetitions",
+		BaseDesc: "SELECT … FROM entries WHERE text LIKE '%term%' [AND …] ORDER BY created_at DESC LIMIT 50 on the same database; median over all queries",
+		TargetOp: ""}
+	n := e.size(1000000, 50000)
+	const perSession = 1000
+	path := e.path("search.db")
+	t := time.Now()
+	st, err := openStore(path, sqlstore.DurabilityNormal)
+	if err != nil {
+		return r, err
+	}
+	g := newGen(7)
+	var textBytes int64
+	for s := 0; s*perSession < n; s++ {
+		k := min(perSession, n-s*perSession)
+		lines := g.lines(k, 220)
+		for _, l := range lines {
+			textBytes += int64(len(l))
+		}
+		if err := buildSession(ctx, st, fmt.Sprintf("s%05d", s), lines, perSession); err != nil {
+			st.Close()
+			return r, err
+		}
+		if (s+1)%100 == 0 {
+			e.logf("setup: %d entries in %s", (s+1)*perSession, fmtDur(time.Since(t).Seconds()))
+		}
+	}
+	if err := st.Close(); err != nil {
+		return r, err
+	}
+	r.Setup = time.Since(t).Seconds()
+	startMeasure()
+	e.logf("setup: %d entries (%s of bodies) in %s (DurabilityNormal, %d entries per Commit)", n, fmtBytes(textBytes), fmtDur(r.Setup), perSession)
+
+	st, err = sqlstore.Open(path, nil)
+	if err != nil {
+		return r, err
+	}
+	defer st.Close()
+	raw, err := openRaw(path)
+	if err != nil {
+		return r, err
+	}
+	defer raw.Close()
+
+	if err := indexSizes(ctx, raw, r); err != nil {
+		r.note("index size: %v", err)
+	}
+
+	queries := searchQueries()
+	hits := make([]int, len(queries))
+	likeHits := make([]int, len(queries))
+	perQ := make([][]float64, len(queries))
+	perQLike := make([][]float64, len(queries))
+	var all []float64
+	// Warm-up: every query once, both ways.
+	for i, q := range queries {
+		h, err := st.Search(ctx, q.query, sessiondb.SearchOptions{})
+		if err != nil {
+			return r, fmt.Errorf("search %q: %w", q.query, err)
+		}
+		hits[i] = len(h)
+	}
+	reps := e.size(1, 2)
+	for run := 0; run < e.runs; run++ {
+		var sdb, base []float64
+		for i, q := range queries {
+			for k := 0; k < reps; k++ {
+				d, err := timeIt(func() error {
+					_, err := st.Search(ctx, q.query, sessiondb.SearchOptions{})
+					return err
+				})
+				if err != nil {
+					return r, err
+				}
+				sdb, perQ[i] = append(sdb, d), append(perQ[i], d)
+			}
+			var nh int
+			d, err := timeIt(func() error {
+				var err error
+				nh, err = likeScan(ctx, raw, q.like)
+				return err
+			})
+			if err != nil {
+				return r, err
+			}
+			likeHits[i] = nh
+			base, perQLike[i] = append(base, d), append(perQLike[i], d)
+		}
+		all = append(all, sdb...)
+		r.SDBRuns, r.BaseRuns = append(r.SDBRuns, median(sdb)), append(r.BaseRuns, median(base))
+		e.logf("run %d: Search median %s p99 %s; LIKE median %s", run+1, fmtDur(median(sdb)), fmtDur(percentile(sdb, 99)), fmtDur(median(base)))
+	}
+	p50, p99 := percentile(all, 50), percentile(all, 99)
+	r.note("%d entries in %d sessions, mean body %d bytes; %d queries × %d repetitions per run", n, (n+perSession-1)/perSession, int(textBytes/int64(n)), len(queries), reps)
+	r.note("Store.Search latency over all queries and runs: p50 %s, p99 %s, max %s", fmtDur(p50), fmtDur(p99), fmtDur(percentile(all, 100)))
+	r.extra("search_p50_s", p50)
+	r.extra("search_p99_s", p99)
+	for i, q := range queries {
+		r.note("  %-28s %-16q Search %9s (%2d hits)  LIKE %9s (%2d hits)  %7.1f× faster", q.label, q.query,
+			fmtDur(median(perQ[i])), hits[i], fmtDur(median(perQLike[i])), likeHits[i], median(perQLike[i])/median(perQ[i]))
+	}
+	return r, nil
+}
+
+func openRaw(path string) (*sql.DB, error) {
+	u := url.URL{Scheme: "file", OmitHost: true, Path: path}
+	q := url.Values{}
+	q.Add("_pragma", "query_only(1)")
+	return sql.Open("sqlite", u.String()+"?"+q.Encode())
+}
+
+// likeScan is the search a database without an index must do.
+func likeScan(ctx context.Context, db *sql.DB, patterns []string) (int, error) {
+	conds := make([]string, len(patterns))
+	args := make([]any, len(patterns))
+	for i, p := range patterns {
+		conds[i], args[i] = "text LIKE ?", p
+	}
+	rows, err := db.QueryContext(ctx, `SELECT session_id, seq, text FROM entries WHERE `+strings.Join(conds, " AND ")+
+		` ORDER BY created_at DESC LIMIT 50`, args...)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var id, text string
+		var seq int64
+		if err := rows.Scan(&id, &seq, &text); err != nil {
+			return 0, err
+		}
+		n++
+	}
+	return n, rows.Err()
+}
+
+// indexSizes reports the FTS index size relative to the data, from the
+// dbstat virtual table.
+func indexSizes(ctx context.Context, db *sql.DB, r *Result) error {
+	rows, err := db.QueryContext(ctx, `SELECT name, sum(pgsize) FROM dbstat GROUP BY name`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	sizes := map[string]int64{}
+	var total int64
+	for rows.Next() {
+		var name string
+		var n int64
+		if err := rows.Scan(&name, &n); err != nil {
+			return err
+		}
+		sizes[name] = n
+		total += n
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	var fts int64
+	for name, n := range sizes {
+		if strings.HasPrefix(name, "entries_fts_") {
+			fts += n
+		}
+	}
+	var textLen, bodyLen int64
+	if err := db.QueryRowContext(ctx, `SELECT sum(length(CAST(text AS BLOB))), sum(length(CAST(body AS BLOB))) FROM entries`).Scan(&textLen, &bodyLen); err != nil {
+		return err
+	}
+	entries := sizes["entries"]
+	r.note("sizes: entries table %s (bodies %s + extracted text %s), its (session_id, seq) index %s, entries_fts_* %s = %.2f× the entries table, %.2f× the extracted text; whole file %s",
+		fmtBytes(entries), fmtBytes(bodyLen), fmtBytes(textLen), fmtBytes(sizes["sqlite_autoindex_entries_1"]), fmtBytes(fts),
+		float64(fts)/float64(entries), float64(fts)/float64(textLen), fmtBytes(total))
+	r.extra("entries_table_bytes", float64(entries))
+	r.extra("fts_bytes", float64(fts))
+	r.extra("fts_over_entries", float64(fts)/float64(entries))
+	r.extra("text_bytes", float64(textLen))
+	return nil
+}

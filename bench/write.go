@@ -1,0 +1,323 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/sqlstore"
+)
+
+// rawAppender is the physical limit of a durable append: one write(2) of
+// the line to a file opened O_APPEND, then fsync(2) — what picoclaw's
+// addMsg does, minus the meta rewrite.
+type rawAppender struct{ f *os.File }
+
+func newRawAppender(path string) (*rawAppender, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	return &rawAppender{f}, nil
+}
+
+// append writes line+"\n" and fsyncs; it returns the latency in seconds.
+func (a *rawAppender) append(line []byte) (float64, error) {
+	t := time.Now()
+	if _, err := a.f.Write(line); err != nil {
+		return 0, err
+	}
+	if err := a.f.Sync(); err != nil {
+		return 0, err
+	}
+	return time.Since(t).Seconds(), nil
+}
+
+func (a *rawAppender) Close() error { return a.f.Close() }
+
+// withNL returns line followed by a newline (a copy).
+func withNL(line []byte) []byte {
+	return append(append(make([]byte, 0, len(line)+1), line...), '\n')
+}
+
+// openStore opens a store at path with the given durability.
+func openStore(path string, d sqlstore.Durability) (*sqlstore.Store, error) {
+	return sqlstore.Open(path, &sqlstore.Options{Durability: d, NoBackup: true})
+}
+
+// runAppend: workload 1.
+func runAppend(ctx context.Context, e *env) (*Result, error) {
+	r := &Result{Unit: "s",
+		SDBDesc:  "Store.Append of one ~1 KB message, one transaction, DurabilityFull (default), median latency",
+		BaseDesc: "write(2) of the same line + fsync(2) on an O_APPEND file, median latency",
+		TargetOp: "<=", Target: 2.5}
+	k := e.size(300, 60)
+	g := newGen(1)
+	const size = 1024
+	lines := make([][]byte, k)
+	var total int
+	for i := range lines {
+		lines[i] = g.line(i+1, size)
+		total += len(lines[i])
+	}
+	startMeasure()
+	st, err := openStore(e.path("append.db"), sqlstore.DurabilityFull)
+	if err != nil {
+		return r, err
+	}
+	defer st.Close()
+	if _, err := st.Create(ctx, sessiondb.Session{ID: "append"}); err != nil {
+		return r, err
+	}
+	raw, err := newRawAppender(e.path("append.jsonl"))
+	if err != nil {
+		return r, err
+	}
+	defer raw.Close()
+	nl := make([][]byte, k)
+	for i, l := range lines {
+		nl[i] = withNL(l)
+	}
+	// Warm up both paths (WAL creation, file allocation).
+	for i := 0; i < 20; i++ {
+		if _, err := raw.append(nl[i]); err != nil {
+			return r, err
+		}
+		if _, err := st.Append(ctx, "append", sessiondb.Entry{Body: lines[i]}); err != nil {
+			return r, err
+		}
+	}
+	var allS, allB []float64
+	for run := 0; run < e.runs; run++ {
+		var sdb, base []float64
+		// Alternate the two, op by op, so that both see the same disk and
+		// the same neighbours.
+		for i := 0; i < k; i++ {
+			b, err := raw.append(nl[i])
+			if err != nil {
+				return r, err
+			}
+			t := time.Now()
+			if _, err := st.Append(ctx, "append", sessiondb.Entry{Body: lines[i]}); err != nil {
+				return r, err
+			}
+			sdb, base = append(sdb, time.Since(t).Seconds()), append(base, b)
+		}
+		r.SDBRuns, r.BaseRuns = append(r.SDBRuns, median(sdb)), append(r.BaseRuns, median(base))
+		allS, allB = append(allS, sdb...), append(allB, base...)
+		e.logf("run %d: sessiondb %s, raw %s", run+1, fmtDur(median(sdb)), fmtDur(median(base)))
+	}
+	// CPU time per append, measured apart from the raw writes: the share
+	// of the latency that is computation, not waiting for the disk.
+	c0, t0 := cpuTime(), time.Now()
+	for i := 0; i < k; i++ {
+		if _, err := st.Append(ctx, "append", sessiondb.Entry{Body: lines[i]}); err != nil {
+			return r, err
+		}
+	}
+	cpu, wall := (cpuTime()-c0)/float64(k), time.Since(t0).Seconds()/float64(k)
+	r.note("CPU time per sessiondb append (user+sys, all threads): %s of %s wall", fmtDur(cpu), fmtDur(wall))
+	r.extra("sessiondb_cpu_per_append_s", cpu)
+	r.note("%d appends per run, mean line %d bytes", k, total/k)
+	r.note("sessiondb p50 %s p99 %s; raw write+fsync p50 %s p99 %s (all runs pooled)",
+		fmtDur(percentile(allS, 50)), fmtDur(percentile(allS, 99)), fmtDur(percentile(allB, 50)), fmtDur(percentile(allB, 99)))
+	r.extra("sessiondb_p99_s", percentile(allS, 99))
+	r.extra("baseline_p99_s", percentile(allB, 99))
+
+	// Labelled variant: DurabilityNormal (survives a process crash, not a
+	// power loss). Shown for information only; the target is on Full.
+	nst, err := openStore(e.path("append-normal.db"), sqlstore.DurabilityNormal)
+	if err != nil {
+		return r, err
+	}
+	defer nst.Close()
+	if _, err := nst.Create(ctx, sessiondb.Session{ID: "append"}); err != nil {
+		return r, err
+	}
+	var normal []float64
+	for i := 0; i < k; i++ {
+		t := time.Now()
+		if _, err := nst.Append(ctx, "append", sessiondb.Entry{Body: lines[i]}); err != nil {
+			return r, err
+		}
+		normal = append(normal, time.Since(t).Seconds())
+	}
+	r.note("for information, DurabilityNormal (NOT power-loss durable): median %s, %.2f× raw write+fsync",
+		fmtDur(median(normal)), median(normal)/median(r.BaseRuns))
+	r.extra("normal_median_s", median(normal))
+	return r, nil
+}
+
+// runConcurrent: workload 2.
+func runConcurrent(ctx context.Context, e *env) (*Result, error) {
+	const writers = 16
+	r := &Result{Unit: "appends/s",
+		SDBDesc:  fmt.Sprintf("%d goroutines, one session each, Store.Append of ~1 KB, one Store, DurabilityFull: appends/s", writers),
+		BaseDesc: "single-writer raw fsync bound: 1 / median(write+fsync latency), measured in the same run",
+		TargetOp: ">=", Target: 4}
+	per := e.size(50, 15)
+	g := newGen(2)
+	lines := make([][]byte, per*writers)
+	for i := range lines {
+		lines[i] = g.line(i+1, 1024)
+	}
+	measure := func(st sessiondb.Store) (float64, []float64, error) {
+		var wg sync.WaitGroup
+		errs := make(chan error, writers)
+		lat := make([][]float64, writers)
+		startGun := make(chan struct{})
+		for w := 0; w < writers; w++ {
+			wg.Add(1)
+			go func(w int) {
+				defer wg.Done()
+				<-startGun
+				id := fmt.Sprintf("writer-%02d", w)
+				for i := 0; i < per; i++ {
+					t := time.Now()
+					if _, err := st.Append(ctx, id, sessiondb.Entry{Body: lines[w*per+i]}); err != nil {
+						errs <- err
+						return
+					}
+					lat[w] = append(lat[w], time.Since(t).Seconds())
+				}
+			}(w)
+		}
+		t := time.Now()
+		close(startGun)
+		wg.Wait()
+		el := time.Since(t).Seconds()
+		close(errs)
+		if err := <-errs; err != nil {
+			return 0, nil, err
+		}
+		var all []float64
+		for _, l := range lat {
+			all = append(all, l...)
+		}
+		return float64(writers*per) / el, all, nil
+	}
+	open := func(name string, d sqlstore.Durability) (*sqlstore.Store, error) {
+		st, err := openStore(e.path(name), d)
+		if err != nil {
+			return nil, err
+		}
+		for w := 0; w < writers; w++ {
+			if _, err := st.Create(ctx, sessiondb.Session{ID: fmt.Sprintf("writer-%02d", w)}); err != nil {
+				st.Close()
+				return nil, err
+			}
+		}
+		return st, nil
+	}
+	startMeasure()
+	st, err := open("concurrent.db", sqlstore.DurabilityFull)
+	if err != nil {
+		return r, err
+	}
+	defer st.Close()
+	raw, err := newRawAppender(e.path("fsync.jsonl"))
+	if err != nil {
+		return r, err
+	}
+	defer raw.Close()
+	nl := withNL(lines[0])
+	var allLat, cpus []float64
+	fsyncs := func(fs []float64) ([]float64, error) {
+		for i := 0; i < 40; i++ {
+			d, err := raw.append(nl)
+			if err != nil {
+				return nil, err
+			}
+			fs = append(fs, d)
+		}
+		return fs, nil
+	}
+	for run := 0; run < e.runs; run++ {
+		// The fsync latency is sampled just before and just after the
+		// concurrent phase, so that the bound sees the same disk weather.
+		fs, err := fsyncs(nil)
+		if err != nil {
+			return r, err
+		}
+		c0 := cpuTime()
+		thr, lat, err := measure(st)
+		cpus = append(cpus, (cpuTime()-c0)/float64(writers*per))
+		if err != nil {
+			return r, err
+		}
+		if fs, err = fsyncs(fs); err != nil {
+			return r, err
+		}
+		bound := 1 / median(fs)
+		allLat = append(allLat, lat...)
+		r.SDBRuns, r.BaseRuns = append(r.SDBRuns, thr), append(r.BaseRuns, bound)
+		e.logf("run %d: sessiondb %.0f appends/s, raw fsync bound %.0f/s", run+1, thr, bound)
+	}
+	r.note("%d writers × %d appends per run; per-append latency under contention p50 %s p99 %s",
+		writers, per, fmtDur(percentile(allLat, 50)), fmtDur(percentile(allLat, 99)))
+	r.note("CPU time per append under contention (user+sys, all threads): median %s; at that cost %d CPUs cannot exceed %.0f appends/s whatever the disk (less: the SQLite work is serial on one committer)",
+		fmtDur(median(cpus)), runtime.NumCPU(), float64(runtime.NumCPU())/median(cpus))
+	r.extra("cpu_per_append_s", median(cpus))
+	r.extra("latency_p50_s", percentile(allLat, 50))
+	r.extra("latency_p99_s", percentile(allLat, 99))
+
+	// Labelled variant: DurabilityNormal.
+	nst, err := open("concurrent-normal.db", sqlstore.DurabilityNormal)
+	if err != nil {
+		return r, err
+	}
+	defer nst.Close()
+	thr, _, err := measure(nst)
+	if err != nil {
+		return r, err
+	}
+	r.note("for information, DurabilityNormal (NOT power-loss durable): %.0f appends/s = %.2f× the fsync bound",
+		thr, thr/median(r.BaseRuns))
+	r.extra("normal_appends_per_s", thr)
+
+	// The prototype of proto.go (a proposal, not sessiondb): same schema,
+	// DurabilityFull semantics, per-append work moved off the committer;
+	// then the same without any full-text index, to show what the index
+	// costs.
+	for _, noFTS := range []bool{false, true} {
+		name := "proto.db"
+		if noFTS {
+			name = "proto-nofts.db"
+		}
+		pst, err := open(name, sqlstore.DurabilityFull)
+		if err != nil {
+			return r, err
+		}
+		if err := pst.Close(); err != nil {
+			return r, err
+		}
+		var pthr, pcpu, pbatch []float64
+		for i := 0; i < 3; i++ {
+			t, c, b, err := protoThroughput(ctx, e.path(name), noFTS, writers, per, lines)
+			if err != nil {
+				r.note("prototype failed: %v", err)
+				break
+			}
+			pthr, pcpu, pbatch = append(pthr, t), append(pcpu, c), append(pbatch, b)
+		}
+		if len(pthr) == 0 {
+			continue
+		}
+		if !noFTS {
+			r.note("PROTOTYPE, not sessiondb (bench/proto.go: group commit with extraction before queueing, prepared statements, FTS indexed once per batch; synchronous=FULL, acknowledged after the batch's fsync): %.0f appends/s = %.2f× the fsync bound, CPU %s per append, %.1f appends per batch (median of 3)",
+				median(pthr), median(pthr)/median(r.BaseRuns), fmtDur(median(pcpu)), median(pbatch))
+			r.extra("prototype_appends_per_s", median(pthr))
+			r.extra("prototype_cpu_per_append_s", median(pcpu))
+		} else {
+			r.note("the same PROTOTYPE with NO full-text index at all (search would not work): %.0f appends/s = %.2f× the fsync bound, CPU %s per append, %.1f appends per batch",
+				median(pthr), median(pthr)/median(r.BaseRuns), fmtDur(median(pcpu)), median(pbatch))
+			r.extra("prototype_nofts_appends_per_s", median(pthr))
+			r.extra("prototype_nofts_cpu_per_append_s", median(pcpu))
+		}
+	}
+	return r, nil
+}
