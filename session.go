@@ -16,7 +16,9 @@ type Session struct {
 	// (see Migrator). It is the caller's: the store never interprets it.
 	Version int
 	// Sequence is the revision counter: +1 on every committed change. A
-	// session that exists has Sequence >= 1.
+	// session that exists has Sequence >= 1. A session created under the ID
+	// of a deleted one continues that session's count, so an expected
+	// sequence read before the delete can never match the new session.
 	Sequence int64
 	// LastSeq is the highest entry Seq ever assigned in the session (0 for an
 	// empty log). It never decreases, even when entries are pruned.

@@ -298,7 +298,10 @@ func writeUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool,
 			rep.Problems = append(rep.Problems, problems...)
 			return nil
 		}
-		if errors.Is(err, sessiondb.ErrConflict) && attempt < maxCommitAttempts {
+		// ErrExists: another importer created the session (or took an
+		// alias) between prepare and commit; preparing again sees it and
+		// disambiguates, as for a conflict.
+		if (errors.Is(err, sessiondb.ErrConflict) || errors.Is(err, sessiondb.ErrExists)) && attempt < maxCommitAttempts {
 			w = prepare(ctx, store, w.p)
 			continue
 		}

@@ -43,6 +43,12 @@ func translate(err error) error {
 		sentinel = sessiondb.ErrReadOnly
 	case sqlite3.SQLITE_TOOBIG:
 		sentinel = sessiondb.ErrInvalid
+	case sqlite3.SQLITE_ERROR:
+		// A header declaring a schema format this SQLite cannot read:
+		// damaged, or written by a future SQLite.
+		if strings.Contains(se.Error(), "unsupported file format") {
+			sentinel = sessiondb.ErrCorrupt
+		}
 	case sqlite3.SQLITE_IOERR:
 		// A write past RLIMIT_FSIZE or onto a full disk surfaces as an I/O
 		// error on some paths rather than SQLITE_FULL.

@@ -106,7 +106,7 @@ func (s *Store) copyTranscript(ctx context.Context, tx *sqlx.Tx, parent sessiond
 	if err != nil {
 		return sessiondb.Session{}, err
 	}
-	_, err = tx.ExecContext(ctx, `UPDATE sessions SET sequence = 1, last_seq = ? WHERE id = ?`, max(copied, 0), newID)
+	_, err = tx.ExecContext(ctx, `UPDATE sessions SET sequence = sequence + 1, last_seq = ? WHERE id = ?`, max(copied, 0), newID)
 	if err != nil {
 		return sessiondb.Session{}, err
 	}

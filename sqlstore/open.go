@@ -4,13 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"math/rand/v2"
 	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -136,7 +139,9 @@ func prepareFile(path string) error {
 	case err == nil && fi.IsDir():
 		return fmt.Errorf("open %s: %w: the path is a directory", path, sessiondb.ErrInvalid)
 	case err == nil:
-		return nil
+		return checkHeader(path, fi)
+	case errors.Is(err, syscall.ENOTDIR):
+		return fmt.Errorf("open %s: %w: a parent of the path is not a directory", path, sessiondb.ErrInvalid)
 	case !errors.Is(err, fs.ErrNotExist):
 		return fmt.Errorf("open %s: %w", path, err)
 	}
@@ -169,12 +174,18 @@ func prepareFile(path string) error {
 // The writer begins every transaction with BEGIN IMMEDIATE (_txlock), so
 // it takes the write lock before reading: a deferred transaction that
 // reads and then writes can fail with SQLITE_BUSY that no timeout cures.
-// Readers set query_only, so a bug can never write through them.
+// Readers open the file with mode=ro and set query_only, so neither a bug
+// nor an ad-hoc query can write through them.
 func (s *Store) dsn(readOnly bool) string {
 	u := url.URL{Scheme: "file", OmitHost: true, Path: absPath(s.path)}
 	q := url.Values{}
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", s.busyMillis))
 	if readOnly {
+		// mode=ro opens the file read-only at the OS level; query_only
+		// also refuses writes SQLite could make through a read-only
+		// handle. Both, because a multi-statement string can switch
+		// query_only off before its next statement.
+		q.Add("mode", "ro")
 		q.Add("_pragma", "query_only(1)")
 	} else {
 		q.Add("_pragma", "journal_mode(WAL)")
@@ -189,6 +200,25 @@ func (s *Store) dsn(readOnly bool) string {
 	return u.String() + "?" + q.Encode()
 }
 
+// checkHeader refuses an existing non-empty file that is not an SQLite
+// database: SQLite would treat a 1-byte file as an empty database and
+// Open would then write a schema over it.
+func checkHeader(path string, fi os.FileInfo) error {
+	if fi.Size() == 0 {
+		return nil // a new, empty database
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil // let SQLite report it (permissions, …)
+	}
+	defer f.Close()
+	head := make([]byte, 16)
+	if n, _ := io.ReadFull(f, head); n < 16 || string(head) != "SQLite format 3\x00" {
+		return fmt.Errorf("open %s: %w: not an SQLite database", path, sessiondb.ErrCorrupt)
+	}
+	return nil
+}
+
 func absPath(p string) string {
 	if a, err := filepath.Abs(p); err == nil {
 		return a
@@ -201,8 +231,22 @@ func absPath(p string) string {
 // shared memory), and the concurrency guarantees depend on WAL.
 func (s *Store) checkWAL(ctx context.Context) error {
 	var mode string
-	if err := s.writer.GetContext(ctx, &mode, "PRAGMA journal_mode"); err != nil {
-		return fmt.Errorf("open %s: %w", s.path, translate(err))
+	// The writer's first connection runs journal_mode(WAL). Switching a
+	// new database to WAL needs an exclusive lock that SQLite takes
+	// without calling the busy handler, so a process opening a new
+	// database while another one does gets SQLITE_BUSY at once: retry
+	// for up to BusyTimeout.
+	deadline := time.Now().Add(s.opts.BusyTimeout)
+	for {
+		err := s.writer.GetContext(ctx, &mode, "PRAGMA journal_mode")
+		if err == nil {
+			break
+		}
+		err = translate(err)
+		if !isBusy(err) || time.Now().After(deadline) || ctx.Err() != nil {
+			return fmt.Errorf("open %s: %w", s.path, err)
+		}
+		time.Sleep(time.Duration(5+rand.IntN(20)) * time.Millisecond)
 	}
 	if !strings.EqualFold(mode, "wal") {
 		return fmt.Errorf("open %s: journal mode is %q, want wal (is the file on a network file system?)", s.path, mode)

@@ -219,3 +219,33 @@ func TestConcurrentOpenOfNewFile(t *testing.T) {
 		}
 	}
 }
+
+// TestQueryCannotWrite: the read pool refuses writes even from a script
+// that first tries to switch query_only off.
+func TestQueryCannotWrite(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(filepath.Join(t.TempDir(), "q.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Create(ctx, sessiondb.Session{ID: "keep"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		"DELETE FROM sessions",
+		"PRAGMA query_only=0; DELETE FROM sessions",
+		"PRAGMA query_only=0",
+	} {
+		rows, err := s.Query(ctx, q)
+		if err == nil {
+			rows.Close()
+		}
+		if _, gerr := s.Get(ctx, "keep"); gerr != nil {
+			t.Fatalf("after Query(%q) (err %v) the session is gone: %v", q, err, gerr)
+		}
+	}
+	if _, err := s.Query(ctx, "DELETE FROM sessions"); !errors.Is(err, sessiondb.ErrReadOnly) {
+		t.Fatalf("write through Query = %v, want ErrReadOnly", err)
+	}
+}

@@ -2,8 +2,10 @@ package sqlstore
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -124,14 +126,20 @@ func insertSession(ctx context.Context, tx *sqlx.Tx, s sessiondb.Session, now ti
 	_, err = tx.ExecContext(ctx, `INSERT INTO sessions
 		(id, title, summary, scope, attrs, version, sequence, last_seq, parent_id, fork_seq,
 		 source_format, source_path, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, 0, 0, ?, ?, ?, ?, ?, ?)`,
-		s.ID, s.Title, s.Summary, nullJSON(s.Scope), nullJSON(s.Attrs), s.Version,
+		VALUES (?, ?, ?, ?, ?, ?, coalesce((SELECT sequence FROM deleted_sessions WHERE id_hash = ?), 0), 0, ?, ?, ?, ?, ?, ?)`,
+		s.ID, s.Title, s.Summary, nullJSON(s.Scope), nullJSON(s.Attrs), s.Version, tombstoneKey(s.ID),
 		nullString(s.ParentID), forkSeq, nullString(s.SourceFormat), nullString(s.SourcePath),
 		formatTime(created), formatTime(updated))
 	if err != nil {
 		return err
 	}
 	return setAliases(ctx, tx, s.ID, s.Aliases)
+}
+
+// tombstoneKey is how deleted_sessions names a deleted session.
+func tombstoneKey(id string) string {
+	h := sha256.Sum256([]byte(id))
+	return hex.EncodeToString(h[:])
 }
 
 // setAliases replaces a session's aliases. Duplicates and the session's
@@ -252,6 +260,14 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 		return fmt.Errorf("delete session: %w", err)
 	}
 	return s.write(ctx, func(tx *sqlx.Tx) error {
+		// Remember the last sequence: a session recreated under this ID
+		// continues from it (see migration 00003).
+		_, err := tx.ExecContext(ctx, `INSERT INTO deleted_sessions (id_hash, sequence)
+			SELECT ?, sequence FROM sessions WHERE id = ?
+			ON CONFLICT (id_hash) DO UPDATE SET sequence = excluded.sequence`, tombstoneKey(id), id)
+		if err != nil {
+			return err
+		}
 		res, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE id = ?`, id)
 		if err != nil {
 			return err
