@@ -1,0 +1,133 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/sqlstore"
+)
+
+// seedLong creates session "long": six turns of long user and assistant
+// messages, so that a summary is much shorter than what it replaces.
+func seedLong(t *testing.T, db string) []string {
+	t.Helper()
+	var bodies []string
+	for i := 1; i <= 6; i++ {
+		q := fmt.Sprintf("Question %d: %s", i, strings.Repeat("please explain the write-ahead log in detail ", 20))
+		a := fmt.Sprintf("Answer %d: %s", i, strings.Repeat("the WAL appends pages and checkpoints them later ", 20))
+		for _, b := range []map[string]string{{"role": "user", "content": q}, {"role": "assistant", "content": a}} {
+			raw, _ := json.Marshal(b)
+			bodies = append(bodies, string(raw))
+		}
+	}
+	withStore(t, db, func(st *sqlstore.Store) {
+		var entries []sessiondb.Entry
+		for _, b := range bodies {
+			entries = append(entries, sessiondb.Message(b))
+		}
+		if _, err := st.Commit(context.Background(), "long", sessiondb.Commit{Create: &sessiondb.Session{Title: "WAL lecture"}, Append: entries}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	return bodies
+}
+
+func TestCompactOffline(t *testing.T) {
+	db := tempDB(t)
+	bodies := seedLong(t, db)
+
+	// --dry-run: the cut, and nothing written.
+	var plan compactReport
+	sessionctl(t, db, "compact", "long", "--keep", "1", "--dry-run", "--json").mustSucceed(t).decode(t, &plan)
+	if !plan.DryRun || plan.Dropped != 10 || plan.Kept != 2 || plan.TokensBefore <= 0 || plan.Compacted {
+		t.Errorf("dry run: %+v", plan)
+	}
+	r := sessionctl(t, db, "compact", "long", "--keep", "1", "--dry-run").mustSucceed(t)
+	if !strings.Contains(r.stdout, "would summarize 10 of 12 messages, keeping 2 verbatim") {
+		t.Errorf("dry run: %q", r.stdout)
+	}
+	if got := transcriptBodies(t, db, "long"); len(got) != 12 {
+		t.Fatalf("dry run changed the transcript: %d messages", len(got))
+	}
+
+	r = sessionctl(t, db, "compact", "long", "--keep", "1").mustSucceed(t)
+	if !strings.HasPrefix(r.stdout, "compacted long: summarized 10 messages") {
+		t.Errorf("compact: %q", r.stdout)
+	}
+	got := transcriptBodies(t, db, "long")
+	if len(got) != 3 || got[1] != bodies[10] || got[2] != bodies[11] {
+		t.Fatalf("after compact --keep 1: %d messages: %v", len(got), got)
+	}
+	var summary struct{ Role, Content string }
+	if err := json.Unmarshal([]byte(got[0]), &summary); err != nil || !strings.HasPrefix(summary.Content, "[Summary of the earlier conversation]") {
+		t.Errorf("first message is not the summary: %s", got[0])
+	}
+	var raw []json.RawMessage
+	sessionctl(t, db, "show", "long", "--json", "--all-entries").mustSucceed(t).decode(t, &raw)
+	if len(raw) != 12 {
+		t.Errorf("the summarized entries left the log before prune: %d", len(raw))
+	}
+
+	// Nothing left to drop: exit 0 with the reason.
+	var res compactReport
+	sessionctl(t, db, "compact", "long", "--keep", "1", "--json").mustSucceed(t).decode(t, &res)
+	if res.Compacted || res.Reason == "" {
+		t.Errorf("second compact: %+v", res)
+	}
+	// Below the threshold: nothing done.
+	res = compactReport{}
+	sessionctl(t, db, "compact", "long", "--threshold", "1000000", "--json").mustSucceed(t).decode(t, &res)
+	if res.Compacted || !strings.Contains(res.Reason, "below the threshold") {
+		t.Errorf("--threshold: %+v", res)
+	}
+
+	sessionctl(t, db, "compact", "nope").mustFail(t, exitError, `no session "nope"`)
+	sessionctl(t, db, "compact", "long", "--summarizer", "magic").mustFail(t, exitUsage, `unknown --summarizer "magic"`)
+	sessionctl(t, db, "compact", "long", "--keep", "-1").mustFail(t, exitUsage, "--keep must be >= 0")
+	sessionctl(t, db, "compact", "long", "--model", "x").mustFail(t, exitUsage, "--model needs --summarizer openai")
+}
+
+func TestCompactOpenAI(t *testing.T) {
+	db := tempDB(t)
+	seedLong(t, db)
+	var gotModel, gotAuth string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/chat/completions" {
+			http.NotFound(w, r)
+			return
+		}
+		body, _ := io.ReadAll(r.Body)
+		var req struct{ Model string }
+		_ = json.Unmarshal(body, &req)
+		gotModel, gotAuth = req.Model, r.Header.Get("Authorization")
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"model":"tiny","choices":[{"message":{"role":"assistant","content":"The user asked six questions about the WAL."}}],"usage":{"prompt_tokens":900,"completion_tokens":12}}`)
+	}))
+	defer srv.Close()
+	t.Setenv("OPENAI_BASE_URL", srv.URL+"/v1")
+	t.Setenv("OPENAI_API_KEY", "sk-test")
+	t.Setenv("SESSIONDB_SUMMARY_MODEL", "")
+
+	sessionctl(t, db, "compact", "long", "--summarizer", "openai").mustFail(t, exitError, "model")
+	sessionctl(t, db, "compact", "long", "--summarizer", "openai", "--model", "tiny", "--keep", "2").mustSucceed(t)
+	if gotModel != "tiny" || gotAuth != "Bearer sk-test" {
+		t.Errorf("request: model %q, auth %q", gotModel, gotAuth)
+	}
+	got := transcriptBodies(t, db, "long")
+	if len(got) != 5 || !strings.Contains(got[0], "The user asked six questions about the WAL.") {
+		t.Errorf("after openai compact: %v", got)
+	}
+	// The model call is accounted in the usage ledger.
+	var st statsReport
+	sessionctl(t, db, "stats", "--json").mustSucceed(t).decode(t, &st)
+	if st.Usage.Calls != 1 || st.Usage.InputTokens != 900 || st.Usage.OutputTokens != 12 {
+		t.Errorf("usage after openai compact: %+v", st.Usage)
+	}
+}

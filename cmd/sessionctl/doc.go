@@ -1,0 +1,76 @@
+// Command sessionctl imports AI-agent session archives into a sessiondb
+// database, shows, searches and exports sessions, runs read-only SQL, and
+// maintains the database file.
+//
+//	sessionctl import ~/.picoclaw/workspace/sessions
+//	sessionctl list
+//	sessionctl show SESSION
+//	sessionctl sql 'SELECT id, message_count FROM session_stats'
+//
+// Run "sessionctl help COMMAND" for each command's flags and examples.
+//
+// # The database
+//
+// Every command works on one database file: --db, else $SESSIONDB_PATH,
+// else $XDG_DATA_HOME/sessiondb/sessions.db (an absolute XDG_DATA_HOME
+// only), else ~/.local/share/sessiondb/sessions.db. Missing directories are
+// created with mode 0700 and the file with 0600: transcripts are private.
+// Commands that use a database create it and migrate it to the latest
+// schema; doctor, vacuum and migrate refuse a file that does not exist, and
+// doctor and migrate status never migrate.
+//
+// # Output contract
+//
+// Human output goes to stdout. Every listing (list, show, search, sql,
+// stats, checkpoint list, migrate status, doctor, import's report, export's
+// files, version) has --json, which prints only JSON on stdout. Field names
+// are snake_case and stable; times are RFC 3339 in UTC. "show ID --json"
+// prints the effective transcript as a JSON array whose elements are the
+// stored message bodies byte for byte (never re-encoded). Tables are
+// aligned with text/tabwriter, times in UTC.
+//
+// # Errors and exit codes
+//
+//	0  success
+//	1  error: the command failed (unknown session, unreadable file, write
+//	   refused by sql, failed doctor check, …)
+//	2  usage error: unknown command or flag, wrong arguments; nothing done
+//	3  import finished, but some input had problems (the report lists them;
+//	   the readable rest was imported, or nothing with --strict)
+//
+// An error prints exactly one line on stderr, "sessionctl CMD: what failed
+// (what to do)", never a stack trace. An interrupt (Ctrl-C) stops at the next
+// transaction boundary: what was committed stays, nothing is half-written.
+//
+// # Confirmation
+//
+// delete, and migrate down-to (which drops tables), ask for confirmation on
+// a terminal. When stdin is not a terminal they require --yes, and refuse
+// with exit code 2 without it, so that a script neither deletes by accident
+// nor hangs on a prompt.
+//
+// # Progress
+//
+// import draws a progress bar on stderr when stderr is a terminal, so that
+// stdout stays clean for --json and pipes; otherwise it prints only the
+// summary.
+//
+// # Read-only SQL
+//
+// sql runs exactly one statement on the store's read-only connection pool
+// (query_only): a statement that writes is refused by SQLite and reported as
+// such. ATTACH, DETACH, VACUUM (INTO) and PRAGMA assignments are refused
+// before they reach the database, since SQLite creates the files of the
+// first two even on a query_only connection. A script of several statements
+// is refused too, because the driver would run all of them and one could
+// switch query_only off.
+//
+// # Time travel
+//
+// checkpoint restore forks a new session as of the checkpoint by default;
+// with --in-place it rewinds the session itself. Both are one store
+// transaction (Store.Restore): a rewind appends the transcript at the
+// checkpoint again and makes it current with a compaction, and sets the
+// state to the checkpoint's; the abandoned history stays in the log until
+// pruned.
+package main

@@ -1,0 +1,260 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sessiondb/sessiondb/migrations"
+	"github.com/sessiondb/sessiondb/sqlstore"
+)
+
+// walWarnBytes is the write-ahead-log size doctor warns about: a WAL this
+// large means checkpoints cannot complete, usually because a reader keeps a
+// transaction open for a long time.
+const walWarnBytes = 256 << 20
+
+// Check statuses.
+const (
+	checkOK   = "ok"
+	checkWarn = "warn"
+	checkFail = "fail"
+	checkSkip = "skipped"
+)
+
+type checkResult struct {
+	Check  string `json:"check"`
+	Status string `json:"status"`
+	Detail string `json:"detail"`
+}
+
+func (a *app) doctorCommand() *cobra.Command {
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "doctor",
+		Short: "Check the database for corruption and inconsistencies",
+		Long: `Doctor checks the database without changing it: SQLite's integrity check,
+foreign keys, orphan rows (rows of a session, compaction or checkpoint that
+no longer exists), log positions beyond a session's last sequence, the
+schema version against the latest this binary knows, the journal mode and
+the write-ahead log's size.
+
+Each check is ok, warn, fail or skipped. The exit code is 1 when any check
+fails, 0 otherwise (warnings included).`,
+		Example: `  sessionctl doctor
+  sessionctl doctor --json | jq '.[] | select(.status != "ok")'`,
+		Args: noArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			return a.runDoctor(asJSON)
+		},
+	}
+	c.Flags().BoolVar(&asJSON, "json", false, "print the checks as a JSON array")
+	return c
+}
+
+func (a *app) runDoctor(asJSON bool) error {
+	// NoMigrate: doctor looks, it never changes the schema.
+	st, err := a.openExisting(&sqlstore.Options{NoMigrate: true})
+	if err != nil {
+		return err
+	}
+	var results []checkResult
+	add := func(check, status, format string, args ...any) {
+		results = append(results, checkResult{Check: check, Status: status, Detail: fmt.Sprintf(format, args...)})
+	}
+
+	// The version is read with plain queries rather than through goose,
+	// which would create its version table in a file that has none.
+	schemaOK := false
+	if current, err := a.schemaVersion(st); err != nil {
+		add("schema version", checkFail, "cannot read the version: %v", err)
+	} else if latest, err := migrations.Latest(); err != nil {
+		add("schema version", checkFail, "cannot read the embedded migrations: %v", err)
+	} else {
+		switch {
+		case current == latest:
+			schemaOK = true
+			add("schema version", checkOK, "version %d, the latest", current)
+		case current < latest:
+			add("schema version", checkFail, "version %d, latest is %d: run 'sessionctl migrate up'", current, latest)
+		default:
+			add("schema version", checkFail, "version %d is newer than this binary's %d: upgrade sessionctl", current, latest)
+		}
+	}
+
+	if mode, err := a.queryStrings(st, "PRAGMA journal_mode"); err != nil {
+		add("journal mode", checkFail, "%v", err)
+	} else if len(mode) == 1 && strings.EqualFold(mode[0], "wal") {
+		add("journal mode", checkOK, "wal")
+	} else {
+		add("journal mode", checkFail, "%s, expected wal", strings.Join(mode, ","))
+	}
+
+	if lines, err := a.queryStrings(st, "PRAGMA integrity_check"); err != nil {
+		add("integrity", checkFail, "%v", err)
+	} else if len(lines) == 1 && lines[0] == "ok" {
+		add("integrity", checkOK, "ok")
+	} else {
+		add("integrity", checkFail, "%d problem(s), first: %s; restore from a backup", len(lines), firstOr(lines, "?"))
+	}
+
+	if n, err := a.queryCount(st, "SELECT count(*) FROM pragma_foreign_key_check"); err != nil {
+		add("foreign keys", checkFail, "%v", err)
+	} else if n == 0 {
+		add("foreign keys", checkOK, "no violations")
+	} else {
+		add("foreign keys", checkFail, "%d row(s) point at missing parents", n)
+	}
+
+	if !schemaOK {
+		add("orphan rows", checkSkip, "needs the latest schema")
+		add("log positions", checkSkip, "needs the latest schema")
+	} else {
+		orphans := []struct{ what, query string }{
+			{"entries", "SELECT count(*) FROM entries WHERE session_id NOT IN (SELECT id FROM sessions)"},
+			{"aliases", "SELECT count(*) FROM session_aliases WHERE session_id NOT IN (SELECT id FROM sessions)"},
+			{"compactions", "SELECT count(*) FROM compactions WHERE session_id NOT IN (SELECT id FROM sessions)"},
+			{"summary messages", "SELECT count(*) FROM summary_messages WHERE compaction_id NOT IN (SELECT id FROM compactions)"},
+			{"states", "SELECT count(*) FROM states WHERE session_id NOT IN (SELECT id FROM sessions)"},
+			{"interrupts", "SELECT count(*) FROM interrupts WHERE session_id NOT IN (SELECT id FROM sessions)"},
+			{"checkpoints", "SELECT count(*) FROM checkpoints WHERE session_id NOT IN (SELECT id FROM sessions)"},
+			{"checkpoint compactions", "SELECT count(*) FROM checkpoints WHERE compaction_id IS NOT NULL AND compaction_id NOT IN (SELECT id FROM compactions)"},
+			{"usage", "SELECT count(*) FROM usage WHERE session_id NOT IN (SELECT id FROM sessions)"},
+			{"source files", "SELECT count(*) FROM source_files WHERE session_id NOT IN (SELECT id FROM sessions)"},
+		}
+		var found []string
+		var qerr error
+		for _, o := range orphans {
+			n, err := a.queryCount(st, o.query)
+			if err != nil {
+				qerr = err
+				break
+			}
+			if n > 0 {
+				found = append(found, fmt.Sprintf("%d %s", n, o.what))
+			}
+		}
+		switch {
+		case qerr != nil:
+			add("orphan rows", checkFail, "%v", qerr)
+		case len(found) > 0:
+			add("orphan rows", checkFail, "%s without their parent row", strings.Join(found, ", "))
+		default:
+			add("orphan rows", checkOK, "none")
+		}
+
+		positions := []struct{ what, query string }{
+			{"entries beyond last_seq", "SELECT count(*) FROM entries e JOIN sessions s ON s.id = e.session_id WHERE e.seq < 1 OR e.seq > s.last_seq"},
+			{"compactions keeping beyond last_seq+1", "SELECT count(*) FROM compactions c JOIN sessions s ON s.id = c.session_id WHERE c.keep_from_seq < 1 OR c.keep_from_seq > s.last_seq + 1"},
+			{"checkpoints beyond last_seq", "SELECT count(*) FROM checkpoints c JOIN sessions s ON s.id = c.session_id WHERE c.at_seq > s.last_seq"},
+		}
+		found, qerr = nil, nil
+		for _, p := range positions {
+			n, err := a.queryCount(st, p.query)
+			if err != nil {
+				qerr = err
+				break
+			}
+			if n > 0 {
+				found = append(found, fmt.Sprintf("%d %s", n, p.what))
+			}
+		}
+		switch {
+		case qerr != nil:
+			add("log positions", checkFail, "%v", qerr)
+		case len(found) > 0:
+			add("log positions", checkFail, "%s", strings.Join(found, ", "))
+		default:
+			add("log positions", checkOK, "consistent")
+		}
+	}
+
+	wal := fileSize(st.Path() + "-wal")
+	if wal > walWarnBytes {
+		add("wal size", checkWarn, "%s: a long-running reader may be blocking checkpoints; it shrinks once all processes close the database", humanBytes(wal))
+	} else {
+		add("wal size", checkOK, "%s", humanBytes(wal))
+	}
+
+	failed := 0
+	for _, r := range results {
+		if r.Status == checkFail {
+			failed++
+		}
+	}
+	if asJSON {
+		if err := writeJSON(a.stdout, results); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(a.stdout, "database %s (%s)\n", st.Path(), humanBytes(fileSize(st.Path())))
+		tw := newTable(a.stdout)
+		fmt.Fprintln(tw, "CHECK\tSTATUS\tDETAIL")
+		for _, r := range results {
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", r.Check, r.Status, cell(r.Detail, 0))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d check(s) failed (see the report on stdout)", failed)
+	}
+	return nil
+}
+
+// schemaVersion returns the applied goose version (0: none).
+func (a *app) schemaVersion(st *sqlstore.Store) (int64, error) {
+	n, err := a.queryCount(st, "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'goose_db_version'")
+	if err != nil || n == 0 {
+		return 0, err
+	}
+	return a.queryCount(st, "SELECT coalesce(max(version_id), 0) FROM goose_db_version WHERE is_applied")
+}
+
+// queryStrings runs a query whose rows are one text column.
+func (a *app) queryStrings(st *sqlstore.Store, q string) ([]string, error) {
+	rows, err := st.Query(a.ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// queryCount runs a query that returns one integer.
+func (a *app) queryCount(st *sqlstore.Store, q string) (int64, error) {
+	rows, err := st.Query(a.ctx, q)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return 0, err
+		}
+		return 0, errors.New("no result")
+	}
+	var n int64
+	if err := rows.Scan(&n); err != nil {
+		return 0, err
+	}
+	return n, rows.Err()
+}
+
+func firstOr(s []string, def string) string {
+	if len(s) == 0 {
+		return def
+	}
+	return s[0]
+}

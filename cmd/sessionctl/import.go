@@ -1,0 +1,207 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+
+	"github.com/sessiondb/sessiondb/jsonlimport"
+)
+
+type importOptions struct {
+	format string
+	dryRun bool
+	strict bool
+	jobs   int
+	json   bool
+}
+
+func (a *app) importCommand() *cobra.Command {
+	var o importOptions
+	c := &cobra.Command{
+		Use:   "import PATH...",
+		Short: "Import session archives (files or directory trees)",
+		Long: `Import reads session archives written by picoclaw, zot or swink and writes
+each source session into the database in one transaction. Re-importing an
+unchanged file is a no-op; a file that grew is imported incrementally.
+
+Damaged input (torn lines, invalid JSON, …) is reported as problems, with
+file, line and reason; the readable rest is imported and the exit code is 3.
+With --strict, the files are checked first and nothing is imported when any
+problem is found (exit code 3).
+
+On a terminal, a progress bar is drawn on stderr; otherwise only the summary
+is printed. With --json the summary is one JSON object on stdout:
+{"files","sessions","entries","bytes","unchanged","problems":[{"path","line","reason"}],"dry_run"}.`,
+		Example: `  sessionctl import ~/.picoclaw/workspace/sessions
+  sessionctl import --format zot --dry-run ~/.zot
+  sessionctl import --json archive/ > report.json`,
+		Args: minArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			switch o.format {
+			case "", "auto":
+				o.format = ""
+			case jsonlimport.FormatPicoclaw, jsonlimport.FormatZot, jsonlimport.FormatSwink:
+			default:
+				return usageErrorf(c, "unknown --format %q: use auto, picoclaw, zot or swink", o.format)
+			}
+			if o.jobs < 0 {
+				return usageErrorf(c, "--jobs must be >= 0, got %d", o.jobs)
+			}
+			return a.runImport(args, o)
+		},
+	}
+	c.Flags().StringVarP(&o.format, "format", "f", "auto", "source format: auto, picoclaw, zot or swink")
+	c.Flags().BoolVarP(&o.dryRun, "dry-run", "n", false, "read and check the files, write nothing")
+	c.Flags().BoolVar(&o.strict, "strict", false, "import nothing when any file has a problem")
+	c.Flags().IntVarP(&o.jobs, "jobs", "j", 0, "files parsed in parallel (0: the number of CPUs)")
+	c.Flags().BoolVar(&o.json, "json", false, "print the report as JSON")
+	return c
+}
+
+// maxListedProblems caps the problems the human summary lists; --json
+// lists them all.
+const maxListedProblems = 20
+
+// importReport is the --json output of import.
+type importReport struct {
+	Files     int                   `json:"files"`
+	Sessions  int                   `json:"sessions"`
+	Entries   int                   `json:"entries"`
+	Bytes     int64                 `json:"bytes"`
+	Unchanged int                   `json:"unchanged"`
+	Problems  []jsonlimport.Problem `json:"problems"`
+	DryRun    bool                  `json:"dry_run"`
+}
+
+func (a *app) runImport(paths []string, o importOptions) error {
+	for _, p := range paths {
+		if _, err := os.Stat(p); err != nil {
+			return fmt.Errorf("cannot read %s: %w", p, unwrapPathError(err))
+		}
+	}
+	st, err := a.open(nil)
+	if err != nil {
+		return err
+	}
+	opts := jsonlimport.Options{Format: o.format, DryRun: o.dryRun, Jobs: o.jobs}
+
+	if o.strict && !o.dryRun {
+		// Check everything first; import only input without problems.
+		check := opts
+		check.DryRun = true
+		rep, err := jsonlimport.Import(a.ctx, st, paths, check)
+		if err != nil {
+			return fmt.Errorf("check input: %w", err)
+		}
+		if len(rep.Problems) > 0 {
+			if err := a.printImportReport(rep, o, true); err != nil {
+				return err
+			}
+			return &problemsError{problems: len(rep.Problems), strict: true}
+		}
+	}
+
+	bar := a.newImportBar()
+	if bar != nil {
+		opts.Progress = bar.update
+	}
+	rep, err := jsonlimport.Import(a.ctx, st, paths, opts)
+	if bar != nil {
+		bar.finish()
+	}
+	if err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	if err := a.printImportReport(rep, o, o.dryRun); err != nil {
+		return err
+	}
+	if len(rep.Problems) > 0 {
+		return &problemsError{problems: len(rep.Problems)}
+	}
+	return nil
+}
+
+func unwrapPathError(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
+
+func (a *app) printImportReport(rep jsonlimport.Report, o importOptions, dryRun bool) error {
+	if o.json {
+		problems := rep.Problems
+		if problems == nil {
+			problems = []jsonlimport.Problem{}
+		}
+		return writeJSON(a.stdout, importReport{
+			Files:     rep.Files,
+			Sessions:  rep.Sessions,
+			Entries:   rep.Entries,
+			Bytes:     rep.Bytes,
+			Unchanged: rep.Unchanged,
+			Problems:  problems,
+			DryRun:    dryRun,
+		})
+	}
+	verb := "imported"
+	if dryRun {
+		verb = "dry run: would import"
+	}
+	fmt.Fprintf(a.stdout, "%s %d files: %d sessions, %d entries, %s; %d unchanged files skipped; %d problems\n",
+		verb, rep.Files, rep.Sessions, rep.Entries, humanBytes(rep.Bytes), rep.Unchanged, len(rep.Problems))
+	for i, p := range rep.Problems {
+		if i == maxListedProblems && len(rep.Problems) > maxListedProblems+1 {
+			fmt.Fprintf(a.stdout, "  … and %d more (use --json to list them all)\n", len(rep.Problems)-i)
+			break
+		}
+		fmt.Fprintf(a.stdout, "  %s\n", oneLine(p.String()))
+	}
+	return nil
+}
+
+// importBar draws import progress on a terminal stderr.
+type importBar struct {
+	mu  sync.Mutex
+	bar *progressbar.ProgressBar
+}
+
+// newImportBar returns nil when stderr is not a terminal: pipes and log
+// files get the summary only, not a stream of carriage returns.
+func (a *app) newImportBar() *importBar {
+	if !a.stderrTTY {
+		return nil
+	}
+	return &importBar{bar: progressbar.NewOptions64(-1,
+		progressbar.OptionSetWriter(a.stderr),
+		progressbar.OptionSetDescription("importing"),
+		progressbar.OptionShowBytes(true),
+		progressbar.OptionSetPredictTime(true),
+		progressbar.OptionClearOnFinish(),
+		progressbar.OptionThrottle(100*time.Millisecond),
+	)}
+}
+
+// update is the importer's Progress callback; the importer may call it
+// from several goroutines.
+func (b *importBar) update(p jsonlimport.Progress) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if p.BytesTotal > 0 && b.bar.GetMax64() != p.BytesTotal {
+		b.bar.ChangeMax64(p.BytesTotal)
+	}
+	b.bar.Describe(fmt.Sprintf("importing %d/%d files, %d sessions", p.FilesDone, p.FilesTotal, p.Sessions))
+	_ = b.bar.Set64(p.BytesDone)
+}
+
+func (b *importBar) finish() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	_ = b.bar.Finish()
+	_ = b.bar.Clear()
+}

@@ -1,0 +1,274 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// testdata is the repository's sample archives, copied from the source
+// tools' own stores.
+const testdata = "../../testdata"
+
+// picoclawFiles returns the session files of testdata/picoclaw (without
+// its README and manifest, which no format claims).
+func picoclawFiles(t testing.TB) []string {
+	t.Helper()
+	var files []string
+	for _, pat := range []string{"*.jsonl", "*.meta.json"} {
+		m, err := filepath.Glob(filepath.Join(testdata, "picoclaw", pat))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, m...)
+	}
+	if len(files) == 0 {
+		t.Skip("no picoclaw samples in testdata/picoclaw")
+	}
+	sort.Strings(files)
+	return files
+}
+
+// jsonlArray is what show --json prints for a JSONL file read verbatim:
+// its non-empty lines as the elements of an array.
+func jsonlArray(t testing.TB, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, l := range bytes.Split(data, []byte("\n")) {
+		if len(bytes.TrimSpace(l)) > 0 {
+			lines = append(lines, string(l))
+		}
+	}
+	if len(lines) == 0 {
+		return "[]\n"
+	}
+	return "[\n" + strings.Join(lines, ",\n") + "\n]\n"
+}
+
+// checkProblemsExit checks the contract between the report and the exit
+// code: 3 when problems were reported, 0 otherwise.
+func checkProblemsExit(t testing.TB, r result, rep importReport) {
+	t.Helper()
+	switch {
+	case len(rep.Problems) > 0 && r.code != exitProblems:
+		t.Errorf("%d problems but exit %d, want 3", len(rep.Problems), r.code)
+	case len(rep.Problems) == 0 && r.code != 0:
+		t.Errorf("no problems but exit %d (stderr %q)", r.code, r.stderr)
+	}
+	if r.code == exitProblems && (strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, "problem")) {
+		t.Errorf("exit 3 without a one-line notice: %q", r.stderr)
+	}
+}
+
+func TestImport(t *testing.T) {
+	files := picoclawFiles(t)
+	db := tempDB(t)
+
+	var rep importReport
+	r := sessionctl(t, db, append([]string{"import", "--json"}, files...)...)
+	r.decode(t, &rep)
+	checkProblemsExit(t, r, rep)
+	if rep.Sessions == 0 || rep.Entries == 0 || rep.Files == 0 || rep.Bytes == 0 || rep.DryRun {
+		t.Fatalf("import report: %+v", rep)
+	}
+	var list []sessionJSON
+	sessionctl(t, db, "list", "--json", "--limit", "0").mustSucceed(t).decode(t, &list)
+	if len(list) != rep.Sessions {
+		t.Errorf("list shows %d sessions, the import reported %d", len(list), rep.Sessions)
+	}
+	for _, s := range list {
+		if s.SourceFormat != "picoclaw" || s.SourcePath == "" {
+			t.Errorf("session %s: source %q %q", s.ID, s.SourceFormat, s.SourcePath)
+		}
+	}
+
+	// The transcript comes back as the file's lines, byte for byte.
+	alice := filepath.Join(testdata, "picoclaw", "agent_main_cli_direct_alice.jsonl")
+	if _, err := os.Stat(alice); err == nil {
+		r := sessionctl(t, db, "show", "agent:main:cli:direct:alice", "--json").mustSucceed(t)
+		if want := jsonlArray(t, alice); r.stdout != want {
+			t.Errorf("show --json:\n%s\nwant the file's lines:\n%s", r.stdout, want)
+		}
+	}
+
+	// Importing the same files again changes nothing.
+	rep = importReport{}
+	sessionctl(t, db, append([]string{"import", "--json"}, files...)...).mustSucceed(t).decode(t, &rep)
+	if rep.Sessions != 0 || rep.Entries != 0 || rep.Unchanged != rep.Files || len(rep.Problems) != 0 {
+		t.Errorf("re-import: %+v", rep)
+	}
+	r = sessionctl(t, db, append([]string{"import"}, files...)...).mustSucceed(t)
+	if want := "0 sessions, 0 entries"; !strings.Contains(r.stdout, want) || !strings.Contains(r.stdout, " unchanged files skipped; 0 problems\n") {
+		t.Errorf("human summary: %q", r.stdout)
+	}
+}
+
+func TestImportDirectoryReportsProblems(t *testing.T) {
+	picoclawFiles(t)
+	db := tempDB(t)
+	dir := filepath.Join(testdata, "picoclaw")
+	var rep importReport
+	r := sessionctl(t, db, "import", "--json", dir)
+	r.decode(t, &rep)
+	checkProblemsExit(t, r, rep)
+	// The README is nobody's format: a problem, and the rest is imported.
+	found := false
+	for _, p := range rep.Problems {
+		if strings.HasSuffix(p.Path, "README.md") && p.Reason != "" {
+			found = true
+		}
+	}
+	if !found || rep.Sessions == 0 {
+		t.Errorf("import of %s: %+v", dir, rep)
+	}
+	if r.code != exitProblems {
+		t.Fatalf("exit %d, want 3", r.code)
+	}
+
+	// The human report lists the problems on stdout.
+	r = sessionctl(t, tempDB(t), "import", dir)
+	if r.code != exitProblems || !strings.Contains(r.stdout, "README.md: ") || !strings.Contains(r.stderr, "import finished with") {
+		t.Errorf("human report: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+func TestImportDamaged(t *testing.T) {
+	dir := filepath.Join(testdata, "picoclaw-damaged", "torn-last-and-corrupt-middle")
+	if _, err := os.Stat(dir); err != nil {
+		t.Skip("no damaged picoclaw samples")
+	}
+	db := tempDB(t)
+	var rep importReport
+	r := sessionctl(t, db, "import", "--json", dir)
+	r.decode(t, &rep)
+	if r.code != exitProblems || len(rep.Problems) == 0 {
+		t.Fatalf("damaged input: exit %d, %+v", r.code, rep)
+	}
+	lined := false
+	for _, p := range rep.Problems {
+		if p.Line > 0 && p.Path != "" && p.Reason != "" {
+			lined = true
+		}
+	}
+	if !lined {
+		t.Errorf("no problem names a line: %+v", rep.Problems)
+	}
+	if rep.Sessions != 1 {
+		t.Errorf("the readable rest was not imported: %+v", rep)
+	}
+}
+
+func TestImportDryRunAndStrict(t *testing.T) {
+	files := picoclawFiles(t)
+	dir := filepath.Join(testdata, "picoclaw")
+	db := tempDB(t)
+
+	var rep importReport
+	r := sessionctl(t, db, append([]string{"import", "--json", "--dry-run"}, files...)...)
+	r.decode(t, &rep)
+	checkProblemsExit(t, r, rep)
+	if !rep.DryRun || rep.Sessions == 0 {
+		t.Errorf("dry run report: %+v", rep)
+	}
+	if got := sessionIDs(t, db); got != "" {
+		t.Errorf("dry run wrote sessions: %s", got)
+	}
+	r = sessionctl(t, db, append([]string{"import", "--dry-run"}, files...)...)
+	if !strings.HasPrefix(r.stdout, "dry run: would import ") {
+		t.Errorf("dry run summary: %q", r.stdout)
+	}
+
+	// --strict: a problem anywhere imports nothing.
+	r = sessionctl(t, db, "import", "--strict", dir)
+	if r.code != exitProblems || !strings.Contains(r.stderr, "--strict") || !strings.Contains(r.stdout, "README.md") {
+		t.Errorf("--strict with problems: exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+	}
+	if got := sessionIDs(t, db); got != "" {
+		t.Errorf("--strict imported despite problems: %s", got)
+	}
+	// --strict on clean input imports it.
+	alice := []string{
+		filepath.Join(dir, "agent_main_cli_direct_alice.jsonl"),
+		filepath.Join(dir, "agent_main_cli_direct_alice.meta.json"),
+	}
+	if _, err := os.Stat(alice[0]); err == nil {
+		sessionctl(t, db, append([]string{"import", "--strict", "--format", "picoclaw"}, alice...)...).mustSucceed(t)
+		if got := sessionIDs(t, db); got != "agent:main:cli:direct:alice" {
+			t.Errorf("--strict on clean input: %s", got)
+		}
+	}
+}
+
+func TestImportErrors(t *testing.T) {
+	db := tempDB(t)
+	missing := filepath.Join(t.TempDir(), "nope.jsonl")
+	sessionctl(t, db, "import", missing).mustFail(t, exitError, "cannot read "+missing+": no such file or directory")
+	sessionctl(t, db, "import", "--jobs", "-1", ".").mustFail(t, exitUsage, "--jobs must be >= 0")
+}
+
+func TestExport(t *testing.T) {
+	files := picoclawFiles(t)
+	db := tempDB(t)
+	sessionctl(t, db, append([]string{"import"}, files...)...)
+	out := filepath.Join(t.TempDir(), "out")
+
+	var written []string
+	sessionctl(t, db, "export", "agent:main:cli:direct:alice", "--format", "picoclaw", "--out", out, "--json").mustSucceed(t).decode(t, &written)
+	if len(written) == 0 {
+		t.Fatal("export wrote nothing")
+	}
+	for _, f := range written {
+		if _, err := os.Stat(f); err != nil {
+			t.Errorf("export lists %s: %v", f, err)
+		}
+	}
+	// The export reads back to the same transcript.
+	db2 := tempDB(t)
+	sessionctl(t, db2, "import", "--format", "picoclaw", out).mustSucceed(t)
+	a := sessionctl(t, db, "show", "agent:main:cli:direct:alice", "--json").mustSucceed(t)
+	b := sessionctl(t, db2, "show", "agent:main:cli:direct:alice", "--json").mustSucceed(t)
+	if a.stdout != b.stdout {
+		t.Errorf("round trip changed the transcript:\n%s\nvs\n%s", a.stdout, b.stdout)
+	}
+
+	r := sessionctl(t, db, "export", "agent:main:cli:direct:alice", "--format", "zot", "--out", filepath.Join(t.TempDir(), "z")).mustSucceed(t)
+	if strings.TrimSpace(r.stdout) == "" {
+		t.Errorf("export prints no files")
+	}
+	sessionctl(t, db, "export", "nope", "--format", "zot", "--out", t.TempDir()).mustFail(t, exitError, `no session "nope"`)
+}
+
+// TestImportProgressOnTerminal runs import as if stderr were a terminal:
+// the progress bar goes to stderr, stdout holds only the JSON report.
+func TestImportProgressOnTerminal(t *testing.T) {
+	files := picoclawFiles(t)
+	db := tempDB(t)
+	var out, errb strings.Builder
+	a := &app{
+		ctx: context.Background(), stdin: strings.NewReader(""), stdout: &out, stderr: &errb,
+		getenv: func(string) string { return "" }, stderrTTY: true,
+	}
+	code := a.run(append([]string{"--db", db, "import", "--json"}, files...))
+	var rep importReport
+	result{code: code, stdout: out.String()}.decode(t, &rep)
+	if rep.Sessions == 0 {
+		t.Errorf("report: %+v", rep)
+	}
+	if !strings.Contains(errb.String(), "importing") || !strings.Contains(errb.String(), "files") {
+		t.Errorf("no progress on a terminal stderr: %q", errb.String())
+	}
+
+	// Not a terminal: no progress at all.
+	r := sessionctl(t, tempDB(t), append([]string{"import", "--json"}, files...)...)
+	if strings.Contains(r.stderr, "importing") {
+		t.Errorf("progress drawn on a non-terminal: %q", r.stderr)
+	}
+}

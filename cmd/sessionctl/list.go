@@ -1,0 +1,76 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+type listOptions struct {
+	limit int
+	query string
+	json  bool
+}
+
+func (a *app) listCommand() *cobra.Command {
+	var o listOptions
+	c := &cobra.Command{
+		Use:   "list",
+		Short: "List sessions, newest first",
+		Example: `  sessionctl list
+  sessionctl list --query deploy --limit 20
+  sessionctl list --json | jq -r '.[].id'`,
+		Args: noArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			if o.limit < 0 {
+				return usageErrorf(c, "--limit must be >= 0, got %d", o.limit)
+			}
+			return a.runList(o)
+		},
+	}
+	c.Flags().IntVarP(&o.limit, "limit", "n", 100, "show at most N sessions (0: all)")
+	c.Flags().StringVarP(&o.query, "query", "q", "", "only sessions whose title or an alias contains TEXT")
+	c.Flags().BoolVar(&o.json, "json", false, "print a JSON array of sessions")
+	return c
+}
+
+func (a *app) runList(o listOptions) error {
+	st, err := a.open(nil)
+	if err != nil {
+		return err
+	}
+	infos, err := listSessions(a.ctx, st, o.query, o.limit)
+	if err != nil {
+		return fmt.Errorf("list sessions: %w", err)
+	}
+	if o.json {
+		out := make([]sessionJSON, 0, len(infos))
+		for _, si := range infos {
+			out = append(out, infoToJSON(si))
+		}
+		return writeJSON(a.stdout, out)
+	}
+	if len(infos) == 0 {
+		if o.query != "" {
+			fmt.Fprintf(a.stdout, "no sessions match %q\n", o.query)
+		} else {
+			fmt.Fprintln(a.stdout, "no sessions (import some with 'sessionctl import PATH')")
+		}
+		return nil
+	}
+	tw := newTable(a.stdout)
+	fmt.Fprintln(tw, "ID\tUPDATED (UTC)\tMSGS\tFORMAT\tTITLE")
+	for _, si := range infos {
+		title := si.Title
+		if len(si.Aliases) > 0 {
+			title += " [" + strings.Join(si.Aliases, ", ") + "]"
+		}
+		format := si.SourceFormat
+		if format == "" {
+			format = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", cell(si.ID, 0), tableTime(si.UpdatedAt), si.MessageCount, format, cell(title, 60))
+	}
+	return tw.Flush()
+}

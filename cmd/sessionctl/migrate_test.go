@@ -1,0 +1,127 @@
+package main
+
+import (
+	"database/sql"
+	"strings"
+	"testing"
+
+	_ "modernc.org/sqlite"
+
+	"github.com/sessiondb/sessiondb/migrations"
+)
+
+func TestMigrate(t *testing.T) {
+	db := tempDB(t)
+	seed(t, db)
+	latest, err := migrations.Latest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st migrateStatusJSON
+	sessionctl(t, db, "migrate", "status", "--json").mustSucceed(t).decode(t, &st)
+	if st.Current != latest || st.Latest != latest || len(st.Migrations) != int(latest) {
+		t.Fatalf("status: %+v", st)
+	}
+	for _, m := range st.Migrations {
+		if m.State != "applied" || m.AppliedAt == "" {
+			t.Errorf("migration %+v", m)
+		}
+	}
+	r := sessionctl(t, db, "migrate", "up").mustSucceed(t)
+	if !strings.Contains(r.stdout, "nothing to do") {
+		t.Errorf("up at latest: %q", r.stdout)
+	}
+
+	// Rolling back drops data: --yes is required off a terminal.
+	sessionctl(t, db, "migrate", "down-to", "0").mustFail(t, exitUsage, "pass --yes")
+	r = sessionctl(t, db, "migrate", "down-to", "0", "--yes").mustSucceed(t)
+	if !strings.Contains(r.stdout, "rolled back 00001_initial.sql") || !strings.HasSuffix(r.stdout, "is at version 0\n") {
+		t.Errorf("down-to 0: %q", r.stdout)
+	}
+	st = migrateStatusJSON{}
+	sessionctl(t, db, "migrate", "status", "--json").mustSucceed(t).decode(t, &st)
+	if st.Current != 0 || st.Migrations[0].State != "pending" {
+		t.Errorf("status after down-to 0: %+v", st)
+	}
+	r = sessionctl(t, db, "migrate", "status").mustSucceed(t)
+	if !strings.Contains(r.stdout, "schema version 0, latest") || !strings.Contains(r.stdout, "pending") {
+		t.Errorf("status table:\n%s", r.stdout)
+	}
+	// doctor reports the pending migrations and fails.
+	r = sessionctl(t, db, "doctor").mustFail(t, exitError, "check(s) failed")
+	if !strings.Contains(r.stdout, "run 'sessionctl migrate up'") {
+		t.Errorf("doctor on version 0:\n%s", r.stdout)
+	}
+
+	r = sessionctl(t, db, "migrate", "up").mustSucceed(t)
+	if !strings.Contains(r.stdout, "from version 0 to ") {
+		t.Errorf("up: %q", r.stdout)
+	}
+	r = sessionctl(t, db, "migrate", "down-to", "7", "--yes").mustSucceed(t)
+	if !strings.Contains(r.stdout, "nothing to roll back") {
+		t.Errorf("down-to above current: %q", r.stdout)
+	}
+	sessionctl(t, db, "doctor").mustSucceed(t)
+	if got := sessionIDs(t, db); got != "" {
+		t.Errorf("sessions survived a rollback to 0: %s", got)
+	}
+}
+
+func TestDoctor(t *testing.T) {
+	db := tempDB(t)
+	seed(t, db)
+	var checks []checkResult
+	sessionctl(t, db, "doctor", "--json").mustSucceed(t).decode(t, &checks)
+	names := map[string]string{}
+	for _, c := range checks {
+		names[c.Check] = c.Status
+	}
+	for _, want := range []string{"schema version", "journal mode", "integrity", "foreign keys", "orphan rows", "log positions", "wal size"} {
+		if names[want] != checkOK {
+			t.Errorf("check %q: %q, want ok (%+v)", want, names[want], checks)
+		}
+	}
+	r := sessionctl(t, db, "doctor").mustSucceed(t)
+	if !strings.Contains(r.stdout, "integrity       ok") {
+		t.Errorf("doctor table:\n%s", r.stdout)
+	}
+
+	// Damage the database behind the store's back: an entry of a session
+	// that does not exist, and an entry beyond its session's last_seq.
+	raw, err := sql.Open("sqlite", db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		"PRAGMA foreign_keys = OFF",
+		"INSERT INTO entries (session_id, seq, kind, body, created_at) VALUES ('ghost', 1, 'message', '{}', '2026-01-01T00:00:00Z')",
+		"INSERT INTO entries (session_id, seq, kind, body, created_at) VALUES ('notes', 99, 'message', '{}', '2026-01-01T00:00:00Z')",
+	} {
+		if _, err := raw.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	raw.Close()
+
+	r = sessionctl(t, db, "doctor", "--json").mustFail(t, exitError, "3 check(s) failed")
+	checks = nil
+	r.decode(t, &checks)
+	for _, c := range checks {
+		switch c.Check {
+		case "foreign keys":
+			if c.Status != checkFail || !strings.Contains(c.Detail, "1 row(s)") {
+				t.Errorf("foreign keys: %+v", c)
+			}
+		case "orphan rows":
+			// The foreign-key check already counts the ghost entry; the
+			// orphan check names the table.
+			if c.Status != checkFail || !strings.Contains(c.Detail, "1 entries") {
+				t.Errorf("orphan rows: %+v", c)
+			}
+		case "log positions":
+			if c.Status != checkFail || !strings.Contains(c.Detail, "1 entries beyond last_seq") {
+				t.Errorf("log positions: %+v", c)
+			}
+		}
+	}
+}

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+)
+
+func (a *app) pruneCommand() *cobra.Command {
+	var all bool
+	c := &cobra.Command{
+		Use:   "prune (ID | --all)",
+		Short: "Delete log entries that no compaction reaches any more",
+		Long: `Prune physically deletes the log entries that the current compaction no
+longer reaches (truncated, compacted or replaced history) and the superseded
+compactions, except what agent checkpoints still need. It is the only
+command that deletes history; run 'sessionctl vacuum' afterwards to return
+the space to the file system.`,
+		Example: `  sessionctl prune my-alias
+  sessionctl prune --all`,
+		Args:              rangeArgs(0, 1),
+		ValidArgsFunction: a.completeSessions(false),
+		RunE: func(c *cobra.Command, args []string) error {
+			if all == (len(args) == 1) {
+				return usageErrorf(c, "give one session ID or --all")
+			}
+			st, err := a.open(nil)
+			if err != nil {
+				return err
+			}
+			var ids []string
+			if all {
+				infos, err := listSessions(a.ctx, st, "", 0)
+				if err != nil {
+					return fmt.Errorf("list sessions: %w", err)
+				}
+				for _, si := range infos {
+					ids = append(ids, si.ID)
+				}
+			} else {
+				id, err := resolve(a.ctx, st, args[0])
+				if err != nil {
+					return err
+				}
+				ids = []string{id}
+			}
+			var total int64
+			for _, id := range ids {
+				n, err := st.Prune(a.ctx, id)
+				if err != nil {
+					return fmt.Errorf("prune %s (after deleting %d entries elsewhere): %w", id, total, err)
+				}
+				total += n
+				if !all {
+					fmt.Fprintf(a.stdout, "pruned %d entries from %s\n", n, id)
+				}
+			}
+			if all {
+				fmt.Fprintf(a.stdout, "pruned %d entries from %d sessions\n", total, len(ids))
+			}
+			return nil
+		},
+	}
+	c.Flags().BoolVar(&all, "all", false, "prune every session")
+	return c
+}

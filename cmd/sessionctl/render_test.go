@@ -1,0 +1,87 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/sessiondb/sessiondb"
+)
+
+func TestRenderEntry(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		e    sessiondb.Entry
+		want string
+	}{
+		{
+			"text",
+			sessiondb.Entry{Seq: 1, Role: "user", Body: json.RawMessage(`{"role":"user","content":"line one\nline two"}`)},
+			"[1] user\n    line one\n    line two\n",
+		},
+		{
+			"zot tool call and parallel results",
+			sessiondb.Entry{Seq: 2, Body: json.RawMessage(`{"role":"assistant","content":[{"text":"Reading."},{"id":"toolu_1","name":"read","arguments":{"path":"a.go"}}]}`)},
+			"[2] assistant\n    Reading.\n    → read({\"path\":\"a.go\"})\n",
+		},
+		{
+			"zot tool results folded",
+			sessiondb.Entry{Seq: 3, Body: json.RawMessage(`{"role":"tool","content":[{"call_id":"toolu_1","content":[{"text":"package a\n\nfunc A() {}"}],"is_error":false},{"call_id":"toolu_2","content":null,"is_error":true}]}`)},
+			"[3] tool  ← [toolu_1] package a func A() {} | [toolu_2] (error)\n",
+		},
+		{
+			"swink tool_result role",
+			sessiondb.Entry{Seq: 4, Body: json.RawMessage(`{"role":"tool_result","tool_call_id":"toolu_9","content":[{"type":"text","text":"ok"}],"is_error":false}`)},
+			"[4] tool_result  ← [toolu_9] ok\n",
+		},
+		{
+			"anthropic blocks, thinking, image",
+			sessiondb.Entry{Seq: 5, Body: json.RawMessage(`{"role":"assistant","content":[{"type":"thinking","thinking":"hmm\nwell"},{"type":"tool_use","id":"t1","name":"bash","input":{"cmd":"ls"}},{"type":"image","mime_type":"image/png","data":"AAAA"}]}`)},
+			"[5] assistant\n    (thinking) hmm well\n    → bash({\"cmd\":\"ls\"})\n    [image image/png]\n",
+		},
+		{
+			"tool result block inside a user message",
+			sessiondb.Entry{Seq: 6, Body: json.RawMessage(`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"a.go b.go"}]}`)},
+			"[6] user\n    ← [t1] a.go b.go\n",
+		},
+		{
+			"reasoning summary",
+			sessiondb.Entry{Seq: 7, Body: json.RawMessage(`{"role":"assistant","content":[{"reasoning_id":"rs_1","summary":"think","encrypted_content":"gAAA"},{"text":"Done."}]}`)},
+			"[7] assistant\n    (reasoning) think\n    Done.\n",
+		},
+		{
+			"summary message",
+			sessiondb.Entry{Summary: true, Role: "user", Body: json.RawMessage(`{"role":"user","content":"Earlier: greetings."}`)},
+			"[summary] user\n    Earlier: greetings.\n",
+		},
+		{
+			"rich entry without message shape",
+			sessiondb.Entry{Seq: 8, Kind: "model_change", Body: json.RawMessage(`{"provider":"openai","modelId":"gpt-5"}`)},
+			"[8] (model_change)\n    {\"modelId\":\"gpt-5\",\"provider\":\"openai\"}\n",
+		},
+		{
+			"not an object",
+			sessiondb.Entry{Seq: 9, Kind: "custom", Body: json.RawMessage(`"just a string"`)},
+			"[9] (custom)\n    just a string\n",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b strings.Builder
+			renderEntry(&b, tc.e)
+			if b.String() != tc.want {
+				t.Errorf("got:\n%s\nwant:\n%s", b.String(), tc.want)
+			}
+		})
+	}
+}
+
+func TestFold(t *testing.T) {
+	long := strings.Repeat("é", 200)
+	got := fold(long)
+	if r := []rune(got); len(r) != foldWidth || !strings.HasSuffix(got, "…") {
+		t.Errorf("fold of 200 runes: %d runes", len(r))
+	}
+	if got := fold("a \n\t b"); got != "a b" {
+		t.Errorf("fold = %q", got)
+	}
+}

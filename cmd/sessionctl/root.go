@@ -1,0 +1,203 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sessiondb/sessiondb/sqlstore"
+)
+
+// app is the state one invocation of sessionctl shares between its
+// commands: the streams, the resolved database path and the store, opened
+// lazily by the commands that need it and closed by run.
+type app struct {
+	ctx    context.Context
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	getenv func(string) string
+
+	// stdinTTY and stderrTTY say whether the streams are terminals: delete
+	// prompts only on a terminal stdin, and the import progress bar is drawn
+	// only on a terminal stderr.
+	stdinTTY  bool
+	stderrTTY bool
+
+	dbFlag string // --db as given ("" when absent)
+
+	// cmd is the command being run, set once cobra has parsed the command
+	// line and validated the arguments. An error returned while it is still
+	// nil came from cobra itself (unknown command or flag, wrong number of
+	// arguments) and is a usage error.
+	cmd *cobra.Command
+
+	store *sqlstore.Store
+}
+
+// run executes sessionctl with args (without the program name) and returns
+// the process exit code: 0 success, 1 error, 2 usage error, 3 import finished
+// with problems. Errors are printed to stderr as one line.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	a := &app{
+		ctx:       ctx,
+		stdin:     stdin,
+		stdout:    stdout,
+		stderr:    stderr,
+		getenv:    os.Getenv,
+		stdinTTY:  isTerminal(stdin),
+		stderrTTY: isTerminal(stderr),
+	}
+	return a.run(args)
+}
+
+func (a *app) run(args []string) (code int) {
+	// A bug must still end in one line, not a stack dump over the user's
+	// terminal.
+	defer func() {
+		if v := recover(); v != nil {
+			fmt.Fprintf(a.stderr, "sessionctl: internal error: %v (please report this with the command line)\n", v)
+			code = exitError
+			if a.store != nil {
+				_ = a.store.Close()
+				a.store = nil
+			}
+		}
+	}()
+	root := a.rootCommand()
+	root.SetArgs(args)
+	err := root.ExecuteContext(a.ctx)
+	if a.store != nil {
+		if cerr := a.store.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("close %s: %w", a.dbPath(), cerr)
+		}
+		a.store = nil
+	}
+	if err == nil {
+		return exitOK
+	}
+	if a.cmd == nil {
+		err = asUsageError(root, err)
+	}
+	return a.report(err)
+}
+
+func (a *app) rootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "sessionctl",
+		Short: "Inspect and maintain a sessiondb database of AI-agent sessions",
+		Long: `sessionctl imports agent session archives (picoclaw, zot, swink) into a
+sessiondb database, shows and exports sessions, runs read-only SQL and
+maintains the database file.
+
+The database is --db, else $SESSIONDB_PATH, else
+$XDG_DATA_HOME/sessiondb/sessions.db, else ~/.local/share/sessiondb/sessions.db.
+
+Exit codes: 0 success, 1 error, 2 usage error, 3 import finished with problems.`,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			a.cmd = cmd
+			return nil
+		},
+		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
+	}
+	root.SetIn(a.stdin)
+	root.SetOut(a.stdout)
+	root.SetErr(a.stderr)
+	root.PersistentFlags().StringVar(&a.dbFlag, "db", "", "database file (default $SESSIONDB_PATH, else $XDG_DATA_HOME/sessiondb/sessions.db)")
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return &usageError{cmd: c, err: err}
+	})
+
+	root.AddCommand(
+		a.importCommand(),
+		a.listCommand(),
+		a.showCommand(),
+		a.exportCommand(),
+		a.searchCommand(),
+		a.sqlCommand(),
+		a.statsCommand(),
+		a.compactCommand(),
+		a.truncateCommand(),
+		a.pruneCommand(),
+		a.vacuumCommand(),
+		a.forkCommand(),
+		a.checkpointCommand(),
+		a.renameCommand(),
+		a.deleteCommand(),
+		a.migrateCommand(),
+		a.doctorCommand(),
+		a.completionCommand(),
+		a.versionCommand(),
+	)
+	return root
+}
+
+// dbPath resolves the database path: --db, else $SESSIONDB_PATH, else
+// $XDG_DATA_HOME/sessiondb/sessions.db (an absolute XDG_DATA_HOME only, as
+// the XDG spec says), else ~/.local/share/sessiondb/sessions.db. It returns
+// "" when not even a home directory is known.
+func (a *app) dbPath() string {
+	if a.dbFlag != "" {
+		return a.dbFlag
+	}
+	if p := a.getenv("SESSIONDB_PATH"); p != "" {
+		return p
+	}
+	if d := a.getenv("XDG_DATA_HOME"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "sessiondb", "sessions.db")
+	}
+	home := a.getenv("HOME")
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	if home == "" {
+		return ""
+	}
+	return filepath.Join(home, ".local", "share", "sessiondb", "sessions.db")
+}
+
+// open opens the database, creating it and its directory (mode 0700: the
+// transcripts are private) when they do not exist. opts may be nil. The
+// store is closed by run.
+func (a *app) open(opts *sqlstore.Options) (*sqlstore.Store, error) {
+	if a.store != nil {
+		return a.store, nil
+	}
+	path := a.dbPath()
+	if path == "" {
+		return nil, errors.New("no database path: pass --db or set SESSIONDB_PATH")
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("create database directory: %w", err)
+	}
+	st, err := sqlstore.Open(path, opts)
+	if err != nil {
+		return nil, err
+	}
+	a.store = st
+	return st, nil
+}
+
+// openExisting opens the database like open but fails, without creating
+// anything, when the file does not exist (for commands that inspect or
+// maintain a database rather than use one).
+func (a *app) openExisting(opts *sqlstore.Options) (*sqlstore.Store, error) {
+	path := a.dbPath()
+	if path == "" {
+		return nil, errors.New("no database path: pass --db or set SESSIONDB_PATH")
+	}
+	if _, err := os.Stat(path); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("database %s does not exist (pass --db, or import something first)", path)
+		}
+		return nil, fmt.Errorf("database %s: %w", path, err)
+	}
+	return a.open(opts)
+}

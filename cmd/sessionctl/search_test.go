@@ -1,0 +1,50 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestSearch(t *testing.T) {
+	db := tempDB(t)
+	seed(t, db)
+	var hits []hitJSON
+	sessionctl(t, db, "search", "Canberra", "--json").mustSucceed(t).decode(t, &hits)
+	if len(hits) != 2 {
+		t.Fatalf("search Canberra: %+v", hits)
+	}
+	seqs := map[int64]bool{}
+	for _, h := range hits {
+		if h.SessionID != "chat" || h.SessionTitle != "Capital question" || !strings.Contains(h.Snippet, "**Canberra**") {
+			t.Errorf("hit %+v", h)
+		}
+		seqs[h.Seq] = true
+	}
+	if !seqs[3] || !seqs[4] {
+		t.Errorf("hits at %v, want seq 3 and 4", seqs)
+	}
+
+	hits = nil
+	sessionctl(t, db, "search", "Canberra", "--role", "tool", "--json").mustSucceed(t).decode(t, &hits)
+	if len(hits) != 1 || hits[0].Seq != 3 {
+		t.Errorf("--role tool: %+v", hits)
+	}
+	hits = nil
+	sessionctl(t, db, "search", "Canberra", "--session", "notes", "--json").mustSucceed(t).decode(t, &hits)
+	if hits == nil || len(hits) != 0 {
+		t.Errorf("--session notes: %+v", hits)
+	}
+
+	r := sessionctl(t, db, "search", "shipped").mustSucceed(t)
+	if !strings.Contains(r.stdout, "SESSION") || !strings.Contains(r.stdout, "notes ") || !strings.Contains(r.stdout, "**shipped**") {
+		t.Errorf("search table:\n%s", r.stdout)
+	}
+	r = sessionctl(t, db, "search", "zebra").mustSucceed(t)
+	if r.stdout != "no matches for \"zebra\"\n" {
+		t.Errorf("no match: %q", r.stdout)
+	}
+	// Query syntax in user input is just text.
+	sessionctl(t, db, "search", `"unbalanced AND (`, "--json").mustSucceed(t)
+	sessionctl(t, db, "search", "Canberra", "--session", "nope").mustFail(t, exitError, `no session "nope"`)
+	sessionctl(t, db, "search", "x", "--limit", "100000").mustFail(t, exitUsage, "--limit must be at most")
+}

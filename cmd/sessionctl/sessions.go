@@ -1,0 +1,61 @@
+package main
+
+import (
+	"context"
+	"errors"
+
+	"github.com/sessiondb/sessiondb"
+)
+
+// resolve returns the ID of the session named by idOrAlias, with an error
+// that tells the user how to find the right name.
+func resolve(ctx context.Context, st sessiondb.Store, idOrAlias string) (string, error) {
+	id, err := st.Resolve(ctx, idOrAlias)
+	if errors.Is(err, sessiondb.ErrNotFound) {
+		return "", &notFoundError{what: "session", id: idOrAlias, hint: "run 'sessionctl list' to see sessions"}
+	}
+	if err != nil {
+		return "", err
+	}
+	return id, nil
+}
+
+// resolveAll resolves every argument before anything is changed, so that a
+// typo in the third ID does not leave the first two deleted.
+func resolveAll(ctx context.Context, st sessiondb.Store, args []string) ([]string, error) {
+	ids := make([]string, 0, len(args))
+	seen := make(map[string]bool, len(args))
+	for _, arg := range args {
+		id, err := resolve(ctx, st, arg)
+		if err != nil {
+			return nil, err
+		}
+		if !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+	}
+	return ids, nil
+}
+
+// listSessions pages through the sessions, newest first, up to limit
+// (0: all of them).
+func listSessions(ctx context.Context, st sessiondb.Store, query string, limit int) ([]sessiondb.SessionInfo, error) {
+	var out []sessiondb.SessionInfo
+	cursor := ""
+	for {
+		page := sessiondb.MaxListLimit
+		if limit > 0 && limit-len(out) < page {
+			page = limit - len(out)
+		}
+		infos, next, err := st.List(ctx, sessiondb.ListOptions{Limit: page, Cursor: cursor, Query: query})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, infos...)
+		if next == "" || (limit > 0 && len(out) >= limit) {
+			return out, nil
+		}
+		cursor = next
+	}
+}

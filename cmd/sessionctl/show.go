@@ -1,0 +1,190 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sessiondb/sessiondb"
+)
+
+type showOptions struct {
+	allEntries bool
+	state      bool
+	interrupt  bool
+	json       bool
+}
+
+func (a *app) showCommand() *cobra.Command {
+	var o showOptions
+	c := &cobra.Command{
+		Use:   "show ID",
+		Short: "Show a session's transcript",
+		Long: `Show prints a session's effective transcript: the summary messages of its
+latest compaction, then the log entries kept after it. ID may be an alias.
+
+The human view shows each message's role and text; tool calls, tool results,
+thinking and images are folded to one line each.
+
+With --json, show prints the transcript as a JSON array whose elements are
+the stored message bodies, byte for byte. With --state or --interrupt as
+well, it prints an object {"session", "transcript", "state", "interrupt"}
+instead (state and interrupt are null when absent).`,
+		Example: `  sessionctl show 20260320_143000_6f00bfe3f7c54b2f86d780df58ccf0a1
+  sessionctl show my-alias --state
+  sessionctl show my-alias --json | jq '.[-1]'`,
+		Args:              exactArgs(1),
+		ValidArgsFunction: a.completeSessions(false),
+		RunE: func(c *cobra.Command, args []string) error {
+			return a.runShow(args[0], o)
+		},
+	}
+	c.Flags().BoolVar(&o.allEntries, "all-entries", false, "show the raw log, superseded (compacted, truncated) entries included")
+	c.Flags().BoolVar(&o.state, "state", false, "show the session's state document")
+	c.Flags().BoolVar(&o.interrupt, "interrupt", false, "show the pending interrupt document")
+	c.Flags().BoolVar(&o.json, "json", false, "print the stored bodies as JSON")
+	return c
+}
+
+func (a *app) runShow(arg string, o showOptions) error {
+	st, err := a.open(nil)
+	if err != nil {
+		return err
+	}
+	id, err := resolve(a.ctx, st, arg)
+	if err != nil {
+		return err
+	}
+	full, err := st.LoadFull(a.ctx, id, sessiondb.LoadOptions{})
+	if err != nil {
+		return fmt.Errorf("load %s: %w", id, err)
+	}
+	entries := full.Transcript
+	if o.allEntries {
+		// Entries reads in a second transaction; it may see a commit made
+		// since LoadFull, which only makes the log longer.
+		entries, err = st.Entries(a.ctx, id, 1, 0)
+		if err != nil {
+			return fmt.Errorf("read entries of %s: %w", id, err)
+		}
+	}
+
+	if o.json {
+		if !o.state && !o.interrupt {
+			return writeBodies(a.stdout, entries)
+		}
+		return writeShowObject(a.stdout, full, entries, o)
+	}
+
+	w := a.stdout
+	s := full.Session
+	fmt.Fprintf(w, "session  %s\n", s.ID)
+	if s.Title != "" {
+		fmt.Fprintf(w, "title    %s\n", s.Title)
+	}
+	if len(s.Aliases) > 0 {
+		fmt.Fprintf(w, "aliases  %s\n", strings.Join(s.Aliases, ", "))
+	}
+	fmt.Fprintf(w, "created  %s   updated %s (UTC)\n", tableTime(s.CreatedAt), tableTime(s.UpdatedAt))
+	fmt.Fprintf(w, "messages %d   log entries up to seq %d   revision %d\n", len(full.Transcript), s.LastSeq, s.Sequence)
+	if s.ParentID != "" {
+		fmt.Fprintf(w, "fork of  %s at seq %d\n", s.ParentID, s.ForkSeq)
+	}
+	if s.SourceFormat != "" {
+		fmt.Fprintf(w, "source   %s %s\n", s.SourceFormat, s.SourcePath)
+	}
+	if s.Summary != "" {
+		fmt.Fprintf(w, "summary  %s\n", fold(s.Summary))
+	}
+	if o.allEntries {
+		fmt.Fprintf(w, "\nraw log (%d entries, superseded ones included):\n", len(entries))
+	}
+	fmt.Fprintln(w)
+	for _, e := range entries {
+		renderEntry(w, e)
+	}
+	if len(entries) == 0 {
+		fmt.Fprintln(w, "(empty transcript)")
+	}
+	if o.state {
+		fmt.Fprintln(w)
+		writeDocument(w, "state", full.State)
+	}
+	if o.interrupt {
+		fmt.Fprintln(w)
+		writeDocument(w, "interrupt", full.Interrupt)
+	}
+	return nil
+}
+
+// writeBodies writes entries' bodies as a JSON array, one element per
+// line. The bodies are copied byte for byte: re-encoding them would change
+// what the store promises to return unchanged.
+func writeBodies(w io.Writer, entries []sessiondb.Entry) error {
+	var b bytes.Buffer
+	b.WriteString("[")
+	for i, e := range entries {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString("\n")
+		b.Write(e.Body)
+	}
+	if len(entries) > 0 {
+		b.WriteString("\n")
+	}
+	b.WriteString("]\n")
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+func writeShowObject(w io.Writer, full sessiondb.Full, entries []sessiondb.Entry, o showOptions) error {
+	meta, err := json.Marshal(toSessionJSON(full.Session))
+	if err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	b.WriteString(`{"session":`)
+	b.Write(meta)
+	b.WriteString(",\n\"transcript\":")
+	if err := writeBodies(&b, entries); err != nil {
+		return err
+	}
+	b.Truncate(b.Len() - 1) // writeBodies' final newline
+	if o.state {
+		b.WriteString(",\n\"state\":")
+		b.Write(rawOrNull(full.State))
+	}
+	if o.interrupt {
+		b.WriteString(",\n\"interrupt\":")
+		b.Write(rawOrNull(full.Interrupt))
+	}
+	b.WriteString("}\n")
+	_, err = w.Write(b.Bytes())
+	return err
+}
+
+func rawOrNull(doc json.RawMessage) []byte {
+	if doc == nil {
+		return []byte("null")
+	}
+	return doc
+}
+
+// writeDocument prints a JSON document indented for reading.
+func writeDocument(w io.Writer, name string, doc json.RawMessage) {
+	if doc == nil {
+		fmt.Fprintf(w, "%s: none\n", name)
+		return
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, doc, "  ", "  "); err != nil {
+		out.Reset()
+		out.Write(doc)
+	}
+	fmt.Fprintf(w, "%s:\n  %s\n", name, out.String())
+}

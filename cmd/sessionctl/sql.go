@@ -1,0 +1,317 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sessiondb/sessiondb"
+)
+
+type sqlOptions struct {
+	json bool
+	csv  bool
+}
+
+func (a *app) sqlCommand() *cobra.Command {
+	var o sqlOptions
+	c := &cobra.Command{
+		Use:   "sql QUERY",
+		Short: "Run one read-only SQL query",
+		Long: `Sql runs one SQL statement on a read-only connection and prints the rows as
+an aligned table (cells cut to 100 characters), --json (an array of objects,
+keys in column order) or --csv (a header row, then the rows; NULL is empty).
+
+A statement that writes is refused by SQLite itself and reported as an
+error (exit 1); so are ATTACH, DETACH, VACUUM and PRAGMA assignments, which
+are refused before they reach the database. A script of several statements
+is a usage error (exit 2). The schema is documented in
+migrations/00001_initial.sql; the views transcript, session_stats and
+usage_daily answer the common questions.`,
+		Example: `  sessionctl sql 'SELECT id, title, message_count FROM session_stats ORDER BY updated_at DESC LIMIT 5'
+  sessionctl sql --json "SELECT role, text FROM transcript WHERE session_id = 'my-session'"
+  sessionctl sql --csv 'SELECT * FROM usage_daily' > usage.csv`,
+		Args: exactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if o.json && o.csv {
+				return usageErrorf(c, "--json and --csv exclude each other")
+			}
+			if strings.TrimSpace(args[0]) == "" {
+				return usageErrorf(c, "empty query")
+			}
+			if multipleStatements(args[0]) {
+				return usageErrorf(c, "give one SQL statement; this query holds several")
+			}
+			if refusedStatement(args[0]) {
+				return errWriteRefused
+			}
+			return a.runSQL(args[0], o)
+		},
+	}
+	c.Flags().BoolVar(&o.json, "json", false, "print rows as a JSON array of objects")
+	c.Flags().BoolVar(&o.csv, "csv", false, "print rows as CSV")
+	return c
+}
+
+// errWriteRefused is returned for a statement that tries to write.
+var errWriteRefused = errors.New("refused: sessionctl sql is read-only and this statement writes; change data with import, rename, delete, truncate, prune")
+
+func (a *app) runSQL(query string, o sqlOptions) error {
+	st, err := a.open(nil)
+	if err != nil {
+		return err
+	}
+	rows, err := st.Query(a.ctx, query)
+	if err != nil {
+		return sqlError(err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return sqlError(err)
+	}
+	var data [][]any
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return sqlError(err)
+		}
+		for i, v := range vals {
+			vals[i] = normalizeValue(v)
+		}
+		data = append(data, vals)
+	}
+	if err := rows.Err(); err != nil {
+		return sqlError(err)
+	}
+
+	switch {
+	case o.json:
+		return writeRowsJSON(a, cols, data)
+	case o.csv:
+		w := csv.NewWriter(a.stdout)
+		_ = w.Write(cols)
+		rec := make([]string, len(cols))
+		for _, row := range data {
+			for i, v := range row {
+				if v == nil {
+					rec[i] = ""
+				} else {
+					rec[i] = textValue(v)
+				}
+			}
+			_ = w.Write(rec)
+		}
+		w.Flush()
+		return w.Error()
+	}
+	tw := newTable(a.stdout)
+	for i, c := range cols {
+		if i > 0 {
+			fmt.Fprint(tw, "\t")
+		}
+		fmt.Fprint(tw, cell(c, 0))
+	}
+	fmt.Fprintln(tw)
+	for _, row := range data {
+		for i, v := range row {
+			if i > 0 {
+				fmt.Fprint(tw, "\t")
+			}
+			s := "NULL"
+			if v != nil {
+				s = textValue(v)
+			}
+			fmt.Fprint(tw, cell(s, 100))
+		}
+		fmt.Fprintln(tw)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(data) == 1 {
+		fmt.Fprintln(a.stdout, "(1 row)")
+	} else {
+		fmt.Fprintf(a.stdout, "(%d rows)\n", len(data))
+	}
+	return nil
+}
+
+// sqlError turns the read-only pool's refusal into a message that says why.
+func sqlError(err error) error {
+	msg := strings.ToLower(err.Error())
+	if errors.Is(err, sessiondb.ErrReadOnly) || strings.Contains(msg, "readonly") ||
+		strings.Contains(msg, "read-only") || strings.Contains(msg, "query_only") {
+		return errWriteRefused
+	}
+	return err // the store's message already starts with "query:"
+}
+
+// normalizeValue maps driver values to what the outputs print: text for
+// valid UTF-8 blobs and times, nil for NULL.
+func normalizeValue(v any) any {
+	switch x := v.(type) {
+	case []byte:
+		if utf8.Valid(x) {
+			return string(x)
+		}
+		return x
+	case time.Time:
+		return x.UTC().Format(time.RFC3339Nano)
+	}
+	return v
+}
+
+func textValue(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	case bool:
+		return strconv.FormatBool(x)
+	case []byte:
+		return fmt.Sprintf("x'%X'", x)
+	}
+	return fmt.Sprint(v)
+}
+
+func writeRowsJSON(a *app, cols []string, data [][]any) error {
+	var b bytes.Buffer
+	b.WriteString("[")
+	for r, row := range data {
+		if r > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString("\n  {")
+		for i, v := range row {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			k, _ := json.Marshal(cols[i])
+			b.Write(k)
+			b.WriteString(": ")
+			if f, ok := v.(float64); ok && (math.IsInf(f, 0) || math.IsNaN(f)) {
+				v = textValue(f)
+			}
+			enc, err := json.Marshal(v)
+			if err != nil {
+				return fmt.Errorf("encode column %s: %w", cols[i], err)
+			}
+			b.Write(enc)
+		}
+		b.WriteString("}")
+	}
+	if len(data) > 0 {
+		b.WriteString("\n")
+	}
+	b.WriteString("]\n")
+	_, err := a.stdout.Write(b.Bytes())
+	return err
+}
+
+// multipleStatements reports whether q holds more than one SQL statement:
+// a semicolon outside strings, quoted identifiers and comments followed by
+// anything but blanks, comments and semicolons. The driver would run every
+// statement of a script, so sql takes exactly one.
+func multipleStatements(q string) bool {
+	ended := false
+	for i := 0; i < len(q); i++ {
+		ch := q[i]
+		switch {
+		case ch == '\'' || ch == '"' || ch == '`' || ch == '[':
+			if ended {
+				return true
+			}
+			closer := ch
+			if ch == '[' {
+				closer = ']'
+			}
+			j := strings.IndexByte(q[i+1:], closer)
+			if j < 0 {
+				return false // unterminated: let SQLite report it
+			}
+			i += j + 1
+		case ch == '-' && i+1 < len(q) && q[i+1] == '-':
+			j := strings.IndexByte(q[i:], '\n')
+			if j < 0 {
+				return false
+			}
+			i += j
+		case ch == '/' && i+1 < len(q) && q[i+1] == '*':
+			j := strings.Index(q[i+2:], "*/")
+			if j < 0 {
+				return false
+			}
+			i += j + 3
+		case ch == ';':
+			ended = true
+		case ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\f':
+		default:
+			if ended {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// refusedStatement reports statements refused before they reach SQLite:
+// ATTACH and VACUUM INTO create files even when the connection is
+// query_only, DETACH pairs with ATTACH, and a PRAGMA assignment changes a
+// setting rather than reading one.
+func refusedStatement(q string) bool {
+	kw, rest := firstKeyword(q)
+	switch kw {
+	case "ATTACH", "DETACH", "VACUUM":
+		return true
+	case "PRAGMA":
+		return strings.Contains(rest, "=")
+	}
+	return false
+}
+
+// firstKeyword returns the first word of q, upper-cased, skipping blanks
+// and comments, and the text after it.
+func firstKeyword(q string) (string, string) {
+	for {
+		q = strings.TrimLeft(q, " \t\r\n\f")
+		switch {
+		case strings.HasPrefix(q, "--"):
+			i := strings.IndexByte(q, '\n')
+			if i < 0 {
+				return "", ""
+			}
+			q = q[i+1:]
+		case strings.HasPrefix(q, "/*"):
+			i := strings.Index(q[2:], "*/")
+			if i < 0 {
+				return "", ""
+			}
+			q = q[i+4:]
+		default:
+			end := strings.IndexFunc(q, func(r rune) bool {
+				return !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+			})
+			if end < 0 {
+				end = len(q)
+			}
+			return strings.ToUpper(q[:end]), q[end:]
+		}
+	}
+}

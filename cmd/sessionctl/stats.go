@@ -1,0 +1,153 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+func (a *app) statsCommand() *cobra.Command {
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "stats",
+		Short: "Summarise the database: sessions, entries, bytes, usage, file size",
+		Long: `Stats counts sessions, effective-transcript messages, stored log entries and
+body bytes, overall and per source format ("native" for sessions created by
+an application rather than imported), sums the usage ledger, and reports
+the size of the database file and of its write-ahead log.`,
+		Example: `  sessionctl stats
+  sessionctl stats --json | jq .usage.cost`,
+		Args: noArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			return a.runStats(asJSON)
+		},
+	}
+	c.Flags().BoolVar(&asJSON, "json", false, "print the statistics as JSON")
+	return c
+}
+
+type formatStats struct {
+	Format   string `json:"format"`
+	Sessions int64  `json:"sessions"`
+	Messages int64  `json:"messages"`
+	Entries  int64  `json:"entries"`
+	Bytes    int64  `json:"bytes"`
+}
+
+type usageStats struct {
+	Calls            int64   `json:"calls"`
+	InputTokens      int64   `json:"input_tokens"`
+	OutputTokens     int64   `json:"output_tokens"`
+	CacheReadTokens  int64   `json:"cache_read_tokens"`
+	CacheWriteTokens int64   `json:"cache_write_tokens"`
+	ReasoningTokens  int64   `json:"reasoning_tokens"`
+	Cost             float64 `json:"cost"`
+}
+
+type statsReport struct {
+	Path          string        `json:"path"`
+	Sessions      int64         `json:"sessions"`
+	Messages      int64         `json:"messages"`
+	Entries       int64         `json:"entries"`
+	Bytes         int64         `json:"bytes"`
+	Compactions   int64         `json:"compactions"`
+	Checkpoints   int64         `json:"checkpoints"`
+	Formats       []formatStats `json:"formats"`
+	Usage         usageStats    `json:"usage"`
+	DatabaseBytes int64         `json:"database_bytes"`
+	WALBytes      int64         `json:"wal_bytes"`
+}
+
+func (a *app) runStats(asJSON bool) error {
+	st, err := a.open(nil)
+	if err != nil {
+		return err
+	}
+	r := statsReport{Path: st.Path(), Formats: []formatStats{}}
+
+	rows, err := st.Query(a.ctx, `
+		SELECT coalesce(source_format, 'native'), count(*),
+		       coalesce(sum(message_count), 0), coalesce(sum(entry_count), 0),
+		       coalesce(sum(body_bytes), 0)
+		FROM session_stats
+		GROUP BY 1 ORDER BY 1`)
+	if err != nil {
+		return fmt.Errorf("query session_stats: %w", err)
+	}
+	for rows.Next() {
+		var f formatStats
+		if err := rows.Scan(&f.Format, &f.Sessions, &f.Messages, &f.Entries, &f.Bytes); err != nil {
+			rows.Close()
+			return fmt.Errorf("read session_stats: %w", err)
+		}
+		r.Formats = append(r.Formats, f)
+		r.Sessions += f.Sessions
+		r.Messages += f.Messages
+		r.Entries += f.Entries
+		r.Bytes += f.Bytes
+	}
+	if err := rows.Err(); err != nil {
+		rows.Close()
+		return fmt.Errorf("read session_stats: %w", err)
+	}
+	rows.Close()
+
+	rows, err = st.Query(a.ctx, `
+		SELECT count(*), coalesce(sum(input_tokens), 0), coalesce(sum(output_tokens), 0),
+		       coalesce(sum(cache_read_tokens), 0), coalesce(sum(cache_write_tokens), 0),
+		       coalesce(sum(reasoning_tokens), 0), coalesce(sum(cost), 0.0),
+		       (SELECT count(*) FROM compactions), (SELECT count(*) FROM checkpoints)
+		FROM usage`)
+	if err != nil {
+		return fmt.Errorf("query usage: %w", err)
+	}
+	u := &r.Usage
+	if rows.Next() {
+		if err := rows.Scan(&u.Calls, &u.InputTokens, &u.OutputTokens, &u.CacheReadTokens,
+			&u.CacheWriteTokens, &u.ReasoningTokens, &u.Cost, &r.Compactions, &r.Checkpoints); err != nil {
+			rows.Close()
+			return fmt.Errorf("read usage: %w", err)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		rows.Close()
+		return fmt.Errorf("read usage: %w", err)
+	}
+	rows.Close()
+
+	r.DatabaseBytes = fileSize(r.Path)
+	r.WALBytes = fileSize(r.Path + "-wal")
+
+	if asJSON {
+		return writeJSON(a.stdout, r)
+	}
+	w := a.stdout
+	fmt.Fprintf(w, "database     %s\n", r.Path)
+	fmt.Fprintf(w, "file size    %s (+ %s write-ahead log)\n", humanBytes(r.DatabaseBytes), humanBytes(r.WALBytes))
+	fmt.Fprintf(w, "sessions     %d\n", r.Sessions)
+	fmt.Fprintf(w, "messages     %d (effective transcripts)\n", r.Messages)
+	fmt.Fprintf(w, "log entries  %d (%s of bodies)\n", r.Entries, humanBytes(r.Bytes))
+	fmt.Fprintf(w, "compactions  %d   checkpoints %d\n", r.Compactions, r.Checkpoints)
+	fmt.Fprintf(w, "usage        %d calls, %d input + %d output tokens (cache read %d, write %d, reasoning %d), cost %.4f\n",
+		u.Calls, u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheWriteTokens, u.ReasoningTokens, u.Cost)
+	if len(r.Formats) > 0 {
+		fmt.Fprintln(w)
+		tw := newTable(w)
+		fmt.Fprintln(tw, "FORMAT\tSESSIONS\tMESSAGES\tENTRIES\tBYTES")
+		for _, f := range r.Formats {
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\n", f.Format, f.Sessions, f.Messages, f.Entries, humanBytes(f.Bytes))
+		}
+		return tw.Flush()
+	}
+	return nil
+}
+
+// fileSize returns the size of path, 0 when it does not exist.
+func fileSize(path string) int64 {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
+}
