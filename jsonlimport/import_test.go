@@ -16,7 +16,7 @@ import (
 
 func TestImportOptionsErrors(t *testing.T) {
 	ctx := context.Background()
-	s := picoOpenStore(t)
+	s := openStore(t)
 	if _, err := Import(ctx, s, []string{picoDir}, Options{Format: "bogus"}); err == nil || !strings.Contains(err.Error(), "unknown format") {
 		t.Errorf("Import with format bogus: %v", err)
 	}
@@ -59,7 +59,7 @@ func TestImportMixedTree(t *testing.T) {
 	writeFile(t, strayJSONL, `{"event":"x"}`+"\n")
 	missing := filepath.Join(root, "does-not-exist")
 
-	s := picoOpenStore(t)
+	s := openStore(t)
 	rep := picoImport(t, s, Options{Jobs: 3}, root, missing)
 	byFormat := map[string]int{}
 	cursor := ""
@@ -134,7 +134,7 @@ func copyTree(t *testing.T, src, dst string) {
 
 func TestImportProgressAndDryRun(t *testing.T) {
 	ctx := context.Background()
-	s := picoOpenStore(t)
+	s := openStore(t)
 	var calls []Progress
 	rep := picoImport(t, s, Options{DryRun: true, Progress: func(p Progress) { calls = append(calls, p) }}, picoDir)
 	if rep.Sessions != 17 || rep.Entries == 0 || rep.Bytes == 0 {
@@ -182,7 +182,7 @@ func mustAbs(t *testing.T, p string) string {
 
 // TestImportForcedFormat: with a named format, only that format claims.
 func TestImportForcedFormat(t *testing.T) {
-	s := picoOpenStore(t)
+	s := openStore(t)
 	rep := picoImport(t, s, Options{Format: FormatZot}, picoLegacyDir)
 	if rep.Sessions != 0 || !picoHasProblem(rep.Problems, "telegram_123456.json", 0, "unknown format") {
 		t.Errorf("zot-only import of picoclaw files: %+v", rep)
@@ -198,7 +198,7 @@ func TestImportForcedFormat(t *testing.T) {
 func TestImportDeterministic(t *testing.T) {
 	ctx := context.Background()
 	snapshot := func(jobs int) map[string]any {
-		s := picoOpenStore(t)
+		s := openStore(t)
 		picoImport(t, s, Options{Jobs: jobs}, picoDir, picoLegacyDir)
 		out := map[string]any{}
 		for id, seq := range picoSequences(t, s) {
@@ -252,7 +252,7 @@ func (s *countingStore) Commit(ctx context.Context, id string, c sessiondb.Commi
 // commit leaves no trace of its session and the batch goes on.
 func TestImportOneCommitPerSession(t *testing.T) {
 	ctx := context.Background()
-	cs := &countingStore{Store: picoOpenStore(t), commits: map[string]int{}}
+	cs := &countingStore{Store: openStore(t), commits: map[string]int{}}
 	const failing = "agent:main:discord:channel:998877"
 	cs.before = func(id string, c sessiondb.Commit) error {
 		if c.Source == nil || c.Create == nil {
@@ -297,7 +297,7 @@ func TestImportOneCommitPerSession(t *testing.T) {
 // skip lands on the right row, not on the foreign one).
 func TestImportConflictRetry(t *testing.T) {
 	ctx := context.Background()
-	cs := &countingStore{Store: picoOpenStore(t), commits: map[string]int{}}
+	cs := &countingStore{Store: openStore(t), commits: map[string]int{}}
 	dir := picoCopyDir(t, picoDir)
 	picoImport(t, cs, Options{}, dir)
 	const key = "agent:main:cli:direct:alice"
@@ -346,7 +346,7 @@ func TestImportConflictRetry(t *testing.T) {
 // its .jsonl continues as the same session.
 func TestImportMetaOnlyThenJSONL(t *testing.T) {
 	ctx := context.Background()
-	s := picoOpenStore(t)
+	s := openStore(t)
 	dir := t.TempDir()
 	meta := filepath.Join(dir, "k.meta.json")
 	writeFile(t, meta, `{"key":"agent:k","summary":"s","skip":0,"count":0,"created_at":"2026-01-01T00:00:00Z","updated_at":"2026-01-01T00:00:00Z","aliases":["k-alias"]}`)
@@ -374,7 +374,7 @@ func TestImportMetaOnlyThenJSONL(t *testing.T) {
 // session instead of creating a second one.
 func TestImportLegacyMigrated(t *testing.T) {
 	ctx := context.Background()
-	s := picoOpenStore(t)
+	s := openStore(t)
 	dir := picoCopyDir(t, picoLegacyDir)
 	picoImport(t, s, Options{}, dir)
 	const key = "telegram:123456"
@@ -418,7 +418,7 @@ func TestImportLegacyMigrated(t *testing.T) {
 // reader's repeated meta skip is not recorded again.
 func TestImportKeepsNativeCompaction(t *testing.T) {
 	ctx := context.Background()
-	s := picoOpenStore(t)
+	s := openStore(t)
 	dir := picoCopyDir(t, picoDir)
 	picoImport(t, s, Options{}, dir)
 	const key = "agent:main:discord:channel:998877"
@@ -453,7 +453,7 @@ func TestImportKeepsNativeCompaction(t *testing.T) {
 func TestImportCancelMidway(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	s := picoOpenStore(t)
+	s := openStore(t)
 	calls := 0
 	_, err := Import(ctx, s, []string{picoDir}, Options{Jobs: 2, Progress: func(Progress) {
 		calls++
@@ -488,7 +488,7 @@ func TestImportCancelMidway(t *testing.T) {
 // TestImportBadUnit: a unit that cannot be read (an invalid session key)
 // is reported and the rest of the batch is imported.
 func TestImportBadUnit(t *testing.T) {
-	s := picoOpenStore(t)
+	s := openStore(t)
 	dir := picoCopyDir(t, picoLegacyDir)
 	writeFile(t, filepath.Join(dir, "bad.jsonl"), `{"role":"user","content":"x"}`+"\n")
 	writeFile(t, filepath.Join(dir, "bad.meta.json"), `{"key":"bad\u0001key"}`)

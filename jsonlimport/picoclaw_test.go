@@ -19,7 +19,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/sessiondb/sessiondb"
-	"github.com/sessiondb/sessiondb/sqlstore"
 )
 
 const (
@@ -30,23 +29,6 @@ const (
 	// picoToolKey is sample 02, the session the damaged variants copy.
 	picoToolKey = "sk_v1_4ff57da8088193dafdab12f43a7363f510e4b6b3d998a31aebc130a9aa666394"
 )
-
-// picoOpenStore opens a file-backed SQLite store under t.TempDir and closes
-// it when the test ends.
-func picoOpenStore(tb testing.TB) sessiondb.Store {
-	tb.Helper()
-	path := filepath.Join(tb.TempDir(), "s.db")
-	s, err := sqlstore.Open(path, nil)
-	if err != nil {
-		tb.Fatalf("open store %s: %v", path, err)
-	}
-	tb.Cleanup(func() {
-		if err := s.Close(); err != nil {
-			tb.Errorf("close store %s: %v", path, err)
-		}
-	})
-	return s
-}
 
 // picoCopyDir copies the regular files of src into a fresh temp dir
 // (writable), so that tests may modify them.
@@ -195,7 +177,7 @@ func picoLines(t *testing.T, path string) [][]byte {
 // and that summary, scope, aliases and timestamps match the golden meta.
 func TestPicoclawFidelity(t *testing.T) {
 	ctx := context.Background()
-	s := picoOpenStore(t)
+	s := openStore(t)
 	rep := picoImport(t, s, Options{}, picoDir)
 	goldens := picoGoldens(t)
 	if len(goldens) != 17 {
@@ -313,7 +295,7 @@ func picoHasProblem(ps []Problem, pathSuffix string, line int, substr string) bo
 // compaction: the hidden lines are in the log before KeepFromSeq.
 func TestPicoclawSkipCompaction(t *testing.T) {
 	ctx := context.Background()
-	s := picoOpenStore(t)
+	s := openStore(t)
 	picoImport(t, s, Options{}, picoDir)
 	for _, tc := range []struct {
 		key      string
@@ -351,7 +333,7 @@ func TestPicoclawSkipCompaction(t *testing.T) {
 // TestPicoclawLegacy imports the legacy *.json sessions.
 func TestPicoclawLegacy(t *testing.T) {
 	ctx := context.Background()
-	s := picoOpenStore(t)
+	s := openStore(t)
 	rep := picoImport(t, s, Options{}, picoLegacyDir)
 	if rep.Sessions != 2 {
 		t.Fatalf("sessions %d, want 2; problems %v", rep.Sessions, rep.Problems)
@@ -460,7 +442,7 @@ func TestPicoclawDamaged(t *testing.T) {
 	for _, tc := range cases {
 		seen[tc.dir] = true
 		t.Run(tc.dir, func(t *testing.T) {
-			s := picoOpenStore(t)
+			s := openStore(t)
 			dir := filepath.Join(picoDamagedDir, tc.dir)
 			rep := picoImport(t, s, Options{}, dir)
 			if rep.Sessions != 1 {
@@ -528,7 +510,7 @@ func TestPicoclawDamaged(t *testing.T) {
 // once picoclaw's next append glues a message onto it.
 func TestPicoclawDamagedOffsets(t *testing.T) {
 	ctx := context.Background()
-	s := picoOpenStore(t)
+	s := openStore(t)
 	dir := picoCopyDir(t, filepath.Join(picoDamagedDir, "torn-last-line"))
 	jsonl := filepath.Join(dir, picoToolKey+".jsonl")
 	picoImport(t, s, Options{}, dir)
@@ -601,7 +583,7 @@ func picoSequences(t *testing.T, s sessiondb.Store) map[string][2]int64 {
 
 // TestPicoclawIdempotent: a second import of unchanged files writes nothing.
 func TestPicoclawIdempotent(t *testing.T) {
-	s := picoOpenStore(t)
+	s := openStore(t)
 	first := picoImport(t, s, Options{}, picoDir, picoLegacyDir)
 	before := picoSequences(t, s)
 	if len(before) != 19 {
@@ -620,7 +602,7 @@ func TestPicoclawIdempotent(t *testing.T) {
 // TestPicoclawIncremental: lines appended to a .jsonl are imported alone.
 func TestPicoclawIncremental(t *testing.T) {
 	ctx := context.Background()
-	s := picoOpenStore(t)
+	s := openStore(t)
 	dir := picoCopyDir(t, picoDir)
 	picoImport(t, s, Options{}, dir)
 	const key = "agent:main:cli:direct:alice"
@@ -745,7 +727,7 @@ func picoSetMeta(t *testing.T, path string, edit func(map[string]any)) {
 // replaces the transcript; the old rows stay in the log.
 func TestPicoclawRewrite(t *testing.T) {
 	ctx := context.Background()
-	s := picoOpenStore(t)
+	s := openStore(t)
 	dir := picoCopyDir(t, picoDir)
 	picoImport(t, s, Options{}, dir)
 	const key = "agent:main:cli:direct:alice"
@@ -815,7 +797,7 @@ func TestPicoclawRewrite(t *testing.T) {
 // checks that transcripts (byte for byte) and metadata are the same.
 func TestPicoclawExportRoundTrip(t *testing.T) {
 	ctx := context.Background()
-	src := picoOpenStore(t)
+	src := openStore(t)
 	picoImport(t, src, Options{}, picoDir, picoLegacyDir)
 	ids := picoSortedIDs(t, src)
 	if len(ids) != 19 {
@@ -829,7 +811,7 @@ func TestPicoclawExportRoundTrip(t *testing.T) {
 	if len(files) != 2*len(ids) {
 		t.Errorf("%d files written, want %d", len(files), 2*len(ids))
 	}
-	dst := picoOpenStore(t)
+	dst := openStore(t)
 	rep := picoImport(t, dst, Options{}, out)
 	if rep.Sessions != len(ids) {
 		t.Fatalf("re-import: %d sessions, want %d; problems %v", rep.Sessions, len(ids), rep.Problems)
@@ -895,7 +877,7 @@ func picoSortedIDs(t *testing.T, s sessiondb.Store) []string {
 // file name cannot both be exported into one directory.
 func TestPicoclawExportCollision(t *testing.T) {
 	ctx := context.Background()
-	s := picoOpenStore(t)
+	s := openStore(t)
 	for _, id := range []string{"discord:555", "discord_555"} {
 		if _, err := s.Commit(ctx, id, sessiondb.Commit{Create: &sessiondb.Session{}, Append: []sessiondb.Entry{sessiondb.Message(`{"role":"user","content":"x"}`)}}); err != nil {
 			t.Fatal(err)
@@ -912,7 +894,7 @@ func TestPicoclawExportCollision(t *testing.T) {
 // place gets distinct, stable IDs instead of failing.
 func TestPicoclawKeyCollision(t *testing.T) {
 	ctx := context.Background()
-	s := picoOpenStore(t)
+	s := openStore(t)
 	picoImport(t, s, Options{}, picoDir)
 	got, err := s.Load(ctx, "discord:555", sessiondb.LoadOptions{})
 	if err != nil || len(got) != 2 {
@@ -989,7 +971,7 @@ func TestPicoclawLineRules(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, "k.meta.json"), []byte(meta), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			s := picoOpenStore(t)
+			s := openStore(t)
 			rep := picoImport(t, s, Options{}, dir)
 			got, err := s.Load(ctx, "k", sessiondb.LoadOptions{})
 			if err != nil {
@@ -1086,7 +1068,7 @@ func TestPicoclawDamagedGolden(t *testing.T) {
 		}
 		dir := filepath.Join(picoDamagedDir, d.Name())
 		abs := mustAbs(t, dir)
-		s := picoOpenStore(t)
+		s := openStore(t)
 		rep := picoImport(t, s, Options{}, dir)
 		var sum picoImportSummary
 		for _, p := range rep.Problems {

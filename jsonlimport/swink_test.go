@@ -17,7 +17,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/sessiondb/sessiondb"
-	"github.com/sessiondb/sessiondb/sqlstore"
 )
 
 // The swink samples (copied from samples/swink) and what swink's own read
@@ -1004,17 +1003,6 @@ func TestSwinkSerdeString(t *testing.T) {
 	}
 }
 
-// swinkOpenStore opens a fresh SQLite store.
-func swinkOpenStore(t *testing.T) *sqlstore.Store {
-	t.Helper()
-	s, err := sqlstore.Open(filepath.Join(t.TempDir(), "s.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
-}
-
 func swinkImport(t *testing.T, store sessiondb.Store, paths ...string) Report {
 	t.Helper()
 	rep, err := Import(context.Background(), store, paths, Options{Jobs: 2})
@@ -1066,7 +1054,7 @@ func TestSwinkStoreEndToEnd(t *testing.T) {
 		t.Fatalf("%d samples parse, want 9", len(parsed))
 	}
 
-	store := swinkOpenStore(t)
+	store := openStore(t)
 	root, err := filepath.Abs(swinkDir)
 	if err != nil {
 		t.Fatal(err)
@@ -1230,7 +1218,7 @@ func TestSwinkStoreEndToEnd(t *testing.T) {
 			}
 		}
 	}
-	store2 := swinkOpenStore(t)
+	store2 := openStore(t)
 	rep2 := swinkImport(t, store2, out)
 	if rep2.Sessions != 9 || len(rep2.Problems) != 1 || !strings.Contains(rep2.Problems[0].Reason, "SessionMigrator") {
 		t.Errorf("re-import of the export: %d sessions, problems %v", rep2.Sessions, rep2.Problems)
@@ -1263,7 +1251,7 @@ func TestSwinkStoreEndToEnd(t *testing.T) {
 // document. The reader then sees what swink's loader would.
 func TestSwinkExportNative(t *testing.T) {
 	ctx := context.Background()
-	store := swinkOpenStore(t)
+	store := openStore(t)
 	const id = "native-1"
 	created := time.Date(2026, 4, 1, 8, 0, 0, 123456000, time.UTC)
 	if _, err := store.Create(ctx, sessiondb.Session{ID: id, Title: "Native \"one\"\n", CreatedAt: created, UpdatedAt: created}); err != nil {
@@ -1413,7 +1401,7 @@ func TestSwinkStoreReimportChanged(t *testing.T) {
 	if err := os.WriteFile(path, bytes.Join(lines[:7], nil), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	store := swinkOpenStore(t)
+	store := openStore(t)
 	if rep := swinkImport(t, store, dir); rep.Sessions != 1 || rep.Entries != 4 {
 		t.Fatalf("first import: %+v", rep)
 	}

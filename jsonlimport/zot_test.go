@@ -14,7 +14,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/sessiondb/sessiondb"
-	"github.com/sessiondb/sessiondb/sqlstore"
 )
 
 // zotTestdata is the copy of the zot samples (from samples/zot, zot-damaged
@@ -981,17 +980,6 @@ func TestZotClaim(t *testing.T) {
 	}
 }
 
-// zotOpenStore opens a fresh SQLite store.
-func zotOpenStore(t *testing.T) *sqlstore.Store {
-	t.Helper()
-	s, err := sqlstore.Open(filepath.Join(t.TempDir(), "s.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
-}
-
 func zotImport(t *testing.T, store sessiondb.Store, paths ...string) Report {
 	t.Helper()
 	rep, err := Import(context.Background(), store, paths, Options{Format: FormatZot, Jobs: 2})
@@ -1007,7 +995,7 @@ func zotImport(t *testing.T, store sessiondb.Store, paths ...string) Report {
 func TestZotStoreEndToEnd(t *testing.T) {
 	ctx := context.Background()
 	goldens := zotGoldens(t)
-	store := zotOpenStore(t)
+	store := openStore(t)
 	homes := []string{
 		filepath.Join(zotTestdata, "zot", "zot_home"),
 		filepath.Join(zotTestdata, "zot", "nonflow", "zot_home"),
@@ -1018,7 +1006,7 @@ func TestZotStoreEndToEnd(t *testing.T) {
 		t.Fatalf("report: files %d sessions %d problems %v", rep.Files, rep.Sessions, rep.Problems)
 	}
 	// With format detection, every file of the homes is recognised as zot.
-	autoStore := zotOpenStore(t)
+	autoStore := openStore(t)
 	auto, err := Import(ctx, autoStore, homes, Options{})
 	if err != nil || auto.Files != 13 || auto.Sessions != 13 || len(auto.Problems) != 0 {
 		t.Errorf("auto-detected import: %+v, %v", auto, err)
@@ -1126,7 +1114,7 @@ func TestZotStoreEndToEnd(t *testing.T) {
 		}
 		files = append(files, fs...)
 	}
-	store2 := zotOpenStore(t)
+	store2 := openStore(t)
 	rep2 := zotImport(t, store2, out)
 	if rep2.Sessions != len(ids) || len(rep2.Problems) != 0 {
 		t.Fatalf("re-import of the export: %+v", rep2)
@@ -1179,7 +1167,7 @@ func TestZotStoreEndToEnd(t *testing.T) {
 // for a stubbed call (the importer must replace the transcript).
 func TestZotStoreIncremental(t *testing.T) {
 	ctx := context.Background()
-	store := zotOpenStore(t)
+	store := openStore(t)
 	src := filepath.Join(zotTestdata, "zot", "zot_home", "sessions", "70490179fb06dad3", "20261129-124252-c60f7bd8.jsonl")
 	raw, _ := os.ReadFile(src)
 	home := t.TempDir()
@@ -1255,7 +1243,7 @@ func TestZotStoreIncremental(t *testing.T) {
 // reads back the same transcript.
 func TestZotExportNative(t *testing.T) {
 	ctx := context.Background()
-	store := zotOpenStore(t)
+	store := openStore(t)
 	created := time.Date(2026, 3, 20, 14, 30, 0, 0, time.UTC)
 	at := created.Add(time.Minute)
 	entries := []sessiondb.Entry{
