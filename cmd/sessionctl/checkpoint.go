@@ -43,11 +43,7 @@ func (a *app) checkpointListCommand() *cobra.Command {
 		Args:              exactArgs(1),
 		ValidArgsFunction: a.completeSessions(false),
 		RunE: func(c *cobra.Command, args []string) error {
-			st, err := a.open(nil)
-			if err != nil {
-				return err
-			}
-			id, err := resolve(a.ctx, st, args[0])
+			st, id, err := a.openSession(args[0])
 			if err != nil {
 				return err
 			}
@@ -90,11 +86,7 @@ func (a *app) checkpointCreateCommand() *cobra.Command {
 		Args:              exactArgs(1),
 		ValidArgsFunction: a.completeSessions(false),
 		RunE: func(c *cobra.Command, args []string) error {
-			st, err := a.open(nil)
-			if err != nil {
-				return err
-			}
-			sid, err := resolve(a.ctx, st, args[0])
+			st, sid, err := a.openSession(args[0])
 			if err != nil {
 				return err
 			}

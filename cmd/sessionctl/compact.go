@@ -98,11 +98,7 @@ type compactReport struct {
 }
 
 func (a *app) runCompact(arg string, o compactOptions) error {
-	st, err := a.open(nil)
-	if err != nil {
-		return err
-	}
-	id, err := resolve(a.ctx, st, arg)
+	st, id, err := a.openSession(arg)
 	if err != nil {
 		return err
 	}

@@ -26,11 +26,7 @@ recorded. It prints the new session's ID (--json: the new session).`,
 			if at < 0 {
 				return usageErrorf(c, "--at must be >= 0, got %d", at)
 			}
-			st, err := a.open(nil)
-			if err != nil {
-				return err
-			}
-			src, err := resolve(a.ctx, st, args[0])
+			st, src, err := a.openSession(args[0])
 			if err != nil {
 				return err
 			}

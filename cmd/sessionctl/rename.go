@@ -16,11 +16,7 @@ func (a *app) renameCommand() *cobra.Command {
 		Args:              exactArgs(2),
 		ValidArgsFunction: a.completeSessions(false),
 		RunE: func(c *cobra.Command, args []string) error {
-			st, err := a.open(nil)
-			if err != nil {
-				return err
-			}
-			id, err := resolve(a.ctx, st, args[0])
+			st, id, err := a.openSession(args[0])
 			if err != nil {
 				return err
 			}

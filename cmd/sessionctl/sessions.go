@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/sqlstore"
 )
 
 // resolve returns the ID of the session named by idOrAlias, with an error
@@ -18,6 +19,17 @@ func resolve(ctx context.Context, st sessiondb.Store, idOrAlias string) (string,
 		return "", err
 	}
 	return id, nil
+}
+
+// openSession opens the database (creating it if needed) and resolves the
+// ID or alias of the one session a command works on.
+func (a *app) openSession(idOrAlias string) (*sqlstore.Store, string, error) {
+	st, err := a.open(nil)
+	if err != nil {
+		return nil, "", err
+	}
+	id, err := resolve(a.ctx, st, idOrAlias)
+	return st, id, err
 }
 
 // resolveAll resolves every argument before anything is changed, so that a

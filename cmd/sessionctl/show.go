@@ -51,11 +51,7 @@ instead (state and interrupt are null when absent).`,
 }
 
 func (a *app) runShow(arg string, o showOptions) error {
-	st, err := a.open(nil)
-	if err != nil {
-		return err
-	}
-	id, err := resolve(a.ctx, st, arg)
+	st, id, err := a.openSession(arg)
 	if err != nil {
 		return err
 	}

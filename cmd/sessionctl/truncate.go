@@ -27,11 +27,7 @@ with 'show --all-entries', until 'sessionctl prune' deletes them.`,
 			if keep < 0 {
 				return usageErrorf(c, "--keep must be >= 0, got %d", keep)
 			}
-			st, err := a.open(nil)
-			if err != nil {
-				return err
-			}
-			id, err := resolve(a.ctx, st, args[0])
+			st, id, err := a.openSession(args[0])
 			if err != nil {
 				return err
 			}
