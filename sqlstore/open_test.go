@@ -118,11 +118,10 @@ func TestOpenRefusesNewerSchema(t *testing.T) {
 	}
 }
 
-// TestOpenMigratesWithBackup builds a database at schema version 1 holding
-// a session, then opens it: Open must back it up, migrate it to the latest
-// version, and keep the session (now also searchable).
-func TestOpenMigratesWithBackup(t *testing.T) {
-	ctx := context.Background()
+// openAtVersion1 creates a database migrated to schema version 1 only and
+// returns its path and a plain connection to it.
+func openAtVersion1(t *testing.T) (string, *sql.DB) {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "old.db")
 	db, err := sql.Open("sqlite", path)
 	if err != nil {
@@ -132,10 +131,19 @@ func TestOpenMigratesWithBackup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.UpTo(ctx, 1); err != nil {
+	if _, err := p.UpTo(context.Background(), 1); err != nil {
 		t.Fatal(err)
 	}
-	_, err = db.Exec(`INSERT INTO sessions (id, title, sequence, last_seq, created_at, updated_at)
+	return path, db
+}
+
+// TestOpenMigratesWithBackup builds a database at schema version 1 holding
+// a session, then opens it: Open must back it up, migrate it to the latest
+// version, and keep the session (now also searchable).
+func TestOpenMigratesWithBackup(t *testing.T) {
+	ctx := context.Background()
+	path, db := openAtVersion1(t)
+	_, err := db.Exec(`INSERT INTO sessions (id, title, sequence, last_seq, created_at, updated_at)
 		VALUES ('old', 'Old one', 1, 1, '2025-01-01T00:00:00.000000000Z', '2025-01-01T00:00:00.000000000Z');
 		INSERT INTO entries (session_id, seq, kind, role, text, body, created_at)
 		VALUES ('old', 1, 'message', 'user', 'remember the lighthouse', '{"role":"user","content":"remember the lighthouse"}', '2025-01-01T00:00:00.000000000Z')`)
@@ -176,19 +184,7 @@ func TestOpenMigratesWithBackup(t *testing.T) {
 }
 
 func TestOpenNoBackupOption(t *testing.T) {
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "old.db")
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := migrations.NewProvider(db, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.UpTo(ctx, 1); err != nil {
-		t.Fatal(err)
-	}
+	path, db := openAtVersion1(t)
 	db.Close()
 	s, err := Open(path, &Options{NoBackup: true})
 	if err != nil {
