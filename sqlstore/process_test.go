@@ -136,21 +136,7 @@ func TestMultiProcessAppend(t *testing.T) {
 	}
 
 	start := time.Now()
-	var (
-		wg      sync.WaitGroup
-		stdouts = make([]strings.Builder, multiChildren)
-		stderrs = make([]strings.Builder, multiChildren)
-		errs    = make([]error, multiChildren)
-	)
-	for c := range multiChildren {
-		cmd := procChild(t, "append", path, c)
-		cmd.Stdout, cmd.Stderr = &stdouts[c], &stderrs[c]
-		if err := cmd.Start(); err != nil {
-			t.Fatalf("start child %d: %v", c, err)
-		}
-		wg.Go(func() { errs[c] = cmd.Wait() })
-	}
-	wg.Wait()
+	stdouts, stderrs, errs := runChildren(t, "append", path, multiChildren)
 	elapsed := time.Since(start)
 	failed := false
 	for c := range multiChildren {
@@ -307,21 +293,7 @@ func TestMultiProcessCounter(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	var (
-		wg      sync.WaitGroup
-		stdouts = make([]strings.Builder, counterChildren)
-		stderrs = make([]strings.Builder, counterChildren)
-		errs    = make([]error, counterChildren)
-	)
-	for c := range counterChildren {
-		cmd := procChild(t, "counter", path, c)
-		cmd.Stdout, cmd.Stderr = &stdouts[c], &stderrs[c]
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		wg.Go(func() { errs[c] = cmd.Wait() })
-	}
-	wg.Wait()
+	stdouts, stderrs, errs := runChildren(t, "counter", path, counterChildren)
 	conflicts := 0
 	for c := range counterChildren {
 		if errs[c] != nil || stderrs[c].Len() > 0 {
@@ -750,4 +722,22 @@ func crashCheck(t *testing.T, kill int, path string, reported map[string]crashRe
 			t.Errorf("kill %d: %s at acknowledged sequence %d has transcript digest %s, the child reported %s", kill, id, seq, digest, rep.digest)
 		}
 	}
+}
+
+// runChildren starts n children in role on the database at path, all at
+// once, and returns each one's stdout, stderr and exit error.
+func runChildren(t *testing.T, role, path string, n int) (stdouts, stderrs []strings.Builder, errs []error) {
+	t.Helper()
+	stdouts, stderrs, errs = make([]strings.Builder, n), make([]strings.Builder, n), make([]error, n)
+	var wg sync.WaitGroup
+	for c := range n {
+		cmd := procChild(t, role, path, c)
+		cmd.Stdout, cmd.Stderr = &stdouts[c], &stderrs[c]
+		if err := cmd.Start(); err != nil {
+			t.Fatalf("start %s child %d: %v", role, c, err)
+		}
+		wg.Go(func() { errs[c] = cmd.Wait() })
+	}
+	wg.Wait()
+	return stdouts, stderrs, errs
 }
