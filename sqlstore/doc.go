@@ -45,6 +45,17 @@
 // migrating it runs PRAGMA quick_check. Concurrent Opens of one new file by
 // several processes are serialised by flock(2) on <path>.lock.
 //
+// SQLite checksums nothing, and it re-reads the schema text from the file:
+// one damaged byte there can rename a column, and every query would then
+// fail with "no such column". So Open compares each table, index, view and
+// trigger the recorded migrations created with the text those migrations
+// produce on an empty in-memory database (built once per process), and
+// refuses a mismatch with sessiondb.ErrCorrupt naming the object, before
+// migrating anything. Objects a user added with sqlite3 are allowed;
+// goose's own version table is checked for well-formed rows only.
+// Options.NoSchemaCheck and Store.CheckSchema let sessionctl doctor report
+// such damage instead of refusing the file.
+//
 // # Transcript semantics
 //
 // The effective transcript is the summary messages of the latest compaction

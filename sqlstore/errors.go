@@ -62,6 +62,13 @@ func translate(err error) error {
 	return fmt.Errorf("%w: %s", sentinel, se.Error())
 }
 
+// isSQLError reports whether err is SQLite's generic SQLITE_ERROR (a
+// statement that does not compile, for one) that translate left unmapped.
+func isSQLError(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_ERROR
+}
+
 // isBusy reports whether err is a lock timeout worth retrying.
 func isBusy(err error) bool {
 	return errors.Is(err, sessiondb.ErrBusy)

@@ -42,6 +42,12 @@ func (s *Store) migrate(ctx context.Context) error {
 		return fmt.Errorf("open %s: %w (schema version %d, this binary knows up to %d): upgrade sessiondb",
 			s.path, sessiondb.ErrSchemaTooNew, current, latest)
 	}
+	if current > 0 && !s.opts.NoSchemaCheck {
+		// Refuse a damaged schema before migrating over it.
+		if err := s.verifySchema(ctx, current); err != nil {
+			return err
+		}
+	}
 	if current == latest || s.opts.NoMigrate {
 		return nil
 	}
@@ -58,9 +64,21 @@ func (s *Store) migrate(ctx context.Context) error {
 		}
 	}
 	if _, err := p.Up(ctx); err != nil {
-		return fmt.Errorf("migrate %s from version %d: %w", s.path, current, translate(err))
+		err = translate(err)
+		if isSQLError(err) {
+			// The embedded migrations apply cleanly to an intact schema
+			// (migrations tests), so a statement that fails here met
+			// objects the recorded version does not account for. Each
+			// migration runs in a transaction: the file stays at the last
+			// version that applied, and the backup holds the original.
+			err = fmt.Errorf("%w: the database does not match schema version %d: %v", sessiondb.ErrCorrupt, current, err)
+		}
+		return fmt.Errorf("migrate %s from version %d: %w", s.path, current, err)
 	}
-	return s.quickCheck(ctx)
+	if err := s.quickCheck(ctx); err != nil {
+		return err
+	}
+	return s.verifySchema(ctx, latest)
 }
 
 // schemaVersion returns the applied goose version, 0 for a new database.
@@ -76,12 +94,28 @@ func (s *Store) schemaVersion(ctx context.Context) (int64, error) {
 	if n == 0 {
 		return 0, nil
 	}
-	var v sql.NullInt64
-	err = s.writer.GetContext(ctx, &v, `SELECT max(version_id) FROM goose_db_version WHERE is_applied`)
-	if err != nil {
-		return 0, fmt.Errorf("open %s: read schema version: %w", s.path, translate(err))
+	// goose trusts its table; a damaged row (a NULL version) would fail
+	// deep inside a migration with a scan error, so check the rows here.
+	var v struct {
+		Version sql.NullInt64 `db:"version"`
+		Bad     int           `db:"bad"`
 	}
-	return v.Int64, nil
+	err = s.writer.GetContext(ctx, &v, `SELECT max(CASE WHEN is_applied AND typeof(version_id) = 'integer' THEN version_id END) AS version,
+		count(*) FILTER (WHERE typeof(version_id) <> 'integer' OR typeof(is_applied) <> 'integer') AS bad
+		FROM goose_db_version`)
+	if err == nil && v.Bad > 0 {
+		err = fmt.Errorf("%w: %d rows of goose_db_version lack an integer version", sessiondb.ErrCorrupt, v.Bad)
+	}
+	if err != nil {
+		err = translate(err)
+		if isSQLError(err) {
+			// The table exists by name, so a query that does not
+			// compile against it means its schema text is damaged.
+			err = fmt.Errorf("%w: %v", sessiondb.ErrCorrupt, err)
+		}
+		return 0, fmt.Errorf("open %s: read schema version: %w", s.path, err)
+	}
+	return v.Version.Int64, nil
 }
 
 // backup copies the database with VACUUM INTO next to it, named for the

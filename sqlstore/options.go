@@ -35,6 +35,12 @@ type Options struct {
 	// (for `sessionctl migrate`); a database that is not at the latest
 	// version is then usable only through Migrator.
 	NoMigrate bool
+	// NoSchemaCheck opens a database whose tables, views, indexes or
+	// triggers differ from what its recorded migrations created, which
+	// Open otherwise refuses with sessiondb.ErrCorrupt. It is for
+	// diagnosis (sessionctl doctor reports the damage through
+	// CheckSchema); any operation on such a database may fail.
+	NoSchemaCheck bool
 	// Extractor derives role and text from bodies. Default
 	// sessiondb.DefaultExtractor.
 	Extractor sessiondb.Extractor

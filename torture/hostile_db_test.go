@@ -79,11 +79,11 @@ func TestHostileDatabaseFiles(t *testing.T) {
 	for i := range 16 {
 		flip(fmt.Sprintf("page-flip-%d", i), pageSize, len(base), 1+rng.IntN(16))
 	}
-	for range 6 {
+	for i := range 6 {
 		p := 1 + rng.IntN(pages-1)
 		d := append([]byte(nil), base...)
 		clear(d[p*pageSize : (p+1)*pageSize])
-		cases = append(cases, hcase{name: fmt.Sprintf("zero-page-%d", p+1), data: d})
+		cases = append(cases, hcase{name: fmt.Sprintf("zero-page-%d-%d", p+1, i), data: d})
 	}
 	for i := range 4 {
 		p := 1 + rng.IntN(pages-1)
@@ -117,6 +117,9 @@ func TestHostileDatabaseFiles(t *testing.T) {
 	}
 	byName := map[string]hcase{}
 	for _, tc := range cases {
+		if _, dup := byName[tc.name]; dup {
+			t.Fatalf("two cases named %s: one file would overwrite the other", tc.name)
+		}
 		byName[tc.name] = tc
 		path := filepath.Join(probeDir, tc.name+".db")
 		if err := os.WriteFile(path, tc.data, 0o600); err != nil {

@@ -38,8 +38,9 @@ func (a *app) doctorCommand() *cobra.Command {
 		Long: `Doctor checks the database without changing it: SQLite's integrity check,
 foreign keys, orphan rows (rows of a session, compaction or checkpoint that
 no longer exists), log positions beyond a session's last sequence, the
-schema version against the latest this binary knows, the journal mode and
-the write-ahead log's size.
+schema version against the latest this binary knows, the schema's tables,
+views, indexes and triggers against the text the migrations gave them, the
+journal mode and the write-ahead log's size.
 
 Each check is ok, warn, fail or skipped. The exit code is 1 when any check
 fails, 0 otherwise (warnings included).`,
@@ -56,7 +57,8 @@ fails, 0 otherwise (warnings included).`,
 
 func (a *app) runDoctor(asJSON bool) error {
 	// NoMigrate: doctor looks, it never changes the schema.
-	st, err := a.openExisting(&sqlstore.Options{NoMigrate: true})
+	// NoSchemaCheck: a damaged schema is reported below, not refused.
+	st, err := a.openExisting(&sqlstore.Options{NoMigrate: true, NoSchemaCheck: true})
 	if err != nil {
 		return err
 	}
@@ -77,6 +79,12 @@ func (a *app) runDoctor(asJSON bool) error {
 		case current == latest:
 			schemaOK = true
 			add("schema version", checkOK, "version %d, the latest", current)
+			if err := st.CheckSchema(a.ctx); err != nil {
+				schemaOK = false
+				add("schema objects", checkFail, "%v; restore from a backup", err)
+			} else {
+				add("schema objects", checkOK, "as the migrations created them")
+			}
 		case current < latest:
 			add("schema version", checkFail, "version %d, latest is %d: run 'sessionctl migrate up'", current, latest)
 		default:

@@ -76,7 +76,7 @@ func TestDoctor(t *testing.T) {
 	for _, c := range checks {
 		names[c.Check] = c.Status
 	}
-	for _, want := range []string{"schema version", "journal mode", "integrity", "foreign keys", "orphan rows", "log positions", "wal size"} {
+	for _, want := range []string{"schema version", "schema objects", "journal mode", "integrity", "foreign keys", "orphan rows", "log positions", "wal size"} {
 		if names[want] != checkOK {
 			t.Errorf("check %q: %q, want ok (%+v)", want, names[want], checks)
 		}
@@ -123,5 +123,44 @@ func TestDoctor(t *testing.T) {
 				t.Errorf("log positions: %+v", c)
 			}
 		}
+	}
+}
+
+// TestDoctorReportsDamagedSchema: a schema whose text was damaged makes
+// every other command refuse the file; doctor must still open it and say
+// which object is damaged.
+func TestDoctorReportsDamagedSchema(t *testing.T) {
+	db := tempDB(t)
+	seed(t, db)
+	raw, err := sql.Open("sqlite", db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw.SetMaxOpenConns(1)
+	for _, q := range []string{
+		"PRAGMA writable_schema = ON",
+		"UPDATE sqlite_schema SET sql = replace(sql, 'created_at', 'created_ax') WHERE name = 'compactions'",
+		"PRAGMA writable_schema = OFF",
+	} {
+		if _, err := raw.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	raw.Close()
+
+	sessionctl(t, db, "list").mustFail(t, exitError, "table compactions differs")
+	var checks []checkResult
+	sessionctl(t, db, "doctor", "--json").mustFail(t, exitError, "check(s) failed").decode(t, &checks)
+	found := false
+	for _, c := range checks {
+		if c.Check == "schema objects" {
+			found = true
+			if c.Status != checkFail || !strings.Contains(c.Detail, "table compactions") {
+				t.Errorf("schema objects: %+v", c)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("doctor has no schema objects check: %+v", checks)
 	}
 }

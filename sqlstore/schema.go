@@ -1,0 +1,119 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/migrations"
+)
+
+// schemaObject is one row of sqlite_schema.
+type schemaObject struct {
+	Type    string  `db:"type"`
+	Name    string  `db:"name"`
+	TblName string  `db:"tbl_name"`
+	SQL     *string `db:"sql"`
+}
+
+// gooseTable is goose's bookkeeping table. Its text belongs to goose, not
+// to our migrations, so it is not compared: a later goose may word it
+// differently. schemaVersion reads it and reports damage to it.
+const gooseTable = "goose_db_version"
+
+// expectedSchemas caches, per schema version, the sqlite_schema rows that
+// the embedded migrations produce on an empty database.
+var expectedSchemas sync.Map // int64 -> map[string]schemaObject
+
+// CheckSchema checks that the schema holds every table, view, index and
+// trigger the migrations up to the recorded version created, with the
+// same SQL text, and returns an error wrapping sessiondb.ErrCorrupt that
+// names the first one that differs. Open runs it unless
+// Options.NoSchemaCheck is set.
+func (s *Store) CheckSchema(ctx context.Context) error {
+	if s.closed.Load() {
+		return sessiondb.ErrClosed
+	}
+	v, err := s.schemaVersion(ctx)
+	if err != nil || v == 0 {
+		return err
+	}
+	return s.verifySchema(ctx, v)
+}
+
+// verifySchema checks that every table, index, view and trigger the
+// migrations up to version create is present in the database with exactly
+// the SQL text they gave it. SQLite parses the schema from the file on
+// every open and checksums none of it, so one damaged byte can rename a
+// column: every later query would then fail with "no such column", which
+// says nothing about the cause. Objects a user added (an index, a view, the
+// sqlite_stat tables of ANALYZE) are allowed; ours must be intact.
+func (s *Store) verifySchema(ctx context.Context, version int64) error {
+	want, err := expectedSchema(ctx, version)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", s.path, err)
+	}
+	var rows []schemaObject
+	if err := s.writer.SelectContext(ctx, &rows, `SELECT type, name, tbl_name, sql FROM sqlite_schema`); err != nil {
+		return fmt.Errorf("open %s: read schema: %w", s.path, translate(err))
+	}
+	have := make(map[string]schemaObject, len(rows))
+	for _, r := range rows {
+		have[r.Type+" "+r.Name] = r
+	}
+	for key, w := range want {
+		h, ok := have[key]
+		switch {
+		case !ok:
+			return fmt.Errorf("open %s: %w: schema version %d lacks %s (damaged schema)", s.path, sessiondb.ErrCorrupt, version, key)
+		case h.TblName != w.TblName || !sameSQL(h.SQL, w.SQL):
+			return fmt.Errorf("open %s: %w: %s differs from what migration %d created (damaged schema)", s.path, sessiondb.ErrCorrupt, key, version)
+		}
+	}
+	return nil
+}
+
+func sameSQL(a, b *string) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}
+
+// expectedSchema migrates a private in-memory database to version and
+// returns its schema, keyed by "type name". It runs once per version per
+// process.
+func expectedSchema(ctx context.Context, version int64) (map[string]schemaObject, error) {
+	if m, ok := expectedSchemas.Load(version); ok {
+		return m.(map[string]schemaObject), nil
+	}
+	db, err := sqlx.Open("sqlite", "file:expected-schema?mode=memory")
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1) // an in-memory database lives and dies with its connection
+	p, err := migrations.NewProvider(db.DB, nil)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := p.UpTo(ctx, version); err != nil {
+		return nil, fmt.Errorf("build the expected schema of version %d: %w", version, err)
+	}
+	var rows []schemaObject
+	if err := db.SelectContext(ctx, &rows, `SELECT type, name, tbl_name, sql FROM sqlite_schema`); err != nil {
+		return nil, err
+	}
+	m := make(map[string]schemaObject, len(rows))
+	for _, r := range rows {
+		if r.Name == gooseTable || r.TblName == gooseTable {
+			continue
+		}
+		m[r.Type+" "+r.Name] = r
+	}
+	expectedSchemas.Store(version, m)
+	return m, nil
+}

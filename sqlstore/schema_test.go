@@ -1,0 +1,139 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sessiondb/sessiondb"
+)
+
+// damageSchema rewrites the stored CREATE text of one object, the way a
+// flipped byte in sqlite_schema would, and checkpoints the change into the
+// main file.
+func damageSchema(t *testing.T, path, name, from, to string) {
+	t.Helper()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM sqlite_schema WHERE name = ? AND instr(sql, ?) > 0`, name, from).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("%s holds %q %d times, %v; the test would damage nothing", name, from, n, err)
+	}
+	for _, q := range []string{
+		`PRAGMA writable_schema = ON`,
+		`UPDATE sqlite_schema SET sql = replace(sql, '` + from + `', '` + to + `') WHERE name = '` + name + `'`,
+		`PRAGMA writable_schema = OFF`,
+		`PRAGMA wal_checkpoint(TRUNCATE)`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+}
+
+// TestOpenRefusesDamagedSchema: SQLite does not checksum the schema, so a
+// damaged byte in it can rename a column and leave a file that opens but
+// fails every query with "no such column". Open must refuse such a file
+// with ErrCorrupt, naming the object, and leave it untouched.
+func TestOpenRefusesDamagedSchema(t *testing.T) {
+	for _, tc := range []struct{ name, from, to string }{
+		{"compactions", "created_at", "created_ax"},  // a renamed column
+		{"entries", "session_id", "session_ie"},      // the main table
+		{"transcript", "e.seq >=", "e.seq >"},        // a view
+		{"entries_fts_insert", "new.text", "new.id"}, // a trigger
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "damaged.db")
+			s := MustOpenStoreAt(t, path, nil)
+			if _, err := s.Create(context.Background(), sessiondb.Session{ID: "keep"}); err != nil {
+				t.Fatal(err)
+			}
+			s.Close()
+			damageSchema(t, path, tc.name, tc.from, tc.to)
+			before := fileHash(t, path)
+			_, err := Open(path, nil)
+			if !errors.Is(err, sessiondb.ErrCorrupt) || !strings.Contains(err.Error(), tc.name) {
+				t.Fatalf("Open = %v, want ErrCorrupt naming %s", err, tc.name)
+			}
+			if fileHash(t, path) != before {
+				t.Fatal("Open modified a database it refused")
+			}
+		})
+	}
+}
+
+// TestOpenAllowsUserSchemaObjects: the schema is a public interface, and
+// a user may add an index or a view of their own with sqlite3; Open must
+// not take that for damage.
+func TestOpenAllowsUserSchemaObjects(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "extended.db")
+	s := MustOpenStoreAt(t, path, nil)
+	s.Close()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`CREATE INDEX my_entries_by_role ON entries(role)`,
+		`CREATE VIEW my_titles AS SELECT id, title FROM sessions`,
+		`ANALYZE`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	db.Close()
+	s, err = Open(path, nil)
+	if err != nil {
+		t.Fatalf("Open of a database with user-added objects: %v", err)
+	}
+	s.Close()
+}
+
+// TestOpenRefusesDamagedVersionTable: goose trusts its own table, and a
+// damaged row there used to surface as a scan error from inside goose.
+func TestOpenRefusesDamagedVersionTable(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "damaged.db")
+	s := MustOpenStoreAt(t, path, nil)
+	s.Close()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`UPDATE goose_db_version SET version_id = 'x' WHERE version_id = 2`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	_, err = Open(path, nil)
+	if !errors.Is(err, sessiondb.ErrCorrupt) || !strings.Contains(err.Error(), "goose_db_version") {
+		t.Fatalf("Open = %v, want ErrCorrupt naming goose_db_version", err)
+	}
+}
+
+// TestOpenRefusesVersionThatLies: a version table that lost its newest row
+// makes the file claim an older version than its objects; the migration
+// that would create them again must not be reported as a plain SQL error.
+func TestOpenRefusesVersionThatLies(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "lying.db")
+	s := MustOpenStoreAt(t, path, nil)
+	s.Close()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`DELETE FROM goose_db_version WHERE version_id = (SELECT max(version_id) FROM goose_db_version)`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	_, err = Open(path, &Options{NoBackup: true})
+	if !errors.Is(err, sessiondb.ErrCorrupt) {
+		t.Fatalf("Open = %v, want ErrCorrupt", err)
+	}
+}
