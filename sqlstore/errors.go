@@ -27,6 +27,13 @@ func translate(err error) error {
 	if errors.Is(err, sql.ErrConnDone) || strings.Contains(err.Error(), "sql: database is closed") {
 		return sessiondb.ErrClosed
 	}
+	if strings.Contains(err.Error(), "sql: Scan error on column") {
+		// Every column is read into the Go type its schema declares and
+		// every write stores that type, so a value of another type (text
+		// in last_seq, a NULL in a NOT NULL column) is a damaged record,
+		// which SQLite does not checksum, or a hand edit that broke it.
+		return fmt.Errorf("%w: a stored value has the wrong type: %v", sessiondb.ErrCorrupt, err)
+	}
 	var se *sqlite.Error
 	if !errors.As(err, &se) {
 		return err

@@ -137,3 +137,42 @@ func TestOpenRefusesVersionThatLies(t *testing.T) {
 		t.Fatalf("Open = %v, want ErrCorrupt", err)
 	}
 }
+
+// TestWrongTypedValueIsCorrupt: a damaged record (SQLite checksums none)
+// can hold a value of another type than its column's; reading it must
+// fail with ErrCorrupt, not with database/sql's scan error.
+func TestWrongTypedValueIsCorrupt(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "typed.db")
+	s, err := Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Create(ctx, sessiondb.Session{ID: "victim"}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	// The tables are STRICT, so only damage can do this: drop STRICT from
+	// the schema text, store text in an INTEGER column, put STRICT back.
+	damageSchema(t, path, "sessions", ") STRICT", ")/*S*/")
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`UPDATE sessions SET last_seq = 'twelve' WHERE id = 'victim'`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	damageSchema(t, path, "sessions", ")/*S*/", ") STRICT")
+	s, err = Open(path, nil) // not MustOpenStoreAt: its cleanup would report the damage
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, _, err := s.List(ctx, sessiondb.ListOptions{}); !errors.Is(err, sessiondb.ErrCorrupt) {
+		t.Errorf("List = %v, want ErrCorrupt", err)
+	}
+	if _, err := s.Get(ctx, "victim"); !errors.Is(err, sessiondb.ErrCorrupt) {
+		t.Errorf("Get = %v, want ErrCorrupt", err)
+	}
+}
