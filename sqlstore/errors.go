@@ -56,6 +56,11 @@ func translate(err error) error {
 		if strings.Contains(se.Error(), "unsupported file format") {
 			sentinel = sessiondb.ErrCorrupt
 		}
+		// A damaged FTS5 config row (its version number): the index,
+		// not the log, is damaged; Reindex (sessionctl reindex) rebuilds it.
+		if strings.Contains(se.Error(), "invalid fts5 file format") {
+			sentinel = sessiondb.ErrCorrupt
+		}
 	case sqlite3.SQLITE_IOERR:
 		// A write past RLIMIT_FSIZE or onto a full disk surfaces as an I/O
 		// error on some paths rather than SQLITE_FULL.

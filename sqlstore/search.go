@@ -245,9 +245,28 @@ func resolveIn(ctx context.Context, tx *sqlx.Tx, idOrAlias string) (string, erro
 // Reindex rebuilds the full-text index from the log. With reextract, the
 // role and text of every entry and summary message are first derived
 // again with the store's Extractor (after the extractor changed); this
-// rewrites every row, in one transaction.
+// rewrites every row, in one transaction. It also repairs an index whose
+// config row is damaged (ErrCorrupt "invalid fts5 file format"), which
+// FTS5's own 'rebuild' cannot read past.
 func (s *Store) Reindex(ctx context.Context, reextract bool) error {
 	return s.write(ctx, func(tx *sqlx.Tx) error {
+		ftsTables := []string{"entries_fts", "summary_fts"}
+		for _, fts := range ftsTables {
+			// FTS5 loads its config before it runs any command, and
+			// refuses a version it does not know. The migrations set no
+			// option, so the config of an intact index is this one row
+			// (version 4, FTS5's format without secure-delete). The
+			// index is not emptied first: reextract's updates fire the
+			// triggers, which delete each row's old text from it.
+			for _, q := range []string{
+				`DELETE FROM ` + fts + `_config`,
+				`INSERT INTO ` + fts + `_config (k, v) VALUES ('version', 4)`,
+			} {
+				if _, err := tx.ExecContext(ctx, q); err != nil {
+					return fmt.Errorf("reset %s: %w", fts, err)
+				}
+			}
+		}
 		if reextract {
 			for _, table := range []string{"entries", "summary_messages"} {
 				if err := s.reextract(ctx, tx, table); err != nil {
@@ -255,7 +274,7 @@ func (s *Store) Reindex(ctx context.Context, reextract bool) error {
 				}
 			}
 		}
-		for _, fts := range []string{"entries_fts", "summary_fts"} {
+		for _, fts := range ftsTables {
 			if _, err := tx.ExecContext(ctx, `INSERT INTO `+fts+` (`+fts+`) VALUES ('rebuild')`); err != nil {
 				return fmt.Errorf("rebuild %s: %w", fts, err)
 			}

@@ -16,8 +16,8 @@
 // only), else ~/.local/share/sessiondb/sessions.db. Missing directories are
 // created with mode 0700 and the file with 0600: transcripts are private.
 // Commands that use a database create it and migrate it to the latest
-// schema; doctor, vacuum and migrate refuse a file that does not exist, and
-// doctor and migrate status never migrate.
+// schema; doctor, vacuum, reindex and migrate refuse a file that does not
+// exist, and doctor and migrate status never migrate.
 //
 // # Output contract
 //

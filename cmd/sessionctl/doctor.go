@@ -101,11 +101,11 @@ func (a *app) runDoctor(asJSON bool) error {
 	}
 
 	if lines, err := a.queryStrings(st, "PRAGMA integrity_check"); err != nil {
-		add("integrity", checkFail, "%v", err)
+		add("integrity", checkFail, "%v%s", err, repairHint([]string{err.Error()}))
 	} else if len(lines) == 1 && lines[0] == "ok" {
 		add("integrity", checkOK, "ok")
 	} else {
-		add("integrity", checkFail, "%d problem(s), first: %s; restore from a backup", len(lines), firstOr(lines, "?"))
+		add("integrity", checkFail, "%d problem(s), first: %s%s", len(lines), firstOr(lines, "?"), repairHint(lines))
 	}
 
 	if n, err := a.queryCount(st, "SELECT count(*) FROM pragma_foreign_key_check"); err != nil {
@@ -211,6 +211,18 @@ func (a *app) runDoctor(asJSON bool) error {
 		return fmt.Errorf("%d check(s) failed (see the report on stdout)", failed)
 	}
 	return nil
+}
+
+// repairHint says how to repair what integrity_check found: damage
+// confined to the full-text index is rebuilt from the log by reindex;
+// anything else needs the backup.
+func repairHint(problems []string) string {
+	for _, p := range problems {
+		if !strings.Contains(strings.ToLower(p), "fts5") {
+			return "; restore from a backup"
+		}
+	}
+	return "; only the search index is damaged: run 'sessionctl reindex'"
 }
 
 // schemaVersion returns the applied goose version (0: none).

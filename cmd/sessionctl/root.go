@@ -127,6 +127,7 @@ Exit codes: 0 success, 1 error, 2 usage error, 3 import finished with problems.`
 		a.truncateCommand(),
 		a.pruneCommand(),
 		a.vacuumCommand(),
+		a.reindexCommand(),
 		a.forkCommand(),
 		a.checkpointCommand(),
 		a.renameCommand(),

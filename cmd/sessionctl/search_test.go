@@ -1,6 +1,7 @@
 package main
 
 import (
+	"database/sql"
 	"strings"
 	"testing"
 )
@@ -47,4 +48,44 @@ func TestSearch(t *testing.T) {
 	sessionctl(t, db, "search", `"unbalanced AND (`, "--json").mustSucceed(t)
 	sessionctl(t, db, "search", "Canberra", "--session", "nope").mustFail(t, exitError, `no session "nope"`)
 	sessionctl(t, db, "search", "x", "--limit", "100000").mustFail(t, exitUsage, "--limit must be at most")
+}
+
+// TestReindexRepairsSearch: a damaged index config makes search fail with
+// a corrupt-database error; reindex rebuilds the index from the log.
+func TestReindexRepairsSearch(t *testing.T) {
+	db := tempDB(t)
+	seed(t, db)
+	raw, err := sql.Open("sqlite", db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.Exec(`UPDATE entries_fts_config SET v = 0 WHERE k = 'version'`); err != nil {
+		t.Fatal(err)
+	}
+	raw.Close()
+	sessionctl(t, db, "search", "Canberra").mustFail(t, exitError, "corrupt")
+	var checks []checkResult
+	sessionctl(t, db, "doctor", "--json").mustFail(t, exitError, "check(s) failed").decode(t, &checks)
+	for _, c := range checks {
+		if c.Check == "integrity" && (c.Status != checkFail || !strings.Contains(c.Detail, "sessionctl reindex")) {
+			t.Errorf("doctor integrity: %+v, want a fail that says to run sessionctl reindex", c)
+		}
+	}
+
+	r := sessionctl(t, db, "reindex").mustSucceed(t)
+	if r.stdout != "rebuilt the search index of "+db+"\n" {
+		t.Errorf("reindex: %q", r.stdout)
+	}
+	var hits []hitJSON
+	sessionctl(t, db, "search", "Canberra", "--json").mustSucceed(t).decode(t, &hits)
+	if len(hits) != 2 {
+		t.Errorf("search after reindex: %+v", hits)
+	}
+	sessionctl(t, db, "reindex", "--reextract").mustSucceed(t)
+	hits = nil
+	sessionctl(t, db, "search", "Canberra", "--role", "tool", "--json").mustSucceed(t).decode(t, &hits)
+	if len(hits) != 1 || hits[0].Seq != 3 {
+		t.Errorf("--role tool after reindex --reextract: %+v", hits)
+	}
+	sessionctl(t, db, "doctor").mustSucceed(t)
 }
