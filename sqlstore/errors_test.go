@@ -2,7 +2,6 @@ package sqlstore
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"path/filepath"
 	"testing"
@@ -27,14 +26,7 @@ func TestWrongTypedValueIsCorrupt(t *testing.T) {
 	// The tables are STRICT, so only damage can do this: drop STRICT from
 	// the schema text, store text in an INTEGER column, put STRICT back.
 	damageSchema(t, path, "sessions", ") STRICT", ")/*S*/")
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Exec(`UPDATE sessions SET last_seq = 'twelve' WHERE id = 'victim'`); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
+	rawExec(t, path, `UPDATE sessions SET last_seq = 'twelve' WHERE id = 'victim'`)
 	damageSchema(t, path, "sessions", ")/*S*/", ") STRICT")
 	s, err = Open(path, nil) // not MustOpenStoreAt: its cleanup would report the damage
 	if err != nil {
@@ -67,14 +59,7 @@ func TestDamagedSearchIndexIsCorrupt(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Exec(`UPDATE entries_fts_config SET v = 0 WHERE k = 'version'`); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
+	rawExec(t, path, `UPDATE entries_fts_config SET v = 0 WHERE k = 'version'`)
 
 	s, err = Open(path, nil)
 	if err != nil {

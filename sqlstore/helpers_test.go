@@ -135,3 +135,21 @@ func MustOpenStoreAt(tb testing.TB, path string, opts *Options) *Store {
 	})
 	return s
 }
+
+// rawExec runs queries, in order, on one plain connection to the database
+// at path, behind any store's back: the way a user with sqlite3, or
+// damage, changes a file. The connection is closed before it returns.
+func rawExec(tb testing.TB, path string, queries ...string) {
+	tb.Helper()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1) // PRAGMAs hold for the one connection
+	for _, q := range queries {
+		if _, err := db.Exec(q); err != nil {
+			tb.Fatalf("%s: %v", q, err)
+		}
+	}
+}

@@ -20,22 +20,17 @@ func damageSchema(t *testing.T, path, name, from, to string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
-	db.SetMaxOpenConns(1)
 	var n int
-	if err := db.QueryRow(`SELECT count(*) FROM sqlite_schema WHERE name = ? AND instr(sql, ?) > 0`, name, from).Scan(&n); err != nil || n != 1 {
+	err = db.QueryRow(`SELECT count(*) FROM sqlite_schema WHERE name = ? AND instr(sql, ?) > 0`, name, from).Scan(&n)
+	db.Close()
+	if err != nil || n != 1 {
 		t.Fatalf("%s holds %q %d times, %v; the test would damage nothing", name, from, n, err)
 	}
-	for _, q := range []string{
+	rawExec(t, path,
 		`PRAGMA writable_schema = ON`,
-		`UPDATE sqlite_schema SET sql = replace(sql, '` + from + `', '` + to + `') WHERE name = '` + name + `'`,
+		`UPDATE sqlite_schema SET sql = replace(sql, '`+from+`', '`+to+`') WHERE name = '`+name+`'`,
 		`PRAGMA writable_schema = OFF`,
-		`PRAGMA wal_checkpoint(TRUNCATE)`,
-	} {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
+		`PRAGMA wal_checkpoint(TRUNCATE)`)
 }
 
 // TestOpenRefusesDamagedSchema: SQLite does not checksum the schema, so a
@@ -76,21 +71,11 @@ func TestOpenAllowsUserSchemaObjects(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "extended.db")
 	s := MustOpenStoreAt(t, path, nil)
 	s.Close()
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range []string{
+	rawExec(t, path,
 		`CREATE INDEX my_entries_by_role ON entries(role)`,
 		`CREATE VIEW my_titles AS SELECT id, title FROM sessions`,
-		`ANALYZE`,
-	} {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	db.Close()
-	s, err = Open(path, nil)
+		`ANALYZE`)
+	s, err := Open(path, nil)
 	if err != nil {
 		t.Fatalf("Open of a database with user-added objects: %v", err)
 	}
@@ -103,15 +88,8 @@ func TestOpenRefusesDamagedVersionTable(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "damaged.db")
 	s := MustOpenStoreAt(t, path, nil)
 	s.Close()
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Exec(`UPDATE goose_db_version SET version_id = 'x' WHERE version_id = 2`); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
-	_, err = Open(path, nil)
+	rawExec(t, path, `UPDATE goose_db_version SET version_id = 'x' WHERE version_id = 2`)
+	_, err := Open(path, nil)
 	if !errors.Is(err, sessiondb.ErrCorrupt) || !strings.Contains(err.Error(), "goose_db_version") {
 		t.Fatalf("Open = %v, want ErrCorrupt naming goose_db_version", err)
 	}
@@ -124,15 +102,8 @@ func TestOpenRefusesVersionThatLies(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "lying.db")
 	s := MustOpenStoreAt(t, path, nil)
 	s.Close()
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Exec(`DELETE FROM goose_db_version WHERE version_id = (SELECT max(version_id) FROM goose_db_version)`); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
-	_, err = Open(path, &Options{NoBackup: true})
+	rawExec(t, path, `DELETE FROM goose_db_version WHERE version_id = (SELECT max(version_id) FROM goose_db_version)`)
+	_, err := Open(path, &Options{NoBackup: true})
 	if !errors.Is(err, sessiondb.ErrCorrupt) {
 		t.Fatalf("Open = %v, want ErrCorrupt", err)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"io"
 	"path/filepath"
@@ -165,4 +166,22 @@ func transcriptBodies(t testing.TB, db, id string) []string {
 		}
 	})
 	return out
+}
+
+// rawExec runs queries, in order, on one plain connection to the database
+// file db, behind sessionctl's back: the way damage or a hand edit changes
+// a file.
+func rawExec(t testing.TB, db string, queries ...string) {
+	t.Helper()
+	raw, err := sql.Open("sqlite", db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	raw.SetMaxOpenConns(1) // PRAGMAs hold for the one connection
+	for _, q := range queries {
+		if _, err := raw.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
 }

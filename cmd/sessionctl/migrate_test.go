@@ -1,7 +1,6 @@
 package main
 
 import (
-	"database/sql"
 	"strings"
 	"testing"
 
@@ -88,20 +87,10 @@ func TestDoctor(t *testing.T) {
 
 	// Damage the database behind the store's back: an entry of a session
 	// that does not exist, and an entry beyond its session's last_seq.
-	raw, err := sql.Open("sqlite", db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range []string{
+	rawExec(t, db,
 		"PRAGMA foreign_keys = OFF",
 		"INSERT INTO entries (session_id, seq, kind, body, created_at) VALUES ('ghost', 1, 'message', '{}', '2026-01-01T00:00:00Z')",
-		"INSERT INTO entries (session_id, seq, kind, body, created_at) VALUES ('notes', 99, 'message', '{}', '2026-01-01T00:00:00Z')",
-	} {
-		if _, err := raw.Exec(q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	raw.Close()
+		"INSERT INTO entries (session_id, seq, kind, body, created_at) VALUES ('notes', 99, 'message', '{}', '2026-01-01T00:00:00Z')")
 
 	r = sessionctl(t, db, "doctor", "--json").mustFail(t, exitError, "3 check(s) failed")
 	checks = nil
@@ -132,21 +121,10 @@ func TestDoctor(t *testing.T) {
 func TestDoctorReportsDamagedSchema(t *testing.T) {
 	db := tempDB(t)
 	seed(t, db)
-	raw, err := sql.Open("sqlite", db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw.SetMaxOpenConns(1)
-	for _, q := range []string{
+	rawExec(t, db,
 		"PRAGMA writable_schema = ON",
 		"UPDATE sqlite_schema SET sql = replace(sql, 'created_at', 'created_ax') WHERE name = 'compactions'",
-		"PRAGMA writable_schema = OFF",
-	} {
-		if _, err := raw.Exec(q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	raw.Close()
+		"PRAGMA writable_schema = OFF")
 
 	sessionctl(t, db, "list").mustFail(t, exitError, "table compactions differs")
 	var checks []checkResult

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"database/sql"
 	"strings"
 	"testing"
 )
@@ -55,14 +54,7 @@ func TestSearch(t *testing.T) {
 func TestReindexRepairsSearch(t *testing.T) {
 	db := tempDB(t)
 	seed(t, db)
-	raw, err := sql.Open("sqlite", db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := raw.Exec(`UPDATE entries_fts_config SET v = 0 WHERE k = 'version'`); err != nil {
-		t.Fatal(err)
-	}
-	raw.Close()
+	rawExec(t, db, `UPDATE entries_fts_config SET v = 0 WHERE k = 'version'`)
 	sessionctl(t, db, "search", "Canberra").mustFail(t, exitError, "corrupt")
 	var checks []checkResult
 	sessionctl(t, db, "doctor", "--json").mustFail(t, exitError, "check(s) failed").decode(t, &checks)
