@@ -24,8 +24,11 @@ var (
 	ErrSchemaTooNew = errors.New("database schema is newer than this binary")
 	// ErrClosed: the store has been closed.
 	ErrClosed = errors.New("store closed")
-	// ErrCorrupt: the database file is not a valid sessiondb database or
-	// failed an integrity check.
+	// ErrCorrupt: the database file is not a valid sessiondb database, or
+	// damage was found in it: a page SQLite cannot read, a schema that
+	// differs from what its migrations created, a stored value of the
+	// wrong type, a damaged search index (which sqlstore's Reindex
+	// rebuilds from the log).
 	ErrCorrupt = errors.New("database corrupt")
 	// ErrReadOnly: the database (or its directory) cannot be written.
 	ErrReadOnly = errors.New("database is read-only")
