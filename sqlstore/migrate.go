@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/jmoiron/sqlx"
 	"github.com/pressly/goose/v3"
 
 	"github.com/sessiondb/sessiondb"
@@ -44,7 +45,7 @@ func (s *Store) migrate(ctx context.Context) error {
 	}
 	if current > 0 && !s.opts.NoSchemaCheck {
 		// Refuse a damaged schema before migrating over it.
-		if err := s.verifySchema(ctx, current); err != nil {
+		if err := s.checkSchema(ctx); err != nil {
 			return err
 		}
 	}
@@ -78,18 +79,28 @@ func (s *Store) migrate(ctx context.Context) error {
 	if err := s.quickCheck(ctx); err != nil {
 		return err
 	}
-	return s.verifySchema(ctx, latest)
+	return s.checkSchema(ctx)
 }
 
 // schemaVersion returns the applied goose version, 0 for a new database.
 // It reads goose's own table directly so that no table is created in a
 // database this binary may refuse.
 func (s *Store) schemaVersion(ctx context.Context) (int64, error) {
+	v, err := readSchemaVersion(ctx, s.writer)
+	if err != nil {
+		return 0, fmt.Errorf("open %s: %w", s.path, err)
+	}
+	return v, nil
+}
+
+// readSchemaVersion reads the applied goose version through q (the writer
+// pool, or a transaction when it must agree with other reads).
+func readSchemaVersion(ctx context.Context, q sqlx.QueryerContext) (int64, error) {
 	var n int
-	err := s.writer.GetContext(ctx, &n,
+	err := sqlx.GetContext(ctx, q, &n,
 		`SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'goose_db_version'`)
 	if err != nil {
-		return 0, fmt.Errorf("open %s: %w", s.path, translate(err))
+		return 0, translate(err)
 	}
 	if n == 0 {
 		return 0, nil
@@ -100,7 +111,7 @@ func (s *Store) schemaVersion(ctx context.Context) (int64, error) {
 		Version sql.NullInt64 `db:"version"`
 		Bad     int           `db:"bad"`
 	}
-	err = s.writer.GetContext(ctx, &v, `SELECT max(CASE WHEN is_applied AND typeof(version_id) = 'integer' THEN version_id END) AS version,
+	err = sqlx.GetContext(ctx, q, &v, `SELECT max(CASE WHEN is_applied AND typeof(version_id) = 'integer' THEN version_id END) AS version,
 		count(*) FILTER (WHERE typeof(version_id) <> 'integer' OR typeof(is_applied) <> 'integer') AS bad
 		FROM goose_db_version`)
 	if err == nil && v.Bad > 0 {
@@ -113,7 +124,7 @@ func (s *Store) schemaVersion(ctx context.Context) (int64, error) {
 			// compile against it means its schema text is damaged.
 			err = fmt.Errorf("%w: %v", sessiondb.ErrCorrupt, err)
 		}
-		return 0, fmt.Errorf("open %s: read schema version: %w", s.path, err)
+		return 0, fmt.Errorf("read schema version: %w", err)
 	}
 	return v.Version.Int64, nil
 }

@@ -21,7 +21,7 @@ type schemaObject struct {
 
 // gooseTable is goose's bookkeeping table. Its text belongs to goose, not
 // to our migrations, so it is not compared: a later goose may word it
-// differently. schemaVersion reads it and reports damage to it.
+// differently. readSchemaVersion reads it and reports damage to it.
 const gooseTable = "goose_db_version"
 
 // expectedSchemas caches, per schema version, the sqlite_schema rows that
@@ -37,41 +37,50 @@ func (s *Store) CheckSchema(ctx context.Context) error {
 	if s.closed.Load() {
 		return sessiondb.ErrClosed
 	}
-	v, err := s.schemaVersion(ctx)
-	if err != nil || v == 0 {
-		return err
-	}
-	return s.verifySchema(ctx, v)
+	return s.checkSchema(ctx)
 }
 
-// verifySchema checks that every table, index, view and trigger the
-// migrations up to version create is present in the database with exactly
-// the SQL text they gave it. SQLite parses the schema from the file on
-// every open and checksums none of it, so one damaged byte can rename a
-// column: every later query would then fail with "no such column", which
-// says nothing about the cause. Objects a user added (an index, a view, the
-// sqlite_stat tables of ANALYZE) are allowed; ours must be intact.
-func (s *Store) verifySchema(ctx context.Context, version int64) error {
-	want, err := expectedSchema(ctx, version)
+// checkSchema compares the schema with what the migrations up to the
+// recorded version create. SQLite checksums none of it and parses the
+// schema text from the file on every open, so one damaged byte can rename
+// a column: every later query would then fail with "no such column", which
+// says nothing about the cause. Objects a user added (an index, a view,
+// the sqlite_stat tables of ANALYZE) are allowed; ours must be intact.
+//
+// The version and the schema are read in one read transaction, so a
+// migration committed by another process in between cannot make them
+// disagree.
+func (s *Store) checkSchema(ctx context.Context) error {
+	err := s.read(ctx, func(tx *sqlx.Tx) error {
+		version, err := readSchemaVersion(ctx, tx)
+		if err != nil || version == 0 {
+			return err
+		}
+		want, err := expectedSchema(ctx, version)
+		if err != nil {
+			return err
+		}
+		var rows []schemaObject
+		if err := tx.SelectContext(ctx, &rows, `SELECT type, name, tbl_name, sql FROM sqlite_schema`); err != nil {
+			return fmt.Errorf("read schema: %w", err)
+		}
+		have := make(map[string]schemaObject, len(rows))
+		for _, r := range rows {
+			have[r.Type+" "+r.Name] = r
+		}
+		for key, w := range want {
+			h, ok := have[key]
+			switch {
+			case !ok:
+				return fmt.Errorf("%w: schema version %d lacks %s (damaged schema)", sessiondb.ErrCorrupt, version, key)
+			case h.TblName != w.TblName || !sameSQL(h.SQL, w.SQL):
+				return fmt.Errorf("%w: %s differs from what migration %d created (damaged schema)", sessiondb.ErrCorrupt, key, version)
+			}
+		}
+		return nil
+	})
 	if err != nil {
 		return fmt.Errorf("open %s: %w", s.path, err)
-	}
-	var rows []schemaObject
-	if err := s.writer.SelectContext(ctx, &rows, `SELECT type, name, tbl_name, sql FROM sqlite_schema`); err != nil {
-		return fmt.Errorf("open %s: read schema: %w", s.path, translate(err))
-	}
-	have := make(map[string]schemaObject, len(rows))
-	for _, r := range rows {
-		have[r.Type+" "+r.Name] = r
-	}
-	for key, w := range want {
-		h, ok := have[key]
-		switch {
-		case !ok:
-			return fmt.Errorf("open %s: %w: schema version %d lacks %s (damaged schema)", s.path, sessiondb.ErrCorrupt, version, key)
-		case h.TblName != w.TblName || !sameSQL(h.SQL, w.SQL):
-			return fmt.Errorf("open %s: %w: %s differs from what migration %d created (damaged schema)", s.path, sessiondb.ErrCorrupt, key, version)
-		}
 	}
 	return nil
 }
