@@ -157,21 +157,57 @@ func parsePicoclawLine(line []byte) picoLine {
 			return rec
 		}
 	}
-	for i := 1; i < len(trimmed); i++ {
-		j := bytes.Index(trimmed[i:], picoRoleMarker)
-		if j < 0 {
-			break
-		}
-		i += j
-		if rec, ok := recoverPicoclaw(trimmed[i:]); ok {
-			rec.problem = fmt.Sprintf("%s; a complete message appended after a torn fragment of %d bytes was recovered (picoclaw's loader drops the whole line)", reason, len(line)-len(trimmed)+i)
-			return rec
-		}
+	if i, rec, ok := recoverAfterFragment(trimmed); ok {
+		rec.problem = fmt.Sprintf("%s; a complete message appended after a torn fragment of %d bytes was recovered (picoclaw's loader drops the whole line)", reason, len(line)-len(trimmed)+i)
+		return rec
+	} else if i < 0 {
+		reason += " (recovery gave up: too many message starts on one line)"
 	}
 	if !utf8.Valid(line) {
 		reason += " (line also holds invalid UTF-8)"
 	}
 	return picoLine{problem: reason}
+}
+
+// recoverBudget bounds the bytes recoverAfterFragment hands to the JSON
+// decoder, as a multiple of the line's length (plus a floor): each attempt
+// scans up to the rest of the line, so trying every message start of a
+// hostile line (a megabyte of `{"role":"user","content":[` repeated) was
+// quadratic — 15 s for 416 KB before this bound.
+const (
+	recoverBudgetFactor = 8
+	recoverBudgetFloor  = 1 << 20
+)
+
+// recoverAfterFragment finds a complete message that ends the line and
+// starts at a message start after its first byte, and returns where it
+// starts. i < 0 reports that the search gave up at its work budget.
+//
+// At most one start can qualify: a message start cannot lie inside a JSON
+// string (its quote would end the string), so a qualifying start inside
+// another qualifying message would be a nested object ending where the
+// outer one must still close. The search therefore goes from the last
+// start backwards, where the usual case (one torn fragment, then the
+// message) succeeds at once, and stops when its budget is spent.
+func recoverAfterFragment(b []byte) (int, picoLine, bool) {
+	end := bytes.TrimRight(b, " \t\r\n")
+	if len(end) == 0 || end[len(end)-1] != '}' {
+		return 0, picoLine{}, false // no object can end the line
+	}
+	budget := recoverBudgetFactor*len(b) + recoverBudgetFloor
+	for i := len(b); ; {
+		j := bytes.LastIndex(b[1:i], picoRoleMarker)
+		if j < 0 {
+			return 0, picoLine{}, false
+		}
+		i = j + 1
+		if budget -= len(b) - i; budget < 0 {
+			return -1, picoLine{}, false
+		}
+		if rec, ok := recoverPicoclaw(b[i:]); ok {
+			return i, rec, true
+		}
+	}
 }
 
 // recoverPicoclaw parses b as a whole picoclaw message.

@@ -44,6 +44,12 @@ func FuzzPicoclawLine(f *testing.F) {
 				t.Fatalf("rejected line without a problem")
 			}
 		}
+		if ref, ok := recoverFirstStart(line); ok && !picoclawAccepts && !bytes.Equal(ref, pl.body) {
+			// recoverAfterFragment searches from the last message start
+			// backwards, relying on at most one start qualifying; the
+			// reference tries every start from the first.
+			t.Fatalf("recovered %q, the exhaustive search finds %q", pl.body, ref)
+		}
 		if pl.body != nil {
 			if !json.Valid(pl.body) {
 				t.Fatalf("body is not JSON: %q", pl.body)
@@ -125,4 +131,29 @@ func FuzzPicoclawParse(f *testing.F) {
 			t.Fatalf("resume changed the compaction: %+v vs %+v", again.Compactions, pd.Compactions)
 		}
 	})
+}
+
+// recoverFirstStart is the exhaustive reference for recoverAfterFragment on
+// short lines: the first message start after the first byte (of the line
+// without leading NULs) from which the rest of the line is one complete,
+// non-transient picoclaw message.
+func recoverFirstStart(line []byte) ([]byte, bool) {
+	if len(line) > 4096 {
+		return nil, false
+	}
+	b := bytes.TrimLeft(line, "\x00")
+	if len(b) < len(line) {
+		if rec, ok := recoverPicoclaw(b); ok {
+			return rec.body, !rec.dropped
+		}
+	}
+	for i := 1; i < len(b); i++ {
+		if !bytes.HasPrefix(b[i:], picoRoleMarker) {
+			continue
+		}
+		if rec, ok := recoverPicoclaw(b[i:]); ok {
+			return rec.body, !rec.dropped
+		}
+	}
+	return nil, false
 }

@@ -926,6 +926,12 @@ func TestPicoclawKeyCollision(t *testing.T) {
 func TestPicoclawLineRules(t *testing.T) {
 	ctx := context.Background()
 	huge := `{"role":"tool","content":"` + strings.Repeat("x", picoclawScannerMax) + `"}`
+	// Every message start of this line opens one more nesting level that
+	// never closes: each recovery attempt scans to the end of the line.
+	// Trying them all took 15 s for 416 KB (quadratic); this is 2.6 MB.
+	nested := strings.Repeat(`{"role":"user","content":[`, 100_000) + `}`
+	fragments := `{"role":"assistant","content":"par` + `{"role":"tool","content":"cut` + `{"role":"user","content":"third`
+	withNested := `{"role":"user","content":"kept","extra":{"role":"inner","x":[{"role":"deeper"}]}}`
 	cases := []struct {
 		name     string
 		content  string
@@ -957,6 +963,12 @@ func TestPicoclawLineRules(t *testing.T) {
 			want: []string{"{\"role\":\"user\",\"content\":\"\xff\xfe\"}"}, problems: []Problem{{Line: 1, Reason: "invalid UTF-8"}}},
 		{name: "skip beyond the file hides all", content: `{"role":"user","content":"a"}` + "\n", skip: 5,
 			problems: []Problem{{Line: 0, Reason: "exceeds the 1 lines"}}},
+		{name: "message after several torn fragments recovered", content: fragments + `{"role":"user","content":"whole"}` + "\n",
+			want: []string{`{"role":"user","content":"whole"}`}, problems: []Problem{{Line: 1, Reason: "torn fragment of " + strconv.Itoa(len(fragments)) + " bytes was recovered"}}},
+		{name: "recovered message holding nested message starts", content: fragments + withNested + "\n",
+			want: []string{withNested}, problems: []Problem{{Line: 1, Reason: "torn fragment of " + strconv.Itoa(len(fragments)) + " bytes was recovered"}}},
+		{name: "hostile line: recovery work is bounded", content: nested + "\n" + `{"role":"user","content":"after"}` + "\n",
+			want: []string{`{"role":"user","content":"after"}`}, problems: []Problem{{Line: 1, Reason: "recovery gave up"}}},
 		{name: "line over picoclaw's 10 MiB limit", content: huge + "\n",
 			want: []string{huge}, problems: []Problem{{Line: 1, Reason: "10 MiB scanner limit"}}},
 	}
