@@ -76,7 +76,7 @@ func (s *Store) migrate(ctx context.Context) error {
 		}
 		return fmt.Errorf("migrate %s from version %d: %w", s.path, current, err)
 	}
-	if err := s.quickCheck(ctx); err != nil {
+	if err := s.quickCheck(ctx); err != nil || s.opts.NoSchemaCheck {
 		return err
 	}
 	return s.checkSchema(ctx)
