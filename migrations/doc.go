@@ -10,6 +10,12 @@
 //     files); triggers are wrapped in StatementBegin/StatementEnd.
 //   - Every migration has a Down section, tested by migrating up and down on
 //     a temporary file.
+//   - sqlstore compares the schema text of a database with what these files
+//     produce (a damaged byte there is refused as corrupt), so the text of
+//     each object is what its migration wrote, byte for byte.
+//   - The FTS5 tables set no option (automerge, pgsz, …): sqlstore.Reindex
+//     resets their config to the version row alone, to repair a damaged
+//     one. A migration that sets an option must teach Reindex to set it.
 //
 // The schema is a public interface: see the comments in 00001_initial.sql
 // for what each table and view holds.
