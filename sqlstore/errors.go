@@ -42,6 +42,13 @@ func translate(err error) error {
 	switch se.Code() & 0xff {
 	case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
 		sentinel = sessiondb.ErrBusy
+	case sqlite3.SQLITE_PROTOCOL:
+		// WAL gave up taking a read lock after about 100 attempts over
+		// some 10 s, because another process held the locks it needed
+		// without finishing (a process stopped in the middle of a write,
+		// a checkpoint or a recovery). SQLite's documentation: the
+		// operation can be retried.
+		sentinel = sessiondb.ErrBusy
 	case sqlite3.SQLITE_FULL:
 		sentinel = sessiondb.ErrFull
 	case sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT:

@@ -96,6 +96,11 @@ type checkStats struct {
 	Sessions, Entries, Imported int
 	ImportRaces                 int // imports lost to the known jsonlimport create race
 	OpenBusy                    int // Opens that failed with the known first-open SQLITE_BUSY
+	// Busy is set when a read of the check failed with ErrBusy: a worker
+	// stopped (SIGSTOP) while it held WAL locks can keep the checker's
+	// read from starting; the driver then lets the workers run on and
+	// checks again.
+	Busy bool
 }
 
 type checker struct {
@@ -104,9 +109,15 @@ type checker struct {
 	o     *oracle
 	ref   [][]byte // the sample's transcript as a private import gives it
 	errs  []string
+	busy  bool // an error above was ErrBusy
 }
 
 func (c *checker) errorf(format string, args ...any) {
+	for _, a := range args {
+		if err, ok := a.(error); ok && errors.Is(err, sessiondb.ErrBusy) {
+			c.busy = true
+		}
+	}
 	if len(c.errs) < 60 {
 		c.errs = append(c.errs, fmt.Sprintf(format, args...))
 	}
@@ -137,6 +148,7 @@ func checkDatabase(dbPath, dir string, deaths map[string]int64, ref [][]byte) (c
 	}
 	store, err := sqlstore.Open(dbPath, nil)
 	if err != nil {
+		st.Busy = errors.Is(err, sessiondb.ErrBusy)
 		return st, []string{fmt.Sprintf("open %s after the crash: %v", dbPath, err)}
 	}
 	defer store.Close()
@@ -168,6 +180,7 @@ func checkDatabase(dbPath, dir string, deaths map[string]int64, ref [][]byte) (c
 	}
 	c.missing(existing)
 	c.importOps(existing)
+	st.Busy = c.busy
 	return st, c.errs
 }
 
