@@ -52,7 +52,9 @@
 // produce on an empty in-memory database (built once per process), and
 // refuses a mismatch with sessiondb.ErrCorrupt naming the object, before
 // migrating anything. Objects a user added with sqlite3 are allowed;
-// goose's own version table is checked for well-formed rows only.
+// goose's own version table is checked for well-formed rows only, and the
+// tables FTS5 creates for its index not at all (the SQLite that created
+// the file words them, and FTS5 checks them itself).
 // Options.NoSchemaCheck and Store.CheckSchema let sessionctl doctor report
 // such damage instead of refusing the file.
 //

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/jmoiron/sqlx"
@@ -116,9 +117,17 @@ func expectedSchema(ctx context.Context, version int64) (map[string]schemaObject
 	if err := db.SelectContext(ctx, &rows, `SELECT type, name, tbl_name, sql FROM sqlite_schema`); err != nil {
 		return nil, err
 	}
+	shadow := map[string]bool{}
+	for _, r := range rows {
+		if r.SQL != nil && strings.HasPrefix(strings.ToUpper(*r.SQL), "CREATE VIRTUAL TABLE") {
+			for _, suffix := range fts5Shadows {
+				shadow[r.Name+suffix] = true
+			}
+		}
+	}
 	m := make(map[string]schemaObject, len(rows))
 	for _, r := range rows {
-		if r.Name == gooseTable || r.TblName == gooseTable {
+		if r.Name == gooseTable || r.TblName == gooseTable || shadow[r.TblName] {
 			continue
 		}
 		m[r.Type+" "+r.Name] = r
@@ -126,3 +135,11 @@ func expectedSchema(ctx context.Context, version int64) (map[string]schemaObject
 	expectedSchemas.Store(version, m)
 	return m, nil
 }
+
+// fts5Shadows are the suffixes of the tables FTS5 creates for each of its
+// virtual tables. Their text is written by the SQLite that created the
+// database, not by our migrations, and FTS5 has changed it between
+// releases; comparing it would refuse a database an older SQLite made.
+// FTS5 checks its own tables (damage there reads as ErrCorrupt, and
+// Reindex rebuilds them).
+var fts5Shadows = []string{"_data", "_idx", "_content", "_docsize", "_config"}

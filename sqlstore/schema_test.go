@@ -108,3 +108,26 @@ func TestOpenRefusesVersionThatLies(t *testing.T) {
 		t.Fatalf("Open = %v, want ErrCorrupt", err)
 	}
 }
+
+// TestOpenAcceptsOtherFTS5ShadowText: the tables FTS5 creates for its
+// index are worded by the SQLite that created the database, and FTS5 has
+// changed that wording between releases. Open must not refuse a database
+// because an older SQLite wrote them differently.
+func TestOpenAcceptsOtherFTS5ShadowText(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "older.db")
+	s := MustOpenStoreAt(t, path, nil)
+	if _, err := s.Create(ctx, sessiondb.Session{ID: "s"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Append(ctx, "s", sessiondb.Message(`{"role":"user","content":"the lighthouse keeper"}`)); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	damageSchema(t, path, "entries_fts_config", "v)", "v /* an older SQLite */)")
+	s = MustOpenStoreAt(t, path, nil)
+	hits, err := s.Search(ctx, "lighthouse", sessiondb.SearchOptions{})
+	if err != nil || len(hits) != 1 {
+		t.Fatalf("Search = %+v, %v; want one hit", hits, err)
+	}
+}
