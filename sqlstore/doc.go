@@ -53,8 +53,8 @@
 // refuses a mismatch with sessiondb.ErrCorrupt naming the object, before
 // migrating anything. Objects a user added with sqlite3 are allowed;
 // goose's own version table is checked for well-formed rows only, and the
-// tables FTS5 creates for its index not at all (the SQLite that created
-// the file words them, and FTS5 checks them itself).
+// tables FTS5 creates for its index by their column names only (the SQLite
+// that created the file words their text).
 // Options.NoSchemaCheck and Store.CheckSchema let sessionctl doctor report
 // such damage instead of refusing the file.
 //

@@ -18,6 +18,9 @@ type schemaObject struct {
 	Name    string  `db:"name"`
 	TblName string  `db:"tbl_name"`
 	SQL     *string `db:"sql"`
+	// columns, for an FTS5 shadow table only, lists its column names: it
+	// is compared instead of the text (see fts5Shadows).
+	columns string
 }
 
 // gooseTable is goose's bookkeeping table. Its text belongs to goose, not
@@ -71,10 +74,20 @@ func (s *Store) checkSchema(ctx context.Context) error {
 		}
 		for key, w := range want {
 			h, ok := have[key]
-			switch {
-			case !ok:
+			if !ok {
 				return fmt.Errorf("%w: schema version %d lacks %s (damaged schema)", sessiondb.ErrCorrupt, version, key)
-			case h.TblName != w.TblName || !sameSQL(h.SQL, w.SQL):
+			}
+			same := h.TblName == w.TblName
+			if w.columns != "" {
+				cols, err := tableColumns(ctx, tx, w.Name)
+				if err != nil {
+					return err
+				}
+				same = same && cols == w.columns
+			} else {
+				same = same && sameSQL(h.SQL, w.SQL)
+			}
+			if !same {
 				return fmt.Errorf("%w: %s differs from what migration %d created (damaged schema)", sessiondb.ErrCorrupt, key, version)
 			}
 		}
@@ -127,8 +140,15 @@ func expectedSchema(ctx context.Context, version int64) (map[string]schemaObject
 	}
 	m := make(map[string]schemaObject, len(rows))
 	for _, r := range rows {
-		if r.Name == gooseTable || r.TblName == gooseTable || shadow[r.TblName] {
+		switch {
+		case r.Name == gooseTable || r.TblName == gooseTable:
 			continue
+		case shadow[r.TblName] && r.Type != "table":
+			continue // the shadow tables' own indexes follow their text
+		case shadow[r.Name]:
+			if r.columns, err = tableColumns(ctx, db, r.Name); err != nil {
+				return nil, err
+			}
 		}
 		m[r.Type+" "+r.Name] = r
 	}
@@ -136,10 +156,18 @@ func expectedSchema(ctx context.Context, version int64) (map[string]schemaObject
 	return m, nil
 }
 
+// tableColumns returns the column names of table, comma-separated.
+func tableColumns(ctx context.Context, q sqlx.QueryerContext, table string) (string, error) {
+	var names []string
+	if err := sqlx.SelectContext(ctx, q, &names, `SELECT name FROM pragma_table_info(?) ORDER BY cid`, table); err != nil {
+		return "", fmt.Errorf("columns of %s: %w", table, err)
+	}
+	return strings.Join(names, ","), nil
+}
+
 // fts5Shadows are the suffixes of the tables FTS5 creates for each of its
 // virtual tables. Their text is written by the SQLite that created the
-// database, not by our migrations, and FTS5 has changed it between
-// releases; comparing it would refuse a database an older SQLite made.
-// FTS5 checks its own tables (damage there reads as ErrCorrupt, and
-// Reindex rebuilds them).
+// database, not by our migrations, so it is not compared (a SQLite that
+// words it differently must not make a database look damaged); their
+// column names, which FTS5's own statements depend on, are.
 var fts5Shadows = []string{"_data", "_idx", "_content", "_docsize", "_config"}
