@@ -109,7 +109,7 @@
 //
 // 8. open — Time to first result in a new process: sqlstore.Open of an
 // existing 10,000-session database (default options: pragmas, WAL check,
-// schema version check) + Get + Load of one session, versus sql.Open of the
+// schema version and schema check) + Get + Load of one session, versus sql.Open of the
 // same file with modernc.org/sqlite and one SELECT of that session's bodies.
 // Ratio sessiondb/baseline; the issue sets no numeric target.
 //

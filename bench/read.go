@@ -370,7 +370,7 @@ func scanMetas(dir string, limit int) ([]picoMeta, error) {
 // runOpen: workload 8.
 func runOpen(ctx context.Context, e *env) (*Result, error) {
 	r := &Result{Unit: "s",
-		SDBDesc:  "sqlstore.Open (default options: pragmas, WAL check, schema version check) + Get + Load of one 8-message session",
+		SDBDesc:  "sqlstore.Open (default options: pragmas, WAL check, schema version and schema check) + Get + Load of one 8-message session",
 		BaseDesc: "sql.Open of the same file (modernc.org/sqlite) + one SELECT of that session's bodies",
 		TargetOp: "", Target: 0}
 	n := e.size(10000, 2000)
