@@ -35,7 +35,8 @@ const picoclawMaxKey = 245
 // Name implements Format.
 func (Picoclaw) Name() string { return FormatPicoclaw }
 
-// picoMeta mirrors picoclaw's SessionMeta.
+// picoMeta mirrors picoclaw's SessionMeta; Export writes it too (its field
+// order is picoclaw's).
 type picoMeta struct {
 	Key       string          `json:"key"`
 	Summary   string          `json:"summary"`
@@ -804,18 +805,6 @@ func sanitizePicoclawKey(key string) string {
 	return strings.NewReplacer(":", "_", "/", "_", `\`, "_").Replace(key)
 }
 
-// picoExportMeta is SessionMeta as picoclaw writes it (field order kept).
-type picoExportMeta struct {
-	Key       string          `json:"key"`
-	Summary   string          `json:"summary"`
-	Skip      int             `json:"skip"`
-	Count     int             `json:"count"`
-	CreatedAt time.Time       `json:"created_at"`
-	UpdatedAt time.Time       `json:"updated_at"`
-	Scope     json.RawMessage `json:"scope,omitempty"`
-	Aliases   []string        `json:"aliases,omitempty"`
-}
-
 // Export implements Format. It writes {sanitizeKey(id)}.jsonl and
 // {sanitizeKey(id)}.meta.json atomically (temporary file, then rename).
 //
@@ -880,7 +869,7 @@ func (Picoclaw) Export(ctx context.Context, s sessiondb.Store, id string, dir st
 		}
 		return bw.Flush()
 	}
-	meta := picoExportMeta{
+	meta := picoMeta{
 		Key:       sess.ID,
 		Summary:   sess.Summary,
 		Skip:      skip,

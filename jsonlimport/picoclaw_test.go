@@ -848,7 +848,7 @@ func TestPicoclawExportRoundTrip(t *testing.T) {
 	if len(lines) != 24 {
 		t.Errorf("exported discord session has %d lines, want 24", len(lines))
 	}
-	var m picoExportMeta
+	var m picoMeta
 	data, _ := os.ReadFile(filepath.Join(out, "agent_main_discord_channel_998877.meta.json"))
 	if err := json.Unmarshal(data, &m); err != nil || m.Skip != 18 || m.Count != 24 {
 		t.Errorf("exported meta %s (%v), want skip 18 count 24", data, err)
