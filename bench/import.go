@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"fmt"
@@ -153,21 +152,13 @@ func rawInsert(ctx context.Context, dbPath, archive string) (float64, error) {
 		}
 		id := strings.TrimSuffix(filepath.Base(f), ".jsonl")
 		seq := 0
-		for len(b) > 0 {
-			i := bytes.IndexByte(b, '\n')
-			var line []byte
-			if i < 0 {
-				line, b = b, nil
-			} else {
-				line, b = b[:i], b[i+1:]
-			}
-			if len(line) == 0 {
-				continue
-			}
+		err = eachLine(b, func(line []byte) error {
 			seq++
-			if _, err := stmt.ExecContext(ctx, id, seq, string(line)); err != nil {
-				return 0, err
-			}
+			_, err := stmt.ExecContext(ctx, id, seq, string(line))
+			return err
+		})
+		if err != nil {
+			return 0, err
 		}
 	}
 	if err := stmt.Close(); err != nil {

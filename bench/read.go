@@ -28,6 +28,19 @@ func readJSONL(path string) ([][]byte, error) {
 		return nil, err
 	}
 	out := make([][]byte, 0, bytes.Count(b, []byte{'\n'})+1)
+	err = eachLine(b, func(line []byte) error {
+		if !json.Valid(line) {
+			return fmt.Errorf("%s: invalid line", path)
+		}
+		out = append(out, line)
+		return nil
+	})
+	return out, err
+}
+
+// eachLine calls fn with every non-empty line of b (without its "\n"), as
+// sub-slices of b, stopping at the first error.
+func eachLine(b []byte, fn func(line []byte) error) error {
 	for len(b) > 0 {
 		i := bytes.IndexByte(b, '\n')
 		var line []byte
@@ -39,12 +52,11 @@ func readJSONL(path string) ([][]byte, error) {
 		if len(line) == 0 {
 			continue
 		}
-		if !json.Valid(line) {
-			return nil, fmt.Errorf("%s: invalid line", path)
+		if err := fn(line); err != nil {
+			return err
 		}
-		out = append(out, line)
 	}
-	return out, nil
+	return nil
 }
 
 // buildSession creates session id holding lines, committing chunk entries
