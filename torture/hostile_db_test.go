@@ -163,10 +163,7 @@ func TestHostileDatabaseFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 		tc := byName[out.Name]
-		if out.OpenErr != "" && out.OpenSentinel == "" && strings.Contains(out.OpenErr, "unsupported file format") {
-			// Known: pinned by TestOpenUnsupportedFileFormat.
-			t.Logf("%s: known unmapped error (TestOpenUnsupportedFileFormat): %s", tc.name, out.OpenErr)
-		} else if out.OpenErr != "" && out.OpenSentinel == "" {
+		if out.OpenErr != "" && out.OpenSentinel == "" {
 			t.Errorf("%s: Open failed with %q, which matches no sessiondb sentinel (seed %d)", tc.name, out.OpenErr, sd)
 		}
 		for _, e := range out.Unmatched {
