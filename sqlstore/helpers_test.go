@@ -21,23 +21,7 @@ import (
 // failure message names, so that it can be inspected.
 func MustOpenStore(tb testing.TB, opts *Options) *Store {
 	tb.Helper()
-	path := filepath.Join(tb.TempDir(), "sessions.db")
-	s, err := Open(path, opts)
-	if err != nil {
-		tb.Fatalf("open store %s: %v", path, err)
-	}
-	tb.Cleanup(func() {
-		// A test may have closed the store itself (to check ErrClosed).
-		if err := s.Close(); err != nil && !errors.Is(err, sessiondb.ErrClosed) {
-			tb.Errorf("close store %s: %v", path, err)
-		}
-		if problems, err := checkDatabaseFile(path); err != nil || len(problems) > 0 {
-			where := keepDatabaseFile(tb, path)
-			tb.Errorf("database %s failed its integrity check (error %v): %s\nthe database was left at %s",
-				path, err, strings.Join(problems, "; "), where)
-		}
-	})
-	return s
+	return MustOpenStoreAt(tb, filepath.Join(tb.TempDir(), "sessions.db"), opts)
 }
 
 // checkDatabaseFile opens the database file at path directly and returns
@@ -125,6 +109,7 @@ func MustOpenStoreAt(tb testing.TB, path string, opts *Options) *Store {
 		tb.Fatalf("open store %s: %v", path, err)
 	}
 	tb.Cleanup(func() {
+		// A test may have closed the store itself (to check ErrClosed).
 		if err := s.Close(); err != nil && !errors.Is(err, sessiondb.ErrClosed) {
 			tb.Errorf("close store %s: %v", path, err)
 		}
