@@ -61,12 +61,8 @@ func (a *app) runExport(args []string, o exportOptions) error {
 	}
 	var ids []string
 	if o.all {
-		infos, err := listSessions(a.ctx, st, "", 0)
-		if err != nil {
-			return fmt.Errorf("list sessions: %w", err)
-		}
-		for _, si := range infos {
-			ids = append(ids, si.ID)
+		if ids, err = allSessionIDs(a.ctx, st); err != nil {
+			return err
 		}
 	} else {
 		ids, err = resolveAll(a.ctx, st, args)

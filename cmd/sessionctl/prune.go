@@ -30,12 +30,8 @@ the space to the file system.`,
 			}
 			var ids []string
 			if all {
-				infos, err := listSessions(a.ctx, st, "", 0)
-				if err != nil {
-					return fmt.Errorf("list sessions: %w", err)
-				}
-				for _, si := range infos {
-					ids = append(ids, si.ID)
+				if ids, err = allSessionIDs(a.ctx, st); err != nil {
+					return err
 				}
 			} else {
 				id, err := resolve(a.ctx, st, args[0])

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/sessiondb/sessiondb"
 	"github.com/sessiondb/sessiondb/sqlstore"
@@ -70,4 +71,17 @@ func listSessions(ctx context.Context, st sessiondb.Store, query string, limit i
 		}
 		cursor = next
 	}
+}
+
+// allSessionIDs returns the ID of every session, newest first.
+func allSessionIDs(ctx context.Context, st sessiondb.Store) ([]string, error) {
+	infos, err := listSessions(ctx, st, "", 0)
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	ids := make([]string, len(infos))
+	for i, si := range infos {
+		ids[i] = si.ID
+	}
+	return ids, nil
 }
