@@ -64,7 +64,7 @@ func TestUpDownUp(t *testing.T) {
 	up := objects(t, db)
 	for _, want := range []string{"table sessions", "table entries", "table compactions", "table summary_messages",
 		"table states", "table interrupts", "table checkpoints", "table usage", "table source_files",
-		"view transcript", "view session_stats", "view usage_daily", "table entries_fts", "trigger entries_fts_insert"} {
+		"view transcript", "view session_stats", "view usage_daily", "table entries_fts", "table search_index", "table search_deleted", "trigger entries_unindex"} {
 		if !slices.Contains(up, want) {
 			t.Errorf("schema lacks %s; has %q", want, up)
 		}
@@ -109,5 +109,57 @@ func TestEachMigrationDownRestoresPrevious(t *testing.T) {
 		if got := objects(t, db); !slices.Equal(got, before[i]) {
 			t.Fatalf("after down from %d:\n got %q\nwant %q", srcs[i].Version, got, before[i])
 		}
+	}
+}
+
+// TestDeferredSearchKeepsRows migrates a version-3 database holding entries
+// and a summary message to version 4: the rows keep their ids and bytes,
+// the index starts empty with its cursor at 0 (sqlstore catches it up), and
+// ids are never reused afterwards (AUTOINCREMENT), which the cursor needs.
+func TestDeferredSearchKeepsRows(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t)
+	p, err := NewProvider(db, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.UpTo(ctx, 3); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`INSERT INTO sessions (id, created_at, updated_at) VALUES ('s', 'x', 'x')`,
+		`INSERT INTO entries (id, session_id, seq, kind, text, body, created_at) VALUES (7, 's', 1, 'message', 'hello world', '{"a":1}', 'x')`,
+		`INSERT INTO compactions (id, session_id, at_seq, keep_from_seq, created_at) VALUES (1, 's', 1, 1, 'x')`,
+		`INSERT INTO summary_messages (id, compaction_id, position, kind, text, body, created_at) VALUES (3, 1, 1, 'message', 'sum', '{}', 'x')`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	if _, err := p.UpTo(ctx, 4); err != nil {
+		t.Fatal(err)
+	}
+	var body, text string
+	if err := db.QueryRow(`SELECT body, text FROM entries WHERE id = 7`).Scan(&body, &text); err != nil || body != `{"a":1}` || text != "hello world" {
+		t.Fatalf("entry 7 after migrating: %q %q %v", body, text, err)
+	}
+	var through int64
+	if err := db.QueryRow(`SELECT indexed_through FROM search_index WHERE source = 'entries'`).Scan(&through); err != nil || through != 0 {
+		t.Fatalf("cursor = %d, %v; want 0", through, err)
+	}
+	// Delete the highest row and insert: the id must not come back.
+	if _, err := db.Exec(`DELETE FROM entries WHERE id = 7`); err != nil {
+		t.Fatal(err)
+	}
+	res, err := db.Exec(`INSERT INTO entries (session_id, seq, kind, body, created_at) VALUES ('s', 2, 'message', '{}', 'x')`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id, _ := res.LastInsertId(); id <= 7 {
+		t.Fatalf("new entry got id %d, a reused one (want > 7)", id)
+	}
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM summary_messages WHERE id = 3 AND text = 'sum'`).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("summary message 3 after migrating: %d %v", n, err)
 	}
 }

@@ -37,6 +37,9 @@ type writeReq struct {
 	ctx  context.Context
 	fn   func(tx *sqlx.Tx) error
 	done chan error
+	// indexing marks the indexer's own writes, which must not wake the
+	// indexer again.
+	indexing bool
 }
 
 // startCommitter starts the goroutine that owns the writer connection.
@@ -53,10 +56,16 @@ func (s *Store) startCommitter() {
 // becomes an error: none escapes the library. Once fn has started, the
 // write may commit even if ctx is cancelled; write reports what happened.
 func (s *Store) write(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
+	return s.submit(writeReq{ctx: ctx, fn: fn})
+}
+
+// submit hands req to the committer and waits for its outcome.
+func (s *Store) submit(req writeReq) error {
+	ctx := req.ctx
 	if s.closed.Load() {
 		return sessiondb.ErrClosed
 	}
-	req := writeReq{ctx: ctx, fn: fn, done: make(chan error, 1)}
+	req.done = make(chan error, 1)
 	// The queue is unbuffered, so a request is either taken by the running
 	// committer or refused by Close: it can never be stranded.
 	select {
@@ -89,6 +98,12 @@ func (s *Store) committer() {
 			}
 		}
 		s.commitBatch(batch)
+		for _, r := range batch {
+			if !r.indexing {
+				s.kickIndexer()
+				break
+			}
+		}
 	}
 }
 

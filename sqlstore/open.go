@@ -44,6 +44,12 @@ type Store struct {
 	queue   chan writeReq
 	stop    chan struct{}
 	stopped chan struct{}
+
+	// Deferred full-text indexing (indexer.go): the committer kicks the
+	// indexer after each commit; indexErr holds its last error.
+	indexKick   chan struct{}
+	indexerDone chan struct{}
+	indexErr    atomic.Pointer[error]
 }
 
 var _ sessiondb.Store = (*Store)(nil)
@@ -94,7 +100,13 @@ func Open(path string, opts *Options) (_ *Store, err error) {
 	if err := s.migrate(ctx); err != nil {
 		return nil, err
 	}
+	if s.indexable(ctx) {
+		s.indexKick = make(chan struct{}, 1) // before the committer reads it
+	}
 	s.startCommitter()
+	if s.indexKick != nil {
+		s.startIndexer()
+	}
 	// SQLite creates the -wal and -shm files with the database's mode, but
 	// only if it creates them; tighten them in case they predate us.
 	for _, suffix := range []string{"-wal", "-shm"} {
@@ -265,6 +277,9 @@ func (s *Store) Close() error {
 	if s.stop != nil {
 		close(s.stop)
 		<-s.stopped // the batch in flight is answered before the pools close
+		if s.indexerDone != nil {
+			<-s.indexerDone
+		}
 	}
 	return s.closeAll()
 }

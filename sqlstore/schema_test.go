@@ -39,11 +39,11 @@ func damageSchema(t *testing.T, path, name, from, to string) {
 // with ErrCorrupt, naming the object, and leave it untouched.
 func TestOpenRefusesDamagedSchema(t *testing.T) {
 	for _, tc := range []struct{ name, from, to string }{
-		{"compactions", "created_at", "created_ax"},  // a renamed column
-		{"entries", "session_id", "session_ie"},      // the main table
-		{"transcript", "e.seq >=", "e.seq >"},        // a view
-		{"entries_fts_insert", "new.text", "new.id"}, // a trigger
-		{"entries_fts_data", "block", "blokk"},       // an FTS5 shadow table's column
+		{"compactions", "created_at", "created_ax"}, // a renamed column
+		{"entries", "session_id", "session_ie"},     // the main table
+		{"transcript", "e.seq >=", "e.seq >"},       // a view
+		{"entries_unindex", "old.text", "new.text"}, // a trigger
+		{"entries_fts_data", "block", "blokk"},      // an FTS5 shadow table's column
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "damaged.db")

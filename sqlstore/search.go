@@ -16,11 +16,18 @@ import (
 // minTrigramRunes is the shortest term the trigram index can answer.
 const minTrigramRunes = 3
 
-// exactBonus lifts hits that contain the whole query as one phrase above
-// every scattered match (bm25 scores are far smaller in magnitude).
-const exactBonus = 1e6
+// maxTrigramsPerTerm bounds the trigrams of one term that go into the
+// index query: a long term is found by a spread of its trigrams (the first
+// and the last among them), and every candidate is then checked against
+// the whole term.
+const maxTrigramsPerTerm = 8
+
+// searchWindow is how many index candidates Search ranks at least, newest
+// first (see Search).
+const searchWindow = 2000
 
 type hitRow struct {
+	ID           int64   `db:"id"`
 	SessionID    string  `db:"session_id"`
 	SessionTitle string  `db:"title"`
 	Seq          int64   `db:"seq"`
@@ -29,15 +36,27 @@ type hitRow struct {
 	Role         string  `db:"role"`
 	CreatedAt    string  `db:"created_at"`
 	Snippet      string  `db:"snippet"`
-	Rank         float64 `db:"rank"`
-	Exact        bool    `db:"exact"`
+	Score        float64 `db:"score"`
 }
 
-// Search implements sessiondb.Store. Terms of three or more characters are
-// answered by the FTS5 trigram index, ranked by bm25; a query with a
-// shorter term is answered by a scan of the extracted text (the trigram
-// index cannot see terms that short), newest first. Either way, hits that
-// contain the whole query as an exact phrase rank first.
+// Search implements sessiondb.Store.
+//
+// A query whose terms all have three or more characters is answered by the
+// trigram index: the candidates are the rows holding every trigram of
+// every term (the index stores no positions), each is checked against its
+// text for every whole term (case-insensitive), and the hits are ranked by
+// sessiondb_rank: the whole query as one phrase first, then term frequency
+// against text length. For very common terms the ranking covers the newest
+// searchWindow candidates per index (more for deep pages: at least four
+// times offset+limit), so that a word found in most entries answers in
+// milliseconds instead of ranking every one. A query with a shorter term
+// is answered by a scan of the extracted text (the index cannot see terms
+// that short), exact phrase first, then newest first.
+//
+// Search sees every committed write: rows after the index cursor (committed
+// but not yet indexed, by this process or another) are scanned and ranked
+// the same way. When that tail is large and the store can write, Search
+// first lets the index catch up.
 func (s *Store) Search(ctx context.Context, query string, opts sessiondb.SearchOptions) ([]sessiondb.Hit, error) {
 	terms, err := sessiondb.SearchTerms(query)
 	if err != nil {
@@ -51,7 +70,9 @@ func (s *Store) Search(ctx context.Context, query string, opts sessiondb.SearchO
 	if opts.Offset < 0 {
 		return nil, fmt.Errorf("search: %w: negative offset", sessiondb.ErrInvalid)
 	}
-	phrase := strings.Join(terms, " ")
+	if err := s.catchUpForSearch(ctx); err != nil {
+		return nil, fmt.Errorf("search %q: %w", query, err)
+	}
 	short := false
 	for _, t := range terms {
 		if utf8.RuneCountInString(t) < minTrigramRunes {
@@ -67,7 +88,15 @@ func (s *Store) Search(ctx context.Context, query string, opts sessiondb.SearchO
 			}
 			opts.SessionID = id
 		}
-		q, args := searchSQL(terms, phrase, short, opts, limit)
+		var cursors [2]int64
+		for i, src := range ftsSources {
+			c, err := indexCursor(ctx, tx, src)
+			if err != nil {
+				return err
+			}
+			cursors[i] = c
+		}
+		q, args := searchSQL(terms, short, cursors, opts, limit)
 		return tx.SelectContext(ctx, &rows, q, args...)
 	})
 	if err != nil {
@@ -75,21 +104,66 @@ func (s *Store) Search(ctx context.Context, query string, opts sessiondb.SearchO
 	}
 	hits := make([]sessiondb.Hit, len(rows))
 	for i, r := range rows {
-		h := sessiondb.Hit{SessionID: r.SessionID, SessionTitle: r.SessionTitle, Seq: r.Seq, Summary: r.Summary,
-			Kind: r.Kind, Role: r.Role, CreatedAt: parseTime(r.CreatedAt), Snippet: r.Snippet, Score: -r.Rank}
-		h.Snippet = snippet(r.Snippet, terms)
-		if r.Exact {
-			h.Score += exactBonus
-		}
-		hits[i] = h
+		hits[i] = sessiondb.Hit{SessionID: r.SessionID, SessionTitle: r.SessionTitle, Seq: r.Seq, Summary: r.Summary,
+			Kind: r.Kind, Role: r.Role, CreatedAt: parseTime(r.CreatedAt), Snippet: snippet(r.Snippet, terms), Score: r.Score}
 	}
 	return hits, nil
 }
 
+// catchUpForSearch indexes a large unindexed tail before a search, so that
+// the scan of the tail stays small. A small tail is left to the background
+// indexer: scanning it costs less than a write.
+func (s *Store) catchUpForSearch(ctx context.Context) error {
+	if s.indexKick == nil {
+		return nil // this store does not index (an older schema)
+	}
+	var tail int64
+	err := s.read(ctx, func(tx *sqlx.Tx) error {
+		for _, src := range ftsSources {
+			n, err := unindexed(ctx, tx, src)
+			if err != nil {
+				return err
+			}
+			tail += n
+		}
+		return nil
+	})
+	if err != nil || tail <= searchCatchUp {
+		return err
+	}
+	return s.CatchUpIndex(ctx)
+}
+
+// trigramMatch builds the FTS5 query for terms: every chosen trigram of
+// every term, each a quoted string (so no character of the input is query
+// syntax), joined with AND.
+func trigramMatch(terms []string) string {
+	seen := map[string]bool{}
+	var parts []string
+	for _, t := range terms {
+		r := []rune(t)
+		n := len(r) - 2 // trigrams in the term
+		step := 1
+		if n > maxTrigramsPerTerm {
+			step = (n + maxTrigramsPerTerm - 2) / (maxTrigramsPerTerm - 1)
+		}
+		for i := 0; i < n; i += step {
+			if i+step >= n {
+				i = n - 1 // always the last one
+			}
+			tri := strings.ToLower(string(r[i : i+3]))
+			if !seen[tri] {
+				seen[tri] = true
+				parts = append(parts, `"`+strings.ReplaceAll(tri, `"`, `""`)+`"`)
+			}
+		}
+	}
+	return strings.Join(parts, " AND ")
+}
+
 // searchSQL builds the query over entries and summary messages. User terms
-// only ever reach SQLite as bound parameters; for FTS5 each term is one
-// quoted string (a phrase), so no character of the input is query syntax.
-func searchSQL(terms []string, phrase string, short bool, opts sessiondb.SearchOptions, limit int) (string, []any) {
+// only ever reach SQLite as bound parameters.
+func searchSQL(terms []string, short bool, cursors [2]int64, opts sessiondb.SearchOptions, limit int) (string, []any) {
 	var filter []string
 	var fargs []any
 	if opts.SessionID != "" {
@@ -111,67 +185,47 @@ func searchSQL(terms []string, phrase string, short bool, opts sessiondb.SearchO
 	if len(filter) > 0 {
 		where = " AND " + strings.Join(filter, " AND ")
 	}
+	packed := strings.Join(terms, "\x1f")
+	phrase := strings.Join(terms, " ")
+	summaries := `(SELECT m.id, m.kind, m.role, m.text, m.created_at, c.session_id
+		FROM summary_messages m JOIN compactions c ON c.id = m.compaction_id)`
+	// Each branch yields candidate rows x; the outer query ranks them.
+	var branches []string
 	var args []any
-	var q string
-	if short {
-		// Scan mode: every term must occur in the text (ASCII case folded).
-		var match []string
-		var margs []any
-		for _, t := range terms {
-			match, margs = append(match, "instr(lower(x.text), lower(?)) > 0"), append(margs, t)
-		}
-		cond := strings.Join(match, " AND ")
-		q = `SELECT x.session_id, x.seq, 0 AS summary, x.kind, x.role, x.created_at, x.text AS snippet,
-				0.0 AS rank, instr(lower(x.text), lower(?)) > 0 AS exact
-			FROM entries x WHERE ` + cond + where + `
-			UNION ALL
-			SELECT x.session_id, 0, 1, x.kind, x.role, x.created_at, x.text, 0.0,
-				instr(lower(x.text), lower(?)) > 0
-			FROM (SELECT m.*, c.session_id FROM summary_messages m JOIN compactions c ON c.id = m.compaction_id) x
-			WHERE ` + cond + where
-		args = append(args, phrase)
-		args = append(args, margs...)
+	branch := func(from, cond string, summary int, cargs ...any) {
+		branches = append(branches, fmt.Sprintf(`SELECT x.id, x.session_id, %s AS seq, %d AS summary, x.kind, x.role,
+			x.created_at, sessiondb_rank(x.text, ?, ?) AS score FROM %s WHERE %s%s`,
+			map[int]string{0: "x.seq", 1: "0"}[summary], summary, from, cond, where))
+		args = append(args, packed, phrase)
+		args = append(args, cargs...)
 		args = append(args, fargs...)
-		args = append(args, phrase)
-		args = append(args, margs...)
-		args = append(args, fargs...)
-		q = `SELECT h.*, s.title FROM (` + q + `) h JOIN sessions s ON s.id = h.session_id
-			ORDER BY h.exact DESC, h.created_at DESC, h.session_id, h.seq LIMIT ? OFFSET ?`
-	} else {
-		quoted := make([]string, len(terms))
-		for i, t := range terms {
-			quoted[i] = `"` + strings.ReplaceAll(t, `"`, `""`) + `"`
-		}
-		match := strings.Join(quoted, " ")
-		// Rank every match but read the text of the page's rows only: the
-		// snippet is cut in Go from those (as in scan mode). FTS5's
-		// snippet() in this query ran for every match before ORDER BY …
-		// LIMIT, which made a query matching most entries several times
-		// slower.
-		q = `SELECT x.id AS rid, x.session_id, x.seq, 0 AS summary, x.kind, x.role, x.created_at,
-				bm25(entries_fts) AS rank, instr(lower(x.text), lower(?)) > 0 AS exact
-			FROM entries_fts JOIN entries x ON x.id = entries_fts.rowid
-			WHERE entries_fts MATCH ?` + where + `
-			UNION ALL
-			SELECT x.id, x.session_id, 0, 1, x.kind, x.role, x.created_at,
-				bm25(summary_fts), instr(lower(x.text), lower(?)) > 0
-			FROM summary_fts JOIN (SELECT m.*, c.session_id FROM summary_messages m
-				JOIN compactions c ON c.id = m.compaction_id) x ON x.id = summary_fts.rowid
-			WHERE summary_fts MATCH ?` + where + `
-			ORDER BY exact DESC, rank, session_id, seq LIMIT ? OFFSET ?`
-		args = append(args, phrase, match)
-		args = append(args, fargs...)
-		args = append(args, phrase, match)
-		args = append(args, fargs...)
-		args = append(args, limit, opts.Offset)
-		q = `WITH h AS (` + q + `)
-			SELECT h.session_id, h.seq, h.summary, h.kind, h.role, h.created_at, h.rank, h.exact, s.title,
-				CASE WHEN h.summary THEN (SELECT text FROM summary_messages WHERE id = h.rid)
-					ELSE (SELECT text FROM entries WHERE id = h.rid) END AS snippet
-			FROM h JOIN sessions s ON s.id = h.session_id
-			ORDER BY h.exact DESC, h.rank, h.session_id, h.seq`
-		return q, args
 	}
+	order := "score DESC, session_id, seq"
+	if short {
+		// Scan mode: every row of both tables.
+		branch("entries x", "1", 0)
+		branch(summaries+" x", "1", 1)
+		order = "score >= " + fmt.Sprint(exactBonus) + " DESC, created_at DESC, session_id, seq"
+	} else {
+		match := trigramMatch(terms)
+		window := max(searchWindow, 4*(opts.Offset+limit))
+		branch(`(SELECT rowid AS id FROM entries_fts WHERE entries_fts MATCH ? ORDER BY rowid DESC LIMIT ?) c
+			JOIN entries x ON x.id = c.id`, "1", 0, match, window)
+		branch("entries x", "x.id > ?", 0, cursors[0])
+		branch(`(SELECT rowid AS id FROM summary_fts WHERE summary_fts MATCH ? ORDER BY rowid DESC LIMIT ?) c
+			JOIN `+summaries+` x ON x.id = c.id`, "1", 1, match, window)
+		branch(summaries+" x", "x.id > ?", 1, cursors[1])
+	}
+	// The rank is computed once per candidate (MATERIALIZED), then the
+	// page is cut, and only the page's rows read their text for the
+	// snippet and their session's title.
+	q := `WITH h AS MATERIALIZED (` + strings.Join(branches, "\nUNION ALL\n") + `)
+		SELECT h.id, h.session_id, h.seq, h.summary, h.kind, h.role, h.created_at, h.score, s.title,
+			CASE WHEN h.summary THEN (SELECT text FROM summary_messages WHERE id = h.id)
+				ELSE (SELECT text FROM entries WHERE id = h.id) END AS snippet
+		FROM (SELECT * FROM h WHERE score > 0 ORDER BY ` + order + ` LIMIT ? OFFSET ?) h
+		JOIN sessions s ON s.id = h.session_id
+		ORDER BY ` + strings.ReplaceAll(order, "created_at", "h.created_at")
 	args = append(args, limit, opts.Offset)
 	return q, args
 }
@@ -242,44 +296,36 @@ func resolveIn(ctx context.Context, tx *sqlx.Tx, idOrAlias string) (string, erro
 	return id, err
 }
 
-// Reindex rebuilds the full-text index from the log. With reextract, the
-// role and text of every entry and summary message are first derived
-// again with the store's Extractor (after the extractor changed); this
-// rewrites every row, in one transaction. It also repairs an index whose
-// config row is damaged (ErrCorrupt "invalid fts5 file format"), which
-// FTS5's own 'rebuild' cannot read past.
+// Reindex rebuilds the full-text index from the log, in one transaction.
+// With reextract, the role and text of every entry and summary message are
+// first derived again with the store's Extractor (after the extractor
+// changed). It also repairs an index whose config row is damaged
+// (ErrCorrupt "invalid fts5 file format"), which FTS5 itself cannot read
+// past.
 func (s *Store) Reindex(ctx context.Context, reextract bool) error {
 	return s.write(ctx, func(tx *sqlx.Tx) error {
-		ftsTables := []string{"entries_fts", "summary_fts"}
-		for _, fts := range ftsTables {
+		for _, src := range ftsSources {
 			// FTS5 loads its config before it runs any command, and
 			// refuses a version it does not know. The migrations set no
 			// option, so the config of an intact index is this one row
-			// (version 4, FTS5's format without secure-delete). The
-			// index is not emptied first: reextract's updates fire the
-			// triggers, which delete each row's old text from it.
+			// (version 4, FTS5's format without secure-delete).
 			for _, q := range []string{
-				`DELETE FROM ` + fts + `_config`,
-				`INSERT INTO ` + fts + `_config (k, v) VALUES ('version', 4)`,
+				`DELETE FROM ` + src.fts + `_config`,
+				`INSERT INTO ` + src.fts + `_config (k, v) VALUES ('version', 4)`,
 			} {
 				if _, err := tx.ExecContext(ctx, q); err != nil {
-					return fmt.Errorf("reset %s: %w", fts, err)
+					return fmt.Errorf("reset %s: %w", src.fts, err)
 				}
 			}
 		}
 		if reextract {
-			for _, table := range []string{"entries", "summary_messages"} {
-				if err := s.reextract(ctx, tx, table); err != nil {
+			for _, src := range ftsSources {
+				if err := s.reextract(ctx, tx, src.table); err != nil {
 					return err
 				}
 			}
 		}
-		for _, fts := range ftsTables {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO `+fts+` (`+fts+`) VALUES ('rebuild')`); err != nil {
-				return fmt.Errorf("rebuild %s: %w", fts, err)
-			}
-		}
-		return nil
+		return rebuildIndex(ctx, tx)
 	})
 }
 
