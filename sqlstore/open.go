@@ -78,9 +78,7 @@ func Open(path string, opts *Options) (_ *Store, err error) {
 			s.closeAll()
 		}
 	}()
-	if s.writer, err = sqlx.Open("sqlite", s.dsn(false)); err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
-	}
+	s.writer = openDB(s.dsn(false))
 	// One writer connection: see the field comment. Keep it open forever so
 	// that the WAL is not checkpointed and reset by every last-close.
 	s.writer.SetMaxOpenConns(1)
@@ -92,9 +90,7 @@ func Open(path string, opts *Options) (_ *Store, err error) {
 	if err := s.checkWAL(ctx); err != nil {
 		return nil, err
 	}
-	if s.reader, err = sqlx.Open("sqlite", s.dsn(true)); err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
-	}
+	s.reader = openDB(s.dsn(true))
 	s.reader.SetMaxOpenConns(s.opts.ReadConns)
 	s.reader.SetMaxIdleConns(s.opts.ReadConns)
 	if err := s.migrate(ctx); err != nil {
