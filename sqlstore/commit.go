@@ -2,8 +2,11 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"time"
 
@@ -18,18 +21,92 @@ func (s *Store) Commit(ctx context.Context, id string, c sessiondb.Commit) (sess
 	if err := sessiondb.ValidateCommit(id, c); err != nil {
 		return sessiondb.Session{}, fmt.Errorf("commit %q: %w", id, err)
 	}
+	// Derive kind, role and text of the new entries here, in the caller's
+	// goroutine: concurrent writers then extract in parallel, and the
+	// committer, which serialises every write, only inserts.
+	rows := s.describeAll(c.Append)
 	var out sessiondb.Session
 	err := s.write(ctx, func(tx *sqlx.Tx) (err error) {
-		out, err = s.applyCommit(ctx, tx, id, c)
+		if appendOnly(c) {
+			out, err = s.applyAppend(ctx, tx, id, c, rows)
+		} else {
+			out, err = s.applyCommitRows(ctx, tx, id, c, rows)
+		}
 		return err
 	})
 	return out, err
+}
+
+// appendOnly reports whether c only appends entries and replaces
+// documents and usage, on an existing session: the common write of an
+// agent's turn, which applyAppend does in two statements. Any other field
+// (including one added to Commit later) takes the general path.
+func appendOnly(c sessiondb.Commit) bool {
+	rest := c
+	rest.ExpectSequence, rest.Append, rest.State, rest.ClearState = nil, nil, nil, false
+	rest.Interrupt, rest.ClearInterrupt, rest.Usage, rest.Now = nil, false, nil, time.Time{}
+	return reflect.ValueOf(rest).IsZero()
+}
+
+// returningColumns is sessionColumns for a RETURNING clause, which cannot
+// use the table alias s: the table's own name qualifies the columns.
+var returningColumns = strings.ReplaceAll(sessionColumns, "s.", "sessions.")
+
+// applyAppend is applyCommit for an appendOnly commit: it bumps the
+// session's counters and reads it back in one UPDATE … RETURNING, instead
+// of a read before and a write after.
+func (s *Store) applyAppend(ctx context.Context, tx *sqlx.Tx, id string, c sessiondb.Commit, rows []newEntry) (sessiondb.Session, error) {
+	now := orNow(c.Now, time.Now())
+	var expect any
+	if c.ExpectSequence != nil {
+		expect = *c.ExpectSequence
+	}
+	var r sessionRow
+	err := tx.GetContext(ctx, &r, `UPDATE sessions SET sequence = sequence + 1, last_seq = last_seq + ?, updated_at = ?
+		WHERE id = ? AND (?4 IS NULL OR sequence = ?4) RETURNING `+returningColumns,
+		len(rows), formatTime(now), id, expect)
+	if errors.Is(err, sql.ErrNoRows) {
+		// Not there, or not at the expected sequence: say which.
+		sess, err := getSession(ctx, tx, id)
+		if err != nil {
+			return sessiondb.Session{}, err
+		}
+		if c.ExpectSequence == nil {
+			return sessiondb.Session{}, fmt.Errorf("append to %s: the session row did not update", id)
+		}
+		return sessiondb.Session{}, &sessiondb.ConflictError{SessionID: id, Expected: *c.ExpectSequence, Current: sess.Sequence}
+	}
+	if err != nil {
+		return sessiondb.Session{}, err
+	}
+	sess := r.session()
+	if _, err := s.insertRows(ctx, tx, id, sess.LastSeq-int64(len(rows)), rows, now); err != nil {
+		return sessiondb.Session{}, err
+	}
+	if err := putDoc(ctx, tx, "states", id, c.State, c.ClearState, now); err != nil {
+		return sessiondb.Session{}, err
+	}
+	if err := putDoc(ctx, tx, "interrupts", id, c.Interrupt, c.ClearInterrupt, now); err != nil {
+		return sessiondb.Session{}, err
+	}
+	for _, u := range c.Usage {
+		if err := insertUsage(ctx, tx, id, sess.LastSeq, u, now); err != nil {
+			return sessiondb.Session{}, err
+		}
+	}
+	return sess, nil
 }
 
 // applyCommit is the one write path: every public write method builds a
 // Commit (possibly after reading inside the same transaction) and applies
 // it here. c must have passed sessiondb.ValidateCommit.
 func (s *Store) applyCommit(ctx context.Context, tx *sqlx.Tx, id string, c sessiondb.Commit) (sessiondb.Session, error) {
+	return s.applyCommitRows(ctx, tx, id, c, s.describeAll(c.Append))
+}
+
+// applyCommitRows is applyCommit with the entries of c.Append already
+// described (rows[i] is c.Append[i]).
+func (s *Store) applyCommitRows(ctx context.Context, tx *sqlx.Tx, id string, c sessiondb.Commit, rows []newEntry) (sessiondb.Session, error) {
 	now := orNow(c.Now, time.Now())
 	if c.Create != nil {
 		create := *c.Create
@@ -58,8 +135,8 @@ func (s *Store) applyCommit(ctx context.Context, tx *sqlx.Tx, id string, c sessi
 		}
 	}
 	lastSeq := sess.LastSeq
-	if len(c.Append) > 0 {
-		if lastSeq, err = s.insertEntries(ctx, tx, id, lastSeq, c.Append, now); err != nil {
+	if len(rows) > 0 {
+		if lastSeq, err = s.insertRows(ctx, tx, id, lastSeq, rows, now); err != nil {
 			return sessiondb.Session{}, err
 		}
 	}
@@ -104,25 +181,36 @@ func (s *Store) applyCommit(ctx context.Context, tx *sqlx.Tx, id string, c sessi
 // parameters each, far below SQLite's 32766-parameter limit).
 const insertChunk = 512
 
-// insertEntries appends entries after lastSeq and returns the new LastSeq.
-//
-// Entries go in with multi-row INSERTs, not one statement per entry: every
-// statement inside a transaction opens a statement journal, SQLite then
-// calls the FTS5 table's xSavepoint, and FTS5 flushes its pending terms to
-// a new on-disk segment there — so one statement per entry wrote one index
-// segment per entry, and merging them dominated the cost of appends and
-// imports.
-func (s *Store) insertEntries(ctx context.Context, tx *sqlx.Tx, id string, lastSeq int64, entries []sessiondb.Entry, now time.Time) (int64, error) {
+// newEntry is an entry with its derived columns.
+type newEntry struct {
+	kind, role, text string
+	body             string
+	createdAt        time.Time
+}
+
+// describeAll derives the stored columns of entries.
+func (s *Store) describeAll(entries []sessiondb.Entry) []newEntry {
+	rows := make([]newEntry, len(entries))
+	for i, e := range entries {
+		kind, role, text := s.describe(e)
+		rows[i] = newEntry{kind: kind, role: role, text: text, body: string(e.Body), createdAt: e.CreatedAt}
+	}
+	return rows
+}
+
+// insertRows appends described entries after lastSeq and returns the new
+// LastSeq. They go in with multi-row INSERTs, not one statement per entry:
+// each statement costs a step of the VM and a statement journal.
+func (s *Store) insertRows(ctx context.Context, tx *sqlx.Tx, id string, lastSeq int64, rows []newEntry, now time.Time) (int64, error) {
 	const row = "(?, ?, ?, ?, ?, ?, ?)"
-	for len(entries) > 0 {
-		chunk := entries[:min(insertChunk, len(entries))]
-		entries = entries[len(chunk):]
+	for len(rows) > 0 {
+		chunk := rows[:min(insertChunk, len(rows))]
+		rows = rows[len(chunk):]
 		args := make([]any, 0, 7*len(chunk))
 		first := lastSeq + 1
 		for _, e := range chunk {
 			lastSeq++
-			kind, role, text := s.describe(e)
-			args = append(args, id, lastSeq, kind, role, text, string(e.Body), formatTime(orNow(e.CreatedAt, now)))
+			args = append(args, id, lastSeq, e.kind, e.role, e.text, e.body, formatTime(orNow(e.createdAt, now)))
 		}
 		q := `INSERT INTO entries (session_id, seq, kind, role, text, body, created_at) VALUES ` +
 			row + strings.Repeat(", "+row, len(chunk)-1)
