@@ -151,6 +151,7 @@ var workloads = []workload{
 	{6, "import", "Bulk import of a >= 50 MB picoclaw archive (throughput)", runImport},
 	{7, "search", "Search over 1,000,000 entries", runSearch},
 	{8, "open", "Open a 10,000-session database and read one session", runOpen},
+	{9, "prune", "Truncate to 50 and prune a 10,000-message session", runPrune},
 }
 
 func main() {

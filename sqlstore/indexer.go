@@ -33,14 +33,15 @@ const (
 	// and then, a merge) is spread over many rows, small enough that one
 	// batch does not hold the write lock for long (about 100 ms of CPU
 	// for 1 KB rows on the benchmark machine).
-	indexBatchRows = 2000
+	indexBatchRows = 1000
 	// purgeBatchRows bounds the deleted rows one indexing write removes
 	// from the index.
-	purgeBatchRows = 2000
-	// indexDelay is how long the indexer lets writes accumulate after the
-	// first one it was told about, so that a stream of small appends is
-	// indexed in a few large batches instead of one segment per append.
-	indexDelay = 50 * time.Millisecond
+	purgeBatchRows = 500
+	// defaultIndexDelay is how long the indexer lets writes accumulate
+	// after the first one it was told about, so that a stream of small
+	// appends is indexed in a few large batches instead of one segment per
+	// append (Options.IndexDelay).
+	defaultIndexDelay = 50 * time.Millisecond
 	// searchCatchUp is the unindexed tail above which Search of a writable
 	// store first catches the index up instead of scanning the tail.
 	searchCatchUp = 20000
@@ -180,7 +181,7 @@ func (s *Store) kickIndexer() {
 
 // startIndexer starts the background indexer. It catches up at once (a
 // crash or another process may have left rows unindexed), then after
-// every kick, indexDelay later.
+// every kick, Options.IndexDelay later.
 func (s *Store) startIndexer() {
 	s.indexerDone = make(chan struct{})
 	s.kickIndexer()
@@ -202,7 +203,7 @@ func (s *Store) indexer() {
 			return
 		}
 		select {
-		case <-time.After(indexDelay):
+		case <-time.After(s.opts.IndexDelay):
 		case <-s.stop:
 			return
 		}

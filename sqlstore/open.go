@@ -96,11 +96,12 @@ func Open(path string, opts *Options) (_ *Store, err error) {
 	if err := s.migrate(ctx); err != nil {
 		return nil, err
 	}
-	if s.indexable(ctx) {
+	indexing := s.opts.IndexDelay >= 0 && s.indexable(ctx)
+	if indexing {
 		s.indexKick = make(chan struct{}, 1) // before the committer reads it
 	}
 	s.startCommitter()
-	if s.indexKick != nil {
+	if indexing {
 		s.startIndexer()
 	}
 	// SQLite creates the -wal and -shm files with the database's mode, but
@@ -116,6 +117,9 @@ func Open(path string, opts *Options) (_ *Store, err error) {
 func (s *Store) applyDefaults() {
 	if s.opts.BusyTimeout <= 0 {
 		s.opts.BusyTimeout = defaultBusyTimeout
+	}
+	if s.opts.IndexDelay == 0 {
+		s.opts.IndexDelay = defaultIndexDelay
 	}
 	if s.opts.ReadConns <= 0 {
 		s.opts.ReadConns = max(defaultReadConns, runtime.GOMAXPROCS(0))

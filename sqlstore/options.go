@@ -44,6 +44,12 @@ type Options struct {
 	// Extractor derives role and text from bodies. Default
 	// sessiondb.DefaultExtractor.
 	Extractor sessiondb.Extractor
+	// IndexDelay is how long the background indexer lets commits pile up
+	// before it adds them to the full-text index in one batch. Default
+	// 50ms. Negative turns the background indexer off: Search still sees
+	// every write (it scans what is not indexed yet), and CatchUpIndex
+	// indexes on request (for example once, after a bulk import).
+	IndexDelay time.Duration
 	// CheckpointRetention is how many agent checkpoints are kept per
 	// session (oldest removed first). Default 20; negative keeps all.
 	CheckpointRetention int

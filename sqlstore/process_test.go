@@ -69,6 +69,8 @@ func TestHelperProcess(t *testing.T) {
 		err = childCrash()
 	case "counter":
 		err = childCounter()
+	case "searchwriter":
+		err = childSearchWriter()
 	default:
 		err = fmt.Errorf("unknown role %q", role)
 	}

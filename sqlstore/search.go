@@ -115,7 +115,7 @@ func (s *Store) Search(ctx context.Context, query string, opts sessiondb.SearchO
 // indexer: scanning it costs less than a write.
 func (s *Store) catchUpForSearch(ctx context.Context) error {
 	if s.indexKick == nil {
-		return nil // this store does not index (an older schema)
+		return nil // no background indexer (IndexDelay < 0, or an older schema)
 	}
 	var tail int64
 	err := s.read(ctx, func(tx *sqlx.Tx) error {
@@ -132,6 +132,18 @@ func (s *Store) catchUpForSearch(ctx context.Context) error {
 		return err
 	}
 	return s.CatchUpIndex(ctx)
+}
+
+// likeEscaper escapes LIKE's wildcards (for ESCAPE '\').
+var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // trigramMatch builds the FTS5 query for terms: every chosen trigram of
@@ -202,9 +214,18 @@ func searchSQL(terms []string, short bool, cursors [2]int64, opts sessiondb.Sear
 	}
 	order := "score DESC, session_id, seq"
 	if short {
-		// Scan mode: every row of both tables.
-		branch("entries x", "1", 0)
-		branch(summaries+" x", "1", 1)
+		// Scan mode: every row of both tables. LIKE, which SQLite runs
+		// far faster than a call into Go, drops most rows first; it folds
+		// ASCII case only, so only ASCII terms can use it.
+		cond, largs := "1", []any{}
+		for _, t := range terms {
+			if isASCII(t) {
+				cond += ` AND x.text LIKE ? ESCAPE '\'`
+				largs = append(largs, "%"+likeEscaper.Replace(t)+"%")
+			}
+		}
+		branch("entries x", cond, 0, largs...)
+		branch(summaries+" x", cond, 1, largs...)
 		order = "score >= " + fmt.Sprint(exactBonus) + " DESC, created_at DESC, session_id, seq"
 	} else {
 		match := trigramMatch(terms)

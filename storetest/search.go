@@ -19,6 +19,7 @@ func searchTests() []testCase {
 		{name: "ExactPhraseFirst", fn: searchRanksExactPhraseFirst},
 		{name: "ForgetsDeletedAndPruned", fn: searchForgetsDeletedAndPruned},
 		{name: "WhileWriting", fn: searchWhileWriting},
+		{name: "ReadYourWrites", fn: searchReadYourWrites},
 		{name: "UsageLedger", fn: usageLedger},
 	}
 }
@@ -306,5 +307,56 @@ func usageLedger(t *testing.T, s sessiondb.Store) {
 	}
 	if _, err := s.Commit(ctx, "b", sessiondb.Commit{Usage: []sessiondb.Usage{{Seq: 99}}}); !errors.Is(err, sessiondb.ErrInvalid) {
 		t.Fatalf("usage pointing past the log = %v", err)
+	}
+}
+
+// searchReadYourWrites: a write acknowledged before Search starts is found
+// by it, whatever the store does to index it (in the same transaction, in
+// batches later, or not at all yet). Writers append unique words and search
+// for each right after the append returns; others search meanwhile.
+func searchReadYourWrites(t *testing.T, s sessiondb.Store) {
+	ctx := bg(t)
+	const writers, per = 4, 25
+	var wg sync.WaitGroup
+	errs := make(chan error, writers)
+	for w := range writers {
+		id := fmt.Sprintf("ryw-%d", w)
+		if _, err := s.Create(ctx, sessiondb.Session{ID: id}); err != nil {
+			t.Fatal(err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range per {
+				word := fmt.Sprintf("ryw%dx%03dq", w, i)
+				sess, err := s.Append(ctx, id, say("user", "just written: "+word))
+				if err != nil {
+					errs <- err
+					return
+				}
+				hits, err := s.Search(ctx, word, sessiondb.SearchOptions{})
+				if err != nil {
+					errs <- err
+					return
+				}
+				if len(hits) != 1 || hits[0].SessionID != id || hits[0].Seq != sess.LastSeq {
+					errs <- fmt.Errorf("Search(%q) right after its append (seq %d) = %q", word, sess.LastSeq, hitSeqs(hits))
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	// And all of them at once, with the words' common part.
+	hits, err := s.Search(ctx, "just written", sessiondb.SearchOptions{Limit: sessiondb.MaxSearchLimit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != writers*per {
+		t.Fatalf("Search(\"just written\") = %d hits, want %d", len(hits), writers*per)
 	}
 }

@@ -1,0 +1,223 @@
+package sqlstore
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/sessiondb/sessiondb"
+)
+
+// word returns a token that occurs in no other test entry.
+func word(i int) string { return fmt.Sprintf("zq%05dxv", i) }
+
+// searchSeqs returns the hits of query as "session/seq" strings.
+func searchSeqs(t *testing.T, s *Store, query string) []string {
+	t.Helper()
+	hits, err := s.Search(context.Background(), query, sessiondb.SearchOptions{Limit: 100})
+	if err != nil {
+		t.Fatalf("Search(%q): %v", query, err)
+	}
+	var out []string
+	for _, h := range hits {
+		out = append(out, fmt.Sprintf("%s/%d/%.6f", h.SessionID, h.Seq, h.Score))
+	}
+	return out
+}
+
+// TestSearchSeesUnindexedRows: with the background indexer off, committed
+// rows stay after the cursor, and Search finds and ranks them exactly as it
+// does once they are indexed.
+func TestSearchSeesUnindexedRows(t *testing.T) {
+	ctx := context.Background()
+	s := MustOpenStore(t, &Options{IndexDelay: -1})
+	var entries []sessiondb.Entry
+	for i := range 30 {
+		entries = append(entries, say("user", fmt.Sprintf("%s shared marker %s", word(i), strings.Repeat("marker ", i%4))))
+	}
+	if _, err := s.Commit(ctx, "u", sessiondb.Commit{Create: &sessiondb.Session{}, Append: entries}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Compact(ctx, "u", sessiondb.Compaction{KeepFromSeq: 25,
+		Summary: []sessiondb.Entry{say("system", "summary mentions marker twice: marker")}}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := s.IndexStatus(ctx)
+	if err != nil || st.Unindexed != 31 {
+		t.Fatalf("IndexStatus = %+v, %v; want 31 unindexed rows (30 entries, 1 summary)", st, err)
+	}
+	before := searchSeqs(t, s, "marker")
+	if len(before) != 31 {
+		t.Fatalf("unindexed search found %d hits, want 31: %v", len(before), before)
+	}
+	for i := range 30 {
+		if got := searchSeqs(t, s, word(i)); len(got) != 1 || !strings.HasPrefix(got[0], fmt.Sprintf("u/%d/", i+1)) {
+			t.Fatalf("Search(%s) before indexing = %v", word(i), got)
+		}
+	}
+	if err := s.CatchUpIndex(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := s.IndexStatus(ctx); err != nil || st != (IndexStatus{}) {
+		t.Fatalf("IndexStatus after CatchUpIndex = %+v, %v; want zero", st, err)
+	}
+	if after := searchSeqs(t, s, "marker"); !slices.Equal(after, before) {
+		t.Fatalf("ranking changed with indexing:\nbefore %v\nafter  %v", before, after)
+	}
+	// The index alone (no tail) answers now: check it through SQL.
+	var n int
+	if err := s.reader.Get(&n, `SELECT count(*) FROM entries_fts WHERE entries_fts MATCH '"zq0" AND "q00"'`); err != nil || n != 30 {
+		t.Fatalf("index holds %d rows for the common trigrams, %v; want 30", n, err)
+	}
+}
+
+// TestIndexForgetsDeletedRows: pruned and deleted rows leave the results at
+// once and the index when the indexer purges them; ids are never reused.
+func TestIndexForgetsDeletedRows(t *testing.T) {
+	ctx := context.Background()
+	s := MustOpenStore(t, &Options{IndexDelay: -1})
+	var entries []sessiondb.Entry
+	for i := range 20 {
+		entries = append(entries, say("user", word(i)+" pruneme"))
+	}
+	if _, err := s.Commit(ctx, "p", sessiondb.Commit{Create: &sessiondb.Session{}, Append: entries}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CatchUpIndex(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Truncate(ctx, "p", 5); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.Prune(ctx, "p"); err != nil || n != 15 {
+		t.Fatalf("Prune = %d, %v; want 15", n, err)
+	}
+	if st, _ := s.IndexStatus(ctx); st.PendingDeletes != 15 {
+		t.Fatalf("PendingDeletes = %d, want 15", st.PendingDeletes)
+	}
+	if got := searchSeqs(t, s, "pruneme"); len(got) != 5 {
+		t.Fatalf("after prune: %v, want the 5 kept entries", got)
+	}
+	if err := s.CatchUpIndex(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := s.IndexStatus(ctx); st != (IndexStatus{}) {
+		t.Fatalf("IndexStatus after purge = %+v", st)
+	}
+	var n int
+	if err := s.reader.Get(&n, `SELECT count(*) FROM entries_fts WHERE entries_fts MATCH '"pru" AND "eme"'`); err != nil || n != 5 {
+		t.Fatalf("index holds %d rows for pruneme, %v; want 5", n, err)
+	}
+	// A new row after deleting the highest one gets a new id, so the
+	// index can never attribute a purged row's trigrams to it.
+	if err := s.Delete(ctx, "p"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Commit(ctx, "q", sessiondb.Commit{Create: &sessiondb.Session{}, Append: []sessiondb.Entry{say("user", "fresh")}}); err != nil {
+		t.Fatal(err)
+	}
+	var id int64
+	if err := s.reader.Get(&id, `SELECT id FROM entries WHERE session_id = 'q'`); err != nil || id <= 20 {
+		t.Fatalf("new entry id = %d, %v; want > 20", id, err)
+	}
+	if got := searchSeqs(t, s, "pruneme"); len(got) != 0 {
+		t.Fatalf("deleted session still found: %v", got)
+	}
+}
+
+// TestSearchSeesOtherProcessWrites: a child process commits entries and is
+// killed with SIGKILL before it indexes any of them (its indexer is off).
+// Every entry it acknowledged is found by a search in this process, and
+// once this process catches the index up, by the index.
+func TestSearchSeesOtherProcessWrites(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "ryw.db")
+	s := MustOpenStoreAt(t, path, &Options{IndexDelay: -1})
+	if _, err := s.Create(ctx, sessiondb.Session{ID: "other"}); err != nil {
+		t.Fatal(err)
+	}
+	cmd := procChild(t, "searchwriter", path, 0)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var acked []int
+	sc := bufio.NewScanner(out)
+	for sc.Scan() && len(acked) < 40 {
+		i, err := strconv.Atoi(strings.TrimPrefix(sc.Text(), "acked "))
+		if err != nil {
+			t.Fatalf("child said %q", sc.Text())
+		}
+		acked = append(acked, i)
+		// Read-your-writes across processes: found at once.
+		if got := searchSeqs(t, s, word(i)); len(got) != 1 {
+			t.Fatalf("entry %d acknowledged by the child: Search = %v", i, got)
+		}
+	}
+	_ = cmd.Process.Signal(syscall.SIGKILL)
+	_ = cmd.Wait()
+	if len(acked) < 40 {
+		t.Fatalf("child acknowledged only %d entries", len(acked))
+	}
+	if st, _ := s.IndexStatus(ctx); st.Unindexed < int64(len(acked)) {
+		t.Fatalf("Unindexed = %d after the child's %d commits, want at least that", st.Unindexed, len(acked))
+	}
+	if err := s.CatchUpIndex(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, i := range acked {
+		if got := searchSeqs(t, s, word(i)); len(got) != 1 {
+			t.Fatalf("entry %d after catching up: Search = %v", i, got)
+		}
+	}
+}
+
+// childSearchWriter appends one entry per commit with the indexer off and
+// reports each acknowledged one, until it is killed.
+func childSearchWriter() error {
+	s, err := Open(os.Getenv(procDBEnv), &Options{IndexDelay: -1})
+	if err != nil {
+		return err
+	}
+	for i := 0; ; i++ {
+		if _, err := s.Append(context.Background(), "other", say("user", word(i)+" from the child")); err != nil {
+			return err
+		}
+		fmt.Printf("acked %d\n", i)
+	}
+}
+
+// TestScanModeIsLiteral: a short term is matched literally, LIKE's
+// wildcards included, and case-insensitively beyond ASCII.
+func TestScanModeIsLiteral(t *testing.T) {
+	ctx := context.Background()
+	s := MustOpenStore(t, nil)
+	texts := []string{`up 5% today`, `up 5x today`, `a_b`, `axb`, `back\slash`, `ÉT été`}
+	var entries []sessiondb.Entry
+	for _, x := range texts {
+		entries = append(entries, say("user", x))
+	}
+	if _, err := s.Commit(ctx, "lit", sessiondb.Commit{Create: &sessiondb.Session{}, Append: entries}); err != nil {
+		t.Fatal(err)
+	}
+	for q, want := range map[string]int64{`5%`: 1, `a_`: 3, `\s`: 5, `éT`: 6} {
+		hits, err := s.Search(ctx, q, sessiondb.SearchOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits) != 1 || hits[0].Seq != want {
+			t.Errorf("Search(%q) = %v, want only seq %d", q, hits, want)
+		}
+	}
+}
