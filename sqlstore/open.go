@@ -176,6 +176,14 @@ func prepareFile(path string) error {
 //
 //   - busy_timeout: wait for another process's write lock instead of
 //     failing at once with "database is locked".
+//   - page_size(8192), for a new file only (a database keeps the page size
+//     it was created with): an entry row holds its body and its extracted
+//     text, often 1-3 KB, and 4 KB pages fitting one or two of them left
+//     27% of the entries table unused (11% less file for the same archive
+//     at 8 KB, at no measurable cost per append; 16 KB saved 3% more and
+//     cost more CPU per append). The driver runs its _pragma list before
+//     _journal_mode, which page_size needs: once the file is in WAL mode
+//     its page size is fixed.
 //   - journal_mode(WAL): readers do not block the writer nor the writer
 //     the readers, and a crash mid-commit leaves the last commit intact.
 //   - synchronous: FULL fsyncs the WAL at every commit (survives power
@@ -200,7 +208,8 @@ func (s *Store) dsn(readOnly bool) string {
 		q.Add("mode", "ro")
 		q.Add("_pragma", "query_only(1)")
 	} else {
-		q.Add("_pragma", "journal_mode(WAL)")
+		q.Add("_pragma", "page_size(8192)")
+		q.Add("_journal_mode", "WAL")
 		sync := "FULL"
 		if s.opts.Durability == DurabilityNormal {
 			sync = "NORMAL"
