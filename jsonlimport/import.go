@@ -10,7 +10,6 @@ import (
 	"hash"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime"
 	"sort"
 	"sync"
@@ -771,42 +770,4 @@ func mustJSON(v any) json.RawMessage {
 		panic(err) // only called with values that always marshal
 	}
 	return b
-}
-
-// Export writes the sessions ids (IDs or aliases) from store into dir in the
-// named format and returns the files written. dir is created when missing.
-// Two sessions that the format would store under the same file name are an
-// error, rather than one silently overwriting the other.
-func Export(ctx context.Context, store sessiondb.Store, ids []string, format string, dir string) ([]string, error) {
-	f := lookupFormat(format)
-	if f == nil {
-		return nil, fmt.Errorf("export: unknown format %q (want %s): %w", format, fmt.Sprint(formatNames()), sessiondb.ErrInvalid)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("export: %w", err)
-	}
-	var out []string
-	written := map[string]string{}
-	for _, idOrAlias := range ids {
-		if err := ctx.Err(); err != nil {
-			return out, fmt.Errorf("export: %w", err)
-		}
-		id, err := store.Resolve(ctx, idOrAlias)
-		if err != nil {
-			return out, fmt.Errorf("export %s: %w", idOrAlias, err)
-		}
-		files, err := f.Export(ctx, store, id, dir)
-		if err != nil {
-			return out, fmt.Errorf("export %s: %w", id, err)
-		}
-		for _, p := range files {
-			abs, _ := filepath.Abs(p)
-			if other, ok := written[abs]; ok && other != id {
-				return out, fmt.Errorf("export %s: file %s was already written for session %s: %w", id, p, other, sessiondb.ErrExists)
-			}
-			written[abs] = id
-			out = append(out, p)
-		}
-	}
-	return out, nil
 }

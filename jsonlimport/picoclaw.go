@@ -816,7 +816,16 @@ func sanitizePicoclawKey(key string) string {
 // written as they are, compacted onto one line when they span several; a
 // body that is not a picoclaw Message (another format's message shape) is
 // written too, but picoclaw's own loader will skip it.
-func (Picoclaw) Export(ctx context.Context, s sessiondb.Store, id string, dir string) ([]string, error) {
+func (p Picoclaw) Export(ctx context.Context, s sessiondb.Store, id string, dir string) ([]string, error) {
+	return exportDir(ctx, p, s, id, dir)
+}
+
+// exportFiles implements exporter. The files are named
+// {sanitizeKey(id)}.jsonl and .meta.json as one file name each, so that an
+// ID such as ".." or "." names files inside the directory ("..jsonl")
+// rather than its parent; the key itself is in the meta file, which is
+// where the importer (and picoclaw) read it from.
+func (Picoclaw) exportFiles(ctx context.Context, s sessiondb.Store, id string) ([]exportFile, error) {
 	sess, err := s.Get(ctx, id)
 	if err != nil {
 		return nil, err
@@ -852,7 +861,7 @@ func (Picoclaw) Export(ctx context.Context, s sessiondb.Store, id string, dir st
 		}
 		skip = 0
 	}
-	base := filepath.Join(dir, sanitizePicoclawKey(sess.ID))
+	base := sanitizePicoclawKey(sess.ID)
 	writeLines := func(w io.Writer) error {
 		bw := bufio.NewWriterSize(w, 1<<16)
 		for _, e := range lines {
@@ -885,41 +894,8 @@ func (Picoclaw) Export(ctx context.Context, s sessiondb.Store, id string, dir st
 	if err != nil {
 		return nil, fmt.Errorf("picoclaw: meta: %w", err)
 	}
-	files := []string{base + ".jsonl", base + ".meta.json"}
-	if err := picoWriteFile(files[0], writeLines); err != nil {
-		return nil, err
-	}
-	if err := picoWriteFile(files[1], func(w io.Writer) error { _, err := w.Write(metaJSON); return err }); err != nil {
-		return files[:1], err
-	}
-	return files, nil
-}
-
-// picoWriteFile writes data to path through a temporary file in the same
-// directory, fsynced and renamed over path, so that a reader never sees a
-// half-written file.
-func picoWriteFile(path string, write func(io.Writer) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".export-*")
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	err = write(tmp)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(name, 0o644)
-	}
-	if err == nil {
-		err = os.Rename(name, path)
-	}
-	if err != nil {
-		os.Remove(name)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return []exportFile{
+		{rel: base + ".jsonl", write: writeLines},
+		bytesFile(base+".meta.json", metaJSON),
+	}, nil
 }

@@ -998,7 +998,14 @@ func swJsonEqual(a, b []byte) bool {
 
 // Export writes session id in swink's format under dir; see the type
 // documentation.
-func (Swink) Export(ctx context.Context, s sessiondb.Store, id string, dir string) ([]string, error) {
+func (sw Swink) Export(ctx context.Context, s sessiondb.Store, id string, dir string) ([]string, error) {
+	return exportDir(ctx, sw, s, id, dir)
+}
+
+// exportFiles implements exporter. Without an interrupt, the session's
+// interrupt file is planned as a removal: a stale one would make swink
+// resume a finished turn.
+func (Swink) exportFiles(ctx context.Context, s sessiondb.Store, id string) ([]exportFile, error) {
 	full, err := s.LoadFull(ctx, id, sessiondb.LoadOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("export swink %s: %w", id, err)
@@ -1068,40 +1075,16 @@ func (Swink) Export(ctx context.Context, s sessiondb.Store, id string, dir strin
 		cpFiles = append(cpFiles, cpFile{cp.ID + ".json", doc})
 	}
 
-	sessDir := filepath.Join(dir, "sessions")
-	if err := os.MkdirAll(sessDir, 0o755); err != nil {
-		return nil, fmt.Errorf("export swink %s: %w", id, err)
-	}
-	var written []string
-	sessPath := filepath.Join(sessDir, sess.ID+".jsonl")
-	if err := swWriteFileAtomic(sessPath, buf.Bytes()); err != nil {
-		return nil, fmt.Errorf("export swink %s: %w", id, err)
-	}
-	written = append(written, sessPath)
-	intPath := filepath.Join(sessDir, sess.ID+".interrupt.json")
+	files := []exportFile{bytesFile("sessions/"+sess.ID+".jsonl", buf.Bytes())}
 	if full.Interrupt != nil {
-		if err := swWriteFileAtomic(intPath, full.Interrupt); err != nil {
-			return written, fmt.Errorf("export swink %s: %w", id, err)
-		}
-		written = append(written, intPath)
-	} else if err := os.Remove(intPath); err != nil && !errors.Is(err, os.ErrNotExist) {
-		// A stale interrupt file would make swink resume a finished turn.
-		return written, fmt.Errorf("export swink %s: %w", id, err)
+		files = append(files, bytesFile("sessions/"+sess.ID+".interrupt.json", full.Interrupt))
+	} else {
+		files = append(files, exportFile{rel: "sessions/" + sess.ID + ".interrupt.json"})
 	}
-	if len(cpFiles) > 0 {
-		cpDir := filepath.Join(dir, "checkpoints")
-		if err := os.MkdirAll(cpDir, 0o755); err != nil {
-			return written, fmt.Errorf("export swink %s: %w", id, err)
-		}
-		for _, c := range cpFiles {
-			p := filepath.Join(cpDir, c.name)
-			if err := swWriteFileAtomic(p, c.data); err != nil {
-				return written, fmt.Errorf("export swink %s: %w", id, err)
-			}
-			written = append(written, p)
-		}
+	for _, c := range cpFiles {
+		files = append(files, bytesFile("checkpoints/"+c.name, c.data))
 	}
-	return written, nil
+	return files, nil
 }
 
 // swinkHeader returns the SessionMeta JSON of a header line, in field order.
@@ -1349,40 +1332,6 @@ func swinkCheckpointDoc(ctx context.Context, s sessiondb.Store, sessionID string
 		return nil, err
 	}
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
-}
-
-// swWriteFileAtomic writes data to path through a synced temporary file in the
-// same directory and a rename, so that a reader sees the old or the new file.
-func swWriteFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-sessiondb-*")
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			tmp.Close()
-			os.Remove(name)
-		}
-	}()
-	if _, err := tmp.Write(data); err != nil {
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(name, 0o644); err != nil {
-		return err
-	}
-	if err := os.Rename(name, path); err != nil {
-		return err
-	}
-	ok = true
-	return nil
 }
 
 // ---------------------------------------------------------------------------

@@ -1033,7 +1033,12 @@ func replaceValue(obj []byte, key string, val []byte) []byte {
 // a body zot could not load is adapted: string content becomes one text
 // block, an unparsable time is replaced by the entry's time, and a
 // multi-line body is compacted onto one line.
-func (Zot) Export(ctx context.Context, s sessiondb.Store, id string, dir string) ([]string, error) {
+func (z Zot) Export(ctx context.Context, s sessiondb.Store, id string, dir string) ([]string, error) {
+	return exportDir(ctx, z, s, id, dir)
+}
+
+// exportFiles implements exporter.
+func (Zot) exportFiles(ctx context.Context, s sessiondb.Store, id string) ([]exportFile, error) {
 	full, err := s.LoadFull(ctx, id, sessiondb.LoadOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("export zot %s: %w", id, err)
@@ -1109,13 +1114,8 @@ func (Zot) Export(ctx context.Context, s sessiondb.Store, id string, dir string)
 	}
 
 	sum := sha256.Sum256([]byte(attrs.CWD))
-	outDir := filepath.Join(dir, "sessions", hex.EncodeToString(sum[:8]))
 	name := sess.CreatedAt.UTC().Format("20060102-150405") + "-" + zotFileID(sess.ID) + ".jsonl"
-	path := filepath.Join(outDir, name)
-	if err := writeFileAtomic(path, buf.Bytes()); err != nil {
-		return nil, fmt.Errorf("export zot %s: %w", id, err)
-	}
-	return []string{path}, nil
+	return []exportFile{bytesFile("sessions/"+hex.EncodeToString(sum[:8])+"/"+name, buf.Bytes())}, nil
 }
 
 // zotFileID is the id part of an exported file name: zot's uuid[:8] for
@@ -1179,32 +1179,4 @@ func zotWireBody(e sessiondb.Entry) ([]byte, error) {
 		return nil, fmt.Errorf("%w: message has no content zot can load", sessiondb.ErrInvalid)
 	}
 	return fixed, nil
-}
-
-// writeFileAtomic writes data to path through a temporary file in the same
-// directory, synced and renamed into place.
-func writeFileAtomic(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".export-*.tmp")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -14,6 +13,7 @@ type exportOptions struct {
 	format string
 	out    string
 	json   bool
+	force  bool
 }
 
 func (a *app) exportCommand() *cobra.Command {
@@ -23,7 +23,14 @@ func (a *app) exportCommand() *cobra.Command {
 		Short: "Write sessions back in a source tool's format",
 		Long: `Export writes sessions into DIR in the chosen format, such that the source
 tool's own loader returns the same transcript. It prints the files written,
-one per line (--json: a JSON array of paths). IDs may be aliases.`,
+one per line (--json: a JSON array of paths). IDs may be aliases.
+
+Every path is planned before anything is written: an export that would write
+outside DIR, give two sessions one file (also names that differ only in case),
+or replace an existing file (without --force) writes nothing. Files are
+created 0600 and directories 0700, as the database is, and symbolic links
+inside DIR are not followed. When a write fails part-way, the files already
+written are printed before the error.`,
 		Example: `  sessionctl export my-alias --format picoclaw --out /tmp/picoclaw
   sessionctl export --all --format zot --out backup/ --json`,
 		ValidArgsFunction: a.completeSessions(true),
@@ -51,6 +58,7 @@ one per line (--json: a JSON array of paths). IDs may be aliases.`,
 	c.Flags().StringVarP(&o.format, "format", "f", "", "output format: picoclaw, zot or swink")
 	c.Flags().StringVarP(&o.out, "out", "o", "", "output directory (created if missing)")
 	c.Flags().BoolVar(&o.json, "json", false, "print the files written as a JSON array")
+	c.Flags().BoolVar(&o.force, "force", false, "replace files that already exist in DIR")
 	return c
 }
 
@@ -70,21 +78,23 @@ func (a *app) runExport(args []string, o exportOptions) error {
 			return err
 		}
 	}
-	if err := os.MkdirAll(o.out, 0o700); err != nil {
-		return fmt.Errorf("create output directory: %w", err)
-	}
-	files, err := jsonlimport.Export(a.ctx, st, ids, o.format, o.out)
-	if err != nil {
-		return fmt.Errorf("export to %s: %w", o.out, err)
-	}
+	files, err := jsonlimport.ExportWith(a.ctx, st, ids, o.format, o.out, jsonlimport.ExportOptions{Force: o.force})
+	// The files written are printed even when the export failed part-way,
+	// so that the user knows what is in DIR.
 	if o.json {
 		if files == nil {
 			files = []string{}
 		}
-		return writeJSON(a.stdout, files)
+		if jerr := writeJSON(a.stdout, files); jerr != nil && err == nil {
+			return jerr
+		}
+	} else {
+		for _, f := range files {
+			fmt.Fprintln(a.stdout, f)
+		}
 	}
-	for _, f := range files {
-		fmt.Fprintln(a.stdout, f)
+	if err != nil {
+		return fmt.Errorf("export to %s: %w", o.out, err)
 	}
 	return nil
 }
