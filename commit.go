@@ -37,8 +37,26 @@ type Commit struct {
 	// Source records import provenance for a source file in the same
 	// transaction, so that an import and its bookkeeping land together.
 	Source *SourceFile
+	// ExpectSource, when non-nil, is a precondition on the record stored
+	// for Source.Path (Source must be set): the commit fails with an error
+	// matching ErrConflict, and changes nothing, unless the record is the
+	// one the caller based the commit on. It lets an importer's "already
+	// imported?" check and its write be one transaction: two processes
+	// importing one file cannot both import it.
+	ExpectSource *SourceExpectation
 	// Now overrides the time the store records as UpdatedAt (zero: now).
 	Now time.Time
+}
+
+// SourceExpectation is Commit.ExpectSource: the source-file record a
+// commit expects to find for Source.Path.
+type SourceExpectation struct {
+	// Absent requires that no record exists for the path (a first import).
+	Absent bool
+	// SHA256 and Offset, when Absent is false, must equal the stored
+	// record's: the bytes the caller saw consumed by the previous import.
+	SHA256 string
+	Offset int64
 }
 
 // Expect returns a pointer to seq, for Commit.ExpectSequence.

@@ -14,7 +14,8 @@ var (
 	// ErrExists: a session (or alias) with that ID already exists.
 	ErrExists = errors.New("already exists")
 	// ErrConflict: the expected sequence given with a write differs from the
-	// stored one. The concrete error is a *ConflictError.
+	// stored one (the concrete error is then a *ConflictError), or the
+	// source-file record differs from Commit.ExpectSource.
 	ErrConflict = errors.New("sequence conflict")
 	// ErrInvalid: the input is malformed (bad ID, body that is not JSON,
 	// oversized value, impossible seq range). Nothing was written.

@@ -103,6 +103,9 @@ func ValidateCommit(id string, c Commit) error {
 			return err
 		}
 	}
+	if c.ExpectSource != nil && c.Source == nil {
+		return invalidf("commit expects a source-file record but records no source file")
+	}
 	return nil
 }
 

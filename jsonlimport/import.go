@@ -418,6 +418,14 @@ func commitUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool
 	meta.SourceFormat = u.Format
 	meta.SourcePath = u.Path
 
+	// The "already imported?" decision of prepare and this write must be
+	// one transaction: the commit fails with ErrConflict (and writeUnit
+	// prepares again) if another importer recorded the file since.
+	expect := &sessiondb.SourceExpectation{Absent: true}
+	if w.mode != modeNew {
+		expect = &sessiondb.SourceExpectation{SHA256: w.prev.SHA256, Offset: w.prev.Offset}
+	}
+
 	var id string
 	switch w.mode {
 	case modeNew:
@@ -545,6 +553,7 @@ func commitUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool
 		Offset:    pd.Offset,
 		State:     stJSON,
 	}
+	c.ExpectSource = expect
 	if dryRun {
 		if err := sessiondb.ValidateCommit(id, c); err != nil {
 			return 0, problems, err

@@ -3,8 +3,10 @@ package jsonlimport
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -499,4 +501,65 @@ func TestImportBadUnit(t *testing.T) {
 	if !picoHasProblem(rep.Problems, "bad.jsonl", 0, "cannot import") {
 		t.Errorf("bad unit not reported: %v", rep.Problems)
 	}
+}
+
+// racingStore runs race once, the first time Get is called: the importer
+// calls Get between deciding that a file is new (prepare) and writing it
+// (commitUnit), which is where a second importer process can slip in.
+type racingStore struct {
+	sessiondb.Store
+	once sync.Once
+	race func()
+}
+
+func (s *racingStore) Get(ctx context.Context, id string) (sessiondb.Session, error) {
+	s.once.Do(s.race)
+	return s.Store.Get(ctx, id)
+}
+
+// TestImportRacingImporter (issue 13 item 2): another importer that
+// imports the same archive between this importer's "already imported?"
+// check and its write leaves exactly what one import leaves: no session
+// imported twice, no spurious "rewritten" compaction.
+func TestImportRacingImporter(t *testing.T) {
+	ctx := context.Background()
+	want := openStore(t)
+	picoImport(t, want, Options{}, picoDir)
+
+	inner := openStore(t)
+	rs := &racingStore{Store: inner}
+	rs.race = func() {
+		if _, err := Import(ctx, inner, []string{picoDir}, Options{}); err != nil {
+			t.Errorf("racing import: %v", err)
+		}
+	}
+	picoImport(t, rs, Options{Jobs: 1}, picoDir)
+
+	wantIDs, gotIDs := storeIDs(t, want), storeIDs(t, inner)
+	if fmt.Sprint(wantIDs) != fmt.Sprint(gotIDs) {
+		t.Fatalf("sessions after racing imports: %v, want %v", gotIDs, wantIDs)
+	}
+	for _, id := range wantIDs {
+		w, _ := want.Get(ctx, id)
+		g, _ := inner.Get(ctx, id)
+		wc, _ := want.Compactions(ctx, id)
+		gc, _ := inner.Compactions(ctx, id)
+		if g.LastSeq != w.LastSeq || len(gc) != len(wc) {
+			t.Errorf("session %s: %d entries and %d compactions, want %d and %d", id, g.LastSeq, len(gc), w.LastSeq, len(wc))
+		}
+	}
+}
+
+func storeIDs(t *testing.T, s sessiondb.Store) []string {
+	t.Helper()
+	infos, _, err := s.List(context.Background(), sessiondb.ListOptions{Limit: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, in := range infos {
+		ids = append(ids, in.ID)
+	}
+	sort.Strings(ids)
+	return ids
 }

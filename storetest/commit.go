@@ -113,7 +113,53 @@ func commitTests() []testCase {
 		{name: "ClearState", fn: testCommitClearState},
 		{name: "SeveralCompactions", fn: testCommitSeveralCompactions},
 		{name: "LoadFull", fn: testLoadFull},
+		{name: "ExpectSource", fn: testCommitExpectSource},
 	}
+}
+
+// testCommitExpectSource: Commit.ExpectSource is checked inside the
+// commit's transaction; a mismatch is ErrConflict and writes nothing (not
+// even the Create of the same commit), and ExpectSource without Source is
+// ErrInvalid.
+func testCommitExpectSource(t *testing.T, s sessiondb.Store) {
+	src := func(sha string, off int64) *sessiondb.SourceFile {
+		return &sessiondb.SourceFile{Path: "/archive/a.jsonl", Format: "zot", Size: off, ModTime: time.Unix(1700000000, 0).UTC(), SHA256: sha, Offset: off}
+	}
+	absent := &sessiondb.SourceExpectation{Absent: true}
+	first := mustCommit(t, s, "es", sessiondb.Commit{Create: &sessiondb.Session{}, Append: msgs(1, 2), Source: src("h1", 10), ExpectSource: absent})
+
+	// A second "first import" of the same file loses, whether it creates
+	// a session or appends to one.
+	_, err := s.Commit(bg(t), "es2", sessiondb.Commit{Create: &sessiondb.Session{}, Append: msgs(1, 1), Source: src("h1", 10), ExpectSource: absent})
+	wantErr(t, err, sessiondb.ErrConflict, "Commit(ExpectSource absent, record exists)")
+	if _, err := s.Get(bg(t), "es2"); !errors.Is(err, sessiondb.ErrNotFound) {
+		t.Errorf("a refused commit created its session: Get = %v", err)
+	}
+	_, err = s.Commit(bg(t), "es", sessiondb.Commit{Append: msgs(3, 3), Source: src("h1", 10), ExpectSource: absent})
+	wantErr(t, err, sessiondb.ErrConflict, "Commit(ExpectSource absent, append)")
+	wantUnchanged(t, s, first, "after refused commits")
+
+	// A continuation based on another record loses; one based on the
+	// stored record wins.
+	_, err = s.Commit(bg(t), "es", sessiondb.Commit{Append: msgs(3, 3), Source: src("h2", 20), ExpectSource: &sessiondb.SourceExpectation{SHA256: "other", Offset: 10}})
+	wantErr(t, err, sessiondb.ErrConflict, "Commit(ExpectSource hash differs)")
+	_, err = s.Commit(bg(t), "es", sessiondb.Commit{Append: msgs(3, 3), Source: src("h2", 20), ExpectSource: &sessiondb.SourceExpectation{SHA256: "h1", Offset: 9}})
+	wantErr(t, err, sessiondb.ErrConflict, "Commit(ExpectSource offset differs)")
+	wantUnchanged(t, s, first, "after refused continuations")
+	mustCommit(t, s, "es", sessiondb.Commit{Append: msgs(3, 3), Source: src("h2", 20), ExpectSource: &sessiondb.SourceExpectation{SHA256: "h1", Offset: 10}})
+	wantTranscript(t, s, "es", bodies(1, 3))
+	sf, err := s.SourceFile(bg(t), "/archive/a.jsonl")
+	if err != nil || sf.SHA256 != "h2" || sf.Offset != 20 {
+		t.Errorf("SourceFile after the continuation = %+v, %v", sf, err)
+	}
+
+	// An expectation on a file never imported.
+	_, err = s.Commit(bg(t), "es", sessiondb.Commit{Append: msgs(4, 4), Source: &sessiondb.SourceFile{Path: "/archive/new.jsonl", Format: "zot"}, ExpectSource: &sessiondb.SourceExpectation{SHA256: "h1", Offset: 10}})
+	wantErr(t, err, sessiondb.ErrConflict, "Commit(ExpectSource on a missing record)")
+
+	_, err = s.Commit(bg(t), "es", sessiondb.Commit{Append: msgs(4, 4), ExpectSource: absent})
+	wantErr(t, err, sessiondb.ErrInvalid, "Commit(ExpectSource without Source)")
+	wantTranscript(t, s, "es", bodies(1, 3))
 }
 
 func mustCommit(t *testing.T, s sessiondb.Store, id string, c sessiondb.Commit) sessiondb.Session {
