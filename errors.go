@@ -23,6 +23,9 @@ var (
 	// ErrSchemaTooNew: the database was written by a newer sessiondb; this
 	// binary refuses to touch it.
 	ErrSchemaTooNew = errors.New("database schema is newer than this binary")
+	// ErrSchemaTooOld: the database has pending migrations and was opened
+	// in a mode that does not apply them (read-only); migrate it first.
+	ErrSchemaTooOld = errors.New("database schema is older than this binary")
 	// ErrClosed: the store has been closed.
 	ErrClosed = errors.New("store closed")
 	// ErrCorrupt: the database file is not a valid sessiondb database, or

@@ -61,7 +61,8 @@ const (
 )
 
 // Open opens (creating if needed) the database at path, checks it, and
-// applies pending migrations. A database it creates, with its WAL, SHM and
+// applies pending migrations; with Options.ReadOnly it only opens an
+// existing, current database and changes nothing (see readonly.go). A database it creates, with its WAL, SHM and
 // backups, is mode 0600; a directory it creates is 0700. If any step fails,
 // everything opened so far is closed.
 func Open(path string, opts *Options) (_ *Store, err error) {
@@ -70,6 +71,9 @@ func Open(path string, opts *Options) (_ *Store, err error) {
 		s.opts = *opts
 	}
 	s.applyDefaults()
+	if s.opts.ReadOnly {
+		return s.openReadOnly()
+	}
 	if err := prepareFile(path); err != nil {
 		return nil, err
 	}
@@ -78,6 +82,9 @@ func Open(path string, opts *Options) (_ *Store, err error) {
 			s.closeAll()
 		}
 	}()
+	if err := s.refuseTooNew(); err != nil {
+		return nil, err
+	}
 	s.writer = openDB(s.dsn(false))
 	// One writer connection: see the field comment. Keep it open forever so
 	// that the WAL is not checkpointed and reset by every last-close.

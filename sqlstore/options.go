@@ -41,6 +41,13 @@ type Options struct {
 	// diagnosis (sessionctl doctor reports the damage through
 	// CheckSchema); any operation on such a database may fail.
 	NoSchemaCheck bool
+	// ReadOnly opens an existing database without creating, migrating or
+	// changing it (no WAL switch either): a missing file is
+	// sessiondb.ErrNotFound, an SQLite file without sessiondb's schema is
+	// sessiondb.ErrCorrupt, an older schema is sessiondb.ErrSchemaTooOld
+	// (unless NoMigrate), and every write fails with
+	// sessiondb.ErrReadOnly. For tools that only inspect.
+	ReadOnly bool
 	// Extractor derives role and text from bodies. Default
 	// sessiondb.DefaultExtractor.
 	Extractor sessiondb.Extractor

@@ -43,7 +43,7 @@ func (a *app) checkpointListCommand() *cobra.Command {
 		Args:              exactArgs(1),
 		ValidArgsFunction: a.completeSessions(false),
 		RunE: func(c *cobra.Command, args []string) error {
-			st, id, err := a.openSession(args[0])
+			st, id, err := a.openSessionRead(args[0])
 			if err != nil {
 				return err
 			}

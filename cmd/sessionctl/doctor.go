@@ -56,9 +56,9 @@ fails, 0 otherwise (warnings included).`,
 }
 
 func (a *app) runDoctor(asJSON bool) error {
-	// NoMigrate: doctor looks, it never changes the schema.
+	// Read-only: doctor looks, it never changes the file.
 	// NoSchemaCheck: a damaged schema is reported below, not refused.
-	st, err := a.openExisting(&sqlstore.Options{NoMigrate: true, NoSchemaCheck: true})
+	st, err := a.openRead(&sqlstore.Options{NoMigrate: true, NoSchemaCheck: true})
 	if err != nil {
 		return err
 	}

@@ -73,6 +73,8 @@ func (e *notFoundError) Unwrap() error { return sessiondb.ErrNotFound }
 // it all).
 func hintFor(err error, dbPath string) string {
 	switch {
+	case errors.Is(err, sessiondb.ErrSchemaTooOld):
+		return fmt.Sprintf("run 'sessionctl migrate --db %s' (it takes a backup first)", dbPath)
 	case errors.Is(err, sessiondb.ErrSchemaTooNew):
 		return "upgrade sessionctl to the version that wrote this database"
 	case errors.Is(err, sessiondb.ErrCorrupt):

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+	"os"
 	"strings"
 	"testing"
 )
@@ -75,7 +77,15 @@ func TestList(t *testing.T) {
 		t.Errorf("columns not aligned:\n%s", r.stdout)
 	}
 
-	r = sessionctl(t, tempDB(t), "list").mustSucceed(t)
+	// A read command does not create a missing database (issue 13 item 4).
+	missing := tempDB(t)
+	sessionctl(t, missing, "list").mustFail(t, exitError, "does not exist")
+	if _, err := os.Stat(missing); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("list created %s (stat: %v)", missing, err)
+	}
+	empty := tempDB(t)
+	sessionctl(t, empty, "import", t.TempDir()).mustSucceed(t)
+	r = sessionctl(t, empty, "list").mustSucceed(t)
 	if !strings.Contains(r.stdout, "no sessions") {
 		t.Errorf("empty database: %q", r.stdout)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/sessiondb/sessiondb"
 	"github.com/sessiondb/sessiondb/sqlstore"
 )
 
@@ -201,4 +202,33 @@ func (a *app) openExisting(opts *sqlstore.Options) (*sqlstore.Store, error) {
 		return nil, fmt.Errorf("database %s: %w", path, err)
 	}
 	return a.open(opts)
+}
+
+// openRead opens the database for a command that only looks at it (list,
+// show, search, sql, stats, export, doctor, completion): nothing is created,
+// migrated or changed. A missing database, someone else's SQLite file and
+// a database that needs `sessionctl migrate` are refused with a message
+// that says so. opts may be nil; ReadOnly is forced on.
+func (a *app) openRead(opts *sqlstore.Options) (*sqlstore.Store, error) {
+	if a.store != nil {
+		return a.store, nil
+	}
+	path := a.dbPath()
+	if path == "" {
+		return nil, errors.New("no database path: pass --db or set SESSIONDB_PATH")
+	}
+	var o sqlstore.Options
+	if opts != nil {
+		o = *opts
+	}
+	o.ReadOnly = true
+	st, err := sqlstore.Open(path, &o)
+	if errors.Is(err, sessiondb.ErrNotFound) {
+		return nil, fmt.Errorf("database %s does not exist (pass --db, or import something first)", path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	a.store = st
+	return st, nil
 }

@@ -88,13 +88,14 @@ func TestDefaultDatabasePath(t *testing.T) {
 	}
 }
 
-// TestDefaultDatabaseCreated runs a command without --db: the database and
-// its missing directories are created, private.
+// TestDefaultDatabaseCreated runs a writing command without --db: the
+// database and its missing directories are created, private. (Read
+// commands never create it: TestList.)
 func TestDefaultDatabaseCreated(t *testing.T) {
 	xdg := t.TempDir()
 	t.Setenv("SESSIONDB_PATH", "")
 	t.Setenv("XDG_DATA_HOME", xdg)
-	sessionctl(t, "", "list", "--json").mustSucceed(t)
+	sessionctl(t, "", "import", "--json", t.TempDir()).mustSucceed(t)
 	dir := filepath.Join(xdg, "sessiondb")
 	fi, err := os.Stat(dir)
 	if err != nil {

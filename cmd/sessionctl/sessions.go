@@ -33,6 +33,17 @@ func (a *app) openSession(idOrAlias string) (*sqlstore.Store, string, error) {
 	return st, id, err
 }
 
+// openSessionRead is openSession for commands that only read (show,
+// checkpoint list): see openRead.
+func (a *app) openSessionRead(idOrAlias string) (*sqlstore.Store, string, error) {
+	st, err := a.openRead(nil)
+	if err != nil {
+		return nil, "", err
+	}
+	id, err := resolve(a.ctx, st, idOrAlias)
+	return st, id, err
+}
+
 // resolveAll resolves every argument before anything is changed, so that a
 // typo in the third ID does not leave the first two deleted.
 func resolveAll(ctx context.Context, st sessiondb.Store, args []string) ([]string, error) {

@@ -51,7 +51,7 @@ instead (state and interrupt are null when absent).`,
 }
 
 func (a *app) runShow(arg string, o showOptions) error {
-	st, id, err := a.openSession(arg)
+	st, id, err := a.openSessionRead(arg)
 	if err != nil {
 		return err
 	}

@@ -60,7 +60,7 @@ type statsReport struct {
 }
 
 func (a *app) runStats(asJSON bool) error {
-	st, err := a.open(nil)
+	st, err := a.openRead(nil)
 	if err != nil {
 		return err
 	}
