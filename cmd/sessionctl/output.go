@@ -37,8 +37,8 @@ func newTable(w io.Writer) *tabwriter.Writer {
 	return tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 }
 
-// cell makes s safe for one table cell: no tabs or newlines, at most max
-// runes (0: no limit).
+// cell makes s safe for one table cell: no tabs or newlines, terminal
+// controls made visible (see visible), at most max runes (0: no limit).
 func cell(s string, max int) string {
 	s = strings.Map(func(r rune) rune {
 		switch r {
@@ -47,6 +47,7 @@ func cell(s string, max int) string {
 		}
 		return r
 	}, s)
+	s = visible(s)
 	if max > 0 && utf8.RuneCountInString(s) > max {
 		r := []rune(s)
 		s = string(r[:max-1]) + "…"

@@ -47,14 +47,14 @@ func renderEntry(w io.Writer, e sessiondb.Entry) {
 	}
 
 	if obj != nil && isToolResultMessage(role, obj) {
-		fmt.Fprintf(w, "%s  %s\n", head, toolResultLine(obj))
+		fmt.Fprintf(w, "%s  %s\n", visible(head), visible(toolResultLine(obj)))
 		return
 	}
-	fmt.Fprintln(w, head)
+	fmt.Fprintln(w, visible(head))
 	lines := bodyLines(e, obj)
 	for _, l := range lines {
 		for _, sub := range strings.Split(l, "\n") {
-			fmt.Fprintf(w, "    %s\n", strings.TrimRight(sub, " \t\r"))
+			fmt.Fprintf(w, "    %s\n", visible(strings.TrimRight(sub, " \t\r")))
 		}
 	}
 }

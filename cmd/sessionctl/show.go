@@ -78,20 +78,20 @@ func (a *app) runShow(arg string, o showOptions) error {
 
 	w := a.stdout
 	s := full.Session
-	fmt.Fprintf(w, "session  %s\n", s.ID)
+	fmt.Fprintf(w, "session  %s\n", visible(s.ID))
 	if s.Title != "" {
-		fmt.Fprintf(w, "title    %s\n", s.Title)
+		fmt.Fprintf(w, "title    %s\n", visible(s.Title))
 	}
 	if len(s.Aliases) > 0 {
-		fmt.Fprintf(w, "aliases  %s\n", strings.Join(s.Aliases, ", "))
+		fmt.Fprintf(w, "aliases  %s\n", visible(strings.Join(s.Aliases, ", ")))
 	}
 	fmt.Fprintf(w, "created  %s   updated %s (UTC)\n", tableTime(s.CreatedAt), tableTime(s.UpdatedAt))
 	fmt.Fprintf(w, "messages %d   log entries up to seq %d   revision %d\n", len(full.Transcript), s.LastSeq, s.Sequence)
 	if s.ParentID != "" {
-		fmt.Fprintf(w, "fork of  %s at seq %d\n", s.ParentID, s.ForkSeq)
+		fmt.Fprintf(w, "fork of  %s at seq %d\n", visible(s.ParentID), s.ForkSeq)
 	}
 	if s.SourceFormat != "" {
-		fmt.Fprintf(w, "source   %s %s\n", s.SourceFormat, s.SourcePath)
+		fmt.Fprintf(w, "source   %s %s\n", visible(s.SourceFormat), visible(s.SourcePath))
 	}
 	if s.Summary != "" {
 		fmt.Fprintf(w, "summary  %s\n", fold(s.Summary))
@@ -182,5 +182,5 @@ func writeDocument(w io.Writer, name string, doc json.RawMessage) {
 		out.Reset()
 		out.Write(doc)
 	}
-	fmt.Fprintf(w, "%s:\n  %s\n", name, out.String())
+	fmt.Fprintf(w, "%s:\n  %s\n", name, visible(out.String()))
 }

@@ -123,7 +123,7 @@ func (a *app) runStats(asJSON bool) error {
 		return writeJSON(a.stdout, r)
 	}
 	w := a.stdout
-	fmt.Fprintf(w, "database     %s\n", r.Path)
+	fmt.Fprintf(w, "database     %s\n", visible(r.Path))
 	fmt.Fprintf(w, "file size    %s (+ %s write-ahead log)\n", humanBytes(r.DatabaseBytes), humanBytes(r.WALBytes))
 	fmt.Fprintf(w, "sessions     %d\n", r.Sessions)
 	fmt.Fprintf(w, "messages     %d (effective transcripts)\n", r.Messages)
@@ -136,7 +136,7 @@ func (a *app) runStats(asJSON bool) error {
 		tw := newTable(w)
 		fmt.Fprintln(tw, "FORMAT\tSESSIONS\tMESSAGES\tENTRIES\tBYTES")
 		for _, f := range r.Formats {
-			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\n", f.Format, f.Sessions, f.Messages, f.Entries, humanBytes(f.Bytes))
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\n", cell(f.Format, 0), f.Sessions, f.Messages, f.Entries, humanBytes(f.Bytes))
 		}
 		return tw.Flush()
 	}
