@@ -84,6 +84,12 @@ func discover(paths []string, formats []Format) ([]planned, []Problem, error) {
 			continue
 		}
 		if !fi.IsDir() {
+			if !fi.Mode().IsRegular() {
+				// A FIFO blocks in open until a writer comes, and a device
+				// such as /dev/zero never ends: neither is an archive.
+				problems = append(problems, Problem{Path: abs, Reason: fmt.Sprintf("not a regular file (%s), skipped", fileKind(fi.Mode()))})
+				continue
+			}
 			add(abs)
 			continue
 		}
@@ -138,7 +144,15 @@ func discover(paths []string, formats []Format) ([]planned, []Problem, error) {
 		}
 		out = append(out, units...)
 		for _, f := range rest {
-			problems = append(problems, Problem{Path: f, Reason: "unknown format, skipped"})
+			reason := "unknown format, skipped"
+			if r, err := os.Open(f); err != nil {
+				// The formats could not sniff it because it cannot be
+				// read (mode 000, …): say so rather than "unknown".
+				reason = fmt.Sprintf("cannot read: %v", err)
+			} else {
+				r.Close()
+			}
+			problems = append(problems, Problem{Path: f, Reason: reason})
 		}
 	}
 	return out, problems, nil
@@ -150,4 +164,19 @@ func fileSize(path string) int64 {
 		return 0
 	}
 	return fi.Size()
+}
+
+// fileKind names a non-regular file's type for a problem report.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	}
+	return "mode " + m.String()
 }

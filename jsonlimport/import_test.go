@@ -563,3 +563,23 @@ func storeIDs(t *testing.T, s sessiondb.Store) []string {
 	sort.Strings(ids)
 	return ids
 }
+
+// TestImportUnreadableFile (item 12): a file that cannot be read is
+// reported as such, not as "unknown format".
+func TestImportUnreadableFile(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root reads mode-000 files")
+	}
+	dir := t.TempDir()
+	f := filepath.Join(dir, "s.jsonl")
+	if err := os.WriteFile(f, []byte(`{"role":"user","content":"x"}`+"\n"), 0o000); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Import(context.Background(), openStore(t), []string{dir}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Problems) != 1 || !strings.Contains(rep.Problems[0].Reason, "cannot read") {
+		t.Errorf("problems %v, want one 'cannot read'", rep.Problems)
+	}
+}
