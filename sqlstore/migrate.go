@@ -60,7 +60,7 @@ func (s *Store) migrate(ctx context.Context) error {
 	// locker serialises us, and goose re-reads the version under the lock,
 	// so the second process finds nothing pending.
 	if current > 0 && !s.opts.NoBackup {
-		if err := s.backup(ctx, current); err != nil {
+		if _, err := s.backup(ctx, current); err != nil {
 			return err
 		}
 	}
@@ -127,19 +127,6 @@ func readSchemaVersion(ctx context.Context, q sqlx.QueryerContext) (int64, error
 		return 0, fmt.Errorf("read schema version: %w", err)
 	}
 	return v.Version.Int64, nil
-}
-
-// backup copies the database with VACUUM INTO next to it, named for the
-// version it holds: <db>.bak-v<version>-<UTC time>.
-func (s *Store) backup(ctx context.Context, version int64) error {
-	dst := fmt.Sprintf("%s.bak-v%d-%s", s.path, version, time.Now().UTC().Format("20060102T150405.000000000"))
-	if _, err := s.writer.ExecContext(ctx, `VACUUM INTO ?`, dst); err != nil {
-		return fmt.Errorf("back up %s before migrating: %w", s.path, translate(err))
-	}
-	if err := os.Chmod(dst, 0o600); err != nil {
-		return fmt.Errorf("back up %s: %w", s.path, err)
-	}
-	return nil
 }
 
 // quickCheck runs PRAGMA quick_check and reports anything but "ok".

@@ -32,7 +32,10 @@ func TestTruncatePruneVacuum(t *testing.T) {
 	if len(all) != 2 {
 		t.Errorf("after prune, %d raw entries remain, want 2", len(all))
 	}
-	r = sessionctl(t, db, "prune", "--all").mustSucceed(t)
+	// prune --all deletes history: off a terminal it needs --yes (issue
+	// 13 item 7).
+	sessionctl(t, db, "prune", "--all").mustFail(t, exitUsage, "pass --yes")
+	r = sessionctl(t, db, "prune", "--all", "--yes").mustSucceed(t)
 	if r.stdout != "pruned 0 entries from 3 sessions\n" {
 		t.Errorf("prune --all: %q", r.stdout)
 	}

@@ -23,7 +23,8 @@ migrate lets you look first, or go back.
   up           apply every pending migration (a backup is taken next to a
                database that holds data, as at any open)
   down-to V    roll back to version V. Rolling back drops tables and their
-               data: --yes is required when stdin is not a terminal.`,
+               data: a backup is taken first (unless --no-backup), and
+               --yes is required when stdin is not a terminal.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: needSubcommand,
 	}
@@ -150,7 +151,7 @@ func (a *app) migrateUpCommand() *cobra.Command {
 }
 
 func (a *app) migrateDownToCommand() *cobra.Command {
-	var yes bool
+	var yes, noBackup bool
 	c := &cobra.Command{
 		Use:     "down-to VERSION",
 		Short:   "Roll the schema back to VERSION (drops newer tables and their data)",
@@ -185,6 +186,15 @@ func (a *app) migrateDownToCommand() *cobra.Command {
 					return errors.New("aborted; nothing changed")
 				}
 			}
+			if !noBackup {
+				// Rolling back drops tables with their data: keep a copy
+				// to restore from, as 'up' does before migrating.
+				bak, err := st.Backup(a.ctx)
+				if err != nil {
+					return fmt.Errorf("nothing rolled back: %w", err)
+				}
+				fmt.Fprintf(a.stdout, "backed up %s to %s\n", st.Path(), bak)
+			}
 			results, err := p.DownTo(a.ctx, version)
 			for _, r := range results {
 				if r.Error == nil {
@@ -198,6 +208,7 @@ func (a *app) migrateDownToCommand() *cobra.Command {
 			return nil
 		},
 	}
+	c.Flags().BoolVar(&noBackup, "no-backup", false, "roll back without taking a backup first")
 	c.Flags().BoolVarP(&yes, "yes", "y", false, "do not ask for confirmation")
 	return c
 }

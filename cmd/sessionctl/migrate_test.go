@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -140,5 +142,33 @@ func TestDoctorReportsDamagedSchema(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("doctor has no schema objects check: %+v", checks)
+	}
+}
+
+// TestMigrateDownToBacksUp (issue 13 item 7): rolling back takes a private
+// backup first that still holds the sessions the rollback drops.
+func TestMigrateDownToBacksUp(t *testing.T) {
+	db := tempDB(t)
+	seed(t, db)
+	r := sessionctl(t, db, "migrate", "down-to", "0", "--yes").mustSucceed(t)
+	baks, _ := filepath.Glob(db + ".bak-v*")
+	if len(baks) != 1 || !strings.Contains(r.stdout, "backed up "+db+" to "+baks[0]) {
+		t.Fatalf("backups %v; stdout %q", baks, r.stdout)
+	}
+	fi, err := os.Stat(baks[0])
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("backup %s: mode %v, %v; want 0600", baks[0], fi.Mode().Perm(), err)
+	}
+	var got []map[string]any
+	sessionctl(t, baks[0], "list", "--json").mustSucceed(t).decode(t, &got)
+	if len(got) == 0 {
+		t.Errorf("the backup holds no sessions")
+	}
+	// --no-backup skips it.
+	db2 := tempDB(t)
+	seed(t, db2)
+	sessionctl(t, db2, "migrate", "down-to", "0", "--yes", "--no-backup").mustSucceed(t)
+	if baks, _ := filepath.Glob(db2 + ".bak-v*"); len(baks) != 0 {
+		t.Errorf("--no-backup took %v", baks)
 	}
 }

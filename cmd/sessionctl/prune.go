@@ -1,13 +1,14 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
 )
 
 func (a *app) pruneCommand() *cobra.Command {
-	var all bool
+	var all, yes bool
 	c := &cobra.Command{
 		Use:   "prune (ID | --all)",
 		Short: "Delete log entries that no compaction reaches any more",
@@ -15,7 +16,11 @@ func (a *app) pruneCommand() *cobra.Command {
 longer reaches (truncated, compacted or replaced history) and the superseded
 compactions, except what agent checkpoints still need. It is the only
 command that deletes history; run 'sessionctl vacuum' afterwards to return
-the space to the file system.`,
+the space to the file system. Until then the deleted text stays readable in
+the file's free pages, and in any backup (.bak-v*) taken before.
+
+Confirmation: prune --all asks on a terminal unless --yes is given; when
+stdin is not a terminal --yes is required (as for delete).`,
 		Example: `  sessionctl prune my-alias
   sessionctl prune --all`,
 		Args:              rangeArgs(0, 1),
@@ -23,6 +28,9 @@ the space to the file system.`,
 		RunE: func(c *cobra.Command, args []string) error {
 			if all == (len(args) == 1) {
 				return usageErrorf(c, "give one session ID or --all")
+			}
+			if all && !yes && !a.stdinTTY {
+				return usageErrorf(c, "stdin is not a terminal: pass --yes to prune every session (it deletes history)")
 			}
 			st, err := a.open(nil)
 			if err != nil {
@@ -32,6 +40,15 @@ the space to the file system.`,
 			if all {
 				if ids, err = allSessionIDs(a.ctx, st); err != nil {
 					return err
+				}
+				if !yes {
+					ok, err := a.confirm(fmt.Sprintf("prune the unreachable history of all %d sessions (it cannot be undone)?", len(ids)))
+					if err != nil {
+						return err
+					}
+					if !ok {
+						return errors.New("aborted; nothing pruned")
+					}
 				}
 			} else {
 				id, err := resolve(a.ctx, st, args[0])
@@ -58,5 +75,6 @@ the space to the file system.`,
 		},
 	}
 	c.Flags().BoolVar(&all, "all", false, "prune every session")
+	c.Flags().BoolVarP(&yes, "yes", "y", false, "do not ask for confirmation (--all)")
 	return c
 }

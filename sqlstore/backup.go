@@ -1,0 +1,51 @@
+package sqlstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"time"
+
+	"github.com/sessiondb/sessiondb"
+)
+
+// Backup copies the database with VACUUM INTO next to it, named for the
+// schema version it holds (<db>.bak-v<version>-<UTC time>), and returns
+// the backup's path. sessionctl takes one before rolling migrations back.
+// A backup holds every session as it was, deleted and pruned text
+// included, until it is removed.
+func (s *Store) Backup(ctx context.Context) (string, error) {
+	if s.closed.Load() {
+		return "", sessiondb.ErrClosed
+	}
+	version, err := s.schemaVersion(ctx)
+	if err != nil {
+		return "", err
+	}
+	return s.backup(ctx, version)
+}
+
+// backup copies the database with VACUUM INTO next to it, named for the
+// version it holds: <db>.bak-v<version>-<UTC time>. The file is created
+// empty with mode 0600 before SQLite writes into it (VACUUM INTO accepts an
+// empty file), so that the copy is never readable by others, not even
+// while it is being written.
+func (s *Store) backup(ctx context.Context, version int64) (string, error) {
+	dst := fmt.Sprintf("%s.bak-v%d-%s", s.path, version, time.Now().UTC().Format("20060102T150405.000000000"))
+	f, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return "", fmt.Errorf("back up %s: %w", s.path, translateOSError(err))
+	}
+	if err := f.Close(); err != nil {
+		return "", fmt.Errorf("back up %s: %w", s.path, err)
+	}
+	if _, err := s.writer.ExecContext(ctx, `VACUUM INTO ?`, dst); err != nil {
+		if rerr := os.Remove(dst); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+			err = errors.Join(err, rerr)
+		}
+		return "", fmt.Errorf("back up %s: %w", s.path, translate(err))
+	}
+	return dst, nil
+}
