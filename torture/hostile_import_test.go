@@ -3,12 +3,23 @@ package torture
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
+
+	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport"
+	"github.com/sessiondb/sessiondb/sqlstore"
 )
 
 // hostileFormat is one format's clean base file and how to wrap a
@@ -259,4 +270,206 @@ func runImport(t *testing.T, name, format, path string, bound int64) importResul
 	}
 	t.Logf("%s: %d sessions, %d entries, %d problems %q, peak RSS %d MiB", name, res.Sessions, res.Entries, res.NProblems, res.Problems, res.VmHWMKiB>>10)
 	return res
+}
+
+// Issue 13 "hostile archives and careless hands": the cases that an
+// archive author, or a user, can use against import and export.
+
+// TestHostileNonRegularImports: a FIFO (open blocks until a writer comes)
+// and /dev/zero (never ends) given to an importer child process end with a
+// problem and an empty database.
+func TestHostileNonRegularImports(t *testing.T) {
+	t.Parallel()
+	fifo := filepath.Join(t.TempDir(), "session.jsonl")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip(err)
+	}
+	paths := []string{fifo}
+	if _, err := os.Stat("/dev/zero"); err == nil {
+		paths = append(paths, "/dev/zero")
+	}
+	for _, p := range paths {
+		for _, format := range []string{"", "picoclaw", "zot", "swink"} {
+			res := runImport(t, filepath.Base(p)+"/"+format, format, p, memoryBound)
+			if res.NProblems != 1 || res.Sessions != 0 || !strings.Contains(fmt.Sprint(res.Problems), "not a regular file") {
+				t.Errorf("%s (format %q): %d sessions, problems %q; want one 'not a regular file'", p, format, res.Sessions, res.Problems)
+			}
+		}
+	}
+}
+
+// hostileArchive writes a picoclaw archive whose keys are path tricks
+// ("..", ".", keys that sanitize to one file name, differ in case) and
+// whose text carries terminal escapes.
+func hostileArchive(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	files := map[string]string{}
+	for i, key := range []string{"..", ".", "a/b", "a_b", "Case", "case", "x\x1b]0;title\x07"} {
+		base := fmt.Sprintf("s%d", i)
+		files[base+".jsonl"] = `{"role":"user","content":"hello \u001b[2J \u202e"}` + "\n"
+		k := strings.ReplaceAll(key, "\x1b", `\u001b`)
+		k = strings.ReplaceAll(k, "\x07", `\u0007`)
+		files[base+".meta.json"] = `{"key":"` + k + `","summary":"","skip":0,"count":1,"created_at":"2026-01-01T00:00:00Z","updated_at":"2026-01-01T00:00:00Z"}`
+	}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// TestHostileArchiveExport: sessions imported from a hostile archive are
+// exported, in every format, only inside the output directory; colliding
+// names are refused with nothing written; each session exported alone
+// lands inside its directory and imports back under its own ID.
+func TestHostileArchiveExport(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	res := runImport(t, "hostile-keys", "picoclaw", hostileArchive(t), memoryBound)
+	// The key with an escape sequence is refused (IDs hold no control
+	// characters); the six path tricks are imported.
+	if res.Sessions != 6 || res.NProblems != 1 || !strings.Contains(fmt.Sprint(res.Problems), "control character") {
+		t.Fatalf("hostile archive: %d sessions imported, problems %q; want 6 and one control-character problem", res.Sessions, res.Problems)
+	}
+	st, err := sqlstore.Open(filepath.Join(t.TempDir(), "s.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := jsonlimport.Import(ctx, st, []string{hostileArchive(t)}, jsonlimport.Options{Format: "picoclaw"}); err != nil {
+		t.Fatal(err)
+	}
+	infos, _, err := st.List(ctx, sessiondb.ListOptions{Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, in := range infos {
+		ids = append(ids, in.ID)
+	}
+	for _, format := range []string{"picoclaw", "zot", "swink"} {
+		parent := t.TempDir()
+		out := filepath.Join(parent, "backups", format)
+		files, err := jsonlimport.Export(ctx, st, ids, format, out)
+		if format == "picoclaw" && !errors.Is(err, sessiondb.ErrExists) {
+			t.Errorf("picoclaw export of colliding keys: %v, want ErrExists", err)
+		}
+		if err != nil && len(files) != 0 {
+			t.Errorf("%s: a refused export wrote %v", format, files)
+		}
+		wantOnlyInside(t, parent, out)
+		for _, id := range ids {
+			dir := filepath.Join(parent, "one", format)
+			os.RemoveAll(dir)
+			files, err := jsonlimport.Export(ctx, st, []string{id}, format, dir)
+			if err != nil {
+				if !errors.Is(err, sessiondb.ErrInvalid) { // swink refuses IDs it cannot name
+					t.Errorf("%s export of %q: %v", format, id, err)
+				}
+				continue
+			}
+			wantOnlyInside(t, parent, filepath.Join(parent, "one"), out)
+			back, err := sqlstore.Open(filepath.Join(t.TempDir(), "back.db"), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := jsonlimport.Import(ctx, back, []string{dir}, jsonlimport.Options{Format: format}); err != nil {
+				t.Errorf("re-import of %s %q: %v", format, id, err)
+			}
+			if _, err := back.Get(ctx, id); err != nil {
+				t.Errorf("%s export of %q (%v) imports back without it: %v", format, id, files, err)
+			}
+			back.Close()
+		}
+	}
+}
+
+// wantOnlyInside fails when anything under parent lies outside the allowed
+// directories (or their ancestors up to parent).
+func wantOnlyInside(t *testing.T, parent string, allowed ...string) {
+	t.Helper()
+	filepath.WalkDir(parent, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || p == parent {
+			return err
+		}
+		for _, a := range allowed {
+			if p == a || strings.HasPrefix(p, a+string(filepath.Separator)) || strings.HasPrefix(a, p+string(filepath.Separator)) {
+				return nil
+			}
+		}
+		t.Errorf("export wrote %s, outside %v", p, allowed)
+		return nil
+	})
+}
+
+// TestHostileConcurrentImporters: two importer processes on one archive,
+// started together, leave what one import leaves (issue 13 item 2).
+func TestHostileConcurrentImporters(t *testing.T) {
+	t.Parallel()
+	archive := filepath.Join("..", "testdata", "samples", "picoclaw")
+	if _, err := os.Stat(archive); err != nil {
+		t.Skip(err)
+	}
+	ctx := context.Background()
+	counts := func(db string) string {
+		st, err := sqlstore.Open(db, &sqlstore.Options{ReadOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		rows, err := st.Query(ctx, `SELECT (SELECT count(*) FROM sessions), (SELECT count(*) FROM entries),
+			(SELECT count(*) FROM compactions), (SELECT count(*) FROM source_files)`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var s, e, c, f int
+		for rows.Next() {
+			if err := rows.Scan(&s, &e, &c, &f); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return fmt.Sprintf("%d sessions, %d entries, %d compactions, %d source files", s, e, c, f)
+	}
+	single := filepath.Join(t.TempDir(), "one.db")
+	runImportInto(t, single, archive)
+	want := counts(single)
+	exe := childExe(t)
+	for round := range 3 {
+		db := filepath.Join(t.TempDir(), "two.db")
+		var wg sync.WaitGroup
+		errs := make([]string, 2)
+		for i := range errs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				cmd := exec.Command(exe, "-test.run=^$")
+				cmd.Env = append(os.Environ(), EnvRole+"=importer", envDB+"="+db, envDir+"="+archive, envFormat+"=")
+				var stderr bytes.Buffer
+				cmd.Stderr = &stderr
+				if err := cmd.Run(); err != nil {
+					errs[i] = fmt.Sprintf("%v: %s", err, stderr.String())
+				}
+			}()
+		}
+		wg.Wait()
+		for i, e := range errs {
+			if e != "" {
+				t.Errorf("round %d importer %d died: %s", round, i, e)
+			}
+		}
+		if got := counts(db); got != want {
+			t.Errorf("round %d: two concurrent importers left %s; one leaves %s", round, got, want)
+		}
+	}
+}
+
+// runImportInto imports path into db in an importer child process.
+func runImportInto(t *testing.T, db, path string) {
+	t.Helper()
+	if _, stderr, err := runChild(t, "importer", []string{envDB + "=" + db, envDir + "=" + path, envFormat + "="}, nil); err != nil {
+		t.Fatalf("importer: %v\n%s", err, stderr)
+	}
 }
