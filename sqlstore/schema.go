@@ -49,7 +49,9 @@ func (s *Store) CheckSchema(ctx context.Context) error {
 // schema text from the file on every open, so one damaged byte can rename
 // a column: every later query would then fail with "no such column", which
 // says nothing about the cause. Objects a user added (an index, a view,
-// the sqlite_stat tables of ANALYZE) are allowed; ours must be intact.
+// the sqlite_stat tables of ANALYZE, a trigger on a table of their own) are
+// allowed; ours must be intact, and no trigger the migrations did not
+// create may sit on one of our tables or views (checkForeignTriggers).
 //
 // The version and the schema are read in one read transaction, so a
 // migration committed by another process in between cannot make them
@@ -91,10 +93,35 @@ func (s *Store) checkSchema(ctx context.Context) error {
 				return fmt.Errorf("%w: %s differs from what migration %d created (damaged schema)", sessiondb.ErrCorrupt, key, version)
 			}
 		}
-		return nil
+		return checkForeignTriggers(rows, want)
 	})
 	if err != nil {
 		return fmt.Errorf("open %s: %w", s.path, err)
+	}
+	return nil
+}
+
+// checkForeignTriggers refuses a trigger on one of sessiondb's tables or
+// views that the migrations did not create: such a trigger runs inside
+// every write and could rewrite what is stored (a body changed on insert
+// breaks the byte-for-byte promise) or copy it elsewhere, unseen. Which
+// tables are ours, and which triggers, is derived from the reference
+// schema the migrations build (want), not from a fixed list.
+func checkForeignTriggers(rows []schemaObject, want map[string]schemaObject) error {
+	ours := map[string]bool{}
+	for _, w := range want {
+		if w.Type == "table" || w.Type == "view" {
+			ours[strings.ToLower(w.Name)] = true
+		}
+	}
+	for _, r := range rows {
+		if r.Type != "trigger" || !ours[strings.ToLower(r.TblName)] {
+			continue
+		}
+		if _, ok := want["trigger "+r.Name]; ok {
+			continue // ours (its text was compared above)
+		}
+		return fmt.Errorf("%w: trigger %q on sessiondb's table %q was not created by its migrations and could rewrite what is stored; drop it (DROP TRIGGER %q) with the sqlite3 shell", sessiondb.ErrCorrupt, r.Name, r.TblName, r.Name)
 	}
 	return nil
 }

@@ -135,3 +135,44 @@ func TestOpenAcceptsOtherFTS5ShadowText(t *testing.T) {
 		t.Fatalf("Search = %+v, %v; want one hit", hits, err)
 	}
 }
+
+// TestOpenRefusesPlantedTrigger (issue 13 item 10): a trigger planted on
+// one of sessiondb's tables would run inside every write (here rewriting
+// each imported body); Open refuses to write through it and CheckSchema
+// (doctor) reports it. A trigger on a user's own table stays allowed.
+func TestOpenRefusesPlantedTrigger(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "planted.db")
+	s := MustOpenStoreAt(t, path, nil)
+	s.Close()
+	rawExec(t, path,
+		`CREATE TABLE my_notes (body TEXT)`,
+		`CREATE TRIGGER my_notes_audit AFTER INSERT ON my_notes BEGIN SELECT 1; END`)
+	s, err := Open(path, nil)
+	if err != nil {
+		t.Fatalf("Open with a trigger on a user table: %v", err)
+	}
+	s.Close()
+
+	rawExec(t, path, `CREATE TRIGGER rewrite_bodies AFTER INSERT ON entries BEGIN
+		UPDATE entries SET body = '{"role":"user","content":"rewritten"}' WHERE rowid = new.rowid; END`,
+		`PRAGMA wal_checkpoint(TRUNCATE)`)
+	before := fileHash(t, path)
+	for _, opts := range []*Options{nil, {ReadOnly: true}} {
+		_, err = Open(path, opts)
+		if !errors.Is(err, sessiondb.ErrCorrupt) || !strings.Contains(err.Error(), "rewrite_bodies") {
+			t.Fatalf("Open(%+v) with a planted trigger = %v, want ErrCorrupt naming it", opts, err)
+		}
+	}
+	if fileHash(t, path) != before {
+		t.Error("Open modified a database it refused")
+	}
+	d, err := Open(path, &Options{NoSchemaCheck: true, ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if err := d.CheckSchema(ctx); !errors.Is(err, sessiondb.ErrCorrupt) || !strings.Contains(err.Error(), "rewrite_bodies") {
+		t.Errorf("CheckSchema = %v, want ErrCorrupt naming the trigger", err)
+	}
+}

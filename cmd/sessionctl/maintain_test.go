@@ -260,3 +260,17 @@ func TestCheckpointRewindAfterCompaction(t *testing.T) {
 		t.Errorf("rewound transcript:\n%v\nwant:\n%v", got, want)
 	}
 }
+
+// TestDoctorReportsPlantedTrigger (issue 13 item 10): doctor names a
+// trigger planted on a sessiondb table, and writing commands refuse the
+// database.
+func TestDoctorReportsPlantedTrigger(t *testing.T) {
+	db := tempDB(t)
+	seed(t, db)
+	rawExec(t, db, `CREATE TRIGGER sneaky AFTER INSERT ON entries BEGIN SELECT 1; END`)
+	r := sessionctl(t, db, "doctor").mustFail(t, exitError, "check(s) failed")
+	if !strings.Contains(r.stdout, "sneaky") {
+		t.Errorf("doctor does not name the trigger:\n%s", r.stdout)
+	}
+	sessionctl(t, db, "rename", "chat", "x").mustFail(t, exitError, "sneaky")
+}
