@@ -49,8 +49,17 @@ func cell(s string, max int) string {
 	}, s)
 	s = visible(s)
 	if max > 0 && utf8.RuneCountInString(s) > max {
-		r := []rune(s)
-		s = string(r[:max-1]) + "…"
+		// Cut at the byte offset of rune max-1, without converting the
+		// whole (possibly huge) string to runes.
+		n, cut := 0, len(s)
+		for i := range s {
+			if n == max-1 {
+				cut = i
+				break
+			}
+			n++
+		}
+		s = s[:cut] + "…"
 	}
 	return s
 }

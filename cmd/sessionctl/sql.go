@@ -1,7 +1,8 @@
 package main
 
 import (
-	"bytes"
+	"bufio"
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -15,11 +16,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/sqlstore"
 )
 
 type sqlOptions struct {
-	json bool
-	csv  bool
+	json    bool
+	csv     bool
+	timeout time.Duration
 }
 
 func (a *app) sqlCommand() *cobra.Command {
@@ -31,9 +34,14 @@ func (a *app) sqlCommand() *cobra.Command {
 an aligned table (cells cut to 100 characters), --json (an array of objects,
 keys in column order) or --csv (a header row, then the rows; NULL is empty).
 
+Rows are printed as they are read, so a large result does not have to fit
+in memory (the table is aligned 1000 rows at a time); --timeout stops a
+query that runs too long (Ctrl-C always does).
+
 A statement that writes is refused by SQLite itself and reported as an
-error (exit 1); so are ATTACH, DETACH, VACUUM and PRAGMA assignments, which
-are refused before they reach the database. A script of several statements
+error (exit 1); so are ATTACH, DETACH, VACUUM and PRAGMAs that set a value
+(PRAGMA x = v, and PRAGMA x(v) except the read-only table_info-style
+pragmas), which are refused before they reach the database. A script of several statements
 is a usage error (exit 2). The schema is documented in
 migrations/00001_initial.sql; the views transcript, session_stats and
 usage_daily answer the common questions.`,
@@ -59,6 +67,7 @@ usage_daily answer the common questions.`,
 	}
 	c.Flags().BoolVar(&o.json, "json", false, "print rows as a JSON array of objects")
 	c.Flags().BoolVar(&o.csv, "csv", false, "print rows as CSV")
+	c.Flags().DurationVar(&o.timeout, "timeout", 0, "stop the query after this long (e.g. 30s; 0: no limit)")
 	return c
 }
 
@@ -70,7 +79,29 @@ func (a *app) runSQL(query string, o sqlOptions) error {
 	if err != nil {
 		return err
 	}
-	rows, err := st.Query(a.ctx, query)
+	ctx := a.ctx
+	if o.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.timeout)
+		defer cancel()
+	}
+	err = a.streamSQL(ctx, st, query, o)
+	if o.timeout > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("query stopped after --timeout %s", o.timeout)
+	}
+	return err
+}
+
+// tableBlock is how many rows the table output aligns and prints at a
+// time: rows are streamed, so memory does not grow with the result (a
+// column may change width from one block to the next).
+const tableBlock = 1000
+
+// streamSQL runs query and prints each row as it is read: nothing holds
+// the whole result. A table cell is cut to 100 characters before it is
+// formatted, so a huge value costs its scan, not copies of it.
+func (a *app) streamSQL(ctx context.Context, st *sqlstore.Store, query string, o sqlOptions) error {
+	rows, err := st.Query(ctx, query)
 	if err != nil {
 		return sqlError(err)
 	}
@@ -79,33 +110,43 @@ func (a *app) runSQL(query string, o sqlOptions) error {
 	if err != nil {
 		return sqlError(err)
 	}
-	var data [][]any
-	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			return sqlError(err)
-		}
-		for i, v := range vals {
-			vals[i] = normalizeValue(v)
-		}
-		data = append(data, vals)
+	vals := make([]any, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
 	}
-	if err := rows.Err(); err != nil {
-		return sqlError(err)
-	}
-
+	var emit func([]any) error
+	var finish func(n int) error
 	switch {
 	case o.json:
-		return writeRowsJSON(a, cols, data)
+		bw := bufio.NewWriter(a.stdout)
+		bw.WriteString("[")
+		n := 0
+		emit = func(row []any) error {
+			if n > 0 {
+				bw.WriteString(",")
+			}
+			n++
+			if err := writeRowJSON(bw, cols, row); err != nil {
+				return err
+			}
+			// A failed write (closed pipe, full disk) is sticky in bw:
+			// stop reading rows rather than run the query to its end.
+			_, err := bw.WriteString("")
+			return err
+		}
+		finish = func(rows int) error {
+			if rows > 0 {
+				bw.WriteString("\n")
+			}
+			bw.WriteString("]\n")
+			return bw.Flush()
+		}
 	case o.csv:
 		w := csv.NewWriter(a.stdout)
 		_ = w.Write(cols)
 		rec := make([]string, len(cols))
-		for _, row := range data {
+		emit = func(row []any) error {
 			for i, v := range row {
 				if v == nil {
 					rec[i] = ""
@@ -113,41 +154,89 @@ func (a *app) runSQL(query string, o sqlOptions) error {
 					rec[i] = textValue(v)
 				}
 			}
-			_ = w.Write(rec)
+			return w.Write(rec)
 		}
-		w.Flush()
-		return w.Error()
-	}
-	tw := newTable(a.stdout)
-	for i, c := range cols {
-		if i > 0 {
-			fmt.Fprint(tw, "\t")
+		finish = func(int) error {
+			w.Flush()
+			return w.Error()
 		}
-		fmt.Fprint(tw, cell(c, 0))
-	}
-	fmt.Fprintln(tw)
-	for _, row := range data {
-		for i, v := range row {
-			if i > 0 {
-				fmt.Fprint(tw, "\t")
+	default:
+		tw := newTable(a.stdout)
+		header := func() {
+			for i, c := range cols {
+				if i > 0 {
+					fmt.Fprint(tw, "\t")
+				}
+				fmt.Fprint(tw, cell(c, 0))
 			}
-			s := "NULL"
-			if v != nil {
-				s = textValue(v)
-			}
-			fmt.Fprint(tw, cell(s, 100))
+			fmt.Fprintln(tw)
 		}
-		fmt.Fprintln(tw)
+		header()
+		n := 0
+		emit = func(row []any) error {
+			for i, v := range row {
+				if i > 0 {
+					fmt.Fprint(tw, "\t")
+				}
+				s := "NULL"
+				if v != nil {
+					s = textValue(clipValue(v, 100))
+				}
+				fmt.Fprint(tw, cell(s, 100))
+			}
+			fmt.Fprintln(tw)
+			n++
+			if n%tableBlock == 0 {
+				return tw.Flush()
+			}
+			return nil
+		}
+		finish = func(rows int) error {
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			if rows == 1 {
+				fmt.Fprintln(a.stdout, "(1 row)")
+			} else {
+				fmt.Fprintf(a.stdout, "(%d rows)\n", rows)
+			}
+			return nil
+		}
 	}
-	if err := tw.Flush(); err != nil {
-		return err
+	n := 0
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			return sqlError(err)
+		}
+		row := make([]any, len(vals))
+		for i, v := range vals {
+			row[i] = normalizeValue(v)
+		}
+		if err := emit(row); err != nil {
+			return err
+		}
+		n++
 	}
-	if len(data) == 1 {
-		fmt.Fprintln(a.stdout, "(1 row)")
-	} else {
-		fmt.Fprintf(a.stdout, "(%d rows)\n", len(data))
+	if err := rows.Err(); err != nil {
+		return sqlError(err)
 	}
-	return nil
+	return finish(n)
+}
+
+// clipValue cuts a long text or blob to about max characters (bytes for a
+// blob) before it is formatted for a table cell.
+func clipValue(v any, max int) any {
+	switch x := v.(type) {
+	case string:
+		if len(x) > 4*max {
+			return x[:4*max]
+		}
+	case []byte:
+		if len(x) > max {
+			return x[:max]
+		}
+	}
+	return v
 }
 
 // sqlError turns the read-only pool's refusal into a message that says why.
@@ -191,38 +280,27 @@ func textValue(v any) string {
 	return fmt.Sprint(v)
 }
 
-func writeRowsJSON(a *app, cols []string, data [][]any) error {
-	var b bytes.Buffer
-	b.WriteString("[")
-	for r, row := range data {
-		if r > 0 {
-			b.WriteString(",")
+// writeRowJSON writes one row as a JSON object on its own line.
+func writeRowJSON(w *bufio.Writer, cols []string, row []any) error {
+	w.WriteString("\n  {")
+	for i, v := range row {
+		if i > 0 {
+			w.WriteString(", ")
 		}
-		b.WriteString("\n  {")
-		for i, v := range row {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			k, _ := json.Marshal(cols[i])
-			b.Write(k)
-			b.WriteString(": ")
-			if f, ok := v.(float64); ok && (math.IsInf(f, 0) || math.IsNaN(f)) {
-				v = textValue(f)
-			}
-			enc, err := json.Marshal(v)
-			if err != nil {
-				return fmt.Errorf("encode column %s: %w", cols[i], err)
-			}
-			b.Write(enc)
+		k, _ := json.Marshal(cols[i])
+		w.Write(k)
+		w.WriteString(": ")
+		if f, ok := v.(float64); ok && (math.IsInf(f, 0) || math.IsNaN(f)) {
+			v = textValue(f)
 		}
-		b.WriteString("}")
+		enc, err := json.Marshal(v)
+		if err != nil {
+			return fmt.Errorf("encode column %s: %w", cols[i], err)
+		}
+		w.Write(enc)
 	}
-	if len(data) > 0 {
-		b.WriteString("\n")
-	}
-	b.WriteString("]\n")
-	_, err := a.stdout.Write(b.Bytes())
-	return err
+	w.WriteString("}")
+	return nil
 }
 
 // multipleStatements reports whether q holds more than one SQL statement:
@@ -281,9 +359,30 @@ func refusedStatement(q string) bool {
 	case "ATTACH", "DETACH", "VACUUM":
 		return true
 	case "PRAGMA":
-		return strings.Contains(rest, "=")
+		if strings.Contains(rest, "=") {
+			return true
+		}
+		// PRAGMA x(v) sets x like PRAGMA x = v, except for the pragmas
+		// whose argument names what to read.
+		name, _, ok := strings.Cut(rest, "(")
+		if !ok {
+			return false
+		}
+		name = strings.TrimSpace(name)
+		if k := strings.LastIndexByte(name, '.'); k >= 0 {
+			name = name[k+1:]
+		}
+		return !readPragmasWithArgument[strings.ToLower(strings.Trim(name, "\"`[] \t\r\n"))]
 	}
 	return false
+}
+
+// readPragmasWithArgument are the pragmas whose parenthesised argument
+// selects what to read rather than a value to set.
+var readPragmasWithArgument = map[string]bool{
+	"table_info": true, "table_xinfo": true, "table_list": true, "index_info": true, "index_xinfo": true,
+	"index_list": true, "foreign_key_list": true, "foreign_key_check": true,
+	"integrity_check": true, "quick_check": true,
 }
 
 // firstKeyword returns the first word of q, upper-cased, skipping blanks

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/csv"
+	"errors"
 	"os"
 	"strings"
 	"testing"
@@ -154,4 +157,61 @@ func TestStats(t *testing.T) {
 			t.Errorf("stats lacks %q:\n%s", want, r.stdout)
 		}
 	}
+}
+
+// limitedWriter accepts n bytes, then fails every write, as a closed pipe
+// does.
+type limitedWriter struct{ n int }
+
+func (w *limitedWriter) Write(p []byte) (int, error) {
+	if len(p) > w.n {
+		k := w.n
+		w.n = 0
+		return k, errors.New("pipe closed")
+	}
+	w.n -= len(p)
+	return len(p), nil
+}
+
+// TestSQLStreamsRows (issue 13 item 9): rows are printed as they are read,
+// in every output mode, so a query with an endless result stops at the
+// first failed write instead of holding every row in memory. Before the
+// fix the whole result was collected first, and this test never ended.
+func TestSQLStreamsRows(t *testing.T) {
+	db := tempDB(t)
+	seed(t, db)
+	const endless = `WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x, 'row ' || x AS label FROM c`
+	for _, mode := range [][]string{nil, {"--json"}, {"--csv"}} {
+		args := append([]string{"--db", db, "sql"}, mode...)
+		args = append(args, endless)
+		var stderr bytes.Buffer
+		code := run(context.Background(), args, strings.NewReader(""), &limitedWriter{n: 256 << 10}, &stderr)
+		if code != exitError || !strings.Contains(stderr.String(), "pipe closed") {
+			t.Errorf("sql %v on an endless result into a closed pipe: exit %d, %q", mode, code, stderr.String())
+		}
+	}
+}
+
+// TestSQLTimeout (item 9): --timeout stops a query that runs too long.
+func TestSQLTimeout(t *testing.T) {
+	db := tempDB(t)
+	seed(t, db)
+	const endless = `WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c`
+	sessionctl(t, db, "sql", "--timeout", "100ms", endless).mustFail(t, exitError, "--timeout 100ms")
+}
+
+// TestSQLRefusesPragmaCall (item 15): PRAGMA x(v) sets x like PRAGMA x = v
+// and is refused the same way (journal_mode(delete) used to fail with a
+// misleading "write lock" message); table_info-style pragmas still read.
+func TestSQLRefusesPragmaCall(t *testing.T) {
+	db := tempDB(t)
+	seed(t, db)
+	for _, q := range []string{"PRAGMA journal_mode(delete)", "PRAGMA user_version(7)", "pragma main.cache_size ( 10 )", `PRAGMA "query_only"(0)`} {
+		sessionctl(t, db, "sql", q).mustFail(t, exitError, "read-only")
+	}
+	r := sessionctl(t, db, "sql", "--csv", "PRAGMA table_info(sessions)").mustSucceed(t)
+	if !strings.Contains(r.stdout, "title") {
+		t.Errorf("PRAGMA table_info: %q", r.stdout)
+	}
+	sessionctl(t, db, "sql", "PRAGMA journal_mode").mustSucceed(t)
 }
