@@ -92,7 +92,11 @@
 // else an exponential backoff (1s, 2s, 4s, … capped at 30s); any other
 // status fails at once with an error naming the URL, the status and the first
 // 512 bytes of the body. The response's usage is returned and recorded in
-// the session's usage ledger with the compaction.
+// the session's usage ledger with the compaction. TotalTimeout bounds a
+// whole call, retries included (sessionctl compact --timeout, default 5m).
+// Error messages show the URL with any user:password@ redacted, and the API
+// key and that password are replaced by "[redacted]" wherever they appear
+// (a server may echo the key in its error body).
 //
 // # Offline summaries
 //

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	neturl "net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -50,6 +52,10 @@ type OpenAIOptions struct {
 	Model string
 	// Timeout bounds each HTTP attempt. Default DefaultOpenAITimeout.
 	Timeout time.Duration
+	// TotalTimeout, when positive, bounds a Summarize call as a whole,
+	// retries and backoff included (without it, a hanging endpoint costs
+	// up to (MaxRetries+1) × Timeout plus the backoff).
+	TotalTimeout time.Duration
 	// MaxRetries is how many times a 429, a 5xx or a transport error is
 	// retried. Default DefaultMaxRetries; negative means none.
 	MaxRetries int
@@ -75,6 +81,12 @@ type OpenAIOptions struct {
 // endpoint (OpenAI, Ollama, llama.cpp server, vLLM, …) with net/http.
 type OpenAI struct {
 	opts OpenAIOptions
+	// endpoint is the URL posted to; shown is the same URL with any
+	// user:password@ replaced, for messages.
+	endpoint, shown string
+	// secrets are the strings redacted from every error message: the API
+	// key and the URL's password (a server may echo either).
+	secrets []string
 	// sleep waits between retries; tests replace it.
 	sleep func(ctx context.Context, d time.Duration) error
 }
@@ -128,8 +140,54 @@ func NewOpenAI(opts OpenAIOptions) (*OpenAI, error) {
 	if opts.HTTPClient == nil {
 		opts.HTTPClient = &http.Client{}
 	}
-	return &OpenAI{opts: opts, sleep: sleepCtx}, nil
+	o := &OpenAI{opts: opts, sleep: sleepCtx, endpoint: opts.BaseURL + "/chat/completions"}
+	o.shown = o.endpoint
+	if u, err := neturl.Parse(o.endpoint); err == nil {
+		o.shown = u.Redacted()
+		if u.User != nil {
+			if pw, ok := u.User.Password(); ok && pw != "" {
+				o.secrets = append(o.secrets, pw)
+			}
+		}
+	}
+	if opts.APIKey != "" {
+		o.secrets = append(o.secrets, opts.APIKey)
+	}
+	return o, nil
 }
+
+// redact replaces every secret in err's message with "[redacted]". The
+// result does not wrap err: its text may hold the secret.
+func (o *OpenAI) redact(err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	changed := false
+	for _, s := range o.secrets {
+		if len(s) >= 4 && strings.Contains(msg, s) {
+			msg = strings.ReplaceAll(msg, s, "[redacted]")
+			changed = true
+		}
+	}
+	if !changed {
+		return err
+	}
+	return &redactedError{msg: msg, cause: err}
+}
+
+// redactedError is an error whose message had secrets removed. It keeps
+// the sentinel errors of the original (context.Canceled, …) for errors.Is
+// without exposing its text.
+type redactedError struct {
+	msg   string
+	cause error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+
+// Is reports whether the original error matches target.
+func (e *redactedError) Is(target error) bool { return errors.Is(e.cause, target) }
 
 // Model returns the model the summarizer asks.
 func (o *OpenAI) Model() string { return o.opts.Model }
@@ -196,6 +254,16 @@ func UserPrompt(req Request, maxEntryBytes int) string {
 // header asks (capped at MaxRetryAfter) or with exponential backoff; any
 // other failure returns at once with the status and the start of the body.
 func (o *OpenAI) Summarize(ctx context.Context, req Request) (Summary, error) {
+	s, err := o.summarize(ctx, req)
+	return s, o.redact(err)
+}
+
+func (o *OpenAI) summarize(ctx context.Context, req Request) (Summary, error) {
+	if o.opts.TotalTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.opts.TotalTimeout)
+		defer cancel()
+	}
 	body, err := json.Marshal(chatRequest{
 		Model: o.opts.Model,
 		Messages: []chatMessage{
@@ -207,10 +275,9 @@ func (o *OpenAI) Summarize(ctx context.Context, req Request) (Summary, error) {
 	if err != nil {
 		return Summary{}, fmt.Errorf("openai summarizer: encode request: %w", err)
 	}
-	url := o.opts.BaseURL + "/chat/completions"
 	backoff := o.opts.MinBackoff
 	for attempt := 0; ; attempt++ {
-		resp, wait, err := o.post(ctx, url, body)
+		resp, wait, err := o.post(ctx, body)
 		if err == nil {
 			return resp, nil
 		}
@@ -232,10 +299,11 @@ func (o *OpenAI) Summarize(ctx context.Context, req Request) (Summary, error) {
 
 // post makes one attempt. On failure, wait is -1 when the error is not
 // worth retrying, 0 to retry after the backoff, or the Retry-After delay.
-func (o *OpenAI) post(ctx context.Context, url string, body []byte) (Summary, time.Duration, error) {
+func (o *OpenAI) post(ctx context.Context, body []byte) (Summary, time.Duration, error) {
+	url := o.shown // for messages; the request goes to o.endpoint
 	ctx, cancel := context.WithTimeout(ctx, o.opts.Timeout)
 	defer cancel()
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, o.endpoint, bytes.NewReader(body))
 	if err != nil {
 		return Summary{}, -1, fmt.Errorf("openai summarizer: %w", err)
 	}
@@ -246,6 +314,12 @@ func (o *OpenAI) post(ctx context.Context, url string, body []byte) (Summary, ti
 	}
 	resp, err := o.opts.HTTPClient.Do(hreq)
 	if err != nil {
+		// A *url.Error repeats the URL, user:password@ included; say
+		// what failed with the redacted URL instead.
+		var ue *neturl.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
 		return Summary{}, 0, fmt.Errorf("openai summarizer: POST %s: %w", url, err)
 	}
 	defer resp.Body.Close()

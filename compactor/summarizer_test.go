@@ -394,3 +394,54 @@ func TestNewOpenAIEnvironment(t *testing.T) {
 		t.Errorf("defaults: %+v", o.opts)
 	}
 }
+
+// TestOpenAIRedactsSecrets (issue 13 item 11): neither the password of a
+// user:password@ base URL nor the API key echoed by a server appears in an
+// error, whether the request failed in transport or with a status.
+func TestOpenAIRedactsSecrets(t *testing.T) {
+	const key, password = "sk-secret-key-0123456789", "hunter2-pw"
+	echo := statusResponse(401, "", `{"error":{"message":"Incorrect API key provided: `+key+`"}}`)
+	api := &fakeAPI{script: []func(http.ResponseWriter){echo}}
+	srv := httptest.NewServer(api)
+	defer srv.Close()
+	o, err := NewOpenAI(OpenAIOptions{BaseURL: strings.Replace(srv.URL, "http://", "http://user:"+password+"@", 1) + "/v1", APIKey: key, Model: "m", MaxRetries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = o.Summarize(context.Background(), Request{Entries: entries(userMsg("x"))})
+	if err == nil || strings.Contains(err.Error(), key) || strings.Contains(err.Error(), password) {
+		t.Errorf("status error leaks a secret: %v", err)
+	}
+	if !strings.Contains(err.Error(), "401") || !strings.Contains(err.Error(), "[redacted]") {
+		t.Errorf("status error lost its content: %v", err)
+	}
+
+	// A transport error (nothing listens) names the URL without the password.
+	srv.Close()
+	_, err = o.Summarize(context.Background(), Request{Entries: entries(userMsg("x"))})
+	if err == nil || strings.Contains(err.Error(), password) || strings.Contains(err.Error(), key) {
+		t.Errorf("transport error leaks a secret: %v", err)
+	}
+}
+
+// TestOpenAITotalTimeout (item 11): TotalTimeout bounds Summarize as a
+// whole, retries included, against an endpoint that never answers.
+func TestOpenAITotalTimeout(t *testing.T) {
+	hang := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-hang:
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	defer close(hang)
+	o, err := NewOpenAI(OpenAIOptions{BaseURL: srv.URL + "/v1", Model: "m", TotalTimeout: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = o.Summarize(context.Background(), Request{Entries: entries(userMsg("x"))})
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Summarize against a hanging endpoint = %v, want DeadlineExceeded", err)
+	}
+}

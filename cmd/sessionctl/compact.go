@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -18,6 +19,7 @@ type compactOptions struct {
 	model      string
 	dryRun     bool
 	json       bool
+	timeout    time.Duration
 }
 
 func (a *app) compactCommand() *cobra.Command {
@@ -39,6 +41,8 @@ Summarizers: offline (default) writes a deterministic digest without any
 network; openai calls an OpenAI-compatible chat-completions endpoint
 ($OPENAI_BASE_URL, $OPENAI_API_KEY; model --model or
 $SESSIONDB_SUMMARY_MODEL), which works with Ollama, llama.cpp and vLLM too.
+--timeout bounds the whole summarizer call, retries included (default 5m);
+error messages never show the API key or a password in the URL.
 
 --dry-run shows where the transcript would be cut, without summarizing or
 writing. --threshold compacts only when the transcript is estimated above
@@ -76,6 +80,7 @@ exits 0.`,
 	c.Flags().IntVar(&o.anchor, "anchor", 0, "also keep the first N entries verbatim")
 	c.Flags().Int64Var(&o.threshold, "threshold", 0, "compact only when the transcript exceeds TOKENS (estimated)")
 	c.Flags().StringVar(&o.summarizer, "summarizer", "offline", "offline or openai")
+	c.Flags().DurationVar(&o.timeout, "timeout", 5*time.Minute, "give up on --summarizer openai after this long, retries included")
 	c.Flags().StringVar(&o.model, "model", "", "model for --summarizer openai (default $SESSIONDB_SUMMARY_MODEL)")
 	c.Flags().BoolVarP(&o.dryRun, "dry-run", "n", false, "show the cut, write nothing")
 	c.Flags().BoolVar(&o.json, "json", false, "print the result as JSON")
@@ -139,7 +144,7 @@ func (a *app) runCompact(arg string, o compactOptions) error {
 
 	var sum compactor.Summarizer = compactor.Offline{}
 	if o.summarizer == "openai" {
-		oa, err := compactor.NewOpenAI(compactor.OpenAIOptions{Model: o.model})
+		oa, err := compactor.NewOpenAI(compactor.OpenAIOptions{Model: o.model, TotalTimeout: o.timeout})
 		if err != nil {
 			return fmt.Errorf("%w (or pass --model)", err)
 		}
