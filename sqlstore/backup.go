@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/sessiondb/sessiondb"
@@ -48,4 +51,51 @@ func (s *Store) backup(ctx context.Context, version int64) (string, error) {
 		return "", fmt.Errorf("back up %s: %w", s.path, translate(err))
 	}
 	return dst, nil
+}
+
+// Backups returns the paths of the database's backups (<db>.bak-v*), oldest
+// first (by the time in their names).
+func (s *Store) Backups() ([]string, error) {
+	paths, err := filepath.Glob(globEscape(s.path) + ".bak-v*")
+	if err != nil {
+		return nil, err
+	}
+	stamp := func(p string) string { return p[strings.LastIndexByte(p, '-')+1:] }
+	sort.Slice(paths, func(i, j int) bool { return stamp(paths[i]) < stamp(paths[j]) })
+	return paths, nil
+}
+
+// RemoveBackups removes all but the newest keep backups of the database and
+// returns the paths removed. A backup holds every session as it was when it
+// was taken, deleted and pruned text included: removing old ones is how
+// that text leaves the disk.
+func (s *Store) RemoveBackups(keep int) ([]string, error) {
+	if keep < 0 {
+		return nil, fmt.Errorf("remove backups: %w: keep %d is negative", sessiondb.ErrInvalid, keep)
+	}
+	paths, err := s.Backups()
+	if err != nil || len(paths) <= keep {
+		return nil, err
+	}
+	var removed []string
+	for _, p := range paths[:len(paths)-keep] {
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return removed, fmt.Errorf("remove backup: %w", err)
+		}
+		removed = append(removed, p)
+	}
+	return removed, nil
+}
+
+// globEscape escapes the glob metacharacters of a literal path.
+func globEscape(p string) string {
+	var b strings.Builder
+	for _, r := range p {
+		switch r {
+		case '*', '?', '[', '\\':
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }

@@ -63,6 +63,11 @@ func (s *Store) migrate(ctx context.Context) error {
 		if _, err := s.backup(ctx, current); err != nil {
 			return err
 		}
+		if s.opts.KeepBackups > 0 {
+			if _, err := s.RemoveBackups(s.opts.KeepBackups); err != nil {
+				return err
+			}
+		}
 	}
 	if _, err := p.Up(ctx); err != nil {
 		err = translate(err)

@@ -222,6 +222,11 @@ func (s *Store) dsn(readOnly bool) string {
 			sync = "NORMAL"
 		}
 		q.Add("_pragma", "synchronous("+sync+")")
+		if s.opts.SecureDelete {
+			// secure_delete: deleted content is overwritten with zeros
+			// rather than left in free pages until a vacuum.
+			q.Add("_pragma", "secure_delete(1)")
+		}
 		q.Add("_txlock", "immediate")
 	}
 	q.Add("_pragma", "foreign_keys(1)")

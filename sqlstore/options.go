@@ -41,6 +41,16 @@ type Options struct {
 	// diagnosis (sessionctl doctor reports the damage through
 	// CheckSchema); any operation on such a database may fail.
 	NoSchemaCheck bool
+	// SecureDelete overwrites deleted content with zeros (SQLite's
+	// secure_delete) for the writes of this Store: without it, text that
+	// delete or prune removed stays readable in the file's free pages
+	// until a vacuum. It costs extra writes. Backups taken before keep
+	// their copy either way (see KeepBackups, RemoveBackups).
+	SecureDelete bool
+	// KeepBackups, when positive, is how many migration backups
+	// (<db>.bak-v*) Open keeps after taking a new one: older ones are
+	// removed. Default 0 keeps every backup.
+	KeepBackups int
 	// ReadOnly opens an existing database without creating, migrating or
 	// changing it (no WAL switch either): a missing file is
 	// sessiondb.ErrNotFound, an SQLite file without sessiondb's schema is

@@ -7,10 +7,12 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/sessiondb/sessiondb/sqlstore"
 )
 
 func (a *app) deleteCommand() *cobra.Command {
-	var yes bool
+	var yes, secure bool
 	c := &cobra.Command{
 		Use:   "delete ID... [--yes]",
 		Short: "Delete sessions and everything stored with them",
@@ -22,7 +24,12 @@ nothing.
 Confirmation: on a terminal, delete asks before deleting unless --yes is
 given. When stdin is not a terminal (scripts, pipes), --yes is required and
 its absence is a usage error (exit 2): a script never deletes by accident
-and never hangs on a prompt.`,
+and never hangs on a prompt.
+
+Deleted text stays readable in the database file's free pages until
+'sessionctl vacuum', and in every backup (.bak-v*) taken before, until the
+backup is removed ('sessionctl vacuum --keep-backups N'). --secure-delete
+overwrites the deleted content with zeros as it is deleted.`,
 		Example: `  sessionctl delete my-alias
   sessionctl delete --yes 20260320_143000_6f00bfe3f7c54b2f86d780df58ccf0a1 other-session`,
 		Args:              minArgs(1),
@@ -31,7 +38,7 @@ and never hangs on a prompt.`,
 			if !yes && !a.stdinTTY {
 				return usageErrorf(c, "stdin is not a terminal: pass --yes to delete without confirmation")
 			}
-			st, err := a.open(nil)
+			st, err := a.open(&sqlstore.Options{SecureDelete: secure})
 			if err != nil {
 				return err
 			}
@@ -58,6 +65,7 @@ and never hangs on a prompt.`,
 		},
 	}
 	c.Flags().BoolVarP(&yes, "yes", "y", false, "do not ask for confirmation")
+	c.Flags().BoolVar(&secure, "secure-delete", false, "overwrite the deleted content with zeros (SQLite secure_delete)")
 	return c
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -40,7 +41,8 @@ foreign keys, orphan rows (rows of a session, compaction or checkpoint that
 no longer exists), log positions beyond a session's last sequence, the
 schema version against the latest this binary knows, the schema's tables,
 views, indexes and triggers against the text the migrations gave them, the
-journal mode and the write-ahead log's size.
+journal mode, the write-ahead log's size, and that the database, its
+WAL/SHM and its backups are readable by their owner only.
 
 Each check is ok, warn, fail or skipped. The exit code is 1 when any check
 fails, 0 otherwise (warnings included).`,
@@ -184,6 +186,24 @@ func (a *app) runDoctor(asJSON bool) error {
 		add("wal size", checkWarn, "%s: a long-running reader may be blocking checkpoints; it shrinks once all processes close the database", humanBytes(wal))
 	} else {
 		add("wal size", checkOK, "%s", humanBytes(wal))
+	}
+
+	// The transcripts are private: the database, its WAL and SHM and its
+	// backups should be readable by their owner only.
+	files := []string{st.Path(), st.Path() + "-wal", st.Path() + "-shm"}
+	if baks, err := st.Backups(); err == nil {
+		files = append(files, baks...)
+	}
+	var open []string
+	for _, f := range files {
+		if fi, err := os.Stat(f); err == nil && fi.Mode().Perm()&0o077 != 0 {
+			open = append(open, fmt.Sprintf("%s (%04o)", f, fi.Mode().Perm()))
+		}
+	}
+	if len(open) > 0 {
+		add("permissions", checkWarn, "readable or writable by others: %s; run chmod 600 on them", strings.Join(open, ", "))
+	} else {
+		add("permissions", checkOK, "owner only")
 	}
 
 	failed := 0

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -273,4 +275,57 @@ func TestDoctorReportsPlantedTrigger(t *testing.T) {
 		t.Errorf("doctor does not name the trigger:\n%s", r.stdout)
 	}
 	sessionctl(t, db, "rename", "chat", "x").mustFail(t, exitError, "sneaky")
+}
+
+// TestDoctorChecksPermissions (issue 13 item 16): doctor warns when the
+// database or a backup is readable by others.
+func TestDoctorChecksPermissions(t *testing.T) {
+	db := tempDB(t)
+	seed(t, db)
+	var checks []checkResult
+	sessionctl(t, db, "doctor", "--json").mustSucceed(t).decode(t, &checks)
+	if status := checkStatus(checks, "permissions"); status != checkOK {
+		t.Errorf("permissions on a fresh database: %q", status)
+	}
+	if err := os.Chmod(db, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := sessionctl(t, db, "doctor", "--json").mustSucceed(t)
+	checks = nil
+	r.decode(t, &checks)
+	if status := checkStatus(checks, "permissions"); status != checkWarn || !strings.Contains(r.stdout, "0644") {
+		t.Errorf("permissions of a 0644 database: %q\n%s", status, r.stdout)
+	}
+}
+
+func checkStatus(checks []checkResult, name string) string {
+	for _, c := range checks {
+		if c.Check == name {
+			return c.Status
+		}
+	}
+	return ""
+}
+
+// TestSecureDeleteAndKeepBackups (item 16): delete --secure-delete runs,
+// and vacuum --keep-backups removes all but the newest backups.
+func TestSecureDeleteAndKeepBackups(t *testing.T) {
+	db := tempDB(t)
+	seed(t, db)
+	sessionctl(t, db, "delete", "--yes", "--secure-delete", "notes").mustSucceed(t)
+	for range 3 {
+		withStore(t, db, func(st *sqlstore.Store) {
+			if _, err := st.Backup(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	r := sessionctl(t, db, "vacuum", "--keep-backups", "1").mustSucceed(t)
+	if strings.Count(r.stdout, "removed backup ") != 2 {
+		t.Errorf("vacuum --keep-backups 1:\n%s", r.stdout)
+	}
+	if baks, _ := filepath.Glob(db + ".bak-v*"); len(baks) != 1 {
+		t.Errorf("backups left: %v", baks)
+	}
+	sessionctl(t, db, "vacuum", "--keep-backups", "-2").mustFail(t, exitUsage, "0 or more")
 }

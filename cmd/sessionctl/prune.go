@@ -5,10 +5,12 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+
+	"github.com/sessiondb/sessiondb/sqlstore"
 )
 
 func (a *app) pruneCommand() *cobra.Command {
-	var all, yes bool
+	var all, yes, secure bool
 	c := &cobra.Command{
 		Use:   "prune (ID | --all)",
 		Short: "Delete log entries that no compaction reaches any more",
@@ -17,7 +19,8 @@ longer reaches (truncated, compacted or replaced history) and the superseded
 compactions, except what agent checkpoints still need. It is the only
 command that deletes history; run 'sessionctl vacuum' afterwards to return
 the space to the file system. Until then the deleted text stays readable in
-the file's free pages, and in any backup (.bak-v*) taken before.
+the file's free pages (unless --secure-delete, which overwrites it with
+zeros), and in any backup (.bak-v*) taken before.
 
 Confirmation: prune --all asks on a terminal unless --yes is given; when
 stdin is not a terminal --yes is required (as for delete).`,
@@ -32,7 +35,7 @@ stdin is not a terminal --yes is required (as for delete).`,
 			if all && !yes && !a.stdinTTY {
 				return usageErrorf(c, "stdin is not a terminal: pass --yes to prune every session (it deletes history)")
 			}
-			st, err := a.open(nil)
+			st, err := a.open(&sqlstore.Options{SecureDelete: secure})
 			if err != nil {
 				return err
 			}
@@ -76,5 +79,6 @@ stdin is not a terminal --yes is required (as for delete).`,
 	}
 	c.Flags().BoolVar(&all, "all", false, "prune every session")
 	c.Flags().BoolVarP(&yes, "yes", "y", false, "do not ask for confirmation (--all)")
+	c.Flags().BoolVar(&secure, "secure-delete", false, "overwrite the pruned content with zeros (SQLite secure_delete)")
 	return c
 }
