@@ -78,10 +78,15 @@ func TestList(t *testing.T) {
 	}
 
 	// A read command does not create a missing database (issue 13 item 4).
+	// Nor does a command that changes existing sessions: a typo in --db
+	// must not leave an empty database behind.
 	missing := tempDB(t)
-	sessionctl(t, missing, "list").mustFail(t, exitError, "does not exist")
-	if _, err := os.Stat(missing); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("list created %s (stat: %v)", missing, err)
+	for _, args := range [][]string{{"list"}, {"rename", "x", "y"}, {"delete", "--yes", "x"}, {"prune", "--all", "--yes"},
+		{"fork", "x"}, {"checkpoint", "create", "x"}, {"checkpoint", "restore", "x"}} {
+		sessionctl(t, missing, args...).mustFail(t, exitError, "does not exist")
+		if _, err := os.Stat(missing); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("%v created %s (stat: %v)", args, missing, err)
+		}
 	}
 	empty := tempDB(t)
 	sessionctl(t, empty, "import", t.TempDir()).mustSucceed(t)

@@ -22,10 +22,12 @@ func resolve(ctx context.Context, st sessiondb.Store, idOrAlias string) (string,
 	return id, nil
 }
 
-// openSession opens the database (creating it if needed) and resolves the
-// ID or alias of the one session a command works on.
+// openSession opens the existing database and resolves the ID or alias of
+// the one session a command works on. It does not create a missing
+// database: a command that changes one session has nothing to change in a
+// new one, and a typo in --db must not leave an empty file behind.
 func (a *app) openSession(idOrAlias string) (*sqlstore.Store, string, error) {
-	st, err := a.open(nil)
+	st, err := a.openExisting(nil)
 	if err != nil {
 		return nil, "", err
 	}
