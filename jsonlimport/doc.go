@@ -79,4 +79,38 @@
 //
 // Export writes sessions back in a format such that the source tool's
 // loader (and Import) returns the same transcript.
+//
+// A session ID comes from an archive or a user, so it is hostile input to
+// the exporter. Each format renders a session into relative file names and
+// writers (exportFiles) without touching the disk; ExportWith plans every
+// session first and writes only when the whole plan holds: every name
+// component a plain file name (not "", "." or "..", no NUL, at most 255
+// bytes, so an ID ".." names "..jsonl" inside DIR, never DIR's parent, and
+// a long swink ID fails before its .jsonl is written), no two sessions on
+// one name compared case-insensitively (case-insensitive file systems),
+// and, without Force, no existing file. IDs need no other encoding: each
+// format keeps the exact ID inside the file (picoclaw's meta "key", zot's
+// and swink's headers), and Import reads it from there. Files are created
+// 0600 with O_EXCL (with Force: a temporary file renamed into place) and
+// directories 0700 one component at a time, never through a symbolic link.
+// Memory stays bounded by one session: each is rendered once to plan and
+// once to write (the second rendering must give the same names, or the
+// export stops with ErrConflict).
+//
+// # Concurrent imports
+//
+// Deciding that a file is new or unchanged (prepare) and writing it are
+// one transaction: each unit's Commit carries ExpectSource, the source
+// record the decision was based on (none, or its hash and offset), and the
+// store refuses the commit with ErrConflict if another importer recorded
+// the file meanwhile; the unit is then prepared again and found unchanged.
+// Two importers of one archive therefore leave what one leaves.
+//
+// # Files that are not archives
+//
+// An argument that is not a regular file (a FIFO, which blocks in open
+// until a writer comes; a device such as /dev/zero, which never ends) is a
+// problem "not a regular file" and is not opened. A file no format claimed
+// because it cannot be opened is reported "cannot read", not "unknown
+// format".
 package jsonlimport

@@ -9,7 +9,20 @@
 // (query_only), sets the pragmas busy_timeout, journal_mode=WAL,
 // synchronous and foreign_keys, checks that SQLite really switched to WAL,
 // and applies pending migrations. If any step fails, everything opened so
-// far is closed.
+// far is closed. A database whose schema is newer than the binary is
+// refused before the writer connects, so its journal mode is not switched
+// to WAL first.
+//
+// # Read-only opening
+//
+// Options.ReadOnly (readonly.go) is for tools that only look. Both pools
+// open the file with mode=ro and query_only and no journal_mode pragma, so
+// the file is never created, migrated or changed: a missing file is
+// sessiondb.ErrNotFound, an empty file or an SQLite file without
+// sessiondb's version table is sessiondb.ErrCorrupt (left untouched: no
+// schema installed, no WAL switch), an older schema is
+// sessiondb.ErrSchemaTooOld (unless NoMigrate), and every write fails with
+// sessiondb.ErrReadOnly.
 //
 // # Durability
 //
@@ -31,6 +44,9 @@
 // Options.BusyTimeout (then retried a few times before ErrBusy surfaces).
 // Entry sequence numbers are assigned inside the write transaction, so any
 // number of goroutines and processes may append to one session safely.
+// Commit.ExpectSource is checked inside the same transaction as the write
+// (checkSourceExpectation), which is what makes an importer's "already
+// imported?" check and its write atomic across processes.
 // Reads run on the read-only pool in their own transaction and never block
 // writers. LoadFull reads metadata, transcript, state and interrupt in one
 // read transaction, so they always come from the same revision.
@@ -56,7 +72,18 @@
 // tables FTS5 creates for its index by their column names only (the SQLite
 // that created the file words their text).
 // Options.NoSchemaCheck and Store.CheckSchema let sessionctl doctor report
-// such damage instead of refusing the file.
+// such damage instead of refusing the file. A trigger on one of
+// sessiondb's tables or views that the migrations did not create is
+// refused the same way: it would run inside every write and could rewrite
+// bodies (breaking the byte-for-byte promise) unseen. What is "ours" comes
+// from the reference schema, not from a list, so migrations that add or
+// drop triggers need no change here. User tables may carry triggers.
+//
+// Backups are created empty with mode 0600 before VACUUM INTO fills them,
+// so a copy is never readable by others. They keep deleted text:
+// Options.KeepBackups and Store.RemoveBackups keep the newest N, and
+// Options.SecureDelete (SQLite's secure_delete) zeroes deleted content in
+// the database file itself.
 //
 // # Transcript semantics
 //

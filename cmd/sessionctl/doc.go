@@ -15,9 +15,15 @@
 // else $XDG_DATA_HOME/sessiondb/sessions.db (an absolute XDG_DATA_HOME
 // only), else ~/.local/share/sessiondb/sessions.db. Missing directories are
 // created with mode 0700 and the file with 0600: transcripts are private.
-// Commands that use a database create it and migrate it to the latest
-// schema; doctor, vacuum, reindex and migrate refuse a file that does not
-// exist, and doctor and migrate status never migrate.
+// Only import creates a missing database (and migrates an older one).
+// Commands that only look (list, show, search, sql, stats, export, doctor,
+// checkpoint list, completion) open it read-only and change nothing: a
+// missing file, someone else's SQLite file and a schema that needs
+// "sessionctl migrate" are refused with a message saying so, untouched (no
+// WAL switch). Commands that change existing sessions (rename, delete,
+// prune, truncate, fork, compact, checkpoint create/restore), vacuum,
+// reindex and migrate refuse a database that does not exist, so a typo in
+// --db never leaves an empty file behind.
 //
 // # Output contract
 //
@@ -28,6 +34,13 @@
 // prints the effective transcript as a JSON array whose elements are the
 // stored message bodies byte for byte (never re-encoded). Tables are
 // aligned with text/tabwriter, times in UTC.
+//
+// Stored text is hostile to a terminal: titles, summaries, message text,
+// snippets and sql cells come from archives, tool output and LLMs, and may
+// hold ESC/CSI and OSC sequences (window title, OSC 52 clipboard), BEL, C1
+// controls or bidi overrides. Human output passes them through visible(),
+// which prints them as escapes (\x1b, \u202e); --json and --csv stay exact.
+// rename refuses such characters in a title.
 //
 // # Errors and exit codes
 //
@@ -44,8 +57,8 @@
 //
 // # Confirmation
 //
-// delete, and migrate down-to (which drops tables), ask for confirmation on
-// a terminal. When stdin is not a terminal they require --yes, and refuse
+// delete, prune --all, and migrate down-to (which drops tables, and takes
+// a backup first unless --no-backup), ask for confirmation on a terminal. When stdin is not a terminal they require --yes, and refuse
 // with exit code 2 without it, so that a script neither deletes by accident
 // nor hangs on a prompt.
 //
@@ -63,7 +76,11 @@
 // before they reach the database, since SQLite creates the files of the
 // first two even on a query_only connection. A script of several statements
 // is refused too, because the driver would run all of them and one could
-// switch query_only off.
+// switch query_only off. PRAGMA x(v) is an assignment too and is refused,
+// except the table_info-style pragmas whose argument names what to read.
+// Rows are streamed (the table aligned 1000 rows at a time) so a large
+// result does not have to fit in memory, table cells are clipped before
+// they are formatted, and --timeout bounds a query.
 //
 // # Time travel
 //
