@@ -110,10 +110,15 @@ func (a *app) streamSQL(ctx context.Context, st *sqlstore.Store, query string, o
 	if err != nil {
 		return sqlError(err)
 	}
-	vals := make([]any, len(cols))
+	clip := 0
+	if !o.json && !o.csv {
+		clip = 4 * 100 // table cells show 100 characters
+	}
+	cells := make([]sqlCell, len(cols))
 	ptrs := make([]any, len(cols))
-	for i := range vals {
-		ptrs[i] = &vals[i]
+	for i := range cells {
+		cells[i].clip = clip
+		ptrs[i] = &cells[i]
 	}
 	var emit func([]any) error
 	var finish func(n int) error
@@ -208,9 +213,9 @@ func (a *app) streamSQL(ctx context.Context, st *sqlstore.Store, query string, o
 		if err := rows.Scan(ptrs...); err != nil {
 			return sqlError(err)
 		}
-		row := make([]any, len(vals))
-		for i, v := range vals {
-			row[i] = normalizeValue(v)
+		row := make([]any, len(cells))
+		for i, c := range cells {
+			row[i] = normalizeValue(c.v)
 		}
 		if err := emit(row); err != nil {
 			return err
@@ -221,6 +226,35 @@ func (a *app) streamSQL(ctx context.Context, st *sqlstore.Store, query string, o
 		return sqlError(err)
 	}
 	return finish(n)
+}
+
+// sqlCell receives one value from the driver without the copy that
+// scanning into an *any makes of a []byte: the row is printed before the
+// next rows.Next, while the driver's buffer is still valid. With clip > 0
+// (table output) a longer text or blob keeps only its first clip bytes, so
+// a 200 MB value is not copied again to be cut to 100 characters.
+type sqlCell struct {
+	v    any
+	clip int
+}
+
+// Scan implements sql.Scanner.
+func (c *sqlCell) Scan(src any) error {
+	switch x := src.(type) {
+	case []byte:
+		if c.clip > 0 && len(x) > c.clip {
+			x = x[:c.clip]
+		}
+		c.v = x
+	case string:
+		if c.clip > 0 && len(x) > c.clip {
+			x = x[:c.clip]
+		}
+		c.v = x
+	default:
+		c.v = src
+	}
+	return nil
 }
 
 // clipValue cuts a long text or blob to about max characters (bytes for a
