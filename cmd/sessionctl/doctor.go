@@ -181,6 +181,16 @@ func (a *app) runDoctor(asJSON bool) error {
 		}
 	}
 
+	if !schemaOK {
+		add("search index", checkSkip, "needs the latest schema")
+	} else if idx, err := st.IndexStatus(a.ctx); err != nil {
+		add("search index", checkFail, "%v", err)
+	} else if idx.Unindexed > indexLagWarn {
+		add("search index", checkWarn, "%d rows not indexed yet: search scans them until a writer catches up (run 'sessionctl reindex --catch-up')", idx.Unindexed)
+	} else {
+		add("search index", checkOK, "%d rows not indexed yet, %d deleted rows not purged yet", idx.Unindexed, idx.PendingDeletes)
+	}
+
 	wal := fileSize(st.Path() + "-wal")
 	if wal > walWarnBytes {
 		add("wal size", checkWarn, "%s: a long-running reader may be blocking checkpoints; it shrinks once all processes close the database", humanBytes(wal))
@@ -236,6 +246,11 @@ func (a *app) runDoctor(asJSON bool) error {
 // repairHint says how to repair what integrity_check found: damage
 // confined to the full-text index is rebuilt from the log by reindex;
 // anything else needs the backup.
+// indexLagWarn is the indexing lag doctor warns about: a writer catches up
+// within moments, so a lag this large means no writer has run since a bulk
+// write (or the indexer keeps failing).
+const indexLagWarn = 100000
+
 func repairHint(problems []string) string {
 	for _, p := range problems {
 		if !strings.Contains(strings.ToLower(p), "fts5") {

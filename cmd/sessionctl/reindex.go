@@ -7,7 +7,7 @@ import (
 )
 
 func (a *app) reindexCommand() *cobra.Command {
-	var reextract bool
+	var reextract, catchUp bool
 	c := &cobra.Command{
 		Use:   "reindex",
 		Short: "Rebuild the full-text search index from the log",
@@ -16,8 +16,14 @@ messages, in one transaction: run it when search reports a damaged index
 (doctor names it) or after changing how text is extracted. With
 --reextract, the role and text of every row are first derived again from
 its body. Messages are never changed; only the index and the derived text.
-It takes the write lock for as long as it runs.`,
+It takes the write lock for as long as it runs.
+
+Writers index new messages in the background, in batches, and search scans
+what is not indexed yet, so search never misses a message. With --catch-up,
+reindex only indexes what is pending (after a bulk import, say) instead of
+rebuilding. Both print the index's lag before and after.`,
 		Example: `  sessionctl reindex
+  sessionctl reindex --catch-up
   sessionctl reindex --reextract`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
@@ -25,13 +31,33 @@ It takes the write lock for as long as it runs.`,
 			if err != nil {
 				return err
 			}
-			if err := st.Reindex(a.ctx, reextract); err != nil {
+			before, err := st.IndexStatus(a.ctx)
+			if err != nil {
 				return fmt.Errorf("reindex %s: %w", st.Path(), err)
 			}
-			fmt.Fprintf(a.stdout, "rebuilt the search index of %s\n", st.Path())
+			fmt.Fprintf(a.stdout, "before: %d rows not indexed, %d deleted rows not purged\n", before.Unindexed, before.PendingDeletes)
+			if catchUp && !reextract {
+				err = st.CatchUpIndex(a.ctx)
+			} else {
+				err = st.Reindex(a.ctx, reextract)
+			}
+			if err != nil {
+				return fmt.Errorf("reindex %s: %w", st.Path(), err)
+			}
+			after, err := st.IndexStatus(a.ctx)
+			if err != nil {
+				return fmt.Errorf("reindex %s: %w", st.Path(), err)
+			}
+			what := "rebuilt"
+			if catchUp && !reextract {
+				what = "caught up"
+			}
+			fmt.Fprintf(a.stdout, "%s the search index of %s; after: %d rows not indexed, %d deleted rows not purged\n",
+				what, st.Path(), after.Unindexed, after.PendingDeletes)
 			return nil
 		},
 	}
 	c.Flags().BoolVar(&reextract, "reextract", false, "derive each row's role and text from its body again first")
+	c.Flags().BoolVar(&catchUp, "catch-up", false, "index only what is pending instead of rebuilding")
 	return c
 }

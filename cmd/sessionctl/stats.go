@@ -57,6 +57,11 @@ type statsReport struct {
 	Usage         usageStats    `json:"usage"`
 	DatabaseBytes int64         `json:"database_bytes"`
 	WALBytes      int64         `json:"wal_bytes"`
+	// Unindexed and PendingDeletes are the search index's lag: rows
+	// committed but not indexed yet (search scans them), rows deleted but
+	// still in the index (search no longer returns them).
+	Unindexed      int64 `json:"unindexed"`
+	PendingDeletes int64 `json:"index_pending_deletes"`
 }
 
 func (a *app) runStats(asJSON bool) error {
@@ -116,6 +121,12 @@ func (a *app) runStats(asJSON bool) error {
 	}
 	rows.Close()
 
+	idx, err := st.IndexStatus(a.ctx)
+	if err != nil {
+		return err
+	}
+	r.Unindexed, r.PendingDeletes = idx.Unindexed, idx.PendingDeletes
+
 	r.DatabaseBytes = fileSize(r.Path)
 	r.WALBytes = fileSize(r.Path + "-wal")
 
@@ -129,6 +140,8 @@ func (a *app) runStats(asJSON bool) error {
 	fmt.Fprintf(w, "messages     %d (effective transcripts)\n", r.Messages)
 	fmt.Fprintf(w, "log entries  %d (%s of bodies)\n", r.Entries, humanBytes(r.Bytes))
 	fmt.Fprintf(w, "compactions  %d   checkpoints %d\n", r.Compactions, r.Checkpoints)
+	fmt.Fprintf(w, "search index %d rows not indexed yet (searched by a scan), %d deleted rows not purged yet\n",
+		r.Unindexed, r.PendingDeletes)
 	fmt.Fprintf(w, "usage        %d calls, %d input + %d output tokens (cache read %d, write %d, reasoning %d), cost %.4f\n",
 		u.Calls, u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheWriteTokens, u.ReasoningTokens, u.Cost)
 	if len(r.Formats) > 0 {
