@@ -13,9 +13,13 @@
 //   - sqlstore compares the schema text of a database with what these files
 //     produce (a damaged byte there is refused as corrupt), so the text of
 //     each object is what its migration wrote, byte for byte.
-//   - The FTS5 tables set no option (automerge, pgsz, …): sqlstore.Reindex
-//     resets their config to the version row alone, to repair a damaged
-//     one. A migration that sets an option must teach Reindex to set it.
+//   - The FTS5 tables set no runtime option (automerge, pgsz, …; their
+//     CREATE options, contentless and detail=none since version 4, live in
+//     the schema, not in the config table): sqlstore.Reindex resets their
+//     config to the version row alone, to repair a damaged one. A migration
+//     that sets an option must teach Reindex to set it.
+//   - Version 4 takes full-text indexing off the write path: see its file
+//     and "Search" in package sqlstore.
 //
 // The schema is a public interface: see the comments in 00001_initial.sql
 // for what each table and view holds.

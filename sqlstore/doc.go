@@ -96,6 +96,57 @@
 // fork point into the new session (renumbered from 1), so a fork never
 // depends on its parent's rows; Prune keeps entries agent checkpoints need.
 //
+// # Search
+//
+// Full-text search is off the write path. Until schema version 3, triggers
+// updated an FTS5 trigram index inside every write, and FTS5 wrote and
+// merged an index segment at the end of each one: 50-69% of the CPU of an
+// append (issue 12's profile), and the group committer shared the fsync
+// between writers but not that work. Now:
+//
+//   - A write only inserts rows. search_index holds, per source table
+//     (entries, summary_messages), the highest row id in the index: the
+//     cursor. Row ids are AUTOINCREMENT, so every row after the cursor is
+//     a row the index has not seen.
+//   - A background indexer on each writing Store adds the rows after the
+//     cursor in batches of up to 1,000 rows, each batch one write request
+//     through the group committer (one index segment and one cursor move in
+//     one transaction), Options.IndexDelay (50ms) after the commits that
+//     woke it. It was chosen over indexing at the end of every group commit
+//     by measurement: at the end of a group the index work was still paid
+//     once per batch of a few appends, on the committer that every writer
+//     waits for; the background indexer batches hundreds of rows per
+//     segment, and it runs while the committer waits for fsync.
+//   - Search reads the index up to the cursor and scans the rows after it
+//     in the same read transaction, so a write acknowledged before Search
+//     starts is found, whichever process wrote it and whether or not
+//     anyone indexed it yet (a crashed writer's rows are indexed by the
+//     next writer that opens the file). When the unindexed tail exceeds
+//     20,000 rows, a writable Store catches up before searching.
+//   - Deleting indexed rows (Prune, Delete, or sqlite3 by hand) queues
+//     their ids in search_deleted (a trigger); the indexer removes them
+//     from the index in batches of 500. Until then they simply no longer
+//     join a row, so results never show them.
+//   - The index is contentless with detail=none: it holds, per trigram,
+//     the ids of the rows holding it, not the text nor the positions. That
+//     is about 0.25x the size of the rows it indexes (the detail=full index
+//     of version 3 was about 1.3x). A query term of three or more characters
+//     becomes an AND of (up to 8 of) its trigrams; each candidate row is then
+//     checked against the whole term and ranked by sessiondb_rank, a Go
+//     function registered with the driver: exact phrase first, then BM25
+//     term frequency over text length. So matches are still exact
+//     case-insensitive substrings (identifiers, paths, error messages, CJK
+//     words inside unsegmented text). Ranking covers the newest 2,000
+//     candidates per index (more for deep pages), so a word found in most
+//     entries answers in milliseconds instead of ranking every match.
+//   - Terms shorter than three characters cannot use a trigram index; they
+//     are answered by a scan of the extracted text, prefiltered with LIKE
+//     for ASCII terms.
+//
+// IndexStatus reports the lag (sessionctl stats, doctor, reindex);
+// CatchUpIndex indexes everything pending (after a bulk import); Reindex
+// rebuilds the index from the log.
+//
 // # Decisions
 //
 //   - Times are stored as fixed-width UTC text, so sqlite3 users can read
