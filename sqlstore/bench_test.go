@@ -82,15 +82,19 @@ func BenchmarkAppend(b *testing.B) {
 func BenchmarkAppendParallel(b *testing.B) {
 	body := benchBody(1024, "bench")
 	for _, bc := range []struct {
-		name string
-		dur  Durability
+		name  string
+		dur   Durability
+		delay time.Duration
 	}{
-		{"Full", DurabilityFull},
-		{"Normal", DurabilityNormal},
+		{"Full", DurabilityFull, 0},
+		{"Normal", DurabilityNormal, 0},
+		// The index batch right after every group commit, for comparison
+		// with the default delay (see "Search" in doc.go).
+		{"Full-IndexEveryBatch", DurabilityFull, time.Nanosecond},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			ctx := context.Background()
-			s := MustOpenStore(b, &Options{Durability: bc.dur})
+			s := MustOpenStore(b, &Options{Durability: bc.dur, IndexDelay: bc.delay})
 			var next atomic.Int64
 			b.SetBytes(int64(len(body)))
 			b.SetParallelism(8) // 8 x GOMAXPROCS goroutines
