@@ -48,9 +48,9 @@ func searchQueries() []searchQuery {
 // runSearch: workload 7.
 func runSearch(ctx context.Context, e *env) (*Result, error) {
 	r := &Result{Unit: "s", Speedup: true,
-		SDBDesc:  "Store.Search (FTS5 trigram, bm25 + exact-phrase ranking, snippets), default limit 50; median over all queries × repetitions",
+		SDBDesc:  "Store.Search (FTS5 trigram candidates, exact-phrase + term-frequency ranking, snippets), default limit 50; median over all queries × repetitions",
 		BaseDesc: "SELECT … FROM entries WHERE text LIKE '%term%' [AND …] ORDER BY created_at DESC LIMIT 50 on the same database; median over all queries",
-		TargetOp: ""}
+		TargetOp: ">=", Target: 100}
 	n := e.size(1000000, 50000)
 	const perSession = 1000
 	path := e.path("search.db")
@@ -74,6 +74,12 @@ func runSearch(ctx context.Context, e *env) (*Result, error) {
 		if (s+1)%100 == 0 {
 			e.logf("setup: %d entries in %s", (s+1)*perSession, fmtDur(time.Since(t).Seconds()))
 		}
+	}
+	// The index is complete before measuring (it catches up in the
+	// background while the entries go in).
+	if err := st.CatchUpIndex(ctx); err != nil {
+		st.Close()
+		return r, err
 	}
 	if err := st.Close(); err != nil {
 		return r, err
@@ -146,6 +152,16 @@ func runSearch(ctx context.Context, e *env) (*Result, error) {
 	r.note("Store.Search latency over all queries and runs: p50 %s, p99 %s, max %s", fmtDur(p50), fmtDur(p99), fmtDur(percentile(all, 100)))
 	r.extra("search_p50_s", p50)
 	r.extra("search_p99_s", p99)
+	var words []float64
+	for i, q := range queries {
+		if strings.HasPrefix(q.label, "word rank") {
+			words = append(words, perQ[i]...)
+		}
+	}
+	r.note("single words (ranks 0-10000): p50 %s, p99 %s (targets: p50 <= 10ms, p99 <= 200ms)",
+		fmtDur(percentile(words, 50)), fmtDur(percentile(words, 99)))
+	r.extra("word_p50_s", percentile(words, 50))
+	r.extra("word_p99_s", percentile(words, 99))
 	for i, q := range queries {
 		r.note("  %-28s %-16q Search %9s (%2d hits)  LIKE %9s (%2d hits)  %7.1f× faster", q.label, q.query,
 			fmtDur(median(perQ[i])), hits[i], fmtDur(median(perQLike[i])), likeHits[i], median(perQLike[i])/median(perQ[i]))

@@ -82,6 +82,14 @@ CREATE VIRTUAL TABLE summary_fts USING fts5 (
     tokenize = 'trigram'
 );
 
+-- No automatic merges: FTS5 would merge segments at the end of every
+-- indexing batch, and merging segments that hold deleted rows (tombstones)
+-- cost about 1 ms of CPU per deleted row. sqlstore merges when idle
+-- instead ('merge' commands between batches); crisismerge (16 segments on
+-- one level) still bounds the segment count.
+INSERT INTO entries_fts (entries_fts, rank) VALUES ('automerge', 0);
+INSERT INTO summary_fts (summary_fts, rank) VALUES ('automerge', 0);
+
 -- The indexing cursor: rows of source with id <= indexed_through are in
 -- its index (entries_fts or summary_fts); later rows are not yet.
 CREATE TABLE search_index (

@@ -42,6 +42,11 @@ const (
 	// appends is indexed in a few large batches instead of one segment per
 	// append (Options.IndexDelay).
 	defaultIndexDelay = 50 * time.Millisecond
+	// mergePages bounds the work of one idle merge step (FTS5 'merge'
+	// command: about this many leaf pages written), and maxMergeSteps the
+	// steps of one idle period.
+	mergePages    = 200
+	maxMergeSteps = 50
 	// searchCatchUp is the unindexed tail above which Search of a writable
 	// store first catches the index up instead of scanning the tail.
 	searchCatchUp = 20000
@@ -117,22 +122,23 @@ func indexBatch(ctx context.Context, tx *sqlx.Tx) (more bool, err error) {
 			}
 			more = more || n == indexBatchRows
 		}
-		var queued int64
-		if err := tx.GetContext(ctx, &queued, `SELECT count(*) FROM
-			(SELECT 1 FROM search_deleted WHERE source = ? LIMIT ?)`, src.table, purgeBatchRows+1); err != nil {
+		// One DELETE per row id: FTS5 cannot use "rowid IN (subquery)" as
+		// a lookup, and a DELETE with it scans the whole index.
+		var ids []int64
+		if err := tx.SelectContext(ctx, &ids, `SELECT id FROM search_deleted WHERE source = ? ORDER BY id LIMIT ?`,
+			src.table, purgeBatchRows+1); err != nil {
 			return false, err
 		}
-		if queued == 0 {
-			continue
+		if len(ids) > purgeBatchRows {
+			ids, more = ids[:purgeBatchRows], true
 		}
-		more = more || queued > purgeBatchRows
-		if _, err := tx.ExecContext(ctx, `DELETE FROM `+src.fts+` WHERE rowid IN
-			(SELECT id FROM search_deleted WHERE source = ? ORDER BY id LIMIT ?)`, src.table, purgeBatchRows); err != nil {
-			return false, fmt.Errorf("unindex deleted %s: %w", src.table, err)
-		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM search_deleted WHERE source = ? AND id IN
-			(SELECT id FROM search_deleted WHERE source = ? ORDER BY id LIMIT ?)`, src.table, src.table, purgeBatchRows); err != nil {
-			return false, err
+		for _, id := range ids {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM `+src.fts+` WHERE rowid = ?`, id); err != nil {
+				return false, fmt.Errorf("unindex deleted %s: %w", src.table, err)
+			}
+			if _, err := tx.ExecContext(ctx, `DELETE FROM search_deleted WHERE source = ? AND id = ?`, src.table, id); err != nil {
+				return false, err
+			}
 		}
 	}
 	return more, nil
@@ -223,6 +229,41 @@ func (s *Store) indexer() {
 			}
 		} else if err == nil {
 			s.indexErr.Store(nil)
+			s.mergeWhileIdle(ctx)
+		}
+	}
+}
+
+// mergeWhileIdle merges index segments, one bounded step per write, until
+// FTS5 finds nothing to merge, new commits arrive, or maxMergeSteps steps
+// ran. Automatic merging is off (migration 4): it ran at the end of every
+// batch and re-merged segments holding deleted rows again and again.
+func (s *Store) mergeWhileIdle(ctx context.Context) {
+	for range maxMergeSteps {
+		if len(s.indexKick) > 0 {
+			return // commits are waiting to be indexed first
+		}
+		merged := false
+		err := s.submit(writeReq{ctx: ctx, indexing: true, fn: func(tx *sqlx.Tx) error {
+			for _, src := range ftsSources {
+				var before, after int64
+				if err := tx.GetContext(ctx, &before, `SELECT total_changes()`); err != nil {
+					return err
+				}
+				if _, err := tx.ExecContext(ctx, `INSERT INTO `+src.fts+` (`+src.fts+`, rank) VALUES ('merge', ?)`, mergePages); err != nil {
+					return fmt.Errorf("merge %s: %w", src.fts, err)
+				}
+				if err := tx.GetContext(ctx, &after, `SELECT total_changes()`); err != nil {
+					return err
+				}
+				// FTS5's documented test: fewer than two changes
+				// means the merge found nothing to do.
+				merged = merged || after-before >= 2
+			}
+			return nil
+		}})
+		if err != nil || !merged {
+			return
 		}
 	}
 }

@@ -327,12 +327,13 @@ func (s *Store) Reindex(ctx context.Context, reextract bool) error {
 	return s.write(ctx, func(tx *sqlx.Tx) error {
 		for _, src := range ftsSources {
 			// FTS5 loads its config before it runs any command, and
-			// refuses a version it does not know. The migrations set no
-			// option, so the config of an intact index is this one row
-			// (version 4, FTS5's format without secure-delete).
+			// refuses a version it does not know. The config of an intact
+			// index is these rows: version 4 (FTS5's format without
+			// secure-delete) and the one option the migrations set.
 			for _, q := range []string{
 				`DELETE FROM ` + src.fts + `_config`,
 				`INSERT INTO ` + src.fts + `_config (k, v) VALUES ('version', 4)`,
+				`INSERT INTO ` + src.fts + `_config (k, v) VALUES ('automerge', 0)`, // as migration 4 set it
 			} {
 				if _, err := tx.ExecContext(ctx, q); err != nil {
 					return fmt.Errorf("reset %s: %w", src.fts, err)
