@@ -138,7 +138,7 @@
 //     function registered with the driver: exact phrase first, then BM25
 //     term frequency over text length. So matches are still exact
 //     case-insensitive substrings (identifiers, paths, error messages, CJK
-//     words inside unsegmented text). Ranking covers the newest 2,000
+//     words inside unsegmented text). Ranking covers the newest 1,000
 //     candidates per index (more for deep pages), so a word found in most
 //     entries answers in milliseconds instead of ranking every match.
 //   - Terms shorter than three characters cannot use a trigram index; they

@@ -24,7 +24,7 @@ const maxTrigramsPerTerm = 8
 
 // searchWindow is how many index candidates Search ranks at least, newest
 // first (see Search).
-const searchWindow = 2000
+const searchWindow = 1000
 
 type hitRow struct {
 	ID           int64   `db:"id"`
