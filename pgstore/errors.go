@@ -106,11 +106,14 @@ func isConnError(err error) bool {
 		strings.Contains(err.Error(), "failed to connect")
 }
 
-// isServerError reports whether err is an answer of the server (which then
-// did not commit), as opposed to a lost connection (outcome unknown).
+// isServerError reports whether err is an answer of the server to COMMIT
+// that says it did not commit, as opposed to a lost connection (outcome
+// unknown). A FATAL or PANIC error ends the session and may come after
+// the commit was made durable (a backend terminated between its commit
+// record and its answer), so it does not count as an answer.
 func isServerError(err error) bool {
 	var pe *pgconn.PgError
-	return errors.As(err, &pe)
+	return errors.As(err, &pe) && pe.Severity != "FATAL" && pe.Severity != "PANIC"
 }
 
 // isRetryable reports whether an attempt that failed with err (already

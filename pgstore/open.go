@@ -30,6 +30,14 @@ type Store struct {
 	// single writer connection.
 	db     *sqlx.DB
 	closed atomic.Bool
+	// retries counts attempts run again; unknownCommits counts COMMITs
+	// whose answer was lost and whose outcome was asked of the server.
+	// Tests report them.
+	retries, unknownCommits atomic.Int64
+	// Test hooks around COMMIT (nil in production): beforeCommit runs
+	// inside the transaction, afterCommit may replace COMMIT's answer.
+	beforeCommit func(tx *ptx)
+	afterCommit  func(err error) error
 }
 
 var _ sessiondb.Store = (*Store)(nil)

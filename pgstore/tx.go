@@ -115,12 +115,19 @@ func (s *Store) write(ctx context.Context, fn func(tx *ptx) error) error {
 				return true, translate(err)
 			}
 		}
+		if s.beforeCommit != nil {
+			s.beforeCommit(t)
+		}
 		err = tx.Commit()
+		if s.afterCommit != nil {
+			err = s.afterCommit(err)
+		}
 		if err == nil || isServerError(err) {
 			// The server answered: committed, or refused (then nothing
 			// was written and the error says whether to retry).
 			return true, translate(err)
 		}
+		s.unknownCommits.Add(1)
 		committed, err := s.committed(ctx, t.xid)
 		if err != nil {
 			return false, err
@@ -182,6 +189,7 @@ func (s *Store) retry(ctx context.Context, attempt func() (again bool, err error
 		if time.Now().After(deadline) {
 			return fmt.Errorf("gave up after %v: %w", s.opts.RetryTimeout, err)
 		}
+		s.retries.Add(1)
 		sleep := wait/2 + rand.N(wait/2+1)
 		t := time.NewTimer(sleep)
 		select {
