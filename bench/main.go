@@ -151,6 +151,12 @@ var workloads = []workload{
 	{6, "import", "Bulk import of a >= 50 MB picoclaw archive (throughput)", runImport},
 	{7, "search", "Search over 1,000,000 entries", runSearch},
 	{8, "open", "Open a 10,000-session database and read one session", runOpen},
+	// PostgreSQL (pg.go): pgstore against raw pgx, sqlstore beside them.
+	{9, "pg-append", "PostgreSQL: append, 1 KB/txn, 1 writer (latency)", runPGAppend},
+	{10, "pg-concurrent", "PostgreSQL: concurrent appends, 16 writers (throughput)", runPGConcurrent},
+	{11, "pg-load", "PostgreSQL: load a whole 10,000-message session", runPGLoad},
+	{12, "pg-tail", "PostgreSQL: load the last 50 of a 100,000-message session", runPGTail},
+	{13, "pg-list", "PostgreSQL: list the 100 newest of 10,000 sessions", runPGList},
 }
 
 func main() {
@@ -311,7 +317,7 @@ func selectWorkloads(only string) ([]workload, error) {
 	for _, name := range strings.Split(only, ",") {
 		w, ok := lookup(strings.TrimSpace(name))
 		if !ok {
-			return nil, fmt.Errorf("unknown workload %q (want 1-8 or one of append, concurrent, load, tail, list, import, search, open)", name)
+			return nil, fmt.Errorf("unknown workload %q (want 1-13 or one of append, concurrent, load, tail, list, import, search, open, pg-append, pg-concurrent, pg-load, pg-tail, pg-list)", name)
 		}
 		out = append(out, w)
 	}
