@@ -120,8 +120,8 @@ const (
 		s.last_seq, s.parent_id, s.fork_seq, s.source_format, s.source_path, s.created_at, s.updated_at,
 		txid_current() FROM sessions s WHERE s.id = $1 FOR UPDATE`
 	pgInsert = `INSERT INTO entries (session_id, seq, kind, role, text, body, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`
-	pgBump   = `UPDATE sessions AS s SET sequence = s.sequence + 1, last_seq = $1, updated_at = $2
-		WHERE s.id = $3 RETURNING s.id, s.title, s.summary, s.scope, s.attrs, s.version, s.sequence,
+	pgBump   = `UPDATE sessions AS s SET sequence = s.sequence + 1, last_seq = $8, updated_at = $9
+		WHERE s.id = $10 RETURNING s.id, s.title, s.summary, s.scope, s.attrs, s.version, s.sequence,
 	s.last_seq, s.parent_id, s.fork_seq, s.source_format, s.source_path, s.created_at, s.updated_at,
 	(SELECT coalesce(json_agg(alias ORDER BY id), '[]')::text FROM session_aliases
 		WHERE session_id = s.id) AS aliases`
@@ -171,10 +171,9 @@ func rawAppendPG(ctx context.Context, pool *pgxpool.Pool, id string, body []byte
 	}
 	role, text := sessiondb.DefaultExtractor(sessiondb.KindMessage, body)
 	now := time.Now().UTC().Format(pgTimeLayout)
-	if _, err := tx.Exec(ctx, pgInsert, id, s.lastSeq+1, sessiondb.KindMessage, role, text, string(body), now); err != nil {
-		return err
-	}
-	if err := tx.QueryRow(ctx, pgBump, s.lastSeq+1, now, id).Scan(append(s.dest(), &s.aliases)...); err != nil {
+	err = tx.QueryRow(ctx, `WITH appended AS (`+pgInsert+`) `+pgBump,
+		id, s.lastSeq+1, sessiondb.KindMessage, role, text, string(body), now, s.lastSeq+1, now, id).Scan(append(s.dest(), &s.aliases)...)
+	if err != nil {
 		return err
 	}
 	return tx.Commit(ctx)
@@ -289,7 +288,7 @@ func paired(e *env, r *Result, iters int, sdb, base, other func() error) (float6
 func runPGAppend(ctx context.Context, e *env) (*Result, error) {
 	r := &Result{Unit: "s",
 		SDBDesc:  "pgstore Store.Append of one ~1 KB message (one transaction, synchronous_commit on), median latency",
-		BaseDesc: "raw pgx: the same statements (BEGIN, SELECT … FOR UPDATE, INSERT, UPDATE … RETURNING, COMMIT), median latency",
+		BaseDesc: "raw pgx: the same statements (BEGIN, SELECT … FOR UPDATE, WITH (INSERT) UPDATE … RETURNING, COMMIT), median latency",
 		TargetOp: "<=", Target: 1.5}
 	pb, err := newPGBench(ctx, e, "pg-append")
 	if err != nil {

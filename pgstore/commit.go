@@ -56,8 +56,10 @@ func (s *Store) applyCommit(ctx context.Context, tx *ptx, id string, c sessiondb
 		}
 	}
 	lastSeq := sess.LastSeq
+	var pendQ string // the last INSERT of entries, run with the final UPDATE
+	var pendArgs []any
 	if len(c.Append) > 0 {
-		if lastSeq, err = s.insertEntries(ctx, tx, id, lastSeq, c.Append, now); err != nil {
+		if lastSeq, pendQ, pendArgs, err = s.insertEntries(ctx, tx, id, lastSeq, c.Append, now); err != nil {
 			return sessiondb.Session{}, err
 		}
 	}
@@ -83,11 +85,22 @@ func (s *Store) applyCommit(ctx context.Context, tx *ptx, id string, c sessiondb
 		}
 	}
 	// One statement bumps the counters and returns the session as
-	// committed (aliases included, as this transaction left them).
+	// committed (aliases included, as this transaction left them). The
+	// last (often the only) INSERT of entries rides along in a WITH: an
+	// append is then three round trips inside BEGIN … COMMIT (lock,
+	// insert+update), which is what lets many writers share the CPU.
+	q := `UPDATE sessions AS s SET sequence = s.sequence + 1, last_seq = ?, updated_at = ?
+		WHERE s.id = ? RETURNING ` + sessionColumns
+	args := []any{lastSeq, formatTime(updated), id}
+	if pendQ != "" {
+		q = `WITH appended AS (` + pendQ + `) ` + q
+		args = append(pendArgs, args...)
+	}
 	var r sessionRow
-	err = tx.GetContext(ctx, &r, `UPDATE sessions AS s SET sequence = s.sequence + 1, last_seq = ?, updated_at = ?
-		WHERE s.id = ? RETURNING `+sessionColumns, lastSeq, formatTime(updated), id)
-	if err != nil {
+	if err := tx.GetContext(ctx, &r, q, args...); err != nil {
+		if pendQ != "" {
+			return sessiondb.Session{}, fmt.Errorf("append entries to %s: %w", id, err)
+		}
 		return sessiondb.Session{}, err
 	}
 	return r.session(), nil
@@ -97,11 +110,13 @@ func (s *Store) applyCommit(ctx context.Context, tx *ptx, id string, c sessiondb
 // parameters each, far below PostgreSQL's 65535-parameter limit).
 const insertChunk = 512
 
-// insertEntries appends entries after lastSeq and returns the new LastSeq,
-// with multi-row INSERTs (one round trip per insertChunk entries).
-func (s *Store) insertEntries(ctx context.Context, tx *ptx, id string, lastSeq int64, entries []sessiondb.Entry, now time.Time) (int64, error) {
+// insertEntries appends entries after lastSeq with multi-row INSERTs (one
+// round trip per insertChunk entries) and returns the new LastSeq. The
+// last INSERT is not run but returned (query and arguments), for the
+// caller to run with the statement that ends the commit.
+func (s *Store) insertEntries(ctx context.Context, tx *ptx, id string, lastSeq int64, entries []sessiondb.Entry, now time.Time) (int64, string, []any, error) {
 	const row = "(?, ?, ?, ?, ?, ?, ?)"
-	for len(entries) > 0 {
+	for {
 		chunk := entries[:min(insertChunk, len(entries))]
 		entries = entries[len(chunk):]
 		args := make([]any, 0, 7*len(chunk))
@@ -113,11 +128,13 @@ func (s *Store) insertEntries(ctx context.Context, tx *ptx, id string, lastSeq i
 		}
 		q := `INSERT INTO entries (session_id, seq, kind, role, text, body, created_at) VALUES ` +
 			row + strings.Repeat(", "+row, len(chunk)-1)
+		if len(entries) == 0 {
+			return lastSeq, q, args, nil
+		}
 		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
-			return 0, fmt.Errorf("append entries %d-%d to %s: %w", first, lastSeq, id, err)
+			return 0, "", nil, fmt.Errorf("append entries %d-%d to %s: %w", first, lastSeq, id, err)
 		}
 	}
-	return lastSeq, nil
 }
 
 // describe fills the derived columns of an entry.
