@@ -69,12 +69,25 @@
 // newest first. Case folding follows the database's collation (Unicode on
 // a UTF-8 database: "MONTRÉAL" finds "Montréal").
 //
-// Measured (PostgreSQL 15, 2 cores, 200k entries of English text with a
-// CJK sentence in 1 of 100): trigram GIN vs full-text tsvector — see the
-// repository's BENCHMARKS.md. tsvector was not chosen: the 'simple' and
-// 'english' parsers keep a run of CJK characters as one word, so a word
-// inside a Chinese or Japanese sentence cannot be found, and stemming
-// would make results differ from sqlstore's substring semantics.
+// Measured before choosing (PostgreSQL 15, 2 shared cores, 200,000 rows
+// of 40 English words, 1 in 100 also holding a Chinese sentence; GIN on
+// the text with gin_trgm_ops against GIN on to_tsvector('simple', text)):
+//
+//	                                   pg_trgm      tsvector
+//	insert 200k rows (one statement)   16.6 s       9.2 s
+//	index size (table 63 MB)           67 MB        15 MB
+//	CJK word inside a sentence         2000 hits,   0 hits (wrong):
+//	  ("北京开会")                       9-13 ms      the parser keeps the
+//	                                                 whole CJK run as one word
+//	two English words, first 50        1.0 ms       1.8-5.4 ms
+//	absent word                        1.0 ms       0.2 ms
+//
+// tsvector is cheaper to write and smaller, but cannot find a word inside
+// unsegmented CJK text, and its word and stemming rules would make results
+// differ from sqlstore's substring semantics; pg_trgm answers every case
+// correctly at a cost the write path carries (the GIN pending list,
+// fastupdate, keeps an insert cheap). The script is
+// bench/pg_search_choice.sql.
 //
 // # Decisions
 //
