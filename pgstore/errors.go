@@ -29,9 +29,6 @@ func translate(err error) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
-	if errors.Is(err, sql.ErrConnDone) && !isConnError(err) {
-		return err
-	}
 	if strings.Contains(err.Error(), "sql: database is closed") {
 		return sessiondb.ErrClosed
 	}
