@@ -389,7 +389,7 @@ func runPGConcurrent(ctx context.Context, e *env) (*Result, error) {
 		return err
 	}
 	startMeasure()
-	var one, sq []float64
+	var one, rawOne, sq []float64
 	for run := 0; run < e.runs; run++ {
 		b, err := throughput(writers, rawFn)
 		if err != nil {
@@ -403,20 +403,27 @@ func runPGConcurrent(ctx context.Context, e *env) (*Result, error) {
 		if err != nil {
 			return r, fmt.Errorf("pgstore, one writer: %w", err)
 		}
+		ro, err := throughput(1, rawFn)
+		if err != nil {
+			return r, fmt.Errorf("baseline, one writer: %w", err)
+		}
 		q, err := throughput(writers, sqlFn)
 		if err != nil {
 			return r, fmt.Errorf("sqlstore: %w", err)
 		}
 		r.SDBRuns, r.BaseRuns = append(r.SDBRuns, s), append(r.BaseRuns, b)
-		one, sq = append(one, o), append(sq, q)
+		one, rawOne, sq = append(one, o), append(rawOne, ro), append(sq, q)
 		e.logf("run %d: pgstore %.0f/s (1 writer %.0f/s), raw pgx %.0f/s, sqlstore %.0f/s", run+1, s, o, b, q)
 	}
 	scale := median(r.SDBRuns) / median(one)
 	r.note("pgstore with 1 writer: %.0f appends/s; %d writers / 1 writer = %.2f× (target ≥ 4×: %s)",
 		median(one), writers, scale, verdict(scale >= 4))
+	r.note("raw pgx with 1 writer: %.0f appends/s; %d writers / 1 writer = %.2f× (the same statements: what this machine and server allow)",
+		median(rawOne), writers, median(r.BaseRuns)/median(rawOne))
 	r.note("side by side: sqlstore (DurabilityFull, group commit), %d writers: %.0f appends/s", writers, median(sq))
 	r.extra("pgstore_one_writer_appends_per_s", median(one))
 	r.extra("scaling_16_over_1", scale)
+	r.extra("raw_one_writer_appends_per_s", median(rawOne))
 	r.extra("sqlstore_appends_per_s", median(sq))
 	return r, nil
 }
