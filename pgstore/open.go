@@ -46,6 +46,8 @@ const (
 	defaultMaxConns     = 16
 	defaultRetryTimeout = 60 * time.Second
 	defaultRetention    = 20
+	// openWait bounds how long Open waits for an unreachable server.
+	openWait = 10 * time.Second
 )
 
 // Open connects to the PostgreSQL database named by a postgres:// (or
@@ -75,7 +77,12 @@ func Open(ctx context.Context, dbURL string, opts *Options) (_ *Store, err error
 	// A connection idle this long may have been cut by a proxy or a
 	// server restart; dropping it early saves a failed attempt.
 	s.db.SetConnMaxIdleTime(5 * time.Minute)
-	if err := s.retry(ctx, func() (bool, error) { return true, translate(s.db.PingContext(ctx)) }); err != nil {
+	// Wait for a server that is starting or restarting, but not for the
+	// whole RetryTimeout: a wrong host or port should fail in seconds.
+	pingCtx, cancel := context.WithTimeout(ctx, min(s.opts.RetryTimeout, openWait))
+	err = s.retry(pingCtx, func() (bool, error) { return true, translate(s.db.PingContext(pingCtx)) })
+	cancel()
+	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", redact(dbURL), err)
 	}
 	if err := s.migrate(ctx); err != nil {

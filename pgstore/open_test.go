@@ -6,6 +6,7 @@ import (
 	"errors"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/sessiondb/sessiondb"
 	pgmigrations "github.com/sessiondb/sessiondb/migrations/postgres"
@@ -145,5 +146,14 @@ func TestNULInExtractedText(t *testing.T) {
 	var text string
 	if err := s.DB().QueryRow(`SELECT text FROM entries`).Scan(&text); err != nil || text != "before\uFFFDafter words" {
 		t.Fatalf("extracted text %q %v", text, err)
+	}
+}
+
+// TestOpenUnreachableFailsSoon: a server that does not answer makes Open
+// fail with ErrBusy after its short wait, not after RetryTimeout.
+func TestOpenUnreachableFailsSoon(t *testing.T) {
+	_, err := Open(t.Context(), "postgres://postgres@127.0.0.1:1/postgres?sslmode=disable", &Options{RetryTimeout: time.Hour})
+	if !errors.Is(err, sessiondb.ErrBusy) && !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Open of an unreachable server = %v, want ErrBusy or a deadline", err)
 	}
 }
