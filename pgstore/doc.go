@@ -8,7 +8,7 @@
 //
 // Open(ctx, "postgres://user@host:5432/db?sslmode=disable", opts) connects
 // with one bounded pool (Options.MaxConns, default 16), waits for the
-// server (up to Options.RetryTimeout), checks the schema version and
+// server (up to 10 s, for one that is starting), checks the schema version and
 // applies pending migrations. The URL may carry any pgx setting, and
 // runtime parameters such as search_path: the store lives in the first
 // schema of the search_path (tests use one schema per store).
