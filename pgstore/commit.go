@@ -3,6 +3,7 @@ package pgstore
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -265,6 +266,12 @@ func (s *Store) SaveFull(ctx context.Context, meta sessiondb.Session, messages [
 			return err
 		}
 		out, err = s.applyCommit(ctx, tx, meta.ID, c)
+		var exists *existsError
+		if c.Create != nil && errors.As(err, &exists) {
+			// Another SaveFull created the session since the check
+			// above: run again, and this time update it.
+			return fmt.Errorf("%w: session %q was created concurrently", errRace, meta.ID)
+		}
 		return err
 	})
 	return out, err

@@ -137,7 +137,7 @@ func insertSession(ctx context.Context, tx *ptx, s sessiondb.Session, now time.T
 		return err
 	}
 	if exists > 0 {
-		return fmt.Errorf("create session %q: %w", s.ID, sessiondb.ErrExists)
+		return &existsError{id: s.ID}
 	}
 	created := orNow(s.CreatedAt, now)
 	updated := orNow(s.UpdatedAt, now)
@@ -163,6 +163,17 @@ func insertSession(ctx context.Context, tx *ptx, s sessiondb.Session, now time.T
 	}
 	return setAliases(ctx, tx, s.ID, s.Aliases)
 }
+
+// existsError is insertSession's ErrExists: the session ID is taken (not
+// an alias), which SaveFull, unlike Create, answers by updating it.
+type existsError struct{ id string }
+
+func (e *existsError) Error() string {
+	return fmt.Sprintf("create session %q: %v", e.id, sessiondb.ErrExists)
+}
+
+// Unwrap makes errors.Is(err, sessiondb.ErrExists) true.
+func (e *existsError) Unwrap() error { return sessiondb.ErrExists }
 
 // tombstoneKey is how deleted_sessions names a deleted session.
 func tombstoneKey(id string) string {
