@@ -152,6 +152,12 @@ var workloads = []workload{
 	{7, "search", "Search over 1,000,000 entries", runSearch},
 	{8, "open", "Open a 10,000-session database and read one session", runOpen},
 	{9, "prune", "Truncate to 50 and prune a 10,000-message session", runPrune},
+	// PostgreSQL (pg.go): pgstore against raw pgx, sqlstore beside them.
+	{10, "pg-append", "PostgreSQL: append, 1 KB/txn, 1 writer (latency)", runPGAppend},
+	{11, "pg-concurrent", "PostgreSQL: concurrent appends, 16 writers (throughput)", runPGConcurrent},
+	{12, "pg-load", "PostgreSQL: load a whole 10,000-message session", runPGLoad},
+	{13, "pg-tail", "PostgreSQL: load the last 50 of a 100,000-message session", runPGTail},
+	{14, "pg-list", "PostgreSQL: list the 100 newest of 10,000 sessions", runPGList},
 }
 
 func main() {
@@ -312,7 +318,7 @@ func selectWorkloads(only string) ([]workload, error) {
 	for _, name := range strings.Split(only, ",") {
 		w, ok := lookup(strings.TrimSpace(name))
 		if !ok {
-			return nil, fmt.Errorf("unknown workload %q (want 1-8 or one of append, concurrent, load, tail, list, import, search, open)", name)
+			return nil, fmt.Errorf("unknown workload %q (want 1-13 or one of append, concurrent, load, tail, list, import, search, open, pg-append, pg-concurrent, pg-load, pg-tail, pg-list)", name)
 		}
 		out = append(out, w)
 	}

@@ -1,0 +1,24 @@
+// Package postgres holds the PostgreSQL schema of sessiondb as goose SQL
+// migrations (postgres dialect), embedded in the binary and run by
+// package pgstore through goose's Provider (never goose's globals).
+//
+// # Decisions
+//
+//   - The schema mirrors the SQLite one in package migrations table for
+//     table and column for column (same names, same meaning), so ad-hoc
+//     SQL and the documented views carry over, and a copy between the two
+//     backends is lossless. Versions are numbered independently of the
+//     SQLite migrations: each backend has its own goose_db_version.
+//   - Times are fixed-width UTC text with nanoseconds, not timestamptz
+//     (which keeps microseconds only): a store returns the times it was
+//     given.
+//   - Bodies and other JSON documents are text, never jsonb, which would
+//     re-encode them.
+//   - Search uses the pg_trgm extension (GIN indexes, gin_trgm_ops). The
+//     migration runs CREATE EXTENSION IF NOT EXISTS pg_trgm: the migrating
+//     role must be allowed to create it (pg_trgm is a trusted extension, so
+//     a database owner may) or it must already be installed in a schema on
+//     the search_path. An extension exists once per database: when several
+//     sessiondb schemas share a database, install it once (in public) and
+//     keep that schema on each store's search_path.
+package postgres

@@ -1,0 +1,70 @@
+package pgstore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/sessiondb/sessiondb"
+)
+
+// Query runs a query for ad-hoc SQL against the documented schema. The
+// caller closes the rows. It runs on the store's pool as given: callers
+// that must not write (sessionctl sql) wrap it in a READ ONLY transaction.
+func (s *Store) Query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if s.closed.Load() {
+		return nil, sessiondb.ErrClosed
+	}
+	rows, err := s.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("query: %w", translate(err))
+	}
+	return rows, nil
+}
+
+// Reindex derives the role and text of every entry and summary message
+// again with the store's Extractor (after the extractor changed), in one
+// transaction; the trigram indexes follow the rows they index.
+func (s *Store) Reindex(ctx context.Context) error {
+	return s.write(ctx, func(tx *ptx) error {
+		for _, table := range []string{"entries", "summary_messages"} {
+			if err := s.reextract(ctx, tx, table); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func (s *Store) reextract(ctx context.Context, tx *ptx, table string) error {
+	rows, err := tx.QueryxContext(ctx, `SELECT id, kind, body FROM `+table)
+	if err != nil {
+		return err
+	}
+	type upd struct {
+		id         int64
+		role, text string
+	}
+	var updates []upd
+	for rows.Next() {
+		var id int64
+		var kind string
+		var body []byte
+		if err := rows.Scan(&id, &kind, &body); err != nil {
+			rows.Close()
+			return err
+		}
+		role, text := s.extract(kind, body)
+		updates = append(updates, upd{id, noNUL(role), noNUL(text)})
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, u := range updates {
+		if _, err := tx.ExecContext(ctx, `UPDATE `+table+` SET role = ?, text = ? WHERE id = ?`, u.role, u.text, u.id); err != nil {
+			return err
+		}
+	}
+	return nil
+}

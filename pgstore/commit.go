@@ -1,0 +1,309 @@
+package pgstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/sessiondb/sessiondb"
+)
+
+// Commit implements sessiondb.Store: every part of c in one transaction,
+// one Sequence bump.
+func (s *Store) Commit(ctx context.Context, id string, c sessiondb.Commit) (sessiondb.Session, error) {
+	if err := sessiondb.ValidateCommit(id, c); err != nil {
+		return sessiondb.Session{}, fmt.Errorf("commit %q: %w", id, err)
+	}
+	var out sessiondb.Session
+	err := s.write(ctx, func(tx *ptx) (err error) {
+		out, err = s.applyCommit(ctx, tx, id, c)
+		return err
+	})
+	return out, err
+}
+
+// applyCommit is the one write path: every public write method builds a
+// Commit (possibly after reading inside the same transaction) and applies
+// it here. c must have passed sessiondb.ValidateCommit.
+func (s *Store) applyCommit(ctx context.Context, tx *ptx, id string, c sessiondb.Commit) (sessiondb.Session, error) {
+	now := orNow(c.Now, time.Now())
+	if c.Create != nil {
+		create := *c.Create
+		create.ID = id
+		if err := insertSession(ctx, tx, create, now); err != nil {
+			return sessiondb.Session{}, err
+		}
+	}
+	sess, err := lockSession(ctx, tx, id)
+	if err != nil {
+		return sessiondb.Session{}, err
+	}
+	if c.ExpectSequence != nil && *c.ExpectSequence != sess.Sequence {
+		return sessiondb.Session{}, &sessiondb.ConflictError{SessionID: id, Expected: *c.ExpectSequence, Current: sess.Sequence}
+	}
+	updated := now
+	if c.Create != nil && c.Now.IsZero() {
+		updated = sess.UpdatedAt // the creator's UpdatedAt (or its CreatedAt)
+	}
+	if c.Meta != nil {
+		if err := applyPatch(ctx, tx, id, c.Meta); err != nil {
+			return sessiondb.Session{}, err
+		}
+		if !c.Meta.UpdatedAt.IsZero() {
+			updated = c.Meta.UpdatedAt
+		}
+	}
+	lastSeq := sess.LastSeq
+	var pendQ string // the last INSERT of entries, run with the final UPDATE
+	var pendArgs []any
+	if len(c.Append) > 0 {
+		if lastSeq, pendQ, pendArgs, err = s.insertEntries(ctx, tx, id, lastSeq, c.Append, now); err != nil {
+			return sessiondb.Session{}, err
+		}
+	}
+	for _, cp := range c.Compactions {
+		if _, err := s.insertCompaction(ctx, tx, id, lastSeq, cp, now); err != nil {
+			return sessiondb.Session{}, err
+		}
+	}
+	if err := putDoc(ctx, tx, "states", id, c.State, c.ClearState, now); err != nil {
+		return sessiondb.Session{}, err
+	}
+	if err := putDoc(ctx, tx, "interrupts", id, c.Interrupt, c.ClearInterrupt, now); err != nil {
+		return sessiondb.Session{}, err
+	}
+	for _, u := range c.Usage {
+		if err := insertUsage(ctx, tx, id, lastSeq, u, now); err != nil {
+			return sessiondb.Session{}, err
+		}
+	}
+	if c.Source != nil {
+		if err := putSourceFile(ctx, tx, id, *c.Source, now); err != nil {
+			return sessiondb.Session{}, err
+		}
+	}
+	// One statement bumps the counters and returns the session as
+	// committed (aliases included, as this transaction left them). The
+	// last (often the only) INSERT of entries rides along in a WITH: an
+	// append is then three round trips inside BEGIN … COMMIT (lock,
+	// insert+update), which is what lets many writers share the CPU.
+	q := `UPDATE sessions AS s SET sequence = s.sequence + 1, last_seq = ?, updated_at = ?
+		WHERE s.id = ? RETURNING ` + sessionColumns
+	args := []any{lastSeq, formatTime(updated), id}
+	if pendQ != "" {
+		q = `WITH appended AS (` + pendQ + `) ` + q
+		args = append(pendArgs, args...)
+	}
+	var r sessionRow
+	if err := tx.GetContext(ctx, &r, q, args...); err != nil {
+		if pendQ != "" {
+			return sessiondb.Session{}, fmt.Errorf("append entries to %s: %w", id, err)
+		}
+		return sessiondb.Session{}, err
+	}
+	return r.session(), nil
+}
+
+// insertChunk is how many entries one INSERT statement writes (7
+// parameters each, far below PostgreSQL's 65535-parameter limit).
+const insertChunk = 512
+
+// insertEntries appends entries after lastSeq with multi-row INSERTs (one
+// round trip per insertChunk entries) and returns the new LastSeq. The
+// last INSERT is not run but returned (query and arguments), for the
+// caller to run with the statement that ends the commit.
+func (s *Store) insertEntries(ctx context.Context, tx *ptx, id string, lastSeq int64, entries []sessiondb.Entry, now time.Time) (int64, string, []any, error) {
+	const row = "(?, ?, ?, ?, ?, ?, ?)"
+	for {
+		chunk := entries[:min(insertChunk, len(entries))]
+		entries = entries[len(chunk):]
+		args := make([]any, 0, 7*len(chunk))
+		first := lastSeq + 1
+		for _, e := range chunk {
+			lastSeq++
+			kind, role, text := s.describe(e)
+			args = append(args, id, lastSeq, kind, role, text, string(e.Body), formatTime(orNow(e.CreatedAt, now)))
+		}
+		q := `INSERT INTO entries (session_id, seq, kind, role, text, body, created_at) VALUES ` +
+			row + strings.Repeat(", "+row, len(chunk)-1)
+		if len(entries) == 0 {
+			return lastSeq, q, args, nil
+		}
+		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+			return 0, "", nil, fmt.Errorf("append entries %d-%d to %s: %w", first, lastSeq, id, err)
+		}
+	}
+}
+
+// describe fills the derived columns of an entry.
+func (s *Store) describe(e sessiondb.Entry) (kind, role, text string) {
+	kind = kindOf(e)
+	role, text = s.extract(kind, e.Body)
+	if e.Role != "" {
+		role = e.Role
+	}
+	return kind, noNUL(role), noNUL(text)
+}
+
+// noNUL replaces U+0000 with U+FFFD: PostgreSQL text cannot hold it, and
+// text extracted from a body may contain one (from a \u0000 escape). Only
+// the derived role and text columns are affected; bodies are JSON, where a
+// NUL is always escaped, and are stored as given.
+func noNUL(s string) string {
+	if strings.IndexByte(s, 0) < 0 {
+		return s
+	}
+	return strings.ReplaceAll(s, "\x00", "\uFFFD")
+}
+
+// putDoc replaces or clears a session's state or interrupt document.
+func putDoc(ctx context.Context, tx *ptx, table, id string, doc json.RawMessage, clear bool, now time.Time) error {
+	switch {
+	case clear:
+		_, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE session_id = ?`, id)
+		return err
+	case doc != nil:
+		_, err := tx.ExecContext(ctx, `INSERT INTO `+table+` (session_id, body, updated_at) VALUES (?, ?, ?)
+			ON CONFLICT (session_id) DO UPDATE SET body = excluded.body, updated_at = excluded.updated_at`,
+			id, string(doc), formatTime(now))
+		return err
+	}
+	return nil
+}
+
+// Append implements sessiondb.Store.
+func (s *Store) Append(ctx context.Context, id string, entries ...sessiondb.Entry) (sessiondb.Session, error) {
+	return s.Commit(ctx, id, sessiondb.Commit{Append: entries})
+}
+
+// SaveState implements sessiondb.Store.
+func (s *Store) SaveState(ctx context.Context, id string, state json.RawMessage) (sessiondb.Session, error) {
+	if state == nil {
+		return sessiondb.Session{}, fmt.Errorf("save state of %s: %w: nil state", id, sessiondb.ErrInvalid)
+	}
+	return s.Commit(ctx, id, sessiondb.Commit{State: state})
+}
+
+// SaveInterrupt implements sessiondb.Store.
+func (s *Store) SaveInterrupt(ctx context.Context, id string, interrupt json.RawMessage) (sessiondb.Session, error) {
+	if interrupt == nil {
+		return sessiondb.Session{}, fmt.Errorf("save interrupt of %s: %w: nil interrupt", id, sessiondb.ErrInvalid)
+	}
+	return s.Commit(ctx, id, sessiondb.Commit{Interrupt: interrupt})
+}
+
+// ClearInterrupt implements sessiondb.Store.
+func (s *Store) ClearInterrupt(ctx context.Context, id string) (sessiondb.Session, error) {
+	return s.Commit(ctx, id, sessiondb.Commit{ClearInterrupt: true})
+}
+
+// LoadState implements sessiondb.Store.
+func (s *Store) LoadState(ctx context.Context, id string) (json.RawMessage, error) {
+	return s.loadDoc(ctx, "states", id)
+}
+
+// LoadInterrupt implements sessiondb.Store.
+func (s *Store) LoadInterrupt(ctx context.Context, id string) (json.RawMessage, error) {
+	return s.loadDoc(ctx, "interrupts", id)
+}
+
+func (s *Store) loadDoc(ctx context.Context, table, id string) (json.RawMessage, error) {
+	if err := sessiondb.ValidateID(id); err != nil {
+		return nil, fmt.Errorf("load %s: %w", table, err)
+	}
+	var doc json.RawMessage
+	err := s.read(ctx, func(tx *ptx) (err error) {
+		if err := sessionExists(ctx, tx, id); err != nil {
+			return err
+		}
+		doc, err = getDoc(ctx, tx, table, id)
+		return err
+	})
+	return doc, err
+}
+
+func getDoc(ctx context.Context, tx *ptx, table, id string) (json.RawMessage, error) {
+	var bodies []string
+	if err := tx.SelectContext(ctx, &bodies, `SELECT body FROM `+table+` WHERE session_id = ?`, id); err != nil {
+		return nil, err
+	}
+	if len(bodies) == 0 {
+		return nil, nil
+	}
+	return json.RawMessage(bodies[0]), nil
+}
+
+// SaveFull implements sessiondb.Store.
+func (s *Store) SaveFull(ctx context.Context, meta sessiondb.Session, messages []sessiondb.Entry, state json.RawMessage) (sessiondb.Session, error) {
+	if meta.ID == "" {
+		meta.ID = sessiondb.NewID()
+	}
+	probe := sessiondb.Commit{Append: messages, State: state, Create: &meta}
+	if err := sessiondb.ValidateCommit(meta.ID, probe); err != nil {
+		return sessiondb.Session{}, fmt.Errorf("save %s: %w", meta.ID, err)
+	}
+	var out sessiondb.Session
+	err := s.write(ctx, func(tx *ptx) error {
+		c := sessiondb.Commit{State: state}
+		_, err := lockSession(ctx, tx, meta.ID)
+		switch {
+		case err == nil:
+			if meta.Sequence != 0 {
+				c.ExpectSequence = sessiondb.Expect(meta.Sequence)
+			}
+			aliases := meta.Aliases
+			c.Meta = &sessiondb.MetaPatch{Title: &meta.Title, Summary: &meta.Summary, Scope: orNull(meta.Scope),
+				Attrs: orNull(meta.Attrs), Aliases: &aliases, Version: &meta.Version}
+		case isNotFound(err):
+			c.Create = &meta
+		default:
+			return err
+		}
+		if err := s.historyCommit(ctx, tx, meta.ID, messages, &c); err != nil {
+			return err
+		}
+		out, err = s.applyCommit(ctx, tx, meta.ID, c)
+		var exists *existsError
+		if c.Create != nil && errors.As(err, &exists) {
+			// Another SaveFull created the session since the check
+			// above: run again, and this time update it.
+			return fmt.Errorf("%w: session %q was created concurrently", errRace, meta.ID)
+		}
+		return err
+	})
+	return out, err
+}
+
+// LoadFull implements sessiondb.Store: one read transaction, one snapshot.
+func (s *Store) LoadFull(ctx context.Context, id string, opts sessiondb.LoadOptions) (sessiondb.Full, error) {
+	if err := sessiondb.ValidateID(id); err != nil {
+		return sessiondb.Full{}, fmt.Errorf("load %s: %w", id, err)
+	}
+	var f sessiondb.Full
+	err := s.read(ctx, func(tx *ptx) (err error) {
+		if f.Session, err = getSession(ctx, tx, id); err != nil {
+			return err
+		}
+		if f.Transcript, err = loadTranscript(ctx, tx, id, opts); err != nil {
+			return err
+		}
+		if f.State, err = getDoc(ctx, tx, "states", id); err != nil {
+			return err
+		}
+		f.Interrupt, err = getDoc(ctx, tx, "interrupts", id)
+		return err
+	})
+	return f, err
+}
+
+// orNull turns an unset document into JSON null, which a MetaPatch reads
+// as "clear": SaveFull replaces the metadata, it does not merge it.
+func orNull(doc json.RawMessage) json.RawMessage {
+	if doc == nil {
+		return json.RawMessage("null")
+	}
+	return doc
+}

@@ -1,0 +1,30 @@
+package pgstore
+
+import (
+	"time"
+
+	"github.com/sessiondb/sessiondb"
+)
+
+// Options configure Open. The zero value is the documented default.
+type Options struct {
+	// MaxConns bounds the connection pool. Default 16: enough for 16
+	// concurrent writers (each holds one connection for the length of its
+	// transaction) without nearing PostgreSQL's default max_connections
+	// (100) when a few processes share a server.
+	MaxConns int
+	// RetryTimeout bounds how long one operation keeps retrying after a
+	// serialization failure, a deadlock, a dropped connection or a server
+	// that is restarting, before it fails with an error wrapping
+	// sessiondb.ErrBusy. Default 60s.
+	RetryTimeout time.Duration
+	// NoMigrate opens the database without applying pending migrations; a
+	// schema that is not at the latest version is then unusable.
+	NoMigrate bool
+	// Extractor derives role and text from bodies. Default
+	// sessiondb.DefaultExtractor.
+	Extractor sessiondb.Extractor
+	// CheckpointRetention is how many agent checkpoints are kept per
+	// session (oldest removed first). Default 20; negative keeps all.
+	CheckpointRetention int
+}

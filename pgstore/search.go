@@ -1,0 +1,237 @@
+package pgstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/sessiondb/sessiondb"
+)
+
+// minTrigramRunes is the shortest term the trigram index can answer.
+const minTrigramRunes = 3
+
+// exactBonus lifts hits that contain the whole query as one phrase above
+// every scattered match (relevance scores are far smaller).
+const exactBonus = 1e6
+
+type hitRow struct {
+	SessionID    string  `db:"session_id"`
+	SessionTitle string  `db:"title"`
+	Seq          int64   `db:"seq"`
+	Summary      bool    `db:"summary"`
+	Kind         string  `db:"kind"`
+	Role         string  `db:"role"`
+	CreatedAt    string  `db:"created_at"`
+	Snippet      string  `db:"snippet"`
+	Rank         float64 `db:"rank"`
+	Exact        bool    `db:"exact"`
+}
+
+// Search implements sessiondb.Store. Every term must occur in the
+// extracted text, case-insensitively (ILIKE, with the database's Unicode
+// case rules). When every term has three or more characters, the pg_trgm
+// GIN indexes on entries.text and summary_messages.text narrow the rows
+// (for any script: CJK text needs no word boundaries) and hits are ranked
+// by a BM25-style relevance computed from each term's occurrences and the
+// text's length; a query with a shorter term is answered by a scan of the
+// extracted text (the trigram index cannot see terms that short), newest
+// first. Either way, hits that contain the whole query as an exact phrase
+// rank first, and ties go by session ID and seq.
+func (s *Store) Search(ctx context.Context, query string, opts sessiondb.SearchOptions) ([]sessiondb.Hit, error) {
+	terms, err := sessiondb.SearchTerms(query)
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	limit := opts.Limit
+	if limit <= 0 {
+		limit = sessiondb.DefaultSearchLimit
+	}
+	limit = min(limit, sessiondb.MaxSearchLimit)
+	if opts.Offset < 0 {
+		return nil, fmt.Errorf("search: %w: negative offset", sessiondb.ErrInvalid)
+	}
+	for i, t := range terms {
+		terms[i] = noNUL(t)
+	}
+	phrase := strings.Join(terms, " ")
+	short := false
+	for _, t := range terms {
+		if utf8.RuneCountInString(t) < minTrigramRunes {
+			short = true
+		}
+	}
+	var rows []hitRow
+	err = s.read(ctx, func(tx *ptx) error {
+		o := opts
+		if o.SessionID != "" {
+			id, err := resolveIn(ctx, tx, o.SessionID)
+			if err != nil {
+				return err
+			}
+			o.SessionID = id
+		}
+		q, args := searchSQL(terms, phrase, short, o, limit)
+		return tx.SelectContext(ctx, &rows, q, args...)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("search %q: %w", query, err)
+	}
+	hits := make([]sessiondb.Hit, len(rows))
+	for i, r := range rows {
+		h := sessiondb.Hit{SessionID: r.SessionID, SessionTitle: r.SessionTitle, Seq: r.Seq, Summary: r.Summary,
+			Kind: r.Kind, Role: r.Role, CreatedAt: parseTime(r.CreatedAt), Score: r.Rank}
+		h.Snippet = snippet(r.Snippet, terms)
+		if r.Exact {
+			h.Score += exactBonus
+		}
+		hits[i] = h
+	}
+	return hits, nil
+}
+
+// likePattern makes term a pattern ILIKE matches anywhere in the text,
+// with no character of it a wildcard.
+func likePattern(term string) string {
+	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+	return "%" + r.Replace(term) + "%"
+}
+
+// searchSQL builds the query over entries and summary messages. User terms
+// only ever reach PostgreSQL as bound parameters, escaped for ILIKE.
+func searchSQL(terms []string, phrase string, short bool, opts sessiondb.SearchOptions, limit int) (string, []any) {
+	var filter []string
+	var fargs []any
+	for _, t := range terms {
+		filter, fargs = append(filter, "x.text ILIKE ?"), append(fargs, likePattern(t))
+	}
+	if opts.SessionID != "" {
+		filter, fargs = append(filter, "x.session_id = ?"), append(fargs, opts.SessionID)
+	}
+	if opts.Role != "" {
+		filter, fargs = append(filter, "x.role = ?"), append(fargs, opts.Role)
+	}
+	if opts.Kind != "" {
+		filter, fargs = append(filter, "x.kind = ?"), append(fargs, opts.Kind)
+	}
+	if !opts.After.IsZero() {
+		filter, fargs = append(filter, "x.created_at >= ?"), append(fargs, formatTime(opts.After))
+	}
+	if !opts.Before.IsZero() {
+		filter, fargs = append(filter, "x.created_at <= ?"), append(fargs, formatTime(opts.Before))
+	}
+	where := strings.Join(filter, " AND ")
+	var args []any
+	args = append(args, fargs...)
+	args = append(args, fargs...)
+	// rank: BM25's term-frequency part, summed over the terms, with the
+	// text length in characters normalised by a typical message length
+	// (200). Every hit holds every term, so the IDF factor would only
+	// reweigh the terms against each other; it is left out, which spares
+	// counting the matching rows.
+	rank := "0.0::float8"
+	order := "exact DESC, h.created_at DESC, h.session_id, h.seq"
+	var rargs []any
+	if !short {
+		var parts []string
+		for _, t := range terms {
+			lt := strings.ToLower(t)
+			tf := "((length(lower(h.text)) - length(replace(lower(h.text), ?, '')))::float8 / ?)"
+			parts = append(parts, "("+tf+" * 2.2 / ("+tf+" + 1.2 * (0.25 + 0.75 * length(h.text) / 200.0)))")
+			rargs = append(rargs, lt, utf8.RuneCountInString(lt), lt, utf8.RuneCountInString(lt))
+		}
+		rank = strings.Join(parts, " + ")
+		order = "exact DESC, rank DESC, h.session_id, h.seq"
+	}
+	q := `WITH h AS (
+			SELECT x.session_id, x.seq, false AS summary, x.kind, x.role, x.created_at, x.text
+			FROM entries x WHERE ` + where + `
+			UNION ALL
+			SELECT x.session_id, 0, true, x.kind, x.role, x.created_at, x.text
+			FROM (SELECT m.*, c.session_id FROM summary_messages m JOIN compactions c ON c.id = m.compaction_id) x
+			WHERE ` + where + `
+		), r AS (
+			SELECT h.session_id, h.seq, h.summary, h.kind, h.role, h.created_at, h.text,
+				strpos(lower(h.text), lower(?)) > 0 AS exact, ` + rank + ` AS rank
+			FROM h
+		)
+		SELECT h.session_id, h.seq, h.summary, h.kind, h.role, h.created_at, h.text AS snippet,
+			h.exact, h.rank, s.title
+		FROM r h JOIN sessions s ON s.id = h.session_id
+		ORDER BY ` + order + ` LIMIT ? OFFSET ?`
+	args = append(args, phrase)
+	args = append(args, rargs...)
+	args = append(args, limit, opts.Offset)
+	return q, args
+}
+
+// snippet cuts the text around the first match and highlights every term
+// occurrence in the excerpt (case folded where folding keeps lengths).
+func snippet(text string, terms []string) string {
+	const context = 80
+	lower := strings.ToLower(text)
+	first := len(text)
+	if len(lower) == len(text) {
+		for _, t := range terms {
+			if i := strings.Index(lower, strings.ToLower(t)); i >= 0 && i < first {
+				first = i
+			}
+		}
+	}
+	if first == len(text) {
+		first = 0
+	}
+	start, end := max(0, first-context), min(len(text), first+context)
+	for start > 0 && !utf8.RuneStart(text[start]) {
+		start--
+	}
+	for end < len(text) && !utf8.RuneStart(text[end]) {
+		end++
+	}
+	excerpt := text[start:end]
+	for _, t := range terms {
+		excerpt = highlight(excerpt, t)
+	}
+	if start > 0 {
+		excerpt = "…" + excerpt
+	}
+	if end < len(text) {
+		excerpt += "…"
+	}
+	return excerpt
+}
+
+func highlight(s, term string) string {
+	if term == "" {
+		return s
+	}
+	var b strings.Builder
+	lower, lt := strings.ToLower(s), strings.ToLower(term)
+	if len(lower) != len(s) || len(lt) != len(term) { // case folding changed lengths: match exactly
+		lower, lt = s, term
+	}
+	for {
+		i := strings.Index(lower, lt)
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		b.WriteString(s[:i])
+		b.WriteString(sessiondb.HighlightStart + s[i:i+len(lt)] + sessiondb.HighlightEnd)
+		s, lower = s[i+len(lt):], lower[i+len(lt):]
+	}
+}
+
+// resolveIn resolves an ID or alias inside a transaction.
+func resolveIn(ctx context.Context, tx *ptx, idOrAlias string) (string, error) {
+	var id string
+	err := tx.GetContext(ctx, &id, `SELECT id FROM sessions WHERE id = ?
+		UNION ALL SELECT session_id FROM session_aliases WHERE alias = ? LIMIT 1`, idOrAlias, idOrAlias)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", fmt.Errorf("session %q: %w", idOrAlias, sessiondb.ErrNotFound)
+	}
+	return id, err
+}

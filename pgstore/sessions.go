@@ -1,0 +1,406 @@
+package pgstore
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/sessiondb/sessiondb"
+)
+
+// sessionRow is a row of the sessions table with its aliases as a JSON
+// array (aggregated in SQL, in insertion order).
+type sessionRow struct {
+	ID           string         `db:"id"`
+	Title        string         `db:"title"`
+	Summary      string         `db:"summary"`
+	Scope        sql.NullString `db:"scope"`
+	Attrs        sql.NullString `db:"attrs"`
+	Version      int            `db:"version"`
+	Sequence     int64          `db:"sequence"`
+	LastSeq      int64          `db:"last_seq"`
+	ParentID     sql.NullString `db:"parent_id"`
+	ForkSeq      sql.NullInt64  `db:"fork_seq"`
+	SourceFormat sql.NullString `db:"source_format"`
+	SourcePath   sql.NullString `db:"source_path"`
+	CreatedAt    string         `db:"created_at"`
+	UpdatedAt    string         `db:"updated_at"`
+	Aliases      string         `db:"aliases"`
+}
+
+const sessionColumns = `s.id, s.title, s.summary, s.scope, s.attrs, s.version, s.sequence,
+	s.last_seq, s.parent_id, s.fork_seq, s.source_format, s.source_path, s.created_at, s.updated_at,
+	(SELECT coalesce(json_agg(alias ORDER BY id), '[]')::text FROM session_aliases
+		WHERE session_id = s.id) AS aliases`
+
+func (r *sessionRow) session() sessiondb.Session {
+	s := sessiondb.Session{
+		ID:           r.ID,
+		Title:        r.Title,
+		Summary:      r.Summary,
+		Version:      r.Version,
+		Sequence:     r.Sequence,
+		LastSeq:      r.LastSeq,
+		ParentID:     r.ParentID.String,
+		ForkSeq:      r.ForkSeq.Int64,
+		SourceFormat: r.SourceFormat.String,
+		SourcePath:   r.SourcePath.String,
+		CreatedAt:    parseTime(r.CreatedAt),
+		UpdatedAt:    parseTime(r.UpdatedAt),
+	}
+	if r.Scope.Valid {
+		s.Scope = json.RawMessage(r.Scope.String)
+	}
+	if r.Attrs.Valid {
+		s.Attrs = json.RawMessage(r.Attrs.String)
+	}
+	if r.Aliases != "" && r.Aliases != "[]" {
+		_ = json.Unmarshal([]byte(r.Aliases), &s.Aliases)
+	}
+	return s
+}
+
+func nullJSON(doc json.RawMessage) any {
+	if doc == nil {
+		return nil
+	}
+	return string(doc)
+}
+
+func nullString(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// getSession reads a session inside tx; ErrNotFound when absent.
+func getSession(ctx context.Context, tx *ptx, id string) (sessiondb.Session, error) {
+	var r sessionRow
+	err := tx.GetContext(ctx, &r, `SELECT `+sessionColumns+` FROM sessions s WHERE s.id = ?`, id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return sessiondb.Session{}, fmt.Errorf("session %q: %w", id, sessiondb.ErrNotFound)
+	}
+	if err != nil {
+		return sessiondb.Session{}, err
+	}
+	return r.session(), nil
+}
+
+// lockSession reads a session's row inside tx and locks it (FOR UPDATE)
+// until the transaction ends: every write to a session takes this lock
+// first, so the writers of one session run one after the other and each
+// reads the LastSeq and Sequence its predecessor committed. It also reads
+// the transaction's ID for write (see ptx.xid). Aliases are not read: a
+// statement that waited for the lock would see them as of before the wait.
+func lockSession(ctx context.Context, tx *ptx, id string) (sessiondb.Session, error) {
+	var r sessionRow
+	var xid int64
+	err := tx.QueryRowxContext(ctx, `SELECT s.id, s.title, s.summary, s.scope, s.attrs, s.version, s.sequence,
+		s.last_seq, s.parent_id, s.fork_seq, s.source_format, s.source_path, s.created_at, s.updated_at,
+		txid_current() FROM sessions s WHERE s.id = ? FOR UPDATE`, id).Scan(&r.ID, &r.Title, &r.Summary,
+		&r.Scope, &r.Attrs, &r.Version, &r.Sequence, &r.LastSeq, &r.ParentID, &r.ForkSeq, &r.SourceFormat,
+		&r.SourcePath, &r.CreatedAt, &r.UpdatedAt, &xid)
+	if errors.Is(err, sql.ErrNoRows) {
+		return sessiondb.Session{}, fmt.Errorf("session %q: %w", id, sessiondb.ErrNotFound)
+	}
+	if err != nil {
+		return sessiondb.Session{}, err
+	}
+	tx.xid = xid
+	return r.session(), nil
+}
+
+// sessionExists checks presence without reading the row.
+func sessionExists(ctx context.Context, tx *ptx, id string) error {
+	var one int
+	err := tx.GetContext(ctx, &one, `SELECT 1 FROM sessions WHERE id = ?`, id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("session %q: %w", id, sessiondb.ErrNotFound)
+	}
+	return err
+}
+
+// insertSession creates the row (Sequence 0: the commit that creates it
+// bumps it to 1) and its aliases.
+func insertSession(ctx context.Context, tx *ptx, s sessiondb.Session, now time.Time) error {
+	var exists int
+	err := tx.GetContext(ctx, &exists, `SELECT count(*) FROM sessions WHERE id = ?`, s.ID)
+	if err != nil {
+		return err
+	}
+	if exists > 0 {
+		return &existsError{id: s.ID}
+	}
+	created := orNow(s.CreatedAt, now)
+	updated := orNow(s.UpdatedAt, now)
+	var forkSeq any
+	if s.ParentID != "" {
+		forkSeq = s.ForkSeq
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO sessions
+		(id, title, summary, scope, attrs, version, sequence, last_seq, parent_id, fork_seq,
+		 source_format, source_path, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, coalesce((SELECT sequence FROM deleted_sessions WHERE id_hash = ?), 0), 0, ?, ?, ?, ?, ?, ?)`,
+		s.ID, s.Title, s.Summary, nullJSON(s.Scope), nullJSON(s.Attrs), s.Version, tombstoneKey(s.ID),
+		nullString(s.ParentID), forkSeq, nullString(s.SourceFormat), nullString(s.SourcePath),
+		formatTime(created), formatTime(updated))
+	if isUniqueViolation(err, "sessions_pkey") {
+		// Another transaction created the session after the check
+		// above: run again, and the check then says ErrExists (or
+		// SaveFull updates the session it now finds).
+		return fmt.Errorf("%w: session %q was created concurrently", errRace, s.ID)
+	}
+	if err != nil {
+		return err
+	}
+	return setAliases(ctx, tx, s.ID, s.Aliases)
+}
+
+// existsError is insertSession's ErrExists: the session ID is taken (not
+// an alias), which SaveFull, unlike Create, answers by updating it.
+type existsError struct{ id string }
+
+func (e *existsError) Error() string {
+	return fmt.Sprintf("create session %q: %v", e.id, sessiondb.ErrExists)
+}
+
+// Unwrap makes errors.Is(err, sessiondb.ErrExists) true.
+func (e *existsError) Unwrap() error { return sessiondb.ErrExists }
+
+// tombstoneKey is how deleted_sessions names a deleted session.
+func tombstoneKey(id string) string {
+	h := sha256.Sum256([]byte(id))
+	return hex.EncodeToString(h[:])
+}
+
+// setAliases replaces a session's aliases. Duplicates and the session's
+// own ID are dropped; an alias held by another session, or equal to another
+// session's ID, is ErrExists.
+func setAliases(ctx context.Context, tx *ptx, id string, aliases []string) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM session_aliases WHERE session_id = ?`, id); err != nil {
+		return err
+	}
+	seen := map[string]bool{id: true}
+	for _, a := range aliases {
+		if seen[a] {
+			continue
+		}
+		seen[a] = true
+		var owner string
+		err := tx.GetContext(ctx, &owner, `SELECT session_id FROM session_aliases WHERE alias = ?
+			UNION ALL SELECT id FROM sessions WHERE id = ? LIMIT 1`, a, a)
+		if err == nil {
+			return fmt.Errorf("alias %q of session %q: %w (held by %q)", a, id, sessiondb.ErrExists, owner)
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO session_aliases (alias, session_id) VALUES (?, ?)`, a, id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// applyPatch writes a MetaPatch (without touching sequence/updated_at).
+func applyPatch(ctx context.Context, tx *ptx, id string, p *sessiondb.MetaPatch) error {
+	var sets []string
+	var args []any
+	if p.Title != nil {
+		sets, args = append(sets, "title = ?"), append(args, *p.Title)
+	}
+	if p.Summary != nil {
+		sets, args = append(sets, "summary = ?"), append(args, *p.Summary)
+	}
+	if p.Scope != nil {
+		sets, args = append(sets, "scope = ?"), append(args, jsonOrNull(p.Scope))
+	}
+	if p.Attrs != nil {
+		sets, args = append(sets, "attrs = ?"), append(args, jsonOrNull(p.Attrs))
+	}
+	if p.Version != nil {
+		sets, args = append(sets, "version = ?"), append(args, *p.Version)
+	}
+	if len(sets) > 0 {
+		args = append(args, id)
+		if _, err := tx.ExecContext(ctx, `UPDATE sessions SET `+strings.Join(sets, ", ")+` WHERE id = ?`, args...); err != nil {
+			return err
+		}
+	}
+	if p.Aliases != nil {
+		return setAliases(ctx, tx, id, *p.Aliases)
+	}
+	return nil
+}
+
+// jsonOrNull stores JSON null as SQL NULL, so that "cleared" reads back nil.
+func jsonOrNull(doc json.RawMessage) any {
+	if strings.TrimSpace(string(doc)) == "null" {
+		return nil
+	}
+	return string(doc)
+}
+
+// Create implements sessiondb.Store.
+func (s *Store) Create(ctx context.Context, sess sessiondb.Session) (sessiondb.Session, error) {
+	if sess.ID == "" {
+		sess.ID = sessiondb.NewID()
+	}
+	return s.Commit(ctx, sess.ID, sessiondb.Commit{Create: &sess, Now: sess.UpdatedAt})
+}
+
+// Get implements sessiondb.Store.
+func (s *Store) Get(ctx context.Context, id string) (sessiondb.Session, error) {
+	if err := sessiondb.ValidateID(id); err != nil {
+		return sessiondb.Session{}, fmt.Errorf("get session: %w", err)
+	}
+	var out sessiondb.Session
+	err := s.read(ctx, func(tx *ptx) (err error) {
+		out, err = getSession(ctx, tx, id)
+		return err
+	})
+	return out, err
+}
+
+// UpdateMeta implements sessiondb.Store.
+func (s *Store) UpdateMeta(ctx context.Context, id string, patch sessiondb.MetaPatch) (sessiondb.Session, error) {
+	return s.Commit(ctx, id, sessiondb.Commit{Meta: &patch})
+}
+
+// Resolve implements sessiondb.Store.
+func (s *Store) Resolve(ctx context.Context, idOrAlias string) (string, error) {
+	if err := sessiondb.ValidateID(idOrAlias); err != nil {
+		return "", fmt.Errorf("resolve: %w", err)
+	}
+	var id string
+	err := s.read(ctx, func(tx *ptx) error {
+		err := tx.GetContext(ctx, &id, `SELECT id FROM sessions WHERE id = ?
+			UNION ALL SELECT session_id FROM session_aliases WHERE alias = ? LIMIT 1`, idOrAlias, idOrAlias)
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("resolve %q: %w", idOrAlias, sessiondb.ErrNotFound)
+		}
+		return err
+	})
+	return id, err
+}
+
+// Delete implements sessiondb.Store. Foreign keys cascade the delete to
+// every table that holds a row of the session.
+func (s *Store) Delete(ctx context.Context, id string) error {
+	if err := sessiondb.ValidateID(id); err != nil {
+		return fmt.Errorf("delete session: %w", err)
+	}
+	return s.write(ctx, func(tx *ptx) error {
+		// Lock the row first, so that the sequence remembered is the
+		// last one committed.
+		sess, err := lockSession(ctx, tx, id)
+		if err != nil {
+			return fmt.Errorf("delete session: %w", err)
+		}
+		// Remember the last sequence: a session recreated under this ID
+		// continues from it (see the deleted_sessions table).
+		_, err = tx.ExecContext(ctx, `INSERT INTO deleted_sessions (id_hash, sequence) VALUES (?, ?)
+			ON CONFLICT (id_hash) DO UPDATE SET sequence = excluded.sequence`, tombstoneKey(id), sess.Sequence)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `DELETE FROM sessions WHERE id = ?`, id)
+		return err
+	})
+}
+
+// listRow is a session with its computed counts.
+type listRow struct {
+	sessionRow
+	MessageCount int64 `db:"message_count"`
+	EntryCount   int64 `db:"entry_count"`
+}
+
+// List implements sessiondb.Store. Pages are walked with a keyset cursor
+// (updated_at, id) over the sessions_by_updated index, so a page costs the
+// same wherever it is in the listing.
+func (s *Store) List(ctx context.Context, opts sessiondb.ListOptions) ([]sessiondb.SessionInfo, string, error) {
+	limit := opts.Limit
+	if limit <= 0 {
+		limit = sessiondb.DefaultListLimit
+	}
+	if limit > sessiondb.MaxListLimit {
+		limit = sessiondb.MaxListLimit
+	}
+	var where []string
+	var args []any
+	if opts.Cursor != "" {
+		updated, id, err := decodeCursor(opts.Cursor)
+		if err != nil {
+			return nil, "", err
+		}
+		where = append(where, `(s.updated_at, s.id) < (?, ?)`)
+		args = append(args, updated, id)
+	}
+	if opts.Query != "" {
+		where = append(where, `(strpos(lower(s.title), lower(?1q)) > 0
+			OR EXISTS (SELECT 1 FROM session_aliases a WHERE a.session_id = s.id AND strpos(lower(a.alias), lower(?1q)) > 0))`)
+	}
+	q := `SELECT ` + sessionColumns + `,
+		(SELECT count(*) FROM summary_messages m WHERE m.compaction_id =
+			(SELECT max(id) FROM compactions c WHERE c.session_id = s.id))
+		+ s.last_seq + 1 - coalesce((SELECT keep_from_seq FROM compactions c
+			WHERE c.session_id = s.id ORDER BY c.id DESC LIMIT 1), 1) AS message_count,
+		(SELECT count(*) FROM entries e WHERE e.session_id = s.id) AS entry_count
+		FROM sessions s`
+	if len(where) > 0 {
+		q += ` WHERE ` + strings.Join(where, " AND ")
+	}
+	q += ` ORDER BY s.updated_at DESC, s.id DESC LIMIT ?`
+	// ?1q is a named placeholder trick: expand it to positional arguments.
+	if opts.Query != "" {
+		n := strings.Count(q, "?1q")
+		q = strings.ReplaceAll(q, "?1q", "?")
+		for i := 0; i < n; i++ {
+			args = append(args, opts.Query)
+		}
+	}
+	args = append(args, limit+1)
+
+	var rows []listRow
+	err := s.read(ctx, func(tx *ptx) error {
+		return tx.SelectContext(ctx, &rows, q, args...)
+	})
+	if err != nil {
+		return nil, "", fmt.Errorf("list sessions: %w", err)
+	}
+	next := ""
+	if len(rows) > limit {
+		rows = rows[:limit]
+		last := rows[limit-1]
+		next = encodeCursor(last.UpdatedAt, last.ID)
+	}
+	out := make([]sessiondb.SessionInfo, len(rows))
+	for i, r := range rows {
+		out[i] = sessiondb.SessionInfo{Session: r.session(), MessageCount: r.MessageCount, EntryCount: r.EntryCount}
+	}
+	return out, next, nil
+}
+
+func encodeCursor(updated, id string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(updated + "\x00" + id))
+}
+
+func decodeCursor(c string) (updated, id string, err error) {
+	raw, err := base64.RawURLEncoding.DecodeString(c)
+	if err == nil {
+		var ok bool
+		if updated, id, ok = strings.Cut(string(raw), "\x00"); ok {
+			return updated, id, nil
+		}
+	}
+	return "", "", fmt.Errorf("list sessions: %w: malformed cursor", sessiondb.ErrInvalid)
+}
