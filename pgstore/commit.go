@@ -44,6 +44,9 @@ func (s *Store) applyCommit(ctx context.Context, tx *ptx, id string, c sessiondb
 	if c.ExpectSequence != nil && *c.ExpectSequence != sess.Sequence {
 		return sessiondb.Session{}, &sessiondb.ConflictError{SessionID: id, Expected: *c.ExpectSequence, Current: sess.Sequence}
 	}
+	if err := checkSourceExpectation(ctx, tx, c); err != nil {
+		return sessiondb.Session{}, err
+	}
 	updated := now
 	if c.Create != nil && c.Now.IsZero() {
 		updated = sess.UpdatedAt // the creator's UpdatedAt (or its CreatedAt)

@@ -56,3 +56,39 @@ func (s *Store) SourceFile(ctx context.Context, path string) (sessiondb.SourceFi
 	}
 	return f, nil
 }
+
+// checkSourceExpectation enforces Commit.ExpectSource inside the commit's
+// transaction: the record for c.Source.Path must be absent, or have the
+// expected hash and offset. Under READ COMMITTED two importers could both
+// see no record and both write, so the check first takes a transaction
+// advisory lock on the path: the second importer waits for the first to
+// commit, then sees its record and gets ErrConflict.
+func checkSourceExpectation(ctx context.Context, tx *ptx, c sessiondb.Commit) error {
+	want := c.ExpectSource
+	if want == nil || c.Source == nil {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('sessiondb source file ' || ?, 0))`,
+		c.Source.Path); err != nil {
+		return err
+	}
+	var r struct {
+		SHA256 string `db:"sha256"`
+		Offset int64  `db:"byte_offset"`
+	}
+	err := tx.GetContext(ctx, &r, `SELECT sha256, byte_offset FROM source_files WHERE path = ?`, c.Source.Path)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		if want.Absent {
+			return nil
+		}
+		return fmt.Errorf("source file %q: %w: no record, expected one of offset %d", c.Source.Path, sessiondb.ErrConflict, want.Offset)
+	case err != nil:
+		return err
+	case want.Absent:
+		return fmt.Errorf("source file %q: %w: already imported (offset %d) by another writer", c.Source.Path, sessiondb.ErrConflict, r.Offset)
+	case r.SHA256 != want.SHA256 || r.Offset != want.Offset:
+		return fmt.Errorf("source file %q: %w: record changed (offset %d, expected %d) by another writer", c.Source.Path, sessiondb.ErrConflict, r.Offset, want.Offset)
+	}
+	return nil
+}
