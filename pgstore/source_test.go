@@ -30,9 +30,9 @@ func TestRacingSourceExpectations(t *testing.T) {
 				defer wg.Done()
 				<-start
 				_, errs[i] = s.Commit(ctx, fmt.Sprintf("r%d-%d", round, i), sessiondb.Commit{
-					Create: &sessiondb.Session{},
-					Append: []sessiondb.Entry{sessiondb.Message(`{"role":"user","content":"hi"}`)},
-					Source: &sessiondb.SourceFile{Path: path, Format: "picoclaw", Size: 1, SHA256: "x", Offset: 1},
+					Create:       &sessiondb.Session{},
+					Append:       []sessiondb.Entry{sessiondb.Message(`{"role":"user","content":"hi"}`)},
+					Source:       &sessiondb.SourceFile{Path: path, Format: "picoclaw", Size: 1, SHA256: "x", Offset: 1},
 					ExpectSource: &sessiondb.SourceExpectation{Absent: true},
 				})
 			}()
