@@ -196,8 +196,14 @@ func callBlock(id string, name, args any) block {
 		}
 	case nil:
 	default:
-		if b, err := json.MarshalIndent(v, "", "  "); err == nil {
-			a = string(b)
+		// Not json.MarshalIndent: it would turn < > & into \u003c…, and
+		// the page escapes them anyway.
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		if enc.Encode(v) == nil {
+			a = strings.TrimSuffix(buf.String(), "\n")
 		}
 	}
 	a, cut := clip(a, maxShown)
