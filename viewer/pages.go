@@ -1,6 +1,7 @@
 package viewer
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"html/template"
@@ -40,8 +41,7 @@ type listData struct {
 // rows read, reading further store pages until the page is full or
 // maxListScan rows were read. Rows are newest first, so the scan stops at
 // the first row older than since.
-func (h *Handler) listSessions(r *http.Request, d *listData, cursor string) ([]sessiondb.SessionInfo, error) {
-	ctx := r.Context()
+func (h *Handler) listSessions(ctx context.Context, d *listData, cursor string) ([]sessiondb.SessionInfo, error) {
 	var since, until time.Time
 	var err error
 	if d.Since != "" {
@@ -102,26 +102,34 @@ func (h *Handler) listSessions(r *http.Request, d *listData, cursor string) ([]s
 }
 
 func (h *Handler) listPage(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
-	d := listData{Title: "Sessions", Q: q.Get("q"), Format: q.Get("format"), Since: q.Get("since"), Until: q.Get("until")}
-	cursor := q.Get("cursor")
-	d.First = cursor == ""
-	infos, err := h.listSessions(r, &d, cursor)
+	d, err := h.list(r.Context(), r.URL.Query())
 	if err != nil {
 		h.fail(w, r, status(err), err)
 		return
+	}
+	h.render(w, r, http.StatusOK, "list", d)
+}
+
+// list reads what the list page shows, without rendering.
+func (h *Handler) list(ctx context.Context, q url.Values) (listData, error) {
+	d := listData{Title: "Sessions", Q: q.Get("q"), Format: q.Get("format"), Since: q.Get("since"), Until: q.Get("until")}
+	cursor := q.Get("cursor")
+	d.First = cursor == ""
+	infos, err := h.listSessions(ctx, &d, cursor)
+	if err != nil {
+		return d, err
 	}
 	for _, si := range infos {
 		row := listRow{SessionInfo: si, Updated: si.UpdatedAt.UTC().Format("2006-01-02 15:04")}
 		// One indexed query per row: the page costs the same whatever the
 		// size of the usage ledger.
-		if u, err := h.st.UsageTotals(r.Context(), si.ID); err == nil {
+		if u, err := h.st.UsageTotals(ctx, si.ID); err == nil {
 			row.Usage = u
 			row.Tokens = u.InputTokens + u.OutputTokens + u.CacheReadTokens + u.CacheWriteTokens
 		}
 		d.Rows = append(d.Rows, row)
 	}
-	h.render(w, r, http.StatusOK, "list", d)
+	return d, nil
 }
 
 type sessionData struct {
@@ -155,24 +163,31 @@ type checkpointView struct {
 // shows the superseded turns, marked, with every compaction where it cut.
 // ?at=SEQ opens the page holding SEQ (search results link there).
 func (h *Handler) sessionPage(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
-	id, err := h.st.Resolve(ctx, r.PathValue("id"))
+	d, err := h.transcript(r.Context(), r.PathValue("id"), r.URL.Query())
 	if err != nil {
 		h.fail(w, r, status(err), err)
 		return
+	}
+	h.render(w, r, http.StatusOK, "session", d)
+}
+
+// transcript reads what the session page shows: the store calls behind
+// it, without rendering (BenchmarkTranscriptFirstPage times both parts).
+func (h *Handler) transcript(ctx context.Context, idOrAlias string, q url.Values) (sessionData, error) {
+	var d sessionData
+	id, err := h.st.Resolve(ctx, idOrAlias)
+	if err != nil {
+		return d, err
 	}
 	s, err := h.st.Get(ctx, id)
 	if err != nil {
-		h.fail(w, r, status(err), err)
-		return
+		return d, err
 	}
 	comps, err := h.st.Compactions(ctx, id)
 	if err != nil {
-		h.fail(w, r, status(err), err)
-		return
+		return d, err
 	}
-	q := r.URL.Query()
-	d := sessionData{Title: s.Title, S: s, All: q.Get("all") == "1"}
+	d = sessionData{Title: s.Title, S: s, All: q.Get("all") == "1"}
 	if d.Title == "" {
 		d.Title = s.ID
 	}
@@ -211,8 +226,7 @@ func (h *Handler) sessionPage(w http.ResponseWriter, r *http.Request) {
 	to := d.From + TranscriptPageSize - 1
 	entries, err := h.st.Entries(ctx, id, d.From, to)
 	if err != nil {
-		h.fail(w, r, status(err), err)
-		return
+		return d, err
 	}
 	for _, e := range entries {
 		v := viewEntry(e)
@@ -235,14 +249,13 @@ func (h *Handler) sessionPage(w http.ResponseWriter, r *http.Request) {
 	}
 	cps, err := h.st.ListCheckpoints(ctx, id)
 	if err != nil {
-		h.fail(w, r, status(err), err)
-		return
+		return d, err
 	}
 	for _, c := range cps {
 		d.Checkpoints = append(d.Checkpoints, checkpointView{ID: c.ID, Label: c.Label, AtSeq: c.AtSeq,
 			Time: c.CreatedAt.UTC().Format("2006-01-02 15:04"), From: max(1, c.AtSeq-5)})
 	}
-	h.render(w, r, http.StatusOK, "session", d)
+	return d, nil
 }
 
 // rawEntry serves the stored body of one log entry, byte for byte, as
