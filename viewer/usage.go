@@ -18,6 +18,8 @@ type chart struct {
 	Height int
 	Bars   []bar
 	Max    string
+	// Horizontal: one row per bar, label on the left (hbarChart).
+	Horizontal bool
 }
 
 type bar struct {
@@ -27,6 +29,8 @@ type bar struct {
 	LabelX     int
 	LabelY     int
 	ShowLabel  bool
+	Anchor     string // text-anchor of the label: middle (under a bar) or end (left of it)
+	ValueX     int    // horizontal charts: where the value is written, after the bar
 }
 
 const (
@@ -64,7 +68,42 @@ func barChart(title string, labels []string, values []float64, format func(float
 		c.Bars = append(c.Bars, bar{
 			X: x, Y: chartPadT + chartInner - hgt, W: w, H: hgt,
 			Label: labels[i], Value: format(v),
-			LabelX: x + w/2, LabelY: chartH - 10, ShowLabel: every <= 1 || i%every == 0,
+			LabelX: x + w/2, LabelY: chartH - 10, ShowLabel: every <= 1 || i%every == 0, Anchor: "middle",
+		})
+	}
+	return c
+}
+
+// hbarChart lays out horizontal bars, one row per label, for categories
+// whose names are too long to sit under a bar (models).
+func hbarChart(title string, labels []string, values []float64, format func(float64) string) chart {
+	const rowH, labelW, valueW = 22, 190, 80
+	c := chart{Title: title, Width: chartW, Height: len(values)*rowH + 8, Horizontal: true}
+	if len(values) == 0 {
+		return c
+	}
+	hi := 0.0
+	for _, v := range values {
+		hi = math.Max(hi, v)
+	}
+	c.Max = format(hi)
+	span := float64(chartW - labelW - valueW)
+	for i, v := range values {
+		w := 0
+		if hi > 0 {
+			w = int(math.Round(v / hi * span))
+		}
+		if v > 0 && w == 0 {
+			w = 1
+		}
+		label, cut := clip(labels[i], 28)
+		if cut {
+			label += "…"
+		}
+		y := 4 + i*rowH
+		c.Bars = append(c.Bars, bar{
+			X: labelW, Y: y + 3, W: w, H: rowH - 8, Label: label, Value: format(v),
+			LabelX: labelW - 6, LabelY: y + rowH/2 + 4, ShowLabel: true, Anchor: "end", ValueX: labelW + w + 6,
 		})
 	}
 	return c
@@ -134,6 +173,6 @@ func (h *Handler) usagePage(w http.ResponseWriter, r *http.Request) {
 		mc = append(mc, u.Cost)
 		mt = append(mt, float64(tokens(u.UsageTotals)))
 	}
-	d.Charts = append(d.Charts, barChart("Cost per model", ml, mc, costf), barChart("Tokens per model", ml, mt, intf))
+	d.Charts = append(d.Charts, hbarChart("Cost per model", ml, mc, costf), hbarChart("Tokens per model", ml, mt, intf))
 	h.render(w, r, http.StatusOK, "usage", d)
 }
