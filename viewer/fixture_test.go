@@ -3,12 +3,15 @@ package viewer
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -46,19 +49,99 @@ type seeded struct {
 	dbPath    string
 }
 
-// seed opens a file database under t.TempDir() and fills it with the
-// sessions the handler and browser tests look at.
+// seed gives the test its own copy of the fixture database (built once
+// per test process by buildFixture: committing and indexing the 10 MB body
+// takes seconds under -race) and opens it.
 func seed(t testing.TB) seeded {
 	t.Helper()
-	ctx := context.Background()
+	fixtureOnce.Do(func() { fixturePath, fixtureErr = buildFixture() })
+	if fixtureErr != nil {
+		t.Fatalf("build the fixture database: %v", fixtureErr)
+	}
 	path := filepath.Join(t.TempDir(), "viewer.db")
+	for _, suffix := range []string{"", "-wal"} {
+		b, err := os.ReadFile(fixturePath + suffix)
+		if errors.Is(err, os.ErrNotExist) && suffix != "" {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path+suffix, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := sqlstore.Open(path, &sqlstore.Options{Durability: sqlstore.DurabilityNormal})
+	if err != nil {
+		t.Fatalf("open the copy of the fixture: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := st.Close(); err != nil {
+			t.Errorf("close %s: %v", path, err)
+		}
+	})
+	return seeded{st: st, dbPath: path, hostile: "20260320_143000_hostile", compacted: "20260319_090000_compacted", big: "20260318_080000_big"}
+}
+
+var (
+	fixtureOnce sync.Once
+	fixturePath string
+	fixtureErr  error
+	fixtureDir  string
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if fixtureDir != "" {
+		_ = os.RemoveAll(fixtureDir)
+	}
+	os.Exit(code)
+}
+
+// buildFixture writes the sessions the handler and browser tests look at
+// into a new database file and returns its path.
+func buildFixture() (string, error) {
+	dir, err := os.MkdirTemp("", "viewer-fixture-")
+	if err != nil {
+		return "", err
+	}
+	fixtureDir = dir
+	t := &fixtureT{}
+	path := filepath.Join(dir, "viewer.db")
+	func() {
+		defer func() {
+			if v := recover(); v != nil && v != errFixture {
+				panic(v)
+			}
+		}()
+		fillFixture(t, path)
+	}()
+	return path, t.err
+}
+
+// fixtureT lets the fixture code keep the t.Fatal style outside a test.
+type fixtureT struct{ err error }
+
+var errFixture = errors.New("fixture failed")
+
+func (f *fixtureT) Fatal(args ...any) { f.err = errors.New(fmt.Sprint(args...)); panic(errFixture) }
+func (f *fixtureT) Fatalf(format string, args ...any) {
+	f.err = fmt.Errorf(format, args...)
+	panic(errFixture)
+}
+
+func fillFixture(t *fixtureT, path string) {
+	ctx := context.Background()
 	st, err := sqlstore.Open(path, &sqlstore.Options{Durability: sqlstore.DurabilityNormal})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = st.Close() })
+	defer func() {
+		if err := st.Close(); err != nil && t.err == nil {
+			t.err = err
+		}
+	}()
 	day := time.Date(2026, 3, 20, 14, 30, 0, 0, time.UTC)
-	s := seeded{st: st, dbPath: path}
 
 	msg := func(role string, content any) sessiondb.Entry {
 		b, err := json.Marshal(map[string]any{"role": role, "content": content})
@@ -94,7 +177,7 @@ func seed(t testing.TB) seeded {
 	if err != nil {
 		t.Fatalf("seed hostile: %v", err)
 	}
-	s.hostile = hs.ID
+	_ = hs
 
 	var long []sessiondb.Entry
 	for i := 1; i <= 12; i++ {
@@ -117,7 +200,6 @@ func seed(t testing.TB) seeded {
 	if _, err := st.SaveCheckpoint(ctx, sessiondb.Checkpoint{SessionID: cs.ID, Label: "before-rename", AtSeq: 6}); err != nil {
 		t.Fatalf("checkpoint: %v", err)
 	}
-	s.compacted = cs.ID
 
 	huge := strings.Repeat("0123456789abcdef", 10<<20/16-8) + hostile[0]
 	bs, err := st.Commit(ctx, "20260318_080000_big", sessiondb.Commit{
@@ -128,8 +210,10 @@ func seed(t testing.TB) seeded {
 	if err != nil {
 		t.Fatalf("seed big: %v", err)
 	}
-	s.big = bs.ID
-	return s
+	_ = bs
+	if err := st.CatchUpIndex(ctx); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // server starts an httptest server for the seeded store.
