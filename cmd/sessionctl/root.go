@@ -135,6 +135,7 @@ Exit codes: 0 success, 1 error, 2 usage error, 3 import finished with problems.`
 		a.deleteCommand(),
 		a.migrateCommand(),
 		a.doctorCommand(),
+		a.serveCommand(),
 		a.completionCommand(),
 		a.versionCommand(),
 	)
