@@ -474,7 +474,7 @@ func (p *ccParser) finish(u Unit, from Resume) (*Parsed, error) {
 		seen := map[string]bool{}
 		for cur := leaf; cur != ""; {
 			if seen[cur] {
-				p.problem(0, "parentUuid cycle at %s; the resume path stops there", cur)
+				p.problem(root.line, "parentUuid cycle at %s; the resume path stops there", cur)
 				break
 			}
 			seen[cur] = true
@@ -483,7 +483,7 @@ func (p *ccParser) finish(u Unit, from Resume) (*Parsed, error) {
 				if p.resumed && cur == p.prev.Leaf {
 					connected = true
 				} else if !p.resumed {
-					p.problem(0, "parentUuid %s was never written; the resume path starts after it (as Claude Code resumes), earlier lines stay in the log", cur)
+					p.problem(root.line, "parentUuid %s was never written; the resume path starts at this line (as Claude Code resumes), earlier lines stay in the log", cur)
 				}
 				break
 			}
@@ -571,13 +571,13 @@ func (p *ccParser) finish(u Unit, from Resume) (*Parsed, error) {
 		}
 		out.Compactions = append(out.Compactions, c)
 	}
-	if len(path) > 0 {
-		last := path[len(path)-1]
-		if p.synth[last.n] {
-			p.problem(last.line, "the path ends with a <synthetic> assistant stop (it can block resume in Claude Code); kept")
-		}
-		if ids := p.tails[last.n]; len(ids) > 0 {
-			p.problem(last.line, "tool call(s) %s at the end of the path have no result; kept", strings.Join(ids, ", "))
+	i := len(path) - 1
+	for ; i >= 0 && p.synth[path[i].n]; i-- {
+		p.problem(path[i].line, "the path ends with a <synthetic> assistant stop (it can block resume in Claude Code); kept")
+	}
+	if i >= 0 {
+		if ids := p.tails[path[i].n]; len(ids) > 0 {
+			p.problem(path[i].line, "tool call(s) %s at the end of the path have no result; kept", strings.Join(ids, ", "))
 		}
 	}
 
