@@ -179,14 +179,14 @@ func TestClaudeCodeTranscripts(t *testing.T) {
 	const dir = "-home-dev-proj/5c2d8e41-0000-4000-8000-00000000000"
 	want := map[string][]string{
 		// After compact_boundary: the summary, then the new turn.
-		dir + "1.jsonl": {"c1000000-0000-4000-8000-000000000002", e(6), e(7)},
+		dir + "1.jsonl":                          {"c1000000-0000-4000-8000-000000000002", e(6), e(7)},
 		dir + "1/subagents/agent-a1b2c3d4.jsonl": {"s1000000-0000-4000-8000-000000000001", "s1000000-0000-4000-8000-000000000002"},
 		// The edited prompt b5 replaces b3/b4; side chains b10/b11 are not on the path.
 		dir + "2.jsonl": {b(1), b(2), b(5), b(6)},
 		// d3's parent was never written; d90 was torn (its glued successor
 		// d4 recovered); d5 sat behind NULs; d7 is a <synthetic> stop.
-		dir + "3.jsonl":                         {d(3), d(4), d(5), d(6), d(7)},
-		dir + "4.jsonl":                         {"f4000000-0000-4000-8000-000000000001", "f4000000-0000-4000-8000-000000000002"},
+		dir + "3.jsonl":                          {d(3), d(4), d(5), d(6), d(7)},
+		dir + "4.jsonl":                          {"f4000000-0000-4000-8000-000000000001", "f4000000-0000-4000-8000-000000000002"},
 		dir + "5/subagents/agent-ffee0011.jsonl": {"o5000000-0000-4000-8000-000000000001"},
 	}
 	for rel, w := range want {
