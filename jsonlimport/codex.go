@@ -28,7 +28,7 @@ package jsonlimport
 //     Attrs; forked_from_id (else parent_thread_id) is the ParentID. Legacy
 //     files (a first line with the meta fields at top level and bare response
 //     items without envelope) are read too; the bare items are Kind
-//     "message".
+//     "message"; their {"record_type":…} filler lines are Kind "record".
 //   - turn_context: the last model and effort go to Attrs; the model names
 //     the usage rows.
 //   - Usage: event_msg/token_count lines carry cumulative totals
@@ -277,6 +277,7 @@ func (p *codexParser) dispatch(raw []byte, lineNo int) {
 		Payload   json.RawMessage `json:"payload"`
 		ID        string          `json:"id"`
 		Role      string          `json:"role"`
+		Record    json.RawMessage `json:"record_type"`
 	}
 	if err := json.Unmarshal(raw, &env); err != nil {
 		p.problem(lineNo, "line has an unexpected shape (%v); kept as data", err)
@@ -332,6 +333,10 @@ func (p *codexParser) dispatch(raw []byte, lineNo int) {
 		p.event(env.Payload, n, t, lineNo)
 	case env.Type == "compacted" && hasPayload:
 		p.compacted(env.Payload, env.Timestamp, n, t, lineNo)
+	case env.Type == "" && len(env.Record) > 0:
+		// Filler lines of old rollouts ({"record_type":"state"}), which
+		// Codex's own listing tolerates.
+		e.Kind = "record"
 	case env.Type == "":
 		p.problem(lineNo, "line without a type; kept as data")
 	}
