@@ -40,8 +40,9 @@ package jsonlimport
 //     CacheReadTokens); ReasoningTokens is reasoning_output_tokens, which
 //     Codex also counts in output_tokens.
 //   - Title: the thread_name of session_index.jsonl (4 directories above
-//     the rollout) when present, else the first user_message event's first
-//     line, clipped to 80 characters.
+//     the rollout) when present, else the first line of the first
+//     user_message event (else of the first user message that is not
+//     injected context), clipped to 80 characters.
 //   - Resume: rollouts are append-only; parsing continues at the offset
 //     with the meta, model and usage totals in ResumeState.
 
@@ -179,13 +180,14 @@ type codexResumeState struct {
 
 type codexParser struct {
 	wildScan
-	resumed bool
-	rs      codexResumeState
-	attrs   map[string]any
-	entries []sessiondb.Entry
-	comps   []sessiondb.Compaction
-	usage   []sessiondb.Usage
-	prompt  string // first user_message text
+	resumed   bool
+	rs        codexResumeState
+	attrs     map[string]any
+	entries   []sessiondb.Entry
+	comps     []sessiondb.Compaction
+	usage     []sessiondb.Usage
+	prompt    string // first user_message text
+	firstUser string // first user response item typed by a person
 }
 
 // Parse reads one Codex rollout (see the package notes above).
@@ -312,9 +314,11 @@ func (p *codexParser) dispatch(raw []byte, lineNo int) {
 		e.Kind = "session_meta"
 	case env.Type == "response_item" && hasPayload:
 		e.Kind, e.Role = sessiondb.KindMessage, codexRole(env.Payload)
+		p.userText(env.Payload)
 	case !hasPayload && codexItemTypes[env.Type]:
 		// Legacy bare response item.
 		e.Kind, e.Role = sessiondb.KindMessage, codexRole(raw)
+		p.userText(raw)
 	case env.Type == "turn_context" && hasPayload:
 		var tc struct {
 			Model  string `json:"model"`
@@ -341,6 +345,32 @@ func (p *codexParser) dispatch(raw []byte, lineNo int) {
 		p.problem(lineNo, "line without a type; kept as data")
 	}
 	p.entries = append(p.entries, e)
+}
+
+// userText remembers the first user message typed by a person (not
+// injected context such as <environment_context> or AGENTS.md), the title
+// of last resort.
+func (p *codexParser) userText(item []byte) {
+	if p.firstUser != "" {
+		return
+	}
+	var it struct {
+		Type    string `json:"type"`
+		Role    string `json:"role"`
+		Content []struct {
+			Text string `json:"text"`
+		} `json:"content"`
+	}
+	if json.Unmarshal(item, &it) != nil || it.Type != "message" || it.Role != "user" {
+		return
+	}
+	for _, c := range it.Content {
+		t := strings.TrimSpace(c.Text)
+		if t != "" && !strings.HasPrefix(t, "<") && !strings.HasPrefix(t, "# AGENTS.md") {
+			p.firstUser = t
+			return
+		}
+	}
 }
 
 // codexRole returns the role of a response item.
@@ -464,8 +494,12 @@ func (p *codexParser) finish(u Unit, from Resume) (*Parsed, error) {
 		p.rs.ID = id
 		p.problem(0, "no session_meta with an id; the session ID %q is taken from the file name", id)
 	}
-	if p.rs.Title == "" && p.prompt != "" {
+	switch {
+	case p.rs.Title != "":
+	case p.prompt != "":
 		p.rs.Title = clipTitle(p.prompt)
+	case p.firstUser != "":
+		p.rs.Title = clipTitle(p.firstUser)
 	}
 	title := p.rs.Title
 	for _, x := range u.Extra {
