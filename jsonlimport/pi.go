@@ -56,7 +56,9 @@ package jsonlimport
 // session imported from pi is written back line for line (its whole log,
 // so branches survive and a re-import gives the same bytes); another
 // session gets a version 3 header and one message entry per message of its
-// effective transcript, chained by parentId.
+// effective transcript, chained by parentId (the message object of a
+// Claude Code or Codex line; content blocks are not converted to pi's
+// block types).
 
 import (
 	"bytes"
@@ -655,7 +657,22 @@ func (Pi) exportFiles(ctx context.Context, s sessiondb.Store, id string) ([]expo
 	}
 	var buf bytes.Buffer
 	if sess.SourceFormat == FormatPi {
-		log, err := s.Entries(ctx, id, 1, 0)
+		// The log of the file's latest import: a file rewritten in place
+		// was imported again after a "transcript replaced" compaction.
+		from := int64(1)
+		comps, err := s.Compactions(ctx, id)
+		if err != nil {
+			return nil, fmt.Errorf("export pi %s: %w", id, err)
+		}
+		for _, c := range comps {
+			var d struct {
+				Reason string `json:"reason"`
+			}
+			if len(c.Details) > 0 && json.Unmarshal(c.Details, &d) == nil && strings.HasPrefix(d.Reason, "source file rewritten") {
+				from = c.KeepFromSeq
+			}
+		}
+		log, err := s.Entries(ctx, id, from, 0)
 		if err != nil {
 			return nil, fmt.Errorf("export pi %s: %w", id, err)
 		}
@@ -678,8 +695,8 @@ func (Pi) exportFiles(ctx context.Context, s sessiondb.Store, id string) ([]expo
 			if e.Kind != "" && e.Kind != sessiondb.KindMessage {
 				continue
 			}
-			var m map[string]json.RawMessage
-			if json.Unmarshal(e.Body, &m) != nil || rawString(m, "role") == "" {
+			msg := piForeignMessage(e.Body)
+			if msg == nil {
 				continue
 			}
 			sum := sha256.Sum256([]byte(fmt.Sprintf("%s/%d", sess.ID, i)))
@@ -692,7 +709,7 @@ func (Pi) exportFiles(ctx context.Context, s sessiondb.Store, id string) ([]expo
 			line.WriteString(`,"timestamp":`)
 			line.Write(mustJSON(piTime(e.CreatedAt)))
 			line.WriteString(`,"message":`)
-			line.Write(e.Body)
+			line.Write(msg)
 			line.WriteByte('}')
 			if err := writeOneLine(&buf, line.Bytes()); err != nil {
 				return nil, fmt.Errorf("export pi %s: entry %d: %w", id, e.Seq, err)
@@ -706,6 +723,28 @@ func (Pi) exportFiles(ctx context.Context, s sessiondb.Store, id string) ([]expo
 	safe := "--" + strings.NewReplacer("/", "-", "\\", "-", ":", "-").Replace(strings.TrimLeft(attrs.CWD, "/\\")) + "--"
 	name := strings.NewReplacer(":", "-", ".", "-").Replace(piTime(sess.CreatedAt)) + "_" + zotFileID(sess.ID) + ".jsonl"
 	return []exportFile{bytesFile(safe+"/"+name, buf.Bytes())}, nil
+}
+
+// piForeignMessage returns the message object of a body from another
+// format: the body itself when it has a role ({"role":…}), else its
+// "message" member (a Claude Code line) or "payload" member (a Codex
+// response item) when that has a role; nil when there is none. Content
+// blocks are written as they are, not converted to pi's block types.
+func piForeignMessage(body []byte) json.RawMessage {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(body, &m) != nil {
+		return nil
+	}
+	if rawString(m, "role") != "" {
+		return body
+	}
+	for _, k := range []string{"message", "payload"} {
+		var inner map[string]json.RawMessage
+		if json.Unmarshal(m[k], &inner) == nil && rawString(inner, "role") != "" {
+			return m[k]
+		}
+	}
+	return nil
 }
 
 func piTime(t time.Time) string {

@@ -364,3 +364,97 @@ func copyFile(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 }
+
+// TestPiExportRoundTrip exports every imported pi session and checks that
+// the file is the source file line for line (without the damaged lines),
+// and that importing the export gives the same log bytes and transcript.
+// (That pi's own SessionManager opens these exports and resumes the same
+// context was checked with testdata/gen/pi/gen.mjs check DIR.)
+func TestPiExportRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t)
+	if _, err := Import(ctx, s, []string{filepath.Join(piTestdata, "sessions")}, Options{Format: FormatPi}); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range piFixtures(t) {
+		abs, _ := filepath.Abs(f)
+		src, err := s.SourceFile(ctx, abs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := t.TempDir()
+		files, err := Export(ctx, s, []string{src.SessionID}, FormatPi, out)
+		if err != nil || len(files) != 1 {
+			t.Fatalf("export %s: %v %v", f, files, err)
+		}
+		got, _ := os.ReadFile(files[0])
+		if !strings.HasSuffix(f, "damaged.jsonl") {
+			want, _ := os.ReadFile(f)
+			if !bytes.Equal(got, want) {
+				t.Fatalf("%s: export differs from the source file", f)
+			}
+		}
+		s2 := openStore(t)
+		if _, err := Import(ctx, s2, []string{files[0]}, Options{}); err != nil {
+			t.Fatal(err)
+		}
+		src2, err := s2.SourceFile(ctx, files[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		log1, _ := s.Entries(ctx, src.SessionID, 1, 0)
+		log2, _ := s2.Entries(ctx, src2.SessionID, 1, 0)
+		if len(log1) != len(log2) {
+			t.Fatalf("%s: re-import %d entries, first import %d", f, len(log2), len(log1))
+		}
+		for i := range log1 {
+			if !bytes.Equal(log1[i].Body, log2[i].Body) || log1[i].Kind != log2[i].Kind {
+				t.Fatalf("%s: entry %d differs after export and re-import", f, i+1)
+			}
+		}
+		tr1, _ := s.Load(ctx, src.SessionID, sessiondb.LoadOptions{Kinds: []string{sessiondb.KindMessage}})
+		tr2, _ := s2.Load(ctx, src2.SessionID, sessiondb.LoadOptions{Kinds: []string{sessiondb.KindMessage}})
+		if len(tr1) != len(tr2) {
+			t.Fatalf("%s: transcript %d after round trip, %d before", f, len(tr2), len(tr1))
+		}
+		for i := range tr1 {
+			if !bytes.Equal(tr1[i].Body, tr2[i].Body) {
+				t.Fatalf("%s: transcript entry %d differs after round trip", f, i+1)
+			}
+		}
+	}
+}
+
+// TestPiExportForeign exports sessions imported from other formats (a
+// Claude Code transcript, a Codex rollout) as pi files and checks that the
+// pi reader loads one message entry per message of their transcript.
+func TestPiExportForeign(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t)
+	if _, err := Import(ctx, s, []string{filepath.Join(ccTestdata, "projects", "-home-dev-proj", "5c2d8e41-0000-4000-8000-000000000002.jsonl")}, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	id := "5c2d8e41-0000-4000-8000-000000000002"
+	out := t.TempDir()
+	files, err := Export(ctx, s, []string{id}, FormatPi, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Pi{}.Parse(ctx, Unit{Format: FormatPi, Path: files[0]}, Resume{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Problems) != 0 {
+		t.Fatalf("problems reading our own export: %v", p.Problems)
+	}
+	tr, _ := s.Load(ctx, id, sessiondb.LoadOptions{Kinds: []string{sessiondb.KindMessage}})
+	var msgs int
+	for _, e := range p.Entries {
+		if e.Kind == sessiondb.KindMessage {
+			msgs++
+		}
+	}
+	if msgs != len(tr) || p.Session.ID != id {
+		t.Fatalf("export holds %d messages of session %q, transcript %d", msgs, p.Session.ID, len(tr))
+	}
+}
