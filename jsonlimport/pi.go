@@ -42,7 +42,10 @@ package jsonlimport
 //     it) in Attrs.labels. Attrs also hold cwd, version, parentSession and
 //     the model and thinking level in force at the leaf.
 //   - Usage: one row per assistant message (every branch: each was a model
-//     call), with pi's own token counts and cost.total.
+//     call), with pi's own token counts and cost.total, dated by the
+//     message's own timestamp (the entry's when it has none). The messages
+//     a /fork copied from a source file that can be read are not counted
+//     again in the fork (when the source is gone, they are).
 //   - Corruption: pi skips lines that JSON.parse rejects; so do we, with a
 //     Problem. Beyond pi (and reported): an entry glued onto a torn line or
 //     written behind NUL bytes is recovered, so the transcript can then hold
@@ -208,10 +211,11 @@ type piLine struct {
 	Name          *string         `json:"name"`
 	Summary       json.RawMessage `json:"summary"`
 	Message       *struct {
-		Role     string `json:"role"`
-		Provider string `json:"provider"`
-		Model    string `json:"model"`
-		Usage    *struct {
+		Role      string  `json:"role"`
+		Provider  string  `json:"provider"`
+		Model     string  `json:"model"`
+		Timestamp float64 `json:"timestamp"`
+		Usage     *struct {
 			Input      int64 `json:"input"`
 			Output     int64 `json:"output"`
 			CacheRead  int64 `json:"cacheRead"`
@@ -276,9 +280,15 @@ func (p *piParser) dispatch(raw []byte, lineNo int) {
 			if l.Message.Role == "assistant" {
 				node.provider, node.model = l.Message.Provider, l.Message.Model
 				if us := l.Message.Usage; us != nil {
+					// The call's time is the message's own timestamp (ms);
+					// the entry's is when pi wrote the line.
+					at := t
+					if ms := l.Message.Timestamp; ms > 0 && ms < 253402300799000 {
+						at = time.UnixMilli(int64(ms)).UTC()
+					}
 					row := sessiondb.Usage{Seq: int64(n), Provider: l.Message.Provider, Model: l.Message.Model,
 						InputTokens: us.Input, OutputTokens: us.Output, CacheReadTokens: us.CacheRead,
-						CacheWriteTokens: us.CacheWrite, CreatedAt: t}
+						CacheWriteTokens: us.CacheWrite, CreatedAt: at}
 					if us.Cost != nil {
 						row.Cost = us.Cost.Total
 					}
@@ -514,15 +524,23 @@ func (p *piParser) finish(u Unit, from Resume) (*Parsed, error) {
 		}
 	}
 	out.Entries = p.entries
-	for _, us := range p.usage {
-		us.Seq += int64(base)
-		out.Usage = append(out.Usage, us)
-	}
+	var shared map[string]bool
 	if !p.resumed && p.parent != "" {
 		if m := piUUIDRE.FindAllString(filepath.Base(p.parent), -1); len(m) > 0 {
 			p.rs.Parent = m[len(m)-1]
 		}
-		p.rs.ForkSeq = piForkSeq(piSourceFile(p.parent, p.rs.Parent, u.Path), p.nodes)
+		p.rs.ForkSeq, shared = piForkSeq(piSourceFile(p.parent, p.rs.Parent, u.Path), p.nodes)
+	}
+	idOf := map[int]string{}
+	for _, n := range p.order {
+		idOf[n.n] = n.id
+	}
+	for _, us := range p.usage {
+		if shared[idOf[int(us.Seq)]] {
+			continue // a call of the source session, copied by /fork
+		}
+		us.Seq += int64(base)
+		out.Usage = append(out.Usage, us)
 	}
 	attrs := mergeAttrs(p.attrs)
 	p.rs.Attrs, p.rs.Lines, p.rs.View = attrs, p.lines, view
@@ -604,17 +622,19 @@ func piSourceFile(parentSession, parentID, fork string) string {
 }
 
 // piForkSeq returns the entry number, in the source file of a fork, of the
-// last entry (in that file's order) whose id the fork also holds; 0 when
-// the source cannot be read.
-func piForkSeq(source string, nodes map[string]*piNode) int64 {
+// last entry (in that file's order) whose id the fork also holds, and the
+// ids the fork shares with its source; 0 and nil when the source cannot be
+// read.
+func piForkSeq(source string, nodes map[string]*piNode) (int64, map[string]bool) {
 	if source == "" {
-		return 0
+		return 0, nil
 	}
 	f, err := os.Open(source)
 	if err != nil {
-		return 0
+		return 0, nil
 	}
 	defer f.Close()
+	shared := map[string]bool{}
 	var n, last int64
 	_ = scanLines(f, 0, func(line []byte, _ int, _, _ int64, _ bool) error {
 		if len(bytes.TrimSpace(line)) == 0 {
@@ -629,10 +649,11 @@ func piForkSeq(source string, nodes map[string]*piNode) int64 {
 		n++
 		if _, ok := nodes[e.ID]; ok && e.ID != "" {
 			last = n
+			shared[e.ID] = true
 		}
 		return nil
 	})
-	return last
+	return last, shared
 }
 
 // ---- Export ----

@@ -458,3 +458,16 @@ func TestPiExportForeign(t *testing.T) {
 		t.Fatalf("export holds %d messages of session %q, transcript %d", msgs, p.Session.ID, len(tr))
 	}
 }
+
+// TestPiForkUsage: the calls a /fork copied from its source are counted
+// once, in the source session; the fork counts only its own.
+func TestPiForkUsage(t *testing.T) {
+	ctx := context.Background()
+	p, err := Pi{}.Parse(ctx, Unit{Format: FormatPi, Path: filepath.Join(piTestdata, "sessions", "fork-of-branched.jsonl")}, Resume{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Usage) != 1 {
+		t.Fatalf("fork usage rows %d, want 1 (the fork's own answer)", len(p.Usage))
+	}
+}
