@@ -8,10 +8,12 @@
 // # Detection
 //
 // Import walks the files and directory trees it is given. The sorted files of
-// each directory are offered to each format's Claim in turn (picoclaw, then
-// zot, then swink, or only the format named in Options.Format); a format
-// claims files by name and by their first line, and groups a primary file
-// with its side files into a Unit. Files nobody claims are reported as
+// each directory are offered to each format's Claim in turn (picoclaw, zot,
+// swink, claude-code, codex, pi, or only the format named in
+// Options.Format); a format claims files by name and by their first lines,
+// and groups a primary file with its side files into a Unit. Detect runs
+// this discovery alone (what would be imported, per format), and
+// WellKnownLocations lists the agents' default archive directories. Files nobody claims are reported as
 // Problems ("unknown format, skipped") and the import goes on, so a mixed
 // tree works.
 //
