@@ -51,6 +51,11 @@ package jsonlimport
 //     written behind NUL bytes is recovered, so the transcript can then hold
 //     more than pi loads. A file whose first line is not a session header
 //     is one pi refuses (it starts it afresh); it is not claimed.
+//   - Versions: pi migrates older files on load and rewrites them; we keep
+//     the bytes and apply the migrations' meaning: a version 1 file (no
+//     ids) is a chain in file order, its entries named "v1:<position>" in
+//     the tree and its compaction's firstKeptEntryIndex honoured; a
+//     version 2 "hookMessage" role is Role "custom", as version 3 names it.
 //   - Resume: a file that only grew is read from the offset when the new
 //     entries continue the previous leaf in a line without a compaction;
 //     otherwise Parse returns ErrNotIncremental and the file is read whole.
@@ -128,6 +133,9 @@ type piResumeState struct {
 	ForkSeq int64             `json:"fork_seq,omitempty"`
 	Created time.Time         `json:"created"`
 	Last    time.Time         `json:"last"`
+	// V1 is set for a version 1 (linear, id-less) file, whose entries get
+	// the ids pi's migration would give their positions.
+	V1 bool `json:"v1,omitempty"`
 }
 
 type piNode struct {
@@ -154,6 +162,7 @@ type piParser struct {
 	msgNs   []int
 	usage   []sessiondb.Usage
 	parent  string // parentSession path
+	base    int    // entries before this parse
 }
 
 // Parse reads one pi session file (see the package notes above).
@@ -166,7 +175,7 @@ func (Pi) Parse(ctx context.Context, u Unit, from Resume) (parsed *Parsed, err e
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("parse pi %s: %w", u.Path, err)
 	}
-	p := &piParser{wildScan: wildScan{ctx: ctx, path: u.Path}, attrs: map[string]any{}, nodes: map[string]*piNode{}}
+	p := &piParser{wildScan: wildScan{ctx: ctx, path: u.Path}, attrs: map[string]any{}, nodes: map[string]*piNode{}, base: from.Entries}
 	if from.Offset > 0 {
 		if len(from.State) == 0 || json.Unmarshal(from.State, &p.rs) != nil || p.rs.V != 1 || p.rs.ID == "" {
 			return nil, fmt.Errorf("parse pi %s: %w", u.Path, ErrNotIncremental)
@@ -203,6 +212,7 @@ type piLine struct {
 	CWD           string          `json:"cwd"`
 	ParentSession string          `json:"parentSession"`
 	FirstKept     string          `json:"firstKeptEntryId"`
+	FirstKeptIdx  *float64        `json:"firstKeptEntryIndex"`
 	Provider      string          `json:"provider"`
 	ModelID       string          `json:"modelId"`
 	ThinkingLevel string          `json:"thinkingLevel"`
@@ -262,6 +272,11 @@ func (p *piParser) dispatch(raw []byte, lineNo int) {
 			p.attrs["parentSession"] = l.ParentSession
 			p.parent = l.ParentSession
 			p.rs.Created = t
+			var v float64
+			if json.Unmarshal(l.Version, &v) != nil || v < 2 {
+				// pi treats a header without a version as version 1.
+				p.rs.V1 = true
+			}
 		}
 		p.entries = append(p.entries, e)
 		return
@@ -273,10 +288,27 @@ func (p *piParser) dispatch(raw []byte, lineNo int) {
 	if l.ParentID != nil {
 		node.parent = *l.ParentID
 	}
+	if p.rs.V1 {
+		// pi's migrateV1ToV2: entries are chained in file order (position
+		// k of the parsed entries, the header being 0), and a compaction's
+		// firstKeptEntryIndex names a position.
+		k := p.base + n - 1
+		id = piV1ID(k)
+		node.id, node.parent = id, ""
+		if k > 1 {
+			node.parent = piV1ID(k - 1)
+		}
+		if l.FirstKeptIdx != nil && *l.FirstKeptIdx >= 1 && *l.FirstKeptIdx == float64(int(*l.FirstKeptIdx)) {
+			node.firstKept = piV1ID(int(*l.FirstKeptIdx))
+		}
+	}
 	switch l.Type {
 	case "message":
 		if l.Message != nil {
 			e.Kind, e.Role, node.msg = sessiondb.KindMessage, l.Message.Role, true
+			if e.Role == "hookMessage" {
+				e.Role = "custom" // renamed in session version 3
+			}
 			if l.Message.Role == "assistant" {
 				node.provider, node.model = l.Message.Provider, l.Message.Model
 				if us := l.Message.Usage; us != nil {
@@ -570,6 +602,8 @@ func piTokensBefore(body []byte) int64 {
 	_ = json.Unmarshal(body, &c)
 	return c.TokensBefore
 }
+
+func piV1ID(k int) string { return fmt.Sprintf("v1:%d", k) }
 
 // truthy reports whether v is truthy in JavaScript.
 func truthy(v any) bool {

@@ -13,6 +13,7 @@
 // expected files.
 import { SessionManager } from "@mariozechner/pi-coding-agent";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -162,8 +163,35 @@ session("compaction-branch", (sm) => {
 	files["damaged"] = dest;
 }
 
+// 7. version 1: a linear file without ids (written by hand in the v1
+// shape: pi only writes v3), with a compaction by firstKeptEntryIndex and a
+// v2 "hookMessage". pi migrates it on open and rewrites the file, so its
+// context is taken from a copy.
+{
+	const t = (s) => `2026-01-09T08:00:0${s}.000Z`;
+	const v1 = [
+		{ type: "session", id: "0a0a0a0a-0000-4000-8000-000000000001", timestamp: t(0), cwd },
+		{ type: "message", timestamp: t(1), message: { role: "user", content: "Old step one.", timestamp: 1767945601000 } },
+		{ type: "message", timestamp: t(2), message: assistant(text("Old one done.")) },
+		{ type: "message", timestamp: t(3), message: { role: "user", content: "Old step two.", timestamp: 1767945603000 } },
+		{ type: "message", timestamp: t(4), message: assistant(text("Old two done.")) },
+		{ type: "compaction", timestamp: t(5), summary: "Steps one and two were done.", firstKeptEntryIndex: 3, tokensBefore: 1234 },
+		{ type: "message", timestamp: t(6), message: { role: "hookMessage", customType: "hook", content: "Hook says hi.", display: true, timestamp: 1767945606000 } },
+		{ type: "message", timestamp: t(7), message: { role: "user", content: "Step three.", timestamp: 1767945607000 } },
+		{ type: "message", timestamp: t(8), message: assistant(text("Three done.")) },
+	];
+	const dest = path.join(sessDir, "v1.jsonl");
+	fs.writeFileSync(dest, v1.map((e) => JSON.stringify(e)).join("\n") + "\n");
+	files["v1"] = dest;
+}
+
 for (const [name, file] of Object.entries(files)) {
-	const c = context(file);
+	let f = file;
+	if (name === "v1") {
+		f = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "pigen-")), "v1.jsonl");
+		fs.copyFileSync(file, f);
+	}
+	const c = context(f);
 	fs.writeFileSync(path.join(expDir, `${name}.json`), JSON.stringify(c, null, 2) + "\n");
 }
 // The fork's header names the source by absolute path: make it relative to
