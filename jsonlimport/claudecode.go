@@ -500,6 +500,9 @@ func (p *ccParser) finish(u Unit, from Resume) (*Parsed, error) {
 	if p.resumed && leaf != "" && !connected && (root == nil || !root.boundary) {
 		return nil, fmt.Errorf("parse claude-code %s: %w: the new lines do not continue the previous leaf", p.path, ErrNotIncremental)
 	}
+	if p.resumed && leaf == "" && len(p.msgNs) > 0 {
+		return nil, fmt.Errorf("parse claude-code %s: %w: new side-chain messages only", p.path, ErrNotIncremental)
+	}
 	if p.resumed && leaf != "" && p.prev.View {
 		return nil, fmt.Errorf("parse claude-code %s: %w: the previous import used a tree view", p.path, ErrNotIncremental)
 	}
@@ -523,6 +526,11 @@ func (p *ccParser) finish(u Unit, from Resume) (*Parsed, error) {
 		}
 		if n < start {
 			before = true
+			// On a resume the earlier entries stay in the transcript
+			// unless a new boundary cuts them off.
+			if p.resumed && !onPath[n] && (root == nil || !root.boundary) {
+				suffix = false
+			}
 		}
 	}
 	view := p.prev.View

@@ -397,6 +397,28 @@ func TestClaudeCodeResume(t *testing.T) {
 		t.Fatalf("resume across an edited prompt: %v, want ErrNotIncremental", err)
 	}
 
+	// A side-chain message appended before the next turn is not on the
+	// resume path: appending it would put it in the transcript.
+	side := `{"parentUuid":null,"isSidechain":true,"sessionId":"5c2d8e41-0000-4000-8000-000000000001","type":"user","message":{"role":"user","content":"side"},"uuid":"side-1","timestamp":"2026-01-10T09:00:10.000Z"}` + "\n"
+	next := `{"parentUuid":"e3000000-0000-4000-8000-000000000005","isSidechain":false,"sessionId":"5c2d8e41-0000-4000-8000-000000000001","type":"user","message":{"role":"user","content":"next"},"uuid":"next-1","timestamp":"2026-01-10T09:00:11.000Z"}` + "\n"
+	for _, tail := range []string{side, side + next} {
+		head := bytes.Join(lines[:7], nil)
+		if err := os.WriteFile(path, head, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		hp, err := ClaudeCode{}.Parse(ctx, Unit{Format: FormatClaudeCode, Path: path}, Resume{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, append(head, tail...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err = ClaudeCode{}.Parse(ctx, Unit{Format: FormatClaudeCode, Path: path}, Resume{Offset: hp.Offset, Entries: len(hp.Entries), State: hp.ResumeState})
+		if !errors.Is(err, ErrNotIncremental) {
+			t.Fatalf("resume over a side-chain message: %v, want ErrNotIncremental", err)
+		}
+	}
+
 	// Through the importer: unchanged, then grown.
 	s := openStore(t)
 	if err := os.WriteFile(path, bytes.Join(lines[:7], nil), 0o644); err != nil {

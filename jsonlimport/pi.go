@@ -468,6 +468,9 @@ func (p *piParser) finish(u Unit, from Resume) (*Parsed, error) {
 		}
 		if n < start {
 			before = true
+			if p.resumed && !inCtx[n] {
+				suffix = false // it would stay in the transcript
+			}
 		}
 	}
 	// Context entries must be in file order for a suffix.

@@ -335,6 +335,37 @@ func TestPiNotIncremental(t *testing.T) {
 	}
 }
 
+// TestPiNotIncrementalStray: a new message that hangs off an earlier entry
+// and is followed by one that continues the leaf cannot be appended as it
+// is (it would be in the transcript).
+func TestPiNotIncrementalStray(t *testing.T) {
+	src := filepath.Join(piTestdata, "sessions", "linear.jsonl")
+	lines := piLines(t, src)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.jsonl")
+	head := append(bytes.Join(lines[:4], []byte("\n")), '\n')
+	if err := os.WriteFile(path, head, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	first, err := Pi{}.Parse(context.Background(), Unit{Format: FormatPi, Path: path}, Resume{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var leaf struct {
+		ID string `json:"id"`
+	}
+	_ = json.Unmarshal(lines[3], &leaf)
+	stray := `{"type":"message","id":"5757a1a1","parentId":null,"timestamp":"2026-01-10T09:00:00.000Z","message":{"role":"user","content":"stray","timestamp":1}}` + "\n"
+	cont := `{"type":"message","id":"5757a1a2","parentId":"` + leaf.ID + `","timestamp":"2026-01-10T09:00:00.000Z","message":{"role":"user","content":"next","timestamp":2}}` + "\n"
+	if err := os.WriteFile(path, append(head, stray+cont...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Pi{}.Parse(context.Background(), Unit{Format: FormatPi, Path: path}, Resume{Offset: first.Offset, Entries: len(first.Entries), State: first.ResumeState})
+	if !errors.Is(err, ErrNotIncremental) {
+		t.Fatalf("resume over a stray message: %v, want ErrNotIncremental", err)
+	}
+}
+
 func piHeaderID(t *testing.T, path string) string {
 	t.Helper()
 	objs := firstObjects(path, 1)
