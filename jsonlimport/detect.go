@@ -10,12 +10,15 @@ import (
 )
 
 // Formats returns every format this package reads and writes, in the order
-// in which they are offered the files of a directory: picoclaw, zot, swink.
-// picoclaw claims only files it can tell apart by name (.meta.json pairs,
-// legacy session objects) or by a first line that is a picoclaw message, so
-// it goes first; zot and swink recognise their files by their header lines.
+// in which they are offered the files of a directory: picoclaw, zot, swink,
+// claude-code, codex, pi. picoclaw claims only files it can tell apart by
+// name (.meta.json pairs, legacy session objects) or by a first line that is
+// a picoclaw message, so it goes first; zot and swink recognise their files
+// by their header lines; Claude Code, Codex and pi files are recognised by
+// the shape of their first lines (never by path alone), and come last so
+// that they cannot take a file an older format claims.
 func Formats() []Format {
-	return []Format{Picoclaw{}, Zot{}, Swink{}}
+	return []Format{Picoclaw{}, Zot{}, Swink{}, ClaudeCode{}, Codex{}, Pi{}}
 }
 
 // lookupFormat returns the named format, or nil.

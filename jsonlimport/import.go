@@ -20,7 +20,8 @@ import (
 
 // Options configures Import.
 type Options struct {
-	// Format is "auto" (the default, "" too), "picoclaw", "zot" or "swink".
+	// Format is "auto" (the default, "" too), "picoclaw", "zot", "swink",
+	// "claude-code", "codex" or "pi".
 	// With a named format only that format is offered the files.
 	Format string
 	// DryRun parses and reports but writes nothing.

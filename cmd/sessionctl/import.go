@@ -18,16 +18,24 @@ type importOptions struct {
 	strict bool
 	jobs   int
 	json   bool
+	detect bool
 }
 
 func (a *app) importCommand() *cobra.Command {
 	var o importOptions
 	c := &cobra.Command{
-		Use:   "import PATH...",
+		Use:   "import [PATH...]",
 		Short: "Import session archives (files or directory trees)",
-		Long: `Import reads session archives written by picoclaw, zot or swink and writes
-each source session into the database in one transaction. Re-importing an
-unchanged file is a no-op; a file that grew is imported incrementally.
+		Long: `Import reads session archives written by picoclaw, zot, swink, Claude Code,
+Codex CLI or pi and writes each source session into the database in one
+transaction. Re-importing an unchanged file is a no-op; a file that grew is
+imported incrementally.
+
+Without PATH, import lists the archive directories it finds in their
+default places (~/.claude/projects, ~/.codex/sessions, ~/.pi/agent/sessions,
+the picoclaw workspace and the zot home) with their session counts, and
+imports nothing. With --detect PATH..., it prints what would be imported
+from PATH, per format, and imports nothing.
 
 Damaged input (torn lines, invalid JSON, …) is reported as problems, with
 file, line and reason; the readable rest is imported and the exit code is 3.
@@ -37,25 +45,37 @@ problem is found (exit code 3).
 On a terminal, a progress bar is drawn on stderr; otherwise only the summary
 is printed. With --json the summary is one JSON object on stdout:
 {"files","sessions","entries","bytes","unchanged","problems":[{"path","line","reason"}],"dry_run"}.`,
-		Example: `  sessionctl import ~/.picoclaw/workspace/sessions
+		Example: `  sessionctl import                      # list the archives found on this machine
+  sessionctl import --detect ~/.claude    # what would be imported, per format
+  sessionctl import ~/.picoclaw/workspace/sessions
   sessionctl import --format zot --dry-run ~/.zot
   sessionctl import --json archive/ > report.json`,
-		Args: minArgs(1),
+		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			switch o.format {
 			case "", "auto":
 				o.format = ""
-			case jsonlimport.FormatPicoclaw, jsonlimport.FormatZot, jsonlimport.FormatSwink:
+			case jsonlimport.FormatPicoclaw, jsonlimport.FormatZot, jsonlimport.FormatSwink,
+				jsonlimport.FormatClaudeCode, jsonlimport.FormatCodex, jsonlimport.FormatPi:
 			default:
-				return usageErrorf(c, "unknown --format %q: use auto, picoclaw, zot or swink", o.format)
+				return usageErrorf(c, "unknown --format %q: use auto, picoclaw, zot, swink, claude-code, codex or pi", o.format)
 			}
 			if o.jobs < 0 {
 				return usageErrorf(c, "--jobs must be >= 0, got %d", o.jobs)
 			}
+			switch {
+			case o.detect && len(args) == 0:
+				return usageErrorf(c, "--detect needs a PATH; usage: %s", c.UseLine())
+			case o.detect:
+				return a.runDetect(args, o)
+			case len(args) == 0:
+				return a.runOffer(o)
+			}
 			return a.runImport(args, o)
 		},
 	}
-	c.Flags().StringVarP(&o.format, "format", "f", "auto", "source format: auto, picoclaw, zot or swink")
+	c.Flags().StringVarP(&o.format, "format", "f", "auto", "source format: auto, picoclaw, zot, swink, claude-code, codex or pi")
+	c.Flags().BoolVar(&o.detect, "detect", false, "print what would be imported from PATH, per format, and import nothing")
 	c.Flags().BoolVarP(&o.dryRun, "dry-run", "n", false, "read and check the files, write nothing")
 	c.Flags().BoolVar(&o.strict, "strict", false, "import nothing when any file has a problem")
 	c.Flags().IntVarP(&o.jobs, "jobs", "j", 0, "files parsed in parallel (0: the number of CPUs)")
