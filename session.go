@@ -54,7 +54,10 @@ type MetaPatch struct {
 	Summary *string
 	Scope   json.RawMessage // nil: unchanged; JSON null: cleared
 	Attrs   json.RawMessage // nil: unchanged; JSON null: cleared
-	Aliases *[]string       // replaces the whole alias set
+	// Aliases replaces the whole alias list (kept in the order given,
+	// duplicates and the session's own ID dropped). Aliases may be shared
+	// with other sessions; see Store.Resolve.
+	Aliases *[]string
 	Version *int
 	// UpdatedAt overrides the update time the store would record (used by
 	// importers to keep the source's timestamps). Zero means now.

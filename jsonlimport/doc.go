@@ -55,10 +55,12 @@
 // A source session whose ID is already used by a session imported from a
 // different file (the same archive in two places) is imported under the ID
 // plus "~" and 8 hex digits of its path's hash, with a Problem saying so.
-// Aliases another session already holds are not registered (picoclaw puts
-// "agent:main:main" on every routed session; the first session in path order
-// keeps it); the full source list is then kept in Attrs["source_aliases"],
-// which exports write back.
+// Aliases are registered as the source lists them, shared ones included
+// (picoclaw puts "agent:main:main" on every routed session), so that the
+// store's Resolve returns what picoclaw's ResolveSessionKey returns. Only an
+// alias that is not a valid ID cannot be registered: it is a Problem, and
+// the full source list is then kept in Attrs["source_aliases"], which
+// exports write back.
 //
 // # picoclaw
 //

@@ -460,7 +460,7 @@ func commitUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool
 		id = w.sess.ID
 	}
 
-	aliases, attrs, aprobs := freeAliases(ctx, store, id, meta.Aliases, meta.Attrs, u.Path)
+	aliases, attrs, aprobs := freeAliases(id, meta.Aliases, meta.Attrs, u.Path)
 	problems = append(problems, aprobs...)
 	meta.Aliases, meta.Attrs = aliases, attrs
 
@@ -607,15 +607,16 @@ func metaPatch(s sessiondb.Session) *sessiondb.MetaPatch {
 }
 
 // droppedAliasesKey is the Attrs member where the importer keeps a source
-// session's full alias list when some of its aliases could not be
-// registered because another session already holds them (picoclaw puts
-// "agent:main:main" on every routed session).
+// session's full alias list when some of its aliases cannot be registered
+// (an alias that is not a valid ID: empty, too long, a control character).
+// Aliases other sessions also list are registered: aliases may be shared
+// (picoclaw puts "agent:main:main" on every routed session).
 const droppedAliasesKey = "source_aliases"
 
-// freeAliases keeps the aliases no other session holds. When it drops some,
-// the full list is recorded in attrs[droppedAliasesKey] so that nothing is
-// lost and an export can write it back.
-func freeAliases(ctx context.Context, store sessiondb.Store, id string, aliases []string, attrs json.RawMessage, path string) ([]string, json.RawMessage, []Problem) {
+// freeAliases keeps the aliases that can be registered. When it drops
+// some, the full list is recorded in attrs[droppedAliasesKey] so that
+// nothing is lost and an export can write it back.
+func freeAliases(id string, aliases []string, attrs json.RawMessage, path string) ([]string, json.RawMessage, []Problem) {
 	var keep []string
 	var problems []Problem
 	seen := map[string]bool{id: true}
@@ -626,13 +627,7 @@ func freeAliases(ctx context.Context, store sessiondb.Store, id string, aliases 
 		}
 		seen[a] = true
 		if err := sessiondb.ValidateID(a); err != nil {
-			problems = append(problems, Problem{Path: path, Reason: fmt.Sprintf("alias %q not registered: %v", a, err)})
-			dropped = true
-			continue
-		}
-		owner, err := store.Resolve(ctx, a)
-		if err == nil && owner != id {
-			problems = append(problems, Problem{Path: path, Reason: fmt.Sprintf("alias %q of session %q is already held by session %q; kept in attrs.%s only", a, id, owner, droppedAliasesKey)})
+			problems = append(problems, Problem{Path: path, Reason: fmt.Sprintf("alias %q not registered (kept in attrs.%s): %v", a, droppedAliasesKey, err)})
 			dropped = true
 			continue
 		}

@@ -117,6 +117,19 @@ func insertSession(ctx context.Context, tx *sqlx.Tx, s sessiondb.Session, now ti
 	if exists > 0 {
 		return fmt.Errorf("create session %q: %w", s.ID, sessiondb.ErrExists)
 	}
+	if !sessiondb.IsPathKey(s.ID) {
+		// Resolve lets such an ID win over an alias: creating it would
+		// silently move the alias away from the sessions listing it.
+		var holder string
+		err := tx.GetContext(ctx, &holder, `SELECT a.session_id FROM session_aliases a WHERE a.alias = ?
+			ORDER BY `+holderOrder+` LIMIT 1`, s.ID)
+		if err == nil {
+			return fmt.Errorf("create session %q: %w: it is an alias of session %q", s.ID, sessiondb.ErrExists, holder)
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+	}
 	created := orNow(s.CreatedAt, now)
 	updated := orNow(s.UpdatedAt, now)
 	var forkSeq any
@@ -142,9 +155,10 @@ func tombstoneKey(id string) string {
 	return hex.EncodeToString(h[:])
 }
 
-// setAliases replaces a session's aliases. Duplicates and the session's
-// own ID are dropped; an alias held by another session, or equal to another
-// session's ID, is ErrExists.
+// setAliases replaces a session's aliases, in the order given.
+// Duplicates and the session's own ID are dropped. An alias may be listed
+// by several sessions and may equal another session's ID: Resolve decides
+// which session a name means (see resolveKey).
 func setAliases(ctx context.Context, tx *sqlx.Tx, id string, aliases []string) error {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM session_aliases WHERE session_id = ?`, id); err != nil {
 		return err
@@ -155,20 +169,45 @@ func setAliases(ctx context.Context, tx *sqlx.Tx, id string, aliases []string) e
 			continue
 		}
 		seen[a] = true
-		var owner string
-		err := tx.GetContext(ctx, &owner, `SELECT session_id FROM session_aliases WHERE alias = ?
-			UNION ALL SELECT id FROM sessions WHERE id = ? LIMIT 1`, a, a)
-		if err == nil {
-			return fmt.Errorf("alias %q of session %q: %w (held by %q)", a, id, sessiondb.ErrExists, owner)
-		}
-		if !errors.Is(err, sql.ErrNoRows) {
-			return err
-		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO session_aliases (alias, session_id) VALUES (?, ?)`, a, id); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// holderOrder is the SQL expression that orders the sessions listing one
+// alias: picoclaw's file-name order, the name of session id's meta file
+// (the ID with ':', '/' and '\' replaced by '_', then ".meta.json"),
+// compared byte for byte. See sessiondb.AliasOrderKey.
+const holderOrder = `replace(replace(replace(a.session_id, ':', '_'), '/', '_'), '\', '_') || '.meta.json', a.session_id`
+
+// resolveKey applies sessiondb's resolution rules (see Store.Resolve)
+// inside tx: a key without ':', '/' or '\' that is a session's ID names
+// that session; otherwise the first session listing the key as an alias
+// (in holderOrder) wins; otherwise the session with that ID.
+func resolveKey(ctx context.Context, tx *sqlx.Tx, key string) (string, error) {
+	direct := true
+	if err := sessionExists(ctx, tx, key); isNotFound(err) {
+		direct = false
+	} else if err != nil {
+		return "", err
+	}
+	if direct && !sessiondb.IsPathKey(key) {
+		return key, nil
+	}
+	var holder string
+	err := tx.GetContext(ctx, &holder, `SELECT a.session_id FROM session_aliases a
+		WHERE a.alias = ? AND a.session_id <> ? ORDER BY `+holderOrder+` LIMIT 1`, key, key)
+	switch {
+	case err == nil:
+		return holder, nil
+	case !errors.Is(err, sql.ErrNoRows):
+		return "", err
+	case direct:
+		return key, nil
+	}
+	return "", fmt.Errorf("resolve %q: %w", key, sessiondb.ErrNotFound)
 }
 
 // applyPatch writes a MetaPatch (without touching sequence/updated_at).
@@ -242,12 +281,8 @@ func (s *Store) Resolve(ctx context.Context, idOrAlias string) (string, error) {
 		return "", fmt.Errorf("resolve: %w", err)
 	}
 	var id string
-	err := s.read(ctx, func(tx *sqlx.Tx) error {
-		err := tx.GetContext(ctx, &id, `SELECT id FROM sessions WHERE id = ?
-			UNION ALL SELECT session_id FROM session_aliases WHERE alias = ? LIMIT 1`, idOrAlias, idOrAlias)
-		if errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("resolve %q: %w", idOrAlias, sessiondb.ErrNotFound)
-		}
+	err := s.read(ctx, func(tx *sqlx.Tx) (err error) {
+		id, err = resolveKey(ctx, tx, idOrAlias)
 		return err
 	})
 	return id, err

@@ -31,7 +31,11 @@
 // run with -run 'TestConformance/Fork/':
 //
 //   - Sessions, List, Meta, Delete: Create with caller and generated IDs,
-//     ErrExists on taken IDs and aliases, Get, Resolve, List ordering (newest
+//     ErrExists on taken IDs and on a plain ID another session lists as an
+//     alias, shared aliases in the order given, Get, Resolve's four rules
+//     (picoclaw's, including its meta-file-name order among the sessions
+//     listing one alias: a backend must compare AliasOrderKey byte for
+//     byte, e.g. COLLATE "C" in PostgreSQL), List ordering (newest
 //     UpdatedAt first, ties by ID descending), cursor pagination walked to the
 //     end with no duplicates or misses, Query on title and alias (literal, so
 //     % and _ are not wildcards), MessageCount and EntryCount, UpdateMeta field
