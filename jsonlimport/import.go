@@ -46,8 +46,19 @@ type Report struct {
 	Unchanged int
 	// Bytes counts the bytes of source files parsed.
 	Bytes int64
-	// Problems lists every defect found and every file skipped.
+	// Problems lists what could not be carried over: damaged lines, data
+	// the store refused, files that could not be read (with the cause, such
+	// as permission denied), JSONL files no reader recognised. An import
+	// with problems is not a faithful copy of its source.
 	Problems []Problem
+	// Notes lists what is worth knowing but lost nothing: what the source
+	// tool itself does on load (zot's stub result for a tool call that
+	// never got one), and every file skipped because it is not a session
+	// file of any known format.
+	Notes []Problem
+	// Skipped counts the files skipped because they are not session files
+	// of any known format (each also has a note).
+	Skipped int
 }
 
 // maxCommitAttempts bounds the retries of a unit whose commit lost an
@@ -166,8 +177,10 @@ func Import(ctx context.Context, store sessiondb.Store, paths []string, opts Opt
 	if err != nil {
 		return rep, err
 	}
-	units, problems, err := discover(paths, formats)
+	units, problems, skipped, err := discover(paths, formats)
 	rep.Problems = append(rep.Problems, problems...)
+	rep.Notes = append(rep.Notes, skipped...)
+	rep.Skipped = len(skipped)
 	if err != nil {
 		return rep, err
 	}
@@ -280,6 +293,8 @@ func writeUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool,
 			rep.Problems = append(rep.Problems, Problem{Path: w.p.unit.Path, Reason: fmt.Sprintf("cannot import: %v", w.err)})
 			if w.parsed != nil {
 				rep.Problems = append(rep.Problems, w.parsed.Problems...)
+				rep.Notes = append(rep.Notes, w.parsed.Notes...)
+				rep.Notes = append(rep.Notes, w.parsed.Notes...)
 			}
 			return nil
 		}
@@ -295,6 +310,7 @@ func writeUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool,
 			rep.Entries += n
 			rep.Bytes += w.bytes
 			rep.Problems = append(rep.Problems, w.parsed.Problems...)
+			rep.Notes = append(rep.Notes, w.parsed.Notes...)
 			rep.Problems = append(rep.Problems, problems...)
 			return nil
 		}
@@ -308,6 +324,7 @@ func writeUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool,
 		if errors.Is(err, sessiondb.ErrInvalid) || errors.Is(err, sessiondb.ErrExists) || errors.Is(err, sessiondb.ErrConflict) {
 			rep.Files++
 			rep.Problems = append(rep.Problems, w.parsed.Problems...)
+			rep.Notes = append(rep.Notes, w.parsed.Notes...)
 			rep.Problems = append(rep.Problems, Problem{Path: w.p.unit.Path, Reason: fmt.Sprintf("not imported: %v", err)})
 			return nil
 		}

@@ -429,6 +429,7 @@ type picoDamagedCase struct {
 	extra    []string // contents of recovered messages, appended in order
 	id       string
 	problems []Problem
+	notes    []Problem
 	// picoclawLen is what picoclaw's GetHistory returned (-1: error).
 	picoclawLen int
 }
@@ -462,7 +463,7 @@ func TestPicoclawDamaged(t *testing.T) {
 		{dir: "corrupt-meta", keep: []int{0, 1, 2, 3, 4, 5, 6, 7, 8}, picoclawLen: -1,
 			problems: []Problem{{Path: ".meta.json", Line: 0, Reason: "corrupt meta"}}},
 		{dir: "missing-meta", keep: []int{0, 1, 2, 3, 4, 5, 6, 7, 8}, picoclawLen: 9,
-			problems: []Problem{{Path: ".jsonl", Line: 0, Reason: "no .meta.json"}}},
+			notes: []Problem{{Path: ".jsonl", Line: 0, Reason: "no .meta.json"}}},
 	}
 	seen := map[string]bool{}
 	for _, tc := range cases {
@@ -478,6 +479,14 @@ func TestPicoclawDamaged(t *testing.T) {
 				if !picoHasProblem(rep.Problems, p.Path, p.Line, p.Reason) {
 					t.Errorf("missing problem %v in %v", p, rep.Problems)
 				}
+			}
+			for _, p := range tc.notes {
+				if !picoHasProblem(rep.Notes, p.Path, p.Line, p.Reason) {
+					t.Errorf("missing note %v in %v", p, rep.Notes)
+				}
+			}
+			if len(tc.problems) == 0 && len(rep.Problems) > 0 {
+				t.Errorf("problems %v, want none", rep.Problems)
 			}
 			for _, p := range rep.Problems {
 				if p.Path == "" || p.Reason == "" {
@@ -1089,6 +1098,7 @@ var picoUpdate = flag.Bool("picoclaw.update", false, "rewrite testdata/picoclaw-
 type picoImportSummary struct {
 	Messages []string  `json:"messages"`
 	Problems []Problem `json:"problems"`
+	Notes    []Problem `json:"notes,omitempty"`
 }
 
 // TestPicoclawDamagedGolden locks down, for every picoclaw-damaged folder,
@@ -1113,6 +1123,10 @@ func TestPicoclawDamagedGolden(t *testing.T) {
 		for _, p := range rep.Problems {
 			p.Path = strings.TrimPrefix(p.Path, abs+string(filepath.Separator))
 			sum.Problems = append(sum.Problems, p)
+		}
+		for _, p := range rep.Notes {
+			p.Path = strings.TrimPrefix(p.Path, abs+string(filepath.Separator))
+			sum.Notes = append(sum.Notes, p)
 		}
 		ids := picoSortedIDs(t, s)
 		if len(ids) != 1 {

@@ -37,14 +37,19 @@ the picoclaw workspace and the zot home) with their session counts, and
 imports nothing. With --detect PATH..., it prints what would be imported
 from PATH, per format, and imports nothing.
 
-Damaged input (torn lines, invalid JSON, …) is reported as problems, with
-file, line and reason; the readable rest is imported and the exit code is 3.
-With --strict, the files are checked first and nothing is imported when any
-problem is found (exit code 3).
+Problems are what could not be carried over: damaged input (torn lines,
+invalid JSON, …), unreadable files (with the cause), JSONL files of no known
+format. Each is reported with file, line and reason; the readable rest is
+imported and the exit code is 3. Notes are not problems and leave the exit
+code 0: what the source tool itself does on load (zot's stub result for an
+interrupted tool call) and files that are not session files (skipped and
+counted). With --strict, the files are checked first and nothing is
+imported when any problem is found (exit code 3).
 
 On a terminal, a progress bar is drawn on stderr; otherwise only the summary
 is printed. With --json the summary is one JSON object on stdout:
-{"files","sessions","entries","bytes","unchanged","problems":[{"path","line","reason"}],"dry_run"}.`,
+{"files","sessions","entries","bytes","unchanged","skipped",
+"problems":[{"path","line","reason"}],"notes":[{"path","line","reason"}],"dry_run"}.`,
 		Example: `  sessionctl import                      # list the archives found on this machine
   sessionctl import --detect ~/.claude    # what would be imported, per format
   sessionctl import ~/.picoclaw/workspace/sessions
@@ -94,7 +99,9 @@ type importReport struct {
 	Entries   int                   `json:"entries"`
 	Bytes     int64                 `json:"bytes"`
 	Unchanged int                   `json:"unchanged"`
+	Skipped   int                   `json:"skipped"`
 	Problems  []jsonlimport.Problem `json:"problems"`
+	Notes     []jsonlimport.Problem `json:"notes"`
 	DryRun    bool                  `json:"dry_run"`
 }
 
@@ -155,9 +162,12 @@ func unwrapPathError(err error) error {
 
 func (a *app) printImportReport(rep jsonlimport.Report, o importOptions, dryRun bool) error {
 	if o.json {
-		problems := rep.Problems
+		problems, notes := rep.Problems, rep.Notes
 		if problems == nil {
 			problems = []jsonlimport.Problem{}
+		}
+		if notes == nil {
+			notes = []jsonlimport.Problem{}
 		}
 		return writeJSON(a.stdout, importReport{
 			Files:     rep.Files,
@@ -165,7 +175,9 @@ func (a *app) printImportReport(rep jsonlimport.Report, o importOptions, dryRun 
 			Entries:   rep.Entries,
 			Bytes:     rep.Bytes,
 			Unchanged: rep.Unchanged,
+			Skipped:   rep.Skipped,
 			Problems:  problems,
+			Notes:     notes,
 			DryRun:    dryRun,
 		})
 	}
@@ -173,14 +185,21 @@ func (a *app) printImportReport(rep jsonlimport.Report, o importOptions, dryRun 
 	if dryRun {
 		verb = "dry run: would import"
 	}
-	fmt.Fprintf(a.stdout, "%s %d files: %d sessions, %d entries, %s; %d unchanged files skipped; %d problems\n",
-		verb, rep.Files, rep.Sessions, rep.Entries, humanBytes(rep.Bytes), rep.Unchanged, len(rep.Problems))
+	fmt.Fprintf(a.stdout, "%s %d files: %d sessions, %d entries, %s; %d unchanged files skipped; %d other files skipped; %d problems; %d notes\n",
+		verb, rep.Files, rep.Sessions, rep.Entries, humanBytes(rep.Bytes), rep.Unchanged, rep.Skipped, len(rep.Problems), len(rep.Notes))
 	for i, p := range rep.Problems {
 		if i == maxListedProblems && len(rep.Problems) > maxListedProblems+1 {
 			fmt.Fprintf(a.stdout, "  … and %d more (use --json to list them all)\n", len(rep.Problems)-i)
 			break
 		}
 		fmt.Fprintf(a.stdout, "  %s\n", oneLine(p.String()))
+	}
+	for i, p := range rep.Notes {
+		if i == maxListedProblems && len(rep.Notes) > maxListedProblems+1 {
+			fmt.Fprintf(a.stdout, "  … and %d more notes (use --json to list them all)\n", len(rep.Notes)-i)
+			break
+		}
+		fmt.Fprintf(a.stdout, "  note: %s\n", oneLine(p.String()))
 	}
 	return nil
 }
