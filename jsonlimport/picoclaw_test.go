@@ -296,12 +296,16 @@ func TestPicoclawFidelity(t *testing.T) {
 	if matched != len(goldens) {
 		t.Errorf("only %d/%d sessions matched", matched, len(goldens))
 	}
-	// The two non-session files are reported, and the contested alias
-	// "agent:main:main" stays with the first routed session in path order.
+	// The two non-session files are skipped with notes, nothing is a
+	// problem, and the shared alias "agent:main:main" resolves to the first
+	// session listing it in picoclaw's file-name order.
 	for _, name := range []string{"README.md", "MANIFEST.tsv"} {
-		if !picoHasProblem(rep.Problems, name, 0, "unknown format") {
-			t.Errorf("no problem reported for %s: %v", name, rep.Problems)
+		if !picoHasProblem(rep.Notes, name, 0, "not a session file") {
+			t.Errorf("no note for %s: %v", name, rep.Notes)
 		}
+	}
+	if len(rep.Problems) != 0 || rep.Skipped != 2 {
+		t.Errorf("problems %v, skipped %d; want none and 2", rep.Problems, rep.Skipped)
 	}
 	if id, err := s.Resolve(ctx, "agent:main:main"); err != nil || id != "sk_v1_4482d1d51c5f3deb9c5434ca6f0008c68ed47c167f55c7c69fc6e7a3e2dd132d" {
 		t.Errorf("Resolve(agent:main:main) = %q, %v", id, err)
@@ -364,8 +368,8 @@ func TestPicoclawLegacy(t *testing.T) {
 	if rep.Sessions != 2 {
 		t.Fatalf("sessions %d, want 2; problems %v", rep.Sessions, rep.Problems)
 	}
-	if !picoHasProblem(rep.Problems, "README.md", 0, "unknown format") {
-		t.Errorf("README.md not reported: %v", rep.Problems)
+	if !picoHasProblem(rep.Notes, "README.md", 0, "not a session file") {
+		t.Errorf("README.md not noted: %v", rep.Notes)
 	}
 	for _, tc := range []struct {
 		file, key, summary string
