@@ -7,7 +7,15 @@ import (
 
 // Commit is the atomic write primitive: every part of it is applied in one
 // transaction with one Sequence bump, or nothing is. Parts apply in this
-// order: Create, Meta, Append, Compactions, State, Interrupt, Usage, Source.
+// order: Create (or CreateIfMissing), Meta, History, Append, Compactions,
+// KeepLast, State, Interrupt, Usage, Source.
+//
+// A commit that changes nothing — no entries, compactions, usage or source
+// record, and meta, state and interrupt equal to what is stored (an
+// UpdateMeta with an equal patch, a KeepLast the transcript already meets,
+// a History equal to the transcript) — is a no-op: nothing is written, the
+// Sequence stays, and the current session is returned. ExpectSequence is
+// still checked.
 type Commit struct {
 	// ExpectSequence, when non-nil, makes the commit fail with a
 	// *ConflictError (errors.Is ErrConflict) unless the stored Sequence
@@ -17,13 +25,28 @@ type Commit struct {
 	// same transaction; the commit fails with ErrExists if it exists.
 	// Without Create the session must exist (ErrNotFound otherwise).
 	Create *Session
+	// CreateIfMissing, when non-nil, creates the session with these fields
+	// (and the commit's ID) in the same transaction when it does not exist,
+	// and is ignored when it does: create-on-write, race-free across
+	// goroutines and processes (exactly one of several racing commits
+	// creates it; the others apply to the session it created). With
+	// ExpectSequence, a missing session's sequence is 0 (or, for a deleted
+	// ID, the deleted session's last Sequence). Not with Create.
+	CreateIfMissing *Session
 	// Meta patches the session's metadata.
 	Meta *MetaPatch
 	// Append adds entries to the log; they get Seq LastSeq+1, LastSeq+2, …
 	Append []Entry
+	// History, when non-nil, replaces the effective transcript as SetHistory
+	// does (an empty, non-nil slice empties it); Append then adds after it.
+	History []Entry
 	// Compactions are recorded after the appends, in order; the last becomes
 	// current. KeepFromSeq and AtSeq are absolute log positions.
 	Compactions []Compaction
+	// KeepLast, when non-nil, then keeps the last *KeepLast entries of the
+	// effective transcript, as Truncate does ("set the summary and keep
+	// the last N" is one commit: Meta.Summary plus KeepLast).
+	KeepLast *int
 	// State replaces the state document (nil: unchanged). ClearState
 	// removes it.
 	State      json.RawMessage
@@ -61,6 +84,9 @@ type SourceExpectation struct {
 
 // Expect returns a pointer to seq, for Commit.ExpectSequence.
 func Expect(seq int64) *int64 { return &seq }
+
+// Keep returns a pointer to n, for Commit.KeepLast.
+func Keep(n int) *int { return &n }
 
 // SourceFile records what an importer consumed of one source file, so that
 // re-importing an unchanged file is a no-op and a grown file imports only

@@ -72,7 +72,11 @@ func TestHelperProcess(t *testing.T) {
 	case "searchwriter":
 		err = childSearchWriter()
 	default:
-		err = fmt.Errorf("unknown role %q", role)
+		if fn, ok := childRoles[role]; ok {
+			err = fn()
+		} else {
+			err = fmt.Errorf("unknown role %q", role)
+		}
 	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "child %s %s: %v\n", role, os.Getenv(procIndexEnv), err)
@@ -80,6 +84,9 @@ func TestHelperProcess(t *testing.T) {
 	}
 	os.Exit(0)
 }
+
+// childRoles holds the child bodies of process tests in other files.
+var childRoles = map[string]func() error{}
 
 func procChild(t *testing.T, role, db string, index int, extraEnv ...string) *exec.Cmd {
 	t.Helper()

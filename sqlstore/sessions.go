@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -163,12 +164,7 @@ func setAliases(ctx context.Context, tx *sqlx.Tx, id string, aliases []string) e
 	if _, err := tx.ExecContext(ctx, `DELETE FROM session_aliases WHERE session_id = ?`, id); err != nil {
 		return err
 	}
-	seen := map[string]bool{id: true}
-	for _, a := range aliases {
-		if seen[a] {
-			continue
-		}
-		seen[a] = true
+	for _, a := range normalAliases(id, aliases) {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO session_aliases (alias, session_id) VALUES (?, ?)`, a, id); err != nil {
 			return err
 		}
@@ -241,6 +237,81 @@ func applyPatch(ctx context.Context, tx *sqlx.Tx, id string, p *sessiondb.MetaPa
 	return nil
 }
 
+// effectivePatch resolves p's merge patches against the stored session:
+// the result sets Scope and Attrs to the merged documents.
+func effectivePatch(sess sessiondb.Session, p *sessiondb.MetaPatch) (*sessiondb.MetaPatch, error) {
+	if p.ScopeMerge == nil && p.AttrsMerge == nil {
+		return p, nil
+	}
+	out := *p
+	merge := func(stored, set, patch json.RawMessage) (json.RawMessage, error) {
+		doc := stored
+		if set != nil {
+			doc = set
+			if jsonOrNull(set) == nil {
+				doc = nil
+			}
+		}
+		merged, err := sessiondb.MergePatch(doc, patch)
+		if merged == nil && err == nil {
+			merged = json.RawMessage("null")
+		}
+		return merged, err
+	}
+	var err error
+	if p.ScopeMerge != nil {
+		if out.Scope, err = merge(sess.Scope, p.Scope, p.ScopeMerge); err != nil {
+			return nil, err
+		}
+	}
+	if p.AttrsMerge != nil {
+		if out.Attrs, err = merge(sess.Attrs, p.Attrs, p.AttrsMerge); err != nil {
+			return nil, err
+		}
+	}
+	return &out, nil
+}
+
+// patchChanges reports whether p (resolved by effectivePatch) would change
+// anything of sess.
+func patchChanges(sess sessiondb.Session, p *sessiondb.MetaPatch) bool {
+	docDiffers := func(stored, set json.RawMessage) bool {
+		if set == nil {
+			return false
+		}
+		v := jsonOrNull(set)
+		if v == nil {
+			return stored != nil
+		}
+		return stored == nil || string(stored) != v.(string)
+	}
+	switch {
+	case p.Title != nil && *p.Title != sess.Title,
+		p.Summary != nil && *p.Summary != sess.Summary,
+		p.Version != nil && *p.Version != sess.Version,
+		docDiffers(sess.Scope, p.Scope),
+		docDiffers(sess.Attrs, p.Attrs):
+		return true
+	case p.Aliases != nil:
+		return !slices.Equal(normalAliases(sess.ID, *p.Aliases), sess.Aliases)
+	}
+	return false
+}
+
+// normalAliases is the alias list setAliases stores: in order, duplicates
+// and the session's own ID dropped (nil when empty).
+func normalAliases(id string, aliases []string) []string {
+	var out []string
+	seen := map[string]bool{id: true}
+	for _, a := range aliases {
+		if !seen[a] {
+			seen[a] = true
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
 // jsonOrNull stores JSON null as SQL NULL, so that "cleared" reads back nil.
 func jsonOrNull(doc json.RawMessage) any {
 	if strings.TrimSpace(string(doc)) == "null" {
@@ -264,7 +335,10 @@ func (s *Store) Get(ctx context.Context, id string) (sessiondb.Session, error) {
 	}
 	var out sessiondb.Session
 	err := s.read(ctx, func(tx *sqlx.Tx) (err error) {
-		out, err = getSession(ctx, tx, id)
+		if out, err = getSession(ctx, tx, id); err != nil {
+			return err
+		}
+		out, err = withCounts(ctx, tx, out)
 		return err
 	})
 	return out, err
@@ -382,7 +456,9 @@ func (s *Store) List(ctx context.Context, opts sessiondb.ListOptions) ([]session
 	}
 	out := make([]sessiondb.SessionInfo, len(rows))
 	for i, r := range rows {
-		out[i] = sessiondb.SessionInfo{Session: r.session(), MessageCount: r.MessageCount, EntryCount: r.EntryCount}
+		sess := r.session()
+		sess.MessageCount, sess.EntryCount = r.MessageCount, r.EntryCount
+		out[i] = sessiondb.SessionInfo{Session: sess}
 	}
 	return out, next, nil
 }

@@ -55,6 +55,16 @@
 //     every part with one Sequence bump, optimistic concurrency with
 //     *ConflictError carrying the current sequence and nothing written, Create
 //     inside a commit, SaveFull creating and replacing, LoadFull.
+//   - CommitGains: CreateIfMissing (created once, ignored when present,
+//     ExpectSequence 0 for a missing session, undone by a failing part, 8
+//     goroutines racing to create one session all succeed), KeepLast in a
+//     commit ("set the summary and keep the last N" as one bump), History
+//     with create-on-write, JSON merge patches on attrs and scope (null
+//     deletes a key, nested objects merge, a non-object patch replaces, a
+//     null patch clears; untouched members keep their bytes), MessageCount
+//     and EntryCount from Get, LoadFull and writes, and no-op commits (an
+//     equal meta patch, state, history, KeepLast: no Sequence bump, no
+//     UpdatedAt change, ExpectSequence still checked).
 //   - Fork, Checkpoints, Usage: forks at the start, middle and end of the log
 //     and across a compaction, fork of fork, independence of both sides;
 //     checkpoint defaults, listing newest first, deletion, CompactionID; usage
