@@ -2,6 +2,7 @@ package sessiondb
 
 import (
 	"encoding/json"
+	"fmt"
 	"time"
 )
 
@@ -80,6 +81,29 @@ type SourceExpectation struct {
 	// record's: the bytes the caller saw consumed by the previous import.
 	SHA256 string
 	Offset int64
+}
+
+// SessionCommit is one session's part of a Store.CommitMany.
+type SessionCommit struct {
+	ID     string
+	Commit Commit
+}
+
+// MaxCommitMany is the largest number of commits one CommitMany takes.
+const MaxCommitMany = 10000
+
+// ValidateCommitMany checks every commit of a CommitMany (see
+// ValidateCommit) and the count.
+func ValidateCommitMany(commits []SessionCommit) error {
+	if len(commits) > MaxCommitMany {
+		return invalidf("%d commits in one call, the limit is %d", len(commits), MaxCommitMany)
+	}
+	for i, sc := range commits {
+		if err := ValidateCommit(sc.ID, sc.Commit); err != nil {
+			return fmt.Errorf("commit %d (%s): %w", i, sc.ID, err)
+		}
+	}
+	return nil
 }
 
 // Expect returns a pointer to seq, for Commit.ExpectSequence.

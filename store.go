@@ -83,6 +83,14 @@ type Store interface {
 
 	// Commit applies c to session id atomically with one Sequence bump.
 	Commit(ctx context.Context, id string, c Commit) (Session, error)
+	// CommitMany applies commits to several sessions in one transaction:
+	// all of them or none. Each has its own optional ExpectSequence; any
+	// conflict, or any other failure, fails the whole call (the error
+	// names the session) and writes nothing. Commits apply in order, so one
+	// ID may appear more than once (later ones see earlier ones). It
+	// returns each session after its commit, in order. At most
+	// MaxCommitMany commits per call.
+	CommitMany(ctx context.Context, commits []SessionCommit) ([]Session, error)
 	// SaveFull replaces transcript, state and metadata (title, summary,
 	// scope, attrs, aliases, version) in one commit, creating the session
 	// when it does not exist. When the session exists and s.Sequence is not

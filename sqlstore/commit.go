@@ -100,6 +100,29 @@ func (s *Store) applyAppend(ctx context.Context, tx *sqlx.Tx, id string, c sessi
 	return withMessageCount(ctx, tx, sess)
 }
 
+// CommitMany implements sessiondb.Store: the commits in order, in one
+// transaction (one write request, so group commit never splits it).
+func (s *Store) CommitMany(ctx context.Context, commits []sessiondb.SessionCommit) ([]sessiondb.Session, error) {
+	if err := sessiondb.ValidateCommitMany(commits); err != nil {
+		return nil, fmt.Errorf("commit many: %w", err)
+	}
+	out := make([]sessiondb.Session, len(commits))
+	err := s.write(ctx, func(tx *sqlx.Tx) error {
+		for i, sc := range commits {
+			sess, err := s.applyCommit(ctx, tx, sc.ID, sc.Commit)
+			if err != nil {
+				return fmt.Errorf("commit many: session %q (commit %d): %w", sc.ID, i, err)
+			}
+			out[i] = sess
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // applyCommit is the one write path: every public write method builds a
 // Commit (possibly after reading inside the same transaction) and applies
 // it here. c must have passed sessiondb.ValidateCommit. A commit that

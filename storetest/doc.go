@@ -65,6 +65,12 @@
 //     and EntryCount from Get, LoadFull and writes, and no-op commits (an
 //     equal meta patch, state, history, KeepLast: no Sequence bump, no
 //     UpdatedAt change, ExpectSequence still checked).
+//   - CommitMany: commits to several sessions applied together (one
+//     created in the call), a stale sequence on one session or an unknown
+//     session or an invalid body writing nothing anywhere, one session
+//     twice in one call, and sessiondb.PromoteHistory (picoclaw's alias
+//     promotion) retrying when the source changes between its read and its
+//     write, through a Store wrapper that appends at that moment.
 //   - Fork, Checkpoints, Usage: forks at the start, middle and end of the log
 //     and across a compaction, fork of fork, independence of both sides;
 //     checkpoint defaults, listing newest first, deletion, CompactionID; usage

@@ -54,6 +54,7 @@ func Run(t *testing.T, newStore func(t *testing.T) sessiondb.Store) {
 		{"State", stateTests()},
 		{"Commit", commitTests()},
 		{"CommitGains", commitGainsTests()},
+		{"CommitMany", commitManyTests()},
 		{"SaveFull", saveFullTests()},
 		{"Fork", forkTests()},
 		{"Checkpoints", checkpointTests()},
