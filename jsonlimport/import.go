@@ -243,6 +243,7 @@ func Import(ctx context.Context, store sessiondb.Store, paths []string, opts Opt
 	pending := map[int]*work{}
 	next := 0
 	var fatal error
+	b := &batch{}
 	for r := range resCh {
 		if fatal != nil {
 			continue // drain so that the parsers can exit
@@ -261,7 +262,7 @@ func Import(ctx context.Context, store sessiondb.Store, paths []string, opts Opt
 				cancel()
 				break
 			}
-			if err := writeUnit(ctx, store, w, opts.DryRun, &rep); err != nil {
+			if err := b.write(ctx, store, w, opts.DryRun, &rep); err != nil {
 				fatal = err
 				cancel()
 				break
@@ -276,7 +277,115 @@ func Import(ctx context.Context, store sessiondb.Store, paths []string, opts Opt
 	if fatal == nil && next < len(units) {
 		fatal = fmt.Errorf("import: %w", context.Cause(ctx))
 	}
+	switch {
+	case fatal == nil:
+		fatal = b.flush(ctx, store, opts.DryRun, &rep)
+	case errors.Is(fatal, context.Canceled) || errors.Is(fatal, context.DeadlineExceeded):
+		// The queued units were parsed and reported as done before the
+		// cancel: write them, as they would have been without batching.
+		if err := b.flush(context.WithoutCancel(ctx), store, opts.DryRun, &rep); err != nil {
+			fatal = errors.Join(fatal, err)
+		}
+	}
 	return rep, fatal
+}
+
+// Batching. Each new small session would otherwise be one transaction
+// with its own fsync; importing an archive of thousands of few-turn
+// sessions spent most of its time there. New sessions of at most
+// batchMaxEntries entries and no checkpoints are queued and written
+// together with one Store.CommitMany per batch (still all or nothing per
+// session: a batch is all or nothing). Everything else is written alone,
+// after the queue is flushed, so units are written in discovery order. If
+// a batch fails (another importer created one of its sessions meanwhile,
+// two units of the batch carry the same ID, …), its units are written
+// again one by one, which handles each case as before.
+const (
+	batchMaxUnits   = 256
+	batchMaxEntries = 512      // per unit
+	batchMaxBytes   = 16 << 20 // bodies per batch
+)
+
+// batch is the queue of units waiting for one CommitMany.
+type batch struct {
+	units   []queued
+	commits []sessiondb.SessionCommit
+	bytes   int
+}
+
+type queued struct {
+	w        *work
+	entries  int
+	problems []Problem
+}
+
+// batchable reports whether w may wait in the queue.
+func batchable(w *work, dryRun bool) bool {
+	return !dryRun && w.err == nil && w.mode == modeNew && w.parsed != nil &&
+		len(w.parsed.Checkpoints) == 0 && len(w.parsed.Entries) <= batchMaxEntries
+}
+
+// write writes w: queued when batchable, else alone after a flush.
+func (b *batch) write(ctx context.Context, store sessiondb.Store, w *work, dryRun bool, rep *Report) error {
+	if !batchable(w, dryRun) {
+		if err := b.flush(ctx, store, dryRun, rep); err != nil {
+			return err
+		}
+		return writeUnit(ctx, store, w, dryRun, rep)
+	}
+	var queuedCommit sessiondb.SessionCommit
+	n, problems, err := buildUnit(ctx, store, w, false, func(id string, c sessiondb.Commit) error {
+		queuedCommit = sessiondb.SessionCommit{ID: id, Commit: c}
+		return nil
+	})
+	if err != nil {
+		// Let the one-by-one path report it as it always did.
+		if err := b.flush(ctx, store, dryRun, rep); err != nil {
+			return err
+		}
+		return writeUnit(ctx, store, w, dryRun, rep)
+	}
+	b.units = append(b.units, queued{w: w, entries: n, problems: problems})
+	b.commits = append(b.commits, queuedCommit)
+	for _, e := range queuedCommit.Commit.Append {
+		b.bytes += len(e.Body)
+	}
+	if len(b.units) >= batchMaxUnits || b.bytes >= batchMaxBytes {
+		return b.flush(ctx, store, dryRun, rep)
+	}
+	return nil
+}
+
+// flush writes the queue with one CommitMany and records its units in
+// rep; on failure it writes them one by one.
+func (b *batch) flush(ctx context.Context, store sessiondb.Store, dryRun bool, rep *Report) error {
+	if len(b.units) == 0 {
+		return nil
+	}
+	units, commits := b.units, b.commits
+	b.units, b.commits, b.bytes = nil, nil, 0
+	if _, err := store.CommitMany(ctx, commits); err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("import: %w", ctx.Err())
+		}
+		for _, q := range units {
+			if err := writeUnit(ctx, store, q.w, dryRun, rep); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, q := range units {
+		rep.Files++
+		rep.Sessions++
+		rep.Entries += q.entries
+		rep.Bytes += q.w.bytes
+		rep.Problems = append(rep.Problems, q.w.problem...)
+		rep.Problems = append(rep.Problems, q.w.parsed.Problems...)
+		rep.Notes = append(rep.Notes, q.w.parsed.Notes...)
+		rep.Problems = append(rep.Problems, q.problems...)
+	}
+	return nil
 }
 
 // writeUnit records one prepared unit in rep and, unless dryRun, writes it.
@@ -303,7 +412,10 @@ func writeUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool,
 			rep.Unchanged++
 			return nil
 		}
-		n, problems, err := commitUnit(ctx, store, w, dryRun)
+		n, problems, err := buildUnit(ctx, store, w, dryRun, func(id string, c sessiondb.Commit) error {
+			_, err := store.Commit(ctx, id, c)
+			return err
+		})
 		if err == nil {
 			rep.Files++
 			rep.Sessions++
@@ -424,9 +536,10 @@ func prepare(ctx context.Context, store sessiondb.Store, p planned) *work {
 	return w
 }
 
-// commitUnit writes one parsed unit with one Commit and then saves its
-// checkpoints. It returns the number of entries appended.
-func commitUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool) (int, []Problem, error) {
+// buildUnit builds the one Commit that writes a parsed unit, hands it to
+// commit (which writes it, or queues it for a batch) and then saves the
+// unit's checkpoints. It returns the number of entries appended.
+func buildUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool, commit func(id string, c sessiondb.Commit) error) (int, []Problem, error) {
 	pd := w.parsed
 	u := w.p.unit
 	var problems []Problem
@@ -578,7 +691,7 @@ func commitUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool
 		}
 		return len(pd.Entries), problems, nil
 	}
-	if _, err := store.Commit(ctx, id, c); err != nil {
+	if err := commit(id, c); err != nil {
 		return 0, problems, err
 	}
 	for _, cp := range pd.Checkpoints {
