@@ -28,11 +28,11 @@
 // current sequence. Writes without an expected sequence always succeed,
 // serialised by the store.
 //
-// Every committed change bumps it once, and a commit that changes nothing
-// (an equal patch, state or history; a KeepLast already met) is not a
-// change: it writes nothing and keeps the Sequence, so an agent may repeat
-// its "ensure metadata" call every turn for free. CreateIfMissing makes a
-// commit create its session when missing (create-on-write, race-free), and
+// A commit that changes nothing (an equal patch, state or history; a
+// KeepLast already met) is not a change: it writes nothing and keeps the
+// Sequence, so an agent may repeat its "ensure metadata" call every turn
+// for free. CreateIfMissing makes a commit create its session when missing
+// (create-on-write, race-free; AppendOrCreate and its siblings), and
 // Store.CommitMany applies commits to several sessions in one transaction,
 // each with its own expected sequence: how a conversation moves from one
 // session to another without losing a message (PromoteHistory).

@@ -17,6 +17,7 @@ func commitGainsTests() []testCase {
 	return []testCase{
 		{name: "CreateIfMissing", fn: testCreateIfMissing},
 		{name: "CreateIfMissingRace", fn: testCreateIfMissingRace},
+		{name: "OrCreateHelpers", fn: testOrCreateHelpers},
 		{name: "KeepLast", fn: testCommitKeepLast},
 		{name: "History", fn: testCommitHistory},
 		{name: "MergePatch", fn: testMergePatch},
@@ -97,6 +98,37 @@ func testCreateIfMissingRace(t *testing.T, s sessiondb.Store) {
 	if g.Sequence != n || g.LastSeq != n || g.MessageCount != n || g.EntryCount != n {
 		t.Errorf("after %d racing create-on-writes: sequence %d, last seq %d, counts %d/%d; want all %d", n, g.Sequence, g.LastSeq, g.MessageCount, g.EntryCount, n)
 	}
+}
+
+// testOrCreateHelpers: AppendOrCreate, SetHistoryOrCreate and
+// SaveStateOrCreate create a missing session on their first write (where
+// Append, SetHistory and SaveState return ErrNotFound) and write to an
+// existing one.
+func testOrCreateHelpers(t *testing.T, s sessiondb.Store) {
+	_, err := s.Append(bg(t), "a", msgs(1, 1)...)
+	wantErr(t, err, sessiondb.ErrNotFound, "Append to a missing session")
+	for i := 1; i <= 2; i++ {
+		if got, err := sessiondb.AppendOrCreate(bg(t), s, "a", msgs(i, i)...); err != nil || got.Sequence != int64(i) {
+			t.Fatalf("AppendOrCreate %d: %+v, %v", i, got, err)
+		}
+	}
+	wantTranscript(t, s, "a", bodies(1, 2))
+	if _, err := sessiondb.SetHistoryOrCreate(bg(t), s, "h", msgs(3, 4)); err != nil {
+		t.Fatal(err)
+	}
+	wantTranscript(t, s, "h", bodies(3, 4))
+	if _, err := sessiondb.SetHistoryOrCreate(bg(t), s, "h", msgs(5, 5)); err != nil {
+		t.Fatal(err)
+	}
+	wantTranscript(t, s, "h", bodies(5, 5))
+	if _, err := sessiondb.SaveStateOrCreate(bg(t), s, "st", raw(`{"x":1}`)); err != nil {
+		t.Fatal(err)
+	}
+	wantJSON(t, mustState(t, s, "st"), `{"x":1}`, "state of a session created by SaveStateOrCreate")
+	_, err = sessiondb.SaveStateOrCreate(bg(t), s, "st2", nil)
+	wantErr(t, err, sessiondb.ErrInvalid, "SaveStateOrCreate with a nil state")
+	_, err = s.Get(bg(t), "st2")
+	wantErr(t, err, sessiondb.ErrNotFound, "session of a refused SaveStateOrCreate")
 }
 
 func testCommitKeepLast(t *testing.T, s sessiondb.Store) {
