@@ -34,6 +34,13 @@ type Commit struct {
 	// ExpectSequence, a missing session's sequence is 0 (or, for a deleted
 	// ID, the deleted session's last Sequence). Not with Create.
 	CreateIfMissing *Session
+	// ShadowAliases lets Create or CreateIfMissing create a session whose
+	// ID is not a path key (see IsPathKey) although other sessions list
+	// that ID as an alias; Resolve then names the new session by it
+	// (picoclaw's rule: a session file with a plain key beats an alias).
+	// Without it such a Create fails with ErrExists, so that no alias ever
+	// moves silently. Importers of picoclaw archives set it.
+	ShadowAliases bool
 	// Meta patches the session's metadata.
 	Meta *MetaPatch
 	// Append adds entries to the log; they get Seq LastSeq+1, LastSeq+2, …

@@ -13,7 +13,8 @@ type Store interface {
 	// Create creates a session. An empty ID gets NewID(); zero times get now.
 	// It fails with ErrExists when the ID is taken, and when the ID is not a
 	// path key (see IsPathKey) and another session lists it as an alias:
-	// Resolve would then move that alias to the new session. An ID that is
+	// Resolve would then move that alias to the new session (a Commit with
+	// ShadowAliases asks for exactly that). An ID that is
 	// a path key may equal another session's alias; the alias keeps winning.
 	// Aliases may be shared (see Resolve).
 	Create(ctx context.Context, s Session) (Session, error)

@@ -599,6 +599,11 @@ func buildUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool,
 		meta.ID = id
 		meta.Sequence, meta.LastSeq = 0, 0
 		c.Create = &meta
+		// The archive's sessions are created whatever aliases the ones
+		// imported before list: picoclaw lets a session with a plain key
+		// beat an alias (a routed session may list the opaque main key
+		// sk_v1_…), and the store's Resolve does the same.
+		c.ShadowAliases = true
 		st.SeqBase = 0
 		st.Entries = len(pd.Entries)
 	case modeResume:

@@ -1175,3 +1175,37 @@ func TestPicoclawDamagedGolden(t *testing.T) {
 		t.Errorf("damaged imports differ from %s (-want +got):\n%s", golden, d)
 	}
 }
+
+// TestPicoclawAliasOfPlainKey: a routed session listing another session's
+// opaque key as an alias (picoclaw's main-session aliases) is imported
+// first in path order; the session with that key is still imported and
+// names itself, as picoclaw's ResolveSessionKey resolves it.
+func TestPicoclawAliasOfPlainKey(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	const router, main = "sk_v1_aaaa", "sk_v1_bbbb"
+	write := func(key, meta string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, key+".jsonl"), []byte(`{"role":"user","content":"in `+key+`"}`+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, key+".meta.json"), []byte(meta), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(router, `{"key":"`+router+`","skip":0,"count":1,"created_at":"2026-03-01T10:00:00Z","updated_at":"2026-03-01T10:00:00Z","aliases":["agent:main:main","`+main+`"]}`)
+	write(main, `{"key":"`+main+`","skip":0,"count":1,"created_at":"2026-03-01T10:00:00Z","updated_at":"2026-03-01T10:00:00Z"}`)
+	s := openStore(t)
+	rep := picoImport(t, s, Options{}, dir)
+	if rep.Sessions != 2 || len(rep.Problems) != 0 {
+		t.Fatalf("report: %d sessions, problems %v; want 2 and none", rep.Sessions, rep.Problems)
+	}
+	for key, want := range map[string]string{main: main, router: router, "agent:main:main": router} {
+		if id, err := s.Resolve(ctx, key); err != nil || id != want {
+			t.Errorf("Resolve(%q) = %q, %v; want %q", key, id, err, want)
+		}
+	}
+	if g, err := s.Get(ctx, router); err != nil || !slices.Equal(g.Aliases, []string{"agent:main:main", main}) {
+		t.Errorf("router aliases %q, %v", g.Aliases, err)
+	}
+}

@@ -150,7 +150,7 @@ func (s *Store) applyCommitRows(ctx context.Context, tx *sqlx.Tx, id string, c s
 	if create != nil {
 		cr := *create
 		cr.ID = id
-		if err := insertSession(ctx, tx, cr, now); err != nil {
+		if err := insertSession(ctx, tx, cr, now, c.ShadowAliases); err != nil {
 			return sessiondb.Session{}, err
 		}
 	}

@@ -109,7 +109,7 @@ func sessionExists(ctx context.Context, tx *sqlx.Tx, id string) error {
 
 // insertSession creates the row (Sequence 0: the commit that creates it
 // bumps it to 1) and its aliases.
-func insertSession(ctx context.Context, tx *sqlx.Tx, s sessiondb.Session, now time.Time) error {
+func insertSession(ctx context.Context, tx *sqlx.Tx, s sessiondb.Session, now time.Time, shadowAliases bool) error {
 	var exists int
 	err := tx.GetContext(ctx, &exists, `SELECT count(*) FROM sessions WHERE id = ?`, s.ID)
 	if err != nil {
@@ -118,7 +118,7 @@ func insertSession(ctx context.Context, tx *sqlx.Tx, s sessiondb.Session, now ti
 	if exists > 0 {
 		return fmt.Errorf("create session %q: %w", s.ID, sessiondb.ErrExists)
 	}
-	if !sessiondb.IsPathKey(s.ID) {
+	if !shadowAliases && !sessiondb.IsPathKey(s.ID) {
 		// Resolve lets such an ID win over an alias: creating it would
 		// silently move the alias away from the sessions listing it.
 		var holder string

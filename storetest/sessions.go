@@ -228,6 +228,17 @@ func testResolveRules(t *testing.T, s sessiondb.Store) {
 	if id, err := s.Resolve(bg(t), "plain"); err != nil || id != "sk_v1_cc" {
 		t.Errorf("Resolve(plain) after the refused Create = %q, %v; want sk_v1_cc", id, err)
 	}
+	// Asked for explicitly (an importer of picoclaw data), it is created
+	// and then wins by rule 1; the lister keeps listing it.
+	if _, err := s.Commit(bg(t), "plain", sessiondb.Commit{Create: &sessiondb.Session{}, ShadowAliases: true}); err != nil {
+		t.Fatalf("Create of a listed plain ID with ShadowAliases: %v", err)
+	}
+	if id, err := s.Resolve(bg(t), "plain"); err != nil || id != "plain" {
+		t.Errorf("Resolve(plain) after the shadowing Create = %q, %v; want plain", id, err)
+	}
+	if g := mustGet(t, s, "sk_v1_cc"); !slices.Equal(g.Aliases, []string{"legacy:key", "plain"}) {
+		t.Errorf("sk_v1_cc aliases = %q after the shadowing Create, want them kept", g.Aliases)
+	}
 	// List's Query finds every session listing an alias (it does not look
 	// at IDs).
 	got := idsOf(listAll(t, s, sessiondb.ListOptions{Query: "agent:main:main"}))
