@@ -97,7 +97,7 @@ func (s *Store) applyAppend(ctx context.Context, tx *sqlx.Tx, id string, c sessi
 			return sessiondb.Session{}, err
 		}
 	}
-	return withMessageCount(ctx, tx, sess)
+	return sess, nil
 }
 
 // CommitMany implements sessiondb.Store: the commits in order, in one
@@ -201,11 +201,12 @@ func (s *Store) applyCommitRows(ctx context.Context, tx *sqlx.Tx, id string, c s
 		}
 		changed = true
 	}
+	transcriptCut := false // a compaction redefines the transcript
 	for _, cp := range compactions {
 		if _, err := s.insertCompaction(ctx, tx, id, lastSeq, cp, now); err != nil {
 			return sessiondb.Session{}, err
 		}
-		changed = true
+		changed, transcriptCut = true, true
 	}
 	if c.KeepLast != nil {
 		cp, err := keepLastCompaction(ctx, tx, id, lastSeq, *c.KeepLast)
@@ -216,7 +217,7 @@ func (s *Store) applyCommitRows(ctx context.Context, tx *sqlx.Tx, id string, c s
 			if _, err := s.insertCompaction(ctx, tx, id, lastSeq, *cp, now); err != nil {
 				return sessiondb.Session{}, err
 			}
-			changed = true
+			changed, transcriptCut = true, true
 		}
 	}
 	for _, d := range []struct {
@@ -254,54 +255,30 @@ func (s *Store) applyCommitRows(ctx context.Context, tx *sqlx.Tx, id string, c s
 	if !changed {
 		// Nothing to record: no Sequence bump, no row written, so the
 		// transaction commits without a WAL frame (and without an fsync).
-		return withMessageCount(ctx, tx, sess)
+		return sess, nil
 	}
 	_, err = tx.ExecContext(ctx, `UPDATE sessions SET sequence = sequence + 1, last_seq = ?, updated_at = ? WHERE id = ?`,
 		lastSeq, formatTime(updated), id)
 	if err != nil {
 		return sessiondb.Session{}, err
 	}
-	if create != nil || metaChanged {
-		out, err := getSession(ctx, tx, id)
-		if err != nil {
-			return sessiondb.Session{}, err
-		}
-		return withMessageCount(ctx, tx, out)
+	if create != nil || metaChanged || transcriptCut {
+		return getSession(ctx, tx, id)
 	}
 	// Only the counters and the time changed: skip re-reading the row (it
-	// is the costliest statement of a small append).
+	// is the costliest statement of a small append). Without a new
+	// compaction the transcript grew by the appended entries.
 	sess.Sequence++
 	sess.LastSeq = lastSeq
 	sess.UpdatedAt = parseTime(formatTime(updated))
-	return withMessageCount(ctx, tx, sess)
+	sess.MessageCount += int64(len(rows))
+	return sess, nil
 }
 
-// withMessageCount fills s.MessageCount (the transcript's length: the
-// current compaction's summary messages plus the kept log entries) and
-// sets EntryCount to -1, which Session documents for writes.
-func withMessageCount(ctx context.Context, tx *sqlx.Tx, s sessiondb.Session) (sessiondb.Session, error) {
-	cur, err := currentCompaction(ctx, tx, s.ID)
-	if err != nil {
-		return sessiondb.Session{}, err
-	}
-	var summary int64
-	if cur.ID != 0 {
-		if err := tx.GetContext(ctx, &summary, `SELECT count(*) FROM summary_messages WHERE compaction_id = ?`, cur.ID); err != nil {
-			return sessiondb.Session{}, err
-		}
-	}
-	s.MessageCount = summary + s.LastSeq - cur.KeepFromSeq + 1
-	s.EntryCount = -1
-	return s, nil
-}
-
-// withCounts fills both counts (for reads).
+// withCounts fills EntryCount too (for reads; getSession fills
+// MessageCount and leaves EntryCount -1).
 func withCounts(ctx context.Context, tx *sqlx.Tx, s sessiondb.Session) (sessiondb.Session, error) {
-	s, err := withMessageCount(ctx, tx, s)
-	if err != nil {
-		return sessiondb.Session{}, err
-	}
-	err = tx.GetContext(ctx, &s.EntryCount, `SELECT count(*) FROM entries WHERE session_id = ?`, s.ID)
+	err := tx.GetContext(ctx, &s.EntryCount, `SELECT count(*) FROM entries WHERE session_id = ?`, s.ID)
 	return s, err
 }
 

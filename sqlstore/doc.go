@@ -172,7 +172,9 @@
 //     aliases); Resolve orders a name's holders with picoclaw's meta-file
 //     name (replace(':', '/', '\' by '_') || '.meta.json') in BINARY
 //     collation, which is Go's byte order, as os.ReadDir sorts.
-//   - Writes return MessageCount (a compaction lookup) but not EntryCount
-//     (-1): counting a long log on every append would cost more than the
-//     append. Get, List and LoadFull count both.
+//   - MessageCount is part of the session row query (two indexed
+//     subqueries); a write that adds no compaction adds its entries to the
+//     count it read, so an append runs no extra statement. EntryCount is
+//     -1 in what writes return: counting a long log on every append would
+//     cost more than the append. Get, List and LoadFull count both.
 package sqlstore

@@ -36,12 +36,17 @@ type sessionRow struct {
 	CreatedAt    string         `db:"created_at"`
 	UpdatedAt    string         `db:"updated_at"`
 	Aliases      string         `db:"aliases"`
+	MessageCount int64          `db:"message_count"`
 }
 
 const sessionColumns = `s.id, s.title, s.summary, s.scope, s.attrs, s.version, s.sequence,
 	s.last_seq, s.parent_id, s.fork_seq, s.source_format, s.source_path, s.created_at, s.updated_at,
 	(SELECT json_group_array(alias) FROM
-		(SELECT alias FROM session_aliases WHERE session_id = s.id ORDER BY id)) AS aliases`
+		(SELECT alias FROM session_aliases WHERE session_id = s.id ORDER BY id)) AS aliases,
+	(SELECT count(*) FROM summary_messages m WHERE m.compaction_id =
+		(SELECT max(id) FROM compactions c WHERE c.session_id = s.id))
+	+ s.last_seq + 1 - coalesce((SELECT keep_from_seq FROM compactions c
+		WHERE c.session_id = s.id ORDER BY c.id DESC LIMIT 1), 1) AS message_count`
 
 func (r *sessionRow) session() sessiondb.Session {
 	s := sessiondb.Session{
@@ -57,6 +62,8 @@ func (r *sessionRow) session() sessiondb.Session {
 		SourcePath:   r.SourcePath.String,
 		CreatedAt:    parseTime(r.CreatedAt),
 		UpdatedAt:    parseTime(r.UpdatedAt),
+		MessageCount: r.MessageCount,
+		EntryCount:   -1,
 	}
 	if r.Scope.Valid {
 		s.Scope = json.RawMessage(r.Scope.String)
@@ -391,8 +398,7 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 // listRow is a session with its computed counts.
 type listRow struct {
 	sessionRow
-	MessageCount int64 `db:"message_count"`
-	EntryCount   int64 `db:"entry_count"`
+	EntryCount int64 `db:"entry_count"`
 }
 
 // List implements sessiondb.Store. Pages are walked with a keyset cursor
@@ -421,10 +427,6 @@ func (s *Store) List(ctx context.Context, opts sessiondb.ListOptions) ([]session
 			OR EXISTS (SELECT 1 FROM session_aliases a WHERE a.session_id = s.id AND instr(lower(a.alias), lower(?1q)) > 0))`)
 	}
 	q := `SELECT ` + sessionColumns + `,
-		(SELECT count(*) FROM summary_messages m WHERE m.compaction_id =
-			(SELECT max(id) FROM compactions c WHERE c.session_id = s.id))
-		+ s.last_seq + 1 - coalesce((SELECT keep_from_seq FROM compactions c
-			WHERE c.session_id = s.id ORDER BY c.id DESC LIMIT 1), 1) AS message_count,
 		(SELECT count(*) FROM entries e WHERE e.session_id = s.id) AS entry_count
 		FROM sessions s`
 	if len(where) > 0 {
@@ -457,7 +459,7 @@ func (s *Store) List(ctx context.Context, opts sessiondb.ListOptions) ([]session
 	out := make([]sessiondb.SessionInfo, len(rows))
 	for i, r := range rows {
 		sess := r.session()
-		sess.MessageCount, sess.EntryCount = r.MessageCount, r.EntryCount
+		sess.EntryCount = r.EntryCount
 		out[i] = sessiondb.SessionInfo{Session: sess}
 	}
 	return out, next, nil
