@@ -72,8 +72,13 @@ func TestCheckerCatchesTampering(t *testing.T) {
 			return exec1(db, `UPDATE entries SET body = replace(body, 'torture', 'tortura') WHERE rowid = (SELECT min(rowid) FROM entries WHERE session_id LIKE 'p-%' OR session_id LIKE 'u-%')`)
 		}, "differs from what was written"},
 		{"stale paired state", func(db *sql.DB, _ *oracle) (bool, error) {
+			// Only a different body damages anything: with one paired
+			// session (a short workload on a loaded machine), or two with
+			// equal states, the update would change nothing the checker
+			// could notice, and the case has nothing to damage.
 			return exec1(db, `UPDATE states SET body = (SELECT body FROM states WHERE session_id LIKE 'p-%' ORDER BY session_id LIMIT 1)
-				WHERE session_id = (SELECT session_id FROM states WHERE session_id LIKE 'p-%' ORDER BY session_id DESC LIMIT 1)`)
+				WHERE session_id = (SELECT session_id FROM states WHERE session_id LIKE 'p-%' ORDER BY session_id DESC LIMIT 1)
+				AND body <> (SELECT body FROM states WHERE session_id LIKE 'p-%' ORDER BY session_id LIMIT 1)`)
 		}, "state"},
 		{"lost session", func(db *sql.DB, o *oracle) (bool, error) {
 			// A session no delete was ever attempted on, with an
@@ -158,6 +163,12 @@ func TestCheckerCatchesTampering(t *testing.T) {
 			raw.Close()
 			if err != nil {
 				t.Fatalf("tamper: %v", err)
+			}
+			// The stale-state tamper needs two paired sessions with
+			// different states, which a 3-second workload on a loaded
+			// machine does not always produce: then it is skipped.
+			if !ok && tc.name == "stale paired state" {
+				t.Skipf("the workload (seed %d) left no two paired sessions with different states", seed())
 			}
 			if !ok {
 				t.Fatalf("the workload (seed %d) left nothing to tamper with for %q", seed(), tc.name)
