@@ -63,7 +63,7 @@ written are printed before the error.`,
 }
 
 func (a *app) runExport(args []string, o exportOptions) error {
-	st, err := a.openRead(nil)
+	st, err := a.openRead(openOptions{})
 	if err != nil {
 		return err
 	}
