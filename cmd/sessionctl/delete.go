@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-
 )
 
 func (a *app) deleteCommand() *cobra.Command {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
-
 )
 
 func (a *app) pruneCommand() *cobra.Command {
