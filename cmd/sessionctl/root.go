@@ -138,6 +138,7 @@ Exit codes: 0 success, 1 error, 2 usage error, 3 import finished with problems.`
 		a.checkpointCommand(),
 		a.renameCommand(),
 		a.deleteCommand(),
+		a.copyCommand(),
 		a.migrateCommand(),
 		a.doctorCommand(),
 		a.completionCommand(),
