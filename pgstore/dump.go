@@ -35,6 +35,9 @@ func (s *Store) PutSession(ctx context.Context, d sessiondb.SessionDump, expectS
 	err := s.write(ctx, func(tx *ptx) error {
 		err := sessioncopy.Write(ctx, tx, d, expectSequence, sessioncopy.WriteOptions{
 			LockSuffix: " FOR UPDATE",
+			// Never moves the sequence back (GREATEST with nextval).
+			ReserveCompactionID: `SELECT setval(pg_get_serial_sequence('compactions', 'id'),
+				GREATEST(?::bigint, nextval(pg_get_serial_sequence('compactions', 'id'))))`,
 			Describe: func(e sessiondb.Entry) (string, string) {
 				_, role, text := s.describe(e)
 				return role, text

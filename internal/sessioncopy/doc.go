@@ -9,7 +9,15 @@
 // Times are copied through time.Time, formatted with the layout both
 // backends use, so a copy keeps them to the nanosecond. Role is kept as
 // stored; the extracted text is derived again by the target's extractor
-// (describe), as it is on append. Compaction IDs are the target's own,
-// assigned in the dump's order (so the current compaction stays current),
-// and checkpoints are linked to them through the dump's IDs.
+// (describe), as it is on append.
+//
+// A compaction keeps its source ID when the target has no compaction with
+// that ID and the ID is above the one given to the session's previous
+// compaction (so a copy into an empty store lists the same IDs);
+// otherwise it gets a new one from the table's own counter, which is
+// above every existing ID. So a session's compactions keep their order,
+// the highest ID stays the current one, and checkpoints are linked to
+// them through the dump's IDs. On PostgreSQL the identity sequence is
+// first moved past a kept ID (never backwards), so later inserts do not
+// collide with it.
 package sessioncopy

@@ -224,6 +224,10 @@ type WriteOptions struct {
 	// sequence (" FOR UPDATE" on PostgreSQL; SQLite's write transaction
 	// already holds the database's write lock).
 	LockSuffix string
+	// ReserveCompactionID, when set, runs before a compaction is inserted
+	// with an explicit ID (its one argument): PostgreSQL must move the
+	// identity sequence past it, or a later insert would collide.
+	ReserveCompactionID string
 	// Describe derives the stored role and text of an entry or summary
 	// message with the target's extractor.
 	Describe func(e sessiondb.Entry) (role, text string)
@@ -289,15 +293,43 @@ func Write(ctx context.Context, tx Tx, d sessiondb.SessionDump, expect *int64, o
 		}
 	}
 	newIDs := make(map[int64]int64, len(d.Compactions))
+	prevID := int64(0)
 	for _, c := range d.Compactions {
+		// Keep the source's compaction ID when the target has no row
+		// with it (a copy into an empty store then shows the same IDs in
+		// checkpoint listings); else take a new one.
+		// An ID at or below the previous one's would break "the highest
+		// ID is the current compaction": take a new (higher) one then.
+		taken := c.ID <= prevID
+		if !taken {
+			if err := query(ctx, tx, func(r *sql.Rows) error { taken = true; return nil },
+				`SELECT 1 FROM compactions WHERE id = ?`, c.ID); err != nil {
+				return fmt.Errorf("put %s: compaction: %w", id, err)
+			}
+		}
+		if !taken && o.ReserveCompactionID != "" {
+			if _, err := tx.ExecContext(ctx, o.ReserveCompactionID, c.ID); err != nil {
+				return fmt.Errorf("put %s: compaction: %w", id, err)
+			}
+		}
 		var cid int64
-		if err := query(ctx, tx, func(r *sql.Rows) error { return r.Scan(&cid) },
-			`INSERT INTO compactions (session_id, at_seq, keep_from_seq, tokens_before, tokens_after, details, created_at)
-			 VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-			id, c.AtSeq, c.KeepFromSeq, c.TokensBefore, c.TokensAfter, nullRaw(c.Details), formatTime(c.CreatedAt)); err != nil {
+		var err error
+		if taken {
+			err = query(ctx, tx, func(r *sql.Rows) error { return r.Scan(&cid) },
+				`INSERT INTO compactions (session_id, at_seq, keep_from_seq, tokens_before, tokens_after, details, created_at)
+				 VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+				id, c.AtSeq, c.KeepFromSeq, c.TokensBefore, c.TokensAfter, nullRaw(c.Details), formatTime(c.CreatedAt))
+		} else {
+			cid = c.ID
+			_, err = tx.ExecContext(ctx, `INSERT INTO compactions (id, session_id, at_seq, keep_from_seq, tokens_before, tokens_after, details, created_at)
+				 VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+				c.ID, id, c.AtSeq, c.KeepFromSeq, c.TokensBefore, c.TokensAfter, nullRaw(c.Details), formatTime(c.CreatedAt))
+		}
+		if err != nil {
 			return fmt.Errorf("put %s: compaction: %w", id, err)
 		}
 		newIDs[c.ID] = cid
+		prevID = cid
 		for i, e := range c.Summary {
 			role, text := o.Describe(e)
 			if _, err := tx.ExecContext(ctx, `INSERT INTO summary_messages (compaction_id, position, kind, role, text, body, created_at)
