@@ -182,6 +182,11 @@ func TestCopyRoundTripSQLitePostgresSQLite(t *testing.T) {
 		t.Errorf("copy after one append: %+v; want exactly one session copied", tot)
 	}
 	sameDumps(t, dumps(t, src), dumps(t, pg))
+
+	// The copy kept the source's compaction IDs in PostgreSQL; a new
+	// compaction there must not collide with them.
+	sessionctl(t, pg, "truncate", "rich-fork", "--keep", "1").mustSucceed(t)
+	sessionctl(t, pg, "truncate", "rich", "--keep", "1").mustSucceed(t)
 }
 
 func TestCopySQLiteToSQLite(t *testing.T) {
