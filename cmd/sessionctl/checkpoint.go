@@ -129,7 +129,7 @@ until pruned) and the state becomes the checkpoint's.`,
 			if inPlace && newID != "" {
 				return usageErrorf(c, "--in-place and --id exclude each other")
 			}
-			st, err := a.openExisting(openOptions{})
+			st, err := a.openExisting(nil)
 			if err != nil {
 				return err
 			}

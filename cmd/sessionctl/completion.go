@@ -42,7 +42,7 @@ func (a *app) completeSessions(all bool) cobra.CompletionFunc {
 		if len(args) > 0 && !all {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		st, err := a.openRead(openOptions{})
+		st, err := a.openRead(nil)
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}

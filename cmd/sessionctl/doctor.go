@@ -58,7 +58,7 @@ fails, 0 otherwise (warnings included).`,
 func (a *app) runDoctor(asJSON bool) error {
 	// Read-only: doctor looks, it never changes the file.
 	// NoSchemaCheck: a damaged schema is reported below, not refused.
-	st, err := a.openRead(openOptions{NoMigrate: true, NoSchemaCheck: true})
+	st, err := a.openRead(&openOptions{NoMigrate: true, NoSchemaCheck: true})
 	if err != nil {
 		return err
 	}

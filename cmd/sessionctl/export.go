@@ -63,7 +63,7 @@ written are printed before the error.`,
 }
 
 func (a *app) runExport(args []string, o exportOptions) error {
-	st, err := a.openRead(openOptions{})
+	st, err := a.openRead(nil)
 	if err != nil {
 		return err
 	}

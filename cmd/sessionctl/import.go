@@ -84,7 +84,7 @@ func (a *app) runImport(paths []string, o importOptions) error {
 			return fmt.Errorf("cannot read %s: %w", p, unwrapPathError(err))
 		}
 	}
-	st, err := a.open(openOptions{})
+	st, err := a.open(nil)
 	if err != nil {
 		return err
 	}

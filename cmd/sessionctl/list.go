@@ -36,7 +36,7 @@ func (a *app) listCommand() *cobra.Command {
 }
 
 func (a *app) runList(o listOptions) error {
-	st, err := a.openRead(openOptions{})
+	st, err := a.openRead(nil)
 	if err != nil {
 		return err
 	}

@@ -48,7 +48,7 @@ type migrateStatusJSON struct {
 // provider opens the existing database without migrating it and returns
 // goose's provider over it.
 func (a *app) provider() (sessiondb.Store, *goose.Provider, error) {
-	st, err := a.openExisting(openOptions{NoMigrate: true})
+	st, err := a.openExisting(&openOptions{NoMigrate: true})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -136,7 +136,7 @@ func (a *app) migrateUpCommand() *cobra.Command {
 				return fmt.Errorf("close %s: %w", location(st), err)
 			}
 			a.store = nil
-			st, err = a.open(openOptions{})
+			st, err = a.open(nil)
 			if err != nil {
 				return err
 			}

@@ -33,7 +33,7 @@ stdin is not a terminal --yes is required (as for delete).`,
 			if all && !yes && !a.stdinTTY {
 				return usageErrorf(c, "stdin is not a terminal: pass --yes to prune every session (it deletes history)")
 			}
-			st, err := a.openExisting(openOptions{SecureDelete: secure})
+			st, err := a.openExisting(&openOptions{SecureDelete: secure})
 			if err != nil {
 				return err
 			}

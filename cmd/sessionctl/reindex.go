@@ -27,7 +27,7 @@ rebuilding. Both print the index's lag before and after.`,
   sessionctl reindex --reextract`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			st, err := a.openExisting(openOptions{})
+			st, err := a.openExisting(nil)
 			if err != nil {
 				return err
 			}

@@ -177,15 +177,15 @@ func (a *app) dbPath() string {
 
 // open opens the database, creating it (and, for a file, its directory,
 // mode 0700: the transcripts are private) when it does not exist. The
-// store is closed by run.
-func (a *app) open(o openOptions) (sessiondb.Store, error) {
+// store is closed by run. opts may be nil.
+func (a *app) open(o *openOptions) (sessiondb.Store, error) {
 	return a.openMode(modeCreate, o)
 }
 
 // openExisting opens the database like open but fails, without creating
 // anything, when the file does not exist (for commands that inspect or
 // maintain a database rather than use one).
-func (a *app) openExisting(o openOptions) (sessiondb.Store, error) {
+func (a *app) openExisting(o *openOptions) (sessiondb.Store, error) {
 	return a.openMode(modeExisting, o)
 }
 
@@ -194,13 +194,17 @@ func (a *app) openExisting(o openOptions) (sessiondb.Store, error) {
 // migrated or changed. A missing database, someone else's SQLite file and
 // a database that needs `sessionctl migrate` are refused with a message
 // that says so.
-func (a *app) openRead(o openOptions) (sessiondb.Store, error) {
+func (a *app) openRead(o *openOptions) (sessiondb.Store, error) {
 	return a.openMode(modeRead, o)
 }
 
-func (a *app) openMode(mode openMode, o openOptions) (sessiondb.Store, error) {
+func (a *app) openMode(mode openMode, opts *openOptions) (sessiondb.Store, error) {
 	if a.store != nil {
 		return a.store, nil
+	}
+	var o openOptions
+	if opts != nil {
+		o = *opts
 	}
 	loc := a.dbPath()
 	if loc == "" {

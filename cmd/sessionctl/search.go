@@ -62,7 +62,7 @@ type hitJSON struct {
 }
 
 func (a *app) runSearch(query string, o searchOptions) error {
-	st, err := a.openRead(openOptions{})
+	st, err := a.openRead(nil)
 	if err != nil {
 		return err
 	}

@@ -26,7 +26,7 @@ func resolve(ctx context.Context, st sessiondb.Store, idOrAlias string) (string,
 // database: a command that changes one session has nothing to change in a
 // new one, and a typo in --db must not leave an empty file behind.
 func (a *app) openSession(idOrAlias string) (sessiondb.Store, string, error) {
-	st, err := a.openExisting(openOptions{})
+	st, err := a.openExisting(nil)
 	if err != nil {
 		return nil, "", err
 	}
@@ -37,7 +37,7 @@ func (a *app) openSession(idOrAlias string) (sessiondb.Store, string, error) {
 // openSessionRead is openSession for commands that only read (show,
 // checkpoint list): see openRead.
 func (a *app) openSessionRead(idOrAlias string) (sessiondb.Store, string, error) {
-	st, err := a.openRead(openOptions{})
+	st, err := a.openRead(nil)
 	if err != nil {
 		return nil, "", err
 	}

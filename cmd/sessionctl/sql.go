@@ -74,7 +74,7 @@ usage_daily answer the common questions.`,
 var errWriteRefused = errors.New("refused: sessionctl sql is read-only and this statement writes; change data with import, rename, delete, truncate, prune")
 
 func (a *app) runSQL(query string, o sqlOptions) error {
-	st, err := a.openRead(openOptions{})
+	st, err := a.openRead(nil)
 	if err != nil {
 		return err
 	}

@@ -65,7 +65,7 @@ type statsReport struct {
 }
 
 func (a *app) runStats(asJSON bool) error {
-	st, err := a.openRead(openOptions{})
+	st, err := a.openRead(nil)
 	if err != nil {
 		return err
 	}

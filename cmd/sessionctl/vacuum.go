@@ -25,7 +25,7 @@ text included: --keep-backups N removes all but the newest N of them.`,
 			if c.Flags().Changed("keep-backups") && keep < 0 {
 				return usageErrorf(c, "--keep-backups must be 0 or more")
 			}
-			st, err := a.openExisting(openOptions{})
+			st, err := a.openExisting(nil)
 			if err != nil {
 				return err
 			}
