@@ -343,6 +343,11 @@ func TestKillMidCommit(t *testing.T) {
 		children = append(children, round...)
 	}
 	acks, _ := allAcks(children)
+	// A killed client's last COMMIT may still be in the server's hands:
+	// the server commits it after the client is gone. Wait until the
+	// killed clients' backends are done before taking the census, or a
+	// late commit lands between the reads of verify.
+	waitBackendsIdle(t, s)
 	stored := verify(t, s, acks)
 	t.Logf("%d processes SIGKILLed in %d rounds; %d commits acknowledged, %d stored (the rest were in flight), none partial",
 		rounds*n, rounds, len(acks), stored)
@@ -424,4 +429,27 @@ func TestServerRestart(t *testing.T) {
 	}
 	t.Logf("server restarted %d times under %d writer processes: %d commits acknowledged, %d answered busy, %d stored, none lost or doubled; %d attempts retried, %d commits with a lost answer settled by txid_status",
 		restarts, n, len(acks), busy, stored, retries, unknown)
+}
+
+// waitBackendsIdle waits (up to 30s) until no other backend of this
+// database is inside a statement or a transaction.
+func waitBackendsIdle(t *testing.T, s *Store) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var busy int
+		err := s.DB().QueryRowContext(t.Context(), `SELECT count(*) FROM pg_stat_activity
+			WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'
+			AND state IS DISTINCT FROM 'idle'`).Scan(&busy)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if busy == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d backends still busy 30s after their clients were killed", busy)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }

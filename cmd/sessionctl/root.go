@@ -141,6 +141,7 @@ Exit codes: 0 success, 1 error, 2 usage error, 3 import finished with problems.`
 		a.copyCommand(),
 		a.migrateCommand(),
 		a.doctorCommand(),
+		a.serveCommand(),
 		a.completionCommand(),
 		a.versionCommand(),
 	)

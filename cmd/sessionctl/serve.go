@@ -1,0 +1,153 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log"
+	"net"
+	"net/http"
+	"os/exec"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sessiondb/sessiondb/viewer"
+)
+
+type serveOptions struct {
+	addr        string
+	open        bool
+	allowRemote bool
+}
+
+func (a *app) serveCommand() *cobra.Command {
+	var o serveOptions
+	c := &cobra.Command{
+		Use:   "serve",
+		Short: "Browse the sessions in a local, read-only web viewer",
+		Long: `Serve runs a read-only web viewer on the database until Ctrl-C: the
+sessions (filter by text, format and date), each transcript a page at a time
+with tool calls and their results, compactions and checkpoints, search across
+everything, and usage charts. A JSON API under /api/ returns the shapes of
+the --json outputs.
+
+It listens on loopback only. Any other address needs --allow-remote, and then
+every request must carry the access token printed at start (open the printed
+URL once; the browser keeps it in a cookie). Nothing is fetched from the
+network and no endpoint writes.`,
+		Example: `  sessionctl serve
+  sessionctl serve --addr 127.0.0.1:9000 --open
+  sessionctl serve --addr 0.0.0.0:8377 --allow-remote`,
+		Args: noArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			host, _, err := net.SplitHostPort(o.addr)
+			if err != nil {
+				return usageErrorf(c, "--addr %q: want HOST:PORT", o.addr)
+			}
+			if !isLoopback(host) && !o.allowRemote {
+				return usageErrorf(c, "--addr %s is not a loopback address: pass --allow-remote to serve the network (a token is then required)", o.addr)
+			}
+			return a.runServe(o)
+		},
+	}
+	c.Flags().StringVar(&o.addr, "addr", "127.0.0.1:8377", "listen on HOST:PORT (port 0: any free port)")
+	c.Flags().BoolVar(&o.open, "open", false, "open the viewer in the default browser")
+	c.Flags().BoolVar(&o.allowRemote, "allow-remote", false, "allow a non-loopback --addr; requests then need the printed access token")
+	return c
+}
+
+// isLoopback reports whether host is localhost or a loopback IP. An empty
+// host (":8377") means every interface.
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func (a *app) runServe(o serveOptions) error {
+	st, err := a.openRead(nil)
+	if err != nil {
+		return err
+	}
+	host, _, _ := net.SplitHostPort(o.addr)
+	remote := !isLoopback(host)
+	opts := viewer.Options{Remote: remote, Log: log.New(a.stderr, "sessionctl serve: ", 0)}
+	if remote {
+		var b [24]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return fmt.Errorf("generate access token: %w", err)
+		}
+		opts.Token = hex.EncodeToString(b[:])
+	}
+	h, err := viewer.New(st, opts)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", o.addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", o.addr, err)
+	}
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          opts.Log,
+	}
+	url := "http://" + ln.Addr().String() + "/"
+	if opts.Token != "" {
+		url += "?token=" + opts.Token
+	}
+	fmt.Fprintf(a.stdout, "serving %s read-only at %s\n", a.dbPath(), url)
+	if remote {
+		fmt.Fprintln(a.stdout, "listening beyond loopback: the token in this URL is required; keep it private")
+	}
+	fmt.Fprintln(a.stdout, "press Ctrl-C to stop")
+	if o.open {
+		if err := openBrowser(url); err != nil {
+			fmt.Fprintf(a.stderr, "sessionctl: could not open a browser (%v); open %s yourself\n", err, url)
+		}
+	}
+
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		return fmt.Errorf("serve: %w", err)
+	case <-a.ctx.Done():
+	}
+	// Ctrl-C is how serve ends: not an error. Requests in flight get a
+	// few seconds to finish before the store is closed.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(ctx); err != nil {
+		_ = srv.Close()
+	}
+	if err := <-done; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serve: %w", err)
+	}
+	fmt.Fprintln(a.stdout, "stopped")
+	return nil
+}
+
+func openBrowser(url string) error {
+	var cmd *exec.Cmd
+	switch runtime.GOOS {
+	case "darwin":
+		cmd = exec.Command("open", url)
+	case "windows":
+		cmd = exec.Command("rundll32", "url.dll,FileProtocolHandler", url)
+	default:
+		cmd = exec.Command("xdg-open", url)
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	go func() { _ = cmd.Wait() }()
+	return nil
+}

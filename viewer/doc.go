@@ -1,0 +1,61 @@
+// Package viewer is the read-only web viewer behind `sessionctl serve`: a
+// net/http Handler over any sessiondb.Store (it never imports a backend),
+// with html/template pages, one small hand-written script and stylesheet
+// embedded with embed, and a JSON API. Nothing is fetched from the network
+// and nothing is built: the binary holds every asset.
+//
+// # Pages and API
+//
+//	/                     sessions, newest first, ListPageSize per page (store cursor);
+//	                      ?q= (title, alias; an exact ID or alias through Resolve),
+//	                      ?format=, ?since=, ?until= (YYYY-MM-DD, on UpdatedAt)
+//	/s/{id}               a transcript, TranscriptPageSize log positions per page
+//	                      (?from=, ?at=SEQ, ?all=1 for superseded turns)
+//	/s/{id}/raw/{seq}     the stored body of one entry, byte for byte, as text/plain
+//	/search?q=            search across everything, snippets with <mark>, links to the entry
+//	/usage[?session=]     tokens and cost per day and per model: SVG bar charts and tables
+//	/api/sessions         = sessionctl list --json (?q=, ?limit=, ?cursor=; next cursor in X-Next-Cursor)
+//	/api/sessions/{id}    = the "session" object of sessionctl show --json --state
+//	/api/sessions/{id}/transcript  = sessionctl show --json (?last=N, or ?from=&to= log positions)
+//	/api/search?q=        = sessionctl search --json (?session=, ?role=, ?kind=, ?limit=)
+//	/api/usage?by=        usage rows grouped by session, model and/or day
+//
+// The JSON types mirror the CLI's (package main cannot be imported);
+// cmd/sessionctl's TestServeAPIMatchesCLIJSON checks that both encode the
+// same fields. API responses escape <, > and & as \u003c… (the CLI does
+// not): same values, safer bytes in a browser.
+//
+// # Paging
+//
+// A transcript page is one Store.Entries range, so the first page of a
+// 100,000-entry session costs what a short session's does; the effective
+// transcript starts at the latest compaction's KeepFromSeq, whose summary
+// is shown above the first page. ?all=1 starts at #1, marks superseded
+// turns and shows each compaction where it cut. The list is one Store.List
+// page plus one UsageTotals per row (an indexed per-session query, so a
+// page's cost does not grow with the usage ledger). The format and date
+// filters are not indexed by the store: they are applied to the rows read,
+// reading further store pages until the page is full, the dates run out
+// (rows are newest first), or maxListScan rows were read.
+//
+// # Safety
+//
+// Transcripts are hostile text. Every value goes through html/template;
+// the markdown renderer (markdown.go) emits only its own fixed tags, HTML
+// escapes every piece of text, and links only absolute http(s) URLs: raw
+// HTML in a transcript is shown as text. Each rendered page is passed
+// through visible, so bidi overrides and control characters show as \u202e
+// escapes. Images are never loaded. Bodies are clipped to 64 KiB per block
+// in pages; the raw endpoint serves the rest as text/plain under a
+// "sandbox" CSP. Every response carries a strict Content-Security-Policy
+// (scripts and styles from 'self' only: no inline script, no inline
+// style), nosniff, frame denial and no-referrer.
+//
+// Only GET and HEAD are served: no endpoint writes, and the CLI opens the
+// store read-only as well. Without Options.Remote, requests whose Host is
+// not localhost or a loopback IP are refused (421), which defeats DNS
+// rebinding; with Options.Token every request needs the token (?token=
+// once, then an HttpOnly SameSite=Strict cookie, or a Bearer header).
+// `sessionctl serve` listens on loopback unless --allow-remote, and then
+// generates the token.
+package viewer

@@ -1,0 +1,329 @@
+package viewer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"html/template"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sessiondb/sessiondb"
+)
+
+// listRow is one row of the sessions page.
+type listRow struct {
+	sessiondb.SessionInfo
+	Updated string
+	Usage   sessiondb.UsageTotals
+	Tokens  int64
+}
+
+type listData struct {
+	Title   string
+	Q       string
+	Format  string
+	Since   string
+	Until   string
+	Rows    []listRow
+	Next    string
+	Scanned int
+	Cut     bool // the scan stopped at maxListScan
+	First   bool
+}
+
+// listSessions reads one page of sessions with the store's cursor. The
+// text filter is the store's (title, alias) plus an exact ID or alias
+// match through Resolve; the format and date filters are applied to the
+// rows read, reading further store pages until the page is full or
+// maxListScan rows were read. Rows are newest first, so the scan stops at
+// the first row older than since.
+func (h *Handler) listSessions(ctx context.Context, d *listData, cursor string) ([]sessiondb.SessionInfo, error) {
+	var since, until time.Time
+	var err error
+	if d.Since != "" {
+		if since, err = time.Parse("2006-01-02", d.Since); err != nil {
+			return nil, fmt.Errorf("since: want YYYY-MM-DD: %w", sessiondb.ErrInvalid)
+		}
+	}
+	if d.Until != "" {
+		if until, err = time.Parse("2006-01-02", d.Until); err != nil {
+			return nil, fmt.Errorf("until: want YYYY-MM-DD: %w", sessiondb.ErrInvalid)
+		}
+		until = until.AddDate(0, 0, 1)
+	}
+	var out []sessiondb.SessionInfo
+	seen := map[string]bool{}
+	if cursor == "" && d.Q != "" {
+		// An ID or alias typed in the filter box finds its session even
+		// when the title does not contain it.
+		if id, err := h.st.Resolve(ctx, d.Q); err == nil {
+			if s, err := h.st.Get(ctx, id); err == nil {
+				out = append(out, sessiondb.SessionInfo{Session: s, MessageCount: -1, EntryCount: -1})
+				seen[id] = true
+			}
+		}
+	}
+	filtered := d.Format != "" || d.Since != "" || d.Until != ""
+	for {
+		infos, next, err := h.st.List(ctx, sessiondb.ListOptions{Limit: ListPageSize, Cursor: cursor, Query: d.Q})
+		if err != nil {
+			return nil, err
+		}
+		d.Scanned += len(infos)
+		stop := false
+		for _, si := range infos {
+			if !since.IsZero() && si.UpdatedAt.Before(since) {
+				stop = true
+				break
+			}
+			if seen[si.ID] || (d.Format != "" && si.SourceFormat != d.Format) || (!until.IsZero() && !si.UpdatedAt.Before(until)) {
+				continue
+			}
+			out = append(out, si)
+		}
+		cursor = next
+		if stop {
+			cursor = ""
+		}
+		if !filtered || cursor == "" || len(out) >= ListPageSize {
+			break
+		}
+		if d.Scanned >= maxListScan {
+			d.Cut = true
+			break
+		}
+	}
+	d.Next = cursor
+	return out, nil
+}
+
+func (h *Handler) listPage(w http.ResponseWriter, r *http.Request) {
+	d, err := h.list(r.Context(), r.URL.Query())
+	if err != nil {
+		h.fail(w, r, status(err), err)
+		return
+	}
+	h.render(w, r, http.StatusOK, "list", d)
+}
+
+// list reads what the list page shows, without rendering.
+func (h *Handler) list(ctx context.Context, q url.Values) (listData, error) {
+	d := listData{Title: "Sessions", Q: q.Get("q"), Format: q.Get("format"), Since: q.Get("since"), Until: q.Get("until")}
+	cursor := q.Get("cursor")
+	d.First = cursor == ""
+	infos, err := h.listSessions(ctx, &d, cursor)
+	if err != nil {
+		return d, err
+	}
+	for _, si := range infos {
+		row := listRow{SessionInfo: si, Updated: si.UpdatedAt.UTC().Format("2006-01-02 15:04")}
+		// One indexed query per row: the page costs the same whatever the
+		// size of the usage ledger.
+		if u, err := h.st.UsageTotals(ctx, si.ID); err == nil {
+			row.Usage = u
+			row.Tokens = u.InputTokens + u.OutputTokens + u.CacheReadTokens + u.CacheWriteTokens
+		}
+		d.Rows = append(d.Rows, row)
+	}
+	return d, nil
+}
+
+type sessionData struct {
+	Title       string
+	S           sessiondb.Session
+	Entries     []entryView
+	Latest      *cutView
+	Compactions []cutView
+	Checkpoints []checkpointView
+	All         bool
+	From        int64
+	Start       int64
+	Prev        int64
+	Next        int64
+	Last        int64
+	ShowPrev    bool
+	Attrs       string
+}
+
+type checkpointView struct {
+	ID    string
+	Label string
+	AtSeq int64
+	Time  string
+	From  int64
+}
+
+// sessionPage shows one page of a transcript: TranscriptPageSize log
+// positions from ?from= (default: the start of the effective transcript),
+// read with Store.Entries. ?all=1 starts at the beginning of the log and
+// shows the superseded turns, marked, with every compaction where it cut.
+// ?at=SEQ opens the page holding SEQ (search results link there).
+func (h *Handler) sessionPage(w http.ResponseWriter, r *http.Request) {
+	d, err := h.transcript(r.Context(), r.PathValue("id"), r.URL.Query())
+	if err != nil {
+		h.fail(w, r, status(err), err)
+		return
+	}
+	h.render(w, r, http.StatusOK, "session", d)
+}
+
+// transcript reads what the session page shows: the store calls behind
+// it, without rendering (BenchmarkTranscriptFirstPage times both parts).
+func (h *Handler) transcript(ctx context.Context, idOrAlias string, q url.Values) (sessionData, error) {
+	var d sessionData
+	id, err := h.st.Resolve(ctx, idOrAlias)
+	if err != nil {
+		return d, err
+	}
+	s, err := h.st.Get(ctx, id)
+	if err != nil {
+		return d, err
+	}
+	comps, err := h.st.Compactions(ctx, id)
+	if err != nil {
+		return d, err
+	}
+	d = sessionData{Title: s.Title, S: s, All: q.Get("all") == "1"}
+	if d.Title == "" {
+		d.Title = s.ID
+	}
+	if len(s.Attrs) > 0 && string(s.Attrs) != "null" {
+		d.Attrs = visible(string(s.Attrs))
+	}
+	keep := int64(1)
+	for i, c := range comps {
+		cv := cutView{ID: c.ID, KeepFromSeq: c.KeepFromSeq, AtSeq: c.AtSeq, TokensBefore: c.TokensBefore,
+			TokensAfter: c.TokensAfter, Time: c.CreatedAt.UTC().Format("2006-01-02 15:04"), Latest: i == len(comps)-1}
+		for _, e := range c.Summary {
+			e.Summary = true
+			cv.Summary = append(cv.Summary, viewEntry(e))
+		}
+		d.Compactions = append(d.Compactions, cv)
+		if cv.Latest {
+			keep = max(c.KeepFromSeq, 1)
+			d.Latest = &d.Compactions[len(d.Compactions)-1]
+		}
+	}
+	at, _ := strconv.ParseInt(q.Get("at"), 10, 64)
+	if at > 0 && at < keep {
+		d.All = true
+	}
+	d.Start = keep
+	if d.All {
+		d.Start = 1
+	}
+	d.From = d.Start
+	if f, err := strconv.ParseInt(q.Get("from"), 10, 64); err == nil && f > d.Start {
+		d.From = f
+	}
+	if at > 0 {
+		d.From = max(d.Start, at-5)
+	}
+	to := d.From + TranscriptPageSize - 1
+	entries, err := h.st.Entries(ctx, id, d.From, to)
+	if err != nil {
+		return d, err
+	}
+	for _, e := range entries {
+		v := viewEntry(e)
+		v.Superseded = e.Seq < keep
+		if d.All {
+			for i := range d.Compactions {
+				if c := &d.Compactions[i]; c.KeepFromSeq == e.Seq {
+					v.Cut = c
+				}
+			}
+		}
+		d.Entries = append(d.Entries, v)
+	}
+	pairCalls(d.Entries)
+	d.ShowPrev = d.From > d.Start
+	d.Prev = max(d.Start, d.From-TranscriptPageSize)
+	if to < s.LastSeq {
+		d.Next = to + 1
+		d.Last = max(d.Start, s.LastSeq-TranscriptPageSize+1)
+	}
+	cps, err := h.st.ListCheckpoints(ctx, id)
+	if err != nil {
+		return d, err
+	}
+	for _, c := range cps {
+		d.Checkpoints = append(d.Checkpoints, checkpointView{ID: c.ID, Label: c.Label, AtSeq: c.AtSeq,
+			Time: c.CreatedAt.UTC().Format("2006-01-02 15:04"), From: max(1, c.AtSeq-5)})
+	}
+	return d, nil
+}
+
+// rawEntry serves the stored body of one log entry, byte for byte, as
+// text/plain with a sandboxing CSP: a browser shows it as text whatever it
+// holds.
+func (h *Handler) rawEntry(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	id, err := h.st.Resolve(ctx, r.PathValue("id"))
+	if err != nil {
+		h.fail(w, r, status(err), err)
+		return
+	}
+	seq, err := strconv.ParseInt(r.PathValue("seq"), 10, 64)
+	if err != nil || seq < 1 {
+		h.fail(w, r, http.StatusBadRequest, errors.New("seq must be a positive number"))
+		return
+	}
+	es, err := h.st.Entries(ctx, id, seq, seq)
+	if err != nil {
+		h.fail(w, r, status(err), err)
+		return
+	}
+	if len(es) == 0 {
+		h.fail(w, r, http.StatusNotFound, fmt.Errorf("session %s has no entry %d (pruned or not written yet)", id, seq))
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Content-Security-Policy", "sandbox; default-src 'none'")
+	w.Header().Set("Content-Disposition", "inline")
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(es[0].Body)
+	}
+}
+
+type searchData struct {
+	Title string
+	Q     string
+	Hits  []hitView
+	Err   string
+}
+
+type hitView struct {
+	sessiondb.Hit
+	Snippet template.HTML
+	Time    string
+	Link    string
+}
+
+func (h *Handler) searchPage(w http.ResponseWriter, r *http.Request) {
+	d := searchData{Title: "Search", Q: r.URL.Query().Get("q")}
+	if strings.TrimSpace(d.Q) != "" {
+		hits, err := h.st.Search(r.Context(), d.Q, sessiondb.SearchOptions{Limit: sessiondb.DefaultSearchLimit})
+		if errors.Is(err, sessiondb.ErrInvalid) {
+			d.Err = err.Error()
+		} else if err != nil {
+			h.fail(w, r, status(err), err)
+			return
+		}
+		for _, hit := range hits {
+			hv := hitView{Hit: hit, Snippet: template.HTML(highlight(hit.Snippet)), Time: hit.CreatedAt.UTC().Format("2006-01-02 15:04")}
+			hv.Link = "/s/" + urlPathEscape(hit.SessionID)
+			if !hit.Summary {
+				hv.Link += fmt.Sprintf("?at=%d#e%d", hit.Seq, hit.Seq)
+			}
+			d.Hits = append(d.Hits, hv)
+		}
+	}
+	h.render(w, r, http.StatusOK, "search", d)
+}
+
+func urlPathEscape(s string) string { return url.PathEscape(s) }

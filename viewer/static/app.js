@@ -1,0 +1,32 @@
+// sessiondb viewer: the only script the pages load (the Content-Security-
+// Policy allows no other). It never inserts markup: it toggles <details>
+// and moves the focus.
+"use strict";
+document.addEventListener("DOMContentLoaded", function () {
+  document.querySelectorAll("button[data-action]").forEach(function (b) {
+    b.addEventListener("click", function () {
+      var open = b.getAttribute("data-action") === "expand";
+      document.querySelectorAll(".transcript details, .compaction details").forEach(function (d) {
+        d.open = open;
+      });
+    });
+  });
+  // "/" focuses the search box, as on most sites.
+  document.addEventListener("keydown", function (e) {
+    var t = e.target;
+    if (e.key === "/" && !(t instanceof HTMLInputElement) && !(t instanceof HTMLTextAreaElement)) {
+      var q = document.getElementById("q") || document.getElementById("topq");
+      if (q) { e.preventDefault(); q.focus(); }
+    }
+  });
+  // A link to an entry (from search) highlights it.
+  function mark() {
+    document.querySelectorAll(".entry.target").forEach(function (el) { el.classList.remove("target"); });
+    if (location.hash.length > 1) {
+      var el = document.getElementById(location.hash.slice(1));
+      if (el) { el.classList.add("target"); }
+    }
+  }
+  window.addEventListener("hashchange", mark);
+  mark();
+});
