@@ -108,10 +108,12 @@ func TestCopyKilledAndRerun(t *testing.T) {
 	// The rerun copies the rest, and only the rest.
 	var tot copyTotals
 	r := exec.Command(bin, "copy", "--from", src, "--to", pg, "--json")
+	started := time.Now()
 	out, err := r.Output()
 	if err != nil {
 		t.Fatalf("rerun: %v", err)
 	}
+	t.Logf("rerun copied %d sessions in %v (a figure, not a limit)", sessions-atKill, time.Since(started).Round(time.Millisecond))
 	if err := json.Unmarshal(out, &tot); err != nil {
 		t.Fatalf("rerun output: %v\n%s", err, out)
 	}
