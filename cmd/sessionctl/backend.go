@@ -187,6 +187,34 @@ func note(st sessiondb.Store, op string) string {
 	return op + ": not applicable to " + location(st) + "; nothing to do"
 }
 
+// What each backend offers, checked at compile time: losing a method in a
+// refactor must not silently turn a command into a "nothing to do" note.
+var (
+	_ interface {
+		sessiondb.Store
+		sessiondb.Copier
+		locator
+		readOnlyQuerier
+		fileBacked
+		vacuumer
+		backupKeeper
+		reindexer
+		lazyIndexer
+		schemaChecker
+		migrator
+		engineChecker
+	} = sqliteBackend{}
+	_ interface {
+		sessiondb.Store
+		sessiondb.Copier
+		locator
+		readOnlyQuerier
+		reindexer
+		migrator
+		noter
+	} = pgBackend{}
+)
+
 // sqliteBackend is a SQLite file.
 type sqliteBackend struct{ *sqlstore.Store }
 

@@ -42,6 +42,9 @@ views, indexes and triggers against the text the migrations gave them, the
 journal mode, the write-ahead log's size, and that the database, its
 WAL/SHM and its backups are readable by their owner only.
 
+On PostgreSQL, doctor checks the schema version, orphan rows and log
+positions; the file checks are skipped (the server manages storage).
+
 Each check is ok, warn, fail or skipped. The exit code is 1 when any check
 fails, 0 otherwise (warnings included).`,
 		Example: `  sessionctl doctor
