@@ -2,12 +2,21 @@ package sessiondb
 
 import (
 	"encoding/json"
+	"fmt"
 	"time"
 )
 
 // Commit is the atomic write primitive: every part of it is applied in one
 // transaction with one Sequence bump, or nothing is. Parts apply in this
-// order: Create, Meta, Append, Compactions, State, Interrupt, Usage, Source.
+// order: Create (or CreateIfMissing), Meta, History, Append, Compactions,
+// KeepLast, State, Interrupt, Usage, Source.
+//
+// A commit that changes nothing — no entries, compactions, usage or source
+// record, and meta, state and interrupt equal to what is stored (an
+// UpdateMeta with an equal patch, a KeepLast the transcript already meets,
+// a History equal to the transcript) — is a no-op: nothing is written, the
+// Sequence stays, and the current session is returned. ExpectSequence is
+// still checked.
 type Commit struct {
 	// ExpectSequence, when non-nil, makes the commit fail with a
 	// *ConflictError (errors.Is ErrConflict) unless the stored Sequence
@@ -17,13 +26,35 @@ type Commit struct {
 	// same transaction; the commit fails with ErrExists if it exists.
 	// Without Create the session must exist (ErrNotFound otherwise).
 	Create *Session
+	// CreateIfMissing, when non-nil, creates the session with these fields
+	// (and the commit's ID) in the same transaction when it does not exist,
+	// and is ignored when it does: create-on-write, race-free across
+	// goroutines and processes (exactly one of several racing commits
+	// creates it; the others apply to the session it created). With
+	// ExpectSequence, a missing session's sequence is 0 (or, for a deleted
+	// ID, the deleted session's last Sequence). Not with Create.
+	CreateIfMissing *Session
+	// ShadowAliases lets Create or CreateIfMissing create a session whose
+	// ID is not a path key (see IsPathKey) although other sessions list
+	// that ID as an alias; Resolve then names the new session by it
+	// (picoclaw's rule: a session file with a plain key beats an alias).
+	// Without it such a Create fails with ErrExists, so that no alias ever
+	// moves silently. Importers of picoclaw archives set it.
+	ShadowAliases bool
 	// Meta patches the session's metadata.
 	Meta *MetaPatch
 	// Append adds entries to the log; they get Seq LastSeq+1, LastSeq+2, …
 	Append []Entry
+	// History, when non-nil, replaces the effective transcript as SetHistory
+	// does (an empty, non-nil slice empties it); Append then adds after it.
+	History []Entry
 	// Compactions are recorded after the appends, in order; the last becomes
 	// current. KeepFromSeq and AtSeq are absolute log positions.
 	Compactions []Compaction
+	// KeepLast, when non-nil, then keeps the last *KeepLast entries of the
+	// effective transcript, as Truncate does ("set the summary and keep
+	// the last N" is one commit: Meta.Summary plus KeepLast).
+	KeepLast *int
 	// State replaces the state document (nil: unchanged). ClearState
 	// removes it.
 	State      json.RawMessage
@@ -59,8 +90,34 @@ type SourceExpectation struct {
 	Offset int64
 }
 
+// SessionCommit is one session's part of a Store.CommitMany.
+type SessionCommit struct {
+	ID     string
+	Commit Commit
+}
+
+// MaxCommitMany is the largest number of commits one CommitMany takes.
+const MaxCommitMany = 10000
+
+// ValidateCommitMany checks every commit of a CommitMany (see
+// ValidateCommit) and the count.
+func ValidateCommitMany(commits []SessionCommit) error {
+	if len(commits) > MaxCommitMany {
+		return invalidf("%d commits in one call, the limit is %d", len(commits), MaxCommitMany)
+	}
+	for i, sc := range commits {
+		if err := ValidateCommit(sc.ID, sc.Commit); err != nil {
+			return fmt.Errorf("commit %d (%s): %w", i, sc.ID, err)
+		}
+	}
+	return nil
+}
+
 // Expect returns a pointer to seq, for Commit.ExpectSequence.
 func Expect(seq int64) *int64 { return &seq }
+
+// Keep returns a pointer to n, for Commit.KeepLast.
+func Keep(n int) *int { return &n }
 
 // SourceFile records what an importer consumed of one source file, so that
 // re-importing an unchanged file is a no-op and a grown file imports only

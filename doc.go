@@ -28,6 +28,24 @@
 // current sequence. Writes without an expected sequence always succeed,
 // serialised by the store.
 //
+// A commit that changes nothing (an equal patch, state or history; a
+// KeepLast already met) is not a change: it writes nothing and keeps the
+// Sequence, so an agent may repeat its "ensure metadata" call every turn
+// for free. CreateIfMissing makes a commit create its session when missing
+// (create-on-write, race-free; AppendOrCreate and its siblings), and
+// Store.CommitMany applies commits to several sessions in one transaction,
+// each with its own expected sequence: how a conversation moves from one
+// session to another without losing a message (PromoteHistory).
+//
+// # Aliases
+//
+// An alias is a note on a session, not a unique name: several sessions may
+// list one (picoclaw lists "agent:main:main" on every routed session), in
+// the order each gives. Store.Resolve picks one with picoclaw's
+// ResolveSessionKey rules (IsPathKey, AliasOrderKey), so picoclaw data
+// resolves as picoclaw resolves it; Create refuses only a plain ID another
+// session lists, the one case where creating would move an alias.
+//
 // # Errors
 //
 // Failures are reported with the sentinels below, wrapped with short context:

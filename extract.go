@@ -15,7 +15,12 @@ const maxExtractedText = 1 << 20
 
 // textKeys are the object keys whose values DefaultExtractor collects as
 // text, in the order they are visited within one object.
-var textKeys = []string{"text", "thinking", "name", "arguments", "args", "input", "content", "output", "result", "summary", "label", "title"}
+//
+// "message" and "payload" are the envelopes of line-shaped bodies (a Claude
+// Code or pi line holds its message under "message", a Codex rollout line
+// under "payload"), so that such bodies, kept whole by the importers, are
+// searchable.
+var textKeys = []string{"text", "thinking", "name", "arguments", "args", "input", "content", "output", "result", "summary", "label", "title", "message", "payload"}
 
 // DefaultExtractor understands the common message shapes:
 //
@@ -25,9 +30,9 @@ var textKeys = []string{"text", "thinking", "name", "arguments", "args", "input"
 //
 // Role is the top-level "role" string. Text joins, in document order, the
 // string values found under text, thinking, name, arguments, args, input,
-// content, output, result, summary, label and title at any depth (objects
-// under arguments/args/input are rendered as compact JSON), separated by
-// newlines and capped at 1 MiB.
+// content, output, result, summary, label, title, message and payload at
+// any depth (objects under arguments/args/input are rendered as compact
+// JSON), separated by newlines and capped at 1 MiB.
 func DefaultExtractor(kind string, body json.RawMessage) (role, text string) {
 	var v any
 	if err := json.Unmarshal(body, &v); err != nil {

@@ -37,15 +37,19 @@ type Session struct {
 	// ("picoclaw", "zot", "swink"; empty for sessions created natively).
 	SourceFormat string
 	SourcePath   string
+	// MessageCount is the length of the effective transcript (summary
+	// messages of the current compaction included) and EntryCount the
+	// number of log rows stored, superseded ones included. Get, List and
+	// LoadFull fill them; the Session a write returns has MessageCount
+	// and leaves EntryCount at -1 (counting the rows would cost every
+	// write a scan of the session's log).
+	MessageCount int64
+	EntryCount   int64
 }
 
-// SessionInfo is a Session as listed, with counts computed by the store.
+// SessionInfo is a Session as listed by List (its counts are filled).
 type SessionInfo struct {
 	Session
-	// MessageCount is the length of the effective transcript.
-	MessageCount int64
-	// EntryCount is the number of log rows stored, superseded ones included.
-	EntryCount int64
 }
 
 // MetaPatch changes session metadata. Nil fields are left alone.
@@ -54,7 +58,17 @@ type MetaPatch struct {
 	Summary *string
 	Scope   json.RawMessage // nil: unchanged; JSON null: cleared
 	Attrs   json.RawMessage // nil: unchanged; JSON null: cleared
-	Aliases *[]string       // replaces the whole alias set
+	// ScopeMerge and AttrsMerge are JSON merge patches (RFC 7386, see
+	// MergePatch) applied to the stored document, after Scope and Attrs:
+	// {"model":"x","old":null} sets model and removes old, leaving every
+	// other member as it is; nested objects merge; a patch that is not an
+	// object replaces the document; JSON null clears it. nil: unchanged.
+	ScopeMerge json.RawMessage
+	AttrsMerge json.RawMessage
+	// Aliases replaces the whole alias list (kept in the order given,
+	// duplicates and the session's own ID dropped). Aliases may be shared
+	// with other sessions; see Store.Resolve.
+	Aliases *[]string
 	Version *int
 	// UpdatedAt overrides the update time the store would record (used by
 	// importers to keep the source's timestamps). Zero means now.

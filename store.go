@@ -11,7 +11,12 @@ import (
 // package storetest is the conformance suite every implementation passes.
 type Store interface {
 	// Create creates a session. An empty ID gets NewID(); zero times get now.
-	// It fails with ErrExists when the ID (or one of the aliases) is taken.
+	// It fails with ErrExists when the ID is taken, and when the ID is not a
+	// path key (see IsPathKey) and another session lists it as an alias:
+	// Resolve would then move that alias to the new session (a Commit with
+	// ShadowAliases asks for exactly that). An ID that is
+	// a path key may equal another session's alias; the alias keeps winning.
+	// Aliases may be shared (see Resolve).
 	Create(ctx context.Context, s Session) (Session, error)
 	// Get returns a session's metadata.
 	Get(ctx context.Context, id string) (Session, error)
@@ -20,8 +25,18 @@ type Store interface {
 	List(ctx context.Context, opts ListOptions) ([]SessionInfo, string, error)
 	// UpdateMeta patches a session's metadata.
 	UpdateMeta(ctx context.Context, id string, patch MetaPatch) (Session, error)
-	// Resolve returns the ID of the session named by idOrAlias: the session
-	// with that ID if it exists, else the session holding that alias.
+	// Resolve returns the ID of the session named by idOrAlias. Several
+	// sessions may list the same alias; the rules are picoclaw's
+	// (ResolveSessionKey), so that picoclaw data resolves as picoclaw does:
+	//
+	//  1. a key that is not a path key (no ':', '/' or '\', see IsPathKey)
+	//     and is a session's ID names that session;
+	//  2. otherwise the first session, in AliasOrderKey order, that lists
+	//     the key as an alias wins, even over a session with that ID;
+	//  3. otherwise the session with that ID;
+	//  4. otherwise ErrNotFound.
+	//
+	// Matching is exact (case-sensitive, no trimming).
 	Resolve(ctx context.Context, idOrAlias string) (string, error)
 	// Delete removes a session and every trace of it: entries, state,
 	// interrupt, compactions, checkpoints, usage and source records. Forks
@@ -69,6 +84,14 @@ type Store interface {
 
 	// Commit applies c to session id atomically with one Sequence bump.
 	Commit(ctx context.Context, id string, c Commit) (Session, error)
+	// CommitMany applies commits to several sessions in one transaction:
+	// all of them or none. Each has its own optional ExpectSequence; any
+	// conflict, or any other failure, fails the whole call (the error
+	// names the session) and writes nothing. Commits apply in order, so one
+	// ID may appear more than once (later ones see earlier ones). It
+	// returns each session after its commit, in order. At most
+	// MaxCommitMany commits per call.
+	CommitMany(ctx context.Context, commits []SessionCommit) ([]Session, error)
 	// SaveFull replaces transcript, state and metadata (title, summary,
 	// scope, attrs, aliases, version) in one commit, creating the session
 	// when it does not exist. When the session exists and s.Sequence is not

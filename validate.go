@@ -37,16 +37,30 @@ func ValidateCommit(id string, c Commit) error {
 	if err := ValidateID(id); err != nil {
 		return err
 	}
-	if c.Create != nil {
-		for _, a := range c.Create.Aliases {
+	if c.Create != nil && c.CreateIfMissing != nil {
+		return invalidf("commit has both Create and CreateIfMissing")
+	}
+	for _, create := range []*Session{c.Create, c.CreateIfMissing} {
+		if create == nil {
+			continue
+		}
+		for _, a := range create.Aliases {
 			if err := ValidateID(a); err != nil {
 				return err
 			}
 		}
-		if err := validateOptionalJSON("scope", c.Create.Scope); err != nil {
+		if err := validateOptionalJSON("scope", create.Scope); err != nil {
 			return err
 		}
-		if err := validateOptionalJSON("attrs", c.Create.Attrs); err != nil {
+		if err := validateOptionalJSON("attrs", create.Attrs); err != nil {
+			return err
+		}
+	}
+	if c.KeepLast != nil && *c.KeepLast < 0 {
+		return invalidf("keep-last %d is negative", *c.KeepLast)
+	}
+	for _, e := range c.History {
+		if err := ValidateEntry(e); err != nil {
 			return err
 		}
 	}
@@ -62,6 +76,12 @@ func ValidateCommit(id string, c Commit) error {
 			return err
 		}
 		if err := validateOptionalJSON("attrs", p.Attrs); err != nil {
+			return err
+		}
+		if err := validateOptionalJSON("scope merge patch", p.ScopeMerge); err != nil {
+			return err
+		}
+		if err := validateOptionalJSON("attrs merge patch", p.AttrsMerge); err != nil {
 			return err
 		}
 	}

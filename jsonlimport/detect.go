@@ -10,12 +10,15 @@ import (
 )
 
 // Formats returns every format this package reads and writes, in the order
-// in which they are offered the files of a directory: picoclaw, zot, swink.
-// picoclaw claims only files it can tell apart by name (.meta.json pairs,
-// legacy session objects) or by a first line that is a picoclaw message, so
-// it goes first; zot and swink recognise their files by their header lines.
+// in which they are offered the files of a directory: picoclaw, zot, swink,
+// claude-code, codex, pi. picoclaw claims only files it can tell apart by
+// name (.meta.json pairs, legacy session objects) or by a first line that is
+// a picoclaw message, so it goes first; zot and swink recognise their files
+// by their header lines; Claude Code, Codex and pi files are recognised by
+// the shape of their first lines (never by path alone), and come last so
+// that they cannot take a file an older format claims.
 func Formats() []Format {
-	return []Format{Picoclaw{}, Zot{}, Swink{}}
+	return []Format{Picoclaw{}, Zot{}, Swink{}, ClaudeCode{}, Codex{}, Pi{}}
 }
 
 // lookupFormat returns the named format, or nil.
@@ -61,10 +64,9 @@ type planned struct {
 // deterministic order (by directory, then by primary path) plus a Problem for
 // every file no format claimed. Symbolic links to directories are not
 // followed, so that a link cycle cannot make the walk loop.
-func discover(paths []string, formats []Format) ([]planned, []Problem, error) {
+func discover(paths []string, formats []Format) (units []planned, problems, skipped []Problem, err error) {
 	byDir := map[string][]string{}
 	seen := map[string]bool{}
-	var problems []Problem
 	add := func(p string) {
 		if seen[p] {
 			return
@@ -76,7 +78,7 @@ func discover(paths []string, formats []Format) ([]planned, []Problem, error) {
 	for _, p := range paths {
 		abs, err := filepath.Abs(p)
 		if err != nil {
-			return nil, nil, fmt.Errorf("import %s: %w", p, err)
+			return nil, nil, nil, fmt.Errorf("import %s: %w", p, err)
 		}
 		fi, err := os.Stat(abs)
 		if err != nil {
@@ -111,7 +113,7 @@ func discover(paths []string, formats []Format) ([]planned, []Problem, error) {
 			return nil
 		})
 		if err != nil {
-			return nil, nil, fmt.Errorf("import %s: %w", p, err)
+			return nil, nil, nil, fmt.Errorf("import %s: %w", p, err)
 		}
 	}
 	dirs := make([]string, 0, len(byDir))
@@ -144,18 +146,24 @@ func discover(paths []string, formats []Format) ([]planned, []Problem, error) {
 		}
 		out = append(out, units...)
 		for _, f := range rest {
-			reason := "unknown format, skipped"
 			if r, err := os.Open(f); err != nil {
 				// The formats could not sniff it because it cannot be
 				// read (mode 000, …): say so rather than "unknown".
-				reason = fmt.Sprintf("cannot read: %v", err)
+				problems = append(problems, Problem{Path: f, Reason: fmt.Sprintf("cannot read: %v", err)})
+				continue
 			} else {
 				r.Close()
 			}
-			problems = append(problems, Problem{Path: f, Reason: reason})
+			if strings.EqualFold(filepath.Ext(f), ".jsonl") {
+				// A JSONL file may be a session whose first lines are
+				// damaged beyond recognition: not silently skipped.
+				problems = append(problems, Problem{Path: f, Reason: "JSONL file of unknown format, not imported"})
+				continue
+			}
+			skipped = append(skipped, Problem{Path: f, Reason: "not a session file of a known format; skipped"})
 		}
 	}
-	return out, problems, nil
+	return out, problems, skipped, nil
 }
 
 func fileSize(path string) int64 {

@@ -1,16 +1,19 @@
 // Package jsonlimport moves session archives written by other agents into a
 // sessiondb.Store, losslessly, and writes sessions back out in those formats.
-// It reads picoclaw, zot and swink archives; each format is a Format (see
+// It reads picoclaw, zot, swink, Claude Code, Codex CLI and pi archives
+// (and writes all but Claude Code and Codex); each format is a Format (see
 // Formats), and the importer works against the sessiondb.Store interface
 // only, never against a particular backend.
 //
 // # Detection
 //
 // Import walks the files and directory trees it is given. The sorted files of
-// each directory are offered to each format's Claim in turn (picoclaw, then
-// zot, then swink, or only the format named in Options.Format); a format
-// claims files by name and by their first line, and groups a primary file
-// with its side files into a Unit. Files nobody claims are reported as
+// each directory are offered to each format's Claim in turn (picoclaw, zot,
+// swink, claude-code, codex, pi, or only the format named in
+// Options.Format); a format claims files by name and by their first lines,
+// and groups a primary file with its side files into a Unit. Detect runs
+// this discovery alone (what would be imported, per format), and
+// WellKnownLocations lists the agents' default archive directories. Files nobody claims are reported as
 // Problems ("unknown format, skipped") and the import goes on, so a mixed
 // tree works.
 //
@@ -52,10 +55,12 @@
 // A source session whose ID is already used by a session imported from a
 // different file (the same archive in two places) is imported under the ID
 // plus "~" and 8 hex digits of its path's hash, with a Problem saying so.
-// Aliases another session already holds are not registered (picoclaw puts
-// "agent:main:main" on every routed session; the first session in path order
-// keeps it); the full source list is then kept in Attrs["source_aliases"],
-// which exports write back.
+// Aliases are registered as the source lists them, shared ones included
+// (picoclaw puts "agent:main:main" on every routed session), so that the
+// store's Resolve returns what picoclaw's ResolveSessionKey returns. Only an
+// alias that is not a valid ID cannot be registered: it is a Problem, and
+// the full source list is then kept in Attrs["source_aliases"], which
+// exports write back.
 //
 // # picoclaw
 //
@@ -74,6 +79,70 @@
 // MaxLineSize). Meta-only sessions and legacy {key}.json session files are
 // read too. Bodies are the lines' bytes, unchanged (legacy messages are
 // compacted onto one line, exactly as picoclaw's migration writes them).
+//
+// # Claude Code, Codex CLI and pi
+//
+// The three "wild" formats (formats/wild.md) are read under one set of
+// rules, detailed at the top of claudecode.go, codex.go and pi.go:
+//
+//   - Every readable line is one log entry whose body is the line's exact
+//     bytes (unknown line types included, Kind = the line's type); lines
+//     that carry a model message are Kind "message". Filtered to Kind
+//     "message", the effective transcript is what the tool resumes.
+//   - Tree formats (Claude Code's parentUuid, pi's parentId): the resume
+//     path is computed as the tool does (newest message / last entry back
+//     to a root). When it is a suffix of the log it is expressed with a
+//     compaction's KeepFromSeq; otherwise (an abandoned branch, side
+//     chains) with a compaction whose summary holds copies of the path's
+//     entries, keeping no log entry. Their own compactions
+//     (compact_boundary, pi's compaction, Codex's compacted with its
+//     replacement history) are sessiondb compactions.
+//   - Line damage (torn lines, NUL runs, a torn write with the next append
+//     glued onto it, invalid UTF-8, a torn tail) is handled by one scanner
+//     (wildlines.go): whole objects still in a damaged line are recovered,
+//     everything is reported with path, line and reason, and a torn tail is
+//     not consumed so that it is read again once complete.
+//   - Incremental import continues at the offset when the new lines extend
+//     the previous leaf; a new branch makes the reader return
+//     ErrNotIncremental (the file is then read whole and replaces the
+//     transcript).
+//   - Usage: Claude Code rows de-duplicated by message.id + requestId,
+//     first line counting (ccusage's rule); Codex rows are the increases of
+//     total_token_usage; pi rows are the assistant messages' usage. Each
+//     row is dated by the call, so usage_daily answers "what did I spend
+//     per day" by day and model.
+//
+// Fidelity: observed versus inferred. pi is observed: its fixtures
+// (testdata/pi) were written by pi 0.73.1's own SessionManager
+// (testdata/gen/pi/gen.mjs), and the tests compare our transcript with
+// what its buildSessionContext returns for each file; pi also opens our
+// exports and resumes the same context. Claude Code and Codex cannot be
+// run here: their fixtures are built line by line from the shapes in
+// formats/wild.md, and these behaviours are inferred from third-party
+// parsers and issue reports, not observed:
+//
+//   - Claude Code: the leaf is the last user/assistant line that is not a
+//     side chain; the walk passes through lines of any type with a uuid;
+//     a dangling parentUuid cuts the resume path there; a trailing
+//     <synthetic> stop stays on the path; sub-agent sessions are named
+//     "<sessionId>:agent-<agentId>"; the title is the last summary line;
+//     usage de-duplication is per file (copies of a response in another
+//     file count again); tool-results files are stored as entries of Kind
+//     "tool-result-file".
+//   - Codex: the transcript is the response items after the last compacted
+//     line, preceded by its replacement history; a compacted line without
+//     replacement_history becomes one user message holding its text (the
+//     exact bridge text older Codex builds is not reproduced); input tokens
+//     exclude cached input; titles come from session_index.jsonl, else the
+//     first typed user message. Codex's state_N.sqlite index is not read.
+//   - Recovering an entry glued onto a torn line goes beyond all three
+//     tools (pi, for one, drops both lines), so on such files our
+//     transcript can hold more than the tool resumes; each recovery is a
+//     Problem.
+//
+// Not done: pi in-file branches are listed in Attrs.branches rather than
+// made separate fork sessions (the reader interface yields one session
+// per file); Claude Code and Codex have no exporter.
 //
 // # Export
 //

@@ -73,8 +73,16 @@ func ExportWith(ctx context.Context, store sessiondb.Store, ids []string, format
 	resolved := make([]string, 0, len(ids))
 	seenID := map[string]bool{}
 	for _, idOrAlias := range ids {
-		id, err := store.Resolve(ctx, idOrAlias)
-		if err != nil {
+		// A session ID names that session; only a name that is no
+		// session's ID is resolved as an alias. (Resolve lets an alias
+		// win over a session ID that contains ':', as picoclaw does, so
+		// the exact IDs of a listing must not go through it.)
+		id := idOrAlias
+		if _, err := store.Get(ctx, id); errors.Is(err, sessiondb.ErrNotFound) {
+			if id, err = store.Resolve(ctx, idOrAlias); err != nil {
+				return nil, fmt.Errorf("export %s: %w", idOrAlias, err)
+			}
+		} else if err != nil {
 			return nil, fmt.Errorf("export %s: %w", idOrAlias, err)
 		}
 		if !seenID[id] {

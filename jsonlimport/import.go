@@ -20,7 +20,8 @@ import (
 
 // Options configures Import.
 type Options struct {
-	// Format is "auto" (the default, "" too), "picoclaw", "zot" or "swink".
+	// Format is "auto" (the default, "" too), "picoclaw", "zot", "swink",
+	// "claude-code", "codex" or "pi".
 	// With a named format only that format is offered the files.
 	Format string
 	// DryRun parses and reports but writes nothing.
@@ -45,8 +46,19 @@ type Report struct {
 	Unchanged int
 	// Bytes counts the bytes of source files parsed.
 	Bytes int64
-	// Problems lists every defect found and every file skipped.
+	// Problems lists what could not be carried over: damaged lines, data
+	// the store refused, files that could not be read (with the cause, such
+	// as permission denied), JSONL files no reader recognised. An import
+	// with problems is not a faithful copy of its source.
 	Problems []Problem
+	// Notes lists what is worth knowing but lost nothing: what the source
+	// tool itself does on load (zot's stub result for a tool call that
+	// never got one), and every file skipped because it is not a session
+	// file of any known format.
+	Notes []Problem
+	// Skipped counts the files skipped because they are not session files
+	// of any known format (each also has a note).
+	Skipped int
 }
 
 // maxCommitAttempts bounds the retries of a unit whose commit lost an
@@ -165,8 +177,10 @@ func Import(ctx context.Context, store sessiondb.Store, paths []string, opts Opt
 	if err != nil {
 		return rep, err
 	}
-	units, problems, err := discover(paths, formats)
+	units, problems, skipped, err := discover(paths, formats)
 	rep.Problems = append(rep.Problems, problems...)
+	rep.Notes = append(rep.Notes, skipped...)
+	rep.Skipped = len(skipped)
 	if err != nil {
 		return rep, err
 	}
@@ -229,6 +243,7 @@ func Import(ctx context.Context, store sessiondb.Store, paths []string, opts Opt
 	pending := map[int]*work{}
 	next := 0
 	var fatal error
+	b := &batch{}
 	for r := range resCh {
 		if fatal != nil {
 			continue // drain so that the parsers can exit
@@ -247,7 +262,7 @@ func Import(ctx context.Context, store sessiondb.Store, paths []string, opts Opt
 				cancel()
 				break
 			}
-			if err := writeUnit(ctx, store, w, opts.DryRun, &rep); err != nil {
+			if err := b.write(ctx, store, w, opts.DryRun, &rep); err != nil {
 				fatal = err
 				cancel()
 				break
@@ -262,7 +277,115 @@ func Import(ctx context.Context, store sessiondb.Store, paths []string, opts Opt
 	if fatal == nil && next < len(units) {
 		fatal = fmt.Errorf("import: %w", context.Cause(ctx))
 	}
+	switch {
+	case fatal == nil:
+		fatal = b.flush(ctx, store, opts.DryRun, &rep)
+	case errors.Is(fatal, context.Canceled) || errors.Is(fatal, context.DeadlineExceeded):
+		// The queued units were parsed and reported as done before the
+		// cancel: write them, as they would have been without batching.
+		if err := b.flush(context.WithoutCancel(ctx), store, opts.DryRun, &rep); err != nil {
+			fatal = errors.Join(fatal, err)
+		}
+	}
 	return rep, fatal
+}
+
+// Batching. Each new small session would otherwise be one transaction
+// with its own fsync; importing an archive of thousands of few-turn
+// sessions spent most of its time there. New sessions of at most
+// batchMaxEntries entries and no checkpoints are queued and written
+// together with one Store.CommitMany per batch (still all or nothing per
+// session: a batch is all or nothing). Everything else is written alone,
+// after the queue is flushed, so units are written in discovery order. If
+// a batch fails (another importer created one of its sessions meanwhile,
+// two units of the batch carry the same ID, …), its units are written
+// again one by one, which handles each case as before.
+const (
+	batchMaxUnits   = 256
+	batchMaxEntries = 512      // per unit
+	batchMaxBytes   = 16 << 20 // bodies per batch
+)
+
+// batch is the queue of units waiting for one CommitMany.
+type batch struct {
+	units   []queued
+	commits []sessiondb.SessionCommit
+	bytes   int
+}
+
+type queued struct {
+	w        *work
+	entries  int
+	problems []Problem
+}
+
+// batchable reports whether w may wait in the queue.
+func batchable(w *work, dryRun bool) bool {
+	return !dryRun && w.err == nil && w.mode == modeNew && w.parsed != nil &&
+		len(w.parsed.Checkpoints) == 0 && len(w.parsed.Entries) <= batchMaxEntries
+}
+
+// write writes w: queued when batchable, else alone after a flush.
+func (b *batch) write(ctx context.Context, store sessiondb.Store, w *work, dryRun bool, rep *Report) error {
+	if !batchable(w, dryRun) {
+		if err := b.flush(ctx, store, dryRun, rep); err != nil {
+			return err
+		}
+		return writeUnit(ctx, store, w, dryRun, rep)
+	}
+	var queuedCommit sessiondb.SessionCommit
+	n, problems, err := buildUnit(ctx, store, w, false, func(id string, c sessiondb.Commit) error {
+		queuedCommit = sessiondb.SessionCommit{ID: id, Commit: c}
+		return nil
+	})
+	if err != nil {
+		// Let the one-by-one path report it as it always did.
+		if err := b.flush(ctx, store, dryRun, rep); err != nil {
+			return err
+		}
+		return writeUnit(ctx, store, w, dryRun, rep)
+	}
+	b.units = append(b.units, queued{w: w, entries: n, problems: problems})
+	b.commits = append(b.commits, queuedCommit)
+	for _, e := range queuedCommit.Commit.Append {
+		b.bytes += len(e.Body)
+	}
+	if len(b.units) >= batchMaxUnits || b.bytes >= batchMaxBytes {
+		return b.flush(ctx, store, dryRun, rep)
+	}
+	return nil
+}
+
+// flush writes the queue with one CommitMany and records its units in
+// rep; on failure it writes them one by one.
+func (b *batch) flush(ctx context.Context, store sessiondb.Store, dryRun bool, rep *Report) error {
+	if len(b.units) == 0 {
+		return nil
+	}
+	units, commits := b.units, b.commits
+	b.units, b.commits, b.bytes = nil, nil, 0
+	if _, err := store.CommitMany(ctx, commits); err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("import: %w", ctx.Err())
+		}
+		for _, q := range units {
+			if err := writeUnit(ctx, store, q.w, dryRun, rep); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, q := range units {
+		rep.Files++
+		rep.Sessions++
+		rep.Entries += q.entries
+		rep.Bytes += q.w.bytes
+		rep.Problems = append(rep.Problems, q.w.problem...)
+		rep.Problems = append(rep.Problems, q.w.parsed.Problems...)
+		rep.Notes = append(rep.Notes, q.w.parsed.Notes...)
+		rep.Problems = append(rep.Problems, q.problems...)
+	}
+	return nil
 }
 
 // writeUnit records one prepared unit in rep and, unless dryRun, writes it.
@@ -279,6 +402,8 @@ func writeUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool,
 			rep.Problems = append(rep.Problems, Problem{Path: w.p.unit.Path, Reason: fmt.Sprintf("cannot import: %v", w.err)})
 			if w.parsed != nil {
 				rep.Problems = append(rep.Problems, w.parsed.Problems...)
+				rep.Notes = append(rep.Notes, w.parsed.Notes...)
+				rep.Notes = append(rep.Notes, w.parsed.Notes...)
 			}
 			return nil
 		}
@@ -287,13 +412,17 @@ func writeUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool,
 			rep.Unchanged++
 			return nil
 		}
-		n, problems, err := commitUnit(ctx, store, w, dryRun)
+		n, problems, err := buildUnit(ctx, store, w, dryRun, func(id string, c sessiondb.Commit) error {
+			_, err := store.Commit(ctx, id, c)
+			return err
+		})
 		if err == nil {
 			rep.Files++
 			rep.Sessions++
 			rep.Entries += n
 			rep.Bytes += w.bytes
 			rep.Problems = append(rep.Problems, w.parsed.Problems...)
+			rep.Notes = append(rep.Notes, w.parsed.Notes...)
 			rep.Problems = append(rep.Problems, problems...)
 			return nil
 		}
@@ -307,6 +436,7 @@ func writeUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool,
 		if errors.Is(err, sessiondb.ErrInvalid) || errors.Is(err, sessiondb.ErrExists) || errors.Is(err, sessiondb.ErrConflict) {
 			rep.Files++
 			rep.Problems = append(rep.Problems, w.parsed.Problems...)
+			rep.Notes = append(rep.Notes, w.parsed.Notes...)
 			rep.Problems = append(rep.Problems, Problem{Path: w.p.unit.Path, Reason: fmt.Sprintf("not imported: %v", err)})
 			return nil
 		}
@@ -406,9 +536,10 @@ func prepare(ctx context.Context, store sessiondb.Store, p planned) *work {
 	return w
 }
 
-// commitUnit writes one parsed unit with one Commit and then saves its
-// checkpoints. It returns the number of entries appended.
-func commitUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool) (int, []Problem, error) {
+// buildUnit builds the one Commit that writes a parsed unit, hands it to
+// commit (which writes it, or queues it for a batch) and then saves the
+// unit's checkpoints. It returns the number of entries appended.
+func buildUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool, commit func(id string, c sessiondb.Commit) error) (int, []Problem, error) {
 	pd := w.parsed
 	u := w.p.unit
 	var problems []Problem
@@ -459,7 +590,7 @@ func commitUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool
 		id = w.sess.ID
 	}
 
-	aliases, attrs, aprobs := freeAliases(ctx, store, id, meta.Aliases, meta.Attrs, u.Path)
+	aliases, attrs, aprobs := freeAliases(id, meta.Aliases, meta.Attrs, u.Path)
 	problems = append(problems, aprobs...)
 	meta.Aliases, meta.Attrs = aliases, attrs
 
@@ -468,6 +599,11 @@ func commitUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool
 		meta.ID = id
 		meta.Sequence, meta.LastSeq = 0, 0
 		c.Create = &meta
+		// The archive's sessions are created whatever aliases the ones
+		// imported before list: picoclaw lets a session with a plain key
+		// beat an alias (a routed session may list the opaque main key
+		// sk_v1_…), and the store's Resolve does the same.
+		c.ShadowAliases = true
 		st.SeqBase = 0
 		st.Entries = len(pd.Entries)
 	case modeResume:
@@ -560,7 +696,7 @@ func commitUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool
 		}
 		return len(pd.Entries), problems, nil
 	}
-	if _, err := store.Commit(ctx, id, c); err != nil {
+	if err := commit(id, c); err != nil {
 		return 0, problems, err
 	}
 	for _, cp := range pd.Checkpoints {
@@ -606,15 +742,16 @@ func metaPatch(s sessiondb.Session) *sessiondb.MetaPatch {
 }
 
 // droppedAliasesKey is the Attrs member where the importer keeps a source
-// session's full alias list when some of its aliases could not be
-// registered because another session already holds them (picoclaw puts
-// "agent:main:main" on every routed session).
+// session's full alias list when some of its aliases cannot be registered
+// (an alias that is not a valid ID: empty, too long, a control character).
+// Aliases other sessions also list are registered: aliases may be shared
+// (picoclaw puts "agent:main:main" on every routed session).
 const droppedAliasesKey = "source_aliases"
 
-// freeAliases keeps the aliases no other session holds. When it drops some,
-// the full list is recorded in attrs[droppedAliasesKey] so that nothing is
-// lost and an export can write it back.
-func freeAliases(ctx context.Context, store sessiondb.Store, id string, aliases []string, attrs json.RawMessage, path string) ([]string, json.RawMessage, []Problem) {
+// freeAliases keeps the aliases that can be registered. When it drops
+// some, the full list is recorded in attrs[droppedAliasesKey] so that
+// nothing is lost and an export can write it back.
+func freeAliases(id string, aliases []string, attrs json.RawMessage, path string) ([]string, json.RawMessage, []Problem) {
 	var keep []string
 	var problems []Problem
 	seen := map[string]bool{id: true}
@@ -625,13 +762,7 @@ func freeAliases(ctx context.Context, store sessiondb.Store, id string, aliases 
 		}
 		seen[a] = true
 		if err := sessiondb.ValidateID(a); err != nil {
-			problems = append(problems, Problem{Path: path, Reason: fmt.Sprintf("alias %q not registered: %v", a, err)})
-			dropped = true
-			continue
-		}
-		owner, err := store.Resolve(ctx, a)
-		if err == nil && owner != id {
-			problems = append(problems, Problem{Path: path, Reason: fmt.Sprintf("alias %q of session %q is already held by session %q; kept in attrs.%s only", a, id, owner, droppedAliasesKey)})
+			problems = append(problems, Problem{Path: path, Reason: fmt.Sprintf("alias %q not registered (kept in attrs.%s): %v", a, droppedAliasesKey, err)})
 			dropped = true
 			continue
 		}

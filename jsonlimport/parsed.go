@@ -20,8 +20,8 @@ const (
 // hold more than this much of one line in memory.
 const MaxLineSize = 64 << 20
 
-// Problem is one defect found in a source file. Line is 1-based; 0 when the
-// problem concerns the whole file.
+// Problem is one defect found in a source file, or, in Report.Notes, one
+// remark about it. Line is 1-based; 0 when it concerns the whole file.
 type Problem struct {
 	Path   string `json:"path"`
 	Line   int    `json:"line"`
@@ -96,8 +96,13 @@ type Parsed struct {
 	// importer. A checkpoint whose ID already exists in the store is not
 	// saved again.
 	Checkpoints []sessiondb.Checkpoint
-	// Problems found while reading; the readable rest is still imported.
+	// Problems found while reading: data that could not be carried over,
+	// damaged lines. The readable rest is still imported.
 	Problems []Problem
+	// Notes record what the importer did that the source tool itself does
+	// on load (zot's stub result for a tool call that never got one): the
+	// transcript equals the tool's own, nothing was lost.
+	Notes []Problem
 	// Offset is the number of bytes of Unit.Path consumed: the end of the
 	// last complete line. A torn last line is not consumed, so that it is
 	// read again once the writer completes it.

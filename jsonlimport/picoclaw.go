@@ -513,8 +513,9 @@ func (Picoclaw) parseJSONL(ctx context.Context, u Unit, from Resume) (*Parsed, e
 	if err != nil {
 		return nil, fmt.Errorf("picoclaw: read meta: %w", err)
 	}
+	var notes []Problem
 	if !haveMeta {
-		problems = append(problems, Problem{Path: u.Path, Reason: "no .meta.json: all lines imported (skip 0); picoclaw's ListSessions does not list this session"})
+		notes = append(notes, Problem{Path: u.Path, Reason: "no .meta.json: all lines imported (skip 0), as picoclaw's GetHistory reads them; picoclaw's ListSessions does not list this session"})
 	}
 	var rs picoResume
 	if from.Offset > 0 {
@@ -544,7 +545,7 @@ func (Picoclaw) parseJSONL(ctx context.Context, u Unit, from Resume) (*Parsed, e
 	if keepEntries < 0 && skip == raw {
 		keepEntries = entries
 	}
-	pd := &Parsed{Unit: u, Session: m.session(base, haveMeta), Offset: offset, Problems: problems}
+	pd := &Parsed{Unit: u, Session: m.session(base, haveMeta), Offset: offset, Problems: problems, Notes: notes}
 	if err := sessiondb.ValidateID(pd.Session.ID); err != nil {
 		return nil, fmt.Errorf("picoclaw: session key %q: %w", pd.Session.ID, err)
 	}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -149,6 +150,30 @@ func cloneMap(m map[string]any) map[string]any {
 	return out
 }
 
+// picoResolve is picoclaw's ResolveSessionKey over the golden metas: a key
+// without ':', '/' or '\' that is a session's key names it; otherwise the
+// first meta in file-name order listing the key as an alias (with another
+// key) wins; otherwise the session with that key.
+func picoResolve(goldens []picoGolden, key string) string {
+	sorted := slices.Clone(goldens)
+	slices.SortFunc(sorted, func(a, b picoGolden) int {
+		return strings.Compare(a.FileBase+".meta.json", b.FileBase+".meta.json")
+	})
+	direct := slices.ContainsFunc(goldens, func(g picoGolden) bool { return g.Key == key })
+	if direct && !strings.ContainsAny(key, `:/\`) {
+		return key
+	}
+	for _, g := range sorted {
+		if g.Meta.Key != key && slices.Contains(g.Meta.Aliases, key) {
+			return g.Key
+		}
+	}
+	if direct {
+		return key
+	}
+	return ""
+}
+
 // picoLines returns the non-empty lines of a .jsonl (without "\n"), as
 // picoclaw counts them.
 func picoLines(t *testing.T, path string) [][]byte {
@@ -248,8 +273,9 @@ func TestPicoclawFidelity(t *testing.T) {
 				fail("aliases (-want +got):\n%s", d)
 			}
 			for _, a := range sess.Aliases {
-				if id, err := s.Resolve(ctx, a); err != nil || id != g.Key {
-					fail("Resolve(%q) = %q, %v; want %q", a, id, err, g.Key)
+				want := picoResolve(goldens, a)
+				if id, err := s.Resolve(ctx, a); err != nil || id != want {
+					fail("Resolve(%q) = %q, %v; want %q (picoclaw's ResolveSessionKey)", a, id, err, want)
 				}
 			}
 			if !sess.CreatedAt.Equal(g.Meta.CreatedAt) || !sess.UpdatedAt.Equal(g.Meta.UpdatedAt) {
@@ -270,12 +296,16 @@ func TestPicoclawFidelity(t *testing.T) {
 	if matched != len(goldens) {
 		t.Errorf("only %d/%d sessions matched", matched, len(goldens))
 	}
-	// The two non-session files are reported, and the contested alias
-	// "agent:main:main" stays with the first routed session in path order.
+	// The two non-session files are skipped with notes, nothing is a
+	// problem, and the shared alias "agent:main:main" resolves to the first
+	// session listing it in picoclaw's file-name order.
 	for _, name := range []string{"README.md", "MANIFEST.tsv"} {
-		if !picoHasProblem(rep.Problems, name, 0, "unknown format") {
-			t.Errorf("no problem reported for %s: %v", name, rep.Problems)
+		if !picoHasProblem(rep.Notes, name, 0, "not a session file") {
+			t.Errorf("no note for %s: %v", name, rep.Notes)
 		}
+	}
+	if len(rep.Problems) != 0 || rep.Skipped != 2 {
+		t.Errorf("problems %v, skipped %d; want none and 2", rep.Problems, rep.Skipped)
 	}
 	if id, err := s.Resolve(ctx, "agent:main:main"); err != nil || id != "sk_v1_4482d1d51c5f3deb9c5434ca6f0008c68ed47c167f55c7c69fc6e7a3e2dd132d" {
 		t.Errorf("Resolve(agent:main:main) = %q, %v", id, err)
@@ -338,8 +368,8 @@ func TestPicoclawLegacy(t *testing.T) {
 	if rep.Sessions != 2 {
 		t.Fatalf("sessions %d, want 2; problems %v", rep.Sessions, rep.Problems)
 	}
-	if !picoHasProblem(rep.Problems, "README.md", 0, "unknown format") {
-		t.Errorf("README.md not reported: %v", rep.Problems)
+	if !picoHasProblem(rep.Notes, "README.md", 0, "not a session file") {
+		t.Errorf("README.md not noted: %v", rep.Notes)
 	}
 	for _, tc := range []struct {
 		file, key, summary string
@@ -403,6 +433,7 @@ type picoDamagedCase struct {
 	extra    []string // contents of recovered messages, appended in order
 	id       string
 	problems []Problem
+	notes    []Problem
 	// picoclawLen is what picoclaw's GetHistory returned (-1: error).
 	picoclawLen int
 }
@@ -436,7 +467,7 @@ func TestPicoclawDamaged(t *testing.T) {
 		{dir: "corrupt-meta", keep: []int{0, 1, 2, 3, 4, 5, 6, 7, 8}, picoclawLen: -1,
 			problems: []Problem{{Path: ".meta.json", Line: 0, Reason: "corrupt meta"}}},
 		{dir: "missing-meta", keep: []int{0, 1, 2, 3, 4, 5, 6, 7, 8}, picoclawLen: 9,
-			problems: []Problem{{Path: ".jsonl", Line: 0, Reason: "no .meta.json"}}},
+			notes: []Problem{{Path: ".jsonl", Line: 0, Reason: "no .meta.json"}}},
 	}
 	seen := map[string]bool{}
 	for _, tc := range cases {
@@ -452,6 +483,14 @@ func TestPicoclawDamaged(t *testing.T) {
 				if !picoHasProblem(rep.Problems, p.Path, p.Line, p.Reason) {
 					t.Errorf("missing problem %v in %v", p, rep.Problems)
 				}
+			}
+			for _, p := range tc.notes {
+				if !picoHasProblem(rep.Notes, p.Path, p.Line, p.Reason) {
+					t.Errorf("missing note %v in %v", p, rep.Notes)
+				}
+			}
+			if len(tc.problems) == 0 && len(rep.Problems) > 0 {
+				t.Errorf("problems %v, want none", rep.Problems)
 			}
 			for _, p := range rep.Problems {
 				if p.Path == "" || p.Reason == "" {
@@ -814,7 +853,8 @@ func TestPicoclawExportRoundTrip(t *testing.T) {
 	dst := openStore(t)
 	rep := picoImport(t, dst, Options{}, out)
 	if rep.Sessions != len(ids) {
-		t.Fatalf("re-import: %d sessions, want %d; problems %v", rep.Sessions, len(ids), rep.Problems)
+		got := picoSortedIDs(t, dst)
+		t.Fatalf("re-import: %d sessions, want %d; problems %v\nsrc %q\ndst %q\nfiles %q", rep.Sessions, len(ids), rep.Problems, ids, got, files)
 	}
 	for _, id := range ids {
 		a, _ := src.LoadFull(ctx, id, sessiondb.LoadOptions{})
@@ -1062,6 +1102,7 @@ var picoUpdate = flag.Bool("picoclaw.update", false, "rewrite testdata/picoclaw-
 type picoImportSummary struct {
 	Messages []string  `json:"messages"`
 	Problems []Problem `json:"problems"`
+	Notes    []Problem `json:"notes,omitempty"`
 }
 
 // TestPicoclawDamagedGolden locks down, for every picoclaw-damaged folder,
@@ -1086,6 +1127,10 @@ func TestPicoclawDamagedGolden(t *testing.T) {
 		for _, p := range rep.Problems {
 			p.Path = strings.TrimPrefix(p.Path, abs+string(filepath.Separator))
 			sum.Problems = append(sum.Problems, p)
+		}
+		for _, p := range rep.Notes {
+			p.Path = strings.TrimPrefix(p.Path, abs+string(filepath.Separator))
+			sum.Notes = append(sum.Notes, p)
 		}
 		ids := picoSortedIDs(t, s)
 		if len(ids) != 1 {
@@ -1128,5 +1173,39 @@ func TestPicoclawDamagedGolden(t *testing.T) {
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("damaged imports differ from %s (-want +got):\n%s", golden, d)
+	}
+}
+
+// TestPicoclawAliasOfPlainKey: a routed session listing another session's
+// opaque key as an alias (picoclaw's main-session aliases) is imported
+// first in path order; the session with that key is still imported and
+// names itself, as picoclaw's ResolveSessionKey resolves it.
+func TestPicoclawAliasOfPlainKey(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	const router, main = "sk_v1_aaaa", "sk_v1_bbbb"
+	write := func(key, meta string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, key+".jsonl"), []byte(`{"role":"user","content":"in `+key+`"}`+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, key+".meta.json"), []byte(meta), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(router, `{"key":"`+router+`","skip":0,"count":1,"created_at":"2026-03-01T10:00:00Z","updated_at":"2026-03-01T10:00:00Z","aliases":["agent:main:main","`+main+`"]}`)
+	write(main, `{"key":"`+main+`","skip":0,"count":1,"created_at":"2026-03-01T10:00:00Z","updated_at":"2026-03-01T10:00:00Z"}`)
+	s := openStore(t)
+	rep := picoImport(t, s, Options{}, dir)
+	if rep.Sessions != 2 || len(rep.Problems) != 0 {
+		t.Fatalf("report: %d sessions, problems %v; want 2 and none", rep.Sessions, rep.Problems)
+	}
+	for key, want := range map[string]string{main: main, router: router, "agent:main:main": router} {
+		if id, err := s.Resolve(ctx, key); err != nil || id != want {
+			t.Errorf("Resolve(%q) = %q, %v; want %q", key, id, err, want)
+		}
+	}
+	if g, err := s.Get(ctx, router); err != nil || !slices.Equal(g.Aliases, []string{"agent:main:main", main}) {
+		t.Errorf("router aliases %q, %v", g.Aliases, err)
 	}
 }

@@ -1035,6 +1035,10 @@ func swinkHasReportProblem(rep Report, pathSuffix, substr string) bool {
 	return false
 }
 
+func swinkHasNote(rep Report, pathSuffix, substr string) bool {
+	return swinkHasReportProblem(Report{Problems: rep.Notes}, pathSuffix, substr)
+}
+
 // TestSwinkStoreEndToEnd imports the samples into a SQLite store (format
 // detection on), checks every session against swink's loader output and the
 // reader's, re-imports (a no-op), exports every session back to swink's
@@ -1071,9 +1075,18 @@ func TestSwinkStoreEndToEnd(t *testing.T) {
 		}
 	}
 	for _, f := range []string{"README.md", "expected.json"} {
-		if !swinkHasReportProblem(rep, f, "unknown format") {
-			t.Errorf("%s not reported as unknown: %v", f, rep.Problems)
+		if !swinkHasNote(rep, f, "not a session file") {
+			t.Errorf("%s not noted as skipped: %v", f, rep.Notes)
 		}
+	}
+	skippedNotes := 0
+	for _, n := range rep.Notes {
+		if strings.Contains(n.Reason, "not a session file") {
+			skippedNotes++
+		}
+	}
+	if rep.Skipped < 2 || rep.Skipped != skippedNotes {
+		t.Errorf("Skipped = %d with %d notes of skipped files, want them equal and >= 2", rep.Skipped, skippedNotes)
 	}
 	if !swinkHasReportProblem(rep, "20260318_070000_04f969d8510a49cf944e50fe80fb768d.jsonl", "unsupported session version 2 (current: 1)") {
 		t.Errorf("newer version not reported: %v", rep.Problems)

@@ -346,6 +346,7 @@ type zotParser struct {
 	lineBase int
 
 	problems []Problem
+	notes    []Problem
 	meta     zotMeta
 	haveMeta bool
 	id       string
@@ -368,6 +369,11 @@ type zotParser struct {
 
 func (p *zotParser) problem(line int, format string, args ...any) {
 	p.problems = append(p.problems, Problem{Path: p.path, Line: line, Reason: fmt.Sprintf(format, args...)})
+}
+
+// note records what zot's own loader does too (see Parsed.Notes).
+func (p *zotParser) note(line int, format string, args ...any) {
+	p.notes = append(p.notes, Problem{Path: p.path, Line: line, Reason: fmt.Sprintf(format, args...)})
 }
 
 // Parse reads one zot session file (see the package notes on zot above).
@@ -804,7 +810,7 @@ func (p *zotParser) finish(u Unit, from Resume) (*Parsed, error) {
 		p.usage[k].Seq = int64(number[it])
 	}
 
-	out := &Parsed{Unit: u, Entries: entries, Usage: p.usage, Problems: p.problems, Offset: p.offset}
+	out := &Parsed{Unit: u, Entries: entries, Usage: p.usage, Problems: p.problems, Notes: p.notes, Offset: p.offset}
 	for _, c := range p.comps {
 		var sum []sessiondb.Entry
 		if c == last {
@@ -831,6 +837,7 @@ func (p *zotParser) finish(u Unit, from Resume) (*Parsed, error) {
 		id = strings.TrimSuffix(strings.TrimSuffix(filepath.Base(p.path), ".jsonl"), zotExt)
 		p.problem(0, "no meta row with a session id; the session ID %q is taken from the file name", id)
 		out.Problems = p.problems
+		out.Notes = p.notes
 	}
 	s := sessiondb.Session{ID: id, Title: p.title}
 	if p.haveMeta {
@@ -907,7 +914,7 @@ func (p *zotParser) repair(msgs []*zotItem) []*zotItem {
 			if ok {
 				next.entry.Body = body
 				next.results = append(next.results, missing...)
-				p.problem(m.line, "tool call(s) %s without result: stub result(s) merged into the next tool message, as zot's loader does", strings.Join(missing, ", "))
+				p.note(m.line, "tool call(s) %s without result: stub result(s) merged into the next tool message, as zot's loader does", strings.Join(missing, ", "))
 				continue
 			}
 		}
@@ -925,7 +932,7 @@ func (p *zotParser) repair(msgs []*zotItem) []*zotItem {
 			summary: m.summary,
 			line:    m.line,
 		})
-		p.problem(m.line, "tool call(s) %s without result: a stub tool message was added, as zot's loader does", strings.Join(missing, ", "))
+		p.note(m.line, "tool call(s) %s without result: a stub tool message was added, as zot's loader does", strings.Join(missing, ", "))
 	}
 	return out
 }

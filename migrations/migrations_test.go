@@ -3,6 +3,7 @@ package migrations
 import (
 	"context"
 	"database/sql"
+	"maps"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -161,5 +162,109 @@ func TestDeferredSearchKeepsRows(t *testing.T) {
 	var n int
 	if err := db.QueryRow(`SELECT count(*) FROM summary_messages WHERE id = 3 AND text = 'sum'`).Scan(&n); err != nil || n != 1 {
 		t.Fatalf("summary message 3 after migrating: %d %v", n, err)
+	}
+}
+
+// TestSharedAliasesMigration migrates a database written with unique
+// aliases, where the importer kept shared aliases in attrs.source_aliases,
+// to 00005 and back.
+func TestSharedAliasesMigration(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t)
+	p, err := NewProvider(db, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.UpTo(ctx, 3); err != nil {
+		t.Fatal(err)
+	}
+	exec := func(q string, args ...any) {
+		t.Helper()
+		if _, err := db.Exec(q, args...); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	exec(`INSERT INTO sessions (id, attrs, created_at, updated_at) VALUES
+		('sk_a', '{"picoclaw":{"file_base":"sk_a"}}', 'x', 'x'),
+		('sk_b', '{"picoclaw":{"file_base":"sk_b"},"source_aliases":["agent:main:main","agent:main:tg:1","agent:main:tg:1","sk_b"]}', 'x', 'x'),
+		('sk_c', '{"source_aliases":["agent:main:main"]}', 'x', 'x'),
+		('sk_d', '{"source_aliases":["agent:main:main","bad` + "\x01" + `"]}', 'x', 'x'),
+		('plain', NULL, 'x', 'x')`)
+	exec(`INSERT INTO session_aliases (alias, session_id) VALUES
+		('agent:main:main', 'sk_a'), ('nick', 'sk_a'), ('agent:main:tg:1', 'sk_b')`)
+	if _, err := p.UpTo(ctx, 5); err != nil {
+		t.Fatalf("up to 5: %v", err)
+	}
+	aliases := func() map[string][]string {
+		t.Helper()
+		rows, err := db.Query(`SELECT session_id, alias FROM session_aliases ORDER BY session_id, id`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		out := map[string][]string{}
+		for rows.Next() {
+			var id, a string
+			if err := rows.Scan(&id, &a); err != nil {
+				t.Fatal(err)
+			}
+			out[id] = append(out[id], a)
+		}
+		return out
+	}
+	attrs := func(id string) string {
+		t.Helper()
+		var a sql.NullString
+		if err := db.QueryRow(`SELECT attrs FROM sessions WHERE id = ?`, id).Scan(&a); err != nil {
+			t.Fatal(err)
+		}
+		if !a.Valid {
+			return "NULL"
+		}
+		return a.String
+	}
+	want := map[string][]string{
+		"sk_a": {"agent:main:main", "nick"},
+		"sk_b": {"agent:main:main", "agent:main:tg:1"},
+		"sk_c": {"agent:main:main"},
+	}
+	if got := aliases(); !maps.EqualFunc(got, want, slices.Equal) {
+		t.Errorf("aliases after up:\n got %q\nwant %q", got, want)
+	}
+	for id, w := range map[string]string{
+		"sk_a": `{"picoclaw":{"file_base":"sk_a"}}`,
+		"sk_b": `{"picoclaw":{"file_base":"sk_b"}}`,
+		"sk_c": "NULL",
+		// An alias that cannot be registered keeps the list in attrs.
+		"sk_d": `{"source_aliases":["agent:main:main","bad` + "\x01" + `"]}`,
+	} {
+		if got := attrs(id); got != w {
+			t.Errorf("attrs of %s after up = %s, want %s", id, got, w)
+		}
+	}
+	// Shared aliases and an alias equal to another session's ID are
+	// storable now.
+	exec(`INSERT INTO session_aliases (alias, session_id) VALUES ('plain', 'sk_c')`)
+
+	// Down: the first holder (sk_a) keeps each alias; the others record
+	// their list in attrs.source_aliases again.
+	if _, err := p.DownTo(ctx, 3); err != nil {
+		t.Fatalf("down to 3: %v", err)
+	}
+	want = map[string][]string{"sk_a": {"agent:main:main", "nick"}, "sk_b": {"agent:main:tg:1"}}
+	if got := aliases(); !maps.EqualFunc(got, want, slices.Equal) {
+		t.Errorf("aliases after down:\n got %q\nwant %q", got, want)
+	}
+	for id, w := range map[string]string{
+		"sk_a": `{"picoclaw":{"file_base":"sk_a"}}`,
+		"sk_b": `{"picoclaw":{"file_base":"sk_b"},"source_aliases":["agent:main:main","agent:main:tg:1"]}`,
+		"sk_c": `{"source_aliases":["agent:main:main","plain"]}`,
+	} {
+		if got := attrs(id); got != w {
+			t.Errorf("attrs of %s after down = %s, want %s", id, got, w)
+		}
+	}
+	if _, err := db.Exec(`INSERT INTO session_aliases (alias, session_id) VALUES ('nick', 'sk_b')`); err == nil {
+		t.Error("after down, a second holder of an alias was accepted")
 	}
 }

@@ -385,7 +385,9 @@ func (s *Store) List(ctx context.Context, opts sessiondb.ListOptions) ([]session
 	}
 	out := make([]sessiondb.SessionInfo, len(rows))
 	for i, r := range rows {
-		out[i] = sessiondb.SessionInfo{Session: r.session(), MessageCount: r.MessageCount, EntryCount: r.EntryCount}
+		sess := r.session()
+		sess.MessageCount, sess.EntryCount = r.MessageCount, r.EntryCount
+		out[i] = sessiondb.SessionInfo{Session: sess}
 	}
 	return out, next, nil
 }

@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -45,7 +46,9 @@ func appendOnly(c sessiondb.Commit) bool {
 	rest := c
 	rest.ExpectSequence, rest.Append, rest.State, rest.ClearState = nil, nil, nil, false
 	rest.Interrupt, rest.ClearInterrupt, rest.Usage, rest.Now = nil, false, nil, time.Time{}
-	return reflect.ValueOf(rest).IsZero()
+	// A commit without entries may change nothing, which the general path
+	// turns into a no-op; one with entries always changes the session.
+	return len(c.Append) > 0 && reflect.ValueOf(rest).IsZero()
 }
 
 // returningColumns is sessionColumns for a RETURNING clause, which cannot
@@ -97,9 +100,33 @@ func (s *Store) applyAppend(ctx context.Context, tx *sqlx.Tx, id string, c sessi
 	return sess, nil
 }
 
+// CommitMany implements sessiondb.Store: the commits in order, in one
+// transaction (one write request, so group commit never splits it).
+func (s *Store) CommitMany(ctx context.Context, commits []sessiondb.SessionCommit) ([]sessiondb.Session, error) {
+	if err := sessiondb.ValidateCommitMany(commits); err != nil {
+		return nil, fmt.Errorf("commit many: %w", err)
+	}
+	out := make([]sessiondb.Session, len(commits))
+	err := s.write(ctx, func(tx *sqlx.Tx) error {
+		for i, sc := range commits {
+			sess, err := s.applyCommit(ctx, tx, sc.ID, sc.Commit)
+			if err != nil {
+				return fmt.Errorf("commit many: session %q (commit %d): %w", sc.ID, i, err)
+			}
+			out[i] = sess
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // applyCommit is the one write path: every public write method builds a
 // Commit (possibly after reading inside the same transaction) and applies
-// it here. c must have passed sessiondb.ValidateCommit.
+// it here. c must have passed sessiondb.ValidateCommit. A commit that
+// changes nothing writes nothing (see sessiondb.Commit).
 func (s *Store) applyCommit(ctx context.Context, tx *sqlx.Tx, id string, c sessiondb.Commit) (sessiondb.Session, error) {
 	return s.applyCommitRows(ctx, tx, id, c, s.describeAll(c.Append))
 }
@@ -108,10 +135,22 @@ func (s *Store) applyCommit(ctx context.Context, tx *sqlx.Tx, id string, c sessi
 // described (rows[i] is c.Append[i]).
 func (s *Store) applyCommitRows(ctx context.Context, tx *sqlx.Tx, id string, c sessiondb.Commit, rows []newEntry) (sessiondb.Session, error) {
 	now := orNow(c.Now, time.Now())
-	if c.Create != nil {
-		create := *c.Create
-		create.ID = id
-		if err := insertSession(ctx, tx, create, now); err != nil {
+	create := c.Create
+	if create == nil && c.CreateIfMissing != nil {
+		// The write transaction holds the database's write lock from its
+		// first statement (BEGIN IMMEDIATE), so no other process can
+		// create the session between this check and the insert.
+		switch err := sessionExists(ctx, tx, id); {
+		case isNotFound(err):
+			create = c.CreateIfMissing
+		case err != nil:
+			return sessiondb.Session{}, err
+		}
+	}
+	if create != nil {
+		cr := *create
+		cr.ID = id
+		if err := insertSession(ctx, tx, cr, now, c.ShadowAliases); err != nil {
 			return sessiondb.Session{}, err
 		}
 	}
@@ -125,59 +164,151 @@ func (s *Store) applyCommitRows(ctx context.Context, tx *sqlx.Tx, id string, c s
 	if err := checkSourceExpectation(ctx, tx, c); err != nil {
 		return sessiondb.Session{}, err
 	}
+	changed := create != nil
 	updated := now
-	if c.Create != nil && c.Now.IsZero() {
+	if create != nil && c.Now.IsZero() {
 		updated = sess.UpdatedAt // the creator's UpdatedAt (or its CreatedAt)
 	}
+	metaChanged := false
 	if c.Meta != nil {
-		if err := applyPatch(ctx, tx, id, c.Meta); err != nil {
-			return sessiondb.Session{}, err
+		p, err := effectivePatch(sess, c.Meta)
+		if err != nil {
+			return sessiondb.Session{}, fmt.Errorf("patch %s: %w", id, err)
+		}
+		if patchChanges(sess, p) {
+			if err := applyPatch(ctx, tx, id, p); err != nil {
+				return sessiondb.Session{}, err
+			}
+			changed, metaChanged = true, true
 		}
 		if !c.Meta.UpdatedAt.IsZero() {
 			updated = c.Meta.UpdatedAt
 		}
+	}
+	compactions := c.Compactions
+	if c.History != nil {
+		var h sessiondb.Commit
+		if err := s.historyCommit(ctx, tx, id, c.History, &h); err != nil {
+			return sessiondb.Session{}, err
+		}
+		rows = append(s.describeAll(h.Append), rows...)
+		compactions = append(h.Compactions, c.Compactions...)
 	}
 	lastSeq := sess.LastSeq
 	if len(rows) > 0 {
 		if lastSeq, err = s.insertRows(ctx, tx, id, lastSeq, rows, now); err != nil {
 			return sessiondb.Session{}, err
 		}
+		changed = true
 	}
-	for _, cp := range c.Compactions {
+	transcriptCut := false // a compaction redefines the transcript
+	for _, cp := range compactions {
 		if _, err := s.insertCompaction(ctx, tx, id, lastSeq, cp, now); err != nil {
 			return sessiondb.Session{}, err
 		}
+		changed, transcriptCut = true, true
 	}
-	if err := putDoc(ctx, tx, "states", id, c.State, c.ClearState, now); err != nil {
-		return sessiondb.Session{}, err
+	if c.KeepLast != nil {
+		cp, err := keepLastCompaction(ctx, tx, id, lastSeq, *c.KeepLast)
+		if err != nil {
+			return sessiondb.Session{}, err
+		}
+		if cp != nil {
+			if _, err := s.insertCompaction(ctx, tx, id, lastSeq, *cp, now); err != nil {
+				return sessiondb.Session{}, err
+			}
+			changed, transcriptCut = true, true
+		}
 	}
-	if err := putDoc(ctx, tx, "interrupts", id, c.Interrupt, c.ClearInterrupt, now); err != nil {
-		return sessiondb.Session{}, err
+	for _, d := range []struct {
+		table string
+		doc   json.RawMessage
+		clear bool
+	}{{"states", c.State, c.ClearState}, {"interrupts", c.Interrupt, c.ClearInterrupt}} {
+		if d.doc == nil && !d.clear {
+			continue
+		}
+		stored, err := getDoc(ctx, tx, d.table, id)
+		if err != nil {
+			return sessiondb.Session{}, err
+		}
+		if d.clear && stored == nil || d.doc != nil && stored != nil && bytes.Equal(d.doc, stored) {
+			continue // already so
+		}
+		if err := putDoc(ctx, tx, d.table, id, d.doc, d.clear, now); err != nil {
+			return sessiondb.Session{}, err
+		}
+		changed = true
 	}
 	for _, u := range c.Usage {
 		if err := insertUsage(ctx, tx, id, lastSeq, u, now); err != nil {
 			return sessiondb.Session{}, err
 		}
+		changed = true
 	}
 	if c.Source != nil {
 		if err := putSourceFile(ctx, tx, id, *c.Source, now); err != nil {
 			return sessiondb.Session{}, err
 		}
+		changed = true
+	}
+	if !changed {
+		// Nothing to record: no Sequence bump, no row written, so the
+		// transaction commits without a WAL frame (and without an fsync).
+		return sess, nil
 	}
 	_, err = tx.ExecContext(ctx, `UPDATE sessions SET sequence = sequence + 1, last_seq = ?, updated_at = ? WHERE id = ?`,
 		lastSeq, formatTime(updated), id)
 	if err != nil {
 		return sessiondb.Session{}, err
 	}
-	if c.Create != nil || c.Meta != nil {
+	if create != nil || metaChanged || transcriptCut {
 		return getSession(ctx, tx, id)
 	}
 	// Only the counters and the time changed: skip re-reading the row (it
-	// is the costliest statement of a small append).
+	// is the costliest statement of a small append). Without a new
+	// compaction the transcript grew by the appended entries.
 	sess.Sequence++
 	sess.LastSeq = lastSeq
 	sess.UpdatedAt = parseTime(formatTime(updated))
+	sess.MessageCount += int64(len(rows))
 	return sess, nil
+}
+
+// withCounts fills EntryCount too (for reads; getSession fills
+// MessageCount and leaves EntryCount -1).
+func withCounts(ctx context.Context, tx *sqlx.Tx, s sessiondb.Session) (sessiondb.Session, error) {
+	err := tx.GetContext(ctx, &s.EntryCount, `SELECT count(*) FROM entries WHERE session_id = ?`, s.ID)
+	return s, err
+}
+
+// keepLastCompaction returns the compaction that keeps the last keepLast
+// entries of the current transcript (summary messages count as entries and
+// are dropped first), or nil when the transcript is already that short.
+func keepLastCompaction(ctx context.Context, tx *sqlx.Tx, id string, lastSeq int64, keepLast int) (*sessiondb.Compaction, error) {
+	cur, err := currentCompaction(ctx, tx, id)
+	if err != nil {
+		return nil, err
+	}
+	var summary []sessiondb.Entry
+	if cur.ID != 0 {
+		if summary, err = summaryMessages(ctx, tx, cur.ID); err != nil {
+			return nil, err
+		}
+	}
+	kept := lastSeq - cur.KeepFromSeq + 1 // log entries in the transcript
+	if int64(keepLast) >= kept+int64(len(summary)) {
+		return nil, nil
+	}
+	c := &sessiondb.Compaction{Details: []byte(fmt.Sprintf(`{"reason":"truncate","keep_last":%d}`, keepLast))}
+	if int64(keepLast) >= kept {
+		// Keep every log entry and the tail of the summary.
+		c.KeepFromSeq = cur.KeepFromSeq
+		c.Summary = summary[int64(len(summary))-(int64(keepLast)-kept):]
+	} else {
+		c.KeepFromSeq = lastSeq - int64(keepLast) + 1
+	}
+	return c, nil
 }
 
 // insertChunk is how many entries one INSERT statement writes (7
@@ -337,8 +468,9 @@ func (s *Store) SaveFull(ctx context.Context, meta sessiondb.Session, messages [
 		default:
 			return err
 		}
-		if err := s.historyCommit(ctx, tx, meta.ID, messages, &c); err != nil {
-			return err
+		c.History = messages
+		if c.History == nil {
+			c.History = []sessiondb.Entry{}
 		}
 		out, err = s.applyCommit(ctx, tx, meta.ID, c)
 		return err
@@ -354,6 +486,9 @@ func (s *Store) LoadFull(ctx context.Context, id string, opts sessiondb.LoadOpti
 	var f sessiondb.Full
 	err := s.read(ctx, func(tx *sqlx.Tx) (err error) {
 		if f.Session, err = getSession(ctx, tx, id); err != nil {
+			return err
+		}
+		if f.Session, err = withCounts(ctx, tx, f.Session); err != nil {
 			return err
 		}
 		if f.Transcript, err = loadTranscript(ctx, tx, id, opts); err != nil {

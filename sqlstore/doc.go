@@ -157,5 +157,24 @@
 //     re-encoded), so SQLite's JSON functions work on them.
 //   - A checkpoint does not bump the session's Sequence: it describes the
 //     session without changing it. Every other write does, once.
-//   - Prune that finds nothing to remove records no revision.
+//   - Prune that finds nothing to remove records no revision, and neither
+//     does any commit that changes nothing: applyCommit compares each part
+//     with what is stored (meta field by field, state and interrupt bytes,
+//     History against the transcript, KeepLast against its length) and
+//     then skips the Sequence update, so the transaction commits without a
+//     WAL frame and without an fsync.
+//   - CreateIfMissing checks for the session inside the write
+//     transaction; BEGIN IMMEDIATE holds the write lock from the first
+//     statement, so no process can create it in between.
+//   - CommitMany is one write request, so group commit runs it inside one
+//     savepoint and never splits it; it is all or nothing like one commit.
+//   - session_aliases has no UNIQUE (alias) since migration 00005 (shared
+//     aliases); Resolve orders a name's holders with picoclaw's meta-file
+//     name (replace(':', '/', '\' by '_') || '.meta.json') in BINARY
+//     collation, which is Go's byte order, as os.ReadDir sorts.
+//   - MessageCount is part of the session row query (two indexed
+//     subqueries); a write that adds no compaction adds its entries to the
+//     count it read, so an append runs no extra statement. EntryCount is
+//     -1 in what writes return: counting a long log on every append would
+//     cost more than the append. Get, List and LoadFull count both.
 package sqlstore

@@ -8,6 +8,10 @@ package sqlstore
 //   - TestMultiProcessAppend: 4 processes x 500 appends to one session.
 //   - TestMultiProcessCounter: 3 processes doing read-modify-write with
 //     optimistic concurrency; no update may be lost.
+//   - TestMultiProcessCreateOnWrite (process_cow_test.go): 4 processes
+//     creating 40 sessions on first write, racing.
+//   - TestCommitManyCrash (process_many_test.go): a CommitMany writer
+//     SIGKILLed 8 times; every CommitMany is all or nothing.
 //   - TestCrashSafety: a writer SIGKILLed -crash.kills times (default 50);
 //     after each kill the database must be sound and hold every
 //     acknowledged commit, with transcript and state of one revision.
@@ -72,7 +76,11 @@ func TestHelperProcess(t *testing.T) {
 	case "searchwriter":
 		err = childSearchWriter()
 	default:
-		err = fmt.Errorf("unknown role %q", role)
+		if fn, ok := childRoles[role]; ok {
+			err = fn()
+		} else {
+			err = fmt.Errorf("unknown role %q", role)
+		}
 	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "child %s %s: %v\n", role, os.Getenv(procIndexEnv), err)
@@ -80,6 +88,9 @@ func TestHelperProcess(t *testing.T) {
 	}
 	os.Exit(0)
 }
+
+// childRoles holds the child bodies of process tests in other files.
+var childRoles = map[string]func() error{}
 
 func procChild(t *testing.T, role, db string, index int, extraEnv ...string) *exec.Cmd {
 	t.Helper()

@@ -345,11 +345,14 @@ func testCommitCreate(t *testing.T, s sessiondb.Store) {
 	if g := mustGet(t, s, "born"); g.Title != "born in a commit" {
 		t.Errorf("title after failed create = %q", g.Title)
 	}
-	// A Create whose alias is taken creates nothing.
-	_, err = s.Commit(bg(t), "twin", sessiondb.Commit{Create: &sessiondb.Session{Aliases: []string{"born-alias"}}, Append: msgs(1, 1)})
-	wantErr(t, err, sessiondb.ErrExists, "Commit with Create and a taken alias")
-	_, err = s.Get(bg(t), "twin")
-	wantErr(t, err, sessiondb.ErrNotFound, "session of a failed Commit-Create")
+	// A Create listing another session's alias shares it; the first
+	// holder keeps winning in Resolve.
+	if _, err = s.Commit(bg(t), "twin", sessiondb.Commit{Create: &sessiondb.Session{Aliases: []string{"born-alias"}}, Append: msgs(1, 1)}); err != nil {
+		t.Fatalf("Commit with Create and a shared alias: %v", err)
+	}
+	if id, err := s.Resolve(bg(t), "born-alias"); err != nil || id != "born" {
+		t.Errorf("Resolve(born-alias) after twin shared it = %q, %v; want born", id, err)
+	}
 }
 
 func testCommitUnknown(t *testing.T, s sessiondb.Store) {

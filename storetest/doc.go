@@ -31,7 +31,11 @@
 // run with -run 'TestConformance/Fork/':
 //
 //   - Sessions, List, Meta, Delete: Create with caller and generated IDs,
-//     ErrExists on taken IDs and aliases, Get, Resolve, List ordering (newest
+//     ErrExists on taken IDs and on a plain ID another session lists as an
+//     alias, shared aliases in the order given, Get, Resolve's four rules
+//     (picoclaw's, including its meta-file-name order among the sessions
+//     listing one alias: a backend must compare AliasOrderKey byte for
+//     byte, e.g. COLLATE "C" in PostgreSQL), List ordering (newest
 //     UpdatedAt first, ties by ID descending), cursor pagination walked to the
 //     end with no duplicates or misses, Query on title and alias (literal, so
 //     % and _ are not wildcards), MessageCount and EntryCount, UpdateMeta field
@@ -51,6 +55,22 @@
 //     every part with one Sequence bump, optimistic concurrency with
 //     *ConflictError carrying the current sequence and nothing written, Create
 //     inside a commit, SaveFull creating and replacing, LoadFull.
+//   - CommitGains: CreateIfMissing (created once, ignored when present,
+//     ExpectSequence 0 for a missing session, undone by a failing part, 8
+//     goroutines racing to create one session all succeed), KeepLast in a
+//     commit ("set the summary and keep the last N" as one bump), History
+//     with create-on-write, JSON merge patches on attrs and scope (null
+//     deletes a key, nested objects merge, a non-object patch replaces, a
+//     null patch clears; untouched members keep their bytes), MessageCount
+//     and EntryCount from Get, LoadFull and writes, and no-op commits (an
+//     equal meta patch, state, history, KeepLast: no Sequence bump, no
+//     UpdatedAt change, ExpectSequence still checked).
+//   - CommitMany: commits to several sessions applied together (one
+//     created in the call), a stale sequence on one session or an unknown
+//     session or an invalid body writing nothing anywhere, one session
+//     twice in one call, and sessiondb.PromoteHistory (picoclaw's alias
+//     promotion) retrying when the source changes between its read and its
+//     write, through a Store wrapper that appends at that moment.
 //   - Fork, Checkpoints, Usage: forks at the start, middle and end of the log
 //     and across a compaction, fork of fork, independence of both sides;
 //     checkpoint defaults, listing newest first, deletion, CompactionID; usage

@@ -1,7 +1,6 @@
 package storetest
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -22,10 +21,11 @@ func sessionTests() []testCase {
 		{name: "CreateZeroUpdatedAt", fn: testCreateZeroUpdatedAt},
 		{name: "CreateGeneratedID", fn: testCreateGeneratedID},
 		{name: "CreateDuplicateID", fn: testCreateDuplicateID},
-		{name: "CreateAliasTaken", fn: testCreateAliasTaken},
+		{name: "CreateSharedAlias", fn: testCreateSharedAlias},
 		{name: "CreateMaxLenID", fn: testCreateMaxLenID},
 		{name: "GetUnknown", fn: testGetUnknown},
 		{name: "Resolve", fn: testResolve},
+		{name: "ResolveRules", fn: testResolveRules},
 	}
 }
 
@@ -133,24 +133,118 @@ func testCreateDuplicateID(t *testing.T, s sessiondb.Store) {
 	}
 }
 
-func testCreateAliasTaken(t *testing.T, s sessiondb.Store) {
+func testCreateSharedAlias(t *testing.T, s sessiondb.Store) {
 	if _, err := s.Create(bg(t), sessiondb.Session{ID: "holder", Aliases: []string{"shared", "mine"}}); err != nil {
 		t.Fatal(err)
 	}
-	_, err := s.Create(bg(t), sessiondb.Session{ID: "newcomer", Aliases: []string{"free", "shared"}})
-	wantErr(t, err, sessiondb.ErrExists, "Create with a taken alias")
-	_, err = s.Get(bg(t), "newcomer")
-	wantErr(t, err, sessiondb.ErrNotFound, "Get of session whose Create failed")
-	_, err = s.Resolve(bg(t), "free")
-	wantErr(t, err, sessiondb.ErrNotFound, "Resolve of alias from failed Create")
-	if id, err := s.Resolve(bg(t), "shared"); err != nil || id != "holder" {
-		t.Errorf("Resolve(shared) = %q, %v; want holder", id, err)
+	if _, err := s.Create(bg(t), sessiondb.Session{ID: "newcomer", Aliases: []string{"free", "shared"}}); err != nil {
+		t.Fatalf("Create with an alias another session lists: %v", err)
 	}
-	if _, err := s.Create(bg(t), sessiondb.Session{ID: "third", Aliases: []string{"x3"}}); err != nil {
+	if g := mustGet(t, s, "newcomer"); !slices.Equal(g.Aliases, []string{"free", "shared"}) {
+		t.Errorf("newcomer aliases = %q, want [free shared] in the order given", g.Aliases)
+	}
+	if g := mustGet(t, s, "holder"); !slices.Equal(g.Aliases, []string{"shared", "mine"}) {
+		t.Errorf("holder aliases = %q, want [shared mine]: a shared alias is never moved", g.Aliases)
+	}
+	// "holder.meta.json" sorts before "newcomer.meta.json".
+	for _, tc := range []struct{ in, want string }{{"shared", "holder"}, {"free", "newcomer"}, {"mine", "holder"}} {
+		if id, err := s.Resolve(bg(t), tc.in); err != nil || id != tc.want {
+			t.Errorf("Resolve(%q) = %q, %v; want %q", tc.in, id, err, tc.want)
+		}
+	}
+	// The first holder's delete hands the alias to the next one.
+	if err := s.Delete(bg(t), "holder"); err != nil {
 		t.Fatal(err)
 	}
-	if id, err := s.Resolve(bg(t), "x3"); err != nil || id != "third" {
-		t.Errorf("Resolve(x3) = %q, %v; want third", id, err)
+	if id, err := s.Resolve(bg(t), "shared"); err != nil || id != "newcomer" {
+		t.Errorf("Resolve(shared) after the first holder's delete = %q, %v; want newcomer", id, err)
+	}
+}
+
+// testResolveRules checks each of Resolve's documented rules, which are
+// picoclaw's ResolveSessionKey.
+func testResolveRules(t *testing.T, s sessiondb.Store) {
+	create := func(id string, aliases ...string) {
+		t.Helper()
+		if _, err := s.Create(bg(t), sessiondb.Session{ID: id, Aliases: aliases}); err != nil {
+			t.Fatalf("Create(%q, %q): %v", id, aliases, err)
+		}
+	}
+	// Every routed picoclaw session lists agent:main:main; the one whose
+	// meta file sorts first wins.
+	create("sk_v1_bb", "agent:main:main", "agent:main:telegram:group:1")
+	create("sk_v1_aa", "agent:main:main")
+	create("sk_v1_cc", "legacy:key", "plain")
+	// Rule 2 over rule 3: a legacy session whose ID is a path key loses to
+	// a session listing that key (picoclaw's PrefersMetadataOverLegacyFile).
+	create("legacy:key")
+	mustAppend(t, s, "legacy:key", msgs(1, 1)...)
+	// picoclaw's file-name order, not the IDs' byte order: "a_b.meta.json"
+	// < "a_z.meta.json" although "a:z" < "a_b"; "a-b.meta.json" <
+	// "a.meta.json" although "a" < "a-b".
+	create("a:z", "agent:x:main")
+	create("a_b", "agent:x:main")
+	create("a", "agent:y:main")
+	create("a-b", "agent:y:main")
+	// Rule 1: a plain key that is a session's ID names it, even when
+	// another session lists it (set after the fact with UpdateMeta).
+	create("direct")
+	create("lister", "direct", "lister:own")
+	// Rule 3: the session with the ID when no one lists it.
+	create("only:mine")
+	for _, tc := range []struct{ in, want string }{
+		{"agent:main:main", "sk_v1_aa"},
+		{"agent:main:telegram:group:1", "sk_v1_bb"},
+		{"legacy:key", "sk_v1_cc"},
+		{"plain", "sk_v1_cc"},
+		{"agent:x:main", "a_b"},
+		{"agent:y:main", "a-b"},
+		{"direct", "direct"},
+		{"lister:own", "lister"},
+		{"only:mine", "only:mine"},
+		{"sk_v1_aa", "sk_v1_aa"},
+	} {
+		if id, err := s.Resolve(bg(t), tc.in); err != nil || id != tc.want {
+			t.Errorf("Resolve(%q) = %q, %v; want %q", tc.in, id, err, tc.want)
+		}
+	}
+	for _, in := range []string{"agent:main", "AGENT:MAIN:MAIN", " agent:main:main", "agent:main:main:"} {
+		_, err := s.Resolve(bg(t), in)
+		wantErr(t, err, sessiondb.ErrNotFound, fmt.Sprintf("Resolve(%q)", in))
+	}
+	// A session listing its own ID drops it; the legacy session keeps its
+	// data and stays reachable by Get.
+	if g := mustGet(t, s, "legacy:key"); g.LastSeq != 1 {
+		t.Errorf("legacy:key LastSeq = %d, want 1", g.LastSeq)
+	}
+	// Create never moves an alias: a plain ID another session lists is
+	// refused, a path-key ID is created and the alias keeps winning.
+	_, err := s.Create(bg(t), sessiondb.Session{ID: "plain"})
+	wantErr(t, err, sessiondb.ErrExists, "Create of a plain ID another session lists as an alias")
+	create("agent:main:main")
+	if id, err := s.Resolve(bg(t), "agent:main:main"); err != nil || id != "sk_v1_aa" {
+		t.Errorf("Resolve(agent:main:main) after creating a session with that ID = %q, %v; want sk_v1_aa", id, err)
+	}
+	if id, err := s.Resolve(bg(t), "plain"); err != nil || id != "sk_v1_cc" {
+		t.Errorf("Resolve(plain) after the refused Create = %q, %v; want sk_v1_cc", id, err)
+	}
+	// Asked for explicitly (an importer of picoclaw data), it is created
+	// and then wins by rule 1; the lister keeps listing it.
+	if _, err := s.Commit(bg(t), "plain", sessiondb.Commit{Create: &sessiondb.Session{}, ShadowAliases: true}); err != nil {
+		t.Fatalf("Create of a listed plain ID with ShadowAliases: %v", err)
+	}
+	if id, err := s.Resolve(bg(t), "plain"); err != nil || id != "plain" {
+		t.Errorf("Resolve(plain) after the shadowing Create = %q, %v; want plain", id, err)
+	}
+	if g := mustGet(t, s, "sk_v1_cc"); !slices.Equal(g.Aliases, []string{"legacy:key", "plain"}) {
+		t.Errorf("sk_v1_cc aliases = %q after the shadowing Create, want them kept", g.Aliases)
+	}
+	// List's Query finds every session listing an alias (it does not look
+	// at IDs).
+	got := idsOf(listAll(t, s, sessiondb.ListOptions{Query: "agent:main:main"}))
+	slices.Sort(got)
+	if want := []string{"sk_v1_aa", "sk_v1_bb"}; !slices.Equal(got, want) {
+		t.Errorf("List(Query agent:main:main) = %q, want %q", got, want)
 	}
 }
 
@@ -192,16 +286,12 @@ func testResolve(t *testing.T, s sessiondb.Store) {
 		_, err := s.Resolve(bg(t), in)
 		wantErr(t, err, sessiondb.ErrNotFound, fmt.Sprintf("Resolve(%q)", in))
 	}
-	// A store may refuse an ID that is another session's alias; if it
-	// accepts it, the ID wins in Resolve.
+	// Creating a plain ID that is another session's alias would move the
+	// alias (the ID would win in Resolve): it is refused.
 	_, err := s.Create(bg(t), sessiondb.Session{ID: "nick"})
-	switch {
-	case err == nil:
-		if got, err := s.Resolve(bg(t), "nick"); err != nil || got != "nick" {
-			t.Errorf("Resolve(nick) with session nick and alias nick of r1 = %q, %v; want the session with that ID", got, err)
-		}
-	case !errors.Is(err, sessiondb.ErrExists):
-		t.Errorf("Create of an ID that is an alias: %v, want success or ErrExists", err)
+	wantErr(t, err, sessiondb.ErrExists, "Create of an ID that is another session's alias")
+	if got, err := s.Resolve(bg(t), "nick"); err != nil || got != "r1" {
+		t.Errorf("Resolve(nick) after the refused Create = %q, %v; want r1", got, err)
 	}
 }
 
@@ -609,17 +699,22 @@ func testUpdateMetaFailures(t *testing.T, s sessiondb.Store) {
 	wantErr(t, err, sessiondb.ErrInvalid, "UpdateMeta with non-JSON Attrs")
 	_, err = s.UpdateMeta(bg(t), "f", sessiondb.MetaPatch{Title: ptr("changed"), Aliases: &[]string{"ok", ""}})
 	wantErr(t, err, sessiondb.ErrInvalid, "UpdateMeta with an empty alias")
-	_, err = s.UpdateMeta(bg(t), "f", sessiondb.MetaPatch{Title: ptr("changed"), Aliases: &[]string{"new-f", "g-a"}})
-	wantErr(t, err, sessiondb.ErrExists, "UpdateMeta with an alias held by another session")
+	_, err = s.UpdateMeta(bg(t), "f", sessiondb.MetaPatch{Title: ptr("changed"), Aliases: &[]string{"new-f", "bad\x01"}})
+	wantErr(t, err, sessiondb.ErrInvalid, "UpdateMeta with an alias holding a control character")
 	after := mustGet(t, s, "f")
 	if diff := metaDiff(before, after); diff != "" {
 		t.Errorf("failed UpdateMeta calls changed the session (-before +after):\n%s", diff)
 	}
-	if id, err := s.Resolve(bg(t), "g-a"); err != nil || id != "g" {
-		t.Errorf("Resolve(g-a) = %q, %v; want g", id, err)
-	}
 	_, err = s.Resolve(bg(t), "new-f")
 	wantErr(t, err, sessiondb.ErrNotFound, "alias from a failed UpdateMeta")
+	// Listing another session's alias is allowed; it stays that session's
+	// in Resolve ("f.meta.json" < "g.meta.json", so f now comes first).
+	if _, err := s.UpdateMeta(bg(t), "g", sessiondb.MetaPatch{Aliases: &[]string{"g-a", "f-a"}}); err != nil {
+		t.Fatalf("UpdateMeta with an alias another session lists: %v", err)
+	}
+	if id, err := s.Resolve(bg(t), "f-a"); err != nil || id != "f" {
+		t.Errorf("Resolve(f-a) = %q, %v; want f", id, err)
+	}
 	_, err = s.UpdateMeta(bg(t), "nope", sessiondb.MetaPatch{Title: ptr("x")})
 	wantErr(t, err, sessiondb.ErrNotFound, "UpdateMeta(unknown)")
 }

@@ -165,8 +165,8 @@
 // unnoticed; the test logs how many). TestOpenRefusesNonDatabaseFile
 // checks that Open never rewrites a non-database file.
 //
-// TestHostileImports feeds each reader (picoclaw, zot, swink, and format
-// detection) random bytes, a 2 GiB sparse file, a 100 MB line, JSON nested
+// TestHostileImports feeds each reader (picoclaw, zot, swink, Claude Code,
+// Codex, pi, and format detection) random bytes, a 2 GiB sparse file, a 100 MB line, JSON nested
 // 100,000 deep (arrays and objects), invalid UTF-8, CRLF line ends and NUL
 // runs, in a child process that reports its peak RSS (VmHWM). The import
 // must not crash or fail as a whole, must report problems, must stay under

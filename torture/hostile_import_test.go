@@ -38,6 +38,15 @@ var hostileFormats = []hostileFormat{
 	{"swink", "swink/sessions/20250315_120000.jsonl", func(c string) string {
 		return `{"role":"user","content":[{"type":"text","text":` + c + `}],"timestamp":1742040003}`
 	}},
+	{"claude-code", "claudecode/projects/-home-dev-proj/5c2d8e41-0000-4000-8000-000000000002.jsonl", func(c string) string {
+		return `{"parentUuid":null,"isSidechain":false,"sessionId":"5c2d8e41-0000-4000-8000-000000000002","type":"user","message":{"role":"user","content":` + c + `},"uuid":"h0000000-0000-4000-8000-000000000001","timestamp":"2026-01-12T10:00:00.500Z"}`
+	}},
+	{"codex", "codex/codex-home/sessions/2026/01/10/rollout-2026-01-10T09-30-00-019f26cb-0000-7000-8000-000000000004.jsonl", func(c string) string {
+		return `{"timestamp":"2026-01-10T09:30:01.500Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":` + c + `}]}}`
+	}},
+	{"pi", "pi/sessions/compaction.jsonl", func(c string) string {
+		return `{"type":"message","id":"hostile1","parentId":null,"timestamp":"2026-01-10T09:00:00.000Z","message":{"role":"user","content":` + c + `,"timestamp":1768035600000}}`
+	}},
 }
 
 // inject returns base with extra inserted after its first line.

@@ -62,7 +62,7 @@ func (h *Handler) listSessions(ctx context.Context, d *listData, cursor string) 
 		// when the title does not contain it.
 		if id, err := h.st.Resolve(ctx, d.Q); err == nil {
 			if s, err := h.st.Get(ctx, id); err == nil {
-				out = append(out, sessiondb.SessionInfo{Session: s, MessageCount: -1, EntryCount: -1})
+				out = append(out, sessiondb.SessionInfo{Session: s})
 				seen[id] = true
 			}
 		}

@@ -74,19 +74,37 @@ func TestEndToEnd(t *testing.T) {
 	defaultDB := filepath.Join(xdg, "sessiondb", "sessions.db")
 
 	// 1. Import the clean mixed archive (picoclaw, zot, swink): exit 0, no
-	// problems, into the default database.
+	// problems, into the default database. It holds what real agents
+	// write: three picoclaw sessions sharing the alias agent:main:main,
+	// and a zot session killed between an assistant's tool call and its
+	// result, which zot's loader completes with a stub result (a note).
 	var rep importReport
 	r := sh("import", "--json", samples).mustSucceed(t)
 	r.decode(t, &rep)
 	if len(rep.Problems) != 0 || rep.Sessions == 0 || rep.Entries == 0 || rep.Files == 0 {
 		t.Fatalf("import %s: %+v", samples, rep)
 	}
+	stubNoted := false
+	for _, n := range rep.Notes {
+		if strings.HasSuffix(n.Path, "20261129-124252-7572b7b6.jsonl") && strings.Contains(n.Reason, "stub tool message was added") {
+			stubNoted = true
+		}
+	}
+	if !stubNoted || rep.Skipped != 0 {
+		t.Errorf("import %s: notes %v, skipped %d; want the zot stub noted and nothing skipped", samples, rep.Notes, rep.Skipped)
+	}
+	// picoclaw's ResolveSessionKey returns the first meta, in file-name
+	// order, that lists the alias.
+	r = sh("show", "agent:main:main", "--json").mustSucceed(t)
+	if want := jsonlArray(t, filepath.Join(samples, "picoclaw", "sk_v1_4482d1d51c5f3deb9c5434ca6f0008c68ed47c167f55c7c69fc6e7a3e2dd132d.jsonl")); r.stdout != want {
+		t.Errorf("show agent:main:main:\n%s\nwant the first holder's lines:\n%s", r.stdout, want)
+	}
 	if _, err := os.Stat(defaultDB); err != nil {
 		t.Fatalf("the default database %s was not created: %v", defaultDB, err)
 	}
 	// Again: every file is unchanged, nothing is written.
 	r = sh("import", samples).mustSucceed(t)
-	if want := fmt.Sprintf("imported %d files: 0 sessions, 0 entries, 0 B; %d unchanged files skipped; 0 problems\n", rep.Files, rep.Files); r.stdout != want {
+	if want := fmt.Sprintf("imported %d files: 0 sessions, 0 entries, 0 B; %d unchanged files skipped; 0 other files skipped; 0 problems; 0 notes\n", rep.Files, rep.Files); r.stdout != want {
 		t.Errorf("re-import: %q, want %q", r.stdout, want)
 	}
 	// A damaged archive, into another database: exit 3, the problems

@@ -42,11 +42,11 @@ written are printed before the error.`,
 				return usageErrorf(c, "give at least one session ID, or --all")
 			}
 			switch o.format {
-			case jsonlimport.FormatPicoclaw, jsonlimport.FormatZot, jsonlimport.FormatSwink:
+			case jsonlimport.FormatPicoclaw, jsonlimport.FormatZot, jsonlimport.FormatSwink, jsonlimport.FormatPi:
 			case "":
-				return usageErrorf(c, "--format is required: picoclaw, zot or swink")
+				return usageErrorf(c, "--format is required: picoclaw, zot, swink or pi")
 			default:
-				return usageErrorf(c, "unknown --format %q: use picoclaw, zot or swink", o.format)
+				return usageErrorf(c, "unknown --format %q: use picoclaw, zot, swink or pi", o.format)
 			}
 			if o.out == "" {
 				return usageErrorf(c, "--out DIR is required")
@@ -55,7 +55,7 @@ written are printed before the error.`,
 		},
 	}
 	c.Flags().BoolVar(&o.all, "all", false, "export every session")
-	c.Flags().StringVarP(&o.format, "format", "f", "", "output format: picoclaw, zot or swink")
+	c.Flags().StringVarP(&o.format, "format", "f", "", "output format: picoclaw, zot, swink or pi")
 	c.Flags().StringVarP(&o.out, "out", "o", "", "output directory (created if missing)")
 	c.Flags().BoolVar(&o.json, "json", false, "print the files written as a JSON array")
 	c.Flags().BoolVar(&o.force, "force", false, "replace files that already exist in DIR")

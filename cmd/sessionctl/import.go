@@ -18,44 +18,69 @@ type importOptions struct {
 	strict bool
 	jobs   int
 	json   bool
+	detect bool
 }
 
 func (a *app) importCommand() *cobra.Command {
 	var o importOptions
 	c := &cobra.Command{
-		Use:   "import PATH...",
+		Use:   "import [PATH...]",
 		Short: "Import session archives (files or directory trees)",
-		Long: `Import reads session archives written by picoclaw, zot or swink and writes
-each source session into the database in one transaction. Re-importing an
-unchanged file is a no-op; a file that grew is imported incrementally.
+		Long: `Import reads session archives written by picoclaw, zot, swink, Claude Code,
+Codex CLI or pi and writes each source session into the database in one
+transaction. Re-importing an unchanged file is a no-op; a file that grew is
+imported incrementally.
 
-Damaged input (torn lines, invalid JSON, …) is reported as problems, with
-file, line and reason; the readable rest is imported and the exit code is 3.
-With --strict, the files are checked first and nothing is imported when any
-problem is found (exit code 3).
+Without PATH, import lists the archive directories it finds in their
+default places (~/.claude/projects, ~/.codex/sessions, ~/.pi/agent/sessions,
+the picoclaw workspace and the zot home) with their session counts, and
+imports nothing. With --detect PATH..., it prints what would be imported
+from PATH, per format, and imports nothing.
+
+Problems are what could not be carried over: damaged input (torn lines,
+invalid JSON, …), unreadable files (with the cause), JSONL files of no known
+format. Each is reported with file, line and reason; the readable rest is
+imported and the exit code is 3. Notes are not problems and leave the exit
+code 0: what the source tool itself does on load (zot's stub result for an
+interrupted tool call) and files that are not session files (skipped and
+counted). With --strict, the files are checked first and nothing is
+imported when any problem is found (exit code 3).
 
 On a terminal, a progress bar is drawn on stderr; otherwise only the summary
 is printed. With --json the summary is one JSON object on stdout:
-{"files","sessions","entries","bytes","unchanged","problems":[{"path","line","reason"}],"dry_run"}.`,
-		Example: `  sessionctl import ~/.picoclaw/workspace/sessions
+{"files","sessions","entries","bytes","unchanged","skipped",
+"problems":[{"path","line","reason"}],"notes":[{"path","line","reason"}],"dry_run"}.`,
+		Example: `  sessionctl import                      # list the archives found on this machine
+  sessionctl import --detect ~/.claude    # what would be imported, per format
+  sessionctl import ~/.picoclaw/workspace/sessions
   sessionctl import --format zot --dry-run ~/.zot
   sessionctl import --json archive/ > report.json`,
-		Args: minArgs(1),
+		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			switch o.format {
 			case "", "auto":
 				o.format = ""
-			case jsonlimport.FormatPicoclaw, jsonlimport.FormatZot, jsonlimport.FormatSwink:
+			case jsonlimport.FormatPicoclaw, jsonlimport.FormatZot, jsonlimport.FormatSwink,
+				jsonlimport.FormatClaudeCode, jsonlimport.FormatCodex, jsonlimport.FormatPi:
 			default:
-				return usageErrorf(c, "unknown --format %q: use auto, picoclaw, zot or swink", o.format)
+				return usageErrorf(c, "unknown --format %q: use auto, picoclaw, zot, swink, claude-code, codex or pi", o.format)
 			}
 			if o.jobs < 0 {
 				return usageErrorf(c, "--jobs must be >= 0, got %d", o.jobs)
 			}
+			switch {
+			case o.detect && len(args) == 0:
+				return usageErrorf(c, "--detect needs a PATH; usage: %s", c.UseLine())
+			case o.detect:
+				return a.runDetect(args, o)
+			case len(args) == 0:
+				return a.runOffer(o)
+			}
 			return a.runImport(args, o)
 		},
 	}
-	c.Flags().StringVarP(&o.format, "format", "f", "auto", "source format: auto, picoclaw, zot or swink")
+	c.Flags().StringVarP(&o.format, "format", "f", "auto", "source format: auto, picoclaw, zot, swink, claude-code, codex or pi")
+	c.Flags().BoolVar(&o.detect, "detect", false, "print what would be imported from PATH, per format, and import nothing")
 	c.Flags().BoolVarP(&o.dryRun, "dry-run", "n", false, "read and check the files, write nothing")
 	c.Flags().BoolVar(&o.strict, "strict", false, "import nothing when any file has a problem")
 	c.Flags().IntVarP(&o.jobs, "jobs", "j", 0, "files parsed in parallel (0: the number of CPUs)")
@@ -74,7 +99,9 @@ type importReport struct {
 	Entries   int                   `json:"entries"`
 	Bytes     int64                 `json:"bytes"`
 	Unchanged int                   `json:"unchanged"`
+	Skipped   int                   `json:"skipped"`
 	Problems  []jsonlimport.Problem `json:"problems"`
+	Notes     []jsonlimport.Problem `json:"notes"`
 	DryRun    bool                  `json:"dry_run"`
 }
 
@@ -135,9 +162,12 @@ func unwrapPathError(err error) error {
 
 func (a *app) printImportReport(rep jsonlimport.Report, o importOptions, dryRun bool) error {
 	if o.json {
-		problems := rep.Problems
+		problems, notes := rep.Problems, rep.Notes
 		if problems == nil {
 			problems = []jsonlimport.Problem{}
+		}
+		if notes == nil {
+			notes = []jsonlimport.Problem{}
 		}
 		return writeJSON(a.stdout, importReport{
 			Files:     rep.Files,
@@ -145,7 +175,9 @@ func (a *app) printImportReport(rep jsonlimport.Report, o importOptions, dryRun 
 			Entries:   rep.Entries,
 			Bytes:     rep.Bytes,
 			Unchanged: rep.Unchanged,
+			Skipped:   rep.Skipped,
 			Problems:  problems,
+			Notes:     notes,
 			DryRun:    dryRun,
 		})
 	}
@@ -153,14 +185,21 @@ func (a *app) printImportReport(rep jsonlimport.Report, o importOptions, dryRun 
 	if dryRun {
 		verb = "dry run: would import"
 	}
-	fmt.Fprintf(a.stdout, "%s %d files: %d sessions, %d entries, %s; %d unchanged files skipped; %d problems\n",
-		verb, rep.Files, rep.Sessions, rep.Entries, humanBytes(rep.Bytes), rep.Unchanged, len(rep.Problems))
+	fmt.Fprintf(a.stdout, "%s %d files: %d sessions, %d entries, %s; %d unchanged files skipped; %d other files skipped; %d problems; %d notes\n",
+		verb, rep.Files, rep.Sessions, rep.Entries, humanBytes(rep.Bytes), rep.Unchanged, rep.Skipped, len(rep.Problems), len(rep.Notes))
 	for i, p := range rep.Problems {
 		if i == maxListedProblems && len(rep.Problems) > maxListedProblems+1 {
 			fmt.Fprintf(a.stdout, "  … and %d more (use --json to list them all)\n", len(rep.Problems)-i)
 			break
 		}
 		fmt.Fprintf(a.stdout, "  %s\n", oneLine(p.String()))
+	}
+	for i, p := range rep.Notes {
+		if i == maxListedProblems && len(rep.Notes) > maxListedProblems+1 {
+			fmt.Fprintf(a.stdout, "  … and %d more notes (use --json to list them all)\n", len(rep.Notes)-i)
+			break
+		}
+		fmt.Fprintf(a.stdout, "  note: %s\n", oneLine(p.String()))
 	}
 	return nil
 }

@@ -94,8 +94,8 @@ func (a *app) rootCommand() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "sessionctl",
 		Short: "Inspect and maintain a sessiondb database of AI-agent sessions",
-		Long: `sessionctl imports agent session archives (picoclaw, zot, swink) into a
-sessiondb database, shows and exports sessions, runs read-only SQL and
+		Long: `sessionctl imports agent session archives (picoclaw, zot, swink, Claude Code,
+Codex CLI, pi) into a sessiondb database, shows and exports sessions, runs read-only SQL and
 maintains the database file.
 
 The database is --db, else $SESSIONDB_PATH, else $SESSIONDB_URL, else

@@ -30,7 +30,7 @@ func TestUsageErrors(t *testing.T) {
 		{"export bad format", []string{"export", "chat", "--format", "xml", "--out", t.TempDir()}, `unknown --format "xml"`},
 		{"export ids and all", []string{"export", "chat", "--all", "--format", "zot", "--out", t.TempDir()}, "not both"},
 		{"import bad format", []string{"import", "--format", "xml", "."}, `unknown --format "xml"`},
-		{"import nothing", []string{"import"}, "expected at least 1 argument(s)"},
+		{"detect nothing", []string{"import", "--detect"}, "--detect needs a PATH"},
 		{"completion shell", []string{"completion", "powershell"}, `unknown shell "powershell"`},
 		{"down-to not a number", []string{"migrate", "down-to", "one", "--yes"}, "VERSION must be a non-negative integer"},
 	} {

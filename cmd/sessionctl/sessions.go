@@ -9,8 +9,16 @@ import (
 )
 
 // resolve returns the ID of the session named by idOrAlias, with an error
-// that tells the user how to find the right name.
+// that tells the user how to find the right name. A session's exact ID
+// names that session; other names go through Store.Resolve. (Resolve,
+// like picoclaw, lets an alias win over a session ID containing ':', which
+// would leave such a session unreachable from the command line.)
 func resolve(ctx context.Context, st sessiondb.Store, idOrAlias string) (string, error) {
+	if _, err := st.Get(ctx, idOrAlias); err == nil {
+		return idOrAlias, nil
+	} else if !errors.Is(err, sessiondb.ErrNotFound) && !errors.Is(err, sessiondb.ErrInvalid) {
+		return "", err
+	}
 	id, err := st.Resolve(ctx, idOrAlias)
 	if errors.Is(err, sessiondb.ErrNotFound) {
 		return "", &notFoundError{what: "session", id: idOrAlias, hint: "run 'sessionctl list' to see sessions"}

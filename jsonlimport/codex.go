@@ -1,0 +1,566 @@
+package jsonlimport
+
+// OpenAI Codex CLI keeps one "rollout" JSONL file per thread:
+// ~/.codex/sessions/YYYY/MM/DD/rollout-<ts>-<thread-uuid>.jsonl, every line
+// an envelope {"timestamp":…,"type":<kind>,"payload":{…}} (formats/wild.md
+// §2). Thread names live in ~/.codex/session_index.jsonl.
+//
+// How the Codex reader maps that onto sessiondb:
+//
+//   - Every readable line is one log entry whose Body is the line's exact
+//     bytes. "response_item" lines (what Codex rebuilds its model history
+//     from on resume) are entries of Kind "message"; their Role is the
+//     payload's role for a message, "assistant" for reasoning and tool calls,
+//     "tool" for *_output items. Every other kind ("session_meta",
+//     "turn_context", "event_msg", "compacted", kinds added later) is kept as
+//     data, Kind = its type. So the event_msg mirrors of user and agent text
+//     are in the log but not in the Kind "message" view, which is not
+//     duplicated.
+//   - compacted: a compaction recorded at the line, keeping the entries
+//     after it, whose summary messages are the replacement_history items,
+//     each wrapped in the response_item envelope of the compacted line's
+//     timestamp (the item's bytes unchanged inside). A compacted line
+//     without replacement_history (older Codex) gets one user message
+//     holding its "message" text (inferred: the exact bridge text older Codex
+//     builds is not reproduced).
+//   - session_meta: the thread id is the session ID; cwd, originator,
+//     cli_version, source, model_provider, git and the root session_id go to
+//     Attrs; forked_from_id (else parent_thread_id) is the ParentID. Legacy
+//     files (a first line with the meta fields at top level and bare response
+//     items without envelope) are read too; the bare items are Kind
+//     "message"; their {"record_type":…} filler lines are Kind "record".
+//   - turn_context: the last model and effort go to Attrs; the model names
+//     the usage rows.
+//   - Usage: event_msg/token_count lines carry cumulative totals
+//     (total_token_usage) that are repeated; each increase becomes one row
+//     holding the difference, so the session total equals the last
+//     total_token_usage. A total that decreases starts a new count (its
+//     last_token_usage is taken). token_count with info null is skipped.
+//     InputTokens excludes cached input (cached_input_tokens is
+//     CacheReadTokens); ReasoningTokens is reasoning_output_tokens, which
+//     Codex also counts in output_tokens.
+//   - Title: the thread_name of session_index.jsonl (4 directories above
+//     the rollout) when present, else the first line of the first
+//     user_message event (else of the first user message that is not
+//     injected context), clipped to 80 characters.
+//   - Resume: rollouts are append-only; parsing continues at the offset
+//     with the meta, model and usage totals in ResumeState.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/sessiondb/sessiondb"
+)
+
+// FormatCodex names the Codex CLI rollout format.
+const FormatCodex = "codex"
+
+// Codex reads Codex CLI rollout files. It does not export.
+type Codex struct{}
+
+var _ Format = Codex{}
+
+// Name returns FormatCodex.
+func (Codex) Name() string { return FormatCodex }
+
+// codexItemTypes are the payload types of response items (bare in legacy
+// files).
+var codexItemTypes = map[string]bool{
+	"message": true, "reasoning": true, "function_call": true, "function_call_output": true,
+	"custom_tool_call": true, "custom_tool_call_output": true, "local_shell_call": true,
+	"web_search_call": true, "ghost_snapshot": true,
+}
+
+var codexKinds = map[string]bool{
+	"session_meta": true, "turn_context": true, "response_item": true, "event_msg": true, "compacted": true,
+}
+
+const codexIndexName = "session_index.jsonl"
+
+// Claim takes .jsonl files whose first line is a Codex session_meta (either
+// envelope or legacy) or a Codex envelope, and the session_index.jsonl of a
+// Codex home (read with the rollouts).
+func (Codex) Claim(files []string) (units []Unit, rest []string) {
+	for _, f := range files {
+		if filepath.Base(f) == codexIndexName && sniffCodexIndex(f) {
+			continue
+		}
+		if strings.HasSuffix(f, ".jsonl") && sniffCodex(f) {
+			u := Unit{Format: FormatCodex, Path: f}
+			if idx := codexIndexFor(f); idx != "" {
+				u.Extra = []string{idx}
+			}
+			units = append(units, u)
+			continue
+		}
+		rest = append(rest, f)
+	}
+	return units, rest
+}
+
+func sniffCodex(path string) bool {
+	objs := firstObjects(path, 1)
+	if len(objs) == 0 {
+		return false
+	}
+	m := objs[0]
+	typ := rawString(m, "type")
+	if _, ok := m["payload"]; ok {
+		_, ts := m["timestamp"]
+		return ts && codexKinds[typ]
+	}
+	// Legacy: the meta fields at top level.
+	_, id := m["id"]
+	_, ts := m["timestamp"]
+	_, instr := m["instructions"]
+	_, cwd := m["cwd"]
+	return (typ == "session_meta" && id) || (typ == "" && id && ts && (instr || cwd))
+}
+
+func sniffCodexIndex(path string) bool {
+	objs := firstObjects(path, 1)
+	if len(objs) == 0 {
+		return false
+	}
+	_, id := objs[0]["id"]
+	_, name := objs[0]["thread_name"]
+	return id && name
+}
+
+// codexIndexFor returns the session_index.jsonl of the Codex home holding
+// rollout path (…/sessions/YYYY/MM/DD/rollout-….jsonl), or "".
+func codexIndexFor(path string) string {
+	d := filepath.Dir(path)
+	for range 3 {
+		d = filepath.Dir(d)
+	}
+	if filepath.Base(d) != "sessions" && filepath.Base(d) != "archived_sessions" {
+		return ""
+	}
+	idx := filepath.Join(filepath.Dir(d), codexIndexName)
+	if fi, err := os.Stat(idx); err == nil && fi.Mode().IsRegular() {
+		return idx
+	}
+	return ""
+}
+
+// codexTokens is Codex's TokenUsage.
+type codexTokens struct {
+	Input     int64 `json:"input_tokens"`
+	Cached    int64 `json:"cached_input_tokens"`
+	Output    int64 `json:"output_tokens"`
+	Reasoning int64 `json:"reasoning_output_tokens"`
+	Total     int64 `json:"total_tokens"`
+}
+
+// codexResumeState is Parsed.ResumeState for Codex rollouts.
+type codexResumeState struct {
+	V        int             `json:"v"`
+	ID       string          `json:"id"`
+	Lines    int             `json:"lines"`
+	Attrs    json.RawMessage `json:"attrs,omitempty"`
+	Parent   string          `json:"parent,omitempty"`
+	Title    string          `json:"title,omitempty"`
+	Model    string          `json:"model,omitempty"`
+	Provider string          `json:"provider,omitempty"`
+	Total    codexTokens     `json:"total"`
+	Created  time.Time       `json:"created"`
+	Last     time.Time       `json:"last"`
+}
+
+type codexParser struct {
+	wildScan
+	resumed   bool
+	rs        codexResumeState
+	attrs     map[string]any
+	entries   []sessiondb.Entry
+	comps     []sessiondb.Compaction
+	usage     []sessiondb.Usage
+	prompt    string // first user_message text
+	firstUser string // first user response item typed by a person
+}
+
+// Parse reads one Codex rollout (see the package notes above).
+func (Codex) Parse(ctx context.Context, u Unit, from Resume) (parsed *Parsed, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			parsed, err = nil, fmt.Errorf("parse codex %s: internal error: %v", u.Path, r)
+		}
+	}()
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("parse codex %s: %w", u.Path, err)
+	}
+	p := &codexParser{wildScan: wildScan{ctx: ctx, path: u.Path}, attrs: map[string]any{}}
+	if from.Offset > 0 {
+		if len(from.State) == 0 || json.Unmarshal(from.State, &p.rs) != nil || p.rs.V != 1 || p.rs.ID == "" {
+			return nil, fmt.Errorf("parse codex %s: %w", u.Path, ErrNotIncremental)
+		}
+		p.resumed = true
+		p.lineBase = p.rs.Lines
+		if len(p.rs.Attrs) > 0 {
+			_ = json.Unmarshal(p.rs.Attrs, &p.attrs)
+		}
+	}
+	f, _, err := openAt(u.Path, from.Offset)
+	if err != nil {
+		return nil, fmt.Errorf("parse codex %s: %w", u.Path, err)
+	}
+	defer f.Close()
+	if err := p.run(f, from.Offset, p.dispatch); err != nil {
+		return nil, fmt.Errorf("parse codex %s: %w", u.Path, err)
+	}
+	if !p.resumed && len(p.entries) == 0 {
+		return nil, fmt.Errorf("parse codex %s: %w: no readable line", u.Path, sessiondb.ErrInvalid)
+	}
+	return p.finish(u, from)
+}
+
+type codexMeta struct {
+	ID            string          `json:"id"`
+	SessionID     string          `json:"session_id"`
+	Timestamp     string          `json:"timestamp"`
+	CWD           string          `json:"cwd"`
+	Originator    string          `json:"originator"`
+	CLIVersion    string          `json:"cli_version"`
+	Source        json.RawMessage `json:"source"`
+	ModelProvider string          `json:"model_provider"`
+	Git           json.RawMessage `json:"git"`
+	ForkedFrom    string          `json:"forked_from_id"`
+	ParentThread  string          `json:"parent_thread_id"`
+}
+
+func (p *codexParser) meta(m codexMeta, lineNo int) {
+	if m.ID == "" {
+		p.problem(lineNo, "session_meta without id")
+		return
+	}
+	if p.rs.ID == "" {
+		p.rs.ID = m.ID
+	} else if m.ID != p.rs.ID {
+		p.problem(lineNo, "second session_meta with id %s; the session keeps id %s", m.ID, p.rs.ID)
+		return
+	}
+	if t := parseTime(m.Timestamp); !t.IsZero() && p.rs.Created.IsZero() {
+		p.rs.Created = t
+	}
+	for k, v := range map[string]any{"cwd": m.CWD, "originator": m.Originator, "cli_version": m.CLIVersion,
+		"source": m.Source, "model_provider": m.ModelProvider, "git": m.Git, "forked_from_id": m.ForkedFrom,
+		"parent_thread_id": m.ParentThread} {
+		p.attrs[k] = v
+	}
+	if m.SessionID != "" && m.SessionID != m.ID {
+		p.attrs["session_id"] = m.SessionID
+	}
+	if m.ModelProvider != "" {
+		p.rs.Provider = m.ModelProvider
+	}
+	switch {
+	case m.ForkedFrom != "":
+		p.rs.Parent = m.ForkedFrom
+	case m.ParentThread != "":
+		p.rs.Parent = m.ParentThread
+	}
+}
+
+func (p *codexParser) dispatch(raw []byte, lineNo int) {
+	var env struct {
+		Timestamp string          `json:"timestamp"`
+		Type      string          `json:"type"`
+		Payload   json.RawMessage `json:"payload"`
+		ID        string          `json:"id"`
+		Role      string          `json:"role"`
+		Record    json.RawMessage `json:"record_type"`
+	}
+	if err := json.Unmarshal(raw, &env); err != nil {
+		p.problem(lineNo, "line has an unexpected shape (%v); kept as data", err)
+		env.Type, env.Payload = "", nil
+	}
+	t := parseTime(env.Timestamp)
+	if t.IsZero() {
+		t = p.rs.Last
+	} else {
+		p.rs.Last = t
+		if p.rs.Created.IsZero() {
+			p.rs.Created = t
+		}
+	}
+	n := len(p.entries) + 1
+	e := sessiondb.Entry{Kind: entryKind(FormatCodex, env.Type), CreatedAt: t, Body: raw}
+	hasPayload := len(env.Payload) > 0 && string(env.Payload) != "null"
+	switch {
+	case env.Type == "session_meta" && hasPayload:
+		var m codexMeta
+		if err := json.Unmarshal(env.Payload, &m); err != nil {
+			p.problem(lineNo, "unreadable session_meta payload (%v); kept as data", err)
+		} else {
+			p.meta(m, lineNo)
+		}
+	case env.Type == "session_meta" || (env.Type == "" && env.ID != "" && !hasPayload && n == 1 && !p.resumed):
+		// Legacy meta: the fields at top level.
+		var m codexMeta
+		if err := json.Unmarshal(raw, &m); err == nil {
+			p.meta(m, lineNo)
+		}
+		e.Kind = "session_meta"
+	case env.Type == "response_item" && hasPayload:
+		e.Kind, e.Role = sessiondb.KindMessage, codexRole(env.Payload)
+		p.userText(env.Payload)
+	case !hasPayload && codexItemTypes[env.Type]:
+		// Legacy bare response item.
+		e.Kind, e.Role = sessiondb.KindMessage, codexRole(raw)
+		p.userText(raw)
+	case env.Type == "turn_context" && hasPayload:
+		var tc struct {
+			Model  string `json:"model"`
+			Effort string `json:"effort"`
+		}
+		if json.Unmarshal(env.Payload, &tc) == nil {
+			if tc.Model != "" {
+				p.rs.Model = tc.Model
+				p.attrs["model"] = tc.Model
+			}
+			if tc.Effort != "" {
+				p.attrs["effort"] = tc.Effort
+			}
+		}
+	case env.Type == "event_msg" && hasPayload:
+		p.event(env.Payload, n, t, lineNo)
+	case env.Type == "compacted" && hasPayload:
+		p.compacted(env.Payload, env.Timestamp, n, t, lineNo)
+	case env.Type == "" && len(env.Record) > 0:
+		// Filler lines of old rollouts ({"record_type":"state"}), which
+		// Codex's own listing tolerates.
+		e.Kind = "record"
+	case env.Type == "":
+		p.problem(lineNo, "line without a type; kept as data")
+	}
+	p.entries = append(p.entries, e)
+}
+
+// userText remembers the first user message typed by a person (not
+// injected context such as <environment_context> or AGENTS.md), the title
+// of last resort.
+func (p *codexParser) userText(item []byte) {
+	if p.firstUser != "" {
+		return
+	}
+	var it struct {
+		Type    string `json:"type"`
+		Role    string `json:"role"`
+		Content []struct {
+			Text string `json:"text"`
+		} `json:"content"`
+	}
+	if json.Unmarshal(item, &it) != nil || it.Type != "message" || it.Role != "user" {
+		return
+	}
+	for _, c := range it.Content {
+		t := strings.TrimSpace(c.Text)
+		if t != "" && !strings.HasPrefix(t, "<") && !strings.HasPrefix(t, "# AGENTS.md") {
+			p.firstUser = t
+			return
+		}
+	}
+}
+
+// codexRole returns the role of a response item.
+func codexRole(item []byte) string {
+	var it struct {
+		Type string `json:"type"`
+		Role string `json:"role"`
+	}
+	_ = json.Unmarshal(item, &it)
+	switch {
+	case it.Role != "":
+		return it.Role
+	case strings.HasSuffix(it.Type, "_output"):
+		return "tool"
+	}
+	return "assistant"
+}
+
+func (p *codexParser) event(payload json.RawMessage, n int, t time.Time, lineNo int) {
+	var ev struct {
+		Type    string `json:"type"`
+		Message string `json:"message"`
+		Info    *struct {
+			Total *codexTokens `json:"total_token_usage"`
+			Last  *codexTokens `json:"last_token_usage"`
+		} `json:"info"`
+	}
+	if json.Unmarshal(payload, &ev) != nil {
+		return
+	}
+	switch ev.Type {
+	case "user_message":
+		if p.prompt == "" {
+			p.prompt = ev.Message
+		}
+	case "token_count":
+		if ev.Info == nil || ev.Info.Total == nil {
+			return
+		}
+		tot := *ev.Info.Total
+		prev := p.rs.Total
+		d := codexTokens{tot.Input - prev.Input, tot.Cached - prev.Cached, tot.Output - prev.Output, tot.Reasoning - prev.Reasoning, tot.Total - prev.Total}
+		if d.Input < 0 || d.Cached < 0 || d.Output < 0 || d.Reasoning < 0 {
+			if ev.Info.Last == nil {
+				p.problem(lineNo, "token_count total decreased and no last_token_usage; the count restarts here")
+				p.rs.Total = tot
+				return
+			}
+			d = *ev.Info.Last
+			p.problem(lineNo, "token_count total decreased; counted from last_token_usage")
+		}
+		p.rs.Total = tot
+		if d == (codexTokens{}) {
+			return // a repeated count
+		}
+		p.usage = append(p.usage, sessiondb.Usage{
+			Seq: int64(n), Provider: p.rs.Provider, Model: p.rs.Model,
+			InputTokens: d.Input - d.Cached, CacheReadTokens: d.Cached,
+			OutputTokens: d.Output, ReasoningTokens: d.Reasoning, CreatedAt: t,
+		})
+	}
+}
+
+func (p *codexParser) compacted(payload json.RawMessage, ts string, n int, t time.Time, lineNo int) {
+	var c struct {
+		Message string            `json:"message"`
+		History []json.RawMessage `json:"replacement_history"`
+	}
+	if err := json.Unmarshal(payload, &c); err != nil {
+		p.problem(lineNo, "unreadable compacted payload (%v); kept as data, no compaction recorded", err)
+		return
+	}
+	tsJSON := mustJSON(ts)
+	wrap := func(item []byte) sessiondb.Entry {
+		var b bytes.Buffer
+		b.WriteString(`{"timestamp":`)
+		b.Write(tsJSON)
+		b.WriteString(`,"type":"response_item","payload":`)
+		b.Write(item)
+		b.WriteByte('}')
+		return sessiondb.Entry{Kind: sessiondb.KindMessage, Role: codexRole(item), CreatedAt: t, Body: b.Bytes(), Summary: true}
+	}
+	var sum []sessiondb.Entry
+	if c.History != nil {
+		for _, it := range c.History {
+			sum = append(sum, wrap(it))
+		}
+	} else if c.Message != "" {
+		msg := mustJSON(map[string]any{"type": "message", "role": "user", "content": []map[string]string{{"type": "input_text", "text": c.Message}}})
+		sum = append(sum, wrap(msg))
+	}
+	p.comps = append(p.comps, sessiondb.Compaction{
+		AtSeq: int64(n), KeepFromSeq: int64(n + 1), Summary: sum, CreatedAt: t,
+		Details: mustJSON(map[string]any{"source": "codex compacted", "line": lineNo}),
+	})
+}
+
+func (p *codexParser) finish(u Unit, from Resume) (*Parsed, error) {
+	base := int64(from.Entries)
+	out := &Parsed{Unit: u, Offset: p.offset}
+	for i := range p.entries {
+		if p.entries[i].CreatedAt.IsZero() {
+			p.entries[i].CreatedAt = p.rs.Created
+		}
+	}
+	out.Entries = p.entries
+	for _, c := range p.comps {
+		c.AtSeq += base
+		c.KeepFromSeq += base
+		out.Compactions = append(out.Compactions, c)
+	}
+	for _, us := range p.usage {
+		us.Seq += base
+		out.Usage = append(out.Usage, us)
+	}
+	if p.rs.ID == "" {
+		id := strings.TrimSuffix(filepath.Base(u.Path), ".jsonl")
+		if len(id) > 36 && strings.HasPrefix(id, "rollout-") {
+			id = id[len(id)-36:]
+		}
+		p.rs.ID = id
+		p.problem(0, "no session_meta with an id; the session ID %q is taken from the file name", id)
+	}
+	switch {
+	case p.rs.Title != "":
+	case p.prompt != "":
+		p.rs.Title = clipTitle(p.prompt)
+	case p.firstUser != "":
+		p.rs.Title = clipTitle(p.firstUser)
+	}
+	title := p.rs.Title
+	for _, x := range u.Extra {
+		if name := codexThreadName(x, p.rs.ID); name != "" {
+			title = name
+		}
+	}
+	attrs := mergeAttrs(p.attrs)
+	p.rs.Attrs, p.rs.Lines = attrs, p.lines
+	out.Session = sessiondb.Session{ID: p.rs.ID, Title: title, Attrs: attrs, ParentID: p.rs.Parent,
+		CreatedAt: p.rs.Created, UpdatedAt: p.rs.Last}
+	if out.Session.UpdatedAt.Before(out.Session.CreatedAt) {
+		out.Session.UpdatedAt = out.Session.CreatedAt
+	}
+	out.Problems = p.problems
+	p.rs.V = 1
+	out.ResumeState = mustJSON(p.rs)
+	return out, nil
+}
+
+// clipTitle returns the first line of s, clipped to 80 characters.
+func clipTitle(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if utf8.RuneCountInString(s) > 80 {
+		r := []rune(s)
+		s = string(r[:80]) + "…"
+	}
+	return s
+}
+
+// codexThreadName returns the last thread_name session_index.jsonl gives id.
+func codexThreadName(index, id string) string {
+	f, err := os.Open(index)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	name := ""
+	br := bufio.NewReaderSize(f, 64<<10)
+	for {
+		line, err := br.ReadBytes('\n')
+		if bytes.Contains(line, []byte(id)) {
+			var row struct {
+				ID   string `json:"id"`
+				Name string `json:"thread_name"`
+			}
+			if json.Unmarshal(line, &row) == nil && row.ID == id && row.Name != "" {
+				name = row.Name
+			}
+		}
+		if err == io.EOF || err != nil {
+			return name
+		}
+	}
+}
+
+// Export is not supported for Codex: a rollout Codex can list also needs a
+// row in its state_N.sqlite index, which this package does not write.
+func (Codex) Export(ctx context.Context, s sessiondb.Store, id string, dir string) ([]string, error) {
+	return nil, fmt.Errorf("export codex: %w: writing Codex rollouts is not supported", sessiondb.ErrInvalid)
+}

@@ -1,0 +1,196 @@
+package jsonlimport
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/sessiondb/sessiondb"
+)
+
+// codexTestdata holds a Codex home built line by line from the shapes of
+// formats/wild.md §2 (Codex cannot be run here).
+var codexTestdata = filepath.Join("..", "testdata", "codex")
+
+// codexLabel names a transcript entry: the item type, role and first text.
+func codexLabel(e sessiondb.Entry) string {
+	var env struct {
+		Payload json.RawMessage `json:"payload"`
+	}
+	_ = json.Unmarshal(e.Body, &env)
+	item := []byte(e.Body)
+	if len(env.Payload) > 0 {
+		item = env.Payload
+	}
+	var it struct {
+		Type    string `json:"type"`
+		Role    string `json:"role"`
+		Name    string `json:"name"`
+		CallID  string `json:"call_id"`
+		Content []struct {
+			Text string `json:"text"`
+		} `json:"content"`
+	}
+	_ = json.Unmarshal(item, &it)
+	l := it.Type
+	if it.Role != "" {
+		l += "/" + it.Role
+	}
+	switch {
+	case len(it.Content) > 0:
+		l += " " + it.Content[0].Text
+	case it.Name != "":
+		l += " " + it.Name
+	case it.CallID != "":
+		l += " " + it.CallID
+	}
+	if e.Summary {
+		l = "(summary) " + l
+	}
+	return l
+}
+
+// TestCodexGolden imports the Codex fixtures and compares every session
+// with testdata/codex/expected (checked by hand against codex.go's rules).
+func TestCodexGolden(t *testing.T) {
+	got := wildSnapshot(t, FormatCodex, codexTestdata, codexLabel)
+	checkWildGoldens(t, filepath.Join(codexTestdata, "expected"), got, 4)
+}
+
+// TestCodexTranscripts states the expected transcripts by hand: after a
+// compacted line, its replacement history and the items after it; the
+// event_msg mirrors are never in it.
+func TestCodexTranscripts(t *testing.T) {
+	got := wildSnapshot(t, FormatCodex, codexTestdata, codexLabel)
+	const dir = "codex-home/sessions/"
+	want := map[string][]string{
+		dir + "2026/01/10/rollout-2026-01-10T09-00-00-019f26cb-0000-7000-8000-000000000001.jsonl": {
+			"(summary) message/user Add a retry to the uploader.",
+			"(summary) message/user Now add jitter.",
+			"(summary) message/assistant Summary: retry with backoff and jitter were added; tests pass.",
+			"message/user Write the changelog.",
+			"message/assistant Changelog written.",
+		},
+		dir + "2025/05/02/rollout-2025-05-02T10-00-00-019f26cb-0000-7000-8000-000000000002.jsonl": {
+			"message/user List the files.",
+			"function_call shell",
+			"function_call_output call_l1",
+			"message/assistant Two files: a.go and b.go.",
+		},
+		// The torn reasoning line is lost; the call glued after it and the
+		// output behind NULs are recovered.
+		dir + "2026/01/12/rollout-2026-01-12T09-00-00-019f26cb-0000-7000-8000-000000000003.jsonl": {
+			"message/user Fix the flaky test.",
+			"function_call exec_command",
+			"function_call_output call_d1",
+			"message/assistant Fixed: the test raced on a shared map.",
+		},
+		dir + "2026/01/10/rollout-2026-01-10T09-30-00-019f26cb-0000-7000-8000-000000000004.jsonl": {
+			"message/user Review the retry change.",
+			"message/assistant Looks good.",
+		},
+	}
+	for rel, w := range want {
+		g, ok := got[rel]
+		if !ok {
+			t.Fatalf("%s not imported", rel)
+		}
+		if d := cmp.Diff(w, g.Transcript); d != "" {
+			t.Errorf("%s transcript (-want +got):\n%s", rel, d)
+		}
+	}
+	main := got[dir+"2026/01/10/rollout-2026-01-10T09-00-00-019f26cb-0000-7000-8000-000000000001.jsonl"]
+	if main.Title != "Uploader retry and jitter" {
+		t.Errorf("title %q, want the last thread_name of session_index.jsonl", main.Title)
+	}
+	fork := got[dir+"2026/01/10/rollout-2026-01-10T09-30-00-019f26cb-0000-7000-8000-000000000004.jsonl"]
+	if fork.ParentID != "019f26cb-0000-7000-8000-000000000001" {
+		t.Errorf("fork parent %q", fork.ParentID)
+	}
+}
+
+// TestCodexUsage checks that a rollout's usage total equals its last
+// total_token_usage (repeated counts add nothing, info null is skipped),
+// split by day and model in usage_daily.
+func TestCodexUsage(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t)
+	path := filepath.Join(codexTestdata, "codex-home", "sessions", "2026", "01", "10", "rollout-2026-01-10T09-00-00-019f26cb-0000-7000-8000-000000000001.jsonl")
+	if _, err := Import(ctx, s, []string{path}, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	tot, err := s.UsageTotals(ctx, "019f26cb-0000-7000-8000-000000000001")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The last total_token_usage: 27500 input of which 15000 cached, 980
+	// output of which 200 reasoning; the repeated count at 19545 and the
+	// count with info null add nothing.
+	want := sessiondb.UsageTotals{Calls: 4, InputTokens: 27500 - 15000, CacheReadTokens: 15000, OutputTokens: 980, ReasoningTokens: 200}
+	if tot.Calls != want.Calls || tot.InputTokens != want.InputTokens || tot.CacheReadTokens != want.CacheReadTokens ||
+		tot.OutputTokens != want.OutputTokens || tot.ReasoningTokens != want.ReasoningTokens {
+		t.Fatalf("totals %+v, want %+v", tot, want)
+	}
+	got := usageDaily(t, s)
+	wantDaily := map[string][4]int64{
+		"2026-01-10 gpt-5-codex": {19545 - 12000, 700, 12000, 0},
+		"2026-01-11 gpt-5":       {27500 - 19545 - (15000 - 12000), 980 - 700, 15000 - 12000, 0},
+	}
+	if d := cmp.Diff(wantDaily, got); d != "" {
+		t.Fatalf("usage_daily (-want +got):\n%s", d)
+	}
+}
+
+// TestCodexResume checks that a grown rollout is continued from the
+// offset, with the usage counted once.
+func TestCodexResume(t *testing.T) {
+	ctx := context.Background()
+	src := filepath.Join(codexTestdata, "codex-home", "sessions", "2026", "01", "10", "rollout-2026-01-10T09-00-00-019f26cb-0000-7000-8000-000000000001.jsonl")
+	raw, _ := os.ReadFile(src)
+	lines := bytes.SplitAfter(raw, []byte("\n"))
+	dir := t.TempDir()
+	path := filepath.Join(dir, filepath.Base(src))
+	s := openStore(t)
+	for _, n := range []int{10, 20, len(lines)} {
+		if err := os.WriteFile(path, bytes.Join(lines[:n], nil), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Import(ctx, s, []string{path}, Options{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	id := "019f26cb-0000-7000-8000-000000000001"
+	log, _ := s.Entries(ctx, id, 1, 0)
+	if len(log) != len(lines)-1 { // the last SplitAfter element is empty
+		t.Fatalf("log %d entries, want %d", len(log), len(lines)-1)
+	}
+	tot, _ := s.UsageTotals(ctx, id)
+	if tot.InputTokens+tot.CacheReadTokens != 27500 || tot.Calls != 4 {
+		t.Fatalf("input after three imports: %+v", tot)
+	}
+	tr, _ := s.Load(ctx, id, sessiondb.LoadOptions{Kinds: []string{sessiondb.KindMessage}})
+	if len(tr) != 5 {
+		t.Fatalf("transcript %d entries, want 5", len(tr))
+	}
+}
+
+// TestCodexClaim checks detection by content: a rollout under any name is
+// claimed; session_index.jsonl is taken without a unit.
+func TestCodexClaim(t *testing.T) {
+	dir := t.TempDir()
+	a := filepath.Join(dir, "a.jsonl")
+	copyFile(t, filepath.Join(codexTestdata, "codex-home", "sessions", "2025", "05", "02", "rollout-2025-05-02T10-00-00-019f26cb-0000-7000-8000-000000000002.jsonl"), a)
+	idx := filepath.Join(dir, "session_index.jsonl")
+	copyFile(t, filepath.Join(codexTestdata, "codex-home", "session_index.jsonl"), idx)
+	other := filepath.Join(dir, "z.jsonl")
+	copyFile(t, filepath.Join(piTestdata, "sessions", "linear.jsonl"), other)
+	units, rest := Codex{}.Claim([]string{a, idx, other})
+	if len(units) != 1 || units[0].Path != a || fmt.Sprint(rest) != fmt.Sprint([]string{other}) {
+		t.Fatalf("units %v rest %v", units, rest)
+	}
+}

@@ -1,0 +1,133 @@
+package jsonlimport
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"sort"
+)
+
+// Location is a directory where an agent keeps its session archives by
+// default.
+type Location struct {
+	// Format is the format the agent writes there.
+	Format string `json:"format"`
+	// Path is the directory.
+	Path string `json:"path"`
+}
+
+// WellKnownLocations returns the default archive directories of the agents
+// whose formats this package reads, for the user whose home directory is
+// home, with getenv giving the environment (ZOT_HOME, XDG_STATE_HOME,
+// CLAUDE_CONFIG_DIR, CODEX_HOME). It lists candidates whether or not they
+// exist; Detect tells what they hold.
+//
+//	claude-code  $CLAUDE_CONFIG_DIR/projects, ~/.claude/projects
+//	codex        $CODEX_HOME/sessions and archived_sessions, ~/.codex/…
+//	pi           ~/.pi/agent/sessions
+//	picoclaw     ~/.picoclaw/workspace/sessions (and workspace-*/sessions)
+//	zot          $ZOT_HOME, the platform state directory, ~/.local/state/zot
+//
+// swink is a library without a home directory of its own.
+func WellKnownLocations(home string, getenv func(string) string) []Location {
+	var out []Location
+	seen := map[string]bool{}
+	add := func(format, path string) {
+		if path == "" || seen[path] {
+			return
+		}
+		seen[path] = true
+		out = append(out, Location{Format: format, Path: path})
+	}
+	j := filepath.Join
+	if d := getenv("CLAUDE_CONFIG_DIR"); d != "" {
+		add(FormatClaudeCode, j(d, "projects"))
+	}
+	if home != "" {
+		add(FormatClaudeCode, j(home, ".claude", "projects"))
+	}
+	codexHome := getenv("CODEX_HOME")
+	if codexHome == "" && home != "" {
+		codexHome = j(home, ".codex")
+	}
+	if codexHome != "" {
+		add(FormatCodex, j(codexHome, "sessions"))
+		add(FormatCodex, j(codexHome, "archived_sessions"))
+	}
+	if home != "" {
+		add(FormatPi, j(home, ".pi", "agent", "sessions"))
+		add(FormatPicoclaw, j(home, ".picoclaw", "workspace", "sessions"))
+		if m, err := filepath.Glob(j(home, ".picoclaw", "workspace-*", "sessions")); err == nil {
+			sort.Strings(m)
+			for _, p := range m {
+				add(FormatPicoclaw, p)
+			}
+		}
+	}
+	if d := getenv("ZOT_HOME"); d != "" {
+		add(FormatZot, j(d, "sessions"))
+	}
+	if home != "" && runtime.GOOS == "darwin" {
+		add(FormatZot, j(home, "Library", "Application Support", "zot", "sessions"))
+	}
+	if d := getenv("XDG_STATE_HOME"); d != "" {
+		add(FormatZot, j(d, "zot", "sessions"))
+	}
+	if home != "" {
+		add(FormatZot, j(home, ".local", "state", "zot", "sessions"))
+	}
+	return out
+}
+
+// Detected is what an import of some paths would read in one format.
+type Detected struct {
+	Format string `json:"format"`
+	// Sessions counts the source sessions (units) the format claimed.
+	Sessions int `json:"sessions"`
+	// Files counts their files (primary and side files; a side file read
+	// with several sessions, such as Codex's session_index.jsonl, counts
+	// for each).
+	Files int `json:"files"`
+	// Bytes is the size of those files.
+	Bytes int64 `json:"bytes"`
+}
+
+// Detect walks paths as Import does and returns, per format (in the order
+// of Formats, only formats that claimed something), what would be imported,
+// plus a Problem for every file no format claims. It reads only what the
+// formats need to recognise their files (names and first lines), writes
+// nothing and parses no session. format selects the formats as
+// Options.Format does.
+func Detect(ctx context.Context, paths []string, format string) ([]Detected, []Problem, error) {
+	formats, err := selectFormats(format)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, fmt.Errorf("detect: %w", err)
+	}
+	units, problems, skipped, err := discover(paths, formats)
+	problems = append(problems, skipped...) // both are files no format claims
+	if err != nil {
+		return nil, problems, err
+	}
+	by := map[string]*Detected{}
+	for _, u := range units {
+		d := by[u.unit.Format]
+		if d == nil {
+			d = &Detected{Format: u.unit.Format}
+			by[u.unit.Format] = d
+		}
+		d.Sessions++
+		d.Files += u.files
+		d.Bytes += u.size
+	}
+	var out []Detected
+	for _, f := range formats {
+		if d := by[f.Name()]; d != nil {
+			out = append(out, *d)
+		}
+	}
+	return out, problems, nil
+}

@@ -1,0 +1,824 @@
+package jsonlimport
+
+// pi (badlogic/pi-mono, npm @mariozechner/pi-coding-agent) keeps one JSONL
+// file per session: ~/.pi/agent/sessions/--<cwd>--/<ts>_<uuid>.jsonl. Line
+// 1 is a header {"type":"session","version":3,"id":…,"cwd":…}; every other
+// line is an entry with id/parentId forming a tree (formats/wild.md §3,
+// pi's docs/session.md and session-manager.ts).
+//
+// How the Pi reader maps that onto sessiondb:
+//
+//   - Every readable line is one log entry whose Body is the line's exact
+//     bytes: the header (Kind "session"), "message" entries (Kind
+//     "message", Role = message.role), and the entry types that pi turns
+//     into context messages, "custom_message" and "branch_summary", also
+//     Kind "message" (Role "custom" and "branchSummary"). Every other type
+//     (compaction, model_change, thinking_level_change, custom, label,
+//     session_info, types added later) keeps its type as Kind.
+//   - The transcript follows pi's buildSessionContext: the leaf is the last
+//     entry in file order (pi persists no leaf), the path runs from it to
+//     the root through parentId (it stops at a parent never written, a
+//     Problem). With a compaction on the path, the transcript is its
+//     summary, then the path entries from firstKeptEntryId up to the
+//     compaction, then those after it. The compaction becomes a sessiondb
+//     compaction whose one summary message is a copy of the compaction line
+//     (Summary true); pi renders it as {"role":"compactionSummary",…}. When
+//     the context entries are exactly the Kind "message" entries from some
+//     entry on, that KeepFromSeq is used; otherwise (abandoned branches, a
+//     firstKeptEntryId on another branch) the summary also holds copies of
+//     the context entries and no log entry is kept. Filtered to Kind
+//     "message", the effective transcript is then, entry for entry, what
+//     pi's loader returns (checked against pi 0.73.1 by the golden tests).
+//   - Branches: every entry stays in the log; the branch tips other than
+//     the leaf are listed in Attrs.branches (tip id and the id where the
+//     branch leaves the resume path). They are not split into separate fork
+//     sessions: the reader interface yields one session per file.
+//   - A file made by /fork has a header with parentSession (the source
+//     file's path): its ParentID is the uuid of that file name, and, when
+//     the source file can be read, ForkSeq is the entry number in it of the
+//     last entry the fork copied.
+//   - Title: the name of the last session_info entry. Labels: the current
+//     label of each entry (pi's rules: a label entry without label clears
+//     it) in Attrs.labels. Attrs also hold cwd, version, parentSession and
+//     the model and thinking level in force at the leaf.
+//   - Usage: one row per assistant message (every branch: each was a model
+//     call), with pi's own token counts and cost.total, dated by the
+//     message's own timestamp (the entry's when it has none). The messages
+//     a /fork copied from a source file that can be read are not counted
+//     again in the fork (when the source is gone, they are).
+//   - Corruption: pi skips lines that JSON.parse rejects; so do we, with a
+//     Problem. Beyond pi (and reported): an entry glued onto a torn line or
+//     written behind NUL bytes is recovered, so the transcript can then hold
+//     more than pi loads. A file whose first line is not a session header
+//     is one pi refuses (it starts it afresh); it is not claimed.
+//   - Versions: pi migrates older files on load and rewrites them; we keep
+//     the bytes and apply the migrations' meaning: a version 1 file (no
+//     ids) is a chain in file order, its entries named "v1:<position>" in
+//     the tree and its compaction's firstKeptEntryIndex honoured; a
+//     version 2 "hookMessage" role is Role "custom", as version 3 names it.
+//   - Resume: a file that only grew is read from the offset when the new
+//     entries continue the previous leaf in a line without a compaction;
+//     otherwise Parse returns ErrNotIncremental and the file is read whole.
+//
+// Export writes a session as a pi file that pi's SessionManager opens: a
+// session imported from pi is written back line for line (its whole log,
+// so branches survive and a re-import gives the same bytes); another
+// session gets a version 3 header and one message entry per message of its
+// effective transcript, chained by parentId (the message object of a
+// Claude Code or Codex line; content blocks are not converted to pi's
+// block types).
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/sessiondb/sessiondb"
+)
+
+// FormatPi names the pi session format.
+const FormatPi = "pi"
+
+// Pi reads and writes pi session files.
+type Pi struct{}
+
+var _ Format = Pi{}
+
+// Name returns FormatPi.
+func (Pi) Name() string { return FormatPi }
+
+var piUUIDRE = regexp.MustCompile(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`)
+
+// Claim takes .jsonl files whose first line is a pi session header.
+func (Pi) Claim(files []string) (units []Unit, rest []string) {
+	for _, f := range files {
+		if strings.HasSuffix(f, ".jsonl") && sniffPi(f) {
+			units = append(units, Unit{Format: FormatPi, Path: f})
+			continue
+		}
+		rest = append(rest, f)
+	}
+	return units, rest
+}
+
+func sniffPi(path string) bool {
+	objs := firstObjects(path, 1)
+	if len(objs) == 0 {
+		return false
+	}
+	m := objs[0]
+	_, cwd := m["cwd"]
+	return rawString(m, "type") == "session" && rawString(m, "id") != "" && cwd
+}
+
+// piResumeState is Parsed.ResumeState for pi files.
+type piResumeState struct {
+	V       int               `json:"v"`
+	ID      string            `json:"id"`
+	Lines   int               `json:"lines"`
+	Leaf    string            `json:"leaf,omitempty"`
+	View    bool              `json:"view,omitempty"`
+	Title   string            `json:"title,omitempty"`
+	Attrs   json.RawMessage   `json:"attrs,omitempty"`
+	Labels  map[string]string `json:"labels,omitempty"`
+	Parent  string            `json:"parent,omitempty"`
+	ForkSeq int64             `json:"fork_seq,omitempty"`
+	Created time.Time         `json:"created"`
+	Last    time.Time         `json:"last"`
+	// V1 is set for a version 1 (linear, id-less) file, whose entries get
+	// the ids pi's migration would give their positions.
+	V1 bool `json:"v1,omitempty"`
+}
+
+type piNode struct {
+	id, parent string
+	typ        string
+	n          int // entry number within this parse
+	line       int
+	msg        bool
+	firstKept  string
+	provider   string
+	model      string
+	thinking   string
+}
+
+type piParser struct {
+	wildScan
+	resumed bool
+	rs      piResumeState
+	attrs   map[string]any
+	header  bool
+	entries []sessiondb.Entry
+	nodes   map[string]*piNode
+	order   []*piNode // entries with an id, file order
+	msgNs   []int
+	usage   []sessiondb.Usage
+	parent  string // parentSession path
+	base    int    // entries before this parse
+}
+
+// Parse reads one pi session file (see the package notes above).
+func (Pi) Parse(ctx context.Context, u Unit, from Resume) (parsed *Parsed, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			parsed, err = nil, fmt.Errorf("parse pi %s: internal error: %v", u.Path, r)
+		}
+	}()
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("parse pi %s: %w", u.Path, err)
+	}
+	p := &piParser{wildScan: wildScan{ctx: ctx, path: u.Path}, attrs: map[string]any{}, nodes: map[string]*piNode{}, base: from.Entries}
+	if from.Offset > 0 {
+		if len(from.State) == 0 || json.Unmarshal(from.State, &p.rs) != nil || p.rs.V != 1 || p.rs.ID == "" {
+			return nil, fmt.Errorf("parse pi %s: %w", u.Path, ErrNotIncremental)
+		}
+		p.resumed, p.header = true, true
+		p.lineBase = p.rs.Lines
+		if len(p.rs.Attrs) > 0 {
+			_ = json.Unmarshal(p.rs.Attrs, &p.attrs)
+		}
+	}
+	if p.rs.Labels == nil {
+		p.rs.Labels = map[string]string{}
+	}
+	f, _, err := openAt(u.Path, from.Offset)
+	if err != nil {
+		return nil, fmt.Errorf("parse pi %s: %w", u.Path, err)
+	}
+	defer f.Close()
+	if err := p.run(f, from.Offset, p.dispatch); err != nil {
+		return nil, fmt.Errorf("parse pi %s: %w", u.Path, err)
+	}
+	if !p.header {
+		return nil, fmt.Errorf("parse pi %s: %w: no session header", u.Path, sessiondb.ErrInvalid)
+	}
+	return p.finish(u, from)
+}
+
+type piLine struct {
+	Type          string          `json:"type"`
+	ID            json.RawMessage `json:"id"`
+	ParentID      *string         `json:"parentId"`
+	Timestamp     string          `json:"timestamp"`
+	Version       json.RawMessage `json:"version"`
+	CWD           string          `json:"cwd"`
+	ParentSession string          `json:"parentSession"`
+	FirstKept     string          `json:"firstKeptEntryId"`
+	FirstKeptIdx  *float64        `json:"firstKeptEntryIndex"`
+	Provider      string          `json:"provider"`
+	ModelID       string          `json:"modelId"`
+	ThinkingLevel string          `json:"thinkingLevel"`
+	TargetID      string          `json:"targetId"`
+	Label         *string         `json:"label"`
+	Name          *string         `json:"name"`
+	Summary       json.RawMessage `json:"summary"`
+	Message       *struct {
+		Role      string  `json:"role"`
+		Provider  string  `json:"provider"`
+		Model     string  `json:"model"`
+		Timestamp float64 `json:"timestamp"`
+		Usage     *struct {
+			Input      int64 `json:"input"`
+			Output     int64 `json:"output"`
+			CacheRead  int64 `json:"cacheRead"`
+			CacheWrite int64 `json:"cacheWrite"`
+			Cost       *struct {
+				Total float64 `json:"total"`
+			} `json:"cost"`
+		} `json:"usage"`
+	} `json:"message"`
+}
+
+func (p *piParser) dispatch(raw []byte, lineNo int) {
+	var l piLine
+	if err := json.Unmarshal(raw, &l); err != nil {
+		p.problem(lineNo, "line has an unexpected shape (%v); kept as data", err)
+		var head struct {
+			Type string `json:"type"`
+		}
+		_ = json.Unmarshal(raw, &head)
+		l = piLine{Type: head.Type}
+	}
+	t := parseTime(l.Timestamp)
+	if t.IsZero() {
+		t = p.rs.Last
+	} else {
+		p.rs.Last = t
+		if p.rs.Created.IsZero() {
+			p.rs.Created = t
+		}
+	}
+	n := len(p.entries) + 1
+	e := sessiondb.Entry{Kind: entryKind(FormatPi, l.Type), CreatedAt: t, Body: raw}
+	var id string
+	_ = json.Unmarshal(l.ID, &id)
+	if l.Type == "session" {
+		e.Kind = "session"
+		if p.header {
+			p.problem(lineNo, "a second session header; kept as data")
+		} else {
+			p.header = true
+			p.rs.ID = id
+			p.attrs["cwd"] = l.CWD
+			p.attrs["version"] = l.Version
+			p.attrs["parentSession"] = l.ParentSession
+			p.parent = l.ParentSession
+			p.rs.Created = t
+			var v float64
+			if json.Unmarshal(l.Version, &v) != nil || v < 2 {
+				// pi treats a header without a version as version 1.
+				p.rs.V1 = true
+			}
+		}
+		p.entries = append(p.entries, e)
+		return
+	}
+	if !p.header {
+		p.problem(lineNo, "entry before the session header; pi refuses such a file")
+	}
+	node := &piNode{id: id, typ: l.Type, n: n, line: lineNo, firstKept: l.FirstKept}
+	if l.ParentID != nil {
+		node.parent = *l.ParentID
+	}
+	if p.rs.V1 {
+		// pi's migrateV1ToV2: entries are chained in file order (position
+		// k of the parsed entries, the header being 0), and a compaction's
+		// firstKeptEntryIndex names a position.
+		k := p.base + n - 1
+		id = piV1ID(k)
+		node.id, node.parent = id, ""
+		if k > 1 {
+			node.parent = piV1ID(k - 1)
+		}
+		if l.FirstKeptIdx != nil && *l.FirstKeptIdx >= 1 && *l.FirstKeptIdx == float64(int(*l.FirstKeptIdx)) {
+			node.firstKept = piV1ID(int(*l.FirstKeptIdx))
+		}
+	}
+	switch l.Type {
+	case "message":
+		if l.Message != nil {
+			e.Kind, e.Role, node.msg = sessiondb.KindMessage, l.Message.Role, true
+			if e.Role == "hookMessage" {
+				e.Role = "custom" // renamed in session version 3
+			}
+			if l.Message.Role == "assistant" {
+				node.provider, node.model = l.Message.Provider, l.Message.Model
+				if us := l.Message.Usage; us != nil {
+					// The call's time is the message's own timestamp (ms);
+					// the entry's is when pi wrote the line.
+					at := t
+					if ms := l.Message.Timestamp; ms > 0 && ms < 253402300799000 {
+						at = time.UnixMilli(int64(ms)).UTC()
+					}
+					row := sessiondb.Usage{Seq: int64(n), Provider: l.Message.Provider, Model: l.Message.Model,
+						InputTokens: us.Input, OutputTokens: us.Output, CacheReadTokens: us.CacheRead,
+						CacheWriteTokens: us.CacheWrite, CreatedAt: at}
+					if us.Cost != nil {
+						row.Cost = us.Cost.Total
+					}
+					p.usage = append(p.usage, row)
+				}
+			}
+		} else {
+			p.problem(lineNo, "message entry without a message object; kept as data")
+		}
+	case "custom_message":
+		e.Kind, e.Role, node.msg = sessiondb.KindMessage, "custom", true
+	case "branch_summary":
+		// pi adds a branch summary to the context only when its summary is
+		// truthy.
+		var sum any
+		_ = json.Unmarshal(l.Summary, &sum)
+		if truthy(sum) {
+			e.Kind, e.Role, node.msg = sessiondb.KindMessage, "branchSummary", true
+		}
+	case "model_change":
+		node.provider, node.model = l.Provider, l.ModelID
+	case "thinking_level_change":
+		node.thinking = l.ThinkingLevel
+	case "label":
+		if l.Label != nil && *l.Label != "" {
+			p.rs.Labels[l.TargetID] = *l.Label
+		} else {
+			delete(p.rs.Labels, l.TargetID)
+		}
+	case "session_info":
+		if l.Name != nil {
+			p.rs.Title = strings.TrimSpace(*l.Name)
+		}
+	}
+	p.entries = append(p.entries, e)
+	if node.msg {
+		p.msgNs = append(p.msgNs, n)
+	}
+	if id == "" {
+		p.problem(lineNo, "entry without id; kept in the log, not in the tree")
+		return
+	}
+	if old, dup := p.nodes[id]; dup {
+		p.problem(lineNo, "entry id %s already used on line %d; the later entry wins in the tree, as in pi", id, old.line)
+	}
+	p.nodes[id] = node
+	p.order = append(p.order, node)
+}
+
+func (p *piParser) finish(u Unit, from Resume) (*Parsed, error) {
+	base := from.Entries
+	out := &Parsed{Unit: u, Offset: p.offset}
+	var leaf *piNode
+	if len(p.order) > 0 {
+		leaf = p.order[len(p.order)-1]
+	}
+	var path []*piNode
+	connected := false
+	if leaf != nil {
+		seen := map[string]bool{}
+		for cur := leaf.id; cur != ""; {
+			if seen[cur] {
+				p.problem(0, "parentId cycle at %s; the path stops there", cur)
+				break
+			}
+			seen[cur] = true
+			node, ok := p.nodes[cur]
+			if !ok {
+				if p.resumed && cur == p.rs.Leaf {
+					connected = true
+				} else if !p.resumed {
+					p.problem(0, "parentId %s was never written; the path starts after it, as in pi", cur)
+				}
+				break
+			}
+			path = append(path, node)
+			cur = node.parent
+		}
+	}
+	for i, j := 0, len(path)-1; i < j; i, j = i+1, j-1 {
+		path[i], path[j] = path[j], path[i]
+	}
+	if p.resumed && leaf != nil {
+		if !connected || p.rs.View {
+			return nil, fmt.Errorf("parse pi %s: %w: the new entries do not continue the previous leaf", p.path, ErrNotIncremental)
+		}
+		for _, n := range path {
+			if n.typ == "compaction" {
+				return nil, fmt.Errorf("parse pi %s: %w: a new compaction", p.path, ErrNotIncremental)
+			}
+		}
+	}
+
+	// Settings in force at the leaf, and the latest compaction on the path.
+	var comp *piNode
+	compIdx := -1
+	for i, n := range path {
+		switch {
+		case n.typ == "thinking_level_change":
+			p.attrs["thinkingLevel"] = n.thinking
+		case n.provider != "" || n.model != "":
+			p.attrs["model"] = map[string]string{"provider": n.provider, "modelId": n.model}
+		case n.typ == "compaction":
+			comp, compIdx = n, i
+		}
+	}
+	// The context entries, in order.
+	var ctxNodes []*piNode
+	if comp != nil {
+		kept := false
+		for _, n := range path[:compIdx] {
+			if n.id == comp.firstKept {
+				kept = true
+			}
+			if kept && n.msg {
+				ctxNodes = append(ctxNodes, n)
+			}
+		}
+		for _, n := range path[compIdx+1:] {
+			if n.msg {
+				ctxNodes = append(ctxNodes, n)
+			}
+		}
+	} else {
+		for _, n := range path {
+			if n.msg {
+				ctxNodes = append(ctxNodes, n)
+			}
+		}
+	}
+	inCtx := map[int]bool{}
+	for _, n := range ctxNodes {
+		inCtx[n.n] = true
+	}
+	start := len(p.entries) + 1
+	if len(ctxNodes) > 0 {
+		start = ctxNodes[0].n
+	} else if comp != nil {
+		start = comp.n + 1
+	}
+	suffix, before := true, false
+	for _, n := range p.msgNs {
+		if n >= start && !inCtx[n] {
+			suffix = false
+		}
+		if n < start {
+			before = true
+			if p.resumed && !inCtx[n] {
+				suffix = false // it would stay in the transcript
+			}
+		}
+	}
+	// Context entries must be in file order for a suffix.
+	for i := 1; i < len(ctxNodes); i++ {
+		if ctxNodes[i].n < ctxNodes[i-1].n {
+			suffix = false
+		}
+	}
+	view := p.rs.View && leaf == nil
+	var sum []sessiondb.Entry
+	if comp != nil {
+		e := p.entries[comp.n-1]
+		e.Kind, e.Role, e.Summary = sessiondb.KindMessage, "compactionSummary", true
+		sum = append(sum, e)
+	}
+	switch {
+	case leaf == nil || (p.resumed && suffix):
+	case suffix && (before || comp != nil):
+		c := sessiondb.Compaction{KeepFromSeq: int64(base + start), Summary: sum,
+			Details: mustJSON(map[string]any{"source": "pi context", "leaf": leaf.id})}
+		if comp != nil {
+			c.Details = mustJSON(map[string]any{"source": "pi compaction", "line": comp.line, "firstKeptEntryId": comp.firstKept, "leaf": leaf.id})
+			c.TokensBefore = piTokensBefore(p.entries[comp.n-1].Body)
+			c.CreatedAt = p.entries[comp.n-1].CreatedAt
+		}
+		out.Compactions = append(out.Compactions, c)
+	case suffix:
+	case p.resumed:
+		return nil, fmt.Errorf("parse pi %s: %w: the new entries branch", p.path, ErrNotIncremental)
+	default:
+		view = true
+		for _, n := range ctxNodes {
+			e := p.entries[n.n-1]
+			e.Summary = true
+			sum = append(sum, e)
+		}
+		c := sessiondb.Compaction{KeepFromSeq: int64(base + len(p.entries) + 1), Summary: sum,
+			Details: mustJSON(map[string]any{"source": "pi context", "reason": "the context is not a suffix of the log (branches); its entries are copied here", "leaf": leaf.id})}
+		if comp != nil {
+			c.TokensBefore = piTokensBefore(p.entries[comp.n-1].Body)
+		}
+		out.Compactions = append(out.Compactions, c)
+	}
+
+	// Branch tips other than the leaf.
+	if !p.resumed {
+		hasChild := map[string]bool{}
+		for _, n := range p.order {
+			hasChild[n.parent] = true
+		}
+		onPath := map[string]bool{}
+		for _, n := range path {
+			onPath[n.id] = true
+		}
+		var branches []map[string]string
+		for _, n := range p.order {
+			if hasChild[n.id] || onPath[n.id] {
+				continue
+			}
+			from := ""
+			seen := map[string]bool{}
+			for cur := n; cur != nil && !seen[cur.id]; cur = p.nodes[cur.parent] {
+				seen[cur.id] = true
+				if onPath[cur.parent] {
+					from = cur.parent
+					break
+				}
+			}
+			branches = append(branches, map[string]string{"tip": n.id, "from": from})
+		}
+		if len(branches) > 0 {
+			p.attrs["branches"] = branches
+		}
+	} else if _, ok := p.attrs["branches"]; !ok {
+		delete(p.attrs, "branches")
+	}
+	if len(p.rs.Labels) > 0 {
+		p.attrs["labels"] = p.rs.Labels
+	} else {
+		delete(p.attrs, "labels")
+	}
+
+	for i := range p.entries {
+		if p.entries[i].CreatedAt.IsZero() {
+			p.entries[i].CreatedAt = p.rs.Created
+		}
+	}
+	out.Entries = p.entries
+	var shared map[string]bool
+	if !p.resumed && p.parent != "" {
+		if m := piUUIDRE.FindAllString(filepath.Base(p.parent), -1); len(m) > 0 {
+			p.rs.Parent = m[len(m)-1]
+		}
+		p.rs.ForkSeq, shared = piForkSeq(piSourceFile(p.parent, p.rs.Parent, u.Path), p.nodes)
+	}
+	idOf := map[int]string{}
+	for _, n := range p.order {
+		idOf[n.n] = n.id
+	}
+	for _, us := range p.usage {
+		if shared[idOf[int(us.Seq)]] {
+			continue // a call of the source session, copied by /fork
+		}
+		us.Seq += int64(base)
+		out.Usage = append(out.Usage, us)
+	}
+	attrs := mergeAttrs(p.attrs)
+	p.rs.Attrs, p.rs.Lines, p.rs.View = attrs, p.lines, view
+	if leaf != nil {
+		p.rs.Leaf = leaf.id
+	}
+	if p.rs.ID == "" {
+		p.rs.ID = strings.TrimSuffix(filepath.Base(u.Path), ".jsonl")
+		p.problem(0, "session header without id; the session ID %q is taken from the file name", p.rs.ID)
+	}
+	s := sessiondb.Session{ID: p.rs.ID, Title: p.rs.Title, Attrs: attrs, ParentID: p.rs.Parent, ForkSeq: p.rs.ForkSeq,
+		CreatedAt: p.rs.Created, UpdatedAt: p.rs.Last}
+	if s.UpdatedAt.Before(s.CreatedAt) {
+		s.UpdatedAt = s.CreatedAt
+	}
+	out.Session = s
+	out.Problems = p.problems
+	p.rs.V = 1
+	out.ResumeState = mustJSON(p.rs)
+	return out, nil
+}
+
+func piTokensBefore(body []byte) int64 {
+	var c struct {
+		TokensBefore int64 `json:"tokensBefore"`
+	}
+	_ = json.Unmarshal(body, &c)
+	return c.TokensBefore
+}
+
+func piV1ID(k int) string { return fmt.Sprintf("v1:%d", k) }
+
+// truthy reports whether v is truthy in JavaScript.
+func truthy(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return false
+	case bool:
+		return x
+	case float64:
+		return x != 0
+	case string:
+		return x != ""
+	}
+	return true
+}
+
+// piSourceFile finds the source file of a fork: parentSession as written,
+// else a file of that name beside the fork, else a .jsonl beside the fork
+// whose header id is parentID (archives are moved between machines).
+func piSourceFile(parentSession, parentID, fork string) string {
+	if fi, err := os.Stat(parentSession); err == nil && fi.Mode().IsRegular() {
+		return parentSession
+	}
+	dir := filepath.Dir(fork)
+	if p := filepath.Join(dir, filepath.Base(parentSession)); p != fork {
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+			return p
+		}
+	}
+	if parentID == "" {
+		return ""
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return ""
+	}
+	for i, e := range ents {
+		if i >= 10000 {
+			break
+		}
+		p := filepath.Join(dir, e.Name())
+		if p == fork || !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".jsonl") {
+			continue
+		}
+		if objs := firstObjects(p, 1); len(objs) == 1 && rawString(objs[0], "type") == "session" && rawString(objs[0], "id") == parentID {
+			return p
+		}
+	}
+	return ""
+}
+
+// piForkSeq returns the entry number, in the source file of a fork, of the
+// last entry (in that file's order) whose id the fork also holds, and the
+// ids the fork shares with its source; 0 and nil when the source cannot be
+// read.
+func piForkSeq(source string, nodes map[string]*piNode) (int64, map[string]bool) {
+	if source == "" {
+		return 0, nil
+	}
+	f, err := os.Open(source)
+	if err != nil {
+		return 0, nil
+	}
+	defer f.Close()
+	shared := map[string]bool{}
+	var n, last int64
+	_ = scanLines(f, 0, func(line []byte, _ int, _, _ int64, _ bool) error {
+		if len(bytes.TrimSpace(line)) == 0 {
+			return nil
+		}
+		var e struct {
+			ID string `json:"id"`
+		}
+		if json.Unmarshal(bytes.TrimSpace(line), &e) != nil {
+			return nil
+		}
+		n++
+		if _, ok := nodes[e.ID]; ok && e.ID != "" {
+			last = n
+			shared[e.ID] = true
+		}
+		return nil
+	})
+	return last, shared
+}
+
+// ---- Export ----
+
+// Export writes session id as a pi session file under dir, at
+// --<cwd>--/<created>_<id>.jsonl (see the package notes above).
+func (pi Pi) Export(ctx context.Context, s sessiondb.Store, id string, dir string) ([]string, error) {
+	return exportDir(ctx, pi, s, id, dir)
+}
+
+// exportFiles implements exporter.
+func (Pi) exportFiles(ctx context.Context, s sessiondb.Store, id string) ([]exportFile, error) {
+	sess, err := s.Get(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("export pi %s: %w", id, err)
+	}
+	var attrs struct {
+		CWD string `json:"cwd"`
+	}
+	if len(sess.Attrs) > 0 {
+		_ = json.Unmarshal(sess.Attrs, &attrs)
+	}
+	var buf bytes.Buffer
+	if sess.SourceFormat == FormatPi {
+		// The log of the file's latest import: a file rewritten in place
+		// was imported again after a "transcript replaced" compaction.
+		from := int64(1)
+		comps, err := s.Compactions(ctx, id)
+		if err != nil {
+			return nil, fmt.Errorf("export pi %s: %w", id, err)
+		}
+		for _, c := range comps {
+			var d struct {
+				Reason string `json:"reason"`
+			}
+			if len(c.Details) > 0 && json.Unmarshal(c.Details, &d) == nil && strings.HasPrefix(d.Reason, "source file rewritten") {
+				from = c.KeepFromSeq
+			}
+		}
+		log, err := s.Entries(ctx, id, from, 0)
+		if err != nil {
+			return nil, fmt.Errorf("export pi %s: %w", id, err)
+		}
+		for _, e := range log {
+			if err := writeOneLine(&buf, e.Body); err != nil {
+				return nil, fmt.Errorf("export pi %s: entry %d: %w", id, e.Seq, err)
+			}
+		}
+	} else {
+		full, err := s.LoadFull(ctx, id, sessiondb.LoadOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("export pi %s: %w", id, err)
+		}
+		hdr := map[string]any{"type": "session", "version": 3, "id": sess.ID, "timestamp": piTime(sess.CreatedAt), "cwd": attrs.CWD}
+		if err := writeOneLine(&buf, mustJSON(hdr)); err != nil {
+			return nil, fmt.Errorf("export pi %s: %w", id, err)
+		}
+		parent := json.RawMessage("null")
+		for i, e := range full.Transcript {
+			if e.Kind != "" && e.Kind != sessiondb.KindMessage {
+				continue
+			}
+			msg := piForeignMessage(e.Body)
+			if msg == nil {
+				continue
+			}
+			sum := sha256.Sum256([]byte(fmt.Sprintf("%s/%d", sess.ID, i)))
+			eid := hex.EncodeToString(sum[:4])
+			var line bytes.Buffer
+			line.WriteString(`{"type":"message","id":`)
+			line.Write(mustJSON(eid))
+			line.WriteString(`,"parentId":`)
+			line.Write(parent)
+			line.WriteString(`,"timestamp":`)
+			line.Write(mustJSON(piTime(e.CreatedAt)))
+			line.WriteString(`,"message":`)
+			line.Write(msg)
+			line.WriteByte('}')
+			if err := writeOneLine(&buf, line.Bytes()); err != nil {
+				return nil, fmt.Errorf("export pi %s: entry %d: %w", id, e.Seq, err)
+			}
+			parent = mustJSON(eid)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("export pi %s: %w", id, err)
+	}
+	safe := "--" + strings.NewReplacer("/", "-", "\\", "-", ":", "-").Replace(strings.TrimLeft(attrs.CWD, "/\\")) + "--"
+	name := strings.NewReplacer(":", "-", ".", "-").Replace(piTime(sess.CreatedAt)) + "_" + zotFileID(sess.ID) + ".jsonl"
+	return []exportFile{bytesFile(safe+"/"+name, buf.Bytes())}, nil
+}
+
+// piForeignMessage returns the message object of a body from another
+// format: the body itself when it has a role ({"role":…}), else its
+// "message" member (a Claude Code line) or "payload" member (a Codex
+// response item) when that has a role; nil when there is none. Content
+// blocks are written as they are, not converted to pi's block types.
+func piForeignMessage(body []byte) json.RawMessage {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(body, &m) != nil {
+		return nil
+	}
+	if rawString(m, "role") != "" {
+		return body
+	}
+	for _, k := range []string{"message", "payload"} {
+		var inner map[string]json.RawMessage
+		if json.Unmarshal(m[k], &inner) == nil && rawString(inner, "role") != "" {
+			return m[k]
+		}
+	}
+	return nil
+}
+
+func piTime(t time.Time) string {
+	return t.UTC().Format("2006-01-02T15:04:05.000Z")
+}
+
+// writeOneLine writes body and '\n', compacting a body that spans lines.
+func writeOneLine(buf *bytes.Buffer, body []byte) error {
+	if bytes.ContainsAny(body, "\r\n") {
+		var c bytes.Buffer
+		if err := json.Compact(&c, body); err != nil {
+			return err
+		}
+		body = c.Bytes()
+	}
+	buf.Write(body)
+	buf.WriteByte('\n')
+	return nil
+}

@@ -1,0 +1,242 @@
+package jsonlimport
+
+// Shared line handling of the Claude Code, Codex and pi readers ("wild"
+// formats: their files are written by tools whose crashes leave torn lines
+// and NUL runs anywhere, see formats/wild.md).
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// wildScan is the state of one scan of a wild JSONL file.
+type wildScan struct {
+	ctx      context.Context
+	path     string
+	lineBase int // physical lines before the scan's start offset
+	problems []Problem
+
+	offset int64 // end of the last consumed line
+	lines  int   // physical lines consumed
+}
+
+func (s *wildScan) problem(line int, format string, args ...any) {
+	s.problems = append(s.problems, Problem{Path: s.path, Line: line, Reason: fmt.Sprintf(format, args...)})
+}
+
+// maxGlueCandidates bounds the start positions tried when recovering JSON
+// objects from a damaged line, so that a long line of garbage costs linear
+// time.
+const maxGlueCandidates = 64
+
+// run scans f (positioned at from) and calls obj for every JSON object the
+// file holds, with its 1-based physical line number. Rules:
+//
+//   - empty lines (and a lone '\r') are ignored; a trailing '\r' is dropped;
+//   - invalid UTF-8 is replaced with U+FFFD (one per byte, as encoding/json
+//     decodes it), reported;
+//   - a line that is not one JSON object is damaged: NUL runs split it, and
+//     every segment is searched for a complete object at its end (a torn
+//     fragment with the next append glued onto it); what is recovered is
+//     read, the rest reported and skipped;
+//   - a last line without '\n' is consumed only when it is a complete JSON
+//     object (it cannot grow any more); otherwise it is reported and left
+//     for the next import (offset stops before it).
+func (s *wildScan) run(f io.Reader, from int64, obj func(raw []byte, lineNo int)) error {
+	s.offset = from
+	return scanLines(f, from, func(line []byte, n int, start, end int64, complete bool) error {
+		if n%256 == 0 {
+			if err := s.ctx.Err(); err != nil {
+				return err
+			}
+		}
+		lineNo := s.lineBase + n
+		if oversized(line) {
+			s.problem(lineNo, "oversized line: longer than %d bytes; skipped", MaxLineSize)
+			if complete {
+				s.offset, s.lines = end, lineNo
+			}
+			return nil
+		}
+		line = trimCR(line)
+		if !complete {
+			t := bytes.TrimSpace(line)
+			if len(t) == 0 {
+				return nil
+			}
+			if t[0] == '{' && json.Valid(t) && utf8.Valid(t) {
+				s.offset, s.lines = end, lineNo
+				obj(bytes.Clone(t), lineNo)
+				return nil
+			}
+			s.problem(lineNo, "torn last line (%d bytes, no trailing newline, not a complete JSON object): not imported; it is read again once complete", len(line))
+			return nil
+		}
+		s.offset, s.lines = end, lineNo
+		if len(line) == 0 {
+			return nil
+		}
+		if !utf8.Valid(line) {
+			s.problem(lineNo, "invalid UTF-8: invalid bytes replaced with U+FFFD")
+			line = zotValidUTF8(line)
+		}
+		t := bytes.TrimSpace(line)
+		if len(t) == 0 {
+			s.problem(lineNo, "blank line (whitespace only); skipped")
+			return nil
+		}
+		if t[0] == '{' && json.Valid(t) {
+			obj(bytes.Clone(t), lineNo)
+			return nil
+		}
+		good := recoverObjects(line)
+		hasNUL := bytes.IndexByte(line, 0) >= 0
+		switch {
+		case hasNUL && len(good) == 0:
+			s.problem(lineNo, "NUL bytes: line of %d bytes holds no readable JSON object; skipped", len(line))
+		case hasNUL:
+			s.problem(lineNo, "NUL bytes: %d JSON object(s) recovered from the line, the rest skipped", len(good))
+		case len(good) == 0:
+			s.problem(lineNo, "invalid JSON (torn or corrupt line, %d bytes); skipped", len(line))
+		default:
+			s.problem(lineNo, "invalid JSON: torn line with %d complete object(s) glued after it; the torn part is skipped, the complete object(s) recovered", len(good))
+		}
+		for _, g := range good {
+			obj(bytes.Clone(g), lineNo)
+		}
+		return nil
+	})
+}
+
+// recoverObjects splits a damaged line at NUL runs and returns, for every
+// segment, the longest suffix that is a complete JSON object (a torn write
+// followed by the next append).
+func recoverObjects(line []byte) [][]byte {
+	var out [][]byte
+	for _, seg := range bytes.FieldsFunc(line, func(r rune) bool { return r == 0 }) {
+		seg = bytes.TrimSpace(seg)
+		tried := 0
+		for i := 0; i < len(seg) && tried < maxGlueCandidates; i++ {
+			if seg[i] != '{' {
+				continue
+			}
+			tried++
+			if json.Valid(seg[i:]) {
+				out = append(out, seg[i:])
+				break
+			}
+		}
+	}
+	return out
+}
+
+// openAt opens path and positions it at from; it checks that from is not
+// past the end of the file.
+func openAt(path string, from int64) (*os.File, int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	if from > st.Size() {
+		f.Close()
+		return nil, 0, ErrNotIncremental
+	}
+	if from > 0 {
+		if _, err := f.Seek(from, io.SeekStart); err != nil {
+			f.Close()
+			return nil, 0, err
+		}
+	}
+	return f, st.Size(), nil
+}
+
+// firstObjects returns up to n JSON objects from the first lines of path
+// (at most 1 MiB read), skipping blank and unreadable lines.
+func firstObjects(path string, n int) []map[string]json.RawMessage {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(io.LimitReader(f, 1<<20), 64<<10)
+	var out []map[string]json.RawMessage
+	for tries := 0; len(out) < n && tries < 4*n; tries++ {
+		line, err := br.ReadBytes('\n')
+		var m map[string]json.RawMessage
+		if json.Unmarshal(bytes.TrimSpace(line), &m) == nil && m != nil {
+			out = append(out, m)
+		}
+		if err != nil {
+			break
+		}
+	}
+	return out
+}
+
+// rawString decodes a JSON string member ("" when missing or not a string).
+func rawString(m map[string]json.RawMessage, key string) string {
+	var s string
+	if raw, ok := m[key]; ok {
+		_ = json.Unmarshal(raw, &s)
+	}
+	return s
+}
+
+// parseTime parses an ISO 8601 / RFC 3339 timestamp (zero when it cannot).
+func parseTime(s string) time.Time {
+	if s == "" {
+		return time.Time{}
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}
+	}
+	return t.UTC()
+}
+
+// entryKind is the Kind of a non-message line of type typ: the type itself,
+// unless it is empty, too long or one of sessiondb's own kinds.
+func entryKind(format, typ string) string {
+	switch {
+	case typ == "", typ == "message", typ == "custom", len(typ) > 64, strings.ContainsFunc(typ, func(r rune) bool { return r < 0x20 || r == 0x7f }):
+		return format + ".other"
+	}
+	return typ
+}
+
+// mergeAttrs returns a JSON object of the non-empty values.
+func mergeAttrs(kv map[string]any) json.RawMessage {
+	out := map[string]any{}
+	for k, v := range kv {
+		switch x := v.(type) {
+		case string:
+			if x == "" {
+				continue
+			}
+		case json.RawMessage:
+			if len(x) == 0 || string(x) == "null" {
+				continue
+			}
+		case nil:
+			continue
+		}
+		out[k] = v
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return mustJSON(out)
+}

@@ -1,0 +1,148 @@
+package storetest
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+
+	"github.com/sessiondb/sessiondb"
+)
+
+// CommitMany: atomic commits across sessions (issue 14).
+
+func commitManyTests() []testCase {
+	return []testCase{
+		{name: "AllApplied", fn: testCommitManyAll},
+		{name: "ConflictWritesNothing", fn: testCommitManyConflict},
+		{name: "FailureWritesNothing", fn: testCommitManyFailure},
+		{name: "SameSessionTwice", fn: testCommitManySameTwice},
+		{name: "PromoteHistory", fn: testPromoteHistory},
+		{name: "PromoteHistoryRace", fn: testPromoteHistoryRace},
+	}
+}
+
+func testCommitManyAll(t *testing.T, s sessiondb.Store) {
+	a := mustSession(t, s, "a", 2)
+	got, err := s.CommitMany(bg(t), []sessiondb.SessionCommit{
+		{ID: "a", Commit: sessiondb.Commit{ExpectSequence: sessiondb.Expect(a.Sequence), Append: msgs(3, 3), State: raw(`{"a":1}`)}},
+		{ID: "b", Commit: sessiondb.Commit{CreateIfMissing: &sessiondb.Session{Title: "new"}, Append: msgs(1, 2)}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].ID != "a" || got[0].Sequence != a.Sequence+1 || got[0].LastSeq != 3 ||
+		got[1].ID != "b" || got[1].Sequence != 1 || got[1].Title != "new" || got[1].LastSeq != 2 {
+		t.Errorf("CommitMany returned %+v", got)
+	}
+	wantTranscript(t, s, "a", bodies(1, 3))
+	wantTranscript(t, s, "b", bodies(1, 2))
+	wantJSON(t, mustState(t, s, "a"), `{"a":1}`, "state of a")
+	if got, err := s.CommitMany(bg(t), nil); err != nil || len(got) != 0 {
+		t.Errorf("CommitMany(nil) = %v, %v; want nothing", got, err)
+	}
+}
+
+func testCommitManyConflict(t *testing.T, s sessiondb.Store) {
+	a := mustSession(t, s, "a", 2)
+	b := mustSession(t, s, "b", 2)
+	_, err := s.CommitMany(bg(t), []sessiondb.SessionCommit{
+		{ID: "a", Commit: sessiondb.Commit{ExpectSequence: sessiondb.Expect(a.Sequence), Append: msgs(3, 3)}},
+		{ID: "c", Commit: sessiondb.Commit{CreateIfMissing: &sessiondb.Session{}, Append: msgs(1, 1)}},
+		{ID: "b", Commit: sessiondb.Commit{ExpectSequence: sessiondb.Expect(b.Sequence - 1), Append: msgs(3, 3)}},
+	})
+	var ce *sessiondb.ConflictError
+	if !errors.As(err, &ce) || ce.SessionID != "b" || ce.Current != b.Sequence {
+		t.Fatalf("CommitMany with a stale sequence for b: %v, want a *ConflictError on b at %d", err, b.Sequence)
+	}
+	wantUnchanged(t, s, a, "a after a failed CommitMany")
+	wantUnchanged(t, s, b, "b after a failed CommitMany")
+	_, err = s.Get(bg(t), "c")
+	wantErr(t, err, sessiondb.ErrNotFound, "session created by a failed CommitMany")
+}
+
+func testCommitManyFailure(t *testing.T, s sessiondb.Store) {
+	a := mustSession(t, s, "a", 2)
+	_, err := s.CommitMany(bg(t), []sessiondb.SessionCommit{
+		{ID: "a", Commit: sessiondb.Commit{Append: msgs(3, 3)}},
+		{ID: "missing", Commit: sessiondb.Commit{Append: msgs(1, 1)}},
+	})
+	wantErr(t, err, sessiondb.ErrNotFound, "CommitMany with an unknown session")
+	wantUnchanged(t, s, a, "a after CommitMany failing on an unknown session")
+	_, err = s.CommitMany(bg(t), []sessiondb.SessionCommit{
+		{ID: "a", Commit: sessiondb.Commit{Append: msgs(3, 3)}},
+		{ID: "a", Commit: sessiondb.Commit{Append: []sessiondb.Entry{sessiondb.Message(`not json`)}}},
+	})
+	wantErr(t, err, sessiondb.ErrInvalid, "CommitMany with an invalid body")
+	wantUnchanged(t, s, a, "a after an invalid CommitMany")
+	_, err = s.CommitMany(bg(t), make([]sessiondb.SessionCommit, sessiondb.MaxCommitMany+1))
+	wantErr(t, err, sessiondb.ErrInvalid, "CommitMany over the limit")
+}
+
+func testCommitManySameTwice(t *testing.T, s sessiondb.Store) {
+	got, err := s.CommitMany(bg(t), []sessiondb.SessionCommit{
+		{ID: "t", Commit: sessiondb.Commit{CreateIfMissing: &sessiondb.Session{}, Append: msgs(1, 1)}},
+		{ID: "t", Commit: sessiondb.Commit{ExpectSequence: sessiondb.Expect(1), Append: msgs(2, 2)}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[0].Sequence != 1 || got[1].Sequence != 2 || got[1].LastSeq != 2 {
+		t.Errorf("two commits to one session returned %+v", got)
+	}
+	wantTranscript(t, s, "t", bodies(1, 2))
+}
+
+func testPromoteHistory(t *testing.T, s sessiondb.Store) {
+	if _, err := s.Create(bg(t), sessiondb.Session{ID: "legacy:key", Summary: "old talk"}); err != nil {
+		t.Fatal(err)
+	}
+	mustAppend(t, s, "legacy:key", msgs(1, 3)...)
+	ok, err := sessiondb.PromoteHistory(bg(t), s, "legacy:key", "sk_canonical")
+	if err != nil || !ok {
+		t.Fatalf("PromoteHistory = %v, %v; want true", ok, err)
+	}
+	wantTranscript(t, s, "sk_canonical", bodies(1, 3))
+	wantTranscript(t, s, "legacy:key", bodies(1, 3)) // left in place, as picoclaw does
+	if g := mustGet(t, s, "sk_canonical"); g.Summary != "old talk" {
+		t.Errorf("summary %q, want the source's", g.Summary)
+	}
+	// A target with a conversation is left alone.
+	mustAppend(t, s, "legacy:key", msgs(4, 4)...)
+	if ok, err := sessiondb.PromoteHistory(bg(t), s, "legacy:key", "sk_canonical"); err != nil || ok {
+		t.Errorf("second PromoteHistory = %v, %v; want false", ok, err)
+	}
+	wantTranscript(t, s, "sk_canonical", bodies(1, 3))
+	_, err = sessiondb.PromoteHistory(bg(t), s, "nope", "sk_canonical")
+	wantErr(t, err, sessiondb.ErrNotFound, "PromoteHistory from an unknown session")
+}
+
+// interleaving is a Store whose first CommitMany is preceded by an append
+// to session id: another writer getting in between PromoteHistory's read
+// and its write.
+type interleaving struct {
+	sessiondb.Store
+	t    *testing.T
+	id   string
+	once sync.Once
+}
+
+func (w *interleaving) CommitMany(ctx context.Context, commits []sessiondb.SessionCommit) ([]sessiondb.Session, error) {
+	w.once.Do(func() { mustAppend(w.t, w.Store, w.id, msgs(99, 99)...) })
+	return w.Store.CommitMany(ctx, commits)
+}
+
+// testPromoteHistoryRace: a message appended to the source between the
+// promotion's read and its write is not lost: the move fails on the
+// source's sequence and is retried, so the target gets it too.
+func testPromoteHistoryRace(t *testing.T, s sessiondb.Store) {
+	mustSession(t, s, "src:k", 3)
+	w := &interleaving{Store: s, t: t, id: "src:k"}
+	ok, err := sessiondb.PromoteHistory(bg(t), w, "src:k", "dst")
+	if err != nil || !ok {
+		t.Fatalf("PromoteHistory = %v, %v", ok, err)
+	}
+	want := append(bodies(1, 3), msgBody(99))
+	wantTranscript(t, s, "src:k", want)
+	wantTranscript(t, s, "dst", want)
+}

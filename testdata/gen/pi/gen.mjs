@@ -1,0 +1,209 @@
+// gen.mjs writes the pi fixtures of sessiondb's jsonlimport tests with pi's
+// own session code (@mariozechner/pi-coding-agent 0.73.1), driving its
+// SessionManager directly: no model is called. Run by hand, not by the tests:
+//
+//   cd testdata/gen/pi && npm install && node gen.mjs
+//
+// It rewrites ../../pi/sessions/ (the session files pi wrote) and
+// ../../pi/expected/<file>.json (what pi's SessionManager.open(file)
+// .buildSessionContext() returns: messages, model, thinkingLevel, plus the
+// session name and labels). With an argument, "node gen.mjs check DIR", it
+// instead opens every .jsonl under DIR (a sessiondb export) with pi and
+// prints the context it resumes, so that it can be compared with the
+// expected files.
+import { SessionManager } from "@mariozechner/pi-coding-agent";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, "../../pi");
+const sessDir = path.join(root, "sessions");
+const expDir = path.join(root, "expected");
+const cwd = "/home/dev/proj";
+
+let clock = Date.parse("2026-01-10T09:00:00.000Z");
+const ts = () => (clock += 1000);
+
+const user = (text) => ({ role: "user", content: text, timestamp: ts() });
+const usage = (input, output, cacheRead, total) => ({
+	input, output, cacheRead, cacheWrite: 0, totalTokens: input + output + cacheRead,
+	cost: { input: input * 3e-6, output: output * 15e-6, cacheRead: cacheRead * 3e-7, cacheWrite: 0, total },
+});
+const assistant = (content, u, model = "claude-sonnet-4-5", provider = "anthropic") => ({
+	role: "assistant", content, api: "anthropic-messages", provider, model,
+	usage: u ?? usage(100, 20, 0, 0.0006), stopReason: content.some((b) => b.type === "toolCall") ? "toolUse" : "stop",
+	timestamp: ts(),
+});
+const text = (t) => [{ type: "text", text: t }];
+const toolResult = (id, name, out) => ({ role: "toolResult", toolCallId: id, toolName: name, content: text(out), isError: false, timestamp: ts() });
+
+function context(file) {
+	const sm = SessionManager.open(file);
+	const c = sm.buildSessionContext();
+	const labels = {};
+	for (const e of sm.getEntries()) {
+		const l = sm.getLabel(e.id);
+		if (l) labels[e.id] = l;
+	}
+	return { messages: c.messages, model: c.model, thinkingLevel: c.thinkingLevel, name: sm.getSessionName() ?? null, labels, leafId: sm.getLeafId() };
+}
+
+if (process.argv[2] === "check") {
+	const dir = process.argv[3];
+	const walk = (d) => fs.readdirSync(d, { withFileTypes: true }).flatMap((e) => e.isDirectory() ? walk(path.join(d, e.name)) : [path.join(d, e.name)]);
+	for (const f of walk(dir).filter((f) => f.endsWith(".jsonl")).sort()) {
+		console.log(JSON.stringify({ file: path.relative(dir, f), context: context(f) }));
+	}
+	process.exit(0);
+}
+
+fs.rmSync(sessDir, { recursive: true, force: true });
+fs.rmSync(expDir, { recursive: true, force: true });
+fs.mkdirSync(sessDir, { recursive: true });
+fs.mkdirSync(expDir, { recursive: true });
+
+const files = {};
+function session(name, build) {
+	const sm = SessionManager.create(cwd, sessDir);
+	build(sm);
+	const file = sm.getSessionFile();
+	const dest = path.join(sessDir, `${name}.jsonl`);
+	fs.renameSync(file, dest);
+	files[name] = dest;
+	return { sm, dest };
+}
+
+// 1. linear: every entry kind on one path.
+session("linear", (sm) => {
+	const u1 = sm.appendMessage(user("Add a retry to the uploader."));
+	sm.appendMessage(assistant([{ type: "thinking", thinking: "Run tests first." }, { type: "toolCall", id: "call_1", name: "bash", arguments: { command: "go test ./..." } }], usage(1200, 40, 1000, 0.0045)));
+	sm.appendMessage(toolResult("call_1", "bash", "ok"));
+	sm.appendMessage({ role: "bashExecution", command: "git status", output: "clean", exitCode: 0, cancelled: false, truncated: false, timestamp: ts() });
+	sm.appendModelChange("openai", "gpt-4o");
+	sm.appendThinkingLevelChange("high");
+	sm.appendCustomEntry("my-extension", { count: 42 });
+	sm.appendCustomMessageEntry("my-extension", "Injected context.", true);
+	sm.appendLabelChange(u1, "checkpoint-1");
+	sm.appendSessionInfo("Retry for the uploader");
+	sm.appendMessage(assistant(text("Added retry with backoff; tests pass."), usage(2000, 60, 1500, 0.002), "gpt-4o", "openai"));
+});
+
+// 2. branched: /tree back to the first answer, with a branch summary.
+session("branched", (sm) => {
+	sm.appendMessage(user("Make the uploader robust."));
+	const a1 = sm.appendMessage(assistant(text("Two options: in-process retry or a queue.")));
+	sm.appendMessage(user("Try the in-process retry."));
+	sm.appendMessage(assistant(text("Done: retry loop with backoff.")));
+	const l = sm.appendMessage(user("Hmm, that blocks the caller."));
+	sm.appendLabelChange(l, "dead-end");
+	sm.appendLabelChange(l, undefined);
+	sm.branchWithSummary(a1, "Explored approach A (in-process retry); it blocks the caller.");
+	sm.appendMessage(user("Use a queue instead."));
+	sm.appendMessage(assistant(text("Queue-based uploader in place.")));
+});
+
+// 3. compaction: summary, then the kept tail and newer messages.
+session("compaction", (sm) => {
+	sm.appendMessage(user("Step one."));
+	sm.appendMessage(assistant(text("One done.")));
+	const keep = sm.appendMessage(user("Step two."));
+	sm.appendMessage(assistant(text("Two done."), usage(5000, 100, 0, 0.0165)));
+	sm.appendCompaction("User asked for steps one and two; both done.", keep, 50000, { readFiles: ["up.go"], modifiedFiles: ["up.go"] });
+	sm.appendMessage(user("Step three."));
+	sm.appendMessage(assistant(text("Three done.")));
+});
+
+// 4. compaction on a branch, with the abandoned branch after it in the file.
+session("compaction-branch", (sm) => {
+	sm.appendMessage(user("Start."));
+	const a = sm.appendMessage(assistant(text("Started.")));
+	const keep = sm.appendMessage(user("Continue."));
+	sm.appendMessage(assistant(text("Continued.")));
+	const c = sm.appendCompaction("Started and continued.", keep, 9000);
+	sm.appendMessage(user("Path X."));
+	sm.appendMessage(assistant(text("X done.")));
+	sm.branch(c);
+	sm.appendMessage(user("Path Y instead."));
+	sm.appendMessage(assistant(text("Y done.")));
+	sm.branch(a);
+	sm.appendMessage(user("Old path Z."));
+	sm.appendMessage(assistant(text("Z done.")));
+	sm.branch(c);
+	sm.appendMessage(user("Back to Y: finish."));
+	sm.appendMessage(assistant(text("Finished.")));
+});
+
+// 5. fork: /fork of the branched session's current leaf into a new file.
+{
+	const src = SessionManager.open(files["branched"]);
+	const leaf = src.getLeafId();
+	const forked = src.createBranchedSession(leaf);
+	const dest = path.join(sessDir, "fork-of-branched.jsonl");
+	fs.renameSync(forked, dest);
+	// The header points at the source by path; point it at the renamed file.
+	const lines = fs.readFileSync(dest, "utf8").split("\n");
+	const h = JSON.parse(lines[0]);
+	h.parentSession = files["branched"];
+	lines[0] = JSON.stringify(h);
+	fs.writeFileSync(dest, lines.join("\n"));
+	const sm = SessionManager.open(dest);
+	sm.appendMessage(user("In the fork: add metrics."));
+	sm.appendMessage(assistant(text("Metrics added.")));
+	files["fork-of-branched"] = dest;
+}
+
+// 6. damaged: a copy of linear with the defects pi skips silently.
+{
+	const lines = fs.readFileSync(files["linear"], "utf8").split("\n").filter((l) => l);
+	const out = [lines[0], lines[1], lines[2].slice(0, 40), "", "not json at all", "\u0000\u0000\u0000\u0000", ...lines.slice(3), lines[4].slice(0, 25)];
+	const dest = path.join(sessDir, "damaged.jsonl");
+	fs.writeFileSync(dest, out.join("\n"));
+	files["damaged"] = dest;
+}
+
+// 7. version 1: a linear file without ids (written by hand in the v1
+// shape: pi only writes v3), with a compaction by firstKeptEntryIndex and a
+// v2 "hookMessage". pi migrates it on open and rewrites the file, so its
+// context is taken from a copy.
+{
+	const t = (s) => `2026-01-09T08:00:0${s}.000Z`;
+	const v1 = [
+		{ type: "session", id: "0a0a0a0a-0000-4000-8000-000000000001", timestamp: t(0), cwd },
+		{ type: "message", timestamp: t(1), message: { role: "user", content: "Old step one.", timestamp: 1767945601000 } },
+		{ type: "message", timestamp: t(2), message: assistant(text("Old one done.")) },
+		{ type: "message", timestamp: t(3), message: { role: "user", content: "Old step two.", timestamp: 1767945603000 } },
+		{ type: "message", timestamp: t(4), message: assistant(text("Old two done.")) },
+		{ type: "compaction", timestamp: t(5), summary: "Steps one and two were done.", firstKeptEntryIndex: 3, tokensBefore: 1234 },
+		{ type: "message", timestamp: t(6), message: { role: "hookMessage", customType: "hook", content: "Hook says hi.", display: true, timestamp: 1767945606000 } },
+		{ type: "message", timestamp: t(7), message: { role: "user", content: "Step three.", timestamp: 1767945607000 } },
+		{ type: "message", timestamp: t(8), message: assistant(text("Three done.")) },
+	];
+	const dest = path.join(sessDir, "v1.jsonl");
+	fs.writeFileSync(dest, v1.map((e) => JSON.stringify(e)).join("\n") + "\n");
+	files["v1"] = dest;
+}
+
+for (const [name, file] of Object.entries(files)) {
+	let f = file;
+	if (name === "v1") {
+		f = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "pigen-")), "v1.jsonl");
+		fs.copyFileSync(file, f);
+	}
+	const c = context(f);
+	fs.writeFileSync(path.join(expDir, `${name}.json`), JSON.stringify(c, null, 2) + "\n");
+}
+// The fork's header names the source by absolute path: make it relative to
+// the fixtures so the tests can find it wherever the repository is.
+for (const name of ["fork-of-branched"]) {
+	const f = files[name];
+	const lines = fs.readFileSync(f, "utf8").split("\n");
+	const h = JSON.parse(lines[0]);
+	// (the name pi gave the source before this script renamed it).
+	const srcHeader = JSON.parse(fs.readFileSync(h.parentSession, "utf8").split("\n")[0]);
+	h.parentSession = `/home/dev/.pi/agent/sessions/--home-dev-proj--/${srcHeader.timestamp.replace(/[:.]/g, "-")}_${srcHeader.id}.jsonl`;
+	lines[0] = JSON.stringify(h);
+	fs.writeFileSync(f, lines.join("\n"));
+}
+console.log("wrote", Object.keys(files).join(", "));
