@@ -51,7 +51,7 @@ type Copier interface {
 	// session must not exist). A dump that is not consistent (entries out
 	// of order or beyond LastSeq, a checkpoint naming an unknown
 	// compaction, invalid JSON, …) is ErrInvalid and changes nothing; an
-	// alias held by another session is ErrExists.
+	// alias the store cannot share with another session is ErrExists.
 	PutSession(ctx context.Context, d SessionDump, expectSequence *int64) (Session, error)
 }
 
