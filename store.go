@@ -126,7 +126,9 @@ type Store interface {
 	// Search finds entries and summary messages whose extracted text
 	// matches query: whitespace-separated terms that must all occur, or a
 	// "quoted phrase". Any user input is safe: it is never interpreted as
-	// query syntax. An empty or oversized query is ErrInvalid.
+	// query syntax. An empty or oversized query is ErrInvalid. A write
+	// acknowledged before Search starts is found by it, whichever process
+	// made it, however the backend maintains its index (read-your-writes).
 	Search(ctx context.Context, query string, opts SearchOptions) ([]Hit, error)
 
 	// UsageTotals sums the session's usage ledger.

@@ -1,6 +1,7 @@
 package pgstore
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -27,14 +28,29 @@ func (s *Store) Commit(ctx context.Context, id string, c sessiondb.Commit) (sess
 
 // applyCommit is the one write path: every public write method builds a
 // Commit (possibly after reading inside the same transaction) and applies
-// it here. c must have passed sessiondb.ValidateCommit.
+// it here. c must have passed sessiondb.ValidateCommit. A commit that
+// changes nothing writes nothing (see sessiondb.Commit): no Sequence bump.
 func (s *Store) applyCommit(ctx context.Context, tx *ptx, id string, c sessiondb.Commit) (sessiondb.Session, error) {
 	now := orNow(c.Now, time.Now())
-	if c.Create != nil {
-		create := *c.Create
-		create.ID = id
-		if err := insertSession(ctx, tx, create, now); err != nil {
+	create := c.Create
+	if create != nil {
+		cr := *create
+		cr.ID = id
+		if err := insertSession(ctx, tx, cr, now, c.ShadowAliases); err != nil {
 			return sessiondb.Session{}, err
+		}
+	} else if c.CreateIfMissing != nil {
+		// INSERT … ON CONFLICT DO NOTHING waits for a concurrent creator
+		// and then leaves its row alone; the lock below then queues
+		// behind it like any writer.
+		cr := *c.CreateIfMissing
+		cr.ID = id
+		created, err := insertSessionIfMissing(ctx, tx, cr, now, c.ShadowAliases)
+		if err != nil {
+			return sessiondb.Session{}, err
+		}
+		if created {
+			create = c.CreateIfMissing
 		}
 	}
 	sess, err := lockSession(ctx, tx, id)
@@ -47,52 +63,111 @@ func (s *Store) applyCommit(ctx context.Context, tx *ptx, id string, c sessiondb
 	if err := checkSourceExpectation(ctx, tx, c); err != nil {
 		return sessiondb.Session{}, err
 	}
+	changed := create != nil
 	updated := now
-	if c.Create != nil && c.Now.IsZero() {
+	if create != nil && c.Now.IsZero() {
 		updated = sess.UpdatedAt // the creator's UpdatedAt (or its CreatedAt)
 	}
 	if c.Meta != nil {
-		if err := applyPatch(ctx, tx, id, c.Meta); err != nil {
-			return sessiondb.Session{}, err
+		if c.Meta.Aliases != nil {
+			if sess.Aliases, err = lockedAliases(ctx, tx, id); err != nil {
+				return sessiondb.Session{}, err
+			}
+		}
+		p, err := effectivePatch(sess, c.Meta)
+		if err != nil {
+			return sessiondb.Session{}, fmt.Errorf("patch %s: %w", id, err)
+		}
+		if patchChanges(sess, p) {
+			if err := applyPatch(ctx, tx, id, p); err != nil {
+				return sessiondb.Session{}, err
+			}
+			changed = true
 		}
 		if !c.Meta.UpdatedAt.IsZero() {
 			updated = c.Meta.UpdatedAt
 		}
 	}
+	entries, compactions := c.Append, c.Compactions
+	if c.History != nil {
+		var h sessiondb.Commit
+		if err := s.historyCommit(ctx, tx, id, c.History, &h); err != nil {
+			return sessiondb.Session{}, err
+		}
+		entries = append(append([]sessiondb.Entry(nil), h.Append...), c.Append...)
+		compactions = append(h.Compactions, c.Compactions...)
+	}
 	lastSeq := sess.LastSeq
 	var pendQ string // the last INSERT of entries, run with the final UPDATE
 	var pendArgs []any
-	if len(c.Append) > 0 {
-		if lastSeq, pendQ, pendArgs, err = s.insertEntries(ctx, tx, id, lastSeq, c.Append, now); err != nil {
+	if len(entries) > 0 {
+		if lastSeq, pendQ, pendArgs, err = s.insertEntries(ctx, tx, id, lastSeq, entries, now); err != nil {
 			return sessiondb.Session{}, err
 		}
+		changed = true
 	}
-	for _, cp := range c.Compactions {
+	for _, cp := range compactions {
 		if _, err := s.insertCompaction(ctx, tx, id, lastSeq, cp, now); err != nil {
 			return sessiondb.Session{}, err
 		}
+		changed = true
 	}
-	if err := putDoc(ctx, tx, "states", id, c.State, c.ClearState, now); err != nil {
-		return sessiondb.Session{}, err
+	if c.KeepLast != nil {
+		cp, err := keepLastCompaction(ctx, tx, id, lastSeq, *c.KeepLast)
+		if err != nil {
+			return sessiondb.Session{}, err
+		}
+		if cp != nil {
+			if _, err := s.insertCompaction(ctx, tx, id, lastSeq, *cp, now); err != nil {
+				return sessiondb.Session{}, err
+			}
+			changed = true
+		}
 	}
-	if err := putDoc(ctx, tx, "interrupts", id, c.Interrupt, c.ClearInterrupt, now); err != nil {
-		return sessiondb.Session{}, err
+	for _, d := range []struct {
+		table string
+		doc   json.RawMessage
+		clear bool
+	}{{"states", c.State, c.ClearState}, {"interrupts", c.Interrupt, c.ClearInterrupt}} {
+		if d.doc == nil && !d.clear {
+			continue
+		}
+		stored, err := getDoc(ctx, tx, d.table, id)
+		if err != nil {
+			return sessiondb.Session{}, err
+		}
+		if d.clear && stored == nil || d.doc != nil && stored != nil && bytes.Equal(d.doc, stored) {
+			continue // already so
+		}
+		if err := putDoc(ctx, tx, d.table, id, d.doc, d.clear, now); err != nil {
+			return sessiondb.Session{}, err
+		}
+		changed = true
 	}
 	for _, u := range c.Usage {
 		if err := insertUsage(ctx, tx, id, lastSeq, u, now); err != nil {
 			return sessiondb.Session{}, err
 		}
+		changed = true
 	}
 	if c.Source != nil {
 		if err := putSourceFile(ctx, tx, id, *c.Source, now); err != nil {
 			return sessiondb.Session{}, err
 		}
+		changed = true
+	}
+	if !changed {
+		// Nothing to record: no Sequence bump, no row written. The row
+		// is read again (after the lock, so as committed) for its
+		// aliases and MessageCount.
+		return getSession(ctx, tx, id)
 	}
 	// One statement bumps the counters and returns the session as
-	// committed (aliases included, as this transaction left them). The
-	// last (often the only) INSERT of entries rides along in a WITH: an
-	// append is then three round trips inside BEGIN … COMMIT (lock,
-	// insert+update), which is what lets many writers share the CPU.
+	// committed (aliases and MessageCount included, as this transaction
+	// left them). The last (often the only) INSERT of entries rides along
+	// in a WITH: an append is then three round trips inside BEGIN …
+	// COMMIT (lock, insert+update), which is what lets many writers share
+	// the CPU.
 	q := `UPDATE sessions AS s SET sequence = s.sequence + 1, last_seq = ?, updated_at = ?
 		WHERE s.id = ? RETURNING ` + sessionColumns
 	args := []any{lastSeq, formatTime(updated), id}
@@ -108,6 +183,42 @@ func (s *Store) applyCommit(ctx context.Context, tx *ptx, id string, c sessiondb
 		return sessiondb.Session{}, err
 	}
 	return r.session(), nil
+}
+
+// withCounts fills EntryCount too (for reads; getSession fills
+// MessageCount and leaves EntryCount -1).
+func withCounts(ctx context.Context, tx *ptx, s sessiondb.Session) (sessiondb.Session, error) {
+	err := tx.GetContext(ctx, &s.EntryCount, `SELECT count(*) FROM entries WHERE session_id = ?`, s.ID)
+	return s, err
+}
+
+// keepLastCompaction returns the compaction that keeps the last keepLast
+// entries of the current transcript (summary messages count as entries and
+// are dropped first), or nil when the transcript is already that short.
+func keepLastCompaction(ctx context.Context, tx *ptx, id string, lastSeq int64, keepLast int) (*sessiondb.Compaction, error) {
+	cur, err := currentCompaction(ctx, tx, id)
+	if err != nil {
+		return nil, err
+	}
+	var summary []sessiondb.Entry
+	if cur.ID != 0 {
+		if summary, err = summaryMessages(ctx, tx, cur.ID); err != nil {
+			return nil, err
+		}
+	}
+	kept := lastSeq - cur.KeepFromSeq + 1 // log entries in the transcript
+	if int64(keepLast) >= kept+int64(len(summary)) {
+		return nil, nil
+	}
+	c := &sessiondb.Compaction{Details: []byte(fmt.Sprintf(`{"reason":"truncate","keep_last":%d}`, keepLast))}
+	if int64(keepLast) >= kept {
+		// Keep every log entry and the tail of the summary.
+		c.KeepFromSeq = cur.KeepFromSeq
+		c.Summary = summary[int64(len(summary))-(int64(keepLast)-kept):]
+	} else {
+		c.KeepFromSeq = lastSeq - int64(keepLast) + 1
+	}
+	return c, nil
 }
 
 // insertChunk is how many entries one INSERT statement writes (7
@@ -265,8 +376,9 @@ func (s *Store) SaveFull(ctx context.Context, meta sessiondb.Session, messages [
 		default:
 			return err
 		}
-		if err := s.historyCommit(ctx, tx, meta.ID, messages, &c); err != nil {
-			return err
+		c.History = messages
+		if c.History == nil {
+			c.History = []sessiondb.Entry{}
 		}
 		out, err = s.applyCommit(ctx, tx, meta.ID, c)
 		var exists *existsError
@@ -288,6 +400,9 @@ func (s *Store) LoadFull(ctx context.Context, id string, opts sessiondb.LoadOpti
 	var f sessiondb.Full
 	err := s.read(ctx, func(tx *ptx) (err error) {
 		if f.Session, err = getSession(ctx, tx, id); err != nil {
+			return err
+		}
+		if f.Session, err = withCounts(ctx, tx, f.Session); err != nil {
 			return err
 		}
 		if f.Transcript, err = loadTranscript(ctx, tx, id, opts); err != nil {

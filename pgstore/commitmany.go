@@ -12,7 +12,11 @@ import (
 // transaction. The existing sessions' rows are locked first, in ID order,
 // so that two CommitMany calls over the same sessions in different orders
 // queue instead of deadlocking (a deadlock would still be retried, but
-// only after PostgreSQL's deadlock_timeout).
+// only after PostgreSQL's deadlock_timeout). A session a commit may create
+// (Create, CreateIfMissing) has no row to lock yet: its place in that
+// order is a transaction advisory lock on its ID (createLockClass), so two
+// calls creating the same sessions in different orders queue too, instead
+// of deadlocking on each other's uncommitted inserts.
 func (s *Store) CommitMany(ctx context.Context, commits []sessiondb.SessionCommit) ([]sessiondb.Session, error) {
 	if err := sessiondb.ValidateCommitMany(commits); err != nil {
 		return nil, fmt.Errorf("commit many: %w", err)
@@ -23,9 +27,20 @@ func (s *Store) CommitMany(ctx context.Context, commits []sessiondb.SessionCommi
 	}
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
+	creates := map[string]bool{}
+	for _, sc := range commits {
+		if sc.Commit.Create != nil || sc.Commit.CreateIfMissing != nil {
+			creates[sc.ID] = true
+		}
+	}
 	out := make([]sessiondb.Session, len(commits))
 	err := s.write(ctx, func(tx *ptx) error {
 		for _, id := range ids {
+			if creates[id] {
+				if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?, hashtext(?))`, createLockClass, id); err != nil {
+					return err
+				}
+			}
 			if _, err := tx.ExecContext(ctx, `SELECT 1 FROM sessions WHERE id = ? FOR UPDATE`, id); err != nil {
 				return err
 			}
@@ -44,3 +59,9 @@ func (s *Store) CommitMany(ctx context.Context, commits []sessiondb.SessionCommi
 	}
 	return out, nil
 }
+
+// createLockClass is the first key of the advisory locks CommitMany takes
+// on the IDs it may create ("SDBC"; the second key is hashtext of the
+// ID). The two-key space is apart from the one-key lock of migrations.
+// Two IDs with the same hash only share a lock: they queue, no more.
+const createLockClass = 0x53444243

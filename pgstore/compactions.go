@@ -93,45 +93,7 @@ func (s *Store) Compactions(ctx context.Context, id string) ([]sessiondb.Compact
 
 // Truncate implements sessiondb.Store.
 func (s *Store) Truncate(ctx context.Context, id string, keepLast int) (sessiondb.Session, error) {
-	if err := sessiondb.ValidateID(id); err != nil {
-		return sessiondb.Session{}, fmt.Errorf("truncate %s: %w", id, err)
-	}
-	if keepLast < 0 {
-		return sessiondb.Session{}, fmt.Errorf("truncate %s: %w: keepLast %d", id, sessiondb.ErrInvalid, keepLast)
-	}
-	var out sessiondb.Session
-	err := s.write(ctx, func(tx *ptx) error {
-		sess, err := lockSession(ctx, tx, id)
-		if err != nil {
-			return err
-		}
-		cur, err := currentCompaction(ctx, tx, id)
-		if err != nil {
-			return err
-		}
-		var summary []sessiondb.Entry
-		if cur.ID != 0 {
-			if summary, err = summaryMessages(ctx, tx, cur.ID); err != nil {
-				return err
-			}
-		}
-		kept := sess.LastSeq - cur.KeepFromSeq + 1 // log entries in the transcript
-		if int64(keepLast) >= kept+int64(len(summary)) {
-			out, err = getSession(ctx, tx, id) // already within the limit: nothing to record
-			return err
-		}
-		c := sessiondb.Compaction{Details: []byte(fmt.Sprintf(`{"reason":"truncate","keep_last":%d}`, keepLast))}
-		if int64(keepLast) >= kept {
-			// Keep every log entry and the tail of the summary.
-			c.KeepFromSeq = cur.KeepFromSeq
-			c.Summary = summary[int64(len(summary))-(int64(keepLast)-kept):]
-		} else {
-			c.KeepFromSeq = sess.LastSeq - int64(keepLast) + 1
-		}
-		out, err = s.applyCommit(ctx, tx, id, sessiondb.Commit{Compactions: []sessiondb.Compaction{c}})
-		return err
-	})
-	return out, err
+	return s.Commit(ctx, id, sessiondb.Commit{KeepLast: &keepLast})
 }
 
 // Prune implements sessiondb.Store. It keeps every entry the current

@@ -15,7 +15,8 @@
 //
 // # Migrations
 //
-// The schema is package migrations/postgres (goose, postgres dialect),
+// The schema is package migrations/postgres (goose, postgres dialect:
+// 00001 the initial schema, 00002 shared aliases),
 // applied with goose's Provider. A schema whose version is newer than the
 // binary is refused with sessiondb.ErrSchemaTooNew and not modified.
 // Migrating holds a session-level advisory lock (pg_advisory_lock, keyed
@@ -108,4 +109,37 @@
 //     does, once (as in sqlstore).
 //   - Deleting a session remembers its last Sequence (as a SHA-256 of the
 //     ID) so that a session recreated under that ID continues it.
+//   - A commit that changes nothing writes nothing (as in sqlstore):
+//     applyCommit compares each part with what is stored (meta field by
+//     field, aliases after the row lock, state and interrupt bytes,
+//     History against the transcript, KeepLast against its length) and
+//     then skips the final UPDATE, so the Sequence is not bumped. The row
+//     lock is still taken, so the no-op answer is the committed state.
+//   - CreateIfMissing inserts with INSERT … ON CONFLICT (id) DO NOTHING
+//     and then locks the row: a racing creator's insert makes this one
+//     wait for it and then do nothing, so racing writers (threads or
+//     processes) never fail and the session is created exactly once, with
+//     no retry. Only the transaction whose insert took checks the alias
+//     rule below and writes the aliases.
+//   - CommitMany locks the rows of the sessions it names in ID order
+//     before applying anything; a session it may create takes, at its
+//     place in that order, a transaction advisory lock on (0x53444243,
+//     hashtext(id)), since there is no row to lock yet. So calls over the
+//     same sessions in any order queue instead of deadlocking, creates
+//     included.
+//   - session_aliases has no UNIQUE (alias) since migration 00002 (shared
+//     aliases, the equivalent of SQLite's 00005, which also folds the old
+//     importer's attrs.source_aliases back into aliases). Resolve orders a
+//     name's holders by picoclaw's meta-file name (replace ':', '/', '\'
+//     by '_', append ".meta.json"), then the ID, both COLLATE "C", which
+//     is Go's byte order (sessiondb.AliasOrderKey). Create refuses an ID
+//     that is not a path key and that another session lists as an alias
+//     (Resolve would let the ID win), unless Commit.ShadowAliases.
+//   - setAliases writes a session's aliases with one INSERT … SELECT FROM
+//     unnest(list) WITH ORDINALITY, so the identity column keeps the order
+//     given.
+//   - MessageCount is part of the session row query (two indexed
+//     subqueries), which the final UPDATE … RETURNING of every write
+//     evaluates, so an append runs no extra statement. EntryCount is -1 in
+//     what writes return; Get, List and LoadFull count both.
 package pgstore

@@ -66,7 +66,7 @@ func (s *Store) copyTranscript(ctx context.Context, tx *ptx, parent sessiondb.Se
 		ID: newID, Title: parent.Title, Summary: parent.Summary, Scope: parent.Scope, Attrs: parent.Attrs,
 		Version: parent.Version, ParentID: parent.ID, ForkSeq: toSeq, CreatedAt: now, UpdatedAt: now,
 	}
-	if err := insertSession(ctx, tx, child, now); err != nil {
+	if err := insertSession(ctx, tx, child, now, false); err != nil {
 		return sessiondb.Session{}, err
 	}
 	// Entries keep their order and bodies; seqs restart at 1.

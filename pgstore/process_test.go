@@ -56,12 +56,20 @@ func TestHelperProcess(t *testing.T) {
 	if os.Getenv(procRoleEnv) == "" {
 		return
 	}
-	if err := childWriter(); err != nil {
+	run := childWriter
+	if r, ok := childRoles[os.Getenv(procRoleEnv)]; ok {
+		run = r
+	}
+	if err := run(); err != nil {
 		fmt.Fprintf(os.Stderr, "child %s: %v\n", os.Getenv(procIndexEnv), err)
 		os.Exit(1)
 	}
 	os.Exit(0)
 }
+
+// childRoles are the bodies of children other than the writer, by
+// procRoleEnv (registered by the tests that start them).
+var childRoles = map[string]func() error{}
 
 func childWriter() error {
 	c, err := strconv.Atoi(os.Getenv(procIndexEnv))

@@ -2,6 +2,7 @@ package pgstore
 
 import (
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 
@@ -41,8 +42,10 @@ func TestRacingCreates(t *testing.T) {
 }
 
 // TestRacingSaveFull: many goroutines SaveFull one new session at once
-// (no expected sequence). The first creates it, every other one replaces
-// it: all succeed, and the session's Sequence counts every one.
+// (no expected sequence), each with its own title. The first creates it,
+// every other one replaces it: all succeed, and the session's Sequence
+// counts every one. (Identical SaveFulls would be no-op commits after the
+// first, which bump nothing.)
 func TestRacingSaveFull(t *testing.T) {
 	s := MustOpenStore(t, nil)
 	const n = 12
@@ -52,7 +55,7 @@ func TestRacingSaveFull(t *testing.T) {
 	for i := range n {
 		wg.Go(func() {
 			<-start
-			_, errs[i] = s.SaveFull(t.Context(), sessiondb.Session{ID: "saved"},
+			_, errs[i] = s.SaveFull(t.Context(), sessiondb.Session{ID: "saved", Title: fmt.Sprint("writer ", i)},
 				[]sessiondb.Entry{sessiondb.Message(`{"role":"user","content":"hi"}`)}, nil)
 		})
 	}

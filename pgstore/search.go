@@ -2,8 +2,6 @@ package pgstore
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -227,11 +225,5 @@ func highlight(s, term string) string {
 
 // resolveIn resolves an ID or alias inside a transaction.
 func resolveIn(ctx context.Context, tx *ptx, idOrAlias string) (string, error) {
-	var id string
-	err := tx.GetContext(ctx, &id, `SELECT id FROM sessions WHERE id = ?
-		UNION ALL SELECT session_id FROM session_aliases WHERE alias = ? LIMIT 1`, idOrAlias, idOrAlias)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", fmt.Errorf("session %q: %w", idOrAlias, sessiondb.ErrNotFound)
-	}
-	return id, err
+	return resolveKey(ctx, tx, idOrAlias)
 }

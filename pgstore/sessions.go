@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -33,12 +34,17 @@ type sessionRow struct {
 	CreatedAt    string         `db:"created_at"`
 	UpdatedAt    string         `db:"updated_at"`
 	Aliases      string         `db:"aliases"`
+	MessageCount int64          `db:"message_count"`
 }
 
 const sessionColumns = `s.id, s.title, s.summary, s.scope, s.attrs, s.version, s.sequence,
 	s.last_seq, s.parent_id, s.fork_seq, s.source_format, s.source_path, s.created_at, s.updated_at,
 	(SELECT coalesce(json_agg(alias ORDER BY id), '[]')::text FROM session_aliases
-		WHERE session_id = s.id) AS aliases`
+		WHERE session_id = s.id) AS aliases,
+	(SELECT count(*) FROM summary_messages m WHERE m.compaction_id =
+		(SELECT max(id) FROM compactions c WHERE c.session_id = s.id))
+	+ s.last_seq + 1 - coalesce((SELECT keep_from_seq FROM compactions c
+		WHERE c.session_id = s.id ORDER BY c.id DESC LIMIT 1), 1) AS message_count`
 
 func (r *sessionRow) session() sessiondb.Session {
 	s := sessiondb.Session{
@@ -54,6 +60,8 @@ func (r *sessionRow) session() sessiondb.Session {
 		SourcePath:   r.SourcePath.String,
 		CreatedAt:    parseTime(r.CreatedAt),
 		UpdatedAt:    parseTime(r.UpdatedAt),
+		MessageCount: r.MessageCount,
+		EntryCount:   -1,
 	}
 	if r.Scope.Valid {
 		s.Scope = json.RawMessage(r.Scope.String)
@@ -98,8 +106,9 @@ func getSession(ctx context.Context, tx *ptx, id string) (sessiondb.Session, err
 // until the transaction ends: every write to a session takes this lock
 // first, so the writers of one session run one after the other and each
 // reads the LastSeq and Sequence its predecessor committed. It also reads
-// the transaction's ID for write (see ptx.xid). Aliases are not read: a
-// statement that waited for the lock would see them as of before the wait.
+// the transaction's ID for write (see ptx.xid). Aliases and MessageCount
+// are not read: a statement that waited for the lock would see the other
+// tables as of before the wait (lockedAliases reads the aliases after it).
 func lockSession(ctx context.Context, tx *ptx, id string) (sessiondb.Session, error) {
 	var r sessionRow
 	var xid int64
@@ -129,8 +138,11 @@ func sessionExists(ctx context.Context, tx *ptx, id string) error {
 }
 
 // insertSession creates the row (Sequence 0: the commit that creates it
-// bumps it to 1) and its aliases.
-func insertSession(ctx context.Context, tx *ptx, s sessiondb.Session, now time.Time) error {
+// bumps it to 1) and its aliases. Unless shadowAliases, an ID that is not
+// a path key (see sessiondb.IsPathKey) and that another session lists as
+// an alias is ErrExists: Resolve lets such an ID win over the alias, so
+// creating it would silently move the alias away from its holders.
+func insertSession(ctx context.Context, tx *ptx, s sessiondb.Session, now time.Time, shadowAliases bool) error {
 	var exists int
 	err := tx.GetContext(ctx, &exists, `SELECT count(*) FROM sessions WHERE id = ?`, s.ID)
 	if err != nil {
@@ -139,19 +151,10 @@ func insertSession(ctx context.Context, tx *ptx, s sessiondb.Session, now time.T
 	if exists > 0 {
 		return &existsError{id: s.ID}
 	}
-	created := orNow(s.CreatedAt, now)
-	updated := orNow(s.UpdatedAt, now)
-	var forkSeq any
-	if s.ParentID != "" {
-		forkSeq = s.ForkSeq
+	if err := checkAliasShadow(ctx, tx, s.ID, shadowAliases); err != nil {
+		return err
 	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO sessions
-		(id, title, summary, scope, attrs, version, sequence, last_seq, parent_id, fork_seq,
-		 source_format, source_path, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, coalesce((SELECT sequence FROM deleted_sessions WHERE id_hash = ?), 0), 0, ?, ?, ?, ?, ?, ?)`,
-		s.ID, s.Title, s.Summary, nullJSON(s.Scope), nullJSON(s.Attrs), s.Version, tombstoneKey(s.ID),
-		nullString(s.ParentID), forkSeq, nullString(s.SourceFormat), nullString(s.SourcePath),
-		formatTime(created), formatTime(updated))
+	_, err = tx.ExecContext(ctx, insertSessionSQL, insertSessionArgs(s, now)...)
 	if isUniqueViolation(err, "sessions_pkey") {
 		// Another transaction created the session after the check
 		// above: run again, and the check then says ErrExists (or
@@ -162,6 +165,58 @@ func insertSession(ctx context.Context, tx *ptx, s sessiondb.Session, now time.T
 		return err
 	}
 	return setAliases(ctx, tx, s.ID, s.Aliases)
+}
+
+// insertSessionIfMissing is insertSession for Commit.CreateIfMissing: an
+// INSERT … ON CONFLICT DO NOTHING, which waits for a concurrent creator of
+// the same ID to finish and then does nothing, so racing writers never
+// fail and exactly one of them creates the session. It reports whether
+// this transaction created it.
+func insertSessionIfMissing(ctx context.Context, tx *ptx, s sessiondb.Session, now time.Time, shadowAliases bool) (bool, error) {
+	res, err := tx.ExecContext(ctx, insertSessionSQL+` ON CONFLICT (id) DO NOTHING`, insertSessionArgs(s, now)...)
+	if err != nil {
+		return false, err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return false, err
+	}
+	if err := checkAliasShadow(ctx, tx, s.ID, shadowAliases); err != nil {
+		return false, err
+	}
+	return true, setAliases(ctx, tx, s.ID, s.Aliases)
+}
+
+const insertSessionSQL = `INSERT INTO sessions
+	(id, title, summary, scope, attrs, version, sequence, last_seq, parent_id, fork_seq,
+	 source_format, source_path, created_at, updated_at)
+	VALUES (?, ?, ?, ?, ?, ?, coalesce((SELECT sequence FROM deleted_sessions WHERE id_hash = ?), 0), 0, ?, ?, ?, ?, ?, ?)`
+
+func insertSessionArgs(s sessiondb.Session, now time.Time) []any {
+	var forkSeq any
+	if s.ParentID != "" {
+		forkSeq = s.ForkSeq
+	}
+	return []any{s.ID, s.Title, s.Summary, nullJSON(s.Scope), nullJSON(s.Attrs), s.Version, tombstoneKey(s.ID),
+		nullString(s.ParentID), forkSeq, nullString(s.SourceFormat), nullString(s.SourcePath),
+		formatTime(orNow(s.CreatedAt, now)), formatTime(orNow(s.UpdatedAt, now))}
+}
+
+// checkAliasShadow refuses to create a session whose ID (not a path key)
+// another session lists as an alias, unless shadowAliases.
+func checkAliasShadow(ctx context.Context, tx *ptx, id string, shadowAliases bool) error {
+	if shadowAliases || sessiondb.IsPathKey(id) {
+		return nil
+	}
+	var holder string
+	err := tx.GetContext(ctx, &holder, `SELECT a.session_id FROM session_aliases a WHERE a.alias = ?
+		AND a.session_id <> ? ORDER BY `+holderOrder+` LIMIT 1`, id, id)
+	if err == nil {
+		return fmt.Errorf("create session %q: %w: it is an alias of session %q", id, sessiondb.ErrExists, holder)
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return err
+	}
+	return nil
 }
 
 // existsError is insertSession's ErrExists: the session ID is taken (not
@@ -181,33 +236,67 @@ func tombstoneKey(id string) string {
 	return hex.EncodeToString(h[:])
 }
 
-// setAliases replaces a session's aliases. Duplicates and the session's
-// own ID are dropped; an alias held by another session, or equal to another
-// session's ID, is ErrExists.
+// setAliases replaces a session's aliases, in the order given.
+// Duplicates and the session's own ID are dropped. An alias may be listed
+// by several sessions and may equal another session's ID: Resolve decides
+// which session a name means (see resolveKey).
 func setAliases(ctx context.Context, tx *ptx, id string, aliases []string) error {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM session_aliases WHERE session_id = ?`, id); err != nil {
 		return err
 	}
-	seen := map[string]bool{id: true}
-	for _, a := range aliases {
-		if seen[a] {
-			continue
-		}
-		seen[a] = true
-		var owner string
-		err := tx.GetContext(ctx, &owner, `SELECT session_id FROM session_aliases WHERE alias = ?
-			UNION ALL SELECT id FROM sessions WHERE id = ? LIMIT 1`, a, a)
-		if err == nil {
-			return fmt.Errorf("alias %q of session %q: %w (held by %q)", a, id, sessiondb.ErrExists, owner)
-		}
-		if !errors.Is(err, sql.ErrNoRows) {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO session_aliases (alias, session_id) VALUES (?, ?)`, a, id); err != nil {
-			return err
-		}
+	norm := normalAliases(id, aliases)
+	if len(norm) == 0 {
+		return nil
 	}
-	return nil
+	// One statement; WITH ORDINALITY keeps the order given in the ids.
+	_, err := tx.ExecContext(ctx, `INSERT INTO session_aliases (alias, session_id)
+		SELECT a, ? FROM unnest(?::text[]) WITH ORDINALITY AS t(a, n) ORDER BY n`, id, norm)
+	return err
+}
+
+// lockedAliases reads a session's aliases, in order (after lockSession).
+func lockedAliases(ctx context.Context, tx *ptx, id string) ([]string, error) {
+	var out []string
+	err := tx.SelectContext(ctx, &out, `SELECT alias FROM session_aliases WHERE session_id = ? ORDER BY id`, id)
+	if len(out) == 0 {
+		out = nil
+	}
+	return out, err
+}
+
+// holderOrder is the SQL expression that orders the sessions listing one
+// alias: picoclaw's file-name order, the name of session id's meta file
+// (the ID with ':', '/' and '\' replaced by '_', then ".meta.json"),
+// compared byte for byte (COLLATE "C"). See sessiondb.AliasOrderKey.
+const holderOrder = `replace(replace(replace(a.session_id, ':', '_'), '/', '_'), '\', '_') || '.meta.json' COLLATE "C",
+	a.session_id COLLATE "C"`
+
+// resolveKey applies sessiondb's resolution rules (see Store.Resolve)
+// inside tx: a key without ':', '/' or '\' that is a session's ID names
+// that session; otherwise the first session listing the key as an alias
+// (in holderOrder) wins; otherwise the session with that ID.
+func resolveKey(ctx context.Context, tx *ptx, key string) (string, error) {
+	direct := true
+	if err := sessionExists(ctx, tx, key); isNotFound(err) {
+		direct = false
+	} else if err != nil {
+		return "", err
+	}
+	if direct && !sessiondb.IsPathKey(key) {
+		return key, nil
+	}
+	var holder string
+	err := tx.GetContext(ctx, &holder, `SELECT a.session_id FROM session_aliases a
+		WHERE a.alias = ? AND a.session_id <> ? ORDER BY `+holderOrder+` LIMIT 1`, key, key)
+	switch {
+	case err == nil:
+		return holder, nil
+	case !errors.Is(err, sql.ErrNoRows):
+		return "", err
+	case direct:
+		return key, nil
+	}
+	return "", fmt.Errorf("resolve %q: %w", key, sessiondb.ErrNotFound)
 }
 
 // applyPatch writes a MetaPatch (without touching sequence/updated_at).
@@ -241,6 +330,81 @@ func applyPatch(ctx context.Context, tx *ptx, id string, p *sessiondb.MetaPatch)
 	return nil
 }
 
+// effectivePatch resolves p's merge patches against the stored session:
+// the result sets Scope and Attrs to the merged documents.
+func effectivePatch(sess sessiondb.Session, p *sessiondb.MetaPatch) (*sessiondb.MetaPatch, error) {
+	if p.ScopeMerge == nil && p.AttrsMerge == nil {
+		return p, nil
+	}
+	out := *p
+	merge := func(stored, set, patch json.RawMessage) (json.RawMessage, error) {
+		doc := stored
+		if set != nil {
+			doc = set
+			if jsonOrNull(set) == nil {
+				doc = nil
+			}
+		}
+		merged, err := sessiondb.MergePatch(doc, patch)
+		if merged == nil && err == nil {
+			merged = json.RawMessage("null")
+		}
+		return merged, err
+	}
+	var err error
+	if p.ScopeMerge != nil {
+		if out.Scope, err = merge(sess.Scope, p.Scope, p.ScopeMerge); err != nil {
+			return nil, err
+		}
+	}
+	if p.AttrsMerge != nil {
+		if out.Attrs, err = merge(sess.Attrs, p.Attrs, p.AttrsMerge); err != nil {
+			return nil, err
+		}
+	}
+	return &out, nil
+}
+
+// patchChanges reports whether p (resolved by effectivePatch) would change
+// anything of sess (whose Aliases must have been read).
+func patchChanges(sess sessiondb.Session, p *sessiondb.MetaPatch) bool {
+	docDiffers := func(stored, set json.RawMessage) bool {
+		if set == nil {
+			return false
+		}
+		v := jsonOrNull(set)
+		if v == nil {
+			return stored != nil
+		}
+		return stored == nil || string(stored) != v.(string)
+	}
+	switch {
+	case p.Title != nil && *p.Title != sess.Title,
+		p.Summary != nil && *p.Summary != sess.Summary,
+		p.Version != nil && *p.Version != sess.Version,
+		docDiffers(sess.Scope, p.Scope),
+		docDiffers(sess.Attrs, p.Attrs):
+		return true
+	case p.Aliases != nil:
+		return !slices.Equal(normalAliases(sess.ID, *p.Aliases), sess.Aliases)
+	}
+	return false
+}
+
+// normalAliases is the alias list setAliases stores: in order, duplicates
+// and the session's own ID dropped (nil when empty).
+func normalAliases(id string, aliases []string) []string {
+	var out []string
+	seen := map[string]bool{id: true}
+	for _, a := range aliases {
+		if !seen[a] {
+			seen[a] = true
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
 // jsonOrNull stores JSON null as SQL NULL, so that "cleared" reads back nil.
 func jsonOrNull(doc json.RawMessage) any {
 	if strings.TrimSpace(string(doc)) == "null" {
@@ -264,7 +428,10 @@ func (s *Store) Get(ctx context.Context, id string) (sessiondb.Session, error) {
 	}
 	var out sessiondb.Session
 	err := s.read(ctx, func(tx *ptx) (err error) {
-		out, err = getSession(ctx, tx, id)
+		if out, err = getSession(ctx, tx, id); err != nil {
+			return err
+		}
+		out, err = withCounts(ctx, tx, out)
 		return err
 	})
 	return out, err
@@ -281,12 +448,8 @@ func (s *Store) Resolve(ctx context.Context, idOrAlias string) (string, error) {
 		return "", fmt.Errorf("resolve: %w", err)
 	}
 	var id string
-	err := s.read(ctx, func(tx *ptx) error {
-		err := tx.GetContext(ctx, &id, `SELECT id FROM sessions WHERE id = ?
-			UNION ALL SELECT session_id FROM session_aliases WHERE alias = ? LIMIT 1`, idOrAlias, idOrAlias)
-		if errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("resolve %q: %w", idOrAlias, sessiondb.ErrNotFound)
-		}
+	err := s.read(ctx, func(tx *ptx) (err error) {
+		id, err = resolveKey(ctx, tx, idOrAlias)
 		return err
 	})
 	return id, err
@@ -320,8 +483,7 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 // listRow is a session with its computed counts.
 type listRow struct {
 	sessionRow
-	MessageCount int64 `db:"message_count"`
-	EntryCount   int64 `db:"entry_count"`
+	EntryCount int64 `db:"entry_count"`
 }
 
 // List implements sessiondb.Store. Pages are walked with a keyset cursor
@@ -350,10 +512,6 @@ func (s *Store) List(ctx context.Context, opts sessiondb.ListOptions) ([]session
 			OR EXISTS (SELECT 1 FROM session_aliases a WHERE a.session_id = s.id AND strpos(lower(a.alias), lower(?1q)) > 0))`)
 	}
 	q := `SELECT ` + sessionColumns + `,
-		(SELECT count(*) FROM summary_messages m WHERE m.compaction_id =
-			(SELECT max(id) FROM compactions c WHERE c.session_id = s.id))
-		+ s.last_seq + 1 - coalesce((SELECT keep_from_seq FROM compactions c
-			WHERE c.session_id = s.id ORDER BY c.id DESC LIMIT 1), 1) AS message_count,
 		(SELECT count(*) FROM entries e WHERE e.session_id = s.id) AS entry_count
 		FROM sessions s`
 	if len(where) > 0 {
@@ -386,7 +544,7 @@ func (s *Store) List(ctx context.Context, opts sessiondb.ListOptions) ([]session
 	out := make([]sessiondb.SessionInfo, len(rows))
 	for i, r := range rows {
 		sess := r.session()
-		sess.MessageCount, sess.EntryCount = r.MessageCount, r.EntryCount
+		sess.EntryCount = r.EntryCount
 		out[i] = sessiondb.SessionInfo{Session: sess}
 	}
 	return out, next, nil

@@ -212,25 +212,10 @@ func (s *Store) Entries(ctx context.Context, id string, from, to int64) ([]sessi
 
 // SetHistory implements sessiondb.Store.
 func (s *Store) SetHistory(ctx context.Context, id string, messages []sessiondb.Entry) (sessiondb.Session, error) {
-	if err := sessiondb.ValidateCommit(id, sessiondb.Commit{Append: messages}); err != nil {
-		return sessiondb.Session{}, fmt.Errorf("set history of %s: %w", id, err)
+	if messages == nil {
+		messages = []sessiondb.Entry{}
 	}
-	var out sessiondb.Session
-	err := s.write(ctx, func(tx *ptx) error {
-		var c sessiondb.Commit
-		if err := s.historyCommit(ctx, tx, id, messages, &c); err != nil {
-			return err
-		}
-		if len(c.Append) == 0 && len(c.Compactions) == 0 {
-			var err error
-			out, err = getSession(ctx, tx, id) // already the transcript: nothing to commit
-			return err
-		}
-		var err error
-		out, err = s.applyCommit(ctx, tx, id, c)
-		return err
-	})
-	return out, err
+	return s.Commit(ctx, id, sessiondb.Commit{History: messages})
 }
 
 // historyCommit fills c with what replaces the transcript by messages.

@@ -75,6 +75,13 @@
 //     and across a compaction, fork of fork, independence of both sides;
 //     checkpoint defaults, listing newest first, deletion, CompactionID; usage
 //     totals and source-file records.
+//   - Search: CJK words inside unsegmented text, accents and case, emoji,
+//     short terms, pagination, hostile query syntax, exact phrase first,
+//     deleted and pruned rows gone, search while writing, and
+//     read-your-writes: 4 writers each search for the word of every append
+//     right after it returns (the backend may index later; the search must
+//     still find it). Across processes, read-your-writes is tested by the
+//     backend (sqlstore's TestSearchSeesOtherProcessWrites).
 //   - BadInput: invalid IDs and aliases (ErrInvalid), non-JSON and oversized
 //     bodies (ErrInvalid, nothing written), unknown sessions (ErrNotFound on
 //     every method that takes an ID), every method after Close (ErrClosed).

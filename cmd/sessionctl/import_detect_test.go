@@ -108,7 +108,7 @@ func TestImportDetect(t *testing.T) {
 	}
 	db := filepath.Join(t.TempDir(), "s.db")
 	r := sessionctl(t, db, "import", "--detect", home).mustSucceed(t)
-	for _, want := range []string{"claude-code  6 ", "codex        4 ", "pi           7 ", "17 sessions would be imported; 1 files skipped", "notes.txt: unknown format, skipped"} {
+	for _, want := range []string{"claude-code  6 ", "codex        4 ", "pi           7 ", "17 sessions would be imported; 1 files skipped", "notes.txt: not a session file of a known format; skipped"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("output lacks %q:\n%s", want, r.stdout)
 		}

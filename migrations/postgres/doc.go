@@ -21,4 +21,12 @@
 //     the search_path. An extension exists once per database: when several
 //     sessiondb schemas share a database, install it once (in public) and
 //     keep that schema on each store's search_path.
+//   - 00002 (shared aliases, the equivalent of SQLite's 00005) parses
+//     attrs with a pg_temp function that turns text PostgreSQL's jsonb
+//     refuses (not JSON, or holding \u0000) into NULL, so such attrs are
+//     left as they are instead of failing the migration. Folded attrs are
+//     rewritten through jsonb (key order and spacing normalised), as
+//     SQLite's json_remove re-encodes them. Order-sensitive comparisons
+//     of IDs use COLLATE "C" (byte order, Go's), never the database's
+//     collation.
 package postgres

@@ -1,0 +1,124 @@
+package pgstore
+
+import (
+	"database/sql"
+	"slices"
+	"testing"
+)
+
+// TestMigrationSharedAliases: migration 00002 keeps the aliases of a
+// version-1 schema, folds attrs.source_aliases (written by the importer of
+// that schema) back into real aliases, and its Down goes back to one
+// holder per alias, keeping the full lists in attrs.source_aliases; Up
+// again restores them.
+func TestMigrationSharedAliases(t *testing.T) {
+	u := newSchema(t)
+	s := mustOpenURL(t, u, &Options{NoMigrate: true})
+	ctx := t.Context()
+	p, err := s.Provider(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.UpTo(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	db := s.DB()
+	exec := func(q string, args ...any) {
+		t.Helper()
+		if _, err := db.ExecContext(ctx, q, args...); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	const ts = "2026-01-01T00:00:00.000000000Z"
+	for _, r := range []struct{ id, attrs string }{
+		{"sk_a", `{"source_aliases":["agent:main:main","tg:1"],"k":1}`},
+		{"sk_b", `{"source_aliases":["agent:main:main","sk_b","x","x"]}`},
+		{"sk_c", `{"source_aliases":["ok",""]}`}, // not all valid: left alone
+		{"sk_d", `not json`},
+	} {
+		exec(`INSERT INTO sessions (id, title, summary, attrs, version, sequence, last_seq, created_at, updated_at)
+			VALUES ($1, '', '', $2, 0, 1, 0, $3, $3)`, r.id, r.attrs, ts)
+	}
+	exec(`INSERT INTO session_aliases (alias, session_id) VALUES ('agent:main:main', 'sk_a'), ('c1', 'sk_c')`)
+
+	aliases := func(id string) []string {
+		t.Helper()
+		var out []string
+		rows, err := db.QueryContext(ctx, `SELECT alias FROM session_aliases WHERE session_id = $1 ORDER BY id`, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var a string
+			if err := rows.Scan(&a); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, a)
+		}
+		return out
+	}
+	attrs := func(id string) sql.NullString {
+		t.Helper()
+		var a sql.NullString
+		if err := db.QueryRowContext(ctx, `SELECT attrs FROM sessions WHERE id = $1`, id).Scan(&a); err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	checkUp := func(when string) {
+		t.Helper()
+		for id, want := range map[string][]string{
+			"sk_a": {"agent:main:main", "tg:1"},
+			"sk_b": {"agent:main:main", "x"},
+			"sk_c": {"c1"},
+			"sk_d": nil,
+		} {
+			if got := aliases(id); !slices.Equal(got, want) {
+				t.Errorf("%s: aliases of %s = %q, want %q", when, id, got, want)
+			}
+		}
+		if a := attrs("sk_b"); a.Valid {
+			t.Errorf("%s: attrs of sk_b = %q, want NULL (source_aliases folded)", when, a.String)
+		}
+		if a := attrs("sk_c"); a.String != `{"source_aliases":["ok",""]}` {
+			t.Errorf("%s: attrs of sk_c = %q, want unchanged", when, a.String)
+		}
+		if a := attrs("sk_d"); a.String != `not json` {
+			t.Errorf("%s: attrs of sk_d = %q, want unchanged", when, a.String)
+		}
+	}
+	if _, err := p.UpTo(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	checkUp("up")
+	if a := attrs("sk_a"); a.String != `{"k": 1}` {
+		t.Errorf("attrs of sk_a = %q, want source_aliases removed", a.String)
+	}
+	if id, err := s.Resolve(ctx, "agent:main:main"); err != nil || id != "sk_a" {
+		t.Errorf("Resolve(agent:main:main) = %q, %v; want sk_a (first in file-name order)", id, err)
+	}
+
+	if _, err := p.DownTo(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if got := aliases("sk_b"); !slices.Equal(got, []string{"x"}) {
+		t.Errorf("down: aliases of sk_b = %q, want [x] (agent:main:main stays with sk_a)", got)
+	}
+	if got := aliases("sk_a"); !slices.Equal(got, []string{"agent:main:main", "tg:1"}) {
+		t.Errorf("down: aliases of sk_a = %q", got)
+	}
+	if a := attrs("sk_b"); a.String != `{"source_aliases": ["agent:main:main", "x"]}` {
+		t.Errorf("down: attrs of sk_b = %q, want the full list kept", a.String)
+	}
+	if _, err := db.ExecContext(ctx, `INSERT INTO session_aliases (alias, session_id) VALUES ('tg:1', 'sk_b')`); err == nil {
+		t.Error("down: a second holder of an alias was accepted")
+	}
+	if _, err := p.UpTo(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	checkUp("up again")
+	if _, err := s.Get(ctx, "sk_b"); err != nil {
+		t.Fatal(err)
+	}
+}
