@@ -149,44 +149,8 @@ func sourceWithSamples(t *testing.T) string {
 	return db
 }
 
-// dropSharedAliasSessions deletes from db every session that lists an
-// alias another session lists too. pgstore cannot hold shared aliases yet
-// (its session_aliases.alias is UNIQUE; storetest's CreateSharedAlias
-// fails against it on main since the shared-aliases merge), so the round
-// trip through PostgreSQL leaves them out; TestCopySQLiteToSQLite copies
-// them. Remove this once pgstore shares aliases.
-func dropSharedAliasSessions(t *testing.T, db string) {
-	t.Helper()
-	withStore(t, db, func(st *sqlstore.Store) {
-		ctx := context.Background()
-		rows, err := st.Query(ctx, `SELECT DISTINCT a.session_id FROM session_aliases a
-			WHERE EXISTS (SELECT 1 FROM session_aliases b WHERE b.alias = a.alias AND b.session_id <> a.session_id)`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var ids []string
-		for rows.Next() {
-			var id string
-			if err := rows.Scan(&id); err != nil {
-				t.Fatal(err)
-			}
-			ids = append(ids, id)
-		}
-		rows.Close()
-		for _, id := range ids {
-			if err := st.Delete(ctx, id); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if len(ids) > 0 {
-			t.Logf("left out %d sessions with shared aliases (pgstore has none yet): %v", len(ids), ids)
-		}
-	})
-}
-
 func TestCopyRoundTripSQLitePostgresSQLite(t *testing.T) {
 	src := sourceWithSamples(t)
-	dropSharedAliasSessions(t, src)
 	pg := pgURL(t)
 	back := tempDB(t)
 
