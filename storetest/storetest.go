@@ -62,6 +62,7 @@ func Run(t *testing.T, newStore func(t *testing.T) sessiondb.Store) {
 		{"Search", searchTests()},
 		{"Restore", restoreTests()},
 		{"BadInput", badInputTests()},
+		{"Copy", copyTests()},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

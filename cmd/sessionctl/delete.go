@@ -7,8 +7,6 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-
-	"github.com/sessiondb/sessiondb/sqlstore"
 )
 
 func (a *app) deleteCommand() *cobra.Command {
@@ -38,7 +36,7 @@ overwrites the deleted content with zeros as it is deleted.`,
 			if !yes && !a.stdinTTY {
 				return usageErrorf(c, "stdin is not a terminal: pass --yes to delete without confirmation")
 			}
-			st, err := a.openExisting(&sqlstore.Options{SecureDelete: secure})
+			st, err := a.openExisting(&openOptions{SecureDelete: secure})
 			if err != nil {
 				return err
 			}

@@ -11,8 +11,8 @@
 //
 // # The database
 //
-// Every command works on one database file: --db, else $SESSIONDB_PATH,
-// else $XDG_DATA_HOME/sessiondb/sessions.db (an absolute XDG_DATA_HOME
+// Every command works on one database: --db, else $SESSIONDB_PATH, else
+// $SESSIONDB_URL, else $XDG_DATA_HOME/sessiondb/sessions.db (an absolute XDG_DATA_HOME
 // only), else ~/.local/share/sessiondb/sessions.db. Missing directories are
 // created with mode 0700 and the file with 0600: transcripts are private.
 // Only import creates a missing database (and migrates an older one).
@@ -24,6 +24,29 @@
 // prune, truncate, fork, compact, checkpoint create/restore), vacuum,
 // reindex and migrate refuse a database that does not exist, so a typo in
 // --db never leaves an empty file behind.
+//
+// # Backends
+//
+// Each of those may be a file path (SQLite) or a postgres:// or
+// postgresql:// URL (PostgreSQL). backend.go is the one place that maps the
+// value to a store: the commands hold a sessiondb.Store and ask, through
+// small interfaces defined there (readOnlyQuerier, vacuumer, backupKeeper,
+// lazyIndexer, reindexer, schemaChecker, migrator, engineChecker,
+// fileBacked), for what only some backends do; a backend without one says
+// what replaces it (noter: "vacuum: on PostgreSQL the server's autovacuum
+// does this; nothing to do"). Adding a backend adds a case and an adapter
+// there, not a change to the commands. Read-only commands open PostgreSQL
+// without migrating it; the server database itself always exists.
+//
+// # Copy
+//
+// copy --from A --to B moves every session between any two databases with
+// sessiondb.Copier (DumpSession from one snapshot, PutSession in one
+// transaction on the target, guarded by the target's sequence). A session
+// whose Sequence and LastSeq match in the target is skipped, so a rerun
+// after a kill copies only the rest; a session whose target Sequence is
+// higher was written there since and is left alone (reported, exit 1),
+// since replacing it would lose those writes. Deletions are not copied.
 //
 // # Output contract
 //
@@ -64,7 +87,7 @@
 //
 // # Progress
 //
-// import draws a progress bar on stderr when stderr is a terminal, so that
+// import and copy draw a progress bar on stderr when stderr is a terminal, so that
 // stdout stays clean for --json and pipes; otherwise it prints only the
 // summary.
 //
@@ -81,6 +104,11 @@
 // Rows are streamed (the table aligned 1000 rows at a time) so a large
 // result does not have to fit in memory, table cells are clipped before
 // they are formatted, and --timeout bounds a query.
+//
+// On PostgreSQL the statement runs in a READ ONLY transaction that is
+// always rolled back, with --timeout also set as the transaction's
+// statement_timeout, so the server stops a runaway query even when the
+// client is gone.
 //
 // # Time travel
 //

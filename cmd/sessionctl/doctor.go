@@ -1,15 +1,13 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/sessiondb/sessiondb/migrations"
-	"github.com/sessiondb/sessiondb/sqlstore"
+	"github.com/sessiondb/sessiondb"
 )
 
 // walWarnBytes is the write-ahead-log size doctor warns about: a WAL this
@@ -44,6 +42,9 @@ views, indexes and triggers against the text the migrations gave them, the
 journal mode, the write-ahead log's size, and that the database, its
 WAL/SHM and its backups are readable by their owner only.
 
+On PostgreSQL, doctor checks the schema version, orphan rows and log
+positions; the file checks are skipped (the server manages storage).
+
 Each check is ok, warn, fail or skipped. The exit code is 1 when any check
 fails, 0 otherwise (warnings included).`,
 		Example: `  sessionctl doctor
@@ -60,7 +61,7 @@ fails, 0 otherwise (warnings included).`,
 func (a *app) runDoctor(asJSON bool) error {
 	// Read-only: doctor looks, it never changes the file.
 	// NoSchemaCheck: a damaged schema is reported below, not refused.
-	st, err := a.openRead(&sqlstore.Options{NoMigrate: true, NoSchemaCheck: true})
+	st, err := a.openRead(&openOptions{NoMigrate: true, NoSchemaCheck: true})
 	if err != nil {
 		return err
 	}
@@ -69,23 +70,33 @@ func (a *app) runDoctor(asJSON bool) error {
 		results = append(results, checkResult{Check: check, Status: status, Detail: fmt.Sprintf(format, args...)})
 	}
 
+	q, _ := st.(readOnlyQuerier)
+	if q == nil {
+		return fmt.Errorf("doctor: %s cannot run checks", location(st))
+	}
+
 	// The version is read with plain queries rather than through goose,
-	// which would create its version table in a file that has none.
+	// which would create its version table in a database that has none.
 	schemaOK := false
-	if current, err := a.schemaVersion(st); err != nil {
+	mg, _ := st.(migrator)
+	if mg == nil {
+		add("schema version", checkSkip, "%s", note(st, "migrations"))
+	} else if current, err := mg.SchemaVersion(a.ctx); err != nil {
 		add("schema version", checkFail, "cannot read the version: %v", err)
-	} else if latest, err := migrations.Latest(); err != nil {
+	} else if latest, err := mg.LatestSchema(); err != nil {
 		add("schema version", checkFail, "cannot read the embedded migrations: %v", err)
 	} else {
 		switch {
 		case current == latest:
 			schemaOK = true
 			add("schema version", checkOK, "version %d, the latest", current)
-			if err := st.CheckSchema(a.ctx); err != nil {
-				schemaOK = false
-				add("schema objects", checkFail, "%v; restore from a backup", err)
-			} else {
-				add("schema objects", checkOK, "as the migrations created them")
+			if sc, ok := st.(schemaChecker); ok {
+				if err := sc.CheckSchema(a.ctx); err != nil {
+					schemaOK = false
+					add("schema objects", checkFail, "%v; restore from a backup", err)
+				} else {
+					add("schema objects", checkOK, "as the migrations created them")
+				}
 			}
 		case current < latest:
 			add("schema version", checkFail, "version %d, latest is %d: run 'sessionctl migrate up'", current, latest)
@@ -94,28 +105,8 @@ func (a *app) runDoctor(asJSON bool) error {
 		}
 	}
 
-	if mode, err := a.queryStrings(st, "PRAGMA journal_mode"); err != nil {
-		add("journal mode", checkFail, "%v", err)
-	} else if len(mode) == 1 && strings.EqualFold(mode[0], "wal") {
-		add("journal mode", checkOK, "wal")
-	} else {
-		add("journal mode", checkFail, "%s, expected wal", strings.Join(mode, ","))
-	}
-
-	if lines, err := a.queryStrings(st, "PRAGMA integrity_check"); err != nil {
-		add("integrity", checkFail, "%v%s", err, repairHint([]string{err.Error()}))
-	} else if len(lines) == 1 && lines[0] == "ok" {
-		add("integrity", checkOK, "ok")
-	} else {
-		add("integrity", checkFail, "%d problem(s), first: %s%s", len(lines), firstOr(lines, "?"), repairHint(lines))
-	}
-
-	if n, err := a.queryCount(st, "SELECT count(*) FROM pragma_foreign_key_check"); err != nil {
-		add("foreign keys", checkFail, "%v", err)
-	} else if n == 0 {
-		add("foreign keys", checkOK, "no violations")
-	} else {
-		add("foreign keys", checkFail, "%d row(s) point at missing parents", n)
+	if ec, ok := st.(engineChecker); ok {
+		results = append(results, ec.EngineChecks(a.ctx)...)
 	}
 
 	if !schemaOK {
@@ -137,7 +128,7 @@ func (a *app) runDoctor(asJSON bool) error {
 		var found []string
 		var qerr error
 		for _, o := range orphans {
-			n, err := a.queryCount(st, o.query)
+			n, err := queryInt(a.ctx, q, o.query)
 			if err != nil {
 				qerr = err
 				break
@@ -162,7 +153,7 @@ func (a *app) runDoctor(asJSON bool) error {
 		}
 		found, qerr = nil, nil
 		for _, p := range positions {
-			n, err := a.queryCount(st, p.query)
+			n, err := queryInt(a.ctx, q, p.query)
 			if err != nil {
 				qerr = err
 				break
@@ -181,39 +172,26 @@ func (a *app) runDoctor(asJSON bool) error {
 		}
 	}
 
-	if !schemaOK {
+	li, _ := st.(lazyIndexer)
+	switch {
+	case !schemaOK:
 		add("search index", checkSkip, "needs the latest schema")
-	} else if idx, err := st.IndexStatus(a.ctx); err != nil {
-		add("search index", checkFail, "%v", err)
-	} else if idx.Unindexed > indexLagWarn {
-		add("search index", checkWarn, "%d rows not indexed yet: search scans them until a writer catches up (run 'sessionctl reindex --catch-up')", idx.Unindexed)
-	} else {
-		add("search index", checkOK, "%d rows not indexed yet, %d deleted rows not purged yet", idx.Unindexed, idx.PendingDeletes)
-	}
-
-	wal := fileSize(st.Path() + "-wal")
-	if wal > walWarnBytes {
-		add("wal size", checkWarn, "%s: a long-running reader may be blocking checkpoints; it shrinks once all processes close the database", humanBytes(wal))
-	} else {
-		add("wal size", checkOK, "%s", humanBytes(wal))
-	}
-
-	// The transcripts are private: the database, its WAL and SHM and its
-	// backups should be readable by their owner only.
-	files := []string{st.Path(), st.Path() + "-wal", st.Path() + "-shm"}
-	if baks, err := st.Backups(); err == nil {
-		files = append(files, baks...)
-	}
-	var open []string
-	for _, f := range files {
-		if fi, err := os.Stat(f); err == nil && fi.Mode().Perm()&0o077 != 0 {
-			open = append(open, fmt.Sprintf("%s (%04o)", f, fi.Mode().Perm()))
+	case li == nil:
+		add("search index", checkOK, "%s", note(st, "index"))
+	default:
+		if idx, err := li.IndexStatus(a.ctx); err != nil {
+			add("search index", checkFail, "%v", err)
+		} else if idx.Unindexed > indexLagWarn {
+			add("search index", checkWarn, "%d rows not indexed yet: search scans them until a writer catches up (run 'sessionctl reindex --catch-up')", idx.Unindexed)
+		} else {
+			add("search index", checkOK, "%d rows not indexed yet, %d deleted rows not purged yet", idx.Unindexed, idx.PendingDeletes)
 		}
 	}
-	if len(open) > 0 {
-		add("permissions", checkWarn, "readable or writable by others: %s; run chmod 600 on them", strings.Join(open, ", "))
+
+	if fb, ok := st.(fileBacked); ok {
+		a.fileChecks(st, fb.Path(), add)
 	} else {
-		add("permissions", checkOK, "owner only")
+		add("files", checkSkip, "%s", note(st, "files"))
 	}
 
 	failed := 0
@@ -227,7 +205,11 @@ func (a *app) runDoctor(asJSON bool) error {
 			return err
 		}
 	} else {
-		fmt.Fprintf(a.stdout, "database %s (%s)\n", st.Path(), humanBytes(fileSize(st.Path())))
+		if fb, ok := st.(fileBacked); ok {
+			fmt.Fprintf(a.stdout, "database %s (%s)\n", fb.Path(), humanBytes(fileSize(fb.Path())))
+		} else {
+			fmt.Fprintf(a.stdout, "database %s\n", location(st))
+		}
 		tw := newTable(a.stdout)
 		fmt.Fprintln(tw, "CHECK\tSTATUS\tDETAIL")
 		for _, r := range results {
@@ -260,51 +242,35 @@ func repairHint(problems []string) string {
 	return "; only the search index is damaged: run 'sessionctl reindex'"
 }
 
-// schemaVersion returns the applied goose version (0: none).
-func (a *app) schemaVersion(st *sqlstore.Store) (int64, error) {
-	n, err := a.queryCount(st, "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'goose_db_version'")
-	if err != nil || n == 0 {
-		return 0, err
+// fileChecks checks a database file's write-ahead log and that the
+// file, its WAL/SHM and its backups are private.
+func (a *app) fileChecks(st sessiondb.Store, path string, add func(check, status, format string, args ...any)) {
+	wal := fileSize(path + "-wal")
+	if wal > walWarnBytes {
+		add("wal size", checkWarn, "%s: a long-running reader may be blocking checkpoints; it shrinks once all processes close the database", humanBytes(wal))
+	} else {
+		add("wal size", checkOK, "%s", humanBytes(wal))
 	}
-	return a.queryCount(st, "SELECT coalesce(max(version_id), 0) FROM goose_db_version WHERE is_applied")
-}
 
-// queryStrings runs a query whose rows are one text column.
-func (a *app) queryStrings(st *sqlstore.Store, q string) ([]string, error) {
-	rows, err := st.Query(a.ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, err
+	// The transcripts are private: the database, its WAL and SHM and its
+	// backups should be readable by their owner only.
+	files := []string{path, path + "-wal", path + "-shm"}
+	if bk, ok := st.(backupKeeper); ok {
+		if baks, err := bk.Backups(); err == nil {
+			files = append(files, baks...)
 		}
-		out = append(out, s)
 	}
-	return out, rows.Err()
-}
-
-// queryCount runs a query that returns one integer.
-func (a *app) queryCount(st *sqlstore.Store, q string) (int64, error) {
-	rows, err := st.Query(a.ctx, q)
-	if err != nil {
-		return 0, err
-	}
-	defer rows.Close()
-	if !rows.Next() {
-		if err := rows.Err(); err != nil {
-			return 0, err
+	var open []string
+	for _, f := range files {
+		if fi, err := os.Stat(f); err == nil && fi.Mode().Perm()&0o077 != 0 {
+			open = append(open, fmt.Sprintf("%s (%04o)", f, fi.Mode().Perm()))
 		}
-		return 0, errors.New("no result")
 	}
-	var n int64
-	if err := rows.Scan(&n); err != nil {
-		return 0, err
+	if len(open) > 0 {
+		add("permissions", checkWarn, "readable or writable by others: %s; run chmod 600 on them", strings.Join(open, ", "))
+	} else {
+		add("permissions", checkOK, "owner only")
 	}
-	return n, rows.Err()
 }
 
 func firstOr(s []string, def string) string {

@@ -50,7 +50,7 @@ func TestEndToEnd(t *testing.T) {
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
 		switch k {
-		case "HOME", "XDG_DATA_HOME", "SESSIONDB_PATH":
+		case "HOME", "XDG_DATA_HOME", "SESSIONDB_PATH", "SESSIONDB_URL":
 		default:
 			env = append(env, kv)
 		}

@@ -8,7 +8,7 @@ import (
 	"github.com/pressly/goose/v3"
 	"github.com/spf13/cobra"
 
-	"github.com/sessiondb/sessiondb/sqlstore"
+	"github.com/sessiondb/sessiondb"
 )
 
 func (a *app) migrateCommand() *cobra.Command {
@@ -47,12 +47,16 @@ type migrateStatusJSON struct {
 
 // provider opens the existing database without migrating it and returns
 // goose's provider over it.
-func (a *app) provider() (*sqlstore.Store, *goose.Provider, error) {
-	st, err := a.openExisting(&sqlstore.Options{NoMigrate: true})
+func (a *app) provider() (sessiondb.Store, *goose.Provider, error) {
+	st, err := a.openExisting(&openOptions{NoMigrate: true})
 	if err != nil {
 		return nil, nil, err
 	}
-	p, err := st.Provider()
+	mg, ok := st.(migrator)
+	if !ok {
+		return nil, nil, fmt.Errorf("migrate: %s has no migrations", location(st))
+	}
+	p, err := mg.MigrationProvider(a.ctx)
 	if err != nil {
 		return nil, nil, fmt.Errorf("load migrations: %w", err)
 	}
@@ -123,20 +127,20 @@ func (a *app) migrateUpCommand() *cobra.Command {
 				return fmt.Errorf("schema version: %w", err)
 			}
 			if before >= latest {
-				fmt.Fprintf(a.stdout, "%s is at version %d, the latest; nothing to do\n", st.Path(), before)
+				fmt.Fprintf(a.stdout, "%s is at version %d, the latest; nothing to do\n", location(st), before)
 				return nil
 			}
 			// Reopen with migrations on: Open applies them the careful way
 			// (backup of a database holding data, then an integrity check).
 			if err := st.Close(); err != nil {
-				return fmt.Errorf("close %s: %w", st.Path(), err)
+				return fmt.Errorf("close %s: %w", location(st), err)
 			}
 			a.store = nil
 			st, err = a.open(nil)
 			if err != nil {
 				return err
 			}
-			p, err = st.Provider()
+			p, err = st.(migrator).MigrationProvider(a.ctx)
 			if err != nil {
 				return fmt.Errorf("load migrations: %w", err)
 			}
@@ -144,7 +148,7 @@ func (a *app) migrateUpCommand() *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("schema version: %w", err)
 			}
-			fmt.Fprintf(a.stdout, "migrated %s from version %d to %d\n", st.Path(), before, after)
+			fmt.Fprintf(a.stdout, "migrated %s from version %d to %d\n", location(st), before, after)
 			return nil
 		},
 	}
@@ -174,11 +178,11 @@ func (a *app) migrateDownToCommand() *cobra.Command {
 				return fmt.Errorf("schema version: %w", err)
 			}
 			if version >= current {
-				fmt.Fprintf(a.stdout, "%s is at version %d; nothing to roll back\n", st.Path(), current)
+				fmt.Fprintf(a.stdout, "%s is at version %d; nothing to roll back\n", location(st), current)
 				return nil
 			}
 			if !yes {
-				ok, err := a.confirm(fmt.Sprintf("roll %s back from version %d to %d, dropping the data of the newer tables?", st.Path(), current, version))
+				ok, err := a.confirm(fmt.Sprintf("roll %s back from version %d to %d, dropping the data of the newer tables?", location(st), current, version))
 				if err != nil {
 					return err
 				}
@@ -186,14 +190,18 @@ func (a *app) migrateDownToCommand() *cobra.Command {
 					return errors.New("aborted; nothing changed")
 				}
 			}
-			if !noBackup {
+			bk, hasBackups := st.(backupKeeper)
+			if !noBackup && !hasBackups {
+				fmt.Fprintln(a.stdout, note(st, "backups"))
+			}
+			if !noBackup && hasBackups {
 				// Rolling back drops tables with their data: keep a copy
 				// to restore from, as 'up' does before migrating.
-				bak, err := st.Backup(a.ctx)
+				bak, err := bk.Backup(a.ctx)
 				if err != nil {
 					return fmt.Errorf("nothing rolled back: %w", err)
 				}
-				fmt.Fprintf(a.stdout, "backed up %s to %s\n", st.Path(), bak)
+				fmt.Fprintf(a.stdout, "backed up %s to %s\n", location(st), bak)
 			}
 			results, err := p.DownTo(a.ctx, version)
 			for _, r := range results {
@@ -204,7 +212,7 @@ func (a *app) migrateDownToCommand() *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("roll back to %d: %w", version, err)
 			}
-			fmt.Fprintf(a.stdout, "%s is at version %d\n", st.Path(), version)
+			fmt.Fprintf(a.stdout, "%s is at version %d\n", location(st), version)
 			return nil
 		},
 	}

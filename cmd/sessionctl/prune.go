@@ -5,8 +5,6 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
-
-	"github.com/sessiondb/sessiondb/sqlstore"
 )
 
 func (a *app) pruneCommand() *cobra.Command {
@@ -35,7 +33,7 @@ stdin is not a terminal --yes is required (as for delete).`,
 			if all && !yes && !a.stdinTTY {
 				return usageErrorf(c, "stdin is not a terminal: pass --yes to prune every session (it deletes history)")
 			}
-			st, err := a.openExisting(&sqlstore.Options{SecureDelete: secure})
+			st, err := a.openExisting(&openOptions{SecureDelete: secure})
 			if err != nil {
 				return err
 			}

@@ -31,29 +31,43 @@ rebuilding. Both print the index's lag before and after.`,
 			if err != nil {
 				return err
 			}
-			before, err := st.IndexStatus(a.ctx)
-			if err != nil {
-				return fmt.Errorf("reindex %s: %w", st.Path(), err)
-			}
-			fmt.Fprintf(a.stdout, "before: %d rows not indexed, %d deleted rows not purged\n", before.Unindexed, before.PendingDeletes)
-			if catchUp && !reextract {
-				err = st.CatchUpIndex(a.ctx)
-			} else {
-				err = st.Reindex(a.ctx, reextract)
-			}
-			if err != nil {
-				return fmt.Errorf("reindex %s: %w", st.Path(), err)
-			}
-			after, err := st.IndexStatus(a.ctx)
-			if err != nil {
-				return fmt.Errorf("reindex %s: %w", st.Path(), err)
+			li, lazy := st.(lazyIndexer)
+			if lazy {
+				before, err := li.IndexStatus(a.ctx)
+				if err != nil {
+					return fmt.Errorf("reindex %s: %w", location(st), err)
+				}
+				fmt.Fprintf(a.stdout, "before: %d rows not indexed, %d deleted rows not purged\n", before.Unindexed, before.PendingDeletes)
 			}
 			what := "rebuilt"
-			if catchUp && !reextract {
+			switch {
+			case catchUp && !reextract && lazy:
 				what = "caught up"
+				err = li.CatchUpIndex(a.ctx)
+			case catchUp && !reextract:
+				fmt.Fprintln(a.stdout, note(st, "index"))
+				return nil
+			default:
+				ri, ok := st.(reindexer)
+				if !ok {
+					fmt.Fprintln(a.stdout, note(st, "index"))
+					return nil
+				}
+				err = ri.Reindex(a.ctx, reextract)
+			}
+			if err != nil {
+				return fmt.Errorf("reindex %s: %w", location(st), err)
+			}
+			if !lazy {
+				fmt.Fprintf(a.stdout, "%s the search index of %s\n", what, location(st))
+				return nil
+			}
+			after, err := li.IndexStatus(a.ctx)
+			if err != nil {
+				return fmt.Errorf("reindex %s: %w", location(st), err)
 			}
 			fmt.Fprintf(a.stdout, "%s the search index of %s; after: %d rows not indexed, %d deleted rows not purged\n",
-				what, st.Path(), after.Unindexed, after.PendingDeletes)
+				what, location(st), after.Unindexed, after.PendingDeletes)
 			return nil
 		},
 	}

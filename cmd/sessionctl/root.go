@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sessiondb/sessiondb"
-	"github.com/sessiondb/sessiondb/sqlstore"
 )
 
 // app is the state one invocation of sessionctl shares between its
@@ -38,7 +37,10 @@ type app struct {
 	// arguments) and is a usage error.
 	cmd *cobra.Command
 
-	store *sqlstore.Store
+	// store is the open database, a sqliteBackend or a pgBackend (see
+	// backend.go): commands use it as a sessiondb.Store and ask for the
+	// rest through backend.go's interfaces.
+	store sessiondb.Store
 }
 
 // run executes sessionctl with args (without the program name) and returns
@@ -96,8 +98,11 @@ func (a *app) rootCommand() *cobra.Command {
 Codex CLI, pi) into a sessiondb database, shows and exports sessions, runs read-only SQL and
 maintains the database file.
 
-The database is --db, else $SESSIONDB_PATH, else
+The database is --db, else $SESSIONDB_PATH, else $SESSIONDB_URL, else
 $XDG_DATA_HOME/sessiondb/sessions.db, else ~/.local/share/sessiondb/sessions.db.
+Each may be a file path or a PostgreSQL URL (postgres://user@host/db):
+every command works on either; SQLite-only maintenance says what the
+server does instead.
 
 Exit codes: 0 success, 1 error, 2 usage error, 3 import finished with problems.`,
 		SilenceErrors: true,
@@ -111,7 +116,7 @@ Exit codes: 0 success, 1 error, 2 usage error, 3 import finished with problems.`
 	root.SetIn(a.stdin)
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
-	root.PersistentFlags().StringVar(&a.dbFlag, "db", "", "database file (default $SESSIONDB_PATH, else $XDG_DATA_HOME/sessiondb/sessions.db)")
+	root.PersistentFlags().StringVar(&a.dbFlag, "db", "", "database file or postgres:// URL (default $SESSIONDB_PATH, else $SESSIONDB_URL, else $XDG_DATA_HOME/sessiondb/sessions.db)")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &usageError{cmd: c, err: err}
 	})
@@ -133,6 +138,7 @@ Exit codes: 0 success, 1 error, 2 usage error, 3 import finished with problems.`
 		a.checkpointCommand(),
 		a.renameCommand(),
 		a.deleteCommand(),
+		a.copyCommand(),
 		a.migrateCommand(),
 		a.doctorCommand(),
 		a.serveCommand(),
@@ -142,7 +148,8 @@ Exit codes: 0 success, 1 error, 2 usage error, 3 import finished with problems.`
 	return root
 }
 
-// dbPath resolves the database path: --db, else $SESSIONDB_PATH, else
+// dbPath resolves the database: --db, else $SESSIONDB_PATH, else
+// $SESSIONDB_URL (each a file path or a postgres:// URL), else
 // $XDG_DATA_HOME/sessiondb/sessions.db (an absolute XDG_DATA_HOME only, as
 // the XDG spec says), else ~/.local/share/sessiondb/sessions.db. It returns
 // "" when not even a home directory is known.
@@ -152,6 +159,9 @@ func (a *app) dbPath() string {
 	}
 	if p := a.getenv("SESSIONDB_PATH"); p != "" {
 		return p
+	}
+	if u := a.getenv("SESSIONDB_URL"); u != "" {
+		return u
 	}
 	if d := a.getenv("XDG_DATA_HOME"); d != "" && filepath.IsAbs(d) {
 		return filepath.Join(d, "sessiondb", "sessions.db")
@@ -166,67 +176,42 @@ func (a *app) dbPath() string {
 	return filepath.Join(home, ".local", "share", "sessiondb", "sessions.db")
 }
 
-// open opens the database, creating it and its directory (mode 0700: the
-// transcripts are private) when they do not exist. opts may be nil. The
-// store is closed by run.
-func (a *app) open(opts *sqlstore.Options) (*sqlstore.Store, error) {
-	if a.store != nil {
-		return a.store, nil
-	}
-	path := a.dbPath()
-	if path == "" {
-		return nil, errors.New("no database path: pass --db or set SESSIONDB_PATH")
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, fmt.Errorf("create database directory: %w", err)
-	}
-	st, err := sqlstore.Open(path, opts)
-	if err != nil {
-		return nil, err
-	}
-	a.store = st
-	return st, nil
+// open opens the database, creating it (and, for a file, its directory,
+// mode 0700: the transcripts are private) when it does not exist. The
+// store is closed by run. opts may be nil.
+func (a *app) open(o *openOptions) (sessiondb.Store, error) {
+	return a.openMode(modeCreate, o)
 }
 
 // openExisting opens the database like open but fails, without creating
 // anything, when the file does not exist (for commands that inspect or
 // maintain a database rather than use one).
-func (a *app) openExisting(opts *sqlstore.Options) (*sqlstore.Store, error) {
-	path := a.dbPath()
-	if path == "" {
-		return nil, errors.New("no database path: pass --db or set SESSIONDB_PATH")
-	}
-	if _, err := os.Stat(path); err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("database %s does not exist (pass --db, or import something first)", path)
-		}
-		return nil, fmt.Errorf("database %s: %w", path, err)
-	}
-	return a.open(opts)
+func (a *app) openExisting(o *openOptions) (sessiondb.Store, error) {
+	return a.openMode(modeExisting, o)
 }
 
 // openRead opens the database for a command that only looks at it (list,
 // show, search, sql, stats, export, doctor, completion): nothing is created,
 // migrated or changed. A missing database, someone else's SQLite file and
 // a database that needs `sessionctl migrate` are refused with a message
-// that says so. opts may be nil; ReadOnly is forced on.
-func (a *app) openRead(opts *sqlstore.Options) (*sqlstore.Store, error) {
+// that says so.
+func (a *app) openRead(o *openOptions) (sessiondb.Store, error) {
+	return a.openMode(modeRead, o)
+}
+
+func (a *app) openMode(mode openMode, opts *openOptions) (sessiondb.Store, error) {
 	if a.store != nil {
 		return a.store, nil
 	}
-	path := a.dbPath()
-	if path == "" {
-		return nil, errors.New("no database path: pass --db or set SESSIONDB_PATH")
-	}
-	var o sqlstore.Options
+	var o openOptions
 	if opts != nil {
 		o = *opts
 	}
-	o.ReadOnly = true
-	st, err := sqlstore.Open(path, &o)
-	if errors.Is(err, sessiondb.ErrNotFound) {
-		return nil, fmt.Errorf("database %s does not exist (pass --db, or import something first)", path)
+	loc := a.dbPath()
+	if loc == "" {
+		return nil, errors.New("no database path: pass --db or set SESSIONDB_PATH")
 	}
+	st, err := openBackend(a.ctx, loc, mode, o)
 	if err != nil {
 		return nil, err
 	}

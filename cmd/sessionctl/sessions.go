@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/sessiondb/sessiondb"
-	"github.com/sessiondb/sessiondb/sqlstore"
 )
 
 // resolve returns the ID of the session named by idOrAlias, with an error
@@ -34,7 +33,7 @@ func resolve(ctx context.Context, st sessiondb.Store, idOrAlias string) (string,
 // the one session a command works on. It does not create a missing
 // database: a command that changes one session has nothing to change in a
 // new one, and a typo in --db must not leave an empty file behind.
-func (a *app) openSession(idOrAlias string) (*sqlstore.Store, string, error) {
+func (a *app) openSession(idOrAlias string) (sessiondb.Store, string, error) {
 	st, err := a.openExisting(nil)
 	if err != nil {
 		return nil, "", err
@@ -45,7 +44,7 @@ func (a *app) openSession(idOrAlias string) (*sqlstore.Store, string, error) {
 
 // openSessionRead is openSession for commands that only read (show,
 // checkpoint list): see openRead.
-func (a *app) openSessionRead(idOrAlias string) (*sqlstore.Store, string, error) {
+func (a *app) openSessionRead(idOrAlias string) (sessiondb.Store, string, error) {
 	st, err := a.openRead(nil)
 	if err != nil {
 		return nil, "", err

@@ -16,7 +16,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sessiondb/sessiondb"
-	"github.com/sessiondb/sessiondb/sqlstore"
 )
 
 type sqlOptions struct {
@@ -100,11 +99,16 @@ const tableBlock = 1000
 // streamSQL runs query and prints each row as it is read: nothing holds
 // the whole result. A table cell is cut to 100 characters before it is
 // formatted, so a huge value costs its scan, not copies of it.
-func (a *app) streamSQL(ctx context.Context, st *sqlstore.Store, query string, o sqlOptions) error {
-	rows, err := st.Query(ctx, query)
+func (a *app) streamSQL(ctx context.Context, st sessiondb.Store, query string, o sqlOptions) error {
+	q, ok := st.(readOnlyQuerier)
+	if !ok {
+		return fmt.Errorf("sql: %s does not take SQL", location(st))
+	}
+	rows, done, err := q.QueryReadOnly(ctx, o.timeout, query)
 	if err != nil {
 		return sqlError(err)
 	}
+	defer done()
 	defer rows.Close()
 	cols, err := rows.Columns()
 	if err != nil {

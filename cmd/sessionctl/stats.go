@@ -69,9 +69,13 @@ func (a *app) runStats(asJSON bool) error {
 	if err != nil {
 		return err
 	}
-	r := statsReport{Path: st.Path(), Formats: []formatStats{}}
+	r := statsReport{Path: location(st), Formats: []formatStats{}}
+	q, ok := st.(readOnlyQuerier)
+	if !ok {
+		return fmt.Errorf("stats: %s does not take SQL", location(st))
+	}
 
-	rows, err := st.Query(a.ctx, `
+	rows, done, err := q.QueryReadOnly(a.ctx, 0, `
 		SELECT coalesce(source_format, 'native'), count(*),
 		       coalesce(sum(message_count), 0), coalesce(sum(entry_count), 0),
 		       coalesce(sum(body_bytes), 0)
@@ -80,6 +84,7 @@ func (a *app) runStats(asJSON bool) error {
 	if err != nil {
 		return fmt.Errorf("query session_stats: %w", err)
 	}
+	defer done()
 	for rows.Next() {
 		var f formatStats
 		if err := rows.Scan(&f.Format, &f.Sessions, &f.Messages, &f.Entries, &f.Bytes); err != nil {
@@ -97,8 +102,9 @@ func (a *app) runStats(asJSON bool) error {
 		return fmt.Errorf("read session_stats: %w", err)
 	}
 	rows.Close()
+	done()
 
-	rows, err = st.Query(a.ctx, `
+	rows, done, err = q.QueryReadOnly(a.ctx, 0, `
 		SELECT count(*), coalesce(sum(input_tokens), 0), coalesce(sum(output_tokens), 0),
 		       coalesce(sum(cache_read_tokens), 0), coalesce(sum(cache_write_tokens), 0),
 		       coalesce(sum(reasoning_tokens), 0), coalesce(sum(cost), 0.0),
@@ -107,6 +113,7 @@ func (a *app) runStats(asJSON bool) error {
 	if err != nil {
 		return fmt.Errorf("query usage: %w", err)
 	}
+	defer done()
 	u := &r.Usage
 	if rows.Next() {
 		if err := rows.Scan(&u.Calls, &u.InputTokens, &u.OutputTokens, &u.CacheReadTokens,
@@ -120,22 +127,30 @@ func (a *app) runStats(asJSON bool) error {
 		return fmt.Errorf("read usage: %w", err)
 	}
 	rows.Close()
+	done()
 
-	idx, err := st.IndexStatus(a.ctx)
-	if err != nil {
-		return err
+	if li, ok := st.(lazyIndexer); ok {
+		idx, err := li.IndexStatus(a.ctx)
+		if err != nil {
+			return err
+		}
+		r.Unindexed, r.PendingDeletes = idx.Unindexed, idx.PendingDeletes
 	}
-	r.Unindexed, r.PendingDeletes = idx.Unindexed, idx.PendingDeletes
 
-	r.DatabaseBytes = fileSize(r.Path)
-	r.WALBytes = fileSize(r.Path + "-wal")
+	fb, isFile := st.(fileBacked)
+	if isFile {
+		r.DatabaseBytes = fileSize(fb.Path())
+		r.WALBytes = fileSize(fb.Path() + "-wal")
+	}
 
 	if asJSON {
 		return writeJSON(a.stdout, r)
 	}
 	w := a.stdout
 	fmt.Fprintf(w, "database     %s\n", visible(r.Path))
-	fmt.Fprintf(w, "file size    %s (+ %s write-ahead log)\n", humanBytes(r.DatabaseBytes), humanBytes(r.WALBytes))
+	if isFile {
+		fmt.Fprintf(w, "file size    %s (+ %s write-ahead log)\n", humanBytes(r.DatabaseBytes), humanBytes(r.WALBytes))
+	}
 	fmt.Fprintf(w, "sessions     %d\n", r.Sessions)
 	fmt.Fprintf(w, "messages     %d (effective transcripts)\n", r.Messages)
 	fmt.Fprintf(w, "log entries  %d (%s of bodies)\n", r.Entries, humanBytes(r.Bytes))

@@ -29,14 +29,31 @@ text included: --keep-backups N removes all but the newest N of them.`,
 			if err != nil {
 				return err
 			}
-			before := fileSize(st.Path()) + fileSize(st.Path()+"-wal")
-			if err := st.Vacuum(a.ctx); err != nil {
-				return fmt.Errorf("vacuum %s: %w", st.Path(), err)
+			vac, ok := st.(vacuumer)
+			fb, isFile := st.(fileBacked)
+			if !ok {
+				fmt.Fprintln(a.stdout, note(st, "vacuum"))
+			} else {
+				var before int64
+				if isFile {
+					before = fileSize(fb.Path()) + fileSize(fb.Path()+"-wal")
+				}
+				if err := vac.Vacuum(a.ctx); err != nil {
+					return fmt.Errorf("vacuum %s: %w", location(st), err)
+				}
+				if isFile {
+					after := fileSize(fb.Path()) + fileSize(fb.Path()+"-wal")
+					fmt.Fprintf(a.stdout, "vacuumed %s: %s -> %s\n", fb.Path(), humanBytes(before), humanBytes(after))
+				} else {
+					fmt.Fprintf(a.stdout, "vacuumed %s\n", location(st))
+				}
 			}
-			after := fileSize(st.Path()) + fileSize(st.Path()+"-wal")
-			fmt.Fprintf(a.stdout, "vacuumed %s: %s -> %s\n", st.Path(), humanBytes(before), humanBytes(after))
-			if keep >= 0 {
-				removed, err := st.RemoveBackups(keep)
+			bk, hasBackups := st.(backupKeeper)
+			if keep >= 0 && !hasBackups {
+				fmt.Fprintln(a.stdout, note(st, "backups"))
+			}
+			if keep >= 0 && hasBackups {
+				removed, err := bk.RemoveBackups(keep)
 				for _, p := range removed {
 					fmt.Fprintf(a.stdout, "removed backup %s\n", p)
 				}

@@ -1,0 +1,382 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/pressly/goose/v3"
+
+	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/migrations"
+	pgmigrations "github.com/sessiondb/sessiondb/migrations/postgres"
+	"github.com/sessiondb/sessiondb/pgstore"
+	"github.com/sessiondb/sessiondb/sqlstore"
+)
+
+// This file is the one place that knows the backends. openBackend maps a
+// --db value to a store; the commands hold a sessiondb.Store and ask it,
+// through the small interfaces below, for what only some backends can do.
+// Adding a backend means a new case in openBackend and an adapter type
+// here: no command changes.
+
+// openMode says how a command uses the database.
+type openMode int
+
+const (
+	// modeCreate creates (and migrates) the database when needed: import.
+	modeCreate openMode = iota
+	// modeExisting opens an existing database for writing, migrating it.
+	modeExisting
+	// modeRead opens an existing database without creating, migrating or
+	// changing anything.
+	modeRead
+)
+
+// openOptions are the backend-independent knobs the commands set. A
+// backend ignores what does not apply to it.
+type openOptions struct {
+	// SecureDelete overwrites deleted content (SQLite's secure_delete).
+	SecureDelete bool
+	// NoMigrate leaves a schema that is not the latest as it is.
+	NoMigrate bool
+	// NoSchemaCheck opens a database whose schema objects are damaged, so
+	// that doctor can report them.
+	NoSchemaCheck bool
+}
+
+// isServerURL says whether a --db value names a database server rather
+// than a file.
+func isServerURL(loc string) bool { return pgstore.IsURL(loc) }
+
+// openBackend opens the database named by loc (a file path or a
+// postgres:// URL) for mode.
+func openBackend(ctx context.Context, loc string, mode openMode, o openOptions) (sessiondb.Store, error) {
+	if pgstore.IsURL(loc) {
+		// A server database exists once the server does: nothing to create.
+		// Read-only commands never migrate it.
+		st, err := pgstore.Open(ctx, loc, &pgstore.Options{NoMigrate: o.NoMigrate || mode == modeRead})
+		if err != nil {
+			return nil, err
+		}
+		return pgBackend{st}, nil
+	}
+	so := &sqlstore.Options{SecureDelete: o.SecureDelete, NoMigrate: o.NoMigrate, NoSchemaCheck: o.NoSchemaCheck}
+	switch mode {
+	case modeRead:
+		so.ReadOnly = true
+		st, err := sqlstore.Open(loc, so)
+		if errors.Is(err, sessiondb.ErrNotFound) {
+			return nil, fmt.Errorf("database %s does not exist (pass --db, or import something first)", loc)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return sqliteBackend{st}, nil
+	case modeExisting:
+		if _, err := os.Stat(loc); err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				return nil, fmt.Errorf("database %s does not exist (pass --db, or import something first)", loc)
+			}
+			return nil, fmt.Errorf("database %s: %w", loc, err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(loc), 0o700); err != nil {
+		return nil, fmt.Errorf("create database directory: %w", err)
+	}
+	st, err := sqlstore.Open(loc, so)
+	if err != nil {
+		return nil, err
+	}
+	return sqliteBackend{st}, nil
+}
+
+// Optional capabilities. A command checks for them with a type assertion
+// and, when the store lacks one, prints what the backend says instead
+// (noter).
+
+// locator names the database in messages: a file path, or a URL with the
+// password hidden. Every backend implements it.
+type locator interface {
+	Location() string
+}
+
+// location names st's database for messages.
+func location(st sessiondb.Store) string {
+	if l, ok := st.(locator); ok {
+		return l.Location()
+	}
+	return "database"
+}
+
+// readOnlyQuerier runs ad-hoc SQL that cannot change anything, stopped by
+// the server after timeout (0: no limit) where the backend can. done
+// releases what the rows hold; call it after closing the rows.
+type readOnlyQuerier interface {
+	QueryReadOnly(ctx context.Context, timeout time.Duration, query string) (rows *sql.Rows, done func(), err error)
+}
+
+// fileBacked is a store kept in one local file, with the file checks
+// (size, write-ahead log, permissions) that go with it.
+type fileBacked interface {
+	Path() string
+}
+
+// vacuumer rebuilds storage to return free space.
+type vacuumer interface {
+	Vacuum(ctx context.Context) error
+}
+
+// backupKeeper keeps migration backups beside the database.
+type backupKeeper interface {
+	Backup(ctx context.Context) (string, error)
+	Backups() ([]string, error)
+	RemoveBackups(keep int) ([]string, error)
+}
+
+// reindexer rebuilds the search index (re-deriving role and text first
+// with reextract, where the backend distinguishes).
+type reindexer interface {
+	Reindex(ctx context.Context, reextract bool) error
+}
+
+// lazyIndexer is a store whose search index trails the writes.
+type lazyIndexer interface {
+	IndexStatus(ctx context.Context) (sqlstore.IndexStatus, error)
+	CatchUpIndex(ctx context.Context) error
+}
+
+// schemaChecker compares the schema's objects with what the migrations
+// created.
+type schemaChecker interface {
+	CheckSchema(ctx context.Context) error
+}
+
+// migrator exposes the schema's migrations.
+type migrator interface {
+	MigrationProvider(ctx context.Context) (*goose.Provider, error)
+	// SchemaVersion reads the applied version without creating anything.
+	SchemaVersion(ctx context.Context) (int64, error)
+	// LatestSchema is the newest version this binary knows.
+	LatestSchema() (int64, error)
+}
+
+// engineChecker runs the backend's own consistency checks for doctor.
+type engineChecker interface {
+	EngineChecks(ctx context.Context) []checkResult
+}
+
+// noter says, for a maintenance operation the backend does not need
+// ("vacuum", "backups", "index", "files"), what does it instead.
+type noter interface {
+	Note(op string) string
+}
+
+// note returns what st says about op, or a generic line.
+func note(st sessiondb.Store, op string) string {
+	if n, ok := st.(noter); ok {
+		if s := n.Note(op); s != "" {
+			return s
+		}
+	}
+	return op + ": not applicable to " + location(st) + "; nothing to do"
+}
+
+// What each backend offers, checked at compile time: losing a method in a
+// refactor must not silently turn a command into a "nothing to do" note.
+var (
+	_ interface {
+		sessiondb.Store
+		sessiondb.Copier
+		locator
+		readOnlyQuerier
+		fileBacked
+		vacuumer
+		backupKeeper
+		reindexer
+		lazyIndexer
+		schemaChecker
+		migrator
+		engineChecker
+	} = sqliteBackend{}
+	_ interface {
+		sessiondb.Store
+		sessiondb.Copier
+		locator
+		readOnlyQuerier
+		reindexer
+		migrator
+		noter
+	} = pgBackend{}
+)
+
+// sqliteBackend is a SQLite file.
+type sqliteBackend struct{ *sqlstore.Store }
+
+func (b sqliteBackend) Location() string { return b.Path() }
+
+// QueryReadOnly runs on the reader pool (query_only), which refuses
+// writes; the timeout is the context's.
+func (b sqliteBackend) QueryReadOnly(ctx context.Context, _ time.Duration, query string) (*sql.Rows, func(), error) {
+	rows, err := b.Query(ctx, query)
+	return rows, func() {}, err
+}
+
+func (b sqliteBackend) MigrationProvider(context.Context) (*goose.Provider, error) {
+	return b.Provider()
+}
+
+func (b sqliteBackend) LatestSchema() (int64, error) { return migrations.Latest() }
+
+// SchemaVersion reads goose's table with plain queries rather than through
+// goose, which would create its version table in a file that has none.
+func (b sqliteBackend) SchemaVersion(ctx context.Context) (int64, error) {
+	n, err := queryInt(ctx, b, "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'goose_db_version'")
+	if err != nil || n == 0 {
+		return 0, err
+	}
+	return queryInt(ctx, b, "SELECT coalesce(max(version_id), 0) FROM goose_db_version WHERE is_applied")
+}
+
+// EngineChecks runs SQLite's journal-mode, integrity and foreign-key
+// checks.
+func (b sqliteBackend) EngineChecks(ctx context.Context) []checkResult {
+	var results []checkResult
+	add := func(check, status, format string, args ...any) {
+		results = append(results, checkResult{Check: check, Status: status, Detail: fmt.Sprintf(format, args...)})
+	}
+	if mode, err := queryStrings(ctx, b, "PRAGMA journal_mode"); err != nil {
+		add("journal mode", checkFail, "%v", err)
+	} else if len(mode) == 1 && strings.EqualFold(mode[0], "wal") {
+		add("journal mode", checkOK, "wal")
+	} else {
+		add("journal mode", checkFail, "%s, expected wal", strings.Join(mode, ","))
+	}
+	if lines, err := queryStrings(ctx, b, "PRAGMA integrity_check"); err != nil {
+		add("integrity", checkFail, "%v%s", err, repairHint([]string{err.Error()}))
+	} else if len(lines) == 1 && lines[0] == "ok" {
+		add("integrity", checkOK, "ok")
+	} else {
+		add("integrity", checkFail, "%d problem(s), first: %s%s", len(lines), firstOr(lines, "?"), repairHint(lines))
+	}
+	if n, err := queryInt(ctx, b, "SELECT count(*) FROM pragma_foreign_key_check"); err != nil {
+		add("foreign keys", checkFail, "%v", err)
+	} else if n == 0 {
+		add("foreign keys", checkOK, "no violations")
+	} else {
+		add("foreign keys", checkFail, "%d row(s) point at missing parents", n)
+	}
+	return results
+}
+
+// pgBackend is a PostgreSQL database.
+type pgBackend struct{ *pgstore.Store }
+
+func (b pgBackend) Location() string { return b.URL() }
+
+// QueryReadOnly runs query in a READ ONLY transaction, so the server
+// refuses any write (including one hidden in a function call), with
+// statement_timeout set for that transaction only: the server stops a
+// runaway query even if the client has gone. The transaction is always
+// rolled back (done), so even what PostgreSQL allows in a read-only
+// transaction (lo_create, say) leaves nothing behind.
+func (b pgBackend) QueryReadOnly(ctx context.Context, timeout time.Duration, query string) (*sql.Rows, func(), error) {
+	tx, err := b.DB().BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, nil, fmt.Errorf("query: %w", err)
+	}
+	done := func() { _ = tx.Rollback() }
+	if timeout > 0 {
+		ms := timeout.Milliseconds()
+		if ms < 1 {
+			ms = 1
+		}
+		if _, err := tx.ExecContext(ctx, fmt.Sprintf("SET LOCAL statement_timeout = %d", ms)); err != nil {
+			done()
+			return nil, nil, fmt.Errorf("query: %w", err)
+		}
+	}
+	rows, err := tx.QueryContext(ctx, query)
+	if err != nil {
+		done()
+		if strings.Contains(err.Error(), "SQLSTATE 25006") {
+			return nil, nil, errWriteRefused
+		}
+		if strings.Contains(err.Error(), "SQLSTATE 57014") && timeout > 0 {
+			return nil, nil, fmt.Errorf("query stopped after --timeout %s", timeout)
+		}
+		return nil, nil, fmt.Errorf("query: %w", err)
+	}
+	return rows, done, nil
+}
+
+// Reindex derives every row's role and text again; the trigram indexes
+// follow the rows in the same transaction, so there is no separate index
+// to rebuild.
+func (b pgBackend) Reindex(ctx context.Context, _ bool) error { return b.Store.Reindex(ctx) }
+
+func (b pgBackend) MigrationProvider(ctx context.Context) (*goose.Provider, error) {
+	return b.Provider(ctx)
+}
+
+func (b pgBackend) LatestSchema() (int64, error) { return pgmigrations.Latest() }
+
+// Note says what PostgreSQL does instead of SQLite's file maintenance.
+func (b pgBackend) Note(op string) string {
+	switch op {
+	case "vacuum":
+		return "vacuum: on PostgreSQL the server's autovacuum does this; nothing to do"
+	case "backups":
+		return "backups: on PostgreSQL use pg_dump (or the server's backups); sessionctl keeps no backup files"
+	case "index":
+		return "search index: on PostgreSQL the trigram indexes are updated in each write's transaction; nothing pending"
+	case "files":
+		return "not a local file: the server manages storage and permissions"
+	}
+	return ""
+}
+
+// queryStrings runs a read-only query whose rows are one text column.
+func queryStrings(ctx context.Context, st readOnlyQuerier, q string) ([]string, error) {
+	rows, done, err := st.QueryReadOnly(ctx, 0, q)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// queryInt runs a read-only query that returns one integer.
+func queryInt(ctx context.Context, st readOnlyQuerier, q string) (int64, error) {
+	rows, done, err := st.QueryReadOnly(ctx, 0, q)
+	if err != nil {
+		return 0, err
+	}
+	defer done()
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return 0, err
+		}
+		return 0, errors.New("no result")
+	}
+	var n int64
+	if err := rows.Scan(&n); err != nil {
+		return 0, err
+	}
+	return n, rows.Err()
+}
