@@ -144,6 +144,15 @@ func (a *app) runImport(paths []string, o importOptions) error {
 	if err != nil {
 		return fmt.Errorf("import: %w", err)
 	}
+	// The rows are committed; a search would already find them (it scans
+	// what is not indexed yet). Index them now, so that the import ends
+	// with the database complete rather than leaving the work to the next
+	// writer.
+	if li, ok := st.(lazyIndexer); ok && !o.dryRun {
+		if err := li.CatchUpIndex(a.ctx); err != nil {
+			return fmt.Errorf("import: index the imported rows: %w", err)
+		}
+	}
 	if err := a.printImportReport(rep, o, o.dryRun); err != nil {
 		return err
 	}
