@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/backend"
 )
 
 // Commit implements sessiondb.Store: every part of c in one transaction,
@@ -74,11 +75,11 @@ func (s *Store) applyCommit(ctx context.Context, tx *ptx, id string, c sessiondb
 				return sessiondb.Session{}, err
 			}
 		}
-		p, err := effectivePatch(sess, c.Meta)
+		p, err := backend.EffectivePatch(sess, c.Meta)
 		if err != nil {
 			return sessiondb.Session{}, fmt.Errorf("patch %s: %w", id, err)
 		}
-		if patchChanges(sess, p) {
+		if backend.PatchChanges(sess, p) {
 			if err := applyPatch(ctx, tx, id, p); err != nil {
 				return sessiondb.Session{}, err
 			}

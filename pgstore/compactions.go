@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/backend"
 )
 
 // insertCompaction records c given the session's LastSeq after the
@@ -27,7 +28,7 @@ func (s *Store) insertCompaction(ctx context.Context, tx *ptx, id string, lastSe
 	err := tx.GetContext(ctx, &cid, `INSERT INTO compactions
 		(session_id, at_seq, keep_from_seq, tokens_before, tokens_after, details, created_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-		id, c.AtSeq, c.KeepFromSeq, c.TokensBefore, c.TokensAfter, nullJSON(c.Details), created)
+		id, c.AtSeq, c.KeepFromSeq, c.TokensBefore, c.TokensAfter, backend.NullJSON(c.Details), created)
 	if err != nil {
 		return 0, err
 	}

@@ -2,18 +2,15 @@ package pgstore
 
 import (
 	"context"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/backend"
 )
 
 // sessionRow is a row of the sessions table with its aliases as a JSON
@@ -71,20 +68,6 @@ func (r *sessionRow) session() sessiondb.Session {
 	}
 	if r.Aliases != "" && r.Aliases != "[]" {
 		_ = json.Unmarshal([]byte(r.Aliases), &s.Aliases)
-	}
-	return s
-}
-
-func nullJSON(doc json.RawMessage) any {
-	if doc == nil {
-		return nil
-	}
-	return string(doc)
-}
-
-func nullString(s string) any {
-	if s == "" {
-		return nil
 	}
 	return s
 }
@@ -196,8 +179,8 @@ func insertSessionArgs(s sessiondb.Session, now time.Time) []any {
 	if s.ParentID != "" {
 		forkSeq = s.ForkSeq
 	}
-	return []any{s.ID, s.Title, s.Summary, nullJSON(s.Scope), nullJSON(s.Attrs), s.Version, tombstoneKey(s.ID),
-		nullString(s.ParentID), forkSeq, nullString(s.SourceFormat), nullString(s.SourcePath),
+	return []any{s.ID, s.Title, s.Summary, backend.NullJSON(s.Scope), backend.NullJSON(s.Attrs), s.Version, backend.TombstoneKey(s.ID),
+		backend.NullString(s.ParentID), forkSeq, backend.NullString(s.SourceFormat), backend.NullString(s.SourcePath),
 		formatTime(orNow(s.CreatedAt, now)), formatTime(orNow(s.UpdatedAt, now))}
 }
 
@@ -230,12 +213,6 @@ func (e *existsError) Error() string {
 // Unwrap makes errors.Is(err, sessiondb.ErrExists) true.
 func (e *existsError) Unwrap() error { return sessiondb.ErrExists }
 
-// tombstoneKey is how deleted_sessions names a deleted session.
-func tombstoneKey(id string) string {
-	h := sha256.Sum256([]byte(id))
-	return hex.EncodeToString(h[:])
-}
-
 // setAliases replaces a session's aliases, in the order given.
 // Duplicates and the session's own ID are dropped. An alias may be listed
 // by several sessions and may equal another session's ID: Resolve decides
@@ -244,7 +221,7 @@ func setAliases(ctx context.Context, tx *ptx, id string, aliases []string) error
 	if _, err := tx.ExecContext(ctx, `DELETE FROM session_aliases WHERE session_id = ?`, id); err != nil {
 		return err
 	}
-	norm := normalAliases(id, aliases)
+	norm := backend.NormalAliases(id, aliases)
 	if len(norm) == 0 {
 		return nil
 	}
@@ -310,10 +287,10 @@ func applyPatch(ctx context.Context, tx *ptx, id string, p *sessiondb.MetaPatch)
 		sets, args = append(sets, "summary = ?"), append(args, *p.Summary)
 	}
 	if p.Scope != nil {
-		sets, args = append(sets, "scope = ?"), append(args, jsonOrNull(p.Scope))
+		sets, args = append(sets, "scope = ?"), append(args, backend.JSONOrNull(p.Scope))
 	}
 	if p.Attrs != nil {
-		sets, args = append(sets, "attrs = ?"), append(args, jsonOrNull(p.Attrs))
+		sets, args = append(sets, "attrs = ?"), append(args, backend.JSONOrNull(p.Attrs))
 	}
 	if p.Version != nil {
 		sets, args = append(sets, "version = ?"), append(args, *p.Version)
@@ -328,89 +305,6 @@ func applyPatch(ctx context.Context, tx *ptx, id string, p *sessiondb.MetaPatch)
 		return setAliases(ctx, tx, id, *p.Aliases)
 	}
 	return nil
-}
-
-// effectivePatch resolves p's merge patches against the stored session:
-// the result sets Scope and Attrs to the merged documents.
-func effectivePatch(sess sessiondb.Session, p *sessiondb.MetaPatch) (*sessiondb.MetaPatch, error) {
-	if p.ScopeMerge == nil && p.AttrsMerge == nil {
-		return p, nil
-	}
-	out := *p
-	merge := func(stored, set, patch json.RawMessage) (json.RawMessage, error) {
-		doc := stored
-		if set != nil {
-			doc = set
-			if jsonOrNull(set) == nil {
-				doc = nil
-			}
-		}
-		merged, err := sessiondb.MergePatch(doc, patch)
-		if merged == nil && err == nil {
-			merged = json.RawMessage("null")
-		}
-		return merged, err
-	}
-	var err error
-	if p.ScopeMerge != nil {
-		if out.Scope, err = merge(sess.Scope, p.Scope, p.ScopeMerge); err != nil {
-			return nil, err
-		}
-	}
-	if p.AttrsMerge != nil {
-		if out.Attrs, err = merge(sess.Attrs, p.Attrs, p.AttrsMerge); err != nil {
-			return nil, err
-		}
-	}
-	return &out, nil
-}
-
-// patchChanges reports whether p (resolved by effectivePatch) would change
-// anything of sess (whose Aliases must have been read).
-func patchChanges(sess sessiondb.Session, p *sessiondb.MetaPatch) bool {
-	docDiffers := func(stored, set json.RawMessage) bool {
-		if set == nil {
-			return false
-		}
-		v := jsonOrNull(set)
-		if v == nil {
-			return stored != nil
-		}
-		return stored == nil || string(stored) != v.(string)
-	}
-	switch {
-	case p.Title != nil && *p.Title != sess.Title,
-		p.Summary != nil && *p.Summary != sess.Summary,
-		p.Version != nil && *p.Version != sess.Version,
-		docDiffers(sess.Scope, p.Scope),
-		docDiffers(sess.Attrs, p.Attrs):
-		return true
-	case p.Aliases != nil:
-		return !slices.Equal(normalAliases(sess.ID, *p.Aliases), sess.Aliases)
-	}
-	return false
-}
-
-// normalAliases is the alias list setAliases stores: in order, duplicates
-// and the session's own ID dropped (nil when empty).
-func normalAliases(id string, aliases []string) []string {
-	var out []string
-	seen := map[string]bool{id: true}
-	for _, a := range aliases {
-		if !seen[a] {
-			seen[a] = true
-			out = append(out, a)
-		}
-	}
-	return out
-}
-
-// jsonOrNull stores JSON null as SQL NULL, so that "cleared" reads back nil.
-func jsonOrNull(doc json.RawMessage) any {
-	if strings.TrimSpace(string(doc)) == "null" {
-		return nil
-	}
-	return string(doc)
 }
 
 // Create implements sessiondb.Store.
@@ -471,7 +365,7 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 		// Remember the last sequence: a session recreated under this ID
 		// continues from it (see the deleted_sessions table).
 		_, err = tx.ExecContext(ctx, `INSERT INTO deleted_sessions (id_hash, sequence) VALUES (?, ?)
-			ON CONFLICT (id_hash) DO UPDATE SET sequence = excluded.sequence`, tombstoneKey(id), sess.Sequence)
+			ON CONFLICT (id_hash) DO UPDATE SET sequence = excluded.sequence`, backend.TombstoneKey(id), sess.Sequence)
 		if err != nil {
 			return err
 		}
@@ -500,7 +394,7 @@ func (s *Store) List(ctx context.Context, opts sessiondb.ListOptions) ([]session
 	var where []string
 	var args []any
 	if opts.Cursor != "" {
-		updated, id, err := decodeCursor(opts.Cursor)
+		updated, id, err := backend.DecodeCursor(opts.Cursor)
 		if err != nil {
 			return nil, "", err
 		}
@@ -539,7 +433,7 @@ func (s *Store) List(ctx context.Context, opts sessiondb.ListOptions) ([]session
 	if len(rows) > limit {
 		rows = rows[:limit]
 		last := rows[limit-1]
-		next = encodeCursor(last.UpdatedAt, last.ID)
+		next = backend.EncodeCursor(last.UpdatedAt, last.ID)
 	}
 	out := make([]sessiondb.SessionInfo, len(rows))
 	for i, r := range rows {
@@ -548,19 +442,4 @@ func (s *Store) List(ctx context.Context, opts sessiondb.ListOptions) ([]session
 		out[i] = sessiondb.SessionInfo{Session: sess}
 	}
 	return out, next, nil
-}
-
-func encodeCursor(updated, id string) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(updated + "\x00" + id))
-}
-
-func decodeCursor(c string) (updated, id string, err error) {
-	raw, err := base64.RawURLEncoding.DecodeString(c)
-	if err == nil {
-		var ok bool
-		if updated, id, ok = strings.Cut(string(raw), "\x00"); ok {
-			return updated, id, nil
-		}
-	}
-	return "", "", fmt.Errorf("list sessions: %w: malformed cursor", sessiondb.ErrInvalid)
 }

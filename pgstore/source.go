@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/backend"
 )
 
 func putSourceFile(ctx context.Context, tx *ptx, id string, f sessiondb.SourceFile, now time.Time) error {
@@ -18,7 +19,7 @@ func putSourceFile(ctx context.Context, tx *ptx, id string, f sessiondb.SourceFi
 		ON CONFLICT (path) DO UPDATE SET format = excluded.format, session_id = excluded.session_id,
 		size = excluded.size, mtime = excluded.mtime, sha256 = excluded.sha256,
 		byte_offset = excluded.byte_offset, state = excluded.state, imported_at = excluded.imported_at`,
-		f.Path, f.Format, id, f.Size, formatTime(f.ModTime), f.SHA256, f.Offset, nullJSON(f.State),
+		f.Path, f.Format, id, f.Size, formatTime(f.ModTime), f.SHA256, f.Offset, backend.NullJSON(f.State),
 		formatTime(orNow(f.ImportedAt, now)))
 	return err
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/backend"
 )
 
 // checkpointRow is a row of the checkpoints table.
@@ -95,7 +96,7 @@ func (s *Store) SaveCheckpoint(ctx context.Context, cp sessiondb.Checkpoint) (se
 			ON CONFLICT (id) DO UPDATE SET session_id = excluded.session_id, label = excluded.label,
 			at_seq = excluded.at_seq, compaction_id = excluded.compaction_id, state = excluded.state,
 			metadata = excluded.metadata, created_at = excluded.created_at`,
-			cp.ID, cp.SessionID, cp.Label, cp.AtSeq, cid, nullJSON(cp.State), nullJSON(cp.Metadata), formatTime(cp.CreatedAt))
+			cp.ID, cp.SessionID, cp.Label, cp.AtSeq, cid, backend.NullJSON(cp.State), backend.NullJSON(cp.Metadata), formatTime(cp.CreatedAt))
 		if err != nil {
 			return err
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/backend"
 )
 
 // Commit implements sessiondb.Store: every part of c in one transaction,
@@ -171,11 +172,11 @@ func (s *Store) applyCommitRows(ctx context.Context, tx *sqlx.Tx, id string, c s
 	}
 	metaChanged := false
 	if c.Meta != nil {
-		p, err := effectivePatch(sess, c.Meta)
+		p, err := backend.EffectivePatch(sess, c.Meta)
 		if err != nil {
 			return sessiondb.Session{}, fmt.Errorf("patch %s: %w", id, err)
 		}
-		if patchChanges(sess, p) {
+		if backend.PatchChanges(sess, p) {
 			if err := applyPatch(ctx, tx, id, p); err != nil {
 				return sessiondb.Session{}, err
 			}

@@ -10,6 +10,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/backend"
 )
 
 // insertCompaction records c given the session's LastSeq after the
@@ -28,7 +29,7 @@ func (s *Store) insertCompaction(ctx context.Context, tx *sqlx.Tx, id string, la
 	res, err := tx.ExecContext(ctx, `INSERT INTO compactions
 		(session_id, at_seq, keep_from_seq, tokens_before, tokens_after, details, created_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		id, c.AtSeq, c.KeepFromSeq, c.TokensBefore, c.TokensAfter, nullJSON(c.Details), created)
+		id, c.AtSeq, c.KeepFromSeq, c.TokensBefore, c.TokensAfter, backend.NullJSON(c.Details), created)
 	if err != nil {
 		return 0, err
 	}

@@ -2,20 +2,17 @@ package sqlstore
 
 import (
 	"context"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/backend"
 )
 
 // sessionRow is a row of the sessions table with its aliases as a JSON
@@ -77,20 +74,6 @@ func (r *sessionRow) session() sessiondb.Session {
 	return s
 }
 
-func nullJSON(doc json.RawMessage) any {
-	if doc == nil {
-		return nil
-	}
-	return string(doc)
-}
-
-func nullString(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
-}
-
 // getSession reads a session inside tx; ErrNotFound when absent.
 func getSession(ctx context.Context, tx *sqlx.Tx, id string) (sessiondb.Session, error) {
 	var r sessionRow
@@ -148,19 +131,13 @@ func insertSession(ctx context.Context, tx *sqlx.Tx, s sessiondb.Session, now ti
 		(id, title, summary, scope, attrs, version, sequence, last_seq, parent_id, fork_seq,
 		 source_format, source_path, created_at, updated_at)
 		VALUES (?, ?, ?, ?, ?, ?, coalesce((SELECT sequence FROM deleted_sessions WHERE id_hash = ?), 0), 0, ?, ?, ?, ?, ?, ?)`,
-		s.ID, s.Title, s.Summary, nullJSON(s.Scope), nullJSON(s.Attrs), s.Version, tombstoneKey(s.ID),
-		nullString(s.ParentID), forkSeq, nullString(s.SourceFormat), nullString(s.SourcePath),
+		s.ID, s.Title, s.Summary, backend.NullJSON(s.Scope), backend.NullJSON(s.Attrs), s.Version, backend.TombstoneKey(s.ID),
+		backend.NullString(s.ParentID), forkSeq, backend.NullString(s.SourceFormat), backend.NullString(s.SourcePath),
 		formatTime(created), formatTime(updated))
 	if err != nil {
 		return err
 	}
 	return setAliases(ctx, tx, s.ID, s.Aliases)
-}
-
-// tombstoneKey is how deleted_sessions names a deleted session.
-func tombstoneKey(id string) string {
-	h := sha256.Sum256([]byte(id))
-	return hex.EncodeToString(h[:])
 }
 
 // setAliases replaces a session's aliases, in the order given.
@@ -171,7 +148,7 @@ func setAliases(ctx context.Context, tx *sqlx.Tx, id string, aliases []string) e
 	if _, err := tx.ExecContext(ctx, `DELETE FROM session_aliases WHERE session_id = ?`, id); err != nil {
 		return err
 	}
-	for _, a := range normalAliases(id, aliases) {
+	for _, a := range backend.NormalAliases(id, aliases) {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO session_aliases (alias, session_id) VALUES (?, ?)`, a, id); err != nil {
 			return err
 		}
@@ -224,10 +201,10 @@ func applyPatch(ctx context.Context, tx *sqlx.Tx, id string, p *sessiondb.MetaPa
 		sets, args = append(sets, "summary = ?"), append(args, *p.Summary)
 	}
 	if p.Scope != nil {
-		sets, args = append(sets, "scope = ?"), append(args, jsonOrNull(p.Scope))
+		sets, args = append(sets, "scope = ?"), append(args, backend.JSONOrNull(p.Scope))
 	}
 	if p.Attrs != nil {
-		sets, args = append(sets, "attrs = ?"), append(args, jsonOrNull(p.Attrs))
+		sets, args = append(sets, "attrs = ?"), append(args, backend.JSONOrNull(p.Attrs))
 	}
 	if p.Version != nil {
 		sets, args = append(sets, "version = ?"), append(args, *p.Version)
@@ -242,89 +219,6 @@ func applyPatch(ctx context.Context, tx *sqlx.Tx, id string, p *sessiondb.MetaPa
 		return setAliases(ctx, tx, id, *p.Aliases)
 	}
 	return nil
-}
-
-// effectivePatch resolves p's merge patches against the stored session:
-// the result sets Scope and Attrs to the merged documents.
-func effectivePatch(sess sessiondb.Session, p *sessiondb.MetaPatch) (*sessiondb.MetaPatch, error) {
-	if p.ScopeMerge == nil && p.AttrsMerge == nil {
-		return p, nil
-	}
-	out := *p
-	merge := func(stored, set, patch json.RawMessage) (json.RawMessage, error) {
-		doc := stored
-		if set != nil {
-			doc = set
-			if jsonOrNull(set) == nil {
-				doc = nil
-			}
-		}
-		merged, err := sessiondb.MergePatch(doc, patch)
-		if merged == nil && err == nil {
-			merged = json.RawMessage("null")
-		}
-		return merged, err
-	}
-	var err error
-	if p.ScopeMerge != nil {
-		if out.Scope, err = merge(sess.Scope, p.Scope, p.ScopeMerge); err != nil {
-			return nil, err
-		}
-	}
-	if p.AttrsMerge != nil {
-		if out.Attrs, err = merge(sess.Attrs, p.Attrs, p.AttrsMerge); err != nil {
-			return nil, err
-		}
-	}
-	return &out, nil
-}
-
-// patchChanges reports whether p (resolved by effectivePatch) would change
-// anything of sess.
-func patchChanges(sess sessiondb.Session, p *sessiondb.MetaPatch) bool {
-	docDiffers := func(stored, set json.RawMessage) bool {
-		if set == nil {
-			return false
-		}
-		v := jsonOrNull(set)
-		if v == nil {
-			return stored != nil
-		}
-		return stored == nil || string(stored) != v.(string)
-	}
-	switch {
-	case p.Title != nil && *p.Title != sess.Title,
-		p.Summary != nil && *p.Summary != sess.Summary,
-		p.Version != nil && *p.Version != sess.Version,
-		docDiffers(sess.Scope, p.Scope),
-		docDiffers(sess.Attrs, p.Attrs):
-		return true
-	case p.Aliases != nil:
-		return !slices.Equal(normalAliases(sess.ID, *p.Aliases), sess.Aliases)
-	}
-	return false
-}
-
-// normalAliases is the alias list setAliases stores: in order, duplicates
-// and the session's own ID dropped (nil when empty).
-func normalAliases(id string, aliases []string) []string {
-	var out []string
-	seen := map[string]bool{id: true}
-	for _, a := range aliases {
-		if !seen[a] {
-			seen[a] = true
-			out = append(out, a)
-		}
-	}
-	return out
-}
-
-// jsonOrNull stores JSON null as SQL NULL, so that "cleared" reads back nil.
-func jsonOrNull(doc json.RawMessage) any {
-	if strings.TrimSpace(string(doc)) == "null" {
-		return nil
-	}
-	return string(doc)
 }
 
 // Create implements sessiondb.Store.
@@ -380,7 +274,7 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 		// continues from it (see migration 00003).
 		_, err := tx.ExecContext(ctx, `INSERT INTO deleted_sessions (id_hash, sequence)
 			SELECT ?, sequence FROM sessions WHERE id = ?
-			ON CONFLICT (id_hash) DO UPDATE SET sequence = excluded.sequence`, tombstoneKey(id), id)
+			ON CONFLICT (id_hash) DO UPDATE SET sequence = excluded.sequence`, backend.TombstoneKey(id), id)
 		if err != nil {
 			return err
 		}
@@ -415,7 +309,7 @@ func (s *Store) List(ctx context.Context, opts sessiondb.ListOptions) ([]session
 	var where []string
 	var args []any
 	if opts.Cursor != "" {
-		updated, id, err := decodeCursor(opts.Cursor)
+		updated, id, err := backend.DecodeCursor(opts.Cursor)
 		if err != nil {
 			return nil, "", err
 		}
@@ -454,7 +348,7 @@ func (s *Store) List(ctx context.Context, opts sessiondb.ListOptions) ([]session
 	if len(rows) > limit {
 		rows = rows[:limit]
 		last := rows[limit-1]
-		next = encodeCursor(last.UpdatedAt, last.ID)
+		next = backend.EncodeCursor(last.UpdatedAt, last.ID)
 	}
 	out := make([]sessiondb.SessionInfo, len(rows))
 	for i, r := range rows {
@@ -463,19 +357,4 @@ func (s *Store) List(ctx context.Context, opts sessiondb.ListOptions) ([]session
 		out[i] = sessiondb.SessionInfo{Session: sess}
 	}
 	return out, next, nil
-}
-
-func encodeCursor(updated, id string) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(updated + "\x00" + id))
-}
-
-func decodeCursor(c string) (updated, id string, err error) {
-	raw, err := base64.RawURLEncoding.DecodeString(c)
-	if err == nil {
-		var ok bool
-		if updated, id, ok = strings.Cut(string(raw), "\x00"); ok {
-			return updated, id, nil
-		}
-	}
-	return "", "", fmt.Errorf("list sessions: %w: malformed cursor", sessiondb.ErrInvalid)
 }

@@ -1,0 +1,142 @@
+// Package backend holds what every sessiondb backend computes the same way
+// outside SQL: merge-patched metadata and whether a patch changes anything,
+// the normal form of an alias list, list cursors, the key of a deleted
+// session's tombstone, and the SQL arguments of optional values. sqlstore
+// and pgstore both call it, so the two cannot drift apart on these rules.
+package backend
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/sessiondb/sessiondb"
+)
+
+// EffectivePatch resolves p's merge patches against the stored session:
+// the result sets Scope and Attrs to the merged documents.
+func EffectivePatch(sess sessiondb.Session, p *sessiondb.MetaPatch) (*sessiondb.MetaPatch, error) {
+	if p.ScopeMerge == nil && p.AttrsMerge == nil {
+		return p, nil
+	}
+	out := *p
+	merge := func(stored, set, patch json.RawMessage) (json.RawMessage, error) {
+		doc := stored
+		if set != nil {
+			doc = set
+			if JSONOrNull(set) == nil {
+				doc = nil
+			}
+		}
+		merged, err := sessiondb.MergePatch(doc, patch)
+		if merged == nil && err == nil {
+			merged = json.RawMessage("null")
+		}
+		return merged, err
+	}
+	var err error
+	if p.ScopeMerge != nil {
+		if out.Scope, err = merge(sess.Scope, p.Scope, p.ScopeMerge); err != nil {
+			return nil, err
+		}
+	}
+	if p.AttrsMerge != nil {
+		if out.Attrs, err = merge(sess.Attrs, p.Attrs, p.AttrsMerge); err != nil {
+			return nil, err
+		}
+	}
+	return &out, nil
+}
+
+// PatchChanges reports whether p (resolved by EffectivePatch) would change
+// anything of sess.
+func PatchChanges(sess sessiondb.Session, p *sessiondb.MetaPatch) bool {
+	docDiffers := func(stored, set json.RawMessage) bool {
+		if set == nil {
+			return false
+		}
+		v := JSONOrNull(set)
+		if v == nil {
+			return stored != nil
+		}
+		return stored == nil || string(stored) != v.(string)
+	}
+	switch {
+	case p.Title != nil && *p.Title != sess.Title,
+		p.Summary != nil && *p.Summary != sess.Summary,
+		p.Version != nil && *p.Version != sess.Version,
+		docDiffers(sess.Scope, p.Scope),
+		docDiffers(sess.Attrs, p.Attrs):
+		return true
+	case p.Aliases != nil:
+		return !slices.Equal(NormalAliases(sess.ID, *p.Aliases), sess.Aliases)
+	}
+	return false
+}
+
+// NormalAliases is the alias list a backend stores: in order, duplicates
+// and the session's own ID dropped (nil when empty).
+func NormalAliases(id string, aliases []string) []string {
+	var out []string
+	seen := map[string]bool{id: true}
+	for _, a := range aliases {
+		if !seen[a] {
+			seen[a] = true
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// EncodeCursor is the List cursor after the session (updated, id): opaque
+// to callers, URL-safe.
+func EncodeCursor(updated, id string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(updated + "\x00" + id))
+}
+
+// DecodeCursor reads a cursor EncodeCursor wrote; anything else is
+// sessiondb.ErrInvalid.
+func DecodeCursor(c string) (updated, id string, err error) {
+	raw, err := base64.RawURLEncoding.DecodeString(c)
+	if err == nil {
+		var ok bool
+		if updated, id, ok = strings.Cut(string(raw), "\x00"); ok {
+			return updated, id, nil
+		}
+	}
+	return "", "", fmt.Errorf("list sessions: %w: malformed cursor", sessiondb.ErrInvalid)
+}
+
+// TombstoneKey is how deleted_sessions names a deleted session.
+func TombstoneKey(id string) string {
+	h := sha256.Sum256([]byte(id))
+	return hex.EncodeToString(h[:])
+}
+
+// NullJSON is an optional JSON document as an SQL argument: NULL when unset.
+func NullJSON(doc json.RawMessage) any {
+	if doc == nil {
+		return nil
+	}
+	return string(doc)
+}
+
+// NullString is an optional text as an SQL argument: NULL when empty.
+func NullString(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// JSONOrNull stores JSON null as SQL NULL, so that "cleared" reads back nil.
+func JSONOrNull(doc json.RawMessage) any {
+	if strings.TrimSpace(string(doc)) == "null" {
+		return nil
+	}
+	return string(doc)
+}
