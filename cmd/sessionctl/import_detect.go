@@ -63,7 +63,7 @@ func (a *app) runOffer(o importOptions) error {
 		for _, d := range f.Detected {
 			size += d.Bytes
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", f.Format, f.Sessions, humanBytes(size), f.Path)
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", f.Format, f.Sessions, humanBytes(size), cell(f.Path, 0))
 		if f.Sessions > 0 {
 			paths = append(paths, shellQuote(f.Path))
 		}
@@ -72,7 +72,7 @@ func (a *app) runOffer(o importOptions) error {
 		return err
 	}
 	if len(paths) > 0 {
-		fmt.Fprintf(a.stdout, "import them with: sessionctl import %s\n", strings.Join(paths, " "))
+		fmt.Fprintf(a.stdout, "import them with: sessionctl import %s\n", visible(strings.Join(paths, " ")))
 	}
 	return nil
 }
