@@ -97,6 +97,11 @@
 //     entries, keeping no log entry. Their own compactions
 //     (compact_boundary, pi's compaction, Codex's compacted with its
 //     replacement history) are sessiondb compactions.
+//   - pi's other branch tips become fork sessions of the file's session
+//     ("<session>@<tip>", Parsed.Branches), written in the same
+//     transaction, each resuming what pi resumes at that tip (checked
+//     against pi's own code). Claude Code's abandoned branches and side
+//     chains stay in the log only.
 //   - Line damage (torn lines, NUL runs, a torn write with the next append
 //     glued onto it, invalid UTF-8, a torn tail) is handled by one scanner
 //     (wildlines.go): whole objects still in a damaged line are recovered,
@@ -140,9 +145,7 @@
 //     transcript can hold more than the tool resumes; each recovery is a
 //     Problem.
 //
-// Not done: pi in-file branches are listed in Attrs.branches rather than
-// made separate fork sessions (the reader interface yields one session
-// per file); Claude Code and Codex have no exporter.
+// Not done: Claude Code and Codex have no exporter.
 //
 // # Export
 //

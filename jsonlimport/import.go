@@ -39,8 +39,13 @@ type Report struct {
 	// Sessions counts the sessions created or updated (in a dry run: that
 	// would be).
 	Sessions int
-	// Entries counts the log entries appended.
+	// Entries counts the log entries appended (not counting the copies
+	// that branch forks hold).
 	Entries int
+	// Forks counts the fork sessions created for branches of source files
+	// (pi's abandoned /tree branches, see Branch); they are not counted in
+	// Sessions.
+	Forks int
 	// Unchanged counts the units skipped because their files did not change
 	// since the last import.
 	Unchanged int
@@ -163,6 +168,7 @@ type work struct {
 	bytes   int64     // bytes parsed
 	err     error     // the unit could not be read at all
 	problem []Problem
+	forks   int // branch forks the unit's commit creates
 }
 
 // Import reads the sessions under paths (files and directory trees) and
@@ -170,7 +176,8 @@ type work struct {
 // lands whole or not at all. Files no format recognises, and defects inside
 // files, are reported in Report.Problems and the import goes on; the error is
 // non-nil only when the import as a whole could not continue (unknown
-// Options.Format, a cancelled ctx, a store failure).
+// Options.Format, a cancelled ctx, a store failure). A session's branch
+// forks (Parsed.Branches) are written in the same transaction as it.
 func Import(ctx context.Context, store sessiondb.Store, paths []string, opts Options) (Report, error) {
 	var rep Report
 	formats, err := selectFormats(opts.Format)
@@ -333,9 +340,9 @@ func (b *batch) write(ctx context.Context, store sessiondb.Store, w *work, dryRu
 		}
 		return writeUnit(ctx, store, w, dryRun, rep)
 	}
-	var queuedCommit sessiondb.SessionCommit
-	n, problems, err := buildUnit(ctx, store, w, false, func(id string, c sessiondb.Commit) error {
-		queuedCommit = sessiondb.SessionCommit{ID: id, Commit: c}
+	var queuedCommits []sessiondb.SessionCommit
+	n, problems, err := buildUnit(ctx, store, w, false, func(cs []sessiondb.SessionCommit) error {
+		queuedCommits = cs
 		return nil
 	})
 	if err != nil {
@@ -346,9 +353,11 @@ func (b *batch) write(ctx context.Context, store sessiondb.Store, w *work, dryRu
 		return writeUnit(ctx, store, w, dryRun, rep)
 	}
 	b.units = append(b.units, queued{w: w, entries: n, problems: problems})
-	b.commits = append(b.commits, queuedCommit)
-	for _, e := range queuedCommit.Commit.Append {
-		b.bytes += len(e.Body)
+	b.commits = append(b.commits, queuedCommits...)
+	for _, qc := range queuedCommits {
+		for _, e := range qc.Commit.Append {
+			b.bytes += len(e.Body)
+		}
 	}
 	if len(b.units) >= batchMaxUnits || b.bytes >= batchMaxBytes {
 		return b.flush(ctx, store, dryRun, rep)
@@ -379,6 +388,7 @@ func (b *batch) flush(ctx context.Context, store sessiondb.Store, dryRun bool, r
 		rep.Files++
 		rep.Sessions++
 		rep.Entries += q.entries
+		rep.Forks += q.w.forks
 		rep.Bytes += q.w.bytes
 		rep.Problems = append(rep.Problems, q.w.problem...)
 		rep.Problems = append(rep.Problems, q.w.parsed.Problems...)
@@ -412,14 +422,19 @@ func writeUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool,
 			rep.Unchanged++
 			return nil
 		}
-		n, problems, err := buildUnit(ctx, store, w, dryRun, func(id string, c sessiondb.Commit) error {
-			_, err := store.Commit(ctx, id, c)
+		n, problems, err := buildUnit(ctx, store, w, dryRun, func(cs []sessiondb.SessionCommit) error {
+			if len(cs) == 1 {
+				_, err := store.Commit(ctx, cs[0].ID, cs[0].Commit)
+				return err
+			}
+			_, err := store.CommitMany(ctx, cs)
 			return err
 		})
 		if err == nil {
 			rep.Files++
 			rep.Sessions++
 			rep.Entries += n
+			rep.Forks += w.forks
 			rep.Bytes += w.bytes
 			rep.Problems = append(rep.Problems, w.parsed.Problems...)
 			rep.Notes = append(rep.Notes, w.parsed.Notes...)
@@ -536,10 +551,12 @@ func prepare(ctx context.Context, store sessiondb.Store, p planned) *work {
 	return w
 }
 
-// buildUnit builds the one Commit that writes a parsed unit, hands it to
-// commit (which writes it, or queues it for a batch) and then saves the
-// unit's checkpoints. It returns the number of entries appended.
-func buildUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool, commit func(id string, c sessiondb.Commit) error) (int, []Problem, error) {
+// buildUnit builds the commits that write a parsed unit (the session's,
+// then one per new branch fork: all or nothing), hands them to commit
+// (which writes them, or queues them for a batch) and then saves the
+// unit's checkpoints. It returns the number of entries appended to the
+// session.
+func buildUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool, commit func([]sessiondb.SessionCommit) error) (int, []Problem, error) {
 	pd := w.parsed
 	u := w.p.unit
 	var problems []Problem
@@ -690,13 +707,23 @@ func buildUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool,
 		State:     stJSON,
 	}
 	c.ExpectSource = expect
+	commits := []sessiondb.SessionCommit{{ID: id, Commit: c}}
+	forks, fprobs, err := branchForks(ctx, store, pd, id, u, st.seqOf)
+	if err != nil {
+		return 0, problems, err
+	}
+	problems = append(problems, fprobs...)
+	commits = append(commits, forks...)
+	w.forks = len(forks)
 	if dryRun {
-		if err := sessiondb.ValidateCommit(id, c); err != nil {
-			return 0, problems, err
+		for _, sc := range commits {
+			if err := sessiondb.ValidateCommit(sc.ID, sc.Commit); err != nil {
+				return 0, problems, err
+			}
 		}
 		return len(pd.Entries), problems, nil
 	}
-	if err := commit(id, c); err != nil {
+	if err := commit(commits); err != nil {
 		return 0, problems, err
 	}
 	for _, cp := range pd.Checkpoints {
@@ -714,6 +741,48 @@ func buildUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool,
 		}
 	}
 	return len(pd.Entries), problems, nil
+}
+
+// branchForks returns the commits that create the forks of pd's branches
+// which do not exist yet. A branch's path never changes, so an existing
+// fork of this session is left alone; a session of that ID that is not
+// this session's fork is reported and kept. seqOf maps a file entry number
+// to the session's log position.
+func branchForks(ctx context.Context, store sessiondb.Store, pd *Parsed, id string, u Unit, seqOf func(int64) int64) ([]sessiondb.SessionCommit, []Problem, error) {
+	var out []sessiondb.SessionCommit
+	var problems []Problem
+	for _, b := range pd.Branches {
+		fid := BranchID(id, b.Tip)
+		if err := sessiondb.ValidateID(fid); err != nil {
+			problems = append(problems, Problem{Path: u.Path, Reason: fmt.Sprintf("branch %q not imported as a fork: %v", b.Tip, err)})
+			continue
+		}
+		existing, err := store.Get(ctx, fid)
+		switch {
+		case errors.Is(err, sessiondb.ErrNotFound):
+		case err != nil:
+			return nil, problems, err
+		case existing.ParentID == id:
+			continue
+		default:
+			problems = append(problems, Problem{Path: u.Path, Reason: fmt.Sprintf("branch %q not imported: session %q already exists and is not a fork of %q", b.Tip, fid, id)})
+			continue
+		}
+		meta := b.Session
+		meta.ID, meta.ParentID = fid, id
+		meta.SourceFormat, meta.SourcePath = u.Format, u.Path
+		meta.Sequence, meta.LastSeq, meta.ForkSeq = 0, 0, 0
+		if b.FromEntry > 0 {
+			meta.ForkSeq = seqOf(b.FromEntry)
+		}
+		c := sessiondb.Commit{Create: &meta, Append: b.Entries, Now: meta.UpdatedAt}
+		for _, cp := range b.Compactions {
+			cp.ID = 0
+			c.Compactions = append(c.Compactions, cp)
+		}
+		out = append(out, sessiondb.SessionCommit{ID: fid, Commit: c})
+	}
+	return out, problems, nil
 }
 
 // metaPatch turns parsed metadata into a patch that sets every field the

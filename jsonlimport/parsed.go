@@ -110,7 +110,37 @@ type Parsed struct {
 	// ResumeState is handed back in Resume.State on the next incremental
 	// import.
 	ResumeState json.RawMessage
+	// Branches are the paths of the file's entry tree that the tool does
+	// not resume (pi's abandoned branches), each written as a fork of the
+	// session. A reader returns them only from a whole read.
+	Branches []Branch
 }
+
+// Branch is one path of a session file's entry tree that ends elsewhere
+// than at the leaf the tool resumes. The importer writes it as a fork
+// session: its ID is the session's ID, "@" and Tip; its ParentID is the
+// session and its ForkSeq the log position of entry FromEntry. The path
+// never changes once written (entries are immutable and name their
+// parent), so a fork that already exists is left as it is, even after the
+// tool has continued the branch.
+type Branch struct {
+	// Tip is the id of the entry the branch ends at.
+	Tip string
+	// FromEntry is the 1-based entry number, within the whole file, of the
+	// last entry the branch shares with the resumed path (0: none).
+	FromEntry int64
+	// Session holds Title, Attrs, CreatedAt and UpdatedAt.
+	Session sessiondb.Session
+	// Entries are the fork's log, copies of file entries: what the tool
+	// reads to resume the branch (for pi, the header and the path from the
+	// root to Tip).
+	Entries []sessiondb.Entry
+	// Compactions are numbered within Entries (1-based), like Parsed's.
+	Compactions []sessiondb.Compaction
+}
+
+// BranchID returns the ID of the fork that holds branch tip of session id.
+func BranchID(id, tip string) string { return id + "@" + tip }
 
 // Format reads and writes one on-disk session format.
 type Format interface {

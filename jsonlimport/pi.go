@@ -29,10 +29,20 @@ package jsonlimport
 //     the context entries and no log entry is kept. Filtered to Kind
 //     "message", the effective transcript is then, entry for entry, what
 //     pi's loader returns (checked against pi 0.73.1 by the golden tests).
-//   - Branches: every entry stays in the log; the branch tips other than
-//     the leaf are listed in Attrs.branches (tip id and the id where the
-//     branch leaves the resume path). They are not split into separate fork
-//     sessions: the reader interface yields one session per file.
+//   - Branches: every entry stays in the session's log, and the branch
+//     tips other than the leaf are listed in Attrs.branches (tip id and the
+//     id where the branch leaves the resume path). Each tip also becomes a
+//     fork session (Parsed.Branches), written in the same transaction:
+//     ID "<session>@<tip>", ParentID the session, ForkSeq the log position
+//     of the entry where the branch leaves the resumed path; its log is
+//     the header and the lines on the path from the root to the tip, and
+//     its transcript is what pi resumes after /tree moves the leaf to the
+//     tip (checked against pi 0.73.1: expected/*.branches.json). A path
+//     never changes, so an existing fork is not rewritten; when pi later
+//     continues a branch, the old leaf's path becomes a new fork and the
+//     forks already made stay as they were. Forks hold no usage (the
+//     session counts every branch's calls), and their lines are copies of
+//     the session's, so a search finds a branch's text in both.
 //   - A file made by /fork has a header with parentSession (the source
 //     file's path): its ParentID is the uuid of that file name, and, when
 //     the source file can be read, ForkSeq is the entry number in it of the
@@ -414,43 +424,9 @@ func (p *piParser) finish(u Unit, from Resume) (*Parsed, error) {
 		}
 	}
 
-	// Settings in force at the leaf, and the latest compaction on the path.
-	var comp *piNode
-	compIdx := -1
-	for i, n := range path {
-		switch {
-		case n.typ == "thinking_level_change":
-			p.attrs["thinkingLevel"] = n.thinking
-		case n.provider != "" || n.model != "":
-			p.attrs["model"] = map[string]string{"provider": n.provider, "modelId": n.model}
-		case n.typ == "compaction":
-			comp, compIdx = n, i
-		}
-	}
-	// The context entries, in order.
-	var ctxNodes []*piNode
-	if comp != nil {
-		kept := false
-		for _, n := range path[:compIdx] {
-			if n.id == comp.firstKept {
-				kept = true
-			}
-			if kept && n.msg {
-				ctxNodes = append(ctxNodes, n)
-			}
-		}
-		for _, n := range path[compIdx+1:] {
-			if n.msg {
-				ctxNodes = append(ctxNodes, n)
-			}
-		}
-	} else {
-		for _, n := range path {
-			if n.msg {
-				ctxNodes = append(ctxNodes, n)
-			}
-		}
-	}
+	// Settings in force at the leaf, and the context entries in order.
+	piSettings(path, p.attrs)
+	comp, ctxNodes := piContext(path)
 	inCtx := map[int]bool{}
 	for _, n := range ctxNodes {
 		inCtx[n.n] = true
@@ -516,30 +492,23 @@ func (p *piParser) finish(u Unit, from Resume) (*Parsed, error) {
 	}
 
 	// Branch tips other than the leaf.
+	var tips []*piNode
+	onPath := map[string]bool{}
 	if !p.resumed {
 		hasChild := map[string]bool{}
 		for _, n := range p.order {
 			hasChild[n.parent] = true
 		}
-		onPath := map[string]bool{}
 		for _, n := range path {
 			onPath[n.id] = true
 		}
 		var branches []map[string]string
 		for _, n := range p.order {
-			if hasChild[n.id] || onPath[n.id] {
+			if hasChild[n.id] || onPath[n.id] || p.nodes[n.id] != n {
 				continue
 			}
-			from := ""
-			seen := map[string]bool{}
-			for cur := n; cur != nil && !seen[cur.id]; cur = p.nodes[cur.parent] {
-				seen[cur.id] = true
-				if onPath[cur.parent] {
-					from = cur.parent
-					break
-				}
-			}
-			branches = append(branches, map[string]string{"tip": n.id, "from": from})
+			tips = append(tips, n)
+			branches = append(branches, map[string]string{"tip": n.id, "from": p.branchFrom(n, onPath)})
 		}
 		if len(branches) > 0 {
 			p.attrs["branches"] = branches
@@ -559,6 +528,9 @@ func (p *piParser) finish(u Unit, from Resume) (*Parsed, error) {
 		}
 	}
 	out.Entries = p.entries
+	for _, tip := range tips {
+		out.Branches = append(out.Branches, p.branch(tip, onPath))
+	}
 	var shared map[string]bool
 	if !p.resumed && p.parent != "" {
 		if m := piUUIDRE.FindAllString(filepath.Base(p.parent), -1); len(m) > 0 {
@@ -592,10 +564,145 @@ func (p *piParser) finish(u Unit, from Resume) (*Parsed, error) {
 		s.UpdatedAt = s.CreatedAt
 	}
 	out.Session = s
+	for i := range out.Branches {
+		b := &out.Branches[i].Session
+		b.Title, b.CreatedAt = s.Title, s.CreatedAt
+		if b.UpdatedAt.Before(b.CreatedAt) {
+			b.UpdatedAt = b.CreatedAt
+		}
+	}
 	out.Problems = p.problems
 	p.rs.V = 1
 	out.ResumeState = mustJSON(p.rs)
 	return out, nil
+}
+
+// piSettings records in attrs the model and thinking level in force at the
+// end of path.
+func piSettings(path []*piNode, attrs map[string]any) {
+	for _, n := range path {
+		switch {
+		case n.typ == "thinking_level_change":
+			attrs["thinkingLevel"] = n.thinking
+		case n.provider != "" || n.model != "":
+			attrs["model"] = map[string]string{"provider": n.provider, "modelId": n.model}
+		}
+	}
+}
+
+// piContext returns the latest compaction on path (nil: none) and the
+// entries pi's buildSessionContext puts in the context, in order: with a
+// compaction, the message entries from its firstKeptEntryId up to it, then
+// those after it; without, every message entry of the path.
+func piContext(path []*piNode) (comp *piNode, ctxNodes []*piNode) {
+	compIdx := -1
+	for i, n := range path {
+		if n.typ == "compaction" {
+			comp, compIdx = n, i
+		}
+	}
+	if comp == nil {
+		for _, n := range path {
+			if n.msg {
+				ctxNodes = append(ctxNodes, n)
+			}
+		}
+		return nil, ctxNodes
+	}
+	kept := false
+	for _, n := range path[:compIdx] {
+		if n.id == comp.firstKept {
+			kept = true
+		}
+		if kept && n.msg {
+			ctxNodes = append(ctxNodes, n)
+		}
+	}
+	for _, n := range path[compIdx+1:] {
+		if n.msg {
+			ctxNodes = append(ctxNodes, n)
+		}
+	}
+	return comp, ctxNodes
+}
+
+// branchPath returns the path from the root to tip through parentId,
+// stopping at a parent never written or at a cycle.
+func (p *piParser) branchPath(tip *piNode) []*piNode {
+	var path []*piNode
+	seen := map[string]bool{}
+	for cur := tip; cur != nil && !seen[cur.id]; cur = p.nodes[cur.parent] {
+		seen[cur.id] = true
+		path = append(path, cur)
+	}
+	for i, j := 0, len(path)-1; i < j; i, j = i+1, j-1 {
+		path[i], path[j] = path[j], path[i]
+	}
+	return path
+}
+
+// branchFrom returns the id of the last entry the branch ending at tip
+// shares with the resumed path ("" when none).
+func (p *piParser) branchFrom(tip *piNode, onPath map[string]bool) string {
+	seen := map[string]bool{}
+	for cur := tip; cur != nil && !seen[cur.id]; cur = p.nodes[cur.parent] {
+		seen[cur.id] = true
+		if onPath[cur.parent] {
+			return cur.parent
+		}
+	}
+	return ""
+}
+
+// branch builds the fork of the branch ending at tip: its log is the
+// header and the entries on the path from the root to tip (the bytes of
+// the file's lines), and its transcript is what pi resumes once /tree has
+// moved the leaf to tip.
+func (p *piParser) branch(tip *piNode, onPath map[string]bool) Branch {
+	path := p.branchPath(tip)
+	b := Branch{Tip: tip.id}
+	if len(p.entries) > 0 && p.entries[0].Kind == "session" {
+		b.Entries = append(b.Entries, p.entries[0])
+	}
+	num := map[*piNode]int64{}
+	for _, n := range path {
+		b.Entries = append(b.Entries, p.entries[n.n-1])
+		num[n] = int64(len(b.Entries))
+	}
+	from := p.branchFrom(tip, onPath)
+	if n, ok := p.nodes[from]; ok && from != "" {
+		b.FromEntry = int64(n.n)
+	}
+	attrs := map[string]any{"cwd": p.attrs["cwd"], "version": p.attrs["version"],
+		"branch": map[string]string{"tip": tip.id, "from": from}}
+	piSettings(path, attrs)
+	labels := map[string]string{}
+	for _, n := range path {
+		if l, ok := p.rs.Labels[n.id]; ok {
+			labels[n.id] = l
+		}
+	}
+	if len(labels) > 0 {
+		attrs["labels"] = labels
+	}
+	b.Session.Attrs = mergeAttrs(attrs)
+	b.Session.UpdatedAt = p.entries[tip.n-1].CreatedAt
+	// The context is a suffix of the fork's message entries: the path holds
+	// no other branch, and a firstKeptEntryId off the path keeps nothing
+	// before the compaction.
+	comp, ctxNodes := piContext(path)
+	if comp != nil {
+		start := num[comp] + 1
+		if len(ctxNodes) > 0 {
+			start = num[ctxNodes[0]]
+		}
+		e := p.entries[comp.n-1]
+		e.Kind, e.Role, e.Summary = sessiondb.KindMessage, "compactionSummary", true
+		b.Compactions = append(b.Compactions, sessiondb.Compaction{KeepFromSeq: start, Summary: []sessiondb.Entry{e},
+			TokensBefore: piTokensBefore(e.Body), CreatedAt: e.CreatedAt,
+			Details: mustJSON(map[string]any{"source": "pi compaction", "line": comp.line, "firstKeptEntryId": comp.firstKept, "leaf": tip.id})})
+	}
+	return b
 }
 
 func piTokensBefore(body []byte) int64 {
@@ -779,8 +886,29 @@ func (Pi) exportFiles(ctx context.Context, s sessiondb.Store, id string) ([]expo
 		return nil, fmt.Errorf("export pi %s: %w", id, err)
 	}
 	safe := "--" + strings.NewReplacer("/", "-", "\\", "-", ":", "-").Replace(strings.TrimLeft(attrs.CWD, "/\\")) + "--"
-	name := strings.NewReplacer(":", "-", ".", "-").Replace(piTime(sess.CreatedAt)) + "_" + zotFileID(sess.ID) + ".jsonl"
+	// pi names a file <timestamp>_<session id>.jsonl; the whole ID keeps a
+	// branch fork ("<id>@<tip>") and a disambiguated copy apart from the
+	// session whose header they share.
+	name := strings.NewReplacer(":", "-", ".", "-").Replace(piTime(sess.CreatedAt)) + "_" + piFileID(sess.ID) + ".jsonl"
 	return []exportFile{bytesFile(safe+"/"+name, buf.Bytes())}, nil
+}
+
+// piFileID returns id with every byte outside [A-Za-z0-9_.-] replaced by
+// '_', at most 200 bytes ("_" when empty).
+func piFileID(id string) string {
+	b := []byte(id)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.') {
+			b[i] = '_'
+		}
+	}
+	if len(b) > 200 {
+		b = b[:200]
+	}
+	if len(b) == 0 || string(b) == "." || string(b) == ".." {
+		return "_"
+	}
+	return string(b)
 }
 
 // piForeignMessage returns the message object of a body from another

@@ -96,6 +96,7 @@ const maxListedProblems = 20
 type importReport struct {
 	Files     int                   `json:"files"`
 	Sessions  int                   `json:"sessions"`
+	Forks     int                   `json:"forks"`
 	Entries   int                   `json:"entries"`
 	Bytes     int64                 `json:"bytes"`
 	Unchanged int                   `json:"unchanged"`
@@ -181,6 +182,7 @@ func (a *app) printImportReport(rep jsonlimport.Report, o importOptions, dryRun 
 		return writeJSON(a.stdout, importReport{
 			Files:     rep.Files,
 			Sessions:  rep.Sessions,
+			Forks:     rep.Forks,
 			Entries:   rep.Entries,
 			Bytes:     rep.Bytes,
 			Unchanged: rep.Unchanged,
@@ -194,8 +196,12 @@ func (a *app) printImportReport(rep jsonlimport.Report, o importOptions, dryRun 
 	if dryRun {
 		verb = "dry run: would import"
 	}
-	fmt.Fprintf(a.stdout, "%s %d files: %d sessions, %d entries, %s; %d unchanged files skipped; %d other files skipped; %d problems; %d notes\n",
-		verb, rep.Files, rep.Sessions, rep.Entries, humanBytes(rep.Bytes), rep.Unchanged, rep.Skipped, len(rep.Problems), len(rep.Notes))
+	forks := ""
+	if rep.Forks > 0 {
+		forks = fmt.Sprintf(" (and %d branch forks)", rep.Forks)
+	}
+	fmt.Fprintf(a.stdout, "%s %d files: %d sessions%s, %d entries, %s; %d unchanged files skipped; %d other files skipped; %d problems; %d notes\n",
+		verb, rep.Files, rep.Sessions, forks, rep.Entries, humanBytes(rep.Bytes), rep.Unchanged, rep.Skipped, len(rep.Problems), len(rep.Notes))
 	for i, p := range rep.Problems {
 		if i == maxListedProblems && len(rep.Problems) > maxListedProblems+1 {
 			fmt.Fprintf(a.stdout, "  … and %d more (use --json to list them all)\n", len(rep.Problems)-i)

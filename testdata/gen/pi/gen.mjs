@@ -10,7 +10,8 @@
 // session name and labels). With an argument, "node gen.mjs check DIR", it
 // instead opens every .jsonl under DIR (a sessiondb export) with pi and
 // prints the context it resumes, so that it can be compared with the
-// expected files.
+// expected files. "node gen.mjs branches" adds the context of every other
+// branch tip (see below).
 import { SessionManager } from "@mariozechner/pi-coding-agent";
 import fs from "node:fs";
 import os from "node:os";
@@ -48,6 +49,34 @@ function context(file) {
 		if (l) labels[e.id] = l;
 	}
 	return { messages: c.messages, model: c.model, thinkingLevel: c.thinkingLevel, name: sm.getSessionName() ?? null, labels, leafId: sm.getLeafId() };
+}
+
+// "node gen.mjs branches" writes ../../pi/expected/<name>.branches.json
+// from the committed session files, without rewriting them: for every
+// branch tip (an entry no other entry names as parent) other than the
+// leaf, the context pi resumes after /tree moves the leaf there
+// (SessionManager.branch(tip).buildSessionContext()). The files are
+// opened from copies, as pi rewrites a version 1 file it migrates.
+if (process.argv[2] === "branches") {
+	const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pigen-"));
+	for (const name of fs.readdirSync(sessDir).filter((f) => f.endsWith(".jsonl")).sort()) {
+		const f = path.join(tmp, name);
+		fs.copyFileSync(path.join(sessDir, name), f);
+		const sm = SessionManager.open(f);
+		const leaf = sm.getLeafId();
+		const parents = new Set(sm.getEntries().map((e) => e.parentId));
+		const out = {};
+		for (const e of sm.getEntries()) {
+			if (parents.has(e.id) || e.id === leaf) continue;
+			sm.branch(e.id);
+			const c = sm.buildSessionContext();
+			out[e.id] = { messages: c.messages, model: c.model, thinkingLevel: c.thinkingLevel };
+		}
+		const base = name.replace(/\.jsonl$/, "");
+		const dest = path.join(expDir, `${base}.branches.json`);
+		if (Object.keys(out).length > 0) fs.writeFileSync(dest, JSON.stringify(out, null, 2) + "\n");
+	}
+	process.exit(0);
 }
 
 if (process.argv[2] === "check") {

@@ -1,0 +1,304 @@
+package jsonlimport
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/sessiondb/sessiondb"
+)
+
+// piBranchesExpected reads expected/<name>.branches.json: for every branch
+// tip other than the leaf, what pi 0.73.1 resumes once /tree has moved the
+// leaf there (gen.mjs branches). A file without branches has none.
+func piBranchesExpected(t *testing.T, name string) map[string]piExpected {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(piTestdata, "expected", name+".branches.json"))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var exp map[string]piExpected
+	if err := json.Unmarshal(raw, &exp); err != nil {
+		t.Fatal(err)
+	}
+	return exp
+}
+
+// piImportFixtures copies the pi fixtures into a temporary directory and
+// imports them.
+func piImportFixtures(t *testing.T, s sessiondb.Store) (string, Report) {
+	t.Helper()
+	dir := t.TempDir()
+	for _, f := range piFixtures(t) {
+		copyFile(t, f, filepath.Join(dir, filepath.Base(f)))
+	}
+	rep, err := Import(context.Background(), s, []string{dir}, Options{Format: FormatPi})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, rep
+}
+
+// piTranscript renders a session's effective transcript, filtered to Kind
+// "message", as pi renders the entries it comes from.
+func piTranscript(t *testing.T, s sessiondb.Store, id string) []any {
+	t.Helper()
+	tr, err := s.Load(context.Background(), id, sessiondb.LoadOptions{Kinds: []string{sessiondb.KindMessage}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []any
+	for _, e := range tr {
+		got = append(got, piMessage(t, e))
+	}
+	return got
+}
+
+// TestPiBranchForks imports the fixtures pi's SessionManager wrote and
+// checks every abandoned branch against pi itself: it is a fork session of
+// the file's session, forked at the log position of the entry where the
+// branch leaves the resumed path, and its transcript is, message for
+// message, what pi's buildSessionContext returns after branch(tip).
+func TestPiBranchForks(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t)
+	dir, rep := piImportFixtures(t, s)
+	total := 0
+	for _, f := range piFixtures(t) {
+		name := strings.TrimSuffix(filepath.Base(f), ".jsonl")
+		exp := piBranchesExpected(t, name)
+		total += len(exp)
+		t.Run(name, func(t *testing.T) {
+			src, err := s.SourceFile(ctx, filepath.Join(dir, filepath.Base(f)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			main := src.SessionID
+			mainLog, err := s.Entries(ctx, main, 1, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for tip, want := range exp {
+				fork, err := s.Get(ctx, BranchID(main, tip))
+				if err != nil {
+					t.Fatalf("branch %s: %v", tip, err)
+				}
+				if fork.ParentID != main || fork.SourceFormat != FormatPi {
+					t.Fatalf("branch %s: parent %q format %q, want %q pi", tip, fork.ParentID, fork.SourceFormat, main)
+				}
+				var attrs struct {
+					Branch struct{ Tip, From string } `json:"branch"`
+					Model  any                        `json:"model"`
+				}
+				if err := json.Unmarshal(fork.Attrs, &attrs); err != nil {
+					t.Fatal(err)
+				}
+				if attrs.Branch.Tip != tip {
+					t.Fatalf("branch %s: attrs %s", tip, fork.Attrs)
+				}
+				if attrs.Branch.From != "" {
+					if fork.ForkSeq < 1 || fork.ForkSeq > int64(len(mainLog)) {
+						t.Fatalf("branch %s: ForkSeq %d outside the log (%d)", tip, fork.ForkSeq, len(mainLog))
+					}
+					var at struct {
+						ID string `json:"id"`
+					}
+					_ = json.Unmarshal(mainLog[fork.ForkSeq-1].Body, &at)
+					if at.ID != attrs.Branch.From {
+						t.Fatalf("branch %s: ForkSeq %d is entry %q, want the branch point %q", tip, fork.ForkSeq, at.ID, attrs.Branch.From)
+					}
+				}
+				if d := cmp.Diff(want.Messages, piTranscript(t, s, fork.ID)); d != "" {
+					t.Fatalf("branch %s differs from pi's context at that tip (-pi +sessiondb):\n%s", tip, d)
+				}
+				if d := cmp.Diff(want.Model, attrs.Model); d != "" {
+					t.Errorf("branch %s model (-pi +sessiondb):\n%s", tip, d)
+				}
+				// The fork's last log entry is the tip's line, so that an
+				// export of it is a file pi resumes at the tip.
+				flog, err := s.Entries(ctx, fork.ID, 1, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Contains(flog[len(flog)-1].Body, []byte(`"id":"`+tip+`"`)) || !bytes.Equal(flog[0].Body, mainLog[0].Body) {
+					t.Fatalf("branch %s: log does not run from the header to the tip", tip)
+				}
+				u, err := s.UsageTotals(ctx, fork.ID)
+				if err != nil || u.Calls != 0 {
+					t.Fatalf("branch %s: usage %+v %v; the calls are counted once, in the session", tip, u, err)
+				}
+			}
+		})
+	}
+	if total == 0 {
+		t.Fatal("no branches in the expected files; run testdata/gen/pi/gen.mjs branches")
+	}
+	if rep.Forks != total {
+		t.Fatalf("report counts %d forks, pi has %d branch tips", rep.Forks, total)
+	}
+	all, _, err := s.List(ctx, sessiondb.ListOptions{Limit: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, si := range all {
+		if strings.Contains(si.ID, "@") {
+			n++
+		}
+	}
+	if n != total {
+		t.Fatalf("%d fork sessions stored, want %d", n, total)
+	}
+}
+
+// TestPiBranchForksReimport: importing again creates nothing; after pi
+// continues an abandoned branch (the old leaf becomes a branch tip), a
+// re-import adds exactly the fork of the old leaf and leaves the existing
+// forks untouched.
+func TestPiBranchForksReimport(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.jsonl")
+	copyFile(t, filepath.Join(piTestdata, "sessions", "branched.jsonl"), path)
+	rep, err := Import(ctx, s, []string{dir}, Options{})
+	if err != nil || rep.Forks != 1 {
+		t.Fatalf("first import: %d forks, %v %+v", rep.Forks, err, rep.Problems)
+	}
+	rep, err = Import(ctx, s, []string{dir}, Options{})
+	if err != nil || rep.Forks != 0 || rep.Unchanged != 1 {
+		t.Fatalf("second import: %+v %v", rep, err)
+	}
+	src, err := s.SourceFile(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	main := src.SessionID
+	exp := piBranchesExpected(t, "branched")
+	var tip string
+	for k := range exp {
+		tip = k
+	}
+	before, err := s.Get(ctx, BranchID(main, tip))
+	if err != nil {
+		t.Fatal(err)
+	}
+	oldLeaf := readPiExpected(t, "branched").LeafID
+	// pi appends under the abandoned tip: that line is the new leaf.
+	line := fmt.Sprintf(`{"type":"message","id":"c0ffee01","parentId":%q,"timestamp":"2026-01-10T10:00:00.000Z","message":{"role":"user","content":"Back to the retry after all.","timestamp":1768039200000}}`, tip)
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(line + "\n"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rep, err = Import(ctx, s, []string{dir}, Options{})
+	if err != nil || rep.Forks != 1 {
+		t.Fatalf("import after the branch grew: %d forks, %v %+v", rep.Forks, err, rep.Problems)
+	}
+	after, err := s.Get(ctx, BranchID(main, tip))
+	if err != nil || after.Sequence != before.Sequence {
+		t.Fatalf("existing fork changed: sequence %d -> %d (%v)", before.Sequence, after.Sequence, err)
+	}
+	old, err := s.Get(ctx, BranchID(main, oldLeaf))
+	if err != nil || old.ParentID != main {
+		t.Fatalf("no fork for the old leaf %s: %+v %v", oldLeaf, old, err)
+	}
+	// The old leaf's fork resumes what pi resumed before the branch grew.
+	if d := cmp.Diff(readPiExpected(t, "branched").Messages, piTranscript(t, s, old.ID)); d != "" {
+		t.Fatalf("old leaf's fork (-pi before +sessiondb):\n%s", d)
+	}
+	// And the session resumes the continued branch.
+	got := piTranscript(t, s, main)
+	want := append(append([]any{}, exp[tip].Messages...), map[string]any{"role": "user", "content": "Back to the retry after all.", "timestamp": float64(1768039200000)})
+	if d := cmp.Diff(want, got); d != "" {
+		t.Fatalf("session after the branch grew (-want +got):\n%s", d)
+	}
+}
+
+// TestPiBranchForkIDTaken: a session that already holds a fork's ID and is
+// not that fork is reported and kept; the session itself is imported.
+func TestPiBranchForkIDTaken(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.jsonl")
+	copyFile(t, filepath.Join(piTestdata, "sessions", "branched.jsonl"), path)
+	main := piHeaderID(t, path)
+	var tips []string
+	for k := range piBranchesExpected(t, "branched") {
+		tips = append(tips, k)
+	}
+	sort.Strings(tips)
+	squatter := BranchID(main, tips[0])
+	if _, err := s.Create(ctx, sessiondb.Session{ID: squatter, Title: "mine"}); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Import(ctx, s, []string{dir}, Options{})
+	if err != nil || rep.Sessions != 1 || rep.Forks != len(tips)-1 {
+		t.Fatalf("import: %+v %v", rep, err)
+	}
+	found := false
+	for _, p := range rep.Problems {
+		found = found || strings.Contains(p.Reason, "is not a fork of")
+	}
+	if !found {
+		t.Fatalf("taken fork ID not reported: %+v", rep.Problems)
+	}
+	got, err := s.Get(ctx, squatter)
+	if err != nil || got.Title != "mine" || got.ParentID != "" {
+		t.Fatalf("the existing session was changed: %+v %v", got, err)
+	}
+}
+
+// TestPiBranchForkExport: a fork exported as a pi file is the header and
+// the branch's lines, so that pi resumes the branch from it (checked by
+// hand with gen.mjs check, like the other exports); here, importing the
+// export gives a session whose transcript is pi's context at the tip.
+func TestPiBranchForkExport(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t)
+	dir, _ := piImportFixtures(t, s)
+	main := piHeaderID(t, filepath.Join(dir, "compaction-branch.jsonl"))
+	exp := piBranchesExpected(t, "compaction-branch")
+	var ids []string
+	for tip := range exp {
+		ids = append(ids, BranchID(main, tip))
+	}
+	sort.Strings(ids)
+	ids = append(ids, main)
+	out := t.TempDir()
+	files, err := Export(ctx, s, ids, FormatPi, out)
+	if err != nil || len(files) != len(ids) {
+		t.Fatalf("export: %v %v", files, err)
+	}
+	for i, f := range files[:len(exp)] {
+		tip := strings.TrimPrefix(ids[i], main+"@")
+		if !strings.HasSuffix(f, "_"+tip+".jsonl") {
+			t.Fatalf("fork %s exported as %s", ids[i], f)
+		}
+		s2 := openStore(t)
+		rep, err := Import(ctx, s2, []string{f}, Options{})
+		if err != nil || rep.Sessions != 1 || rep.Forks != 0 {
+			t.Fatalf("re-import %s: %+v %v", f, rep, err)
+		}
+		if d := cmp.Diff(exp[tip].Messages, piTranscript(t, s2, main)); d != "" {
+			t.Fatalf("export of branch %s resumes (-pi +sessiondb):\n%s", tip, d)
+		}
+	}
+}
