@@ -216,6 +216,7 @@ type ccLine struct {
 	RequestID       string          `json:"requestId"`
 	Summary         json.RawMessage `json:"summary"`
 	CompactMetadata json.RawMessage `json:"compactMetadata"`
+	CostUSD         float64         `json:"costUSD"`
 	Message         *struct {
 		ID      string          `json:"id"`
 		Role    string          `json:"role"`
@@ -403,7 +404,7 @@ func (p *ccParser) dispatch(raw []byte, lineNo int) {
 				Seq: int64(n), Provider: "anthropic", Model: m.Model,
 				InputTokens: m.Usage.Input, OutputTokens: m.Usage.Output,
 				CacheReadTokens: m.Usage.CacheRead, CacheWriteTokens: m.Usage.CacheWrite,
-				CreatedAt: t,
+				Cost: l.CostUSD, CreatedAt: t,
 			})
 		}
 	}
@@ -599,6 +600,7 @@ func (p *ccParser) finish(u Unit, from Resume) (*Parsed, error) {
 		us.Seq += int64(base)
 		out.Usage = append(out.Usage, us)
 	}
+	out.Notes = append(out.Notes, priceRows(u.Path, out.Usage)...)
 	out.Entries = p.entries
 
 	// Session metadata.

@@ -486,6 +486,7 @@ func (p *codexParser) finish(u Unit, from Resume) (*Parsed, error) {
 		us.Seq += base
 		out.Usage = append(out.Usage, us)
 	}
+	out.Notes = append(out.Notes, priceRows(u.Path, out.Usage)...)
 	if p.rs.ID == "" {
 		id := strings.TrimSuffix(filepath.Base(u.Path), ".jsonl")
 		if len(id) > 36 && strings.HasPrefix(id, "rollout-") {

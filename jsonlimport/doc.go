@@ -115,7 +115,11 @@
 //     first line counting (ccusage's rule); Codex rows are the increases of
 //     total_token_usage; pi rows are the assistant messages' usage. Each
 //     row is dated by the call, so usage_daily answers "what did I spend
-//     per day" by day and model.
+//     per day" by day and model. pi records each call's cost; Claude Code
+//     (but for the costUSD of old versions) and Codex do not, so their
+//     cost is estimated from Prices, the providers' list prices as of
+//     PricesAsOf (pricing.go says what the estimate leaves out); a model
+//     without a price costs 0 and is named in a Note.
 //
 // Fidelity: observed versus inferred. pi is observed: its fixtures
 // (testdata/pi) were written by pi 0.73.1's own SessionManager
