@@ -493,12 +493,13 @@ func (p *piParser) finish(u Unit, from Resume) (*Parsed, error) {
 
 	// Branch tips other than the leaf.
 	var tips []*piNode
-	onPath := map[string]bool{}
+	froms := map[*piNode]string{}
 	if !p.resumed {
 		hasChild := map[string]bool{}
 		for _, n := range p.order {
 			hasChild[n.parent] = true
 		}
+		onPath := map[string]bool{}
 		for _, n := range path {
 			onPath[n.id] = true
 		}
@@ -508,10 +509,15 @@ func (p *piParser) finish(u Unit, from Resume) (*Parsed, error) {
 				continue
 			}
 			tips = append(tips, n)
-			branches = append(branches, map[string]string{"tip": n.id, "from": p.branchFrom(n, onPath)})
+			if len(branches) < maxPiBranches {
+				branches = append(branches, map[string]string{"tip": n.id, "from": p.branchFrom(n, onPath, froms)})
+			}
 		}
 		if len(branches) > 0 {
 			p.attrs["branches"] = branches
+		}
+		if len(tips) > maxPiBranches {
+			p.attrs["branchCount"] = len(tips)
 		}
 	} else if _, ok := p.attrs["branches"]; !ok {
 		delete(p.attrs, "branches")
@@ -528,8 +534,20 @@ func (p *piParser) finish(u Unit, from Resume) (*Parsed, error) {
 		}
 	}
 	out.Entries = p.entries
-	for _, tip := range tips {
-		out.Branches = append(out.Branches, p.branch(tip, onPath))
+	budget := maxPiForkCopies
+	for i, tip := range tips {
+		var b Branch
+		ok := i < maxPiBranches
+		if ok {
+			b, ok = p.branch(tip, froms, &budget)
+		}
+		if !ok {
+			out.Notes = append(out.Notes, Problem{Path: u.Path, Reason: fmt.Sprintf(
+				"%d of %d branch tips made fork sessions (at most %d forks and %d copied entries per file); every line is in the session's log",
+				i, len(tips), maxPiBranches, maxPiForkCopies)})
+			break
+		}
+		out.Branches = append(out.Branches, b)
 	}
 	var shared map[string]bool
 	if !p.resumed && p.parent != "" {
@@ -626,40 +644,72 @@ func piContext(path []*piNode) (comp *piNode, ctxNodes []*piNode) {
 	return comp, ctxNodes
 }
 
+// A hostile file can hold many tips on long paths, and each fork copies
+// its path: the forks of one file are bounded, and the tips beyond the
+// bounds are named in a Note (their lines are in the session's log).
+const (
+	maxPiBranches   = 1000    // forks, and tips listed in Attrs.branches
+	maxPiForkCopies = 200_000 // entries copied into the forks
+)
+
 // branchPath returns the path from the root to tip through parentId,
-// stopping at a parent never written or at a cycle.
-func (p *piParser) branchPath(tip *piNode) []*piNode {
+// stopping at a parent never written or at a cycle; false when it is
+// longer than budget.
+func (p *piParser) branchPath(tip *piNode, budget int) ([]*piNode, bool) {
 	var path []*piNode
 	seen := map[string]bool{}
 	for cur := tip; cur != nil && !seen[cur.id]; cur = p.nodes[cur.parent] {
+		if len(path) >= budget {
+			return nil, false
+		}
 		seen[cur.id] = true
 		path = append(path, cur)
 	}
 	for i, j := 0, len(path)-1; i < j; i, j = i+1, j-1 {
 		path[i], path[j] = path[j], path[i]
 	}
-	return path
+	return path, true
 }
 
 // branchFrom returns the id of the last entry the branch ending at tip
-// shares with the resumed path ("" when none).
-func (p *piParser) branchFrom(tip *piNode, onPath map[string]bool) string {
-	seen := map[string]bool{}
-	for cur := tip; cur != nil && !seen[cur.id]; cur = p.nodes[cur.parent] {
-		seen[cur.id] = true
+// shares with the resumed path ("" when none). froms remembers the answer
+// for every entry walked, so that the tips of one file cost one walk of
+// the tree in all.
+func (p *piParser) branchFrom(tip *piNode, onPath map[string]bool, froms map[*piNode]string) string {
+	var walked []*piNode
+	seen := map[*piNode]bool{}
+	from := ""
+	for cur := tip; cur != nil && !seen[cur]; cur = p.nodes[cur.parent] {
+		if f, ok := froms[cur]; ok {
+			from = f
+			break
+		}
+		seen[cur] = true
+		walked = append(walked, cur)
 		if onPath[cur.parent] {
-			return cur.parent
+			from = cur.parent
+			break
 		}
 	}
-	return ""
+	for _, n := range walked {
+		froms[n] = from
+	}
+	return from
 }
 
 // branch builds the fork of the branch ending at tip: its log is the
 // header and the entries on the path from the root to tip (the bytes of
 // the file's lines), and its transcript is what pi resumes once /tree has
 // moved the leaf to tip.
-func (p *piParser) branch(tip *piNode, onPath map[string]bool) Branch {
-	path := p.branchPath(tip)
+//
+// budget is the number of entries the forks may still copy; false when
+// this one would exceed it.
+func (p *piParser) branch(tip *piNode, froms map[*piNode]string, budget *int) (Branch, bool) {
+	path, ok := p.branchPath(tip, *budget-1)
+	if !ok {
+		return Branch{}, false
+	}
+	*budget -= len(path) + 1
 	b := Branch{Tip: tip.id}
 	if len(p.entries) > 0 && p.entries[0].Kind == "session" {
 		b.Entries = append(b.Entries, p.entries[0])
@@ -669,7 +719,7 @@ func (p *piParser) branch(tip *piNode, onPath map[string]bool) Branch {
 		b.Entries = append(b.Entries, p.entries[n.n-1])
 		num[n] = int64(len(b.Entries))
 	}
-	from := p.branchFrom(tip, onPath)
+	from := froms[tip]
 	if n, ok := p.nodes[from]; ok && from != "" {
 		b.FromEntry = int64(n.n)
 	}
@@ -702,7 +752,7 @@ func (p *piParser) branch(tip *piNode, onPath map[string]bool) Branch {
 			TokensBefore: piTokensBefore(e.Body), CreatedAt: e.CreatedAt,
 			Details: mustJSON(map[string]any{"source": "pi compaction", "line": comp.line, "firstKeptEntryId": comp.firstKept, "leaf": tip.id})})
 	}
-	return b
+	return b, true
 }
 
 func piTokensBefore(body []byte) int64 {

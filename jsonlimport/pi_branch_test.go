@@ -302,3 +302,86 @@ func TestPiBranchForkExport(t *testing.T) {
 		}
 	}
 }
+
+// TestPiBranchForksBounded: a hostile file with thousands of tips on long
+// paths (each fork copies its path) gets a bounded number of forks and
+// copies, a note naming the rest, and every line in the session's log.
+func TestPiBranchForksBounded(t *testing.T) {
+	const depth = 3000
+	var b strings.Builder
+	b.WriteString(`{"type":"session","version":3,"id":"b0b0b0b0-0000-4000-8000-000000000001","timestamp":"2026-01-10T09:00:00.000Z","cwd":"/p"}` + "\n")
+	line := func(id, parent string) {
+		p := "null"
+		if parent != "" {
+			p = `"` + parent + `"`
+		}
+		fmt.Fprintf(&b, `{"type":"message","id":%q,"parentId":%s,"timestamp":"2026-01-10T09:00:01.000Z","message":{"role":"user","content":"x","timestamp":1768035601000}}`+"\n", id, p)
+	}
+	// A chain c0…c(depth-1) with a side leaf s(i) under each c(i); the
+	// last line continues the chain, so the side leaves are the tips.
+	for i := range depth {
+		parent := ""
+		if i > 0 {
+			parent = fmt.Sprintf("c%d", i-1)
+		}
+		line(fmt.Sprintf("c%d", i), parent)
+		line(fmt.Sprintf("s%d", i), fmt.Sprintf("c%d", i))
+	}
+	line("end", fmt.Sprintf("c%d", depth-1))
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "hostile.jsonl"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := openStore(t)
+	rep, err := Import(context.Background(), s, []string{dir}, Options{})
+	if err != nil || rep.Sessions != 1 {
+		t.Fatalf("import: %+v %v", rep, err)
+	}
+	if rep.Forks == 0 || rep.Forks >= depth {
+		t.Fatalf("%d forks of %d tips: want some, bounded", rep.Forks, depth)
+	}
+	noted := false
+	for _, n := range rep.Notes {
+		noted = noted || strings.Contains(n.Reason, fmt.Sprintf("%d of %d branch tips made fork sessions", rep.Forks, depth))
+	}
+	if !noted {
+		t.Fatalf("bound not noted: %+v", rep.Notes)
+	}
+	id := "b0b0b0b0-0000-4000-8000-000000000001"
+	sess, err := s.Get(context.Background(), id)
+	if err != nil || sess.LastSeq != 2*depth+2 {
+		t.Fatalf("session log %d entries, want %d (%v)", sess.LastSeq, 2*depth+2, err)
+	}
+	var attrs struct {
+		Branches    []map[string]string `json:"branches"`
+		BranchCount int                 `json:"branchCount"`
+	}
+	if err := json.Unmarshal(sess.Attrs, &attrs); err != nil {
+		t.Fatal(err)
+	}
+	if len(attrs.Branches) != maxPiBranches || attrs.BranchCount != depth {
+		t.Fatalf("attrs list %d tips, count %d; want %d and %d", len(attrs.Branches), attrs.BranchCount, maxPiBranches, depth)
+	}
+	copies := 0
+	all, _, err := s.List(context.Background(), sessiondb.ListOptions{Limit: sessiondb.MaxListLimit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, si := range all {
+		if si.ID != id {
+			full, err := s.Get(context.Background(), si.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			copies += int(full.LastSeq)
+		}
+	}
+	if copies > maxPiForkCopies {
+		t.Fatalf("forks copied %d entries, bound %d", copies, maxPiForkCopies)
+	}
+	// The forks made are those of the first tips, each its own path.
+	f, err := s.Get(context.Background(), BranchID(id, "s0"))
+	if err != nil || f.LastSeq != 3 {
+		t.Fatalf("fork of s0: %+v %v", f, err)
+	}
+}
