@@ -39,8 +39,8 @@ type Report struct {
 	// Sessions counts the sessions created or updated (in a dry run: that
 	// would be).
 	Sessions int
-	// Entries counts the log entries appended (not counting the copies
-	// that branch forks hold).
+	// Entries counts the log entries appended, the copies that branch
+	// forks hold included.
 	Entries int
 	// Forks counts the fork sessions created for branches of source files
 	// (pi's abandoned /tree branches, see Branch); they are not counted in
@@ -554,8 +554,8 @@ func prepare(ctx context.Context, store sessiondb.Store, p planned) *work {
 // buildUnit builds the commits that write a parsed unit (the session's,
 // then one per new branch fork: all or nothing), hands them to commit
 // (which writes them, or queues them for a batch) and then saves the
-// unit's checkpoints. It returns the number of entries appended to the
-// session.
+// unit's checkpoints. It returns the number of entries appended (the
+// forks' included).
 func buildUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool, commit func([]sessiondb.SessionCommit) error) (int, []Problem, error) {
 	pd := w.parsed
 	u := w.p.unit
@@ -715,13 +715,17 @@ func buildUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool,
 	problems = append(problems, fprobs...)
 	commits = append(commits, forks...)
 	w.forks = len(forks)
+	entries := len(pd.Entries)
+	for _, f := range forks {
+		entries += len(f.Commit.Append)
+	}
 	if dryRun {
 		for _, sc := range commits {
 			if err := sessiondb.ValidateCommit(sc.ID, sc.Commit); err != nil {
 				return 0, problems, err
 			}
 		}
-		return len(pd.Entries), problems, nil
+		return entries, problems, nil
 	}
 	if err := commit(commits); err != nil {
 		return 0, problems, err
@@ -740,7 +744,7 @@ func buildUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool,
 			problems = append(problems, Problem{Path: u.Path, Reason: fmt.Sprintf("checkpoint %q not saved: %v", cp.ID, err)})
 		}
 	}
-	return len(pd.Entries), problems, nil
+	return entries, problems, nil
 }
 
 // branchForks returns the commits that create the forks of pd's branches

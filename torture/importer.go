@@ -20,6 +20,7 @@ const envFormat = "TORTURE_FORMAT"
 type importResult struct {
 	Err           string   `json:"err,omitempty"`
 	Sessions      int      `json:"sessions"`
+	Forks         int      `json:"forks"` // branch forks, not in Sessions
 	Entries       int      `json:"entries"`
 	NProblems     int      `json:"nproblems"`
 	Problems      []string `json:"problems,omitempty"`
@@ -59,7 +60,7 @@ func runHostileImporter() int {
 	}
 	defer store.Close()
 	rep, err := jsonlimport.Import(ctx, store, []string{os.Getenv(envDir)}, jsonlimport.Options{Format: os.Getenv(envFormat), Jobs: 1})
-	res := importResult{Sessions: rep.Sessions, Entries: rep.Entries, NProblems: len(rep.Problems), VmHWMKiB: vmHWM()}
+	res := importResult{Sessions: rep.Sessions, Forks: rep.Forks, Entries: rep.Entries, NProblems: len(rep.Problems), VmHWMKiB: vmHWM()}
 	if err != nil {
 		res.Err = err.Error()
 	}
