@@ -2,6 +2,7 @@ package jsonlimport
 
 import (
 	"context"
+	"math"
 	"path/filepath"
 	"regexp"
 	"testing"
@@ -47,10 +48,11 @@ func TestUsageDailyAllFormats(t *testing.T) {
 		w.OutputTokens += tot.OutputTokens
 		w.CacheReadTokens += tot.CacheReadTokens
 		w.CacheWriteTokens += tot.CacheWriteTokens
+		w.Cost += tot.Cost
 		want[info.SourceFormat] = w
 	}
 	rows, err := s.Query(ctx, `SELECT s.source_format, d.day, sum(d.calls), sum(d.input_tokens), sum(d.output_tokens),
-		sum(d.cache_read_tokens), sum(d.cache_write_tokens)
+		sum(d.cache_read_tokens), sum(d.cache_write_tokens), sum(d.cost)
 		FROM usage_daily d JOIN sessions s ON s.id = d.session_id GROUP BY s.source_format, d.day`)
 	if err != nil {
 		t.Fatal(err)
@@ -63,7 +65,7 @@ func TestUsageDailyAllFormats(t *testing.T) {
 	for rows.Next() {
 		var format, day string
 		var v sessiondb.UsageTotals
-		if err := rows.Scan(&format, &day, &v.Calls, &v.InputTokens, &v.OutputTokens, &v.CacheReadTokens, &v.CacheWriteTokens); err != nil {
+		if err := rows.Scan(&format, &day, &v.Calls, &v.InputTokens, &v.OutputTokens, &v.CacheReadTokens, &v.CacheWriteTokens, &v.Cost); err != nil {
 			t.Fatal(err)
 		}
 		if !dayRE.MatchString(day) || day == today {
@@ -75,6 +77,7 @@ func TestUsageDailyAllFormats(t *testing.T) {
 		g.OutputTokens += v.OutputTokens
 		g.CacheReadTokens += v.CacheReadTokens
 		g.CacheWriteTokens += v.CacheWriteTokens
+		g.Cost += v.Cost
 		got[format] = g
 		days[format]++
 	}
@@ -82,8 +85,18 @@ func TestUsageDailyAllFormats(t *testing.T) {
 		if days[f] == 0 || got[f].Calls == 0 {
 			t.Errorf("%s: no usage_daily rows", f)
 		}
-		if got[f] != want[f] {
-			t.Errorf("%s: usage_daily sums to %+v, the sessions' totals are %+v", f, got[f], want[f])
+		// Every format that records usage answers "what did I spend":
+		// zot, swink and pi write costs, Claude Code and Codex are priced.
+		if got[f].Cost <= 0 {
+			t.Errorf("%s: usage_daily has no cost", f)
+		}
+		g, w := got[f], want[f]
+		if math.Abs(g.Cost-w.Cost) > 1e-9*max(1, w.Cost) {
+			t.Errorf("%s: usage_daily costs %g, the sessions' totals %g", f, g.Cost, w.Cost)
+		}
+		g.Cost, w.Cost = 0, 0
+		if g != w {
+			t.Errorf("%s: usage_daily sums to %+v, the sessions' totals are %+v", f, g, w)
 		}
 	}
 	if days[FormatPicoclaw] != 0 || want[FormatPicoclaw].Calls != 0 {
