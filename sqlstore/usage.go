@@ -46,6 +46,34 @@ func (s *Store) UsageTotals(ctx context.Context, id string) (sessiondb.UsageTota
 	return t, err
 }
 
+// usageTotalsOf sums the usage ledgers of ids in one query (over
+// usage_by_session); a session without usage rows gets no map entry.
+func usageTotalsOf(ctx context.Context, tx *sqlx.Tx, ids []string) (map[string]sessiondb.UsageTotals, error) {
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT session_id, count(*), coalesce(sum(input_tokens), 0),
+		coalesce(sum(output_tokens), 0), coalesce(sum(cache_read_tokens), 0),
+		coalesce(sum(cache_write_tokens), 0), coalesce(sum(reasoning_tokens), 0), coalesce(sum(cost), 0)
+		FROM usage WHERE session_id IN (?`+strings.Repeat(", ?", len(ids)-1)+`) GROUP BY session_id`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := make(map[string]sessiondb.UsageTotals, len(ids))
+	for rows.Next() {
+		var id string
+		var t sessiondb.UsageTotals
+		if err := rows.Scan(&id, &t.Calls, &t.InputTokens, &t.OutputTokens, &t.CacheReadTokens,
+			&t.CacheWriteTokens, &t.ReasoningTokens, &t.Cost); err != nil {
+			return nil, err
+		}
+		out[id] = t
+	}
+	return out, rows.Err()
+}
+
 // UsageReport implements sessiondb.Store.
 func (s *Store) UsageReport(ctx context.Context, q sessiondb.UsageQuery) ([]sessiondb.UsageRow, error) {
 	cols := []string{"''", "''", "''", "''"}
