@@ -25,6 +25,7 @@ type listRow struct {
 type listData struct {
 	Title   string
 	Q       string
+	Parent  string // ?parent=: only the forks of that session
 	Format  string
 	Since   string
 	Until   string
@@ -61,15 +62,21 @@ func (h *Handler) listSessions(ctx context.Context, d *listData, cursor string) 
 		// An ID or alias typed in the filter box finds its session even
 		// when the title does not contain it.
 		if id, err := h.st.Resolve(ctx, d.Q); err == nil {
-			if s, err := h.st.Get(ctx, id); err == nil {
-				out = append(out, sessiondb.SessionInfo{Session: s})
+			// Get, not Lookup: the row shows the entry count.
+			if s, err := h.st.Get(ctx, id); err == nil && (d.Parent == "" || s.ParentID == d.Parent) {
+				si := sessiondb.SessionInfo{Session: s}
+				if u, err := h.st.UsageTotals(ctx, id); err == nil {
+					si.Usage = &u
+				}
+				out = append(out, si)
 				seen[id] = true
 			}
 		}
 	}
 	filtered := d.Format != "" || d.Since != "" || d.Until != ""
 	for {
-		infos, next, err := h.st.List(ctx, sessiondb.ListOptions{Limit: ListPageSize, Cursor: cursor, Query: d.Q})
+		infos, next, err := h.st.List(ctx, sessiondb.ListOptions{Limit: ListPageSize, Cursor: cursor, Query: d.Q,
+			ParentID: d.Parent, Usage: true})
 		if err != nil {
 			return nil, err
 		}
@@ -112,19 +119,29 @@ func (h *Handler) listPage(w http.ResponseWriter, r *http.Request) {
 
 // list reads what the list page shows, without rendering.
 func (h *Handler) list(ctx context.Context, q url.Values) (listData, error) {
-	d := listData{Title: "Sessions", Q: q.Get("q"), Format: q.Get("format"), Since: q.Get("since"), Until: q.Get("until")}
+	d := listData{Title: "Sessions", Q: q.Get("q"), Parent: q.Get("parent"), Format: q.Get("format"), Since: q.Get("since"), Until: q.Get("until")}
+	if d.Parent != "" {
+		d.Title = "Forks of " + d.Parent
+	}
 	cursor := q.Get("cursor")
 	d.First = cursor == ""
 	infos, err := h.listSessions(ctx, &d, cursor)
 	if err != nil {
 		return d, err
 	}
+	d.Rows = make([]listRow, 0, len(infos))
 	for _, si := range infos {
 		row := listRow{SessionInfo: si, Updated: si.UpdatedAt.UTC().Format("2006-01-02 15:04")}
-		// One indexed query per row: the page costs the same whatever the
-		// size of the usage ledger.
-		if u, err := h.st.UsageTotals(ctx, si.ID); err == nil {
-			row.Usage = u
+		// The store sums the page's usage with the page (ListOptions.Usage);
+		// a store that does not leaves Usage nil and is asked row by row.
+		u := si.Usage
+		if u == nil {
+			if t, err := h.st.UsageTotals(ctx, si.ID); err == nil {
+				u = &t
+			}
+		}
+		if u != nil {
+			row.Usage = *u
 			row.Tokens = u.InputTokens + u.OutputTokens + u.CacheReadTokens + u.CacheWriteTokens
 		}
 		d.Rows = append(d.Rows, row)
@@ -139,6 +156,8 @@ type sessionData struct {
 	Latest      *cutView
 	Compactions []cutView
 	Checkpoints []checkpointView
+	Forks       []forkView // the newest maxForksShown forks
+	MoreForks   bool       // there are more: the list page shows them all (/?parent=)
 	All         bool
 	From        int64
 	Start       int64
@@ -147,6 +166,14 @@ type sessionData struct {
 	Last        int64
 	ShowPrev    bool
 	Attrs       string
+}
+
+// forkView is one fork of the session shown: the session forked from
+// it at log position ForkSeq.
+type forkView struct {
+	ID      string
+	Title   string
+	ForkSeq int64
 }
 
 type checkpointView struct {
@@ -175,14 +202,11 @@ func (h *Handler) sessionPage(w http.ResponseWriter, r *http.Request) {
 // it, without rendering (BenchmarkTranscriptFirstPage times both parts).
 func (h *Handler) transcript(ctx context.Context, idOrAlias string, q url.Values) (sessionData, error) {
 	var d sessionData
-	id, err := h.st.Resolve(ctx, idOrAlias)
+	s, err := h.lookup(ctx, idOrAlias)
 	if err != nil {
 		return d, err
 	}
-	s, err := h.st.Get(ctx, id)
-	if err != nil {
-		return d, err
-	}
+	id := s.ID
 	comps, err := h.st.Compactions(ctx, id)
 	if err != nil {
 		return d, err
@@ -255,7 +279,30 @@ func (h *Handler) transcript(ctx context.Context, idOrAlias string, q url.Values
 		d.Checkpoints = append(d.Checkpoints, checkpointView{ID: c.ID, Label: c.Label, AtSeq: c.AtSeq,
 			Time: c.CreatedAt.UTC().Format("2006-01-02 15:04"), From: max(1, c.AtSeq-5)})
 	}
+	forks, next, err := h.st.List(ctx, sessiondb.ListOptions{ParentID: id, Limit: maxForksShown})
+	if err != nil {
+		return d, err
+	}
+	for _, f := range forks {
+		d.Forks = append(d.Forks, forkView{ID: f.ID, Title: f.Title, ForkSeq: f.ForkSeq})
+	}
+	d.MoreForks = next != ""
 	return d, nil
+}
+
+// lookup resolves a session name and reads the session: one read
+// transaction, whose cost does not grow with the log, when the store
+// implements sessiondb.SessionLookup (EntryCount is then -1; no page
+// shows it); Resolve and Get otherwise.
+func (h *Handler) lookup(ctx context.Context, idOrAlias string) (sessiondb.Session, error) {
+	if lk, ok := h.st.(sessiondb.SessionLookup); ok {
+		return lk.Lookup(ctx, idOrAlias)
+	}
+	id, err := h.st.Resolve(ctx, idOrAlias)
+	if err != nil {
+		return sessiondb.Session{}, err
+	}
+	return h.st.Get(ctx, id)
 }
 
 // rawEntry serves the stored body of one log entry, byte for byte, as

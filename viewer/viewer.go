@@ -34,6 +34,9 @@ const (
 	// maxListScan bounds how many sessions one list page reads when the
 	// format or date filters (which the store does not index) skip rows.
 	maxListScan = 5000
+	// maxForksShown is how many forks a transcript page lists (newest
+	// first); /?parent=ID lists them all.
+	maxForksShown = 20
 )
 
 // TokenCookie is the cookie that carries the access token once a browser
