@@ -14,12 +14,22 @@ import (
 	"github.com/sessiondb/sessiondb"
 )
 
-// listRow is one row of the sessions page.
+// listRow is one row of the sessions page. Its fields are copied out of
+// the SessionInfo rather than embedded: text/template looks a field up by
+// name on every use, and through two embedded structs that lookup cost
+// more than the rest of the row's rendering.
 type listRow struct {
-	sessiondb.SessionInfo
-	Updated string
-	Usage   sessiondb.UsageTotals
-	Tokens  int64
+	ID           string
+	Title        string
+	Aliases      []string
+	ParentID     string
+	SourceFormat string
+	MessageCount int64
+	EntryCount   int64
+	Updated      string
+	Calls        int64
+	Cost         float64
+	Tokens       int64
 }
 
 type listData struct {
@@ -131,7 +141,8 @@ func (h *Handler) list(ctx context.Context, q url.Values) (listData, error) {
 	}
 	d.Rows = make([]listRow, 0, len(infos))
 	for _, si := range infos {
-		row := listRow{SessionInfo: si, Updated: si.UpdatedAt.UTC().Format("2006-01-02 15:04")}
+		row := listRow{ID: si.ID, Title: si.Title, Aliases: si.Aliases, ParentID: si.ParentID, SourceFormat: si.SourceFormat,
+			MessageCount: si.MessageCount, EntryCount: si.EntryCount, Updated: si.UpdatedAt.UTC().Format("2006-01-02 15:04")}
 		// The store sums the page's usage with the page (ListOptions.Usage);
 		// a store that does not leaves Usage nil and is asked row by row.
 		u := si.Usage
@@ -141,7 +152,7 @@ func (h *Handler) list(ctx context.Context, q url.Values) (listData, error) {
 			}
 		}
 		if u != nil {
-			row.Usage = *u
+			row.Calls, row.Cost = u.Calls, u.Cost
 			row.Tokens = u.InputTokens + u.OutputTokens + u.CacheReadTokens + u.CacheWriteTokens
 		}
 		d.Rows = append(d.Rows, row)
@@ -166,6 +177,13 @@ type sessionData struct {
 	Last        int64
 	ShowPrev    bool
 	Attrs       string
+
+	// What transcript read, turned into Entries and the compactions'
+	// Summary by present: parsing bodies and rendering their markdown is
+	// part of rendering the page, not of reading it.
+	entries   []sessiondb.Entry
+	summaries [][]sessiondb.Entry // per compaction
+	keep      int64               // KeepFromSeq of the current compaction
 }
 
 // forkView is one fork of the session shown: the session forked from
@@ -195,11 +213,40 @@ func (h *Handler) sessionPage(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, status(err), err)
 		return
 	}
+	d.present()
 	h.render(w, r, http.StatusOK, "session", d)
 }
 
+// present turns the entries and summary messages transcript read into
+// their views: bodies parsed, markdown rendered, superseded turns and
+// compaction cuts marked, tool calls paired with their results.
+func (d *sessionData) present() {
+	for i := range d.Compactions {
+		c := &d.Compactions[i]
+		for _, e := range d.summaries[i] {
+			e.Summary = true
+			c.Summary = append(c.Summary, viewEntry(e))
+		}
+	}
+	d.Entries = make([]entryView, 0, len(d.entries))
+	for _, e := range d.entries {
+		v := viewEntry(e)
+		v.Superseded = e.Seq < d.keep
+		if d.All {
+			for i := range d.Compactions {
+				if c := &d.Compactions[i]; c.KeepFromSeq == e.Seq {
+					v.Cut = c
+				}
+			}
+		}
+		d.Entries = append(d.Entries, v)
+	}
+	pairCalls(d.Entries)
+}
+
 // transcript reads what the session page shows: the store calls behind
-// it, without rendering (BenchmarkTranscriptFirstPage times both parts).
+// it, without rendering (BenchmarkTranscriptFirstPage times both parts;
+// present and the template are the rendering).
 func (h *Handler) transcript(ctx context.Context, idOrAlias string, q url.Values) (sessionData, error) {
 	var d sessionData
 	s, err := h.lookup(ctx, idOrAlias)
@@ -222,10 +269,7 @@ func (h *Handler) transcript(ctx context.Context, idOrAlias string, q url.Values
 	for i, c := range comps {
 		cv := cutView{ID: c.ID, KeepFromSeq: c.KeepFromSeq, AtSeq: c.AtSeq, TokensBefore: c.TokensBefore,
 			TokensAfter: c.TokensAfter, Time: c.CreatedAt.UTC().Format("2006-01-02 15:04"), Latest: i == len(comps)-1}
-		for _, e := range c.Summary {
-			e.Summary = true
-			cv.Summary = append(cv.Summary, viewEntry(e))
-		}
+		d.summaries = append(d.summaries, c.Summary)
 		d.Compactions = append(d.Compactions, cv)
 		if cv.Latest {
 			keep = max(c.KeepFromSeq, 1)
@@ -236,6 +280,7 @@ func (h *Handler) transcript(ctx context.Context, idOrAlias string, q url.Values
 	if at > 0 && at < keep {
 		d.All = true
 	}
+	d.keep = keep
 	d.Start = keep
 	if d.All {
 		d.Start = 1
@@ -248,23 +293,9 @@ func (h *Handler) transcript(ctx context.Context, idOrAlias string, q url.Values
 		d.From = max(d.Start, at-5)
 	}
 	to := d.From + TranscriptPageSize - 1
-	entries, err := h.st.Entries(ctx, id, d.From, to)
-	if err != nil {
+	if d.entries, err = h.st.Entries(ctx, id, d.From, to); err != nil {
 		return d, err
 	}
-	for _, e := range entries {
-		v := viewEntry(e)
-		v.Superseded = e.Seq < keep
-		if d.All {
-			for i := range d.Compactions {
-				if c := &d.Compactions[i]; c.KeepFromSeq == e.Seq {
-					v.Cut = c
-				}
-			}
-		}
-		d.Entries = append(d.Entries, v)
-	}
-	pairCalls(d.Entries)
 	d.ShowPrev = d.From > d.Start
 	d.Prev = max(d.Start, d.From-TranscriptPageSize)
 	if to < s.LastSeq {
