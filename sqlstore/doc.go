@@ -181,6 +181,6 @@
 //     transaction) does not, so its cost does not grow with the log.
 //   - List with ParentID walks the partial index sessions_by_parent and
 //     sorts the parent's forks; with Usage it sums the page's usage rows
-//     with one more query (IN over usage_by_session) in the same read
-//     transaction.
+//     with one more query in the same read transaction (the page's IDs as
+//     one JSON array, json_each, one probe of usage_by_session per ID).
 package sqlstore
