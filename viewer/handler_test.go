@@ -510,9 +510,9 @@ func TestTranscriptForks(t *testing.T) {
 	body := mustPage(t, srv, "/s/"+s.compacted)
 	mustNotContain(t, "forks", body, "<script>", "\u202E", `onerror="`, "all forks", "grandchild")
 	mustContain(t, "forks", body, `<div class="forks">`,
-		`<a class="fork" href="/s/fork-hostile"`, `evil &lt;script&gt;window.__pwned=1&lt;/script&gt; &lt;img src=x onerror=&#34;window.__pwned=1&#34;&gt; \u202etxt.exe</a>`,
+		`<a class="fork-link" href="/s/fork-hostile"`, `evil &lt;script&gt;window.__pwned=1&lt;/script&gt; &lt;img src=x onerror=&#34;window.__pwned=1&#34;&gt; \u202etxt.exe</a>`,
 		`<a class="fork-at" href="/s/`+s.compacted+`?at=10#e10">@#10</a>`,
-		`<a class="fork" href="/s/fork-untitled">fork-untitled</a>`,
+		`<a class="fork-link" href="/s/fork-untitled">fork-untitled</a>`,
 		`href="/s/`+s.compacted+`?at=4#e4">@#4</a>`)
 	if strings.Index(body, "fork-untitled") > strings.Index(body, "fork-hostile") {
 		t.Error("forks are not newest first")
@@ -521,7 +521,7 @@ func TestTranscriptForks(t *testing.T) {
 	mustContain(t, "fork position", mustPage(t, srv, "/s/"+s.compacted+"?at=4"), `id="e4"`)
 	// The fork links back to its parent; its own fork is listed on its page.
 	mustContain(t, "the fork's page", mustPage(t, srv, "/s/fork-hostile"),
-		`<a href="/s/`+s.compacted+`?at=10#e10">`+s.compacted+`</a> at #10`, `<a class="fork" href="/s/grandchild"`)
+		`<a href="/s/`+s.compacted+`?at=10#e10">`+s.compacted+`</a> at #10`, `<a class="fork-link" href="/s/grandchild"`)
 	// Sessions without forks show no forks line.
 	mustNotContain(t, "no forks", mustPage(t, srv, "/s/"+s.hostile), `<div class="forks">`)
 
@@ -531,7 +531,7 @@ func TestTranscriptForks(t *testing.T) {
 		}
 	}
 	body = mustPage(t, srv, "/s/"+s.compacted)
-	if n := strings.Count(body, `<a class="fork" `); n != maxForksShown {
+	if n := strings.Count(body, `<a class="fork-link" `); n != maxForksShown {
 		t.Errorf("the page lists %d forks, want %d", n, maxForksShown)
 	}
 	mustContain(t, "many forks", body, `<a class="all-forks" href="/?parent=`+s.compacted+`">all forks »</a>`, "more-19")
