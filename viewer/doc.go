@@ -53,16 +53,17 @@
 // BenchmarkListFirstPage and BenchmarkTranscriptFirstPage time each page
 // against the store call under it in the same loop (figures and profile
 // in BENCHMARKS.md, "Issue 17: viewer"; SQLite, 2 shared cores, medians
-// of 3 runs). On 10,000 sessions, what the first list page reads costs
-// 1.5x one Store.List (0.74 vs 0.48 ms) and rendering its 50 rows 1.0 ms:
-// the page is 3.0x. For the first page of a 100,000-entry transcript the
-// reads (Lookup, Compactions, Entries, ListCheckpoints, the forks' List)
-// cost 1.6x its Store.Entries call (0.57 vs 0.35 ms) and rendering 100
-// entries 2.9 ms (parsing bodies and rendering markdown in
-// sessionData.present, ~0.7 ms; the rest is html/template, whose escapers
-// run as reflective calls): the page is 7.3x. Both meet issue 17's
-// target of at most 2x the store call plus rendering. The JSON API is
-// 1.4x (list) and 1.1x (transcript) its store call.
+// of 3 runs, two sets). On 10,000 sessions, what the first list page
+// reads costs 1.5-1.6x one Store.List (0.53 vs 0.34 ms) and rendering its
+// 50 rows about 1 ms: the page is 3.0-3.2x. For the first page of a
+// 100,000-entry transcript the reads (Lookup, Compactions, Entries,
+// ListCheckpoints, the forks' List) cost 1.5-1.6x its Store.Entries call
+// (0.37 vs 0.24 ms) and rendering 100 entries 2.4-2.9 ms (parsing bodies
+// and rendering markdown in sessionData.present, ~0.7 ms; the rest is
+// html/template, whose escapers run as reflective calls): the page is
+// 7.3-7.7x. Both meet issue 17's target of at most 2x the store call
+// plus rendering. The JSON API is 1.4x (list) and 1.1-1.2x (transcript)
+// its store call.
 //
 // # Safety
 //
