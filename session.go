@@ -50,6 +50,9 @@ type Session struct {
 // SessionInfo is a Session as listed by List (its counts are filled).
 type SessionInfo struct {
 	Session
+	// Usage sums the session's usage ledger (what UsageTotals returns)
+	// when ListOptions.Usage asked for it; nil otherwise.
+	Usage *UsageTotals
 }
 
 // MetaPatch changes session metadata. Nil fields are left alone.
@@ -85,6 +88,14 @@ type ListOptions struct {
 	// Query keeps sessions whose title or one of whose aliases contains it
 	// (case-insensitive for ASCII).
 	Query string
+	// ParentID keeps the forks of that session: sessions whose ParentID
+	// equals it (exact match), in the usual order. The parent itself need
+	// not exist any more.
+	ParentID string
+	// Usage asks for each listed session's usage totals in
+	// SessionInfo.Usage, read with the page (one query for the page, not
+	// one UsageTotals call per row).
+	Usage bool
 }
 
 // DefaultListLimit is the page size used when ListOptions.Limit is 0.

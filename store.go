@@ -141,3 +141,14 @@ type Store interface {
 	// Close releases the store. Calls after Close return ErrClosed.
 	Close() error
 }
+
+// SessionLookup is implemented by stores that resolve a name and read the
+// session it names in one call whose cost does not grow with the session's
+// log. sqlstore and pgstore implement it; callers holding a plain Store
+// fall back to Resolve and Get (the viewer does, for every transcript page).
+type SessionLookup interface {
+	// Lookup returns the session Resolve(idOrAlias) names, as Get returns
+	// it and read in the same read transaction, except that EntryCount is
+	// -1: counting the log's rows (what Get does) costs a scan of the log.
+	Lookup(ctx context.Context, idOrAlias string) (Session, error)
+}

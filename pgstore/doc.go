@@ -141,5 +141,10 @@
 //   - MessageCount is part of the session row query (two indexed
 //     subqueries), which the final UPDATE … RETURNING of every write
 //     evaluates, so an append runs no extra statement. EntryCount is -1 in
-//     what writes return; Get, List and LoadFull count both.
+//     what writes return; Get, List and LoadFull count both. Lookup
+//     (sessiondb.SessionLookup: Resolve and Get in one read transaction)
+//     does not, so its cost does not grow with the log.
+//   - List with ParentID uses the partial index sessions_by_parent and
+//     sorts the parent's forks; with Usage it sums the page's usage rows
+//     with one more query in the same read transaction.
 package pgstore

@@ -40,7 +40,10 @@ type Store struct {
 	afterCommit  func(err error) error
 }
 
-var _ sessiondb.Store = (*Store)(nil)
+var (
+	_ sessiondb.Store         = (*Store)(nil)
+	_ sessiondb.SessionLookup = (*Store)(nil)
+)
 
 const (
 	defaultMaxConns     = 16

@@ -44,6 +44,32 @@ func (s *Store) UsageTotals(ctx context.Context, id string) (sessiondb.UsageTota
 	return t, err
 }
 
+// usageTotalsOf sums the usage ledgers of ids in one query, probing
+// usage_by_session once per ID; a session without usage rows gets no map
+// entry. The IDs travel as one text[] parameter, so the statement text is
+// the same for every page size.
+func usageTotalsOf(ctx context.Context, tx *ptx, ids []string) (map[string]sessiondb.UsageTotals, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT session_id, count(*), coalesce(sum(input_tokens), 0)::bigint,
+		coalesce(sum(output_tokens), 0)::bigint, coalesce(sum(cache_read_tokens), 0)::bigint,
+		coalesce(sum(cache_write_tokens), 0)::bigint, coalesce(sum(reasoning_tokens), 0)::bigint, coalesce(sum(cost), 0)
+		FROM usage WHERE session_id = ANY(?::text[]) GROUP BY session_id`, ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := make(map[string]sessiondb.UsageTotals, len(ids))
+	for rows.Next() {
+		var id string
+		var t sessiondb.UsageTotals
+		if err := rows.Scan(&id, &t.Calls, &t.InputTokens, &t.OutputTokens, &t.CacheReadTokens,
+			&t.CacheWriteTokens, &t.ReasoningTokens, &t.Cost); err != nil {
+			return nil, err
+		}
+		out[id] = t
+	}
+	return out, rows.Err()
+}
+
 // UsageReport implements sessiondb.Store.
 func (s *Store) UsageReport(ctx context.Context, q sessiondb.UsageQuery) ([]sessiondb.UsageRow, error) {
 	cols := []string{"''::text", "''::text", "''::text", "''::text"}

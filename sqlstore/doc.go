@@ -181,5 +181,11 @@
 //     subqueries); a write that adds no compaction adds its entries to the
 //     count it read, so an append runs no extra statement. EntryCount is
 //     -1 in what writes return: counting a long log on every append would
-//     cost more than the append. Get, List and LoadFull count both.
+//     cost more than the append. Get, List and LoadFull count both;
+//     Lookup (sessiondb.SessionLookup: Resolve and Get in one read
+//     transaction) does not, so its cost does not grow with the log.
+//   - List with ParentID walks the partial index sessions_by_parent and
+//     sorts the parent's forks; with Usage it sums the page's usage rows
+//     with one more query in the same read transaction (the page's IDs as
+//     one JSON array, json_each, one probe of usage_by_session per ID).
 package sqlstore

@@ -52,7 +52,10 @@ type Store struct {
 	indexErr    atomic.Pointer[error]
 }
 
-var _ sessiondb.Store = (*Store)(nil)
+var (
+	_ sessiondb.Store         = (*Store)(nil)
+	_ sessiondb.SessionLookup = (*Store)(nil)
+)
 
 const (
 	defaultBusyTimeout = 30 * time.Second

@@ -263,6 +263,24 @@ func (s *Store) Resolve(ctx context.Context, idOrAlias string) (string, error) {
 	return id, err
 }
 
+// Lookup implements sessiondb.SessionLookup: Resolve and Get in one read
+// transaction, without Get's count of the log's rows.
+func (s *Store) Lookup(ctx context.Context, idOrAlias string) (sessiondb.Session, error) {
+	if err := sessiondb.ValidateID(idOrAlias); err != nil {
+		return sessiondb.Session{}, fmt.Errorf("lookup: %w", err)
+	}
+	var out sessiondb.Session
+	err := s.read(ctx, func(tx *sqlx.Tx) error {
+		id, err := resolveKey(ctx, tx, idOrAlias)
+		if err != nil {
+			return err
+		}
+		out, err = getSession(ctx, tx, id)
+		return err
+	})
+	return out, err
+}
+
 // Delete implements sessiondb.Store. Foreign keys cascade the delete to
 // every table that holds a row of the session.
 func (s *Store) Delete(ctx context.Context, id string) error {
@@ -316,6 +334,15 @@ func (s *Store) List(ctx context.Context, opts sessiondb.ListOptions) ([]session
 		where = append(where, `(s.updated_at, s.id) < (?, ?)`)
 		args = append(args, updated, id)
 	}
+	if opts.ParentID != "" {
+		if err := sessiondb.ValidateID(opts.ParentID); err != nil {
+			return nil, "", fmt.Errorf("list forks: %w", err)
+		}
+		// sessions_by_parent finds the forks; they are few next to the
+		// sessions, so sorting them is cheap.
+		where = append(where, `s.parent_id = ?`)
+		args = append(args, opts.ParentID)
+	}
 	if opts.Query != "" {
 		where = append(where, `(instr(lower(s.title), lower(?1q)) > 0
 			OR EXISTS (SELECT 1 FROM session_aliases a WHERE a.session_id = s.id AND instr(lower(a.alias), lower(?1q)) > 0))`)
@@ -338,8 +365,21 @@ func (s *Store) List(ctx context.Context, opts sessiondb.ListOptions) ([]session
 	args = append(args, limit+1)
 
 	var rows []listRow
+	var usage map[string]sessiondb.UsageTotals
 	err := s.read(ctx, func(tx *sqlx.Tx) error {
-		return tx.SelectContext(ctx, &rows, q, args...)
+		if err := tx.SelectContext(ctx, &rows, q, args...); err != nil {
+			return err
+		}
+		if !opts.Usage || len(rows) == 0 {
+			return nil
+		}
+		ids := make([]string, 0, len(rows))
+		for _, r := range rows[:min(len(rows), limit)] {
+			ids = append(ids, r.ID)
+		}
+		var err error
+		usage, err = usageTotalsOf(ctx, tx, ids)
+		return err
 	})
 	if err != nil {
 		return nil, "", fmt.Errorf("list sessions: %w", err)
@@ -355,6 +395,10 @@ func (s *Store) List(ctx context.Context, opts sessiondb.ListOptions) ([]session
 		sess := r.session()
 		sess.EntryCount = r.EntryCount
 		out[i] = sessiondb.SessionInfo{Session: sess}
+		if opts.Usage {
+			u := usage[r.ID]
+			out[i].Usage = &u
+		}
 	}
 	return out, next, nil
 }

@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -44,6 +45,36 @@ func (s *Store) UsageTotals(ctx context.Context, id string) (sessiondb.UsageTota
 			&t.CacheReadTokens, &t.CacheWriteTokens, &t.ReasoningTokens, &t.Cost)
 	})
 	return t, err
+}
+
+// usageTotalsOf sums the usage ledgers of ids in one query, probing
+// usage_by_session once per ID; a session without usage rows gets no map
+// entry. The IDs travel as one JSON array, so the statement text is the
+// same for every page size (one prepared statement, see stmtcache.go).
+func usageTotalsOf(ctx context.Context, tx *sqlx.Tx, ids []string) (map[string]sessiondb.UsageTotals, error) {
+	list, err := json.Marshal(ids)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT session_id, count(*), coalesce(sum(input_tokens), 0),
+		coalesce(sum(output_tokens), 0), coalesce(sum(cache_read_tokens), 0),
+		coalesce(sum(cache_write_tokens), 0), coalesce(sum(reasoning_tokens), 0), coalesce(sum(cost), 0)
+		FROM usage WHERE session_id IN (SELECT value FROM json_each(?)) GROUP BY session_id`, string(list))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := make(map[string]sessiondb.UsageTotals, len(ids))
+	for rows.Next() {
+		var id string
+		var t sessiondb.UsageTotals
+		if err := rows.Scan(&id, &t.Calls, &t.InputTokens, &t.OutputTokens, &t.CacheReadTokens,
+			&t.CacheWriteTokens, &t.ReasoningTokens, &t.Cost); err != nil {
+			return nil, err
+		}
+		out[id] = t
+	}
+	return out, rows.Err()
 }
 
 // UsageReport implements sessiondb.Store.

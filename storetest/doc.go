@@ -41,6 +41,12 @@
 //     % and _ are not wildcards), MessageCount and EntryCount, UpdateMeta field
 //     by field with byte-exact JSON, Delete removing every trace (checked by
 //     re-creating the ID) while forks of the deleted session keep working.
+//   - ListMore: ListOptions.ParentID (direct forks only, newest first, with
+//     Query, paged, still found after the parent is deleted, an invalid ID
+//     refused), ListOptions.Usage (each row's totals equal UsageTotals on
+//     every page, zero for a session without usage, nil when not asked) and,
+//     for a store that implements sessiondb.SessionLookup, Lookup by ID and
+//     by alias equal to Get except EntryCount -1.
 //   - Log: seqs contiguous from 1, Append's returned LastSeq, defaults for
 //     kind, role and time, bodies byte for byte (unicode, emoji, \u2028,
 //     \u0000 escapes, whitespace and key order, a 10 MB body; bytes that are

@@ -45,6 +45,7 @@ func Run(t *testing.T, newStore func(t *testing.T) sessiondb.Store) {
 		{"Concurrency", concurrencyTests()},
 		{"Sessions", sessionTests()},
 		{"List", listTests()},
+		{"ListMore", listMoreTests()},
 		{"Meta", metaTests()},
 		{"Delete", deleteTests()},
 		{"Log", logTests()},

@@ -24,7 +24,7 @@ func (h *Handler) apiList(w http.ResponseWriter, r *http.Request) {
 		}
 		limit = n
 	}
-	infos, next, err := h.st.List(r.Context(), sessiondb.ListOptions{Limit: limit, Cursor: q.Get("cursor"), Query: q.Get("q")})
+	infos, next, err := h.st.List(r.Context(), sessiondb.ListOptions{Limit: limit, Cursor: q.Get("cursor"), Query: q.Get("q"), ParentID: q.Get("parent")})
 	if err != nil {
 		h.fail(w, r, status(err), err)
 		return
@@ -39,15 +39,13 @@ func (h *Handler) apiList(w http.ResponseWriter, r *http.Request) {
 
 // apiSession is the "session" object of `sessionctl show --json --state`.
 func (h *Handler) apiSession(w http.ResponseWriter, r *http.Request) {
-	id, err := h.st.Resolve(r.Context(), r.PathValue("id"))
-	if err == nil {
-		var s sessiondb.Session
-		if s, err = h.st.Get(r.Context(), id); err == nil {
-			h.json(w, r, SessionToJSON(s))
-			return
-		}
+	// The object has no entry count: lookup need not count the log.
+	s, err := h.lookup(r.Context(), r.PathValue("id"))
+	if err != nil {
+		h.fail(w, r, status(err), err)
+		return
 	}
-	h.fail(w, r, status(err), err)
+	h.json(w, r, SessionToJSON(s))
 }
 
 // apiTranscript is `sessionctl show --json`: the stored bodies, byte for

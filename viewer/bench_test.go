@@ -19,7 +19,8 @@ import (
 // loop so both see the same cache state, and report store-ns/op,
 // page-ns/op and their ratio (x). The target of issue 17 is a ratio of at
 // most 2 plus rendering: the "data" sub-benchmarks time what a page reads
-// without rendering it (page - data = rendering).
+// without rendering it (page - data = rendering: for a transcript, parsing
+// the bodies and rendering their markdown, then the template).
 
 func benchStore(b *testing.B) *sqlstore.Store {
 	b.Helper()
@@ -78,9 +79,9 @@ func serve(h http.Handler, path string) func() error {
 }
 
 // BenchmarkListFirstPage: the first page of the list on 10,000 sessions
-// (4 entries and one usage row each). "page" is the HTML page (List + one
-// UsageTotals per row + rendering), "api" is /api/sessions with the same
-// page size; both against one Store.List call.
+// (4 entries and one usage row each). "page" is the HTML page (List with
+// the page's usage totals + rendering), "api" is /api/sessions with the
+// same page size; both against one Store.List call.
 func BenchmarkListFirstPage(b *testing.B) {
 	st := benchStore(b)
 	ctx := context.Background()
@@ -121,8 +122,8 @@ func BenchmarkListFirstPage(b *testing.B) {
 }
 
 // BenchmarkTranscriptFirstPage: the first page of a 100,000-entry
-// transcript. "page" is the HTML page (Resolve, Get, Compactions,
-// Entries, ListCheckpoints + rendering) against the Store.Entries call of
+// transcript. "page" is the HTML page (Lookup, Compactions, Entries,
+// ListCheckpoints, List of the forks + rendering) against the Store.Entries call of
 // the same range; "api" is /api/sessions/{id}/transcript?last=100 against
 // Store.Load with LastN 100.
 func BenchmarkTranscriptFirstPage(b *testing.B) {

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -479,6 +480,125 @@ func TestStoreErrors(t *testing.T) {
 	for _, p := range []string{"/", "/s/x", "/search?q=a", "/usage", "/api/sessions", "/api/sessions/x", "/api/search?q=a", "/api/usage"} {
 		if r := get(t, srv, p); r.code != 500 {
 			t.Errorf("GET %s: %d", p, r.code)
+		}
+	}
+}
+
+// TestTranscriptForks: a session's page lists its forks (newest first,
+// hostile titles escaped, each with the position it was forked at linking
+// to that entry), links to the list of all of them when there are more
+// than maxForksShown, and the list page filters by parent.
+func TestTranscriptForks(t *testing.T) {
+	s := seed(t)
+	ctx := context.Background()
+	fork := func(at int64, id, title string) {
+		t.Helper()
+		if _, err := s.st.Fork(ctx, s.compacted, at, id); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.st.UpdateMeta(ctx, id, sessiondb.MetaPatch{Title: &title}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fork(10, "fork-hostile", `evil <script>`+pwn+`</script> <img src=x onerror="`+pwn+`"> `+"\u202Etxt.exe")
+	fork(4, "fork-untitled", "")
+	if _, err := s.st.Fork(ctx, "fork-hostile", 2, "grandchild"); err != nil {
+		t.Fatal(err)
+	}
+	srv := server(t, s.st, Options{}).URL
+
+	body := mustPage(t, srv, "/s/"+s.compacted)
+	mustNotContain(t, "forks", body, "<script>", "\u202E", `onerror="`, "all forks", "grandchild")
+	mustContain(t, "forks", body, `<div class="forks">`,
+		`<a class="fork-link" href="/s/fork-hostile"`, `evil &lt;script&gt;window.__pwned=1&lt;/script&gt; &lt;img src=x onerror=&#34;window.__pwned=1&#34;&gt; \u202etxt.exe</a>`,
+		`<a class="fork-at" href="/s/`+s.compacted+`?at=10#e10">@#10</a>`,
+		`<a class="fork-link" href="/s/fork-untitled">fork-untitled</a>`,
+		`href="/s/`+s.compacted+`?at=4#e4">@#4</a>`)
+	if strings.Index(body, "fork-untitled") > strings.Index(body, "fork-hostile") {
+		t.Error("forks are not newest first")
+	}
+	// The entry a fork link points at is on the page it opens.
+	mustContain(t, "fork position", mustPage(t, srv, "/s/"+s.compacted+"?at=4"), `id="e4"`)
+	// The fork links back to its parent; its own fork is listed on its page.
+	mustContain(t, "the fork's page", mustPage(t, srv, "/s/fork-hostile"),
+		`<a href="/s/`+s.compacted+`?at=10#e10">`+s.compacted+`</a> at #10`, `<a class="fork-link" href="/s/grandchild"`)
+	// Sessions without forks show no forks line.
+	mustNotContain(t, "no forks", mustPage(t, srv, "/s/"+s.hostile), `<div class="forks">`)
+
+	for i := 0; i < maxForksShown; i++ {
+		if _, err := s.st.Fork(ctx, s.compacted, 12, fmt.Sprintf("more-%02d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	body = mustPage(t, srv, "/s/"+s.compacted)
+	if n := strings.Count(body, `<a class="fork-link" `); n != maxForksShown {
+		t.Errorf("the page lists %d forks, want %d", n, maxForksShown)
+	}
+	mustContain(t, "many forks", body, `<a class="all-forks" href="/?parent=`+s.compacted+`">all forks »</a>`, "more-19")
+	mustNotContain(t, "many forks", body, "fork-untitled") // the oldest is on the list page
+
+	list := mustPage(t, srv, "/?parent="+s.compacted)
+	mustContain(t, "list of forks", list, `<h1>Forks of <a href="/s/`+s.compacted+`">`, "fork-untitled", "more-00",
+		`evil &lt;script&gt;`, `<input type="hidden" name="parent" value="`+s.compacted+`">`)
+	mustNotContain(t, "list of forks", list, "grandchild", "a 10 MB tool output", "<script>")
+	if n := strings.Count(list, `class="session-row"`); n != maxForksShown+2 {
+		t.Errorf("/?parent= lists %d sessions, want %d", n, maxForksShown+2)
+	}
+	mustContain(t, "no forks", mustPage(t, srv, "/?parent="+s.big), "No forks.")
+
+	var api []SessionJSON
+	if err := json.Unmarshal([]byte(get(t, srv, "/api/sessions?parent=fork-hostile").body), &api); err != nil {
+		t.Fatal(err)
+	}
+	if len(api) != 1 || api[0].ID != "grandchild" || api[0].ParentID != "fork-hostile" || api[0].ForkSeq != 2 {
+		t.Errorf("/api/sessions?parent=fork-hostile = %+v, want grandchild forked at 2", api)
+	}
+}
+
+// usageCounter counts UsageTotals calls; with strip, its List drops the
+// totals ListOptions.Usage asked for, as a store that ignores it would.
+type usageCounter struct {
+	sessiondb.Store
+	strip bool
+	calls atomic.Int64
+}
+
+func (c *usageCounter) UsageTotals(ctx context.Context, id string) (sessiondb.UsageTotals, error) {
+	c.calls.Add(1)
+	return c.Store.UsageTotals(ctx, id)
+}
+
+func (c *usageCounter) List(ctx context.Context, opts sessiondb.ListOptions) ([]sessiondb.SessionInfo, string, error) {
+	infos, next, err := c.Store.List(ctx, opts)
+	if c.strip {
+		for i := range infos {
+			infos[i].Usage = nil
+		}
+	}
+	return infos, next, err
+}
+
+// TestListBatchedUsage: the list page takes each row's usage totals from
+// the List page (no UsageTotals call per row) and shows the same figures
+// as a store that must be asked row by row.
+func TestListBatchedUsage(t *testing.T) {
+	s := seed(t)
+	for _, strip := range []bool{false, true} {
+		c := &usageCounter{Store: s.st, strip: strip}
+		body := mustPage(t, server(t, c, Options{}).URL, "/")
+		if n := strings.Count(body, `class="session-row"`); n != 3 {
+			t.Fatalf("strip=%v: %d rows, want 3", strip, n)
+		}
+		// hostile: 2,000 input + 500 output tokens, $0.60; compacted:
+		// 5,900 tokens, $0.05; big: no usage.
+		mustContain(t, "usage", body, `<td class="n">2,500</td>`, `<td class="n">$0.60</td>`,
+			`<td class="n">5,900</td>`, `<td class="n">$0.05</td>`, `<td class="n">0</td>`)
+		want := int64(0)
+		if strip {
+			want = 3
+		}
+		if got := c.calls.Load(); got != want {
+			t.Errorf("strip=%v: %d UsageTotals calls for one page, want %d", strip, got, want)
 		}
 	}
 }

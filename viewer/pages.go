@@ -14,17 +14,28 @@ import (
 	"github.com/sessiondb/sessiondb"
 )
 
-// listRow is one row of the sessions page.
+// listRow is one row of the sessions page. Its fields are copied out of
+// the SessionInfo rather than embedded: text/template looks a field up by
+// name on every use, and through two embedded structs that lookup cost
+// more than the rest of the row's rendering.
 type listRow struct {
-	sessiondb.SessionInfo
-	Updated string
-	Usage   sessiondb.UsageTotals
-	Tokens  int64
+	ID           string
+	Title        string
+	Aliases      []string
+	ParentID     string
+	SourceFormat string
+	MessageCount int64
+	EntryCount   int64
+	Updated      string
+	Calls        int64
+	Cost         float64
+	Tokens       int64
 }
 
 type listData struct {
 	Title   string
 	Q       string
+	Parent  string // ?parent=: only the forks of that session
 	Format  string
 	Since   string
 	Until   string
@@ -61,15 +72,21 @@ func (h *Handler) listSessions(ctx context.Context, d *listData, cursor string) 
 		// An ID or alias typed in the filter box finds its session even
 		// when the title does not contain it.
 		if id, err := h.st.Resolve(ctx, d.Q); err == nil {
-			if s, err := h.st.Get(ctx, id); err == nil {
-				out = append(out, sessiondb.SessionInfo{Session: s})
+			// Get, not Lookup: the row shows the entry count.
+			if s, err := h.st.Get(ctx, id); err == nil && (d.Parent == "" || s.ParentID == d.Parent) {
+				si := sessiondb.SessionInfo{Session: s}
+				if u, err := h.st.UsageTotals(ctx, id); err == nil {
+					si.Usage = &u
+				}
+				out = append(out, si)
 				seen[id] = true
 			}
 		}
 	}
 	filtered := d.Format != "" || d.Since != "" || d.Until != ""
 	for {
-		infos, next, err := h.st.List(ctx, sessiondb.ListOptions{Limit: ListPageSize, Cursor: cursor, Query: d.Q})
+		infos, next, err := h.st.List(ctx, sessiondb.ListOptions{Limit: ListPageSize, Cursor: cursor, Query: d.Q,
+			ParentID: d.Parent, Usage: true})
 		if err != nil {
 			return nil, err
 		}
@@ -112,19 +129,30 @@ func (h *Handler) listPage(w http.ResponseWriter, r *http.Request) {
 
 // list reads what the list page shows, without rendering.
 func (h *Handler) list(ctx context.Context, q url.Values) (listData, error) {
-	d := listData{Title: "Sessions", Q: q.Get("q"), Format: q.Get("format"), Since: q.Get("since"), Until: q.Get("until")}
+	d := listData{Title: "Sessions", Q: q.Get("q"), Parent: q.Get("parent"), Format: q.Get("format"), Since: q.Get("since"), Until: q.Get("until")}
+	if d.Parent != "" {
+		d.Title = "Forks of " + d.Parent
+	}
 	cursor := q.Get("cursor")
 	d.First = cursor == ""
 	infos, err := h.listSessions(ctx, &d, cursor)
 	if err != nil {
 		return d, err
 	}
+	d.Rows = make([]listRow, 0, len(infos))
 	for _, si := range infos {
-		row := listRow{SessionInfo: si, Updated: si.UpdatedAt.UTC().Format("2006-01-02 15:04")}
-		// One indexed query per row: the page costs the same whatever the
-		// size of the usage ledger.
-		if u, err := h.st.UsageTotals(ctx, si.ID); err == nil {
-			row.Usage = u
+		row := listRow{ID: si.ID, Title: si.Title, Aliases: si.Aliases, ParentID: si.ParentID, SourceFormat: si.SourceFormat,
+			MessageCount: si.MessageCount, EntryCount: si.EntryCount, Updated: si.UpdatedAt.UTC().Format("2006-01-02 15:04")}
+		// The store sums the page's usage with the page (ListOptions.Usage);
+		// a store that does not leaves Usage nil and is asked row by row.
+		u := si.Usage
+		if u == nil {
+			if t, err := h.st.UsageTotals(ctx, si.ID); err == nil {
+				u = &t
+			}
+		}
+		if u != nil {
+			row.Calls, row.Cost = u.Calls, u.Cost
 			row.Tokens = u.InputTokens + u.OutputTokens + u.CacheReadTokens + u.CacheWriteTokens
 		}
 		d.Rows = append(d.Rows, row)
@@ -139,6 +167,8 @@ type sessionData struct {
 	Latest      *cutView
 	Compactions []cutView
 	Checkpoints []checkpointView
+	Forks       []forkView // the newest maxForksShown forks
+	MoreForks   bool       // there are more: the list page shows them all (/?parent=)
 	All         bool
 	From        int64
 	Start       int64
@@ -147,6 +177,21 @@ type sessionData struct {
 	Last        int64
 	ShowPrev    bool
 	Attrs       string
+
+	// What transcript read, turned into Entries and the compactions'
+	// Summary by present: parsing bodies and rendering their markdown is
+	// part of rendering the page, not of reading it.
+	entries   []sessiondb.Entry
+	summaries [][]sessiondb.Entry // per compaction
+	keep      int64               // KeepFromSeq of the current compaction
+}
+
+// forkView is one fork of the session shown: the session forked from
+// it at log position ForkSeq.
+type forkView struct {
+	ID      string
+	Title   string
+	ForkSeq int64
 }
 
 type checkpointView struct {
@@ -168,21 +213,47 @@ func (h *Handler) sessionPage(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, status(err), err)
 		return
 	}
+	d.present()
 	h.render(w, r, http.StatusOK, "session", d)
 }
 
+// present turns the entries and summary messages transcript read into
+// their views: bodies parsed, markdown rendered, superseded turns and
+// compaction cuts marked, tool calls paired with their results.
+func (d *sessionData) present() {
+	for i := range d.Compactions {
+		c := &d.Compactions[i]
+		for _, e := range d.summaries[i] {
+			e.Summary = true
+			c.Summary = append(c.Summary, viewEntry(e))
+		}
+	}
+	d.Entries = make([]entryView, 0, len(d.entries))
+	for _, e := range d.entries {
+		v := viewEntry(e)
+		v.Superseded = e.Seq < d.keep
+		if d.All {
+			for i := range d.Compactions {
+				if c := &d.Compactions[i]; c.KeepFromSeq == e.Seq {
+					v.Cut = c
+				}
+			}
+		}
+		d.Entries = append(d.Entries, v)
+	}
+	pairCalls(d.Entries)
+}
+
 // transcript reads what the session page shows: the store calls behind
-// it, without rendering (BenchmarkTranscriptFirstPage times both parts).
+// it, without rendering (BenchmarkTranscriptFirstPage times both parts;
+// present and the template are the rendering).
 func (h *Handler) transcript(ctx context.Context, idOrAlias string, q url.Values) (sessionData, error) {
 	var d sessionData
-	id, err := h.st.Resolve(ctx, idOrAlias)
+	s, err := h.lookup(ctx, idOrAlias)
 	if err != nil {
 		return d, err
 	}
-	s, err := h.st.Get(ctx, id)
-	if err != nil {
-		return d, err
-	}
+	id := s.ID
 	comps, err := h.st.Compactions(ctx, id)
 	if err != nil {
 		return d, err
@@ -198,10 +269,7 @@ func (h *Handler) transcript(ctx context.Context, idOrAlias string, q url.Values
 	for i, c := range comps {
 		cv := cutView{ID: c.ID, KeepFromSeq: c.KeepFromSeq, AtSeq: c.AtSeq, TokensBefore: c.TokensBefore,
 			TokensAfter: c.TokensAfter, Time: c.CreatedAt.UTC().Format("2006-01-02 15:04"), Latest: i == len(comps)-1}
-		for _, e := range c.Summary {
-			e.Summary = true
-			cv.Summary = append(cv.Summary, viewEntry(e))
-		}
+		d.summaries = append(d.summaries, c.Summary)
 		d.Compactions = append(d.Compactions, cv)
 		if cv.Latest {
 			keep = max(c.KeepFromSeq, 1)
@@ -212,6 +280,7 @@ func (h *Handler) transcript(ctx context.Context, idOrAlias string, q url.Values
 	if at > 0 && at < keep {
 		d.All = true
 	}
+	d.keep = keep
 	d.Start = keep
 	if d.All {
 		d.Start = 1
@@ -224,23 +293,9 @@ func (h *Handler) transcript(ctx context.Context, idOrAlias string, q url.Values
 		d.From = max(d.Start, at-5)
 	}
 	to := d.From + TranscriptPageSize - 1
-	entries, err := h.st.Entries(ctx, id, d.From, to)
-	if err != nil {
+	if d.entries, err = h.st.Entries(ctx, id, d.From, to); err != nil {
 		return d, err
 	}
-	for _, e := range entries {
-		v := viewEntry(e)
-		v.Superseded = e.Seq < keep
-		if d.All {
-			for i := range d.Compactions {
-				if c := &d.Compactions[i]; c.KeepFromSeq == e.Seq {
-					v.Cut = c
-				}
-			}
-		}
-		d.Entries = append(d.Entries, v)
-	}
-	pairCalls(d.Entries)
 	d.ShowPrev = d.From > d.Start
 	d.Prev = max(d.Start, d.From-TranscriptPageSize)
 	if to < s.LastSeq {
@@ -255,7 +310,30 @@ func (h *Handler) transcript(ctx context.Context, idOrAlias string, q url.Values
 		d.Checkpoints = append(d.Checkpoints, checkpointView{ID: c.ID, Label: c.Label, AtSeq: c.AtSeq,
 			Time: c.CreatedAt.UTC().Format("2006-01-02 15:04"), From: max(1, c.AtSeq-5)})
 	}
+	forks, next, err := h.st.List(ctx, sessiondb.ListOptions{ParentID: id, Limit: maxForksShown})
+	if err != nil {
+		return d, err
+	}
+	for _, f := range forks {
+		d.Forks = append(d.Forks, forkView{ID: f.ID, Title: f.Title, ForkSeq: f.ForkSeq})
+	}
+	d.MoreForks = next != ""
 	return d, nil
+}
+
+// lookup resolves a session name and reads the session: one read
+// transaction, whose cost does not grow with the log, when the store
+// implements sessiondb.SessionLookup (EntryCount is then -1; no page
+// shows it); Resolve and Get otherwise.
+func (h *Handler) lookup(ctx context.Context, idOrAlias string) (sessiondb.Session, error) {
+	if lk, ok := h.st.(sessiondb.SessionLookup); ok {
+		return lk.Lookup(ctx, idOrAlias)
+	}
+	id, err := h.st.Resolve(ctx, idOrAlias)
+	if err != nil {
+		return sessiondb.Session{}, err
+	}
+	return h.st.Get(ctx, id)
 }
 
 // rawEntry serves the stored body of one log entry, byte for byte, as

@@ -37,9 +37,18 @@ func visible(s string) string {
 	return b.String()
 }
 
-func needsEscape(s string) bool {
+// needsEscape reports whether visible would change s. ASCII other than
+// controls, the bulk of a page, is checked without decoding runes.
+func needsEscape[T string | []byte](s T) bool {
 	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
+		if c := s[i]; c < utf8.RuneSelf {
+			if (c < 0x20 && c != '\t' && c != '\n') || c == 0x7f {
+				return true
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(string(s[i:min(len(s), i+utf8.UTFMax)]))
 		if r == utf8.RuneError && size == 1 || (r < 0x20 && r != '\t' && r != '\n') || r == 0x7f || unsafeRune(r) {
 			return true
 		}

@@ -1,6 +1,7 @@
 package viewer
 
 import (
+	"bytes"
 	"context"
 	"crypto/subtle"
 	"embed"
@@ -13,6 +14,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 
 	"github.com/sessiondb/sessiondb"
 )
@@ -34,6 +36,9 @@ const (
 	// maxListScan bounds how many sessions one list page reads when the
 	// format or date filters (which the store does not index) skip rows.
 	maxListScan = 5000
+	// maxForksShown is how many forks a transcript page lists (newest
+	// first); /?parent=ID lists them all.
+	maxForksShown = 20
 )
 
 // TokenCookie is the cookie that carries the access token once a browser
@@ -209,9 +214,23 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, code int, err err
 	h.render(w, r, code, "error", errorPage{Title: http.StatusText(code), Status: code, Msg: err.Error()})
 }
 
+// pageBufs recycles the buffers pages are rendered into: a transcript
+// page is a few hundred KiB, which would otherwise be grown from nothing
+// on every request.
+var pageBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// maxPooledBuf keeps the pool from holding on to an outsized page.
+const maxPooledBuf = 4 << 20
+
 func (h *Handler) render(w http.ResponseWriter, r *http.Request, code int, name string, data any) {
-	var b strings.Builder
-	if err := h.pages[name].Execute(&b, data); err != nil {
+	b := pageBufs.Get().(*bytes.Buffer)
+	b.Reset()
+	defer func() {
+		if b.Cap() <= maxPooledBuf {
+			pageBufs.Put(b)
+		}
+	}()
+	if err := h.pages[name].Execute(b, data); err != nil {
 		h.opts.Log.Printf("viewer: render %s: %v", name, err)
 		http.Error(w, "internal error", http.StatusInternalServerError)
 		return
@@ -219,12 +238,16 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, code int, name 
 	// Stored text is escaped by html/template, which leaves bidi
 	// overrides and control characters alone: one pass over the page
 	// makes them visible wherever they came from (titles, aliases, IDs,
-	// snippets). The templates themselves hold none.
-	page := visible(b.String())
+	// snippets). The templates themselves hold none. The pass only reads
+	// the page; it is copied only when something must be escaped.
+	page := b.Bytes()
+	if needsEscape(page) {
+		page = []byte(visible(string(page)))
+	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(code)
 	if r.Method != http.MethodHead {
-		_, _ = w.Write([]byte(page))
+		_, _ = w.Write(page)
 	}
 }
 

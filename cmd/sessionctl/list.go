@@ -5,12 +5,15 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/sessiondb/sessiondb"
 )
 
 type listOptions struct {
-	limit int
-	query string
-	json  bool
+	limit  int
+	query  string
+	parent string
+	json   bool
 }
 
 func (a *app) listCommand() *cobra.Command {
@@ -20,6 +23,7 @@ func (a *app) listCommand() *cobra.Command {
 		Short: "List sessions, newest first",
 		Example: `  sessionctl list
   sessionctl list --query deploy --limit 20
+  sessionctl list --parent 20260320_143000_6f00bfe3f7c54b2f86d780df58ccf0a1
   sessionctl list --json | jq -r '.[].id'`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
@@ -31,6 +35,7 @@ func (a *app) listCommand() *cobra.Command {
 	}
 	c.Flags().IntVarP(&o.limit, "limit", "n", 100, "show at most N sessions (0: all)")
 	c.Flags().StringVarP(&o.query, "query", "q", "", "only sessions whose title or an alias contains TEXT")
+	c.Flags().StringVar(&o.parent, "parent", "", "only the forks of session `ID` (its ID, not an alias)")
 	c.Flags().BoolVar(&o.json, "json", false, "print a JSON array of sessions")
 	return c
 }
@@ -40,7 +45,7 @@ func (a *app) runList(o listOptions) error {
 	if err != nil {
 		return err
 	}
-	infos, err := listSessions(a.ctx, st, o.query, o.limit)
+	infos, err := listSessionsOpts(a.ctx, st, sessiondb.ListOptions{Query: o.query, ParentID: o.parent}, o.limit)
 	if err != nil {
 		return fmt.Errorf("list sessions: %w", err)
 	}
@@ -52,9 +57,14 @@ func (a *app) runList(o listOptions) error {
 		return writeJSON(a.stdout, out)
 	}
 	if len(infos) == 0 {
-		if o.query != "" {
+		switch {
+		case o.parent != "" && o.query != "":
+			fmt.Fprintf(a.stdout, "no forks of %q match %q\n", o.parent, o.query)
+		case o.parent != "":
+			fmt.Fprintf(a.stdout, "no forks of %q\n", o.parent)
+		case o.query != "":
 			fmt.Fprintf(a.stdout, "no sessions match %q\n", o.query)
-		} else {
+		default:
 			fmt.Fprintln(a.stdout, "no sessions (import some with 'sessionctl import PATH')")
 		}
 		return nil

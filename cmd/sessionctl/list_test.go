@@ -95,3 +95,37 @@ func TestList(t *testing.T) {
 		t.Errorf("empty database: %q", r.stdout)
 	}
 }
+
+// TestListParent: --parent lists the forks of a session, and only them.
+func TestListParent(t *testing.T) {
+	db := tempDB(t)
+	seed(t, db)
+	sessionctl(t, db, "fork", "chat", "--at", "2", "--id", "chat-f1").mustSucceed(t)
+	sessionctl(t, db, "fork", "chat", "--at", "4", "--id", "chat-f2").mustSucceed(t)
+	sessionctl(t, db, "fork", "chat-f1", "--at", "1", "--id", "chat-f1-f").mustSucceed(t)
+
+	var got []map[string]any
+	sessionctl(t, db, "list", "--json", "--parent", "chat").mustSucceed(t).decode(t, &got)
+	var ids []string
+	for _, s := range got {
+		ids = append(ids, s["id"].(string))
+		if s["parent_id"] != "chat" {
+			t.Errorf("fork %v: parent_id %v, want chat", s["id"], s["parent_id"])
+		}
+	}
+	if strings.Join(ids, ",") != "chat-f2,chat-f1" {
+		t.Errorf("list --parent chat: %v, want chat-f2,chat-f1 (newest first, no grandchild)", ids)
+	}
+	if len(got) == 2 && got[1]["fork_seq"] != float64(2) {
+		t.Errorf("chat-f1 fork_seq %v, want 2", got[1]["fork_seq"])
+	}
+	r := sessionctl(t, db, "list", "--parent", "chat-f1").mustSucceed(t)
+	if lines := strings.Split(strings.TrimSpace(r.stdout), "\n"); len(lines) != 2 || !strings.HasPrefix(lines[1], "chat-f1-f ") {
+		t.Errorf("list --parent chat-f1:\n%s", r.stdout)
+	}
+	r = sessionctl(t, db, "list", "--parent", "notes").mustSucceed(t)
+	if strings.TrimSpace(r.stdout) != `no forks of "notes"` {
+		t.Errorf("list --parent notes: %q", r.stdout)
+	}
+	sessionctl(t, db, "list", "--parent", "bad\x01id").mustFail(t, exitError, "control character")
+}

@@ -95,10 +95,12 @@ func TestServeAPIMatchesCLIJSON(t *testing.T) {
 	}
 	db := tempDB(t)
 	seed(t, db)
+	sessionctl(t, db, "fork", "chat", "--at", "2", "--id", "chat-fork").mustSucceed(t)
 	base := startServe(t, db, "--addr", "127.0.0.1:0")
 	for _, c := range []struct{ api, cli string }{
 		{"api/sessions?limit=100", "list --json"},
 		{"api/sessions?q=capital", "list --json --query capital"},
+		{"api/sessions?parent=chat", "list --json --parent chat"},
 		{"api/search?q=canberra", "search canberra --json"},
 		{"api/sessions/aussie/transcript", "show aussie --json"},
 	} {
@@ -116,8 +118,20 @@ func TestServeAPIMatchesCLIJSON(t *testing.T) {
 			t.Errorf("GET /%s differs from sessionctl %s (-cli +api):\n%s", c.api, c.cli, d)
 		}
 	}
+	// /api/sessions/{id} is the "session" object of show --json --state
+	// (it is read without counting the log: the object has no count).
+	_, body := httpGet(t, base+"api/sessions/aussie")
+	var gotSession any
+	if err := json.Unmarshal([]byte(body), &gotSession); err != nil {
+		t.Fatal(err)
+	}
+	var show map[string]any
+	sessionctl(t, db, "show", "aussie", "--json", "--state").mustSucceed(t).decode(t, &show)
+	if d := cmp.Diff(show["session"], gotSession); d != "" {
+		t.Errorf("GET /api/sessions/aussie differs from show --json --state's session (-cli +api):\n%s", d)
+	}
 	// The transcript bodies are the stored bytes, like show --json.
-	_, body := httpGet(t, base+"api/sessions/chat/transcript")
+	_, body = httpGet(t, base+"api/sessions/chat/transcript")
 	if want := sessionctl(t, db, "show", "chat", "--json").stdout; body != want {
 		t.Errorf("transcript bytes differ from show --json:\n%s\nwant\n%s", body, want)
 	}

@@ -74,6 +74,12 @@ func resolveAll(ctx context.Context, st sessiondb.Store, args []string) ([]strin
 // listSessions pages through the sessions, newest first, up to limit
 // (0: all of them).
 func listSessions(ctx context.Context, st sessiondb.Store, query string, limit int) ([]sessiondb.SessionInfo, error) {
+	return listSessionsOpts(ctx, st, sessiondb.ListOptions{Query: query}, limit)
+}
+
+// listSessionsOpts is listSessions with every filter of ListOptions
+// (Limit and Cursor are its own).
+func listSessionsOpts(ctx context.Context, st sessiondb.Store, opts sessiondb.ListOptions, limit int) ([]sessiondb.SessionInfo, error) {
 	var out []sessiondb.SessionInfo
 	cursor := ""
 	for {
@@ -81,7 +87,8 @@ func listSessions(ctx context.Context, st sessiondb.Store, query string, limit i
 		if limit > 0 && limit-len(out) < page {
 			page = limit - len(out)
 		}
-		infos, next, err := st.List(ctx, sessiondb.ListOptions{Limit: page, Cursor: cursor, Query: query})
+		opts.Limit, opts.Cursor = page, cursor
+		infos, next, err := st.List(ctx, opts)
 		if err != nil {
 			return nil, err
 		}
