@@ -111,13 +111,8 @@
 //   - A background indexer on each writing Store adds the rows after the
 //     cursor in batches of up to 1,000 rows, each batch one write request
 //     through the group committer (one index segment and one cursor move in
-//     one transaction), once the commits have been quiet for
-//     Options.IndexDelay (50ms), and at the latest 20 delays (1s) after
-//     the first commit it was told about: a burst of appends does not
-//     share the write lock and the CPU with its own tokenizing, and a
-//     steady stream still leaves at most about a second of rows for
-//     Search to scan. A fixed delay after the first commit was chosen
-//     before over an index batch right after every group
+//     one transaction), Options.IndexDelay (50ms) after the commits that
+//     woke it. It was chosen over an index batch right after every group
 //     commit by measurement (BenchmarkAppendParallel, 16 writers, 1 KB
 //     appends, DurabilityFull, two runs each): 7,259 and 7,110 appends/s at
 //     116 and 114 µs of CPU per append with the 50ms delay, against 6,171

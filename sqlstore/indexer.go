@@ -37,16 +37,11 @@ const (
 	// purgeBatchRows bounds the deleted rows one indexing write removes
 	// from the index.
 	purgeBatchRows = 500
-	// defaultIndexDelay is how long the write path must stay quiet before
-	// the indexer runs (Options.IndexDelay), so that a burst of small
-	// appends is indexed in a few large batches after it instead of one
-	// segment per append, and its tokenizing does not compete with the
-	// burst for the write lock and the CPU.
+	// defaultIndexDelay is how long the indexer lets writes accumulate
+	// after the first one it was told about, so that a stream of small
+	// appends is indexed in a few large batches instead of one segment per
+	// append (Options.IndexDelay).
 	defaultIndexDelay = 50 * time.Millisecond
-	// maxIndexWaits bounds the wait under a steady stream of commits: the
-	// indexer runs at the latest this many IndexDelays after the first
-	// commit it was told about, so that the tail Search scans stays short.
-	maxIndexWaits = 20
 	// mergePages bounds the work of one idle merge step (FTS5 'merge'
 	// command: about this many leaf pages written), and maxMergeSteps the
 	// steps of one idle period.
@@ -192,8 +187,7 @@ func (s *Store) kickIndexer() {
 
 // startIndexer starts the background indexer. It catches up at once (a
 // crash or another process may have left rows unindexed), then after
-// every kick, once the commits have been quiet for Options.IndexDelay
-// (waitQuiet).
+// every kick, Options.IndexDelay later.
 func (s *Store) startIndexer() {
 	s.indexerDone = make(chan struct{})
 	s.kickIndexer()
@@ -214,7 +208,9 @@ func (s *Store) indexer() {
 		case <-s.stop:
 			return
 		}
-		if !s.waitQuiet() {
+		select {
+		case <-time.After(s.opts.IndexDelay):
+		case <-s.stop:
 			return
 		}
 		if st, err := s.IndexStatus(ctx); err == nil && st == (IndexStatus{}) {
@@ -234,28 +230,6 @@ func (s *Store) indexer() {
 		} else if err == nil {
 			s.indexErr.Store(nil)
 			s.mergeWhileIdle(ctx)
-		}
-	}
-}
-
-// waitQuiet returns once no commit was signalled for IndexDelay, or
-// maxIndexWaits IndexDelays after it was called; false when the Store is
-// closing.
-func (s *Store) waitQuiet() bool {
-	quiet := time.NewTimer(s.opts.IndexDelay)
-	defer quiet.Stop()
-	deadline := time.NewTimer(maxIndexWaits * s.opts.IndexDelay)
-	defer deadline.Stop()
-	for {
-		select {
-		case <-s.indexKick:
-			quiet.Reset(s.opts.IndexDelay)
-		case <-quiet.C:
-			return true
-		case <-deadline.C:
-			return true
-		case <-s.stop:
-			return false
 		}
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/sessiondb/sessiondb"
 )
@@ -220,50 +219,5 @@ func TestScanModeIsLiteral(t *testing.T) {
 		if len(hits) != 1 || hits[0].Seq != want {
 			t.Errorf("Search(%q) = %v, want only seq %d", q, hits, want)
 		}
-	}
-}
-
-// TestIndexerWaitsForQuiet: the indexer runs once commits pause for
-// IndexDelay, and under a stream of commits that never pauses that long it
-// still runs, at most maxIndexWaits delays after the first one.
-func TestIndexerWaitsForQuiet(t *testing.T) {
-	ctx := context.Background()
-	const delay = 20 * time.Millisecond
-	s := MustOpenStore(t, &Options{IndexDelay: delay, Durability: DurabilityNormal})
-	if _, err := s.Commit(ctx, "q", sessiondb.Commit{Create: &sessiondb.Session{}}); err != nil {
-		t.Fatal(err)
-	}
-	// A stream that commits every delay/4 for 60 delays: quiet never comes,
-	// so only the bound can start the indexer while it lasts.
-	indexedDuringStream := false
-	end := time.Now().Add(60 * delay)
-	for i := 0; time.Now().Before(end); i++ {
-		if _, err := s.Append(ctx, "q", say("user", word(i))); err != nil {
-			t.Fatal(err)
-		}
-		if st, err := s.IndexStatus(ctx); err != nil {
-			t.Fatal(err)
-		} else if st.Unindexed < int64(i+1) {
-			indexedDuringStream = true
-		}
-		time.Sleep(delay / 4)
-	}
-	if !indexedDuringStream {
-		t.Fatalf("no row was indexed during %v of commits %v apart; the indexer must run within %v of the first", 60*delay, delay/4, maxIndexWaits*delay)
-	}
-	// Once the commits stop, everything is indexed.
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		st, err := s.IndexStatus(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if st == (IndexStatus{}) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("index still lags after the commits stopped: %+v", st)
-		}
-		time.Sleep(delay)
 	}
 }

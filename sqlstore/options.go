@@ -61,10 +61,9 @@ type Options struct {
 	// Extractor derives role and text from bodies. Default
 	// sessiondb.DefaultExtractor.
 	Extractor sessiondb.Extractor
-	// IndexDelay is how long commits must pause before the background
-	// indexer adds them to the full-text index in large batches (under a
-	// stream that never pauses, it runs 20 delays after the first commit
-	// it waited for). Default 50ms. Negative turns the background indexer off: Search still sees
+	// IndexDelay is how long the background indexer lets commits pile up
+	// before it adds them to the full-text index in one batch. Default
+	// 50ms. Negative turns the background indexer off: Search still sees
 	// every write (it scans what is not indexed yet), and CatchUpIndex
 	// indexes on request (for example once, after a bulk import).
 	IndexDelay time.Duration
