@@ -11,6 +11,7 @@ import (
 
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+	"github.com/sessiondb/sessiondb"
 )
 
 // findChromium returns Debian's chromium (or another Chromium/Chrome on
@@ -129,7 +130,7 @@ func screenshot(t *testing.T, ctx context.Context, dir, name string) {
 
 // TestBrowser drives headless chromium through the viewer over hostile
 // transcripts: the list, a search, the hit's transcript, a tool call
-// expanded, the usage page. After each step no transcript content may
+// expanded, the usage page, a fork from its parent. After each step no transcript content may
 // have run (window.__pwned stays undefined) and no CSP violation may have
 // happened. Screenshots go to $SESSIONDB_ARTIFACTS or a temp directory.
 func TestBrowser(t *testing.T) {
@@ -219,4 +220,30 @@ func TestBrowser(t *testing.T) {
 	if n := must(t, ctx, "raw elements", chromedp.Evaluate[int](`document.querySelectorAll("script, img, svg").length`)); n != 0 {
 		t.Errorf("raw body rendered %d elements", n)
 	}
+
+	// 7. A fork with a hostile title: its parent lists it, the link opens
+	//    it, and it links back to where it was forked.
+	fork, err := s.st.Fork(context.Background(), s.hostile, 2, "fork/<img src=x onerror=window.__pwned=1>")
+	if err != nil {
+		t.Fatal(err)
+	}
+	title := `retry <script>window.__pwned=1</script>`
+	if _, err := s.st.Commit(context.Background(), fork.ID, sessiondb.Commit{Meta: &sessiondb.MetaPatch{Title: &title}}); err != nil {
+		t.Fatal(err)
+	}
+	mustDo(t, ctx, "parent page", chromedp.Navigate(base+"/s/"+s.hostile), chromedp.WaitVisible(chromedp.CSS("a.fork-link")))
+	if got := must(t, ctx, "fork link", chromedp.Text(chromedp.CSS("a.fork-link"))); got != title {
+		t.Errorf("fork link shows %q, want the title as text", got)
+	}
+	noScriptRan(t, ctx, "forks")
+	mustDo(t, ctx, "open fork", chromedp.Click(chromedp.CSS("a.fork-link")), chromedp.WaitVisible(chromedp.CSS("article#e2")))
+	if p := must(t, ctx, "fork location", chromedp.Evaluate[string](`decodeURIComponent(location.pathname)`)); p != "/s/"+fork.ID {
+		t.Errorf("fork link opened %q", p)
+	}
+	back := must(t, ctx, "parent link", chromedp.Evaluate[string](`(document.querySelector('a[href*="?at=2#e2"]') || {}).textContent || ""`))
+	if back != s.hostile {
+		t.Errorf("fork page links its parent as %q, want %q", back, s.hostile)
+	}
+	noScriptRan(t, ctx, "fork")
+	screenshot(t, ctx, dir, "05-fork.png")
 }
