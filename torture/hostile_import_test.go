@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -279,6 +280,46 @@ func runImport(t *testing.T, name, format, path string, bound int64) importResul
 	}
 	t.Logf("%s: %d sessions, %d entries, %d problems %q, peak RSS %d MiB", name, res.Sessions, res.Entries, res.NProblems, res.Problems, res.VmHWMKiB>>10)
 	return res
+}
+
+// TestHostilePiBranches: a pi file whose every entry has a side leaf is
+// 20,000 branch tips on paths up to 20,000 entries long; made into forks
+// whole it would copy 200 million entries. The importer child stays within
+// memoryBound, makes at most 1,000 forks, and the report matches the store.
+func TestHostilePiBranches(t *testing.T) {
+	t.Parallel()
+	const depth = 20000
+	var b bytes.Buffer
+	b.WriteString(`{"type":"session","version":3,"id":"b0b0b0b0-0000-4000-8000-00000000beef","timestamp":"2026-01-10T09:00:00.000Z","cwd":"/p"}` + "\n")
+	line := func(id, parent string) {
+		p := "null"
+		if parent != "" {
+			p = strconv.Quote(parent)
+		}
+		fmt.Fprintf(&b, `{"type":"message","id":%q,"parentId":%s,"timestamp":"2026-01-10T09:00:01.000Z","message":{"role":"user","content":"step %s of a long chain"}}`+"\n", id, p, id)
+	}
+	for i := range depth {
+		parent := ""
+		if i > 0 {
+			parent = fmt.Sprintf("c%d", i-1)
+		}
+		line(fmt.Sprintf("c%d", i), parent)
+		line(fmt.Sprintf("s%d", i), fmt.Sprintf("c%d", i))
+	}
+	line("end", fmt.Sprintf("c%d", depth-1))
+	dir := t.TempDir()
+	p := filepath.Join(dir, "branches.jsonl")
+	if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := runImport(t, "pi-branches", "pi", p, memoryBound)
+	if res.Sessions != 1 || res.Forks == 0 || res.Forks > 1000 {
+		t.Fatalf("pi-branches: %d sessions, %d forks; want 1 and 1..1000 forks", res.Sessions, res.Forks)
+	}
+	// The log, plus at most 200,000 copies in the forks.
+	if lines := int64(2*depth + 2); res.StoreEntries < lines || res.StoreEntries > lines+200000 {
+		t.Fatalf("pi-branches: %d entries stored for %d lines", res.StoreEntries, lines)
+	}
 }
 
 // Issue 13 "hostile archives and careless hands": the cases that an
