@@ -943,22 +943,13 @@ func (Pi) exportFiles(ctx context.Context, s sessiondb.Store, id string) ([]expo
 	return []exportFile{bytesFile(safe+"/"+name, buf.Bytes())}, nil
 }
 
-// piFileID returns id with every byte outside [A-Za-z0-9_.-] replaced by
-// '_', at most 200 bytes ("_" when empty).
+// piFileID returns id made safe for a file name (fileSafe, at most 200
+// bytes; "_" for "", "." and "..").
 func piFileID(id string) string {
-	b := []byte(id)
-	for i, c := range b {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.') {
-			b[i] = '_'
-		}
+	if b := fileSafe(id, 200); b != "" && b != "." && b != ".." {
+		return b
 	}
-	if len(b) > 200 {
-		b = b[:200]
-	}
-	if len(b) == 0 || string(b) == "." || string(b) == ".." {
-		return "_"
-	}
-	return string(b)
+	return "_"
 }
 
 // piForeignMessage returns the message object of a body from another

@@ -1133,19 +1133,22 @@ func zotFileID(id string) string {
 			return id[:8]
 		}
 	}
+	if id == "" {
+		return "session"
+	}
+	return fileSafe(id, 64)
+}
+
+// fileSafe returns id with every byte outside [A-Za-z0-9_.-] replaced by
+// '_', cut to max bytes.
+func fileSafe(id string, max int) string {
 	b := []byte(id)
 	for i, c := range b {
 		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.') {
 			b[i] = '_'
 		}
 	}
-	if len(b) > 64 {
-		b = b[:64]
-	}
-	if len(b) == 0 {
-		b = []byte("session")
-	}
-	return string(b)
+	return string(b[:min(len(b), max)])
 }
 
 // zotWireBody returns the message object to write for e, such that zot's

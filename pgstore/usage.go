@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/backend"
 )
 
 func insertUsage(ctx context.Context, tx *ptx, id string, lastSeq int64, u sessiondb.Usage, now time.Time) error {
@@ -56,18 +57,7 @@ func usageTotalsOf(ctx context.Context, tx *ptx, ids []string) (map[string]sessi
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	out := make(map[string]sessiondb.UsageTotals, len(ids))
-	for rows.Next() {
-		var id string
-		var t sessiondb.UsageTotals
-		if err := rows.Scan(&id, &t.Calls, &t.InputTokens, &t.OutputTokens, &t.CacheReadTokens,
-			&t.CacheWriteTokens, &t.ReasoningTokens, &t.Cost); err != nil {
-			return nil, err
-		}
-		out[id] = t
-	}
-	return out, rows.Err()
+	return backend.ScanUsageTotals(rows)
 }
 
 // UsageReport implements sessiondb.Store.

@@ -10,6 +10,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/backend"
 )
 
 func insertUsage(ctx context.Context, tx *sqlx.Tx, id string, lastSeq int64, u sessiondb.Usage, now time.Time) error {
@@ -63,18 +64,7 @@ func usageTotalsOf(ctx context.Context, tx *sqlx.Tx, ids []string) (map[string]s
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	out := make(map[string]sessiondb.UsageTotals, len(ids))
-	for rows.Next() {
-		var id string
-		var t sessiondb.UsageTotals
-		if err := rows.Scan(&id, &t.Calls, &t.InputTokens, &t.OutputTokens, &t.CacheReadTokens,
-			&t.CacheWriteTokens, &t.ReasoningTokens, &t.Cost); err != nil {
-			return nil, err
-		}
-		out[id] = t
-	}
-	return out, rows.Err()
+	return backend.ScanUsageTotals(rows)
 }
 
 // UsageReport implements sessiondb.Store.

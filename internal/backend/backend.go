@@ -1,12 +1,14 @@
 // Package backend holds what every sessiondb backend computes the same way
 // outside SQL: merge-patched metadata and whether a patch changes anything,
 // the normal form of an alias list, list cursors, the key of a deleted
-// session's tombstone, and the SQL arguments of optional values. sqlstore
+// session's tombstone, the SQL arguments of optional values, and the scan
+// of per-session usage totals. sqlstore
 // and pgstore both call it, so the two cannot drift apart on these rules.
 package backend
 
 import (
 	"crypto/sha256"
+	"database/sql"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
@@ -139,4 +141,22 @@ func JSONOrNull(doc json.RawMessage) any {
 		return nil
 	}
 	return string(doc)
+}
+
+// ScanUsageTotals reads rows of (session_id, calls, input, output, cache
+// read, cache write, reasoning, cost), one per session, into a map, and
+// closes rows.
+func ScanUsageTotals(rows *sql.Rows) (map[string]sessiondb.UsageTotals, error) {
+	defer rows.Close()
+	out := map[string]sessiondb.UsageTotals{}
+	for rows.Next() {
+		var id string
+		var t sessiondb.UsageTotals
+		if err := rows.Scan(&id, &t.Calls, &t.InputTokens, &t.OutputTokens, &t.CacheReadTokens,
+			&t.CacheWriteTokens, &t.ReasoningTokens, &t.Cost); err != nil {
+			return nil, err
+		}
+		out[id] = t
+	}
+	return out, rows.Err()
 }
