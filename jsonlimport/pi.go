@@ -458,21 +458,15 @@ func (p *piParser) finish(u Unit, from Resume) (*Parsed, error) {
 	view := p.rs.View && leaf == nil
 	var sum []sessiondb.Entry
 	if comp != nil {
-		e := p.entries[comp.n-1]
-		e.Kind, e.Role, e.Summary = sessiondb.KindMessage, "compactionSummary", true
-		sum = append(sum, e)
+		sum = append(sum, p.summaryEntry(comp))
 	}
 	switch {
 	case leaf == nil || (p.resumed && suffix):
-	case suffix && (before || comp != nil):
-		c := sessiondb.Compaction{KeepFromSeq: int64(base + start), Summary: sum,
-			Details: mustJSON(map[string]any{"source": "pi context", "leaf": leaf.id})}
-		if comp != nil {
-			c.Details = mustJSON(map[string]any{"source": "pi compaction", "line": comp.line, "firstKeptEntryId": comp.firstKept, "leaf": leaf.id})
-			c.TokensBefore = piTokensBefore(p.entries[comp.n-1].Body)
-			c.CreatedAt = p.entries[comp.n-1].CreatedAt
-		}
-		out.Compactions = append(out.Compactions, c)
+	case suffix && comp != nil:
+		out.Compactions = append(out.Compactions, p.compaction(comp, leaf.id, int64(base+start)))
+	case suffix && before:
+		out.Compactions = append(out.Compactions, sessiondb.Compaction{KeepFromSeq: int64(base + start),
+			Details: mustJSON(map[string]any{"source": "pi context", "leaf": leaf.id})})
 	case suffix:
 	case p.resumed:
 		return nil, fmt.Errorf("parse pi %s: %w: the new entries branch", p.path, ErrNotIncremental)
@@ -746,13 +740,26 @@ func (p *piParser) branch(tip *piNode, froms map[*piNode]string, budget *int) (B
 		if len(ctxNodes) > 0 {
 			start = num[ctxNodes[0]]
 		}
-		e := p.entries[comp.n-1]
-		e.Kind, e.Role, e.Summary = sessiondb.KindMessage, "compactionSummary", true
-		b.Compactions = append(b.Compactions, sessiondb.Compaction{KeepFromSeq: start, Summary: []sessiondb.Entry{e},
-			TokensBefore: piTokensBefore(e.Body), CreatedAt: e.CreatedAt,
-			Details: mustJSON(map[string]any{"source": "pi compaction", "line": comp.line, "firstKeptEntryId": comp.firstKept, "leaf": tip.id})})
+		b.Compactions = append(b.Compactions, p.compaction(comp, tip.id, start))
 	}
 	return b, true
+}
+
+// summaryEntry is pi's compaction entry comp as the one summary message of
+// a sessiondb compaction (pi renders it as {"role":"compactionSummary"}).
+func (p *piParser) summaryEntry(comp *piNode) sessiondb.Entry {
+	e := p.entries[comp.n-1]
+	e.Kind, e.Role, e.Summary = sessiondb.KindMessage, "compactionSummary", true
+	return e
+}
+
+// compaction is pi's compaction comp, on the path to leaf, as a sessiondb
+// compaction keeping the log from keep on.
+func (p *piParser) compaction(comp *piNode, leaf string, keep int64) sessiondb.Compaction {
+	e := p.summaryEntry(comp)
+	return sessiondb.Compaction{KeepFromSeq: keep, Summary: []sessiondb.Entry{e},
+		TokensBefore: piTokensBefore(e.Body), CreatedAt: e.CreatedAt,
+		Details: mustJSON(map[string]any{"source": "pi compaction", "line": comp.line, "firstKeptEntryId": comp.firstKept, "leaf": leaf})}
 }
 
 func piTokensBefore(body []byte) int64 {
