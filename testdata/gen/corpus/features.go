@@ -356,7 +356,7 @@ func analyzeCodex(fi *fileInfo, data []byte) {
 		case t == "turn_context" && p.Model != "":
 			f.models[p.Model] = true
 		case t == "compacted":
-			f.add("compaction", n)
+			f.add("compacted", n)
 		case t == "event_msg" && p.Type == "token_count" && (len(p.Info) == 0 || string(p.Info) == "null"):
 			f.add("token-count-without-info", n)
 		}
