@@ -84,7 +84,7 @@ func (s *Server) search(ctx context.Context, in searchIn) (searchOut, error) {
 		opts.SessionID = sess.ID
 	}
 	out := searchOut{Query: showOnly(c.Query, 1024), Hits: []hitOut{}}
-	used := jsonSize(out) + reserve
+	used := jsonSize(out) + reserve + len(c.encode())
 	formats := map[string]string{} // session ID → source format
 	offset, scanned, stop := c.Skip, 0, ""
 	for stop == "" {
@@ -115,6 +115,9 @@ func (s *Server) search(ctx context.Context, in searchIn) (searchOut, error) {
 				Snippet: showOnly(h.Snippet, snippetMax), Score: h.Score}
 			size := jsonSize(ho) + 1
 			if used+size > maxBytes {
+				if len(out.Hits) == 0 {
+					return searchOut{}, inputErrorf("max_bytes %d is too small for one hit of this query; raise it", maxBytes)
+				}
 				stop = "budget"
 				break
 			}

@@ -89,7 +89,7 @@ func (s *Server) listSessions(ctx context.Context, in listIn) (listOut, error) {
 		return listOut{}, err
 	}
 	out := listOut{Sessions: []sessionRow{}}
-	used := jsonSize(out) + reserve
+	used := jsonSize(out) + reserve + len(c.encode())
 	opts := sessiondb.ListOptions{Query: c.Query, ParentID: c.Parent, Usage: true}
 	scanned, stop := 0, ""
 	storeCursor := c.Store

@@ -129,7 +129,8 @@ func (s *Server) readTranscript(ctx context.Context, in transcriptIn) (transcrip
 	}
 	p := &pager{s: s, format: sess.SourceFormat, c: c, out: &out, maxBytes: maxBytes,
 		fieldCap: max(maxBytes/4, 512), keepFrom: keepFrom, calls: map[string][2]int{}}
-	p.used = jsonSize(out) + reserve
+	// The cursor grows with the session's ID; its numbers by a few digits.
+	p.used = jsonSize(out) + reserve + len(c.encode())
 	if err := p.run(ctx, sess, summaries); err != nil {
 		return transcriptOut{}, fmt.Errorf("read transcript of %q: %w", sess.ID, err)
 	}
@@ -434,7 +435,7 @@ func (s *Server) readEntry(ctx context.Context, sess sessiondb.Session, c cursor
 	}
 	mo := messageOut{Seq: e.Seq, Kind: show(e.Kind), Role: showOnly(e.Role, 64), Time: timeString(e.CreatedAt),
 		Bytes: len(e.Body), BodyOffset: c.Offset}
-	room := maxBytes - jsonSize(out) - jsonSize(mo) - reserve
+	room := maxBytes - jsonSize(out) - jsonSize(mo) - reserve - len(c.encode())
 	// JSON escaping and visible escapes grow the text: halve the piece
 	// until its encoding fits.
 	for n := max(room, 16); ; n /= 2 {
@@ -443,7 +444,7 @@ func (s *Server) readEntry(ctx context.Context, sess sessiondb.Session, c cursor
 			piece = body[c.Offset : c.Offset+1] // a broken rune: step over it
 		}
 		mo.Body = show(piece)
-		if jsonSize(mo) <= maxBytes-jsonSize(out)-reserve || n <= 16 {
+		if jsonSize(mo) <= maxBytes-jsonSize(out)-reserve-len(c.encode()) || n <= 16 {
 			out.Messages = append(out.Messages, mo)
 			next := c.Offset + int64(len(piece))
 			if next < int64(len(body)) {

@@ -112,7 +112,7 @@ func (s *Server) usage(ctx context.Context, in usageIn) (usageOut, error) {
 		total.Cost += r.Cost
 	}
 	out.Total = totalsOut(total)
-	used := jsonSize(out) + reserve
+	used := jsonSize(out) + reserve + len(c.encode())
 	i, stop := c.Skip, ""
 	if i > len(rows) {
 		return usageOut{}, inputErrorf("cursor points past the rows")
@@ -125,6 +125,8 @@ func (s *Server) usage(ctx context.Context, in usageIn) (usageOut, error) {
 		switch {
 		case len(out.Rows) == lim:
 			stop = "limit"
+		case used+size > maxBytes && len(out.Rows) == 0:
+			return usageOut{}, inputErrorf("max_bytes %d is too small for one row; raise it", maxBytes)
 		case used+size > maxBytes:
 			stop = "budget"
 		default:
