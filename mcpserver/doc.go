@@ -42,7 +42,7 @@
 // (Store.Entries over a range of seqs), never the whole session, and
 // stops at the budget: a 100,000-entry session answers in pages of at
 // most max_bytes, whatever its length (the tests walk all 100,000 entries
-// through 633 cursors of at most 24 KiB). A text longer than a quarter of
+// through 680 pages of at most 24 KiB). A text longer than a quarter of
 // the budget (a message, thinking, tool arguments, a tool result) is cut
 // and marked "clipped"; read_transcript entry_seq returns that entry's
 // stored body whole, max_bytes at a time, so a 60 MB tool result is read

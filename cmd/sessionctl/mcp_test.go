@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -99,39 +100,46 @@ func seedMCP(t *testing.T, st sessiondb.Store) {
 		Summary: []sessiondb.Entry{sessiondb.Message(`{"role":"user","content":"Summary: two old turns."}`)}}); err != nil {
 		t.Fatal(err)
 	}
-	// 100,000 entries.
-	if _, err := st.Create(ctx, sessiondb.Session{ID: "big", Title: "A very long session"}); err != nil {
+}
+
+// seedLarge imports, with the built binary (not the race-instrumented
+// test process, which would take minutes), two picoclaw files: "big", of
+// 100,000 entries, and "huge", whose tool result is 60 MB.
+func seedLarge(t *testing.T, db string) {
+	t.Helper()
+	dir := t.TempDir()
+	f, err := os.Create(filepath.Join(dir, "big.jsonl"))
+	if err != nil {
 		t.Fatal(err)
 	}
-	for i := 0; i < bigEntries; {
-		batch := make([]sessiondb.Entry, 0, 5000)
-		for ; len(batch) < cap(batch) && i < bigEntries; i++ {
-			role := "user"
-			if i%2 == 1 {
-				role = "assistant"
-			}
-			storm := ""
-			if (i+1)%200 == 0 {
-				storm = " in the storm"
-			}
-			batch = append(batch, msg(fmt.Sprintf(`{"role":%q,"content":"turn %d of the long session about the breakwater%s"}`, role, i+1, storm)))
+	w := bufio.NewWriter(f)
+	for i := 0; i < bigEntries; i++ {
+		role := "user"
+		if i%2 == 1 {
+			role = "assistant"
 		}
-		if _, err := st.Append(ctx, "big", batch...); err != nil {
-			t.Fatal(err)
+		storm := ""
+		if (i+1)%200 == 0 {
+			storm = " in the storm"
 		}
+		fmt.Fprintf(w, "{\"role\":%q,\"content\":\"turn %d of the long session about the breakwater%s\"}\n", role, i+1, storm)
 	}
-	// One tool result of 60 MB.
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
 	huge := strings.Repeat("0123456789abcdef", hugeResult/16)
 	hugeBody, _ := json.Marshal(map[string]any{"role": "tool", "tool_call_id": "call_cat", "content": huge})
-	if _, err := st.Commit(ctx, "huge", sessiondb.Commit{
-		Create: &sessiondb.Session{Title: "Sixty megabytes of tool output"},
-		Append: []sessiondb.Entry{
-			msg(`{"role":"assistant","content":"","tool_calls":[{"id":"call_cat","type":"function","function":{"name":"cat","arguments":"{\"path\":\"big.log\"}"}}]}`),
-			{Kind: sessiondb.KindMessage, Body: hugeBody, CreatedAt: at},
-			msg(`{"role":"assistant","content":"That log is large."}`),
-		},
-	}); err != nil {
+	lines := `{"role":"assistant","content":"","tool_calls":[{"id":"call_cat","type":"function","function":{"name":"cat","arguments":"{\"path\":\"big.log\"}"}}]}` + "\n" +
+		string(hugeBody) + "\n" + `{"role":"assistant","content":"That log is large."}` + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "huge.jsonl"), []byte(lines), 0o600); err != nil {
 		t.Fatal(err)
+	}
+	// Exit 3: the 60 MB line is reported as beyond picoclaw's own 10 MiB
+	// line limit, and imported.
+	cmd := exec.Command(buildSessionctl(t), "--db", db, "import", dir)
+	if out, err := cmd.CombinedOutput(); err != nil && cmd.ProcessState.ExitCode() != 3 {
+		t.Fatalf("import the large sessions: %v\n%s", err, out)
 	}
 }
 
@@ -147,9 +155,10 @@ func mcpDB(t *testing.T, backend string) string {
 	if err != nil {
 		t.Fatalf("open %s: %v", backend, err)
 	}
-	defer st.Close()
 	start := time.Now()
 	seedMCP(t, st)
+	st.Close()
+	seedLarge(t, loc)
 	t.Logf("%s: seeded in %v", backend, time.Since(start).Round(time.Millisecond))
 	return loc
 }
