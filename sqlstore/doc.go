@@ -9,9 +9,12 @@
 // (query_only), sets the pragmas busy_timeout, journal_mode=WAL,
 // synchronous and foreign_keys, checks that SQLite really switched to WAL,
 // and applies pending migrations. If any step fails, everything opened so
-// far is closed. A database whose schema is newer than the binary is
-// refused before the writer connects, so its journal mode is not switched
-// to WAL first.
+// far is closed. A database whose schema is newer than the binary, and an
+// SQLite file holding someone else's tables (schema objects but no
+// sessiondb version table), are refused before the writer connects, so
+// their journal mode is not switched to WAL and no schema is installed
+// (ErrSchemaTooNew, ErrCorrupt). An empty file, or an SQLite file without
+// any schema object, holds nothing to lose and becomes a new database.
 //
 // # Read-only opening
 //

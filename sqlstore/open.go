@@ -85,7 +85,7 @@ func Open(path string, opts *Options) (_ *Store, err error) {
 			s.closeAll()
 		}
 	}()
-	if err := s.refuseTooNew(); err != nil {
+	if err := s.checkExisting(); err != nil {
 		return nil, err
 	}
 	s.writer = openDB(s.dsn(false))

@@ -22,7 +22,9 @@ import (
 //   - an empty file, a file that is not SQLite, and an SQLite file without
 //     sessiondb's schema version (someone else's database) are
 //     sessiondb.ErrCorrupt, and the file is not touched: in particular no
-//     schema is installed and the journal mode is not switched to WAL;
+//     schema is installed and the journal mode is not switched to WAL (the
+//     read-write Open refuses someone else's database the same way, see
+//     checkExisting);
 //   - a schema older than this binary is sessiondb.ErrSchemaTooOld, with a
 //     message that says to migrate it (unless Options.NoMigrate, for
 //     diagnosis), and a newer one sessiondb.ErrSchemaTooNew.
@@ -57,14 +59,13 @@ func (s *Store) openReadOnly() (_ *Store, err error) {
 	if err != nil {
 		return nil, err
 	}
-	var gooseTables int
-	if err := s.writer.GetContext(ctx, &gooseTables,
-		`SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'goose_db_version'`); err != nil {
-		return nil, fmt.Errorf("open %s: %w", s.path, translate(err))
+	ours, _, err := inspectSchema(ctx, s.writer)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", s.path, err)
 	}
 	switch {
-	case gooseTables == 0:
-		return nil, fmt.Errorf("open %s: %w: not a sessiondb database (no sessiondb schema in it); refusing to touch it", s.path, sessiondb.ErrCorrupt)
+	case !ours:
+		return nil, errForeign(s.path)
 	case current > latest:
 		return nil, fmt.Errorf("open %s: %w (schema version %d, this binary knows up to %d): upgrade sessiondb",
 			s.path, sessiondb.ErrSchemaTooNew, current, latest)
@@ -103,11 +104,15 @@ func checkReadOnlyFile(path string) error {
 	return checkHeader(path, fi)
 }
 
-// refuseTooNew refuses a database whose schema is newer than this binary
-// before the writer connects: the writer's DSN switches the journal mode
-// to WAL, which would change a file Open is about to refuse. An empty (new)
-// file is skipped.
-func (s *Store) refuseTooNew() error {
+// checkExisting refuses, before the writer connects, an existing file that
+// the read-write Open must not touch: the writer's DSN switches the journal
+// mode to WAL and the migrations install a schema, both changes to a file
+// Open may be about to refuse. It refuses someone else's SQLite database
+// (schema objects, none of them sessiondb's: the same rule as the read-only
+// open) and a schema newer than this binary. An empty file, and an SQLite
+// file without any schema object, hold nothing to lose: they become a new
+// database.
+func (s *Store) checkExisting() error {
 	if fi, err := os.Stat(s.path); err != nil || fi.Size() == 0 {
 		return nil
 	}
@@ -116,9 +121,17 @@ func (s *Store) refuseTooNew() error {
 		return fmt.Errorf("open %s: %w", s.path, err)
 	}
 	defer db.Close()
-	current, err := readSchemaVersion(context.Background(), db)
+	ctx := context.Background()
+	ours, objects, err := inspectSchema(ctx, db)
 	if err != nil {
 		return nil // let the normal open report it
+	}
+	if !ours && objects > 0 {
+		return errForeign(s.path)
+	}
+	current, err := readSchemaVersion(ctx, db)
+	if err != nil {
+		return nil
 	}
 	latest, err := migrations.Latest()
 	if err != nil {
@@ -129,4 +142,29 @@ func (s *Store) refuseTooNew() error {
 			s.path, sessiondb.ErrSchemaTooNew, current, latest)
 	}
 	return nil
+}
+
+// inspectSchema says whether the database behind q holds sessiondb's
+// schema (goose's version table, which every sessiondb migration run
+// creates) and how many schema objects of its own (not SQLite's internal
+// ones) it has. The read-only and the read-write Open both decide with it.
+func inspectSchema(ctx context.Context, q sqlx.QueryerContext) (ours bool, objects int, err error) {
+	var r struct {
+		Goose   int `db:"goose"`
+		Objects int `db:"objects"`
+	}
+	err = sqlx.GetContext(ctx, q, &r, `SELECT
+		count(*) FILTER (WHERE type = 'table' AND name = 'goose_db_version') AS goose,
+		count(*) FILTER (WHERE name NOT LIKE 'sqlite\_%' ESCAPE '\') AS objects
+		FROM sqlite_schema`)
+	if err != nil {
+		return false, 0, translate(err)
+	}
+	return r.Goose > 0, r.Objects, nil
+}
+
+// errForeign is the refusal of an SQLite file that is not a sessiondb
+// database.
+func errForeign(path string) error {
+	return fmt.Errorf("open %s: %w: not a sessiondb database (an SQLite file without sessiondb's schema); refusing to touch it", path, sessiondb.ErrCorrupt)
 }
