@@ -82,7 +82,10 @@
 // store read-only as well. Without Options.Remote, requests whose Host is
 // not localhost or a loopback IP are refused (421), which defeats DNS
 // rebinding; with Options.Token every request needs the token (?token=
-// once, then an HttpOnly SameSite=Strict cookie, or a Bearer header).
+// once, then an HttpOnly SameSite=Strict cookie, or a Bearer header). The
+// redirect that drops ?token= goes to the request's path cleaned to one
+// local absolute path (localTarget): "//evil.example/" would otherwise be
+// a protocol-relative redirect to another host.
 // `sessionctl serve` listens on loopback unless --allow-remote, and then
 // generates the token.
 package viewer

@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"path"
 	"strings"
 	"sync"
 
@@ -140,11 +141,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h.opts.Token != "" {
 		if tok := r.URL.Query().Get("token"); tok != "" && h.tokenOK(tok) {
 			http.SetCookie(w, &http.Cookie{Name: TokenCookie, Value: tok, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
-			u := *r.URL
-			q := u.Query()
-			q.Del("token")
-			u.RawQuery = q.Encode()
-			http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
+			http.Redirect(w, r, localTarget(r.URL), http.StatusSeeOther)
 			return
 		}
 		if !h.authorized(r) {
@@ -153,6 +150,30 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	h.mux.ServeHTTP(w, r)
+}
+
+// localTarget is where the token redirect sends the browser: u's path,
+// cleaned to one absolute path on this server, with its query less the
+// token. The request path is the client's: "//evil.example/" as it came
+// would be a protocol-relative URL to another host (an open redirect
+// carrying a valid token's cookie along), and browsers read "/\" as "//";
+// backslashes count as slashes, and the cleaned path starts with exactly
+// one "/".
+func localTarget(u *url.URL) string {
+	p := path.Clean("/" + strings.ReplaceAll(u.Path, "\\", "/"))
+	if strings.HasSuffix(u.Path, "/") && p != "/" {
+		p += "/"
+	}
+	target := (&url.URL{Path: p}).EscapedPath()
+	// EscapedPath leaves a leading "//" alone; Clean left none, but
+	// never emit one.
+	target = "/" + strings.TrimLeft(target, "/")
+	q := u.Query()
+	q.Del("token")
+	if enc := q.Encode(); enc != "" {
+		target += "?" + enc
+	}
+	return target
 }
 
 func (h *Handler) tokenOK(tok string) bool {

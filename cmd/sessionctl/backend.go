@@ -57,6 +57,14 @@ func isServerURL(loc string) bool { return pgstore.IsURL(loc) }
 // openBackend opens the database named by loc (a file path or a
 // postgres:// URL) for mode.
 func openBackend(ctx context.Context, loc string, mode openMode, o openOptions) (sessiondb.Store, error) {
+	st, err := openStore(ctx, loc, mode, o)
+	if err != nil {
+		return nil, &openError{loc: loc, err: err}
+	}
+	return st, nil
+}
+
+func openStore(ctx context.Context, loc string, mode openMode, o openOptions) (sessiondb.Store, error) {
 	if pgstore.IsURL(loc) {
 		// A server database exists once the server does: nothing to create.
 		// Read-only commands never migrate it.

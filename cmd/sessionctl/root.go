@@ -77,7 +77,7 @@ func (a *app) run(args []string) (code int) {
 	err := root.ExecuteContext(a.ctx)
 	if a.store != nil {
 		if cerr := a.store.Close(); cerr != nil && err == nil {
-			err = fmt.Errorf("close %s: %w", a.dbPath(), cerr)
+			err = fmt.Errorf("close %s: %w", displayLocation(a.dbPath()), cerr)
 		}
 		a.store = nil
 	}
