@@ -129,6 +129,21 @@ type readOnlyQuerier interface {
 	QueryReadOnly(ctx context.Context, timeout time.Duration, query string) (rows *sql.Rows, done func(), err error)
 }
 
+// userQuerier runs a query a person typed (sessionctl sql): like
+// QueryReadOnly, plus whatever the backend needs so that the query cannot
+// reach beyond reading the database.
+type userQuerier interface {
+	QueryUser(ctx context.Context, o userQueryOptions, query string) (rows *sql.Rows, done func(), err error)
+}
+
+// userQueryOptions are sql's flags that reach the backend.
+type userQueryOptions struct {
+	timeout time.Duration
+	// unsafeRole runs a PostgreSQL query as the connecting user when the
+	// schema has no read-only role (see pgstore.QueryUntrusted).
+	unsafeRole bool
+}
+
 // fileBacked is a store kept in one local file, with the file checks
 // (size, write-ahead log, permissions) that go with it.
 type fileBacked interface {
@@ -203,6 +218,7 @@ var (
 		sessiondb.Copier
 		locator
 		readOnlyQuerier
+		userQuerier
 		fileBacked
 		vacuumer
 		backupKeeper
@@ -217,6 +233,7 @@ var (
 		sessiondb.Copier
 		locator
 		readOnlyQuerier
+		userQuerier
 		reindexer
 		migrator
 		noter
@@ -233,6 +250,13 @@ func (b sqliteBackend) Location() string { return b.Path() }
 func (b sqliteBackend) QueryReadOnly(ctx context.Context, _ time.Duration, query string) (*sql.Rows, func(), error) {
 	rows, err := b.Query(ctx, query)
 	return rows, func() {}, err
+}
+
+// QueryUser is QueryReadOnly: the reader pool opens the file mode=ro with
+// query_only, and sql refuses ATTACH, VACUUM and setting PRAGMAs before
+// the query gets here. SQLite reaches nothing beyond the file.
+func (b sqliteBackend) QueryUser(ctx context.Context, o userQueryOptions, query string) (*sql.Rows, func(), error) {
+	return b.QueryReadOnly(ctx, o.timeout, query)
 }
 
 func (b sqliteBackend) MigrationProvider(context.Context) (*goose.Provider, error) {
@@ -321,6 +345,26 @@ func (b pgBackend) QueryReadOnly(ctx context.Context, timeout time.Duration, que
 		return nil, nil, fmt.Errorf("query: %w", err)
 	}
 	return rows, done, nil
+}
+
+// QueryUser runs the query through pgstore's QueryUntrusted: one reading
+// statement, no function that acts beyond the transaction, READ ONLY and
+// rolled back, as the schema's read-only role (unless unsafeRole).
+func (b pgBackend) QueryUser(ctx context.Context, o userQueryOptions, query string) (*sql.Rows, func(), error) {
+	rows, done, err := b.QueryUntrusted(ctx, query, pgstore.UntrustedQueryOptions{Timeout: o.timeout, AsSessionUser: o.unsafeRole})
+	switch {
+	case err == nil:
+		return rows, done, nil
+	case errors.Is(err, pgstore.ErrNoReaderRole):
+		return nil, nil, &sqlRefused{fmt.Errorf("%w; or pass --unsafe-role to run as the user of the URL (still read-only and rolled back, but with all of that user's privileges)", err)}
+	case strings.Contains(err.Error(), "SQLSTATE 42501"):
+		return nil, nil, &sqlRefused{fmt.Errorf("refused: %s (sessionctl sql is read-only: it may read sessiondb's tables and views, nothing else)", strings.TrimPrefix(strings.TrimPrefix(err.Error(), "query: "), sessiondb.ErrReadOnly.Error()+": "))}
+	case strings.Contains(err.Error(), "SQLSTATE 25006"):
+		return nil, nil, errWriteRefused
+	case strings.Contains(err.Error(), "SQLSTATE 57014") && o.timeout > 0:
+		return nil, nil, fmt.Errorf("query stopped after --timeout %s", o.timeout)
+	}
+	return nil, nil, err
 }
 
 // Reindex derives every row's role and text again; the trigram indexes
