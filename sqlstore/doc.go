@@ -25,7 +25,13 @@
 // sessiondb's version table is sessiondb.ErrCorrupt (left untouched: no
 // schema installed, no WAL switch), an older schema is
 // sessiondb.ErrSchemaTooOld (unless NoMigrate), and every write fails with
-// sessiondb.ErrReadOnly.
+// sessiondb.ErrReadOnly. On storage that cannot be written (a backup disk,
+// a snapshot, a 0555 share, a read-only mount) SQLite cannot create the
+// -shm file a WAL reader needs; the read-only open then reopens the file
+// with immutable=1 when its -wal is absent or empty (Store.Immutable says
+// so, and sessionctl prints one line about it), and refuses it with
+// ErrReadOnly when the -wal holds commits, which an immutable open would
+// silently miss.
 //
 // # Durability
 //

@@ -32,6 +32,17 @@ import (
 // Both pools open the file with mode=ro and query_only, and the DSN sets no
 // journal_mode, so SQLite cannot write to it: every write method fails
 // with sessiondb.ErrReadOnly.
+//
+// Read-only storage (a backup disk, a snapshot, a 0555 share, a read-only
+// mount): a reader of a WAL database needs the -shm file, which SQLite
+// creates beside the database, so the first read fails there. Then, if
+// there is no -wal file or it is empty, the database is reopened with
+// immutable=1, which needs no -shm (Immutable reports it; the caller should
+// say so, since SQLite then assumes that nobody changes the file while it
+// is open). A non-empty -wal holds commits that SQLite reads only through
+// a -shm file, and immutable would silently ignore them: such a database
+// is refused with ErrReadOnly and a message saying to copy it with its
+// -wal to writable storage.
 func (s *Store) openReadOnly() (_ *Store, err error) {
 	if err := checkReadOnlyFile(s.path); err != nil {
 		return nil, err
@@ -41,17 +52,22 @@ func (s *Store) openReadOnly() (_ *Store, err error) {
 			s.closeAll()
 		}
 	}()
-	s.reader = openDB(s.dsn(true))
-	s.reader.SetMaxOpenConns(s.opts.ReadConns)
-	s.reader.SetMaxIdleConns(s.opts.ReadConns)
-	// The "writer" is one more read-only connection: the committer and
-	// the admin helpers use it, and any write through it fails.
-	s.writer = openDB(s.dsn(true))
-	s.writer.SetMaxOpenConns(1)
-	s.writer.SetMaxIdleConns(1)
-
 	ctx := context.Background()
+	s.openReadPools()
 	current, err := s.schemaVersion(ctx)
+	if errors.Is(err, sessiondb.ErrReadOnly) {
+		if werr := walHoldsCommits(s.path); werr != nil {
+			return nil, werr
+		}
+		s.closeAll()
+		s.immutable = true
+		s.openReadPools()
+		var ierr error
+		if current, ierr = s.schemaVersion(ctx); ierr != nil {
+			return nil, err // the first error says what is wrong
+		}
+		err = nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -81,6 +97,36 @@ func (s *Store) openReadOnly() (_ *Store, err error) {
 	s.startCommitter()
 	return s, nil
 }
+
+// openReadPools opens the two read-only pools of openReadOnly.
+func (s *Store) openReadPools() {
+	s.reader = openDB(s.dsn(true))
+	s.reader.SetMaxOpenConns(s.opts.ReadConns)
+	s.reader.SetMaxIdleConns(s.opts.ReadConns)
+	// The "writer" is one more read-only connection: the committer and
+	// the admin helpers use it, and any write through it fails.
+	s.writer = openDB(s.dsn(true))
+	s.writer.SetMaxOpenConns(1)
+	s.writer.SetMaxIdleConns(1)
+}
+
+// walHoldsCommits refuses a database on read-only storage whose -wal file
+// is not empty: its commits can only be read through a -shm file, which
+// cannot be created there, and an immutable open would not see them.
+func walHoldsCommits(path string) error {
+	fi, err := os.Stat(path + "-wal")
+	if err != nil || fi.Size() == 0 {
+		return nil
+	}
+	return fmt.Errorf("open %s: %w: the database is on storage that cannot be written, and its write-ahead log %s-wal (%d bytes) holds commits SQLite can read only by creating %s-shm there; copy %s and %s-wal to writable storage and open the copy",
+		path, sessiondb.ErrReadOnly, path, fi.Size(), path, path, path)
+}
+
+// Immutable reports whether a read-only Store was opened with SQLite's
+// immutable=1 because its storage cannot be written (see openReadOnly):
+// it reads the file as it is on disk and would not notice another process
+// changing it.
+func (s *Store) Immutable() bool { return s.immutable }
 
 // checkReadOnlyFile refuses, before SQLite opens anything, a path that does
 // not name an existing, non-empty SQLite file.

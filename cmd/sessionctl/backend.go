@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -150,6 +151,12 @@ type fileBacked interface {
 	Path() string
 }
 
+// immutableOpener is a store that may have been opened as immutable, on
+// storage that cannot be written (see sqlstore.Store.Immutable).
+type immutableOpener interface {
+	Immutable() bool
+}
+
 // vacuumer rebuilds storage to return free space.
 type vacuumer interface {
 	Vacuum(ctx context.Context) error
@@ -227,6 +234,7 @@ var (
 		schemaChecker
 		migrator
 		engineChecker
+		immutableOpener
 	} = sqliteBackend{}
 	_ interface {
 		sessiondb.Store
@@ -282,7 +290,17 @@ func (b sqliteBackend) EngineChecks(ctx context.Context) []checkResult {
 	add := func(check, status, format string, args ...any) {
 		results = append(results, checkResult{Check: check, Status: status, Detail: fmt.Sprintf(format, args...)})
 	}
-	if mode, err := queryStrings(ctx, b, "PRAGMA journal_mode"); err != nil {
+	if b.Immutable() {
+		// immutable=1 reports journal mode "delete" whatever the file
+		// says: read the header (bytes 18 and 19 are 2 in WAL mode).
+		if wal, err := walHeader(b.Path()); err != nil {
+			add("journal mode", checkFail, "%v", err)
+		} else if wal {
+			add("journal mode", checkOK, "wal (read-only storage: opened immutable)")
+		} else {
+			add("journal mode", checkFail, "not wal (read-only storage: opened immutable)")
+		}
+	} else if mode, err := queryStrings(ctx, b, "PRAGMA journal_mode"); err != nil {
 		add("journal mode", checkFail, "%v", err)
 	} else if len(mode) == 1 && strings.EqualFold(mode[0], "wal") {
 		add("journal mode", checkOK, "wal")
@@ -304,6 +322,21 @@ func (b sqliteBackend) EngineChecks(ctx context.Context) []checkResult {
 		add("foreign keys", checkFail, "%d row(s) point at missing parents", n)
 	}
 	return results
+}
+
+// walHeader reports whether the SQLite file at path is in WAL mode by its
+// header: file format write and read versions (bytes 18 and 19) are 2.
+func walHeader(path string) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	var h [20]byte
+	if _, err := io.ReadFull(f, h[:]); err != nil {
+		return false, fmt.Errorf("read header: %w", err)
+	}
+	return h[18] == 2 && h[19] == 2, nil
 }
 
 // pgBackend is a PostgreSQL database.

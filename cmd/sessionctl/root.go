@@ -215,6 +215,9 @@ func (a *app) openMode(mode openMode, opts *openOptions) (sessiondb.Store, error
 	if err != nil {
 		return nil, err
 	}
+	if im, ok := st.(immutableOpener); ok && im.Immutable() {
+		fmt.Fprintf(a.stderr, "sessionctl: %s is on storage that cannot be written: opened read-only as immutable (changes made to it meanwhile are not seen)\n", displayLocation(loc))
+	}
 	a.store = st
 	return st, nil
 }
