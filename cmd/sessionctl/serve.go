@@ -96,11 +96,11 @@ func (a *app) runServe(o serveOptions) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", o.addr, err)
 	}
-	srv := &http.Server{
-		Handler:           h,
-		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          opts.Log,
-	}
+	// Every phase of a connection has a deadline and at most
+	// viewer.DefaultMaxRenders requests are answered at once: clients
+	// that stall or stop reading (any web page can start such requests)
+	// cannot pin memory without bound.
+	srv := viewer.NewServer(h, viewer.ServerOptions{ErrorLog: opts.Log})
 	urls := serveURLs(ln.Addr().(*net.TCPAddr), opts.Token)
 	url := urls[0]
 	fmt.Fprintf(a.stdout, "serving %s read-only at %s\n", location(st), url)
