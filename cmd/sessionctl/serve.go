@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log"
@@ -13,11 +11,11 @@ import (
 	"os/exec"
 	"runtime"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/sessiondb/sessiondb/internal/httpguard"
 	"github.com/sessiondb/sessiondb/viewer"
 )
 
@@ -65,13 +63,7 @@ network and no endpoint writes.`,
 
 // isLoopback reports whether host is localhost or a loopback IP. An empty
 // host (":8377") means every interface.
-func isLoopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
+func isLoopback(host string) bool { return httpguard.LoopbackHost(host) }
 
 func (a *app) runServe(o serveOptions) error {
 	st, err := a.openRead(nil)
@@ -82,11 +74,9 @@ func (a *app) runServe(o serveOptions) error {
 	remote := !isLoopback(host)
 	opts := viewer.Options{Remote: remote, Log: log.New(a.stderr, "sessionctl serve: ", 0)}
 	if remote {
-		var b [24]byte
-		if _, err := rand.Read(b[:]); err != nil {
-			return fmt.Errorf("generate access token: %w", err)
+		if opts.Token, err = httpguard.NewToken(); err != nil {
+			return err
 		}
-		opts.Token = hex.EncodeToString(b[:])
 	}
 	h, err := viewer.New(st, opts)
 	if err != nil {
@@ -101,7 +91,7 @@ func (a *app) runServe(o serveOptions) error {
 	// that stall or stop reading (any web page can start such requests)
 	// cannot pin memory without bound.
 	srv := viewer.NewServer(h, viewer.ServerOptions{ErrorLog: opts.Log})
-	urls := serveURLs(ln.Addr().(*net.TCPAddr), opts.Token)
+	urls := serveURLs(ln.Addr().(*net.TCPAddr), "", opts.Token)
 	url := urls[0]
 	fmt.Fprintf(a.stdout, "serving %s read-only at %s\n", location(st), url)
 	for _, u := range urls[1:] {
@@ -142,15 +132,15 @@ func (a *app) runServe(o serveOptions) error {
 // bind address.
 const maxServeURLs = 8
 
-// serveURLs are the URLs a browser can open for a server listening on
-// addr: addr itself, unless it is unspecified (0.0.0.0, [::]), which no
+// serveURLs are the URLs of path a client can open on a server listening
+// on addr: addr itself, unless it is unspecified (0.0.0.0, [::]), which no
 // browser can open; then 127.0.0.1, the host's name, and the addresses of
 // its interfaces (not link-local ones, which need a zone). The first URL
-// is the one --open uses.
-func serveURLs(addr *net.TCPAddr, token string) []string {
+// is the one --open uses. serve and mcp --http print them.
+func serveURLs(addr *net.TCPAddr, path, token string) []string {
 	port := strconv.Itoa(addr.Port)
 	mk := func(host string) string {
-		u := "http://" + net.JoinHostPort(host, port) + "/"
+		u := "http://" + net.JoinHostPort(host, port) + "/" + path
 		if token != "" {
 			u += "?token=" + token
 		}
