@@ -1,0 +1,325 @@
+package backend
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/sessiondb/sessiondb"
+)
+
+// The usage report and the repricing of estimated costs, written once for
+// both backends. The SQL below is the dialect both SQLite and PostgreSQL
+// read the same way: CAST(… AS TEXT / BIGINT / INTEGER / DOUBLE
+// PRECISION), substr, CASE, a WITH … AS (VALUES …) list of prices, and
+// UPDATE … FROM (SQLite 3.33 and later). cost_estimated is 0/1 in SQLite
+// and a boolean in PostgreSQL; a bare `u.cost_estimated` condition reads
+// the same on both.
+
+// Tx is what both backends' transactions offer (*sqlx.Tx, and pgstore's
+// transaction, which rebinds ? placeholders to $n).
+type Tx interface {
+	ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error)
+}
+
+// TimeLayout is how both backends store times: UTC, fixed width, so that
+// text order is time order.
+const TimeLayout = "2006-01-02T15:04:05.000000000Z"
+
+// FormatTime is t as both backends store it.
+func FormatTime(t time.Time) string { return t.UTC().Format(TimeLayout) }
+
+// ParseTime reads a stored time; rows written by hand may use another RFC
+// 3339 form. An unreadable time is the zero time.
+func ParseTime(s string) time.Time {
+	t, err := time.Parse(TimeLayout, s)
+	if err != nil {
+		t, _ = time.Parse(time.RFC3339Nano, s)
+	}
+	return t
+}
+
+// pricesPerStatement bounds the models of one statement's price list (9
+// parameters each; SQLite takes at most 32766 parameters).
+const pricesPerStatement = 1000
+
+// maxReportPrices bounds the models a usage report prices (Prices): its
+// price list is one statement's.
+const maxReportPrices = 3000
+
+// modelPrice is one row of a statement's price list.
+type modelPrice struct {
+	model string
+	price sessiondb.Price
+}
+
+// priceList is `WITH p(…) AS (VALUES …)` for prices, and its arguments:
+// the base rates, then the long-context rates (Price.Long), per model.
+func priceList(prices []modelPrice) (string, []any) {
+	var b strings.Builder
+	b.WriteString("WITH p(model, i, o, cr, cw, il, ol, crl, cwl) AS (VALUES ")
+	args := make([]any, 0, 9*len(prices))
+	for n, mp := range prices {
+		if n > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("(CAST(? AS TEXT)")
+		for range 8 {
+			b.WriteString(", CAST(? AS DOUBLE PRECISION)")
+		}
+		b.WriteString(")")
+		p, l := mp.price, mp.price.Long()
+		args = append(args, mp.model, p.Input, p.Output, p.CacheRead, p.CacheWrite, l.Input, l.Output, l.CacheRead, l.CacheWrite)
+	}
+	b.WriteString(") ")
+	return b.String(), args
+}
+
+// costExpr is sessiondb.Price.Estimate in SQL, for the usage row u and
+// the price list row p: the same products, summed in the same order and
+// divided by 1e6, so that both give the same double.
+const costExpr = `(CASE WHEN CAST(u.input_tokens AS DOUBLE PRECISION) + CAST(u.cache_read_tokens AS DOUBLE PRECISION)
+		+ CAST(u.cache_write_tokens AS DOUBLE PRECISION) > 200000
+	THEN (u.input_tokens * p.il + u.output_tokens * p.ol + u.cache_read_tokens * p.crl + u.cache_write_tokens * p.cwl)
+	ELSE (u.input_tokens * p.i + u.output_tokens * p.o + u.cache_read_tokens * p.cr + u.cache_write_tokens * p.cw)
+	END / CAST(1000000 AS DOUBLE PRECISION))`
+
+func init() {
+	if sessiondb.LongContextTokens != 200000 {
+		panic("backend: costExpr hard-codes sessiondb.LongContextTokens")
+	}
+}
+
+// estimatedModels lists the models of the rows whose cost is estimated,
+// with their row counts, token sums and cost sums.
+func estimatedModels(ctx context.Context, tx Tx) ([]sessiondb.RepricedModel, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT model, count(*),
+		CAST(coalesce(sum(input_tokens + output_tokens + cache_read_tokens + cache_write_tokens), 0) AS BIGINT),
+		coalesce(sum(cost), 0)
+		FROM usage u WHERE u.cost_estimated GROUP BY model ORDER BY model`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []sessiondb.RepricedModel
+	for rows.Next() {
+		var m sessiondb.RepricedModel
+		if err := rows.Scan(&m.Model, &m.Rows, &m.Tokens, &m.CostBefore); err != nil {
+			return nil, err
+		}
+		m.CostAfter = m.CostBefore
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}
+
+// priceModels asks prices for each model and returns the priced ones, in
+// chunks of at most pricesPerStatement. A price that is not valid is an
+// error wrapping sessiondb.ErrInvalid.
+func priceModels(models []string, prices sessiondb.PriceFunc) ([][]modelPrice, map[string]bool, error) {
+	var chunks [][]modelPrice
+	var cur []modelPrice
+	priced := map[string]bool{}
+	for _, m := range models {
+		p, ok := prices(m)
+		if !ok {
+			continue
+		}
+		if err := p.Validate(); err != nil {
+			return nil, nil, fmt.Errorf("price of model %q: %w", m, err)
+		}
+		priced[m] = true
+		cur = append(cur, modelPrice{m, p})
+		if len(cur) == pricesPerStatement {
+			chunks = append(chunks, cur)
+			cur = nil
+		}
+	}
+	if len(cur) > 0 {
+		chunks = append(chunks, cur)
+	}
+	return chunks, priced, nil
+}
+
+// Reprice is sessiondb.Repricer.Reprice inside the caller's transaction
+// tx: a write transaction, or any transaction when dryRun. It reads the
+// models of the estimated rows, asks prices for each, computes per model
+// what changes (one statement per pricesPerStatement models) and, unless
+// dryRun, updates exactly the rows whose cost changes.
+func Reprice(ctx context.Context, tx Tx, prices sessiondb.PriceFunc, dryRun bool) (sessiondb.RepriceReport, error) {
+	var rep sessiondb.RepriceReport
+	models, err := estimatedModels(ctx, tx)
+	if err != nil {
+		return rep, fmt.Errorf("reprice: %w", err)
+	}
+	names := make([]string, len(models))
+	for i, m := range models {
+		names[i] = m.Model
+	}
+	chunks, priced, err := priceModels(names, prices)
+	if err != nil {
+		return rep, fmt.Errorf("reprice: %w", err)
+	}
+	byModel := map[string]*sessiondb.RepricedModel{}
+	for i := range models {
+		models[i].Priced = priced[models[i].Model]
+		byModel[models[i].Model] = &models[i]
+	}
+	for _, chunk := range chunks {
+		with, args := priceList(chunk)
+		rows, err := tx.QueryContext(ctx, with+`SELECT u.model,
+			coalesce(sum(CASE WHEN u.cost <> `+costExpr+` THEN 1 ELSE 0 END), 0),
+			coalesce(sum(`+costExpr+`), 0)
+			FROM usage u JOIN p ON p.model = u.model
+			WHERE u.cost_estimated GROUP BY u.model`, args...)
+		if err != nil {
+			return rep, fmt.Errorf("reprice: %w", err)
+		}
+		for rows.Next() {
+			var model string
+			var changed int64
+			var after float64
+			if err := rows.Scan(&model, &changed, &after); err != nil {
+				rows.Close()
+				return rep, fmt.Errorf("reprice: %w", err)
+			}
+			if m := byModel[model]; m != nil {
+				m.Changed, m.CostAfter = changed, after
+			}
+		}
+		if err := rows.Err(); err != nil {
+			rows.Close()
+			return rep, fmt.Errorf("reprice: %w", err)
+		}
+		rows.Close()
+		if dryRun {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, with+`UPDATE usage AS u SET cost = `+costExpr+`
+			FROM p WHERE p.model = u.model AND u.cost_estimated AND u.cost <> `+costExpr, args...); err != nil {
+			return rep, fmt.Errorf("reprice: %w", err)
+		}
+	}
+	rep.Models = models
+	return rep, nil
+}
+
+// UsageReport is sessiondb.Store.UsageReport inside the caller's read
+// transaction tx (the caller checks that q.SessionID exists).
+func UsageReport(ctx context.Context, tx Tx, q sessiondb.UsageQuery) ([]sessiondb.UsageRow, error) {
+	if q.SessionID != "" {
+		if err := sessiondb.ValidateID(q.SessionID); err != nil {
+			return nil, fmt.Errorf("usage report: %w", err)
+		}
+	}
+	var with string
+	var args []any
+	cost := "u.cost"
+	join := ""
+	if q.Prices != nil {
+		models, err := estimatedModels(ctx, tx)
+		if err != nil {
+			return nil, fmt.Errorf("usage report: %w", err)
+		}
+		names := make([]string, len(models))
+		for i, m := range models {
+			names[i] = m.Model
+		}
+		chunks, _, err := priceModels(names, q.Prices)
+		if err != nil {
+			return nil, fmt.Errorf("usage report: %w", err)
+		}
+		var all []modelPrice
+		for _, c := range chunks {
+			all = append(all, c...)
+		}
+		// One price list for the whole report, so that its statement
+		// groups every row once.
+		if len(all) > maxReportPrices {
+			return nil, fmt.Errorf("usage report: %w: %d models to price in one report, at most %d", sessiondb.ErrInvalid, len(all), maxReportPrices)
+		}
+		if len(all) > 0 {
+			with, args = priceList(all)
+			join = " LEFT JOIN p ON p.model = u.model"
+			cost = "CASE WHEN u.cost_estimated AND p.model IS NOT NULL THEN " + costExpr + " ELSE u.cost END"
+		}
+	}
+	cols := []string{"CAST('' AS TEXT)", "CAST('' AS TEXT)", "CAST('' AS TEXT)", "CAST('' AS TEXT)", "CAST('' AS TEXT)", "0"}
+	var group []string
+	if q.BySession {
+		cols[0] = "u.session_id"
+		group = append(group, "u.session_id")
+	}
+	if q.ByModel {
+		cols[1], cols[2] = "u.provider", "u.model"
+		group = append(group, "u.provider", "u.model")
+	}
+	if q.ByDay {
+		cols[3] = "substr(u.created_at, 1, 10)"
+		group = append(group, cols[3])
+	}
+	if q.ByQuarterHour {
+		cols[4], cols[5] = "substr(u.created_at, 1, 13)", "CAST(substr(u.created_at, 15, 2) AS INTEGER) / 15"
+		group = append(group, cols[4], cols[5])
+	}
+	query := with + `SELECT ` + strings.Join(cols, ", ") + `, count(*),
+		CAST(coalesce(sum(u.input_tokens), 0) AS BIGINT), CAST(coalesce(sum(u.output_tokens), 0) AS BIGINT),
+		CAST(coalesce(sum(u.cache_read_tokens), 0) AS BIGINT), CAST(coalesce(sum(u.cache_write_tokens), 0) AS BIGINT),
+		CAST(coalesce(sum(u.reasoning_tokens), 0) AS BIGINT), coalesce(sum(` + cost + `), 0),
+		coalesce(min(u.created_at), ''), coalesce(max(u.created_at), '')
+		FROM usage u` + join
+	var where []string
+	if q.SessionID != "" {
+		where = append(where, "u.session_id = ?")
+		args = append(args, q.SessionID)
+	}
+	if !q.Since.IsZero() {
+		where = append(where, "u.created_at >= ?")
+		args = append(args, FormatTime(q.Since))
+	}
+	if !q.Until.IsZero() {
+		where = append(where, "u.created_at < ?")
+		args = append(args, FormatTime(q.Until))
+	}
+	if len(where) > 0 {
+		query += ` WHERE ` + strings.Join(where, " AND ")
+	}
+	if len(group) > 0 {
+		query += ` GROUP BY ` + strings.Join(group, ", ") + ` ORDER BY ` + strings.Join(group, ", ")
+	}
+	rows, err := tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("usage report: %w", err)
+	}
+	defer rows.Close()
+	var out []sessiondb.UsageRow
+	for rows.Next() {
+		var r sessiondb.UsageRow
+		var hour, first, last string
+		var quarter int64
+		if err := rows.Scan(&r.SessionID, &r.Provider, &r.Model, &r.Day, &hour, &quarter, &r.Calls, &r.InputTokens,
+			&r.OutputTokens, &r.CacheReadTokens, &r.CacheWriteTokens, &r.ReasoningTokens, &r.Cost, &first, &last); err != nil {
+			return nil, fmt.Errorf("usage report: %w", err)
+		}
+		if hour != "" {
+			h, err := time.Parse("2006-01-02T15", hour)
+			if err != nil {
+				return nil, fmt.Errorf("usage report: %w: stored time %q", sessiondb.ErrInvalid, hour)
+			}
+			r.Start = h.Add(time.Duration(quarter) * 15 * time.Minute)
+		}
+		if first != "" {
+			r.FirstAt, r.LastAt = ParseTime(first), ParseTime(last)
+		}
+		if r.Calls > 0 || len(group) > 0 {
+			out = append(out, r)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("usage report: %w", err)
+	}
+	return out, nil
+}
