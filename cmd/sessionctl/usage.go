@@ -287,7 +287,22 @@ func (a *app) runUsage(c *cobra.Command, view string, o usageOptions) error {
 		return err
 	}
 
-	// Fold the rows into groups.
+	// Fold the rows into groups, in an order of our own: costs are sums of
+	// doubles, and the same rows added in another order (the backends sort
+	// text differently) would differ in their last digits.
+	sort.Slice(rows, func(i, j int) bool {
+		a, b := rows[i], rows[j]
+		if !a.Start.Equal(b.Start) {
+			return a.Start.Before(b.Start)
+		}
+		if a.SessionID != b.SessionID {
+			return a.SessionID < b.SessionID
+		}
+		if a.Provider != b.Provider {
+			return a.Provider < b.Provider
+		}
+		return a.Model < b.Model
+	})
 	groups := map[string]*group{}
 	for _, r := range rows {
 		var key string
