@@ -13,10 +13,9 @@ import (
 // The usage report and the repricing of estimated costs, written once for
 // both backends. The SQL below is the dialect both SQLite and PostgreSQL
 // read the same way: CAST(… AS TEXT / BIGINT / INTEGER / DOUBLE
-// PRECISION), substr, CASE, a WITH … AS (VALUES …) list of prices, and
-// UPDATE … FROM (SQLite 3.33 and later). cost_estimated is 0/1 in SQLite
-// and a boolean in PostgreSQL; a bare `u.cost_estimated` condition reads
-// the same on both.
+// PRECISION), substr, coalesce, CASE and IN lists. cost_estimated is 0/1
+// in SQLite and a boolean in PostgreSQL; a bare `u.cost_estimated`
+// condition reads the same on both.
 
 // Tx is what both backends' transactions offer (*sqlx.Tx, and pgstore's
 // transaction, which rebinds ? placeholders to $n).
@@ -80,54 +79,60 @@ func parseLayout(s string) (time.Time, bool) {
 	return t, true
 }
 
-// pricesPerStatement bounds the models of one statement's price list (9
-// parameters each; SQLite takes at most 32766 parameters).
-const pricesPerStatement = 1000
+// pricesPerStatement bounds the models one statement prices (17
+// parameters each, and a statement may hold its price expression twice;
+// SQLite takes at most 32766 parameters). A real ledger has tens.
+const pricesPerStatement = 400
 
-// maxReportPrices bounds the models a usage report prices (Prices): its
-// price list is one statement's.
-const maxReportPrices = 3000
+// maxReportPrices bounds the models a usage report prices (Prices): they
+// are one statement's.
+const maxReportPrices = pricesPerStatement
 
-// modelPrice is one row of a statement's price list.
+// modelPrice is one model of a price expression.
 type modelPrice struct {
 	model string
 	price sessiondb.Price
 }
 
-// priceList is `WITH p(…) AS (VALUES …)` for prices, and its arguments:
-// the base rates, then the long-context rates (Price.Long), per model.
-func priceList(prices []modelPrice) (string, []any) {
+// rate is one rate of a price expression as an SQL argument.
+const rate = "CAST(? AS DOUBLE PRECISION)"
+
+// priceExpr is sessiondb.Price.Estimate in SQL for the usage row u, at
+// the price of its model among prices (NULL for another model), and its
+// arguments: the same products, summed in the same order and divided by
+// 1e6, so that both give the same double. It is a CASE on the model
+// rather than a join with a list of prices, so that every statement scans
+// the usage table once whatever the planner's estimates (SQLite put a
+// small price list in the outer loop, scanning the table once per model).
+func priceExpr(prices []modelPrice) (string, []any) {
 	var b strings.Builder
-	b.WriteString("WITH p(model, i, o, cr, cw, il, ol, crl, cwl) AS (VALUES ")
-	args := make([]any, 0, 9*len(prices))
-	for n, mp := range prices {
-		if n > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString("(CAST(? AS TEXT)")
-		for range 8 {
-			b.WriteString(", CAST(? AS DOUBLE PRECISION)")
-		}
-		b.WriteString(")")
+	args := make([]any, 0, 17*len(prices))
+	b.WriteString("(CASE u.model")
+	for _, mp := range prices {
 		p, l := mp.price, mp.price.Long()
-		args = append(args, mp.model, p.Input, p.Output, p.CacheRead, p.CacheWrite, l.Input, l.Output, l.CacheRead, l.CacheWrite)
+		b.WriteString(" WHEN CAST(? AS TEXT) THEN (CASE WHEN CAST(u.input_tokens AS DOUBLE PRECISION) + CAST(u.cache_read_tokens AS DOUBLE PRECISION)" +
+			" + CAST(u.cache_write_tokens AS DOUBLE PRECISION) > 200000" +
+			" THEN (u.input_tokens * " + rate + " + u.output_tokens * " + rate + " + u.cache_read_tokens * " + rate + " + u.cache_write_tokens * " + rate + ")" +
+			" ELSE (u.input_tokens * " + rate + " + u.output_tokens * " + rate + " + u.cache_read_tokens * " + rate + " + u.cache_write_tokens * " + rate + ")" +
+			" END) / CAST(1000000 AS DOUBLE PRECISION)")
+		args = append(args, mp.model, l.Input, l.Output, l.CacheRead, l.CacheWrite, p.Input, p.Output, p.CacheRead, p.CacheWrite)
 	}
-	b.WriteString(") ")
+	b.WriteString(" END)")
 	return b.String(), args
 }
 
-// costExpr is sessiondb.Price.Estimate in SQL, for the usage row u and
-// the price list row p: the same products, summed in the same order and
-// divided by 1e6, so that both give the same double.
-const costExpr = `(CASE WHEN CAST(u.input_tokens AS DOUBLE PRECISION) + CAST(u.cache_read_tokens AS DOUBLE PRECISION)
-		+ CAST(u.cache_write_tokens AS DOUBLE PRECISION) > 200000
-	THEN (u.input_tokens * p.il + u.output_tokens * p.ol + u.cache_read_tokens * p.crl + u.cache_write_tokens * p.cwl)
-	ELSE (u.input_tokens * p.i + u.output_tokens * p.o + u.cache_read_tokens * p.cr + u.cache_write_tokens * p.cw)
-	END / CAST(1000000 AS DOUBLE PRECISION))`
+// modelList is `(?, ?, …)` for the models of prices, and its arguments.
+func modelList(prices []modelPrice) (string, []any) {
+	args := make([]any, len(prices))
+	for i, mp := range prices {
+		args[i] = mp.model
+	}
+	return "(" + strings.TrimSuffix(strings.Repeat("CAST(? AS TEXT), ", len(prices)), ", ") + ")", args
+}
 
 func init() {
 	if sessiondb.LongContextTokens != 200000 {
-		panic("backend: costExpr hard-codes sessiondb.LongContextTokens")
+		panic("backend: priceExpr hard-codes sessiondb.LongContextTokens")
 	}
 }
 
@@ -207,12 +212,12 @@ func Reprice(ctx context.Context, tx Tx, prices sessiondb.PriceFunc, dryRun bool
 		byModel[models[i].Model] = &models[i]
 	}
 	for _, chunk := range chunks {
-		with, args := priceList(chunk)
-		rows, err := tx.QueryContext(ctx, with+`SELECT u.model,
-			coalesce(sum(CASE WHEN u.cost <> `+costExpr+` THEN 1 ELSE 0 END), 0),
-			coalesce(sum(`+costExpr+`), 0)
-			FROM usage u JOIN p ON p.model = u.model
-			WHERE u.cost_estimated GROUP BY u.model`, args...)
+		expr, exprArgs := priceExpr(chunk)
+		list, listArgs := modelList(chunk)
+		args := append(append(append([]any{}, exprArgs...), exprArgs...), listArgs...)
+		rows, err := tx.QueryContext(ctx, `SELECT u.model,
+			coalesce(sum(CASE WHEN u.cost <> `+expr+` THEN 1 ELSE 0 END), 0), coalesce(sum(`+expr+`), 0)
+			FROM usage u WHERE u.cost_estimated AND u.model IN `+list+` GROUP BY u.model`, args...)
 		if err != nil {
 			return rep, fmt.Errorf("reprice: %w", err)
 		}
@@ -236,8 +241,11 @@ func Reprice(ctx context.Context, tx Tx, prices sessiondb.PriceFunc, dryRun bool
 		if dryRun {
 			continue
 		}
-		if _, err := tx.ExecContext(ctx, with+`UPDATE usage AS u SET cost = `+costExpr+`
-			FROM p WHERE p.model = u.model AND u.cost_estimated AND u.cost <> `+costExpr, args...); err != nil {
+		// A row of another model prices to NULL, and NULL <> cost is not
+		// true: only this chunk's rows whose cost changes are written.
+		args = append(append([]any{}, exprArgs...), exprArgs...)
+		if _, err := tx.ExecContext(ctx, `UPDATE usage AS u SET cost = `+expr+`
+			WHERE u.cost_estimated AND u.cost <> `+expr, args...); err != nil {
 			return rep, fmt.Errorf("reprice: %w", err)
 		}
 	}
@@ -253,10 +261,8 @@ func UsageReport(ctx context.Context, tx Tx, q sessiondb.UsageQuery) ([]sessiond
 			return nil, fmt.Errorf("usage report: %w", err)
 		}
 	}
-	var with string
 	var args []any
 	cost := "u.cost"
-	join := ""
 	if q.Prices != nil {
 		models, err := estimatedModels(ctx, tx)
 		if err != nil {
@@ -270,19 +276,13 @@ func UsageReport(ctx context.Context, tx Tx, q sessiondb.UsageQuery) ([]sessiond
 		if err != nil {
 			return nil, fmt.Errorf("usage report: %w", err)
 		}
-		var all []modelPrice
-		for _, c := range chunks {
-			all = append(all, c...)
+		if len(chunks) > 1 {
+			return nil, fmt.Errorf("usage report: %w: more than %d models to price in one report", sessiondb.ErrInvalid, maxReportPrices)
 		}
-		// One price list for the whole report, so that its statement
-		// groups every row once.
-		if len(all) > maxReportPrices {
-			return nil, fmt.Errorf("usage report: %w: %d models to price in one report, at most %d", sessiondb.ErrInvalid, len(all), maxReportPrices)
-		}
-		if len(all) > 0 {
-			with, args = priceList(all)
-			join = " LEFT JOIN p ON p.model = u.model"
-			cost = "CASE WHEN u.cost_estimated AND p.model IS NOT NULL THEN " + costExpr + " ELSE u.cost END"
+		if len(chunks) == 1 {
+			var expr string
+			expr, args = priceExpr(chunks[0])
+			cost = "CASE WHEN u.cost_estimated THEN coalesce(" + expr + ", u.cost) ELSE u.cost END"
 		}
 	}
 	cols := []string{"CAST('' AS TEXT)", "CAST('' AS TEXT)", "CAST('' AS TEXT)", "CAST('' AS TEXT)", "CAST('' AS TEXT)", "0"}
@@ -307,12 +307,12 @@ func UsageReport(ctx context.Context, tx Tx, q sessiondb.UsageQuery) ([]sessiond
 		cols[1], cols[2] = "u.provider", "u.model"
 		group = append(group, "u.provider", "u.model")
 	}
-	query := with + `SELECT ` + strings.Join(cols, ", ") + `, count(*),
+	query := `SELECT ` + strings.Join(cols, ", ") + `, count(*),
 		CAST(coalesce(sum(u.input_tokens), 0) AS BIGINT), CAST(coalesce(sum(u.output_tokens), 0) AS BIGINT),
 		CAST(coalesce(sum(u.cache_read_tokens), 0) AS BIGINT), CAST(coalesce(sum(u.cache_write_tokens), 0) AS BIGINT),
 		CAST(coalesce(sum(u.reasoning_tokens), 0) AS BIGINT), coalesce(sum(` + cost + `), 0),
 		coalesce(min(u.created_at), ''), coalesce(max(u.created_at), '')
-		FROM usage u` + join
+		FROM usage u`
 	var where []string
 	if q.SessionID != "" {
 		where = append(where, "u.session_id = ?")
