@@ -42,13 +42,15 @@ import (
 // null), an entry that is not an object, a key given twice, or a file
 // that is not one JSON object is an error naming the entry.
 //
-// Keys are matched as model names are (modelKey): case-insensitively,
-// without a provider prefix and without a snapshot date. When several keys
-// of a file name one model, the closest wins: the key that is the name
-// itself ("gpt-5"), then a dated key ("gpt-5-2025-08-07"), then the
-// provider-prefixed keys ("azure/gpt-5", "openrouter/openai/gpt-5"), the
-// shortest first, then in byte order. The provider's own entry is thus
-// preferred to resellers' and regional ones.
+// Keys are matched as model names are (PriceOf): case-insensitively,
+// without a provider prefix, the dated name of a snapshot before the name
+// without its date. When several keys of a file name one model, the
+// closest wins: the key that is the name itself ("gpt-5"), then a dated
+// key ("gpt-5-2025-08-07") for the undated name, then the
+// provider-prefixed keys ("azure/gpt-5", "openrouter/openai/gpt-5") the
+// same way; of dated keys the latest snapshot, then the shortest key,
+// then byte order. The provider's own entry is thus preferred to
+// resellers' and regional ones.
 
 // MaxPricesFileSize bounds a price file (LiteLLM's whole file is about
 // 1.6 MB).
@@ -120,8 +122,9 @@ func (t *PriceTable) Added() int {
 }
 
 // ParsePrices reads a price file in LiteLLM's shape and returns its
-// prices by model name (lower case, without provider prefix or snapshot
-// date). The error wraps sessiondb.ErrInvalid.
+// prices by model name (lower case, without provider prefix; a dated key
+// under its own name and, unless a closer key names it, the undated name).
+// The error wraps sessiondb.ErrInvalid.
 func ParsePrices(data []byte) (map[string]Price, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
@@ -158,21 +161,24 @@ func ParsePrices(data []byte) (map[string]Price, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: entry %q: %v", sessiondb.ErrInvalid, key, err)
 		}
-		name, prefixed, dated := modelKey(key)
+		name, prefixed := modelName(key)
 		if !ok || name == "" {
 			continue
 		}
-		c := candidate{key: key, price: p}
-		switch {
-		case prefixed:
-			c.rank = 2
-		case dated:
-			c.rank = 1
+		offer := func(name string, rank int) {
+			if prefixed {
+				rank += 2
+			}
+			c := candidate{key: key, rank: rank, price: p}
+			if old, ok := best[name]; ok && !closer(c.rank, c.key, old.rank, old.key) {
+				return
+			}
+			best[name] = c
 		}
-		if old, ok := best[name]; ok && !closer(c.rank, c.key, old.rank, old.key) {
-			continue
+		offer(name, 0)
+		if d := undated(name); d != "" {
+			offer(d, 1)
 		}
-		best[name] = c
 	}
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('}') {
 		return nil, fmt.Errorf("%w: invalid JSON near byte %d", sessiondb.ErrInvalid, dec.InputOffset())
@@ -192,15 +198,31 @@ func ParsePrices(data []byte) (map[string]Price, error) {
 }
 
 // closer says whether the key (rank, key) names its model more closely
-// than (oldRank, oldKey) (see the rules above).
+// than (oldRank, oldKey) (see the rules above); of two dated keys, the
+// later snapshot.
 func closer(rank int, key string, oldRank int, oldKey string) bool {
 	if rank != oldRank {
 		return rank < oldRank
+	}
+	if rank%2 == 1 {
+		if a, b := snapshotDate(key), snapshotDate(oldKey); a != b {
+			return a > b
+		}
 	}
 	if len(key) != len(oldKey) {
 		return len(key) < len(oldKey)
 	}
 	return key < oldKey
+}
+
+// snapshotDate is the digits of key's snapshot date ("20250929").
+func snapshotDate(key string) string {
+	return strings.Map(func(r rune) rune {
+		if r < '0' || r > '9' {
+			return -1
+		}
+		return r
+	}, modelDateRE.FindString(key))
 }
 
 // parsePriceEntry reads one entry. ok is false for an entry that prices

@@ -48,8 +48,9 @@ const PricesAsOf = "2026-12-01"
 // Price is a model's price in US dollars per million tokens.
 type Price = sessiondb.Price
 
-// Prices maps model names, lower case, without a provider prefix and
-// without a snapshot date, to their prices.
+// Prices maps model names, lower case and without a provider prefix, to
+// their prices: a model's name without a snapshot date, and the dated
+// names of the snapshots that cost another price (see PriceOf).
 //
 // Source, unless a line says otherwise: LiteLLM's
 // model_prices_and_context_window.json as embedded in ccusage 20.0.24
@@ -117,6 +118,7 @@ var Prices = map[string]Price{
 	"gpt-4.1-mini":       {Input: 0.40, Output: 1.60, CacheRead: 0.10},
 	"gpt-4.1-nano":       {Input: 0.10, Output: 0.40, CacheRead: 0.025},
 	"gpt-4o":             {Input: 2.50, Output: 10, CacheRead: 1.25},
+	"gpt-4o-2024-05-13":  {Input: 5, Output: 15},
 	"gpt-4o-mini":        {Input: 0.15, Output: 0.60, CacheRead: 0.075},
 	// The o-series: BerriAI/litellm@00035b69's own entries (ccusage does
 	// not embed them). codex-mini-latest: LiteLLM's azure/codex-mini (its
@@ -147,36 +149,55 @@ var Prices = map[string]Price{
 // "-20250929", "-2025-08-07", "@20250929" (Vertex AI).
 var modelDateRE = regexp.MustCompile(`(?:-\d{8}|-\d{4}-\d{2}-\d{2}|@\d{8})$`)
 
-// modelKey is model's name in a price table: lower case, without a
-// "provider/" prefix (the part up to the last '/') and without a snapshot
-// date. prefixed and dated say what was removed.
-func modelKey(model string) (key string, prefixed, dated bool) {
+// modelName is model as a price table names it: lower case, without a
+// "provider/" prefix (the part up to the last '/'); prefixed says there
+// was one.
+func modelName(model string) (name string, prefixed bool) {
 	m := strings.ToLower(strings.TrimSpace(model))
 	if i := strings.LastIndexByte(m, '/'); i >= 0 {
-		m, prefixed = m[i+1:], true
+		return m[i+1:], true
 	}
-	if d := modelDateRE.ReplaceAllString(m, ""); d != m {
-		m, dated = d, true
+	return m, false
+}
+
+// undated is name without its snapshot date ("" when it has none).
+func undated(name string) string {
+	if d := modelDateRE.ReplaceAllString(name, ""); d != name {
+		return d
 	}
-	return m, prefixed, dated
+	return ""
+}
+
+// lookup finds model in prices: its name (modelName) exactly, else the
+// name without its snapshot date. The dated name comes first because a
+// snapshot may cost another price than the model's current one
+// (gpt-4o-2024-05-13 does).
+func lookup(prices map[string]Price, model string) (Price, bool) {
+	name, _ := modelName(model)
+	if p, ok := prices[name]; ok {
+		return p, true
+	}
+	if d := undated(name); d != "" {
+		p, ok := prices[d]
+		return p, ok
+	}
+	return Price{}, false
 }
 
 // PriceOf returns the price of model in the built-in table: the entry for
-// its name, compared case-insensitively, without a "provider/" prefix and
-// without a snapshot date. A name that only starts like a known one
-// ("gpt-5.7", "claude-sonnet-4-7") has no price: a newer model is not
-// assumed to cost what an older one did.
+// its name, compared case-insensitively and without a "provider/" prefix,
+// else for that name without a snapshot date. A name that only starts like
+// a known one ("gpt-5.7", "claude-sonnet-4-7") has no price: a newer model
+// is not assumed to cost what an older one did.
 func PriceOf(model string) (Price, bool) {
-	k, _, _ := modelKey(model)
-	p, ok := Prices[k]
-	return p, ok
+	return lookup(Prices, model)
 }
 
 // PriceTable is the price list an import or a reprice uses: the built-in
 // Prices, overridden and extended by the entries of a price file. The nil
 // *PriceTable is the built-in table alone.
 type PriceTable struct {
-	prices map[string]Price // by modelKey; nil for the built-in table
+	prices map[string]Price // by modelName; nil for the built-in table
 	file   string           // the price file, "" for none
 	added  int              // file entries that extend the built-in table
 }
@@ -186,9 +207,7 @@ func (t *PriceTable) Lookup(model string) (Price, bool) {
 	if t == nil || t.prices == nil {
 		return PriceOf(model)
 	}
-	k, _, _ := modelKey(model)
-	p, ok := t.prices[k]
-	return p, ok
+	return lookup(t.prices, model)
 }
 
 // Func returns Lookup as a sessiondb.PriceFunc, for the stores' Reprice

@@ -2,6 +2,7 @@ package jsonlimport
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"math"
 	"os"
@@ -55,15 +56,28 @@ func TestPriceOf(t *testing.T) {
 }
 
 // TestBuiltinPrices: every entry is a valid price under a key in normal
-// form, so that Lookup can find it.
+// form, so that Lookup can find it, and a dated key costs another price
+// than its undated model (else it is redundant).
 func TestBuiltinPrices(t *testing.T) {
 	for k, p := range Prices {
 		if err := p.Validate(); err != nil {
 			t.Errorf("Prices[%q]: %v", k, err)
 		}
-		if nk, _, _ := modelKey(k); nk != k {
-			t.Errorf("Prices key %q is not in normal form (%q): no model name can reach it", k, nk)
+		if n, _ := modelName(k); n != k {
+			t.Errorf("Prices key %q is not in normal form (%q): no model name can reach it", k, n)
 		}
+		if d := undated(k); d != "" {
+			if p2, ok := Prices[d]; ok && p2 == p {
+				t.Errorf("Prices[%q] repeats Prices[%q]", k, d)
+			}
+		}
+	}
+	// A snapshot priced apart keeps its price; the others take the model's.
+	if p, _ := PriceOf("gpt-4o-2024-05-13"); p.Input != 5 {
+		t.Errorf("gpt-4o-2024-05-13 priced %+v, want its own $5 input", p)
+	}
+	if p, _ := PriceOf("openai/GPT-4o-2024-08-06"); p != Prices["gpt-4o"] {
+		t.Errorf("gpt-4o-2024-08-06 priced %+v, want gpt-4o's", p)
 	}
 }
 
@@ -237,10 +251,13 @@ func TestParsePrices(t *testing.T) {
 		"gpt-x": {Input: 1.25, Output: 10, CacheRead: 0.125, CacheWrite: 1.25 * 1.25},
 		// The shortest prefixed key wins over the reseller's.
 		"model-y": {Input: 2, Output: 8, CacheRead: 2 * 0.1, CacheWrite: 2 * 1.25},
-		// Of two dated keys, the shorter, then the first in byte order;
-		// the tier is read, the 1-hour and batch rates are not.
-		"model-z": {Input: 3, Output: 15, CacheRead: 3 * 0.1, CacheWrite: 3 * 1.25,
+		// Of two dated keys, the later snapshot names the model; each is
+		// kept under its own name too. The tier is read, the 1-hour and
+		// batch rates are not.
+		"model-z": {Input: 7, Output: 7, CacheRead: 0.7, CacheWrite: 7 * 1.25},
+		"model-z-20250101": {Input: 3, Output: 15, CacheRead: 3 * 0.1, CacheWrite: 3 * 1.25,
 			InputAbove200k: 6, OutputAbove200k: 22.5, CacheReadAbove200k: 0.6, CacheWriteAbove200k: 7.5},
+		"model-z@20250202": {Input: 7, Output: 7, CacheRead: 0.7, CacheWrite: 7 * 1.25},
 	}
 	if len(got) != len(want) {
 		t.Errorf("parsed %d models: %+v; want %d", len(got), got, len(want))
@@ -315,7 +332,7 @@ func FuzzParsePrices(f *testing.F) {
 			if err := p.Validate(); err != nil {
 				t.Fatalf("%q: %v", k, err)
 			}
-			if nk, _, _ := modelKey(k); nk != k || k == "" {
+			if n, _ := modelName(k); n != k || k == "" {
 				t.Fatalf("key %q not in normal form", k)
 			}
 		}
@@ -329,4 +346,120 @@ func FuzzParsePrices(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestPricesMatchLiteLLM checks the built-in table against LiteLLM's
+// entries as ccusage 20.0.24 embeds them (testdata/prices, written by
+// testdata/gen/prices/extract.py), which is also a real LiteLLM-shaped
+// file for LoadPrices:
+//
+//   - every key of the file without a provider prefix that names a model
+//     we price gets exactly its figures from PriceOf (a field the entry
+//     leaves out is 0), dated snapshots included;
+//   - a model that no such key names is priced from a provider-prefixed
+//     entry (the one ParsePrices picks) or is listed with its source;
+//   - that list holds nothing the file names.
+func TestPricesMatchLiteLLM(t *testing.T) {
+	path := filepath.Join("..", "testdata", "prices", "litellm-ccusage.json")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadPrices(path); err != nil {
+		t.Fatalf("LoadPrices(%s): %v", path, err)
+	}
+	parsed, err := ParsePrices(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw map[string]map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		t.Fatal(err)
+	}
+	sourcedElsewhere := map[string]string{
+		"claude-3-5-sonnet": "retired: the 2025-11 table's figure",
+		"claude-3-5-haiku":  "only its Bedrock entry anthropic.claude-3-5-haiku-20241022-v1:0",
+		"codex-mini-latest": "LiteLLM's azure/codex-mini",
+		"deepseek-v4-pro":   "ccusage's DeepSeek schedule",
+		"deepseek-v4-flash": "ccusage's DeepSeek schedule",
+	}
+	fields := []struct {
+		name string
+		get  func(Price) float64
+	}{
+		{"input_cost_per_token", func(p Price) float64 { return p.Input }},
+		{"output_cost_per_token", func(p Price) float64 { return p.Output }},
+		{"cache_read_input_token_cost", func(p Price) float64 { return p.CacheRead }},
+		{"cache_creation_input_token_cost", func(p Price) float64 { return p.CacheWrite }},
+		{"input_cost_per_token_above_200k_tokens", func(p Price) float64 { return p.InputAbove200k }},
+		{"output_cost_per_token_above_200k_tokens", func(p Price) float64 { return p.OutputAbove200k }},
+		{"cache_read_input_token_cost_above_200k_tokens", func(p Price) float64 { return p.CacheReadAbove200k }},
+		{"cache_creation_input_token_cost_above_200k_tokens", func(p Price) float64 { return p.CacheWriteAbove200k }},
+	}
+	// matches checks p against the figures of the file's entry key; with
+	// present, only the fields the entry has.
+	matches := func(model, key string, p Price, present bool) {
+		t.Helper()
+		for _, f := range fields {
+			v, ok := raw[key][f.name]
+			if !ok && present {
+				continue
+			}
+			want := 0.0
+			if ok {
+				if want, err = perMillion(v); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if got := f.get(p); got != want {
+				t.Errorf("%s: %s is %v, LiteLLM's %q says %v", model, f.name, got, key, want)
+			}
+		}
+	}
+	named := map[string]bool{}
+	checked := 0
+	for key := range raw {
+		name, prefixed := modelName(key)
+		if prefixed {
+			continue
+		}
+		p, ok := PriceOf(name)
+		if !ok {
+			continue
+		}
+		checked++
+		matches(name, key, p, false)
+		named[name] = true
+		if d := undated(name); d != "" {
+			named[d] = true
+		}
+	}
+	for model, p := range Prices {
+		why, elsewhere := sourcedElsewhere[model]
+		switch {
+		case named[model] && elsewhere:
+			t.Errorf("%s is listed as sourced elsewhere (%s), but the file names it", model, why)
+		case named[model] || elsewhere:
+		default:
+			pp, ok := parsed[model]
+			if !ok {
+				t.Errorf("%s: no entry of %s names it, and it is not listed with its source", model, path)
+				continue
+			}
+			// The prefixed key ParsePrices chose: the one with pp's figures.
+			var chosen string
+			for key := range raw {
+				if n, pre := modelName(key); pre && (n == model || undated(n) == model) {
+					if q, _, _ := parsePriceEntry(mustJSON(raw[key])); q == pp && (chosen == "" || closer(0, key, 0, chosen)) {
+						chosen = key
+					}
+				}
+			}
+			matches(model, chosen, p, true)
+			checked++
+		}
+	}
+	if checked < 60 {
+		t.Errorf("checked %d entries; the file or the matching is broken", checked)
+	}
 }
