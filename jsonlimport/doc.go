@@ -164,7 +164,8 @@
 // model that no table prices costs 0, stays marked estimated (a later
 // reprice with a price for it fixes it), and is named in one Note per
 // import, however many files use it. Model names match exactly, case
-// aside, after a provider prefix and a snapshot date are removed: a newer
+// aside and without a provider prefix: the dated name of a snapshot first
+// (some cost another price), then the name without its date. A newer
 // model is never priced like its elder.
 //
 // Compared with ccusage on the real corpus (TestCorpusCostAgainstCcusage),
