@@ -463,3 +463,54 @@ func TestPricesMatchLiteLLM(t *testing.T) {
 		t.Errorf("checked %d entries; the file or the matching is broken", checked)
 	}
 }
+
+// TestCostEstimatedByFormat: the rows of tools that record no cost
+// (Claude Code, Codex) are marked estimated and priced; the costs pi, zot
+// and swink recorded are not marked, whatever their value.
+func TestCostEstimatedByFormat(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t)
+	paths := []string{
+		filepath.Join("..", "testdata", "zot", "zot_home"),
+		filepath.Join("..", "testdata", "swink", "sessions"),
+		filepath.Join(ccTestdata, "projects"),
+		filepath.Join(codexTestdata, "codex-home"),
+		filepath.Join(piTestdata, "sessions"),
+	}
+	if _, err := Import(ctx, s, paths, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	list, _, err := s.List(ctx, sessiondb.ListOptions{Limit: sessiondb.MaxListLimit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string][2]int{} // format -> estimated, recorded
+	for _, info := range list {
+		d, err := s.DumpSession(ctx, info.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, u := range d.Usage {
+			n := rows[info.SourceFormat]
+			if u.CostEstimated {
+				n[0]++
+				if p, ok := PriceOf(u.Model); ok && math.Abs(u.Cost-p.Estimate(u)) > 1e-15 {
+					t.Errorf("%s %s: estimated cost %v, the table says %v", info.SourceFormat, info.ID, u.Cost, p.Estimate(u))
+				}
+			} else {
+				n[1]++
+			}
+			rows[info.SourceFormat] = n
+		}
+	}
+	for _, f := range []string{FormatClaudeCode, FormatCodex} {
+		if rows[f][0] == 0 || rows[f][1] != 0 {
+			t.Errorf("%s: %d estimated and %d recorded rows; want every row estimated", f, rows[f][0], rows[f][1])
+		}
+	}
+	for _, f := range []string{FormatPi, FormatZot, FormatSwink} {
+		if rows[f][1] == 0 || rows[f][0] != 0 {
+			t.Errorf("%s: %d estimated and %d recorded rows; want every row as recorded", f, rows[f][0], rows[f][1])
+		}
+	}
+}
