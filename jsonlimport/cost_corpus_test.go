@@ -318,3 +318,95 @@ func TestCorpusCostAgainstCcusage(t *testing.T) {
 		t.Fatal("no day-model row to compare: the corpus or the import is broken")
 	}
 }
+
+// TestCorpusCodexCostAgainstCcusage compares the Codex corpus's cost per
+// day with ccusage's (its Codex report gives a cost per day, not per
+// model), on the days whose tokens per model equal ccusage's.
+func TestCorpusCodexCostAgainstCcusage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("imports the corpus")
+	}
+	root := costCorpusRoot(t)
+	raw, err := os.ReadFile(filepath.Join(root, "ccusage", "codex-daily.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var report struct {
+		Daily []struct {
+			Date   string  `json:"date"`
+			Cost   float64 `json:"costUSD"`
+			Models map[string]struct {
+				Input     int64 `json:"inputTokens"`
+				Output    int64 `json:"outputTokens"`
+				CacheRead int64 `json:"cacheReadTokens"`
+				Fallback  bool  `json:"isFallback"`
+			} `json:"models"`
+		} `json:"daily"`
+	}
+	if err := json.Unmarshal(raw, &report); err != nil {
+		t.Fatal(err)
+	}
+	s := openStore(t)
+	if _, err := Import(context.Background(), s, []string{filepath.Join(root, "codex")}, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := s.Query(context.Background(), `SELECT day, model, sum(input_tokens), sum(output_tokens),
+		sum(cache_read_tokens), sum(cost) FROM usage_daily GROUP BY day, model`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type dayModel struct {
+		input, output, read int64
+		cost                float64
+	}
+	ours := map[string]map[string]dayModel{}
+	for rows.Next() {
+		var day, model string
+		var m dayModel
+		if err := rows.Scan(&day, &model, &m.input, &m.output, &m.read, &m.cost); err != nil {
+			t.Fatal(err)
+		}
+		if ours[day] == nil {
+			ours[day] = map[string]dayModel{}
+		}
+		ours[day][model] = m
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	rows.Close()
+	var days, same, within int
+	var ourSum, theirSum float64
+	for _, d := range report.Daily {
+		days++
+		o := ours[d.Date]
+		equal := len(o) == len(d.Models) && d.Cost > 0
+		var cost float64
+		for model, m := range d.Models {
+			om, ok := o[model]
+			if !ok || m.Fallback || om.input != m.Input || om.output != m.Output || om.read != m.CacheRead {
+				equal = false
+			}
+			if _, priced := PriceOf(model); !priced {
+				equal = false
+			}
+			cost += om.cost
+		}
+		if !equal {
+			continue
+		}
+		same++
+		ourSum += cost
+		theirSum += d.Cost
+		if math.Abs(cost-d.Cost) <= 0.01*d.Cost {
+			within++
+		} else {
+			t.Errorf("%s: cost %.6f, ccusage %.6f", d.Date, cost, d.Cost)
+		}
+	}
+	t.Logf("Codex days: %d; tokens equal per model and priced: %d; cost within 1%%: %d/%d; sum ours $%.2f, ccusage $%.2f",
+		days, same, within, same, ourSum, theirSum)
+	if same == 0 {
+		t.Fatal("no day to compare: the corpus or the import is broken")
+	}
+}
