@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -63,7 +65,8 @@ the built-in prices for this report, without changing the database (see
 sessionctl reprice to store them).
 
 Tables list one row per group; --breakdown adds a row per model under each.
-With --json the report is one object:
+With --json the report is one object ("since"/"until" are "" when open,
+"prices" is "stored" without --prices):
 {"timezone","since","until","prices",
  "daily"|"monthly"|"sessions"|"models":[{"date"|"month"|"sessionId","title",
    "firstActivity","lastActivity"|"modelName", "calls","inputTokens","outputTokens",
@@ -391,23 +394,34 @@ func (a *app) runUsage(c *cobra.Command, view string, o usageOptions) error {
 	return printUsage(a.stdout, view, rep, o.breakdown)
 }
 
-// usageZone resolves --tz: an IANA name, or the local zone when empty.
+// usageZone resolves --tz: an IANA name, or the local zone when empty
+// (or "Local").
 func usageZone(name string) (*time.Location, string, error) {
-	if name == "" {
+	if name == "" || name == "Local" {
 		return time.Local, localZoneName(), nil
 	}
 	loc, err := time.LoadLocation(name)
-	if err != nil || name == "Local" {
+	if err != nil {
 		return nil, "", fmt.Errorf("unknown time zone %q for --tz: use an IANA name such as UTC, Europe/Paris or America/New_York", name)
 	}
 	return loc, loc.String(), nil
 }
 
-// localZoneName names the local zone for the report: its IANA name where
-// the system says it ($TZ, /etc/localtime), else "Local".
+// localZoneName names the local zone for the report as Go chose it
+// (time.Local): $TZ when set (UTC when empty or unknown), else the target
+// of /etc/localtime, else "Local".
 func localZoneName() string {
-	if n := time.Local.String(); n != "Local" {
-		return n
+	if tz, ok := os.LookupEnv("TZ"); ok {
+		tz = strings.TrimPrefix(tz, ":")
+		if _, err := time.LoadLocation(tz); err != nil || tz == "" {
+			return "UTC"
+		}
+		return tz
+	}
+	if target, err := filepath.EvalSymlinks("/etc/localtime"); err == nil {
+		if i := strings.Index(target, "zoneinfo/"); i >= 0 {
+			return target[i+len("zoneinfo/"):]
+		}
 	}
 	return "Local"
 }
