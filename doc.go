@@ -46,6 +46,20 @@
 // resolves as picoclaw resolves it; Create refuses only a plain ID another
 // session lists, the one case where creating would move an alias.
 //
+// # Usage and cost
+//
+// Each model call may leave a Usage row in its session's ledger: tokens
+// and cost, dated by the call. A cost is either the one the tool
+// recorded, or one estimated from a price table (Usage.CostEstimated), as
+// importers do for tools that record none. Price holds a model's rates
+// and Price.Estimate the rule (with Anthropic's long-context tier above
+// LongContextTokens); stores that implement Repricer recompute the
+// estimated costs in place with a new price list, in one transaction,
+// never touching a recorded cost, computing Price.Estimate's figure bit
+// for bit. Store.UsageReport groups the ledger by session, model, UTC day
+// or UTC quarter hour (the unit that folds into any time zone's days),
+// within a time range, optionally at other prices without writing.
+//
 // # Errors
 //
 // Failures are reported with the sentinels below, wrapped with short context:

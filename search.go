@@ -60,6 +60,21 @@ type UsageQuery struct {
 	BySession bool
 	ByModel   bool
 	ByDay     bool
+	// ByQuarterHour groups by the quarter of an hour (UTC) a call was made
+	// in, given in UsageRow.Start. Every time zone in use today is a whole
+	// number of quarter hours away from UTC, so these groups fold exactly
+	// into the days and months of any zone, across DST changes and in
+	// +05:30 or +05:45 zones alike: that is how `sessionctl usage --tz`
+	// reports local days.
+	ByQuarterHour bool
+	// Since and Until, when not zero, keep only the calls made at or after
+	// Since and before Until.
+	Since, Until time.Time
+	// Prices, when not nil, reports the rows whose cost is estimated
+	// (Usage.CostEstimated) at the price it gives their model, as
+	// Repricer.Reprice would set it, without changing them. Costs a tool
+	// recorded, and rows of models Prices does not price, count as stored.
+	Prices PriceFunc
 }
 
 // UsageRow is one group of a usage report. Fields not grouped by are empty.
@@ -67,6 +82,9 @@ type UsageRow struct {
 	SessionID string
 	Provider  string
 	Model     string
-	Day       string // YYYY-MM-DD, UTC
+	Day       string    // YYYY-MM-DD, UTC
+	Start     time.Time // start of the quarter hour (ByQuarterHour), UTC
+	// FirstAt and LastAt are the times of the group's first and last call.
+	FirstAt, LastAt time.Time
 	UsageTotals
 }

@@ -55,8 +55,9 @@ func formatNames() []string {
 type planned struct {
 	unit   Unit
 	format Format
-	size   int64 // bytes of the primary and extra files
-	files  int   // 1 + len(unit.Extra)
+	size   int64   // bytes of the primary and extra files
+	files  int     // 1 + len(unit.Extra)
+	pricer *pricer // prices the unit's estimated usage (nil: as parsed)
 }
 
 // discover walks paths (files and directory trees), offers the sorted files

@@ -161,6 +161,32 @@
 //
 // Not done: Claude Code and Codex have no exporter.
 //
+// # Prices
+//
+// The estimated costs (Claude Code but for old costUSD lines, Codex) are
+// marked sessiondb.Usage.CostEstimated; a cost a tool recorded (pi, zot,
+// swink, costUSD) is never estimated nor changed. The importer prices
+// with Options.Prices: nil is Prices, the built-in table of PricesAsOf
+// (figures from LiteLLM's model_prices_and_context_window.json as ccusage
+// 20.0.24 embeds it, each entry's source in pricing.go); LoadPrices reads
+// a file in LiteLLM's shape (the whole LiteLLM file works) that overrides
+// and extends it (pricesfile.go says which fields are read and why). A
+// model that no table prices costs 0, stays marked estimated (a later
+// reprice with a price for it fixes it), and is named in one Note per
+// import, however many files use it. Model names match exactly, case
+// aside and without a provider prefix: the dated name of a snapshot first
+// (some cost another price), then the name without its date. A newer
+// model is never priced like its elder.
+//
+// Compared with ccusage on the real corpus (TestCorpusCostAgainstCcusage),
+// the figures are ccusage's but for two rules: ccusage bills 1-hour cache
+// writes at 2x input where the line splits them by TTL (the ledger keeps
+// one cache-write count per call, billed at the 5-minute 1.25x, so such
+// calls are estimated too low), and applies long-context tiers per kind
+// of token above 200k (we bill the whole call at the tier, as Anthropic
+// does). glm-4.7-flash is free at Z.ai per LiteLLM; ccusage prices it from
+// a reseller.
+//
 // # Export
 //
 // Export writes sessions back in a format such that the source tool's

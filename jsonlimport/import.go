@@ -30,6 +30,9 @@ type Options struct {
 	Jobs int
 	// Progress, when non-nil, is called from one goroutine after each unit.
 	Progress func(Progress)
+	// Prices prices the calls of tools that record no cost (Claude Code,
+	// Codex); nil is the built-in table (see PriceTable, LoadPrices).
+	Prices *PriceTable
 }
 
 // Report summarises an Import.
@@ -191,6 +194,10 @@ func Import(ctx context.Context, store sessiondb.Store, paths []string, opts Opt
 	if err != nil {
 		return rep, err
 	}
+	pr := newPricer(opts.Prices)
+	for i := range units {
+		units[i].pricer = pr
+	}
 	prog := &progress{fn: opts.Progress}
 	for _, u := range units {
 		prog.p.FilesTotal += u.files
@@ -294,6 +301,7 @@ func Import(ctx context.Context, store sessiondb.Store, paths []string, opts Opt
 			fatal = errors.Join(fatal, err)
 		}
 	}
+	rep.Notes = append(rep.Notes, pr.notes()...)
 	return rep, fatal
 }
 
@@ -530,6 +538,9 @@ func prepare(ctx context.Context, store sessiondb.Store, p planned) *work {
 		return w
 	}
 	w.parsed = parsed
+	if p.pricer != nil {
+		p.pricer.price(u.Path, parsed.Usage)
+	}
 	if parsed.Offset < from.Offset {
 		parsed.Offset = from.Offset
 	}

@@ -3,7 +3,9 @@ package jsonlimport
 import (
 	"fmt"
 	"regexp"
+	"sort"
 	"strings"
+	"sync"
 
 	"github.com/sessiondb/sessiondb"
 )
@@ -11,100 +13,309 @@ import (
 // Cost of the Claude Code and Codex usage rows. Neither tool writes what a
 // call cost (pi does, per message; some old Claude Code versions wrote
 // costUSD on the line, which is used when present, as ccusage does). For
-// the others the cost is estimated from Prices, the providers' published
-// list prices per million tokens for standard API use, as of PricesAsOf:
-// no batch discount, no long-context surcharge (Sonnet above 200k input
-// tokens is billed at a higher rate), and cache writes at the 5-minute
-// rate. A subscription plan bills differently, so the figure is what the
-// same calls would have cost through the API. A model that is not in the
-// table keeps cost 0 and the import says so in a Note, once per model and
-// file.
+// the others the cost is estimated from a price table and the row says so
+// (sessiondb.Usage.CostEstimated), so that `sessionctl reprice` can
+// recompute it when prices change; a cost a tool recorded is never
+// estimated nor changed.
+//
+// The table is Prices, the providers' list prices per million tokens for
+// standard API use as of PricesAsOf, optionally overridden and extended by
+// a price file in LiteLLM's shape (LoadPrices, `--prices FILE`,
+// $SESSIONDB_PRICES). What an estimate is:
+//
+//   - standard API prices: no batch, flex or priority tier, no regional
+//     (Bedrock, Vertex, Azure data zone) surcharge, no "fast" mode;
+//   - the long-context tier: a call whose prompt (input, cache read and
+//     cache write tokens) exceeds 200,000 tokens is billed, all of its
+//     tokens, at the *Above200k rates where the model has them (Sonnet 4
+//     and 4.5 with the 1M-token context window), as Anthropic bills it;
+//   - cache writes at the 5-minute rate. Claude Code 2.x writes most of
+//     its cache with the 1-hour TTL, billed at 2x the input rate rather
+//     than 1.25x; the ledger keeps one cache-write count per call, so the
+//     1-hour writes are estimated at the 5-minute rate (ccusage prices
+//     them at 2x input when the line splits them);
+//   - a subscription plan bills differently: the figure is what the same
+//     calls would have cost through the API.
+//
+// A model that is not in the table keeps cost 0 (still marked estimated,
+// so that a reprice with a newer table prices it) and the import names it
+// in one Note per model.
 
-// PricesAsOf dates Prices.
-const PricesAsOf = "2025-11"
+// PricesAsOf dates Prices: the day their figures were last checked
+// against LiteLLM's model_prices_and_context_window.json.
+const PricesAsOf = "2026-12-01"
 
 // Price is a model's price in US dollars per million tokens.
-type Price struct {
-	Input, Output, CacheRead, CacheWrite float64
-}
+type Price = sessiondb.Price
 
-// Prices maps model names, without a date suffix, to their prices.
+// Prices maps model names, lower case and without a provider prefix, to
+// their prices: a model's name without a snapshot date, and the dated
+// names of the snapshots that cost another price (see PriceOf).
+//
+// Source, unless a line says otherwise: LiteLLM's
+// model_prices_and_context_window.json as embedded in ccusage 20.0.24
+// (npm, published 2026-09-22; the same figures ccusage prices with
+// offline), each entry the LiteLLM key of that name, per-token figures
+// times 10^6. The Anthropic entries and the o-series were checked against
+// BerriAI/litellm at commit 00035b69 on 2026-12-01 (unchanged). LiteLLM
+// gives no cache-write price for OpenAI models (they have none).
 var Prices = map[string]Price{
-	// Anthropic: cache reads are 0.1x input, 5-minute cache writes 1.25x.
-	"claude-opus-4-5":   {Input: 5, Output: 25, CacheRead: 0.50, CacheWrite: 6.25},
-	"claude-opus-4-1":   {Input: 15, Output: 75, CacheRead: 1.50, CacheWrite: 18.75},
-	"claude-opus-4":     {Input: 15, Output: 75, CacheRead: 1.50, CacheWrite: 18.75},
-	"claude-3-opus":     {Input: 15, Output: 75, CacheRead: 1.50, CacheWrite: 18.75},
-	"claude-sonnet-4-5": {Input: 3, Output: 15, CacheRead: 0.30, CacheWrite: 3.75},
-	"claude-sonnet-4":   {Input: 3, Output: 15, CacheRead: 0.30, CacheWrite: 3.75},
-	"claude-3-7-sonnet": {Input: 3, Output: 15, CacheRead: 0.30, CacheWrite: 3.75},
+	// Anthropic. Cache reads are 0.1x input, 5-minute cache writes 1.25x.
+	"claude-fable-5":        {Input: 10, Output: 50, CacheRead: 1, CacheWrite: 12.5},
+	"claude-fable-5-1":      {Input: 10, Output: 50, CacheRead: 0.25, CacheWrite: 12.5},
+	"claude-mythos-5":       {Input: 10, Output: 50, CacheRead: 1, CacheWrite: 12.5},
+	"claude-mythos-5-1":     {Input: 10, Output: 50, CacheRead: 0.25, CacheWrite: 12.5},
+	"claude-mythos-preview": {Input: 10, Output: 50, CacheRead: 1, CacheWrite: 12.5},
+	"claude-opus-5":         {Input: 5, Output: 25, CacheRead: 0.50, CacheWrite: 6.25},
+	"claude-opus-4-8":       {Input: 5, Output: 25, CacheRead: 0.50, CacheWrite: 6.25},
+	"claude-opus-4-7":       {Input: 5, Output: 25, CacheRead: 0.50, CacheWrite: 6.25},
+	"claude-opus-4-6":       {Input: 5, Output: 25, CacheRead: 0.50, CacheWrite: 6.25},
+	"claude-opus-4-5":       {Input: 5, Output: 25, CacheRead: 0.50, CacheWrite: 6.25},
+	"claude-opus-4-1":       {Input: 15, Output: 75, CacheRead: 1.50, CacheWrite: 18.75},
+	"claude-opus-4":         {Input: 15, Output: 75, CacheRead: 1.50, CacheWrite: 18.75}, // claude-opus-4-20250514
+	"claude-3-opus":         {Input: 15, Output: 75, CacheRead: 1.50, CacheWrite: 18.75}, // claude-3-opus-20240229
+	"claude-sonnet-5":       {Input: 2, Output: 10, CacheRead: 0.20, CacheWrite: 2.50},
+	"claude-sonnet-4-6":     {Input: 3, Output: 15, CacheRead: 0.30, CacheWrite: 3.75},
+	"claude-sonnet-4-5": {Input: 3, Output: 15, CacheRead: 0.30, CacheWrite: 3.75,
+		InputAbove200k: 6, OutputAbove200k: 22.5, CacheReadAbove200k: 0.60, CacheWriteAbove200k: 7.5},
+	"claude-sonnet-4": {Input: 3, Output: 15, CacheRead: 0.30, CacheWrite: 3.75, // claude-sonnet-4-20250514
+		InputAbove200k: 6, OutputAbove200k: 22.5, CacheReadAbove200k: 0.60, CacheWriteAbove200k: 7.5},
+	"claude-3-7-sonnet": {Input: 3, Output: 15, CacheRead: 0.30, CacheWrite: 3.75}, // claude-3-7-sonnet-20250219
+	// Retired, no longer in LiteLLM's file: Anthropic's last list price
+	// (this table of 2025-11).
 	"claude-3-5-sonnet": {Input: 3, Output: 15, CacheRead: 0.30, CacheWrite: 3.75},
 	"claude-haiku-4-5":  {Input: 1, Output: 5, CacheRead: 0.10, CacheWrite: 1.25},
-	"claude-3-5-haiku":  {Input: 0.80, Output: 4, CacheRead: 0.08, CacheWrite: 1},
+	"claude-3-5-haiku":  {Input: 0.80, Output: 4, CacheRead: 0.08, CacheWrite: 1}, // anthropic.claude-3-5-haiku-20241022-v1:0
 	"claude-3-haiku":    {Input: 0.25, Output: 1.25, CacheRead: 0.03, CacheWrite: 0.30},
-	// OpenAI: cached input is billed at the cached rate; reasoning tokens
+
+	// OpenAI. Cached input is billed at the cached rate; reasoning tokens
 	// are output tokens (Codex's output count includes them).
-	"gpt-5":              {Input: 1.25, Output: 10, CacheRead: 0.125},
-	"gpt-5-codex":        {Input: 1.25, Output: 10, CacheRead: 0.125},
+	"gpt-6-astra":        {Input: 10, Output: 50, CacheRead: 1, CacheWrite: 12.5},
+	"gpt-5.6":            {Input: 4, Output: 20, CacheRead: 0.40, CacheWrite: 5},
+	"gpt-5.6-sol":        {Input: 4, Output: 20, CacheRead: 0.40, CacheWrite: 5},
+	"gpt-5.6-terra":      {Input: 2, Output: 12, CacheRead: 0.20, CacheWrite: 2.5},
+	"gpt-5.6-luna":       {Input: 0.20, Output: 1.20, CacheRead: 0.02, CacheWrite: 0.25},
+	"gpt-5.5":            {Input: 5, Output: 30, CacheRead: 0.50},
+	"gpt-5.5-pro":        {Input: 30, Output: 180},
+	"gpt-5.4":            {Input: 2.50, Output: 15, CacheRead: 0.25},
+	"gpt-5.4-mini":       {Input: 0.75, Output: 4.50, CacheRead: 0.075},
+	"gpt-5.4-nano":       {Input: 0.20, Output: 1.25, CacheRead: 0.02},
+	"gpt-5.4-pro":        {Input: 30, Output: 180},
+	"gpt-5.3-codex":      {Input: 1.75, Output: 14, CacheRead: 0.175},
+	"gpt-5.2":            {Input: 1.75, Output: 14, CacheRead: 0.175},
+	"gpt-5.2-codex":      {Input: 1.75, Output: 14, CacheRead: 0.175},
+	"gpt-5.2-pro":        {Input: 21, Output: 168},
 	"gpt-5.1":            {Input: 1.25, Output: 10, CacheRead: 0.125},
 	"gpt-5.1-codex":      {Input: 1.25, Output: 10, CacheRead: 0.125},
 	"gpt-5.1-codex-max":  {Input: 1.25, Output: 10, CacheRead: 0.125},
-	"gpt-5-mini":         {Input: 0.25, Output: 2, CacheRead: 0.025},
 	"gpt-5.1-codex-mini": {Input: 0.25, Output: 2, CacheRead: 0.025},
+	"gpt-5":              {Input: 1.25, Output: 10, CacheRead: 0.125},
+	"gpt-5-codex":        {Input: 1.25, Output: 10, CacheRead: 0.125},
+	"gpt-5-mini":         {Input: 0.25, Output: 2, CacheRead: 0.025},
 	"gpt-5-nano":         {Input: 0.05, Output: 0.40, CacheRead: 0.005},
-	"codex-mini-latest":  {Input: 1.50, Output: 6, CacheRead: 0.375},
-	"o3":                 {Input: 2, Output: 8, CacheRead: 0.50},
-	"o4-mini":            {Input: 1.10, Output: 4.40, CacheRead: 0.275},
+	"gpt-5-pro":          {Input: 15, Output: 120},
 	"gpt-4.1":            {Input: 2, Output: 8, CacheRead: 0.50},
 	"gpt-4.1-mini":       {Input: 0.40, Output: 1.60, CacheRead: 0.10},
+	"gpt-4.1-nano":       {Input: 0.10, Output: 0.40, CacheRead: 0.025},
 	"gpt-4o":             {Input: 2.50, Output: 10, CacheRead: 1.25},
+	"gpt-4o-2024-05-13":  {Input: 5, Output: 15},
 	"gpt-4o-mini":        {Input: 0.15, Output: 0.60, CacheRead: 0.075},
+	// The o-series: BerriAI/litellm@00035b69's own entries (ccusage does
+	// not embed them). codex-mini-latest: LiteLLM's azure/codex-mini (its
+	// openai entry is not in ccusage's subset; OpenAI's list price is the
+	// same).
+	"o1":                {Input: 15, Output: 60, CacheRead: 7.50},
+	"o3":                {Input: 2, Output: 8, CacheRead: 0.50},
+	"o3-mini":           {Input: 1.10, Output: 4.40, CacheRead: 0.55},
+	"o3-pro":            {Input: 20, Output: 80},
+	"o4-mini":           {Input: 1.10, Output: 4.40, CacheRead: 0.275},
+	"codex-mini-latest": {Input: 1.50, Output: 6, CacheRead: 0.375},
+
+	// Third-party models met in real Claude Code files, served through
+	// Anthropic-compatible endpoints. Z.ai GLM: LiteLLM's zai/ entries
+	// (GLM 4.7 Flash is free).
+	"glm-4.7":       {Input: 0.60, Output: 2.20, CacheRead: 0.11},
+	"glm-4.7-flash": {},
+	// DeepSeek V4: the rates DeepSeek listed until 2026-08-16, as ccusage
+	// 20.0.24 prices them (its pricing.rs; not in its LiteLLM subset).
+	// Since 2026-08-17 DeepSeek bills by time of day (off-peak and peak
+	// rates), which a price per model cannot express: later calls are
+	// estimated at these rates, below what DeepSeek bills.
+	"deepseek-v4-pro":   {Input: 0.435, Output: 0.87, CacheRead: 0.003625, CacheWrite: 0.435},
+	"deepseek-v4-flash": {Input: 0.14, Output: 0.28, CacheRead: 0.0028, CacheWrite: 0.14},
 }
 
 // modelDateRE matches the suffixes that name a snapshot of a model:
 // "-20250929", "-2025-08-07", "@20250929" (Vertex AI).
 var modelDateRE = regexp.MustCompile(`(?:-\d{8}|-\d{4}-\d{2}-\d{2}|@\d{8})$`)
 
-// PriceOf returns the price of model: the entry for its name, compared
-// case-insensitively, without a "provider/" prefix and without a
-// snapshot date. A name that only starts like a known one ("gpt-5.2",
-// "claude-sonnet-4-6") has no price: a newer model is not assumed to cost
-// what an older one did.
-func PriceOf(model string) (Price, bool) {
+// modelName is model as a price table names it: lower case, without a
+// "provider/" prefix (the part up to the last '/'); prefixed says there
+// was one.
+func modelName(model string) (name string, prefixed bool) {
 	m := strings.ToLower(strings.TrimSpace(model))
 	if i := strings.LastIndexByte(m, '/'); i >= 0 {
-		m = m[i+1:]
+		return m[i+1:], true
 	}
-	m = modelDateRE.ReplaceAllString(m, "")
-	p, ok := Prices[m]
-	return p, ok
+	return m, false
 }
 
-// Estimate returns what u cost at price p. u.InputTokens excludes cache
-// reads and writes, as both tools count them.
-func (p Price) Estimate(u sessiondb.Usage) float64 {
-	return (float64(u.InputTokens)*p.Input + float64(u.OutputTokens)*p.Output +
-		float64(u.CacheReadTokens)*p.CacheRead + float64(u.CacheWriteTokens)*p.CacheWrite) / 1e6
+// undated is name without its snapshot date ("" when it has none).
+func undated(name string) string {
+	if d := modelDateRE.ReplaceAllString(name, ""); d != name {
+		return d
+	}
+	return ""
 }
 
-// priceRows fills in the cost of rows that have none from Prices and
-// returns a note for each model without a price.
+// lookup finds model in prices: its name (modelName) exactly, else the
+// name without its snapshot date. The dated name comes first because a
+// snapshot may cost another price than the model's current one
+// (gpt-4o-2024-05-13 does).
+func lookup(prices map[string]Price, model string) (Price, bool) {
+	name, _ := modelName(model)
+	if p, ok := prices[name]; ok {
+		return p, true
+	}
+	if d := undated(name); d != "" {
+		p, ok := prices[d]
+		return p, ok
+	}
+	return Price{}, false
+}
+
+// PriceOf returns the price of model in the built-in table: the entry for
+// its name, compared case-insensitively and without a "provider/" prefix,
+// else for that name without a snapshot date. A name that only starts like
+// a known one ("gpt-5.7", "claude-sonnet-4-7") has no price: a newer model
+// is not assumed to cost what an older one did.
+func PriceOf(model string) (Price, bool) {
+	return lookup(Prices, model)
+}
+
+// PriceTable is the price list an import or a reprice uses: the built-in
+// Prices, overridden and extended by the entries of a price file. The nil
+// *PriceTable is the built-in table alone.
+type PriceTable struct {
+	prices map[string]Price // by modelName; nil for the built-in table
+	file   string           // the price file, "" for none
+	added  int              // file entries that extend the built-in table
+}
+
+// Lookup returns the price of model, matched as PriceOf matches it.
+func (t *PriceTable) Lookup(model string) (Price, bool) {
+	if t == nil || t.prices == nil {
+		return PriceOf(model)
+	}
+	return lookup(t.prices, model)
+}
+
+// Func returns Lookup as a sessiondb.PriceFunc, for the stores' Reprice
+// and UsageQuery.Prices.
+func (t *PriceTable) Func() sessiondb.PriceFunc { return t.Lookup }
+
+// Source names the table in messages: "the built-in prices of
+// 2026-12-01", with the price file when there is one.
+func (t *PriceTable) Source() string {
+	builtin := "the built-in prices of " + PricesAsOf
+	if t == nil || t.file == "" {
+		return builtin
+	}
+	return fmt.Sprintf("%s over %s", t.file, builtin)
+}
+
+// priceRows marks the rows a reader produced for a tool that records no
+// cost (Claude Code but for the costUSD of old versions, Codex) as
+// estimated, and estimates them from the built-in table so that a Parsed
+// is complete on its own. Rows with a cost keep it: the tool recorded it.
+// The importer prices the estimated rows again with the table of the
+// import (Options.Prices) and notes each model without a price once per
+// import, so priceRows itself returns no notes (path is unused; the
+// readers' call stays as it was).
 func priceRows(path string, rows []sessiondb.Usage) []Problem {
-	var notes []Problem
-	missing := map[string]bool{}
 	for i := range rows {
 		u := &rows[i]
-		if u.Cost != 0 || u.InputTokens+u.OutputTokens+u.CacheReadTokens+u.CacheWriteTokens == 0 {
+		if u.Cost != 0 && !u.CostEstimated {
 			continue
 		}
+		u.CostEstimated = true
+		u.Cost = 0
 		if p, ok := PriceOf(u.Model); ok {
+			u.Cost = p.Estimate(*u)
+		}
+	}
+	return nil
+}
+
+// pricer prices the estimated usage rows of one import with its table and
+// remembers the models it could not price, for one note per model.
+type pricer struct {
+	table *PriceTable
+
+	mu       sync.Mutex
+	unpriced map[string]*unpricedModel
+}
+
+type unpricedModel struct {
+	calls int
+	files map[string]bool
+	first string // the first file, in path order
+}
+
+func newPricer(table *PriceTable) *pricer {
+	return &pricer{table: table, unpriced: map[string]*unpricedModel{}}
+}
+
+// price sets the cost of path's estimated rows from the table. It is
+// called from the parser goroutines.
+func (pr *pricer) price(path string, rows []sessiondb.Usage) {
+	for i := range rows {
+		u := &rows[i]
+		if !u.CostEstimated {
+			continue
+		}
+		if p, ok := pr.table.Lookup(u.Model); ok {
 			u.Cost = p.Estimate(*u)
 			continue
 		}
-		if !missing[u.Model] {
-			missing[u.Model] = true
-			notes = append(notes, Problem{Path: path, Reason: fmt.Sprintf("model %q has no price in the table of %s; its calls are recorded with cost 0", u.Model, PricesAsOf)})
+		u.Cost = 0
+		if u.InputTokens+u.OutputTokens+u.CacheReadTokens+u.CacheWriteTokens == 0 {
+			continue // nothing to price: Claude Code's <synthetic> stops
 		}
+		pr.mu.Lock()
+		m := pr.unpriced[u.Model]
+		if m == nil {
+			m = &unpricedModel{files: map[string]bool{}, first: path}
+			pr.unpriced[u.Model] = m
+		}
+		m.calls++
+		m.files[path] = true
+		if path < m.first {
+			m.first = path
+		}
+		pr.mu.Unlock()
 	}
-	return notes
+}
+
+// notes returns one note per unpriced model, by model name.
+func (pr *pricer) notes() []Problem {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	models := make([]string, 0, len(pr.unpriced))
+	for m := range pr.unpriced {
+		models = append(models, m)
+	}
+	sort.Strings(models)
+	var out []Problem
+	for _, m := range models {
+		u := pr.unpriced[m]
+		where := "in this file"
+		if len(u.files) > 1 {
+			where = fmt.Sprintf("in %d files, the first this one", len(u.files))
+		}
+		out = append(out, Problem{Path: u.first, Reason: fmt.Sprintf(
+			"model %q has no price in %s: its %d call(s) %s are recorded with cost 0, marked estimated (give a price with --prices FILE, then run sessionctl reprice)",
+			m, pr.table.Source(), u.calls, where)})
+	}
+	return out
 }

@@ -3,7 +3,6 @@ package pgstore
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/sessiondb/sessiondb"
@@ -13,6 +12,8 @@ import (
 func insertUsage(ctx context.Context, tx *ptx, id string, lastSeq int64, u sessiondb.Usage, now time.Time) error {
 	return backend.InsertUsage(ctx, tx, id, lastSeq, u, formatTime(orNow(u.CreatedAt, now)))
 }
+
+var _ sessiondb.Repricer = (*Store)(nil)
 
 // UsageTotals implements sessiondb.Store.
 func (s *Store) UsageTotals(ctx context.Context, id string) (sessiondb.UsageTotals, error) {
@@ -50,34 +51,10 @@ func usageTotalsOf(ctx context.Context, tx *ptx, ids []string) (map[string]sessi
 
 // UsageReport implements sessiondb.Store.
 func (s *Store) UsageReport(ctx context.Context, q sessiondb.UsageQuery) ([]sessiondb.UsageRow, error) {
-	cols := []string{"''::text", "''::text", "''::text", "''::text"}
-	var group []string
-	if q.BySession {
-		cols[0] = "session_id"
-		group = append(group, "session_id")
-	}
-	if q.ByModel {
-		cols[1], cols[2] = "provider", "model"
-		group = append(group, "provider", "model")
-	}
-	if q.ByDay {
-		cols[3] = "substr(created_at, 1, 10)"
-		group = append(group, "substr(created_at, 1, 10)")
-	}
-	query := `SELECT ` + strings.Join(cols, ", ") + `, count(*), coalesce(sum(input_tokens), 0)::bigint,
-		coalesce(sum(output_tokens), 0)::bigint, coalesce(sum(cache_read_tokens), 0)::bigint,
-		coalesce(sum(cache_write_tokens), 0)::bigint, coalesce(sum(reasoning_tokens), 0)::bigint, coalesce(sum(cost), 0)
-		FROM usage`
-	var args []any
 	if q.SessionID != "" {
 		if err := sessiondb.ValidateID(q.SessionID); err != nil {
 			return nil, fmt.Errorf("usage report: %w", err)
 		}
-		query += ` WHERE session_id = ?`
-		args = append(args, q.SessionID)
-	}
-	if len(group) > 0 {
-		query += ` GROUP BY ` + strings.Join(group, ", ") + ` ORDER BY ` + strings.Join(group, ", ")
 	}
 	var out []sessiondb.UsageRow
 	err := s.read(ctx, func(tx *ptx) error {
@@ -86,22 +63,25 @@ func (s *Store) UsageReport(ctx context.Context, q sessiondb.UsageQuery) ([]sess
 				return err
 			}
 		}
-		rows, err := tx.QueryContext(ctx, query, args...)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var r sessiondb.UsageRow
-			if err := rows.Scan(&r.SessionID, &r.Provider, &r.Model, &r.Day, &r.Calls, &r.InputTokens,
-				&r.OutputTokens, &r.CacheReadTokens, &r.CacheWriteTokens, &r.ReasoningTokens, &r.Cost); err != nil {
-				return err
-			}
-			if r.Calls > 0 || len(group) > 0 {
-				out = append(out, r)
-			}
-		}
-		return rows.Err()
+		var err error
+		out, err = backend.UsageReport(ctx, tx, q)
+		return err
 	})
 	return out, err
+}
+
+// Reprice implements sessiondb.Repricer: one write transaction (see
+// backend.Reprice), or a read transaction for a dry run.
+func (s *Store) Reprice(ctx context.Context, prices sessiondb.PriceFunc, dryRun bool) (sessiondb.RepriceReport, error) {
+	var rep sessiondb.RepriceReport
+	run := s.write
+	if dryRun {
+		run = s.read
+	}
+	err := run(ctx, func(tx *ptx) error {
+		var err error
+		rep, err = backend.Reprice(ctx, tx, prices, dryRun)
+		return err
+	})
+	return rep, err
 }

@@ -60,6 +60,7 @@ func Run(t *testing.T, newStore func(t *testing.T) sessiondb.Store) {
 		{"Fork", forkTests()},
 		{"Checkpoints", checkpointTests()},
 		{"Usage", usageTests()},
+		{"UsageReport", usageReportTests()},
 		{"Search", searchTests()},
 		{"Restore", restoreTests()},
 		{"BadInput", badInputTests()},

@@ -16,13 +16,14 @@
 // only), else ~/.local/share/sessiondb/sessions.db. Missing directories are
 // created with mode 0700 and the file with 0600: transcripts are private.
 // Only import creates a missing database (and migrates an older one).
-// Commands that only look (list, show, search, sql, stats, export, doctor,
-// checkpoint list, completion, serve, mcp) open it read-only and change nothing: a
+// Commands that only look (list, show, search, sql, stats, usage, export,
+// doctor, checkpoint list, completion, serve, mcp, reprice --dry-run) open
+// it read-only and change nothing: a
 // missing file, someone else's SQLite file and a schema that needs
 // "sessionctl migrate" are refused with a message saying so, untouched (no
 // WAL switch). Commands that change existing sessions (rename, delete,
-// prune, truncate, fork, compact, checkpoint create/restore), vacuum,
-// reindex and migrate refuse a database that does not exist, so a typo in
+// prune, truncate, fork, compact, checkpoint create/restore), reprice,
+// vacuum, reindex and migrate refuse a database that does not exist, so a typo in
 // --db never leaves an empty file behind.
 //
 // # Backends
@@ -48,12 +49,36 @@
 // higher was written there since and is left alone (reported, exit 1),
 // since replacing it would lose those writes. Deletions are not copied.
 //
+// # Usage reports and prices
+//
+// usage reports the usage ledger per local day (default), month, session
+// or model, as ccusage does for Claude Code: --tz (IANA name, default the
+// local zone; tzdata is built in), --since/--until (local dates, both
+// inclusive), --breakdown. The store groups calls by UTC quarter hour
+// (sessiondb.UsageQuery.ByQuarterHour) and the command folds them into the
+// zone's days with time.Location, which is exact for every zone in use
+// (all are whole quarter hours off UTC) across DST; the day bounds of
+// --since/--until are the instants of the local midnights (dayStart
+// handles DST changes at midnight). With --tz UTC the days are
+// usage_daily's and the sums equal its. Its --json uses ccusage's
+// camelCase field names (inputTokens, cacheCreationTokens, totalCost,
+// modelsUsed, modelBreakdowns, …) so that scripts written for ccusage
+// read it; that is the one exception to snake_case below.
+//
+// Costs sessiondb estimated (Claude Code and Codex record none) come from
+// jsonlimport's price table; import, reprice and usage take --prices FILE,
+// else $SESSIONDB_PRICES, a file in LiteLLM's
+// model_prices_and_context_window.json shape over the built-in table.
+// reprice rewrites the stored estimates (sessiondb.Repricer, one
+// transaction, never a recorded cost); usage --prices only reports with
+// them.
+//
 // # Output contract
 //
 // Human output goes to stdout. Every listing (list, show, search, sql,
-// stats, checkpoint list, migrate status, doctor, import's report, export's
-// files, version) has --json, which prints only JSON on stdout. Field names
-// are snake_case and stable; times are RFC 3339 in UTC. "show ID --json"
+// stats, usage, reprice, checkpoint list, migrate status, doctor, import's
+// report, export's files, version) has --json, which prints only JSON on
+// stdout. Field names are snake_case (but usage's, see above) and stable; times are RFC 3339 in UTC. "show ID --json"
 // prints the effective transcript as a JSON array whose elements are the
 // stored message bodies byte for byte (never re-encoded). Tables are
 // aligned with text/tabwriter, times in UTC.

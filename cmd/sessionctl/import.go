@@ -19,6 +19,7 @@ type importOptions struct {
 	jobs   int
 	json   bool
 	detect bool
+	prices string
 }
 
 func (a *app) importCommand() *cobra.Command {
@@ -85,6 +86,7 @@ is printed. With --json the summary is one JSON object on stdout:
 	c.Flags().BoolVar(&o.strict, "strict", false, "import nothing when any file has a problem")
 	c.Flags().IntVarP(&o.jobs, "jobs", "j", 0, "files parsed in parallel (0: the number of CPUs)")
 	c.Flags().BoolVar(&o.json, "json", false, "print the report as JSON")
+	addPricesFlag(c, &o.prices)
 	return c
 }
 
@@ -112,11 +114,15 @@ func (a *app) runImport(paths []string, o importOptions) error {
 			return fmt.Errorf("cannot read %s: %w", p, unwrapPathError(err))
 		}
 	}
+	prices, _, err := a.priceTable(o.prices)
+	if err != nil {
+		return err
+	}
 	st, err := a.open(nil)
 	if err != nil {
 		return err
 	}
-	opts := jsonlimport.Options{Format: o.format, DryRun: o.dryRun, Jobs: o.jobs}
+	opts := jsonlimport.Options{Format: o.format, DryRun: o.dryRun, Jobs: o.jobs, Prices: prices}
 
 	if o.strict && !o.dryRun {
 		// Check everything first; import only input without problems.

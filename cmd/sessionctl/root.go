@@ -129,6 +129,8 @@ Exit codes: 0 success, 1 error, 2 usage error, 3 import finished with problems.`
 		a.searchCommand(),
 		a.sqlCommand(),
 		a.statsCommand(),
+		a.usageCommand(),
+		a.repriceCommand(),
 		a.compactCommand(),
 		a.truncateCommand(),
 		a.pruneCommand(),

@@ -1,8 +1,9 @@
 // Package backend holds what every sessiondb backend computes the same way
 // outside SQL: merge-patched metadata and whether a patch changes anything,
 // the normal form of an alias list, list cursors, the key of a deleted
-// session's tombstone, the SQL arguments of optional values, and the scan
-// of per-session usage totals. sqlstore
+// session's tombstone, the SQL arguments of optional values, the scan
+// of per-session usage totals, the insert of a usage row, and the usage
+// report and repricing SQL (usage.go). sqlstore
 // and pgstore both call it, so the two cannot drift apart on these rules.
 package backend
 

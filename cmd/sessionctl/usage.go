@@ -1,0 +1,583 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	// Time zone data in the binary, so that --tz works where the system
+	// has none (containers, Windows).
+	_ "time/tzdata"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sessiondb/sessiondb"
+)
+
+// The usage report, as Claude Code users know it from ccusage: tokens and
+// cost per local day, month, session or model, for every format in the
+// database and on either backend.
+//
+// Local days. The store groups the ledger by UTC quarter hour and model
+// (sessiondb.UsageQuery.ByQuarterHour); each quarter hour falls within one
+// day of any time zone in use today (all are a whole number of quarter
+// hours off UTC, +05:30 and +05:45 included), so folding the quarter hours
+// into days and months with the zone's rules is exact across DST changes.
+// A quarter hour whose calls straddle a local midnight (a zone offset that
+// is not a whole number of quarter hours, found in historical data only)
+// is an error rather than a guess. --since and --until are local dates,
+// both inclusive; they become the UTC instants of the local midnights
+// that bound them, and the store selects the calls in between.
+
+type usageOptions struct {
+	since, until string
+	tz           string
+	breakdown    bool
+	json         bool
+	prices       string
+}
+
+func (a *app) usageCommand() *cobra.Command {
+	var o usageOptions
+	c := &cobra.Command{
+		Use:   "usage [daily|monthly|session|model]",
+		Short: "Report tokens and cost per day, month, session or model",
+		Long: `Usage reports the usage ledger (the tokens and cost of every model call
+imported or recorded) grouped by local day (the default), month, session or
+model, with the tokens and cost of each group, the models used and a total.
+It is the report Claude Code users run with ccusage, for every format in the
+database: its JSON uses ccusage's field names.
+
+Days and months are those of --tz (an IANA time zone such as Europe/Paris or
+Asia/Kolkata; default the local zone, as ccusage; UTC works), right across
+DST changes and for +05:30/+05:45 zones. --since and --until are dates in
+that zone (YYYY-MM-DD or YYYYMMDD), both inclusive. With --tz UTC, the days
+are those of the usage_daily view and the figures equal its sums.
+
+Costs are as stored: what the tool recorded (pi), or sessiondb's estimate
+from its price table (Claude Code, Codex). With --prices FILE (or
+$SESSIONDB_PRICES), estimated costs are computed from that price file over
+the built-in prices for this report, without changing the database (see
+sessionctl reprice to store them).
+
+Tables list one row per group; --breakdown adds a row per model under each.
+With --json the report is one object ("since"/"until" are "" when open,
+"prices" is "stored" without --prices):
+{"timezone","since","until","prices",
+ "daily"|"monthly"|"sessions"|"models":[{"date"|"month"|"sessionId","title",
+   "firstActivity","lastActivity"|"modelName", "calls","inputTokens","outputTokens",
+   "cacheCreationTokens","cacheReadTokens","reasoningTokens","totalTokens","totalCost",
+   "modelsUsed":[...],
+   "modelBreakdowns":[{"modelName","calls","inputTokens","outputTokens",
+     "cacheCreationTokens","cacheReadTokens","reasoningTokens","totalTokens","cost"}]}],
+ "totals":{"calls","inputTokens","outputTokens","cacheCreationTokens",
+   "cacheReadTokens","reasoningTokens","totalTokens","totalCost"}}
+(the model view has no modelsUsed or modelBreakdowns). totalTokens is input +
+output + cache creation + cache read, as ccusage counts it; reasoning tokens
+are part of the output tokens.`,
+		Example: `  sessionctl usage                              # per day, local time
+  sessionctl usage daily --since 2026-03-01 --breakdown
+  sessionctl usage monthly --tz UTC --json
+  sessionctl usage session --since 20260301 --until 20260331
+  sessionctl usage model --prices model_prices_and_context_window.json`,
+		Args:      cobra.MaximumNArgs(1),
+		ValidArgs: []string{"daily", "monthly", "session", "model"},
+		RunE: func(c *cobra.Command, args []string) error {
+			view := "daily"
+			if len(args) == 1 {
+				view = args[0]
+			}
+			switch view {
+			case "daily", "monthly", "session", "model":
+			default:
+				return usageErrorf(c, "unknown usage view %q: use daily, monthly, session or model", view)
+			}
+			return a.runUsage(c, view, o)
+		},
+	}
+	c.Flags().StringVarP(&o.since, "since", "s", "", "first day to report, in --tz (YYYY-MM-DD or YYYYMMDD)")
+	c.Flags().StringVarP(&o.until, "until", "u", "", "last day to report, inclusive, in --tz (YYYY-MM-DD or YYYYMMDD)")
+	c.Flags().StringVarP(&o.tz, "tz", "z", "", "IANA time zone of days and months (default the local zone)")
+	c.Flags().BoolVarP(&o.breakdown, "breakdown", "b", false, "add a row per model under each group (tables; JSON always has modelBreakdowns)")
+	c.Flags().BoolVar(&o.json, "json", false, "print the report as JSON")
+	addPricesFlag(c, &o.prices)
+	return c
+}
+
+// usageNumbers are the figures of a group, and their JSON.
+type usageNumbers struct {
+	Calls               int64   `json:"calls"`
+	InputTokens         int64   `json:"inputTokens"`
+	OutputTokens        int64   `json:"outputTokens"`
+	CacheCreationTokens int64   `json:"cacheCreationTokens"`
+	CacheReadTokens     int64   `json:"cacheReadTokens"`
+	ReasoningTokens     int64   `json:"reasoningTokens"`
+	TotalTokens         int64   `json:"totalTokens"`
+	TotalCost           float64 `json:"totalCost"`
+}
+
+func (n *usageNumbers) add(r sessiondb.UsageRow) {
+	n.Calls += r.Calls
+	n.InputTokens += r.InputTokens
+	n.OutputTokens += r.OutputTokens
+	n.CacheCreationTokens += r.CacheWriteTokens
+	n.CacheReadTokens += r.CacheReadTokens
+	n.ReasoningTokens += r.ReasoningTokens
+	n.TotalTokens += r.InputTokens + r.OutputTokens + r.CacheWriteTokens + r.CacheReadTokens
+	n.TotalCost += r.Cost
+}
+
+// modelBreakdown is one model's part of a group.
+type modelBreakdown struct {
+	ModelName           string  `json:"modelName"`
+	Calls               int64   `json:"calls"`
+	InputTokens         int64   `json:"inputTokens"`
+	OutputTokens        int64   `json:"outputTokens"`
+	CacheCreationTokens int64   `json:"cacheCreationTokens"`
+	CacheReadTokens     int64   `json:"cacheReadTokens"`
+	ReasoningTokens     int64   `json:"reasoningTokens"`
+	TotalTokens         int64   `json:"totalTokens"`
+	Cost                float64 `json:"cost"`
+}
+
+// usageGroup is what every grouped item of the report has.
+type usageGroup struct {
+	usageNumbers
+	ModelsUsed      []string         `json:"modelsUsed"`
+	ModelBreakdowns []modelBreakdown `json:"modelBreakdowns"`
+}
+
+type usageDay struct {
+	Date string `json:"date"`
+	usageGroup
+}
+
+type usageMonth struct {
+	Month string `json:"month"`
+	usageGroup
+}
+
+type usageSession struct {
+	SessionID     string `json:"sessionId"`
+	Title         string `json:"title"`
+	FirstActivity string `json:"firstActivity"`
+	LastActivity  string `json:"lastActivity"`
+	usageGroup
+}
+
+type usageModel struct {
+	ModelName     string `json:"modelName"`
+	FirstActivity string `json:"firstActivity"`
+	LastActivity  string `json:"lastActivity"`
+	usageNumbers
+}
+
+// usageReport is the --json output of usage: exactly one of the lists is
+// present, [] when nothing was used.
+type usageReport struct {
+	TimeZone string          `json:"timezone"`
+	Since    string          `json:"since"`
+	Until    string          `json:"until"`
+	Prices   string          `json:"prices"`
+	Daily    *[]usageDay     `json:"daily,omitempty"`
+	Monthly  *[]usageMonth   `json:"monthly,omitempty"`
+	Sessions *[]usageSession `json:"sessions,omitempty"`
+	Models   *[]usageModel   `json:"models,omitempty"`
+	Totals   usageNumbers    `json:"totals"`
+}
+
+// group accumulates one group while the report is folded.
+type group struct {
+	key         string
+	n           usageNumbers
+	models      map[string]*modelBreakdown
+	first, last time.Time
+}
+
+func (g *group) add(model string, r sessiondb.UsageRow) {
+	g.n.add(r)
+	m := g.models[model]
+	if m == nil {
+		m = &modelBreakdown{ModelName: model}
+		g.models[model] = m
+	}
+	m.Calls += r.Calls
+	m.InputTokens += r.InputTokens
+	m.OutputTokens += r.OutputTokens
+	m.CacheCreationTokens += r.CacheWriteTokens
+	m.CacheReadTokens += r.CacheReadTokens
+	m.ReasoningTokens += r.ReasoningTokens
+	m.TotalTokens += r.InputTokens + r.OutputTokens + r.CacheWriteTokens + r.CacheReadTokens
+	m.Cost += r.Cost
+	if !r.FirstAt.IsZero() && (g.first.IsZero() || r.FirstAt.Before(g.first)) {
+		g.first = r.FirstAt
+	}
+	if r.LastAt.After(g.last) {
+		g.last = r.LastAt
+	}
+}
+
+// usageGroupOf lists g's models (by name) and breakdowns (by cost, most
+// expensive first, then by name).
+func usageGroupOf(g *group) usageGroup {
+	out := usageGroup{usageNumbers: g.n, ModelsUsed: []string{}, ModelBreakdowns: []modelBreakdown{}}
+	for name, m := range g.models {
+		out.ModelsUsed = append(out.ModelsUsed, name)
+		out.ModelBreakdowns = append(out.ModelBreakdowns, *m)
+	}
+	sort.Strings(out.ModelsUsed)
+	sort.Slice(out.ModelBreakdowns, func(i, j int) bool {
+		a, b := out.ModelBreakdowns[i], out.ModelBreakdowns[j]
+		if a.Cost != b.Cost {
+			return a.Cost > b.Cost
+		}
+		return a.ModelName < b.ModelName
+	})
+	return out
+}
+
+func (a *app) runUsage(c *cobra.Command, view string, o usageOptions) error {
+	loc, zone, err := usageZone(o.tz)
+	if err != nil {
+		return usageErrorf(c, "%v", err)
+	}
+	since, err := parseUsageDate("--since", o.since)
+	if err != nil {
+		return usageErrorf(c, "%v", err)
+	}
+	until, err := parseUsageDate("--until", o.until)
+	if err != nil {
+		return usageErrorf(c, "%v", err)
+	}
+	if !since.IsZero() && !until.IsZero() && until.Before(since) {
+		return usageErrorf(c, "--until %s is before --since %s", o.until, o.since)
+	}
+	table, given, err := a.priceTable(o.prices)
+	if err != nil {
+		return err
+	}
+	st, err := a.openRead(nil)
+	if err != nil {
+		return err
+	}
+
+	q := sessiondb.UsageQuery{ByModel: true}
+	rep := usageReport{TimeZone: zone, Prices: "stored"}
+	if !since.IsZero() {
+		q.Since = dayStart(since, loc)
+		rep.Since = since.Format(time.DateOnly)
+	}
+	if !until.IsZero() {
+		q.Until = dayStart(until.AddDate(0, 0, 1), loc)
+		rep.Until = until.Format(time.DateOnly)
+	}
+	if given {
+		q.Prices = table.Func()
+		rep.Prices = table.Source()
+	}
+	switch view {
+	case "daily", "monthly":
+		q.ByQuarterHour = true
+	case "session":
+		q.BySession = true
+	}
+	rows, err := st.UsageReport(a.ctx, q)
+	if err != nil {
+		return err
+	}
+
+	// Fold the rows into groups, in an order of our own: costs are sums of
+	// doubles, and the same rows added in another order (the backends sort
+	// text differently) would differ in their last digits.
+	sort.Slice(rows, func(i, j int) bool {
+		a, b := rows[i], rows[j]
+		if !a.Start.Equal(b.Start) {
+			return a.Start.Before(b.Start)
+		}
+		if a.SessionID != b.SessionID {
+			return a.SessionID < b.SessionID
+		}
+		if a.Provider != b.Provider {
+			return a.Provider < b.Provider
+		}
+		return a.Model < b.Model
+	})
+	groups := map[string]*group{}
+	for _, r := range rows {
+		var key string
+		switch view {
+		case "daily", "monthly":
+			day, err := localDay(r, loc, zone)
+			if err != nil {
+				return err
+			}
+			key = day
+			if view == "monthly" {
+				key = day[:7]
+			}
+		case "session":
+			key = r.SessionID
+		case "model":
+			key = r.Model
+		}
+		g := groups[key]
+		if g == nil {
+			g = &group{key: key, models: map[string]*modelBreakdown{}}
+			groups[key] = g
+		}
+		g.add(r.Model, r)
+		rep.Totals.add(r)
+	}
+	ordered := make([]*group, 0, len(groups))
+	for _, g := range groups {
+		ordered = append(ordered, g)
+	}
+	sort.Slice(ordered, func(i, j int) bool {
+		gi, gj := ordered[i], ordered[j]
+		switch view {
+		case "session": // by last activity, the latest last
+			if !gi.last.Equal(gj.last) {
+				return gi.last.Before(gj.last)
+			}
+		case "model": // the most expensive first
+			if gi.n.TotalCost != gj.n.TotalCost {
+				return gi.n.TotalCost > gj.n.TotalCost
+			}
+		}
+		return gi.key < gj.key
+	})
+
+	switch view {
+	case "daily":
+		list := []usageDay{}
+		for _, g := range ordered {
+			list = append(list, usageDay{Date: g.key, usageGroup: usageGroupOf(g)})
+		}
+		rep.Daily = &list
+	case "monthly":
+		list := []usageMonth{}
+		for _, g := range ordered {
+			list = append(list, usageMonth{Month: g.key, usageGroup: usageGroupOf(g)})
+		}
+		rep.Monthly = &list
+	case "session":
+		lookup, _ := st.(sessiondb.SessionLookup)
+		list := []usageSession{}
+		for _, g := range ordered {
+			s := usageSession{SessionID: g.key, FirstActivity: jsonTime(g.first), LastActivity: jsonTime(g.last), usageGroup: usageGroupOf(g)}
+			var sess sessiondb.Session
+			if lookup != nil {
+				sess, err = lookup.Lookup(a.ctx, g.key)
+			} else {
+				sess, err = st.Get(a.ctx, g.key)
+			}
+			if err == nil {
+				s.Title = sess.Title
+			}
+			list = append(list, s)
+		}
+		rep.Sessions = &list
+	case "model":
+		list := []usageModel{}
+		for _, g := range ordered {
+			list = append(list, usageModel{ModelName: g.key, FirstActivity: jsonTime(g.first), LastActivity: jsonTime(g.last), usageNumbers: g.n})
+		}
+		rep.Models = &list
+	}
+	if o.json {
+		return writeJSON(a.stdout, rep)
+	}
+	return printUsage(a.stdout, view, rep, o.breakdown)
+}
+
+// usageZone resolves --tz: an IANA name, or the local zone when empty
+// (or "Local").
+func usageZone(name string) (*time.Location, string, error) {
+	if name == "" || name == "Local" {
+		return time.Local, localZoneName(), nil
+	}
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		return nil, "", fmt.Errorf("unknown time zone %q for --tz: use an IANA name such as UTC, Europe/Paris or America/New_York", name)
+	}
+	return loc, loc.String(), nil
+}
+
+// localZoneName names the local zone for the report as Go chose it
+// (time.Local): $TZ when set (UTC when empty or unknown), else the target
+// of /etc/localtime, else "Local".
+func localZoneName() string {
+	if tz, ok := os.LookupEnv("TZ"); ok {
+		tz = strings.TrimPrefix(tz, ":")
+		if _, err := time.LoadLocation(tz); err != nil || tz == "" {
+			return "UTC"
+		}
+		return tz
+	}
+	if target, err := filepath.EvalSymlinks("/etc/localtime"); err == nil {
+		if i := strings.Index(target, "zoneinfo/"); i >= 0 {
+			return target[i+len("zoneinfo/"):]
+		}
+	}
+	return "Local"
+}
+
+// parseUsageDate reads a --since/--until date: YYYY-MM-DD or YYYYMMDD.
+// The zero time means none.
+func parseUsageDate(flag, s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	for _, layout := range []string{time.DateOnly, "20060102"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("%s %q is not a date: want YYYY-MM-DD or YYYYMMDD", flag, s)
+}
+
+// dayStart is the first instant of the day d (a date, read in UTC) in
+// loc. Where DST starts at midnight (the day begins at 01:00) or ends
+// there (00:00 happens twice), time.Date may give an instant of the day
+// before or the second midnight: step by quarter hours until the instant
+// is the first of d.
+func dayStart(d time.Time, loc *time.Location) time.Time {
+	want := d.Format(time.DateOnly)
+	t := time.Date(d.Year(), d.Month(), d.Day(), 0, 0, 0, 0, loc)
+	for range 4 * 24 {
+		if t.In(loc).Format(time.DateOnly) >= want {
+			break
+		}
+		t = t.Add(15 * time.Minute)
+	}
+	for range 4 * 24 {
+		if t.Add(-15*time.Minute).In(loc).Format(time.DateOnly) != want {
+			break
+		}
+		t = t.Add(-15 * time.Minute)
+	}
+	return t
+}
+
+// localDay is the day, in loc, of the calls of r (a quarter-hour group).
+func localDay(r sessiondb.UsageRow, loc *time.Location, zone string) (string, error) {
+	day := r.Start.In(loc).Format(time.DateOnly)
+	if end := r.Start.Add(15*time.Minute - time.Nanosecond).In(loc).Format(time.DateOnly); end == day {
+		return day, nil
+	}
+	// The quarter hour straddles a local midnight: fine if its calls do
+	// not.
+	first, last := r.FirstAt.In(loc).Format(time.DateOnly), r.LastAt.In(loc).Format(time.DateOnly)
+	if first == last {
+		return first, nil
+	}
+	return "", fmt.Errorf("usage: time zone %s is not a whole number of quarter hours off UTC at %s, and calls of that quarter hour fall on two days: use another --tz",
+		zone, r.Start.UTC().Format(time.RFC3339))
+}
+
+// printUsage writes the report as a table.
+func printUsage(w io.Writer, view string, rep usageReport, breakdown bool) error {
+	title := map[string]string{"daily": "by day", "monthly": "by month", "session": "by session", "model": "by model"}[view]
+	head := "usage " + title + ", time zone " + cell(rep.TimeZone, 0)
+	switch {
+	case rep.Since != "" && rep.Until != "":
+		head += ", " + rep.Since + " to " + rep.Until
+	case rep.Since != "":
+		head += ", since " + rep.Since
+	case rep.Until != "":
+		head += ", until " + rep.Until
+	}
+	if rep.Prices != "stored" {
+		head += "; estimated costs at " + cell(rep.Prices, 0)
+	}
+	fmt.Fprintln(w, head)
+	if rep.Totals.Calls == 0 {
+		fmt.Fprintln(w, "no usage recorded")
+		return nil
+	}
+	tw := newTable(w)
+	figures := "INPUT\tOUTPUT\tCACHE CREATE\tCACHE READ\tTOTAL TOKENS\tCOST (USD)"
+	nums := func(n usageNumbers) string {
+		return strings.Join([]string{thousands(n.InputTokens), thousands(n.OutputTokens), thousands(n.CacheCreationTokens),
+			thousands(n.CacheReadTokens), thousands(n.TotalTokens), dollars(n.TotalCost)}, "\t")
+	}
+	sub := func(m modelBreakdown) string {
+		return strings.Join([]string{thousands(m.InputTokens), thousands(m.OutputTokens), thousands(m.CacheCreationTokens),
+			thousands(m.CacheReadTokens), thousands(m.TotalTokens), dollars(m.Cost)}, "\t")
+	}
+	models := func(g usageGroup) string {
+		names := make([]string, len(g.ModelsUsed))
+		for i, m := range g.ModelsUsed {
+			names[i] = modelCell(m)
+		}
+		return cell(strings.Join(names, ", "), 60)
+	}
+	breakdowns := func(lead string, g usageGroup) {
+		if !breakdown {
+			return
+		}
+		for _, m := range g.ModelBreakdowns {
+			fmt.Fprintf(tw, "%s  └ %s\t%s\n", lead, modelCell(m.ModelName), sub(m))
+		}
+	}
+	switch view {
+	case "daily":
+		fmt.Fprintln(tw, "DATE\tMODELS\t"+figures)
+		for _, d := range *rep.Daily {
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", d.Date, models(d.usageGroup), nums(d.usageNumbers))
+			breakdowns("\t", d.usageGroup)
+		}
+		fmt.Fprintf(tw, "TOTAL\t\t%s\n", nums(rep.Totals))
+	case "monthly":
+		fmt.Fprintln(tw, "MONTH\tMODELS\t"+figures)
+		for _, m := range *rep.Monthly {
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", m.Month, models(m.usageGroup), nums(m.usageNumbers))
+			breakdowns("\t", m.usageGroup)
+		}
+		fmt.Fprintf(tw, "TOTAL\t\t%s\n", nums(rep.Totals))
+	case "session":
+		fmt.Fprintln(tw, "SESSION\tTITLE\tLAST ACTIVITY\tMODELS\t"+figures)
+		for _, s := range *rep.Sessions {
+			last, _ := time.Parse(time.RFC3339Nano, s.LastActivity)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", cell(s.SessionID, 40), cell(s.Title, 40), tableTime(last), models(s.usageGroup), nums(s.usageNumbers))
+			breakdowns("\t\t\t", s.usageGroup)
+		}
+		fmt.Fprintf(tw, "TOTAL\t\t\t\t%s\n", nums(rep.Totals))
+	case "model":
+		fmt.Fprintln(tw, "MODEL\tCALLS\t"+figures)
+		for _, m := range *rep.Models {
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", modelCell(m.ModelName), thousands(m.Calls), nums(m.usageNumbers))
+		}
+		fmt.Fprintf(tw, "TOTAL\t%s\t%s\n", thousands(rep.Totals.Calls), nums(rep.Totals))
+	}
+	return tw.Flush()
+}
+
+// thousands writes n with thousands separators: 1,234,567.
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	if neg {
+		s = s[1:]
+	}
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// dollars writes a cost in US dollars, to the cent ("$0.00" for less).
+func dollars(x float64) string {
+	return "$" + strconv.FormatFloat(x, 'f', 2, 64)
+}
