@@ -289,7 +289,7 @@ func (ClaudeCode) Parse(ctx context.Context, u Unit, from Resume) (parsed *Parse
 		p.keyList = append(p.keyList, p.prev.Keys...)
 		p.title, p.lastT, p.firstT = p.prev.Title, p.prev.Last, p.prev.Created
 		if len(p.prev.Attrs) > 0 {
-			_ = json.Unmarshal(p.prev.Attrs, &p.attrs)
+			restoreAttrs(p.prev.Attrs, p.attrs)
 		}
 	}
 	f, _, err := openAt(u.Path, from.Offset)

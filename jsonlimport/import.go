@@ -615,7 +615,8 @@ func prepare(ctx context.Context, store sessiondb.Store, p planned) *work {
 // whatever its length, so the first ones are those already in the store:
 // checked against prevSt.Digest), the usage rows of those new entries (a
 // row with a CallID replaces the stored row of its call, so a call whose
-// last report is new is counted with it), and the compactions from the
+// last report is new is counted with it; a row of no entry, Seq 0, is
+// kept only with a CallID), and the compactions from the
 // first that reaches into the new entries on, the last one always (it
 // decides the transcript; the importer skips it when it is the one
 // recorded last). Branches stay whole: existing forks are left alone. It
@@ -635,7 +636,9 @@ func trimReread(pd *Parsed, prevSt importState) string {
 	pd.Entries = pd.Entries[k:]
 	usage := pd.Usage[:0]
 	for _, u := range pd.Usage {
-		if u.Seq > int64(k) {
+		// A row of no known entry (Seq 0) may be new: kept when its
+		// CallID makes writing it again harmless.
+		if u.Seq > int64(k) || (u.Seq == 0 && u.CallID != "") {
 			usage = append(usage, u)
 		}
 	}

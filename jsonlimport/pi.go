@@ -193,7 +193,7 @@ func (Pi) Parse(ctx context.Context, u Unit, from Resume) (parsed *Parsed, err e
 		p.resumed, p.header = true, true
 		p.lineBase = p.rs.Lines
 		if len(p.rs.Attrs) > 0 {
-			_ = json.Unmarshal(p.rs.Attrs, &p.attrs)
+			restoreAttrs(p.rs.Attrs, p.attrs)
 		}
 	}
 	if p.rs.Labels == nil {
@@ -549,6 +549,12 @@ func (p *piParser) finish(u Unit, from Resume) (*Parsed, error) {
 			p.rs.Parent = m[len(m)-1]
 		}
 		p.rs.ForkSeq, shared = piForkSeq(piSourceFile(p.parent, p.rs.Parent, u.Path), p.nodes)
+	} else if p.resumed && p.rs.Parent != "" && len(p.usage) > 0 {
+		// The new entries of a /fork file may still be copies of the
+		// source's (a prefix was imported before): their calls are the
+		// source's.
+		src, _ := p.attrs["parentSession"].(string)
+		_, shared = piForkSeq(piSourceFile(src, p.rs.Parent, u.Path), p.nodes)
 	}
 	idOf := map[int]string{}
 	for _, n := range p.order {
