@@ -145,7 +145,16 @@ func discover(paths []string, formats []Format) (units []planned, problems, skip
 			}
 		}
 		out = append(out, units...)
+	rest:
 		for _, f := range rest {
+			for _, fm := range formats {
+				if sk, ok := fm.(skipper); ok {
+					if reason := sk.skipReason(f); reason != "" {
+						skipped = append(skipped, Problem{Path: f, Reason: reason})
+						continue rest
+					}
+				}
+			}
 			if r, err := os.Open(f); err != nil {
 				// The formats could not sniff it because it cannot be
 				// read (mode 000, …): say so rather than "unknown".
@@ -164,6 +173,14 @@ func discover(paths []string, formats []Format) (units []planned, problems, skip
 		}
 	}
 	return out, problems, skipped, nil
+}
+
+// skipper is implemented by formats whose archives hold files that are
+// not sessions but are known (a Claude Code workflow journal): skipReason
+// returns why such a file is skipped ("" for a file it does not know),
+// which the import reports as a note rather than a problem.
+type skipper interface {
+	skipReason(path string) string
 }
 
 func fileSize(path string) int64 {

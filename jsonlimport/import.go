@@ -566,7 +566,7 @@ func prepare(ctx context.Context, store sessiondb.Store, p planned) *work {
 	if w.mode == modeResume && errors.Is(err, ErrNotIncremental) {
 		// The file grew, but the reader cannot continue from its state:
 		// read it whole, and append only what was not imported yet.
-		parsed, err = p.format.Parse(ctx, u, Resume{})
+		parsed, err = p.format.Parse(ctx, u, Resume{State: w.prevSt.Reader})
 		w.mode = modeReread
 		if err == nil && parsed != nil {
 			if reason := trimReread(parsed, w.prevSt); reason != "" {

@@ -55,7 +55,12 @@ type Resume struct {
 	// Entries is the number of entries already imported from Path.
 	Entries int
 	// State is the reader's own continuation state, as it returned it in
-	// Parsed.ResumeState.
+	// Parsed.ResumeState. With Offset 0 it is a whole read of a file that
+	// grew (the reader returned ErrNotIncremental for the offset): the
+	// reader must number the file's entries as the import that returned
+	// State did, and may use State to do so (Claude Code's tool-results
+	// files keep the places they were given); the importer then keeps the
+	// entries after those imported.
 	State json.RawMessage
 }
 
