@@ -365,8 +365,17 @@ func (ClaudeCode) Parse(ctx context.Context, u Unit, from Resume) (parsed *Parse
 	if err := p.run(f, 0, p.dispatch); err != nil {
 		return nil, fmt.Errorf("parse claude-code %s: %w", u.Path, err)
 	}
+	if len(p.entries) == 0 && p.offset == 0 && len(p.problems) == 0 {
+		return nil, fmt.Errorf("parse claude-code %s: %w (empty file)", u.Path, errNoConversation)
+	}
 	if len(p.entries) == 0 {
 		return nil, fmt.Errorf("parse claude-code %s: %w: no readable line", u.Path, sessiondb.ErrInvalid)
+	}
+	if p.firstT.IsZero() {
+		// Summary or bookkeeping lines only, none with a time: nothing
+		// to date a session by (a file being written, or one of the
+		// summary-only files Claude Code 1.0 left behind).
+		return nil, fmt.Errorf("parse claude-code %s: %w (only lines without a time: %d)", u.Path, errNoConversation, len(p.entries))
 	}
 	p.placeToolFiles(nil)
 	for i := range p.files {
@@ -419,7 +428,7 @@ func (p *ccParser) dispatch(raw []byte, lineNo int) {
 		t = p.lastT
 	} else {
 		p.lastT = t
-		if p.firstT.IsZero() || t.Before(p.firstT) {
+		if p.firstT.IsZero() { // the first in file order: it never changes as the file grows
 			p.firstT = t
 		}
 	}

@@ -336,3 +336,33 @@ func TestGrowthFixtures(t *testing.T) {
 		t.Error(d)
 	}
 }
+
+// corpusRoot is the corpus of real Claude Code and Codex files (reduced
+// copies, testdata/corpus); SESSIONDB_CORPUS names another copy.
+func corpusRoot(t *testing.T) string {
+	t.Helper()
+	root := "../testdata/corpus"
+	if env := os.Getenv("SESSIONDB_CORPUS"); env != "" {
+		root = env
+	}
+	if _, err := os.Stat(filepath.Join(root, "claude-code")); err != nil {
+		t.Skipf("no corpus at %s", root)
+	}
+	return root
+}
+
+// TestGrowthCorpus imports every file of the real corpus at a third and
+// two thirds of its bytes (each in the middle of a line), then whole, and
+// compares with a one-shot import.
+func TestGrowthCorpus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("imports the corpus four times")
+	}
+	root := corpusRoot(t)
+	cases := growthCases(t, []string{filepath.Join(root, "claude-code"), filepath.Join(root, "codex")}, false)
+	counts, diffs := growthReport(t, cases)
+	t.Logf("growth equality on the corpus (files equal/total): %s", formatCounts(counts))
+	for _, d := range diffs {
+		t.Error(d)
+	}
+}

@@ -456,6 +456,12 @@ func writeUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool,
 			if errors.Is(w.err, context.Canceled) || errors.Is(w.err, context.DeadlineExceeded) {
 				return fmt.Errorf("import: %w", w.err)
 			}
+			if errors.Is(w.err, errNoConversation) {
+				rep.Files++
+				rep.Skipped++
+				rep.Notes = append(rep.Notes, Problem{Path: w.p.unit.Path, Reason: w.err.Error()})
+				return nil
+			}
 			rep.Files++
 			rep.Problems = append(rep.Problems, Problem{Path: w.p.unit.Path, Reason: fmt.Sprintf("cannot import: %v", w.err)})
 			if w.parsed != nil {

@@ -3,6 +3,7 @@ package jsonlimport
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/sessiondb/sessiondb"
@@ -161,6 +162,12 @@ type Format interface {
 	// returns the files written.
 	Export(ctx context.Context, s sessiondb.Store, id string, dir string) ([]string, error)
 }
+
+// errNoConversation is returned by Parse for a file of the format that
+// holds nothing to import yet (an empty file, or only lines without a
+// time). The importer reports it as a note and records nothing, so the
+// file is looked at again on the next import.
+var errNoConversation = errors.New("no conversation to import yet; skipped")
 
 // ErrNotIncremental is returned by Parse when the unit cannot be resumed
 // from Resume (the format rewrites files in place); the importer then reads
