@@ -304,6 +304,9 @@ type ccParser struct {
 	// this whole read continues (0: a first read).
 	prevEntries int
 	placed      []ccPlaced
+	notes       []Problem
+	stem        string // the file name without .jsonl
+	ownLines    bool   // some line carries the file name as sessionId
 }
 
 // ccToolFile is a tool-results file waiting for its place.
@@ -340,6 +343,7 @@ func (ClaudeCode) Parse(ctx context.Context, u Unit, from Resume) (parsed *Parse
 		wildScan:  wildScan{ctx: ctx, path: u.Path},
 		agentFile: agent,
 		owner:     owner,
+		stem:      strings.TrimSuffix(filepath.Base(u.Path), ".jsonl"),
 		nodes:     map[string]*ccNode{},
 		byN:       map[int]*ccNode{},
 		calls:     map[string]int{},
@@ -366,16 +370,17 @@ func (ClaudeCode) Parse(ctx context.Context, u Unit, from Resume) (parsed *Parse
 		return nil, fmt.Errorf("parse claude-code %s: %w", u.Path, err)
 	}
 	if len(p.entries) == 0 && p.offset == 0 && len(p.problems) == 0 {
-		return nil, fmt.Errorf("parse claude-code %s: %w (empty file)", u.Path, errNoConversation)
+		return nil, fmt.Errorf("%w: empty file", errNoConversation)
 	}
 	if len(p.entries) == 0 {
 		return nil, fmt.Errorf("parse claude-code %s: %w: no readable line", u.Path, sessiondb.ErrInvalid)
 	}
-	if p.firstT.IsZero() {
-		// Summary or bookkeeping lines only, none with a time: nothing
-		// to date a session by (a file being written, or one of the
-		// summary-only files Claude Code 1.0 left behind).
-		return nil, fmt.Errorf("parse claude-code %s: %w (only lines without a time: %d)", u.Path, errNoConversation, len(p.entries))
+	if len(p.msgNs) == 0 || p.firstT.IsZero() {
+		// Summary or bookkeeping lines only (a file being written, one of
+		// the summary-only files Claude Code 1.0 left behind, a 2.1 file
+		// of another session's title and queue lines): no conversation,
+		// and maybe no time to date a session by.
+		return nil, fmt.Errorf("%w: no user or assistant line, only %d bookkeeping line(s)", errNoConversation, len(p.entries))
 	}
 	p.placeToolFiles(nil)
 	for i := range p.files {
@@ -446,6 +451,9 @@ func (p *ccParser) dispatch(raw []byte, lineNo int) {
 	}
 	if p.sid == "" && l.SessionID != "" {
 		p.sid = l.SessionID
+	}
+	if l.SessionID != "" && l.SessionID == p.stem {
+		p.ownLines = true
 	}
 	if l.AgentID != "" && p.agentID == "" {
 		p.agentID = l.AgentID
@@ -747,7 +755,13 @@ func (p *ccParser) resumePath(leaf string) (path []*ccNode, root *ccNode, open [
 		seen[cur] = true
 		node, ok := p.nodes[cur]
 		if !ok {
-			p.problem(root.line, "parentUuid %s was never written; the resume path starts at this line (as Claude Code resumes), earlier lines stay in the log", cur)
+			if p.agentFile || p.agentID != "" {
+				// A sub-agent's first line hangs off the line of the
+				// parent session that started it, in another file.
+				p.notes = append(p.notes, Problem{Path: p.path, Line: root.line, Reason: fmt.Sprintf("the sub-agent's path starts at a line of another file (parentUuid %s); as Claude Code resumes it", cur)})
+			} else {
+				p.problem(root.line, "parentUuid %s was never written; the resume path starts at this line (as Claude Code resumes), earlier lines stay in the log", cur)
+			}
 			break
 		}
 		if node.msg {
@@ -887,10 +901,19 @@ func (p *ccParser) finish(u Unit) (*Parsed, error) {
 	// Session metadata.
 	stem := strings.TrimSuffix(filepath.Base(p.path), ".jsonl")
 	id, parent := stem, ""
-	if p.sid != "" && !p.agentFile && p.sid != stem {
+	// A 2.0 sub-agent file beside the sessions (agent-<id>.jsonl) carries
+	// its parent's sessionId and its agentId.
+	agent2 := ccAgentFileRE.MatchString(filepath.Base(p.path)) && p.agentID != "" && p.sid != "" && p.sid != stem
+	switch {
+	case p.agentFile || agent2:
+	case p.sid != "" && p.sid != stem && p.ownLines:
+		// Claude Code 1.0 and 2 continue a session in a new file whose
+		// first lines are those of the session continued.
+		p.attrs["continues"] = p.sid
+	case p.sid != "" && p.sid != stem:
 		p.problem(0, "sessionId %s differs from the file name; the file name is the session ID (Claude Code resumes by file name)", p.sid)
 	}
-	if p.agentFile || (p.agentID != "" && p.sid != "" && p.sid != stem) {
+	if p.agentFile || agent2 {
 		agent := p.agentID
 		if agent == "" {
 			agent = strings.TrimPrefix(stem, "agent-")
@@ -915,6 +938,7 @@ func (p *ccParser) finish(u Unit) (*Parsed, error) {
 	attrs := mergeAttrs(p.attrs)
 	out.Session = sessiondb.Session{ID: id, Title: title, Attrs: attrs, ParentID: parent, CreatedAt: p.firstT, UpdatedAt: p.lastT}
 	out.Problems = p.problems
+	out.Notes = append(out.Notes, p.notes...)
 	out.ResumeState = mustJSON(ccResumeState{V: 2, ID: id, Files: p.placed, Entries: len(p.entries)})
 	return out, nil
 }
@@ -925,7 +949,7 @@ func (p *ccParser) finish(u Unit) (*Parsed, error) {
 func (p *ccParser) reportPathEnd(path, open []*ccNode) {
 	i := len(path) - 1
 	for ; i >= 0 && p.synth[path[i].n]; i-- {
-		p.problem(path[i].line, "the path ends with a <synthetic> assistant stop (it can block resume in Claude Code); kept")
+		p.notes = append(p.notes, Problem{Path: p.path, Line: path[i].line, Reason: "the path ends with a <synthetic> assistant stop (Claude Code wrote it, after an API error or an interruption; it can block resume); kept"})
 	}
 	for _, n := range open {
 		ids := []string{}
@@ -935,7 +959,7 @@ func (p *ccParser) reportPathEnd(path, open []*ccNode) {
 			}
 		}
 		if len(ids) > 0 {
-			p.problem(n.line, "tool call(s) %s on the path have no result in the file (cut off); kept", strings.Join(ids, ", "))
+			p.notes = append(p.notes, Problem{Path: p.path, Line: n.line, Reason: fmt.Sprintf("tool call(s) %s on the path have no result in the file (cut off: the session stopped, or the tool is still running); kept", strings.Join(ids, ", "))})
 		}
 	}
 }

@@ -40,6 +40,7 @@ type wildGolden struct {
 	LogEntries  int             `json:"log_entries"`
 	Usage       []string        `json:"usage"`
 	Problems    []string        `json:"problems"`
+	Notes       []string        `json:"notes,omitempty"`
 }
 
 // wildSnapshot imports dir with format and describes every session.
@@ -57,6 +58,14 @@ func wildSnapshot(t *testing.T, format, dir string, label func(e sessiondb.Entry
 		rel, _ := filepath.Rel(abs, p.Path)
 		byPath[rel] = append(byPath[rel], fmt.Sprintf("%d: %s", p.Line, p.Reason))
 	}
+	notes := map[string][]string{}
+	for _, p := range rep.Notes {
+		if strings.Contains(p.Reason, "has no price") {
+			continue // the price table is another branch's
+		}
+		rel, _ := filepath.Rel(abs, p.Path)
+		notes[rel] = append(notes[rel], fmt.Sprintf("%d: %s", p.Line, p.Reason))
+	}
 	list, _, err := s.List(ctx, sessiondb.ListOptions{Limit: sessiondb.MaxListLimit})
 	if err != nil {
 		t.Fatal(err)
@@ -65,7 +74,7 @@ func wildSnapshot(t *testing.T, format, dir string, label func(e sessiondb.Entry
 	for _, info := range list {
 		sess := info.Session
 		rel, _ := filepath.Rel(abs, sess.SourcePath)
-		g := wildGolden{ID: sess.ID, Title: sess.Title, ParentID: sess.ParentID, Attrs: sess.Attrs, Problems: byPath[rel]}
+		g := wildGolden{ID: sess.ID, Title: sess.Title, ParentID: sess.ParentID, Attrs: sess.Attrs, Problems: byPath[rel], Notes: notes[rel]}
 		if g.Problems == nil {
 			g.Problems = []string{}
 		}

@@ -163,6 +163,11 @@ func discover(paths []string, formats []Format) (units []planned, problems, skip
 			} else {
 				r.Close()
 			}
+			if strings.EqualFold(filepath.Ext(f), ".jsonl") && fileSize(f) == 0 {
+				// Agents create a session file before its first line.
+				skipped = append(skipped, Problem{Path: f, Reason: "empty JSONL file; skipped"})
+				continue
+			}
 			if strings.EqualFold(filepath.Ext(f), ".jsonl") {
 				// A JSONL file may be a session whose first lines are
 				// damaged beyond recognition: not silently skipped.
