@@ -72,6 +72,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/sessiondb/sessiondb"
@@ -107,13 +108,31 @@ var ccTypes = map[string]bool{
 // "result","key","agentId",…} lines, not a transcript.
 var ccJournalRE = regexp.MustCompile(`(^|/)subagents/workflows/wf_[^/]+/journal\.jsonl$`)
 
-// skipReason implements skipper: a workflow journal is skipped with a
+// skipReason implements skipper: a workflow journal and the
+// agent-<id>.meta.json beside a sub-agent transcript are skipped with a
 // note.
 func (ClaudeCode) skipReason(path string) string {
-	if ccJournalRE.MatchString(filepath.ToSlash(path)) {
+	switch {
+	case ccJournalRE.MatchString(filepath.ToSlash(path)):
 		return "Claude Code workflow journal (which agent ran and what it returned), not a transcript; skipped"
+	case ccAgentPair(path) && strings.HasSuffix(path, ".meta.json"):
+		return "Claude Code sub-agent description (agentType), not a transcript; skipped"
 	}
 	return ""
+}
+
+// ccAgentPair reports whether path is a Claude Code sub-agent transcript
+// agent-<id>.jsonl, or the agent-<id>.meta.json beside one, in a
+// subagents folder.
+func ccAgentPair(path string) bool {
+	base := strings.TrimSuffix(strings.TrimSuffix(path, ".jsonl"), ".meta.json")
+	if base == path {
+		return false
+	}
+	if ok, _ := ccAgentOwner(base + ".jsonl"); !ok {
+		return false
+	}
+	return sniffClaudeCode(base + ".jsonl")
 }
 
 // Claim takes .jsonl files whose first lines are Claude Code lines, and the
@@ -267,8 +286,9 @@ type ccLine struct {
 
 // ccCall is the usage of one line, a candidate for its API response's row.
 type ccCall struct {
-	row  sessiondb.Usage
-	side bool
+	row     sessiondb.Usage
+	side    bool
+	session string // the line's sessionId
 }
 
 func (c ccCall) total() int64 {
@@ -590,8 +610,8 @@ func (p *ccParser) usageOf(l ccLine, n int, t time.Time) {
 	if m.Model != "" {
 		p.attrs["model"] = m.Model
 	}
-	c := ccCall{side: l.IsSidechain, row: sessiondb.Usage{
-		Seq: int64(n), CallID: ccCallID(m.ID, l.RequestID, l.Timestamp), Provider: "anthropic", Model: m.Model,
+	c := ccCall{side: l.IsSidechain, session: l.SessionID, row: sessiondb.Usage{
+		Seq: int64(n), CallID: ccCallID(m.ID, l.RequestID), Provider: "anthropic", Model: m.Model,
 		InputTokens: m.Usage.Input, OutputTokens: m.Usage.Output,
 		CacheReadTokens: m.Usage.CacheRead, CacheWriteTokens: m.Usage.CacheWrite,
 		Cost: l.CostUSD, CreatedAt: t,
@@ -611,16 +631,178 @@ func (p *ccParser) usageOf(l ccLine, n int, t time.Time) {
 	}
 }
 
-// ccCallID names an API response: message.id and requestId; a line with
-// a message.id but no requestId is keyed by its timestamp too (lines at
-// the same instant are one report, as ccusage counts them); a line
-// without message.id has none (each counts).
-func ccCallID(id, request, ts string) string {
+// countedUsage returns the usage rows this file counts. A response held
+// by several transcripts of one project folder (Claude Code continues a
+// session in a new file that repeats the responses of the one it
+// continues, sometimes re-dated; a sub-agent file may replay its
+// session's lines) counts once, as ccusage counts it once across files:
+// in the transcript whose report is on the main chain rather than a side
+// chain, then dated earliest (the call was made then), then first in path
+// order (see ccCopies).
+func (p *ccParser) countedUsage() []ccCall {
+	var out []ccCall
+	copied := map[string]int{}
+	others := ccCopies(p.path)
+	for _, c := range p.usage {
+		if c.row.CallID != "" {
+			if o, ok := others[c.row.CallID]; ok && ccWins(o, ccReport{path: p.path, side: c.side, at: c.row.CreatedAt}) {
+				copied[o.path]++
+				continue
+			}
+		}
+		out = append(out, c)
+	}
+	var paths []string
+	for path := range copied {
+		paths = append(paths, path)
+	}
+	sort.Strings(paths)
+	for _, path := range paths {
+		p.notes = append(p.notes, Problem{Path: p.path, Reason: fmt.Sprintf("%d API response(s) also in %s are counted there (once across files)", copied[path], path)})
+	}
+	return out
+}
+
+// ccReport is where a response's usage was found.
+type ccReport struct {
+	path string
+	side bool
+	at   time.Time
+}
+
+// ccWins reports whether report a, rather than b, counts a response
+// both hold.
+func ccWins(a, b ccReport) bool {
 	switch {
-	case id == "":
+	case a.side != b.side:
+		return b.side
+	case !a.at.Equal(b.at):
+		return a.at.Before(b.at)
+	}
+	return a.path < b.path
+}
+
+// ccKeys is the responses of one transcript, cached by size and time.
+type ccKeys struct {
+	size int64
+	mod  time.Time
+	keys map[string]ccReport
+}
+
+// ccKeyCache holds the responses of the transcripts read by ccCopies, so
+// that an import reads each sibling once, and a live mirror importing one
+// growing file reads its unchanged siblings never again.
+var ccKeyCache = struct {
+	sync.Mutex
+	files map[string]*ccKeys
+}{files: map[string]*ccKeys{}}
+
+// ccCopies returns, for every response held by another transcript of
+// path's project folder (its sessions and their sub-agent files), the
+// report that would count it among those files.
+func ccCopies(path string) map[string]ccReport {
+	project := filepath.Dir(path)
+	if ok, _ := ccAgentOwner(path); ok {
+		project = filepath.Dir(ccAgentSessionDir(path))
+	} else if ccAgentFileRE.MatchString(filepath.Base(path)) {
+		project = filepath.Dir(path)
+	}
+	var files []string
+	ents, err := os.ReadDir(project)
+	if err != nil {
+		return nil
+	}
+	for _, e := range ents {
+		full := filepath.Join(project, e.Name())
+		switch {
+		case e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".jsonl"):
+			files = append(files, full)
+		case e.IsDir():
+			_ = filepath.WalkDir(filepath.Join(full, "subagents"), func(p string, d os.DirEntry, err error) error {
+				if err == nil && d.Type().IsRegular() && ccAgentFileRE.MatchString(d.Name()) {
+					files = append(files, p)
+				}
+				return nil
+			})
+		}
+	}
+	out := map[string]ccReport{}
+	for _, f := range files {
+		if f == path {
+			continue
+		}
+		for k, r := range ccFileKeys(f) {
+			if o, ok := out[k]; !ok || ccWins(r, o) {
+				out[k] = r
+			}
+		}
+	}
+	return out
+}
+
+// ccAgentSessionDir returns the <session> folder a sub-agent file is in.
+func ccAgentSessionDir(path string) string {
+	dir := filepath.Dir(path)
+	for i := 0; i < 3; i++ {
+		if filepath.Base(dir) == "subagents" {
+			return filepath.Dir(dir)
+		}
+		dir = filepath.Dir(dir)
+	}
+	return filepath.Dir(path)
+}
+
+// ccFileKeys returns the responses of the transcript at path, each with
+// the report that counts it within the file (ccBetter).
+func ccFileKeys(path string) map[string]ccReport {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil
+	}
+	ccKeyCache.Lock()
+	c := ccKeyCache.files[path]
+	ccKeyCache.Unlock()
+	if c != nil && c.size == fi.Size() && c.mod.Equal(fi.ModTime()) {
+		return c.keys
+	}
+	keys := map[string]ccReport{}
+	totals := map[string]int64{}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	marker := []byte(`"usage"`)
+	_ = scanLines(f, 0, func(line []byte, _ int, _, _ int64, _ bool) error {
+		if !bytes.Contains(line, marker) {
+			return nil
+		}
+		var l ccLine
+		if json.Unmarshal(line, &l) != nil || l.Type != "assistant" || l.Message == nil || l.Message.Usage == nil || l.Message.ID == "" || l.Message.Model == "<synthetic>" {
+			return nil
+		}
+		u := l.Message.Usage
+		k := ccCallID(l.Message.ID, l.RequestID)
+		r := ccReport{path: path, side: l.IsSidechain, at: parseTime(l.Timestamp)}
+		tot := u.Input + u.Output + u.CacheRead + u.CacheWrite
+		old, ok := keys[k]
+		if !ok || ccBetter(ccCall{side: r.side, row: sessiondb.Usage{InputTokens: tot}}, ccCall{side: old.side, row: sessiondb.Usage{InputTokens: totals[k]}}) {
+			keys[k], totals[k] = r, tot
+		}
+		return nil
+	})
+	ccKeyCache.Lock()
+	ccKeyCache.files[path] = &ccKeys{size: fi.Size(), mod: fi.ModTime(), keys: keys}
+	ccKeyCache.Unlock()
+	return keys
+}
+
+// ccCallID names an API response: message.id and requestId (which
+// Anthropic-compatible endpoints may leave out); a line without
+// message.id has none (each counts).
+func ccCallID(id, request string) string {
+	if id == "" {
 		return ""
-	case request == "":
-		return id + "||" + ts
 	}
 	return id + "|" + request
 }
@@ -892,7 +1074,7 @@ func (p *ccParser) finish(u Unit) (*Parsed, error) {
 			p.entries[i].CreatedAt = p.firstT
 		}
 	}
-	for _, c := range p.usage {
+	for _, c := range p.countedUsage() {
 		out.Usage = append(out.Usage, c.row)
 	}
 	out.Notes = append(out.Notes, priceRows(u.Path, out.Usage)...)

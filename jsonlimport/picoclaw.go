@@ -253,6 +253,12 @@ func (Picoclaw) Claim(files []string) (units []Unit, rest []string) {
 		return err == nil && fi.Mode().IsRegular()
 	}
 	for _, f := range files {
+		if ccAgentPair(f) {
+			// Claude Code 2.1 keeps agent-<id>.meta.json beside a
+			// sub-agent transcript: not a picoclaw session.
+			rest = append(rest, f)
+			continue
+		}
 		switch {
 		case strings.HasSuffix(f, ".meta.json"):
 			base := strings.TrimSuffix(f, ".meta.json")
