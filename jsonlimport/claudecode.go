@@ -550,7 +550,7 @@ func (p *ccParser) partOf(node *ccNode) bool {
 	switch node.typ {
 	case "assistant":
 		node.head = node
-		if prev := p.nearestMessage(node.parent); node.msgID != "" && prev != nil && prev.typ == "assistant" && prev.msgID == node.msgID && prev.head != nil {
+		if prev := p.previousPart(node); prev != nil {
 			node.head = prev.head
 		}
 		p.parts[node.head] = append(p.parts[node.head], node)
@@ -578,16 +578,33 @@ func (p *ccParser) partOf(node *ccNode) bool {
 	return false
 }
 
-// nearestMessage returns the first message line up the parent chain from
-// uuid (lines of other types, such as progress, are passed through).
-func (p *ccParser) nearestMessage(uuid string) *ccNode {
+// previousPart returns the earlier line of node's API response that node
+// continues: the first assistant line up the parent chain when it has the
+// same message.id. Lines of other types (progress, attachments) are
+// passed through, and so are the result lines of the same response's
+// tool calls (Claude Code 2.1 writes the result of a parallel call as
+// soon as it comes, and the response's next block hangs off it).
+func (p *ccParser) previousPart(node *ccNode) *ccNode {
+	if node.msgID == "" {
+		return nil
+	}
+	uuid := node.parent
 	for i := 0; i < 256 && uuid != ""; i++ {
 		n, ok := p.nodes[uuid]
 		if !ok {
 			return nil
 		}
-		if n.msg {
-			return n
+		switch {
+		case !n.msg:
+		case n.typ == "assistant":
+			if n.msgID == node.msgID && n.head != nil {
+				return n
+			}
+			return nil
+		case n.head != nil && n.head.msgID == node.msgID:
+			// a result line of this response
+		default:
+			return nil
 		}
 		uuid = n.parent
 	}

@@ -214,3 +214,141 @@ func TestClaudeCodeCorpusUsage(t *testing.T) {
 	t.Logf("usage per session and model: %d/%d rows equal to ccusage", equal, total)
 	checkCCDiffs(t, "session", diffs)
 }
+
+// TestClaudeCodeCorpusTranscripts checks the transcripts of the corpus
+// (issue 21, item 4): every tool_use in a transcript has its tool_result
+// there, except calls no line of the file answers (cut off, reported in
+// a note); and the lines of one API response form one message (one entry
+// of Kind message, the others message-part).
+func TestClaudeCodeCorpusTranscripts(t *testing.T) {
+	s, _, rep := importCorpus(t)
+	ctx := context.Background()
+	noted := map[string]bool{}
+	for _, n := range rep.Notes {
+		if strings.Contains(n.Reason, "have no result in the file") {
+			noted[n.Path] = true
+		}
+	}
+	list, _, err := s.List(ctx, sessiondb.ListOptions{Limit: sessiondb.MaxListLimit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls, answered, cutOff, responses, heads, sessions, late int
+	for _, info := range list {
+		if info.Session.SourceFormat != FormatClaudeCode {
+			continue
+		}
+		sessions++
+		full, err := s.LoadFull(ctx, info.Session.ID, sessiondb.LoadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, err := os.ReadFile(info.Session.SourcePath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		uses := map[string]bool{}
+		results := map[string]bool{}
+		ids := map[string]bool{}
+		for _, e := range full.Transcript {
+			if e.Kind != sessiondb.KindMessage && e.Kind != ccKindPart {
+				continue
+			}
+			var l struct {
+				Type    string `json:"type"`
+				Message struct {
+					ID      string          `json:"id"`
+					Content json.RawMessage `json:"content"`
+				} `json:"message"`
+			}
+			if json.Unmarshal(e.Body, &l) != nil {
+				continue
+			}
+			var blocks []struct {
+				Type      string `json:"type"`
+				ID        string `json:"id"`
+				ToolUseID string `json:"tool_use_id"`
+			}
+			_ = json.Unmarshal(l.Message.Content, &blocks)
+			for _, b := range blocks {
+				switch {
+				case l.Type == "assistant" && b.Type == "tool_use":
+					uses[b.ID] = true
+				case l.Type == "user" && b.Type == "tool_result":
+					results[b.ToolUseID] = true
+				}
+			}
+			if l.Type == "assistant" && l.Message.ID != "" {
+				ids[l.Message.ID] = true
+				if e.Kind == sessiondb.KindMessage {
+					heads++
+				}
+			}
+		}
+		responses += len(ids)
+		late += lateParents(raw, ids)
+		for id := range uses {
+			calls++
+			switch {
+			case results[id]:
+				answered++
+			case !strings.Contains(string(raw), `"tool_use_id":"`+id+`"`):
+				cutOff++
+				if !noted[info.Session.SourcePath] {
+					t.Errorf("%s: tool call %s cut off but not reported", info.Session.SourcePath, id)
+				}
+			default:
+				t.Errorf("%s: tool call %s has a result in the file but not in the transcript", info.Session.SourcePath, id)
+			}
+		}
+	}
+	t.Logf("%d Claude Code transcripts: %d/%d tool calls with their result, %d cut off (reported); %d assistant messages for %d distinct API responses (%d of them with a line written before its parent)",
+		sessions, answered, calls, cutOff, heads, responses, late)
+	// A line's Kind is decided from the lines before it (so that it never
+	// changes as the file grows): a response line written before the
+	// line it hangs off starts a message of its own.
+	if heads < responses || heads > responses+late {
+		t.Errorf("%d assistant messages for %d API responses: the lines of a response must form one message", heads, responses)
+	}
+	if answered+cutOff != calls || calls == 0 {
+		t.Errorf("%d calls, %d answered, %d cut off", calls, answered, cutOff)
+	}
+}
+
+// lateParents counts the responses among ids that have a line whose
+// parentUuid names a line written later in the file.
+func lateParents(raw []byte, ids map[string]bool) int {
+	pos := map[string]int{}
+	type line struct {
+		UUID, ParentUUID string
+		Type             string
+		Message          struct{ ID string }
+	}
+	var lines []line
+	for i, b := range strings.Split(string(raw), "\n") {
+		var l line
+		var m struct {
+			UUID       string `json:"uuid"`
+			ParentUUID string `json:"parentUuid"`
+			Type       string `json:"type"`
+			Message    struct {
+				ID string `json:"id"`
+			} `json:"message"`
+		}
+		if json.Unmarshal([]byte(b), &m) != nil {
+			lines = append(lines, l)
+			continue
+		}
+		l = line{UUID: m.UUID, ParentUUID: m.ParentUUID, Type: m.Type}
+		l.Message.ID = m.Message.ID
+		pos[m.UUID] = i
+		lines = append(lines, l)
+	}
+	late := map[string]bool{}
+	for i, l := range lines {
+		if l.Type == "assistant" && ids[l.Message.ID] && pos[l.ParentUUID] > i {
+			late[l.Message.ID] = true
+		}
+	}
+	return len(late)
+}
