@@ -161,6 +161,9 @@ func growthCases(t *testing.T, roots []string, lines bool) []growthCase {
 			t.Fatal(err)
 		}
 		for _, u := range units {
+			if !strings.HasSuffix(u.unit.Path, ".jsonl") {
+				continue // a meta-only or legacy session: rewritten, never appended to
+			}
 			rel, err := filepath.Rel(abs, u.unit.Path)
 			if err != nil {
 				t.Fatal(err)

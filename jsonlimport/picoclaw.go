@@ -653,6 +653,11 @@ func (Picoclaw) parseJSONL(ctx context.Context, u Unit, from Resume) (*Parsed, e
 			CreatedAt:   m.UpdatedAt,
 		}}
 	}
+	if !haveMeta && from.Offset == 0 && entries == 0 && raw == 0 {
+		// No meta and no complete line yet (a file being written): no
+		// time to date a session by but the clock's.
+		return nil, fmt.Errorf("%w: no .meta.json and no complete line", errNoConversation)
+	}
 	if !haveMeta {
 		pd.Session.UpdatedAt = fi.ModTime()
 		pd.Session.CreatedAt = firstCreated
