@@ -1,9 +1,11 @@
 // Package backend holds what every sessiondb backend computes the same way
 // outside SQL: merge-patched metadata and whether a patch changes anything,
 // the normal form of an alias list, list cursors, the key of a deleted
-// session's tombstone, the SQL arguments of optional values, and the scan
-// of per-session usage totals. sqlstore
-// and pgstore both call it, so the two cannot drift apart on these rules.
+// session's tombstone, the SQL arguments of optional values, the scan
+// of per-session usage totals, and the kept counts (counts.go: which kinds
+// MessageCount counts, and how a commit that records a compaction counts
+// again). sqlstore and pgstore both call it, so the two cannot drift apart
+// on these rules.
 package backend
 
 import (
