@@ -226,10 +226,8 @@ type ccPlaced struct {
 }
 
 // ccKindPart is the Kind of a line that continues the message of an
-// earlier line on its path (sessiondb.KindMessagePart once branch
-// counts-kept is merged).
-// TODO(counts-kept): use sessiondb.KindMessagePart.
-const ccKindPart = "message-part"
+// earlier line on its path.
+const ccKindPart = sessiondb.KindMessagePart
 
 type ccNode struct {
 	uuid     string

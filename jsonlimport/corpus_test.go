@@ -196,7 +196,11 @@ func TestClaudeCodeCorpusUsage(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, info := range list {
-		key := ccusageSession(root, info.Session.SourcePath)
+		sess, err := s.Get(ctx, info.Session.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		key := ccusageSession(root, sess.SourcePath)
 		rs, err := s.UsageReport(ctx, sessiondb.UsageQuery{SessionID: info.Session.ID, ByModel: true})
 		if err != nil {
 			t.Fatal(err)

@@ -351,7 +351,7 @@ func corpusRoot(t *testing.T) string {
 	if _, err := os.Stat(filepath.Join(root, "claude-code")); err != nil {
 		t.Skipf("no corpus at %s", root)
 	}
-	return root
+	return mustAbs(t, root)
 }
 
 // TestGrowthCorpus imports every file of the real corpus at a third and
