@@ -10,57 +10,77 @@ package jsonlimport
 //
 //   - Every readable line is one log entry whose Body is the line's exact
 //     bytes. Lines of type "user" and "assistant" are entries of Kind
-//     "message" (Role from message.role); every other type ("system",
-//     "summary", "file-history-snapshot", "progress", "last-prompt", and
-//     types nobody has seen yet) is kept as data, Kind = its type.
+//     "message" (Role from message.role), or "message-part" when they
+//     continue the message of an earlier line of their path: an assistant
+//     line whose first assistant ancestor (passing lines of other types
+//     and the result lines of the same response) has its message.id
+//     (Claude Code writes a streamed response one content block per line),
+//     and a tool_result line answering a call of a response that already
+//     has a result line (each result of parallel calls is its own line).
+//     The decision uses only the lines before, so a line's Kind never
+//     changes as the file grows. Every other type ("system", "summary",
+//     "file-history-snapshot", "progress", "attachment", "last-prompt",
+//     "ai-title", "queue-operation", "mode", "permission-mode", and types
+//     nobody has seen yet) is kept as data, Kind = its type.
 //   - The transcript: Claude Code resumes by walking parentUuid links from
 //     the newest message back to a root. The leaf is the last user or
 //     assistant line in file order that is not a side chain (in a sub-agent
 //     file, the last one); the walk passes through lines of any type that
 //     carry a uuid and stops at a null parent, at a parent never written (a
 //     Problem: the history before it is not on the resume path, as in
-//     Claude Code), or at a cycle. When the messages on that path are exactly
-//     the message entries from some entry on (the usual, linear case), the
-//     transcript is that suffix of the log: a compaction with that
-//     KeepFromSeq is recorded when it does not start at the first entry.
-//     When the path is not a suffix (an edited prompt left an abandoned
-//     branch, side-chain lines are interleaved), a compaction whose summary
-//     holds copies of the path's entries (Summary true) and which keeps no
-//     log entry makes the effective transcript exactly the path.
+//     Claude Code; a note in a sub-agent file, whose first line hangs off
+//     its parent's line in another file), or at a cycle. The resume path
+//     is that walk plus every line of each API response met on it and the
+//     result lines of all its tool calls: the lines of parallel calls hang
+//     off each other and each result off its own tool_use line, the next
+//     assistant line off the last result only, so the walk alone misses
+//     results. When the path's messages are exactly the message entries
+//     from some entry on (the usual case), the transcript is that suffix
+//     of the log: a compaction with that KeepFromSeq is recorded when it
+//     does not start at the first entry. When the path is not a suffix (an
+//     edited prompt left an abandoned branch, side-chain lines are
+//     interleaved), a compaction whose summary holds copies of the path's
+//     entries (Summary true) and which keeps no log entry makes the
+//     effective transcript exactly the path.
 //   - Compaction: a "system" line with subtype "compact_boundary" has a
 //     null parentUuid, so the resume path starts there; the compaction
 //     recorded then carries compactMetadata.preTokens as TokensBefore and
 //     the trigger in Details. The isCompactSummary user line after it is an
 //     ordinary message entry on the path. Pre-compaction lines stay in the
 //     log.
-//   - Filtered to Kind "message", the effective transcript is the resume
-//     path; the other entries after KeepFromSeq are bookkeeping lines.
-//   - Title: the last "summary" line's text. Attrs: cwd, version,
-//     gitBranch, entrypoint and model (of the last assistant line), plus
-//     agentId for a sub-agent file. Lines without a timestamp
-//     (bookkeeping) take the previous line's.
-//   - Sub-agents: a file under "subagents/" whose lines carry agentId is a
-//     session of its own, ID "<sessionId>:agent-<agentId>", whose ParentID
-//     is the parent session's ID.
-//   - Usage: one row per API response. A response spans several assistant
-//     lines that repeat message.id (one content block each) and the same
-//     usage; rows are de-duplicated by message.id + requestId, the first
-//     line counting (the rule of ccusage-style cost tools). Lines without
-//     message.id are counted each. Model "<synthetic>" (a stop inserted by
-//     the CLI, not an API call) is not counted. De-duplication is within
-//     one file: the same response copied into another file counts there
-//     again.
-//   - Oversized tool outputs (<session-id>/tool-results/*) are read with
-//     the session: each file becomes an entry of Kind "tool-result-file"
-//     whose body is {"file": name, "content": text}.
+//   - Title: the last "custom-title" (a rename), else the last "summary",
+//     else the last "ai-title". Attrs: cwd, version, gitBranch, entrypoint
+//     and model (of the last assistant line), agentId for a sub-agent,
+//     continues (the session whose lines a continued session's file
+//     repeats). A file-history-snapshot takes its snapshot's time; other
+//     lines without a timestamp take the previous line's. The session is
+//     dated by the first time in file order.
+//   - Sub-agents: a file <session>/subagents/agent-*.jsonl, a workflow's
+//     <session>/subagents/workflows/wf_*/agent-*.jsonl (its lines carry the
+//     parent's sessionId too) and Claude Code 2.0's agent-*.jsonl beside
+//     the sessions (lines with an agentId and the parent's sessionId) is a
+//     session of its own, ID "<session>:agent-<agentId>", whose ParentID
+//     is the parent session's ID. A workflow's journal.jsonl and the
+//     agent-<id>.meta.json beside a sub-agent are skipped with a note.
+//   - Usage: one row per API response (see the package notes): CallID
+//     message.id + "|" + requestId, the report with the largest total (in
+//     every real response its last line), a response other transcripts of
+//     the project folder also hold counted once among them. Model
+//     "<synthetic>" (a stop inserted by the CLI, not an API call) is not
+//     counted.
+//   - Oversized tool outputs (<session-id>/tool-results/<tool_use id>.txt)
+//     are read with the session: each file becomes an entry of Kind
+//     "tool-result-file" whose body is {"file": name, "content": text},
+//     right after the line that names it; a file no line names comes
+//     first. When the file grows, files keep the entry numbers they had.
 //   - Corruption: torn lines and NUL runs anywhere are reported and what
 //     they still hold is recovered (see wildScan); a `<synthetic>` stop or
-//     an unanswered tool_use at the end of the path is reported (it can
+//     a tool call without result at the end of the path is noted (it can
 //     block resume in Claude Code) and kept.
-//   - Resume: a file that only grew is read from the offset when the new
-//     messages continue the previous leaf in a line (or start after a new
-//     compact_boundary); otherwise Parse returns ErrNotIncremental and the
-//     file is read whole.
+//   - Resume: a file that grew is always read whole (Parse returns
+//     ErrNotIncremental for an offset): the importer keeps the new lines.
+//     A file with no user or assistant line, or no time at all, is skipped
+//     with a note until it has one.
 
 import (
 	"bytes"

@@ -68,7 +68,13 @@ package jsonlimport
 //     version 2 "hookMessage" role is Role "custom", as version 3 names it.
 //   - Resume: a file that only grew is read from the offset when the new
 //     entries continue the previous leaf in a line without a compaction;
-//     otherwise Parse returns ErrNotIncremental and the file is read whole.
+//     otherwise Parse returns ErrNotIncremental, the importer reads the
+//     file whole and appends only the new entries (the context, branches
+//     and metadata being those of the whole file). A fork made for a tip
+//     keeps the branch point and title it had when it was made.
+//   - A second session header (pi's SessionManager writes one when it
+//     opens an empty file, testdata/gen/pi: double-header) is kept as
+//     data with a note; pi loads such a file as usual.
 //
 // Export writes a session as a pi file that pi's SessionManager opens: a
 // session imported from pi is written back line for line (its whole log,
