@@ -838,7 +838,12 @@ func buildUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool,
 	}
 	problems = append(problems, fprobs...)
 	commits = append(commits, forks...)
-	w.forks = len(forks)
+	w.forks = 0
+	for _, f := range forks {
+		if f.Commit.Create != nil {
+			w.forks++
+		}
+	}
 	entries := len(pd.Entries)
 	for _, f := range forks {
 		entries += len(f.Commit.Append)
@@ -891,6 +896,11 @@ func branchForks(ctx context.Context, store sessiondb.Store, pd *Parsed, id stri
 		case err != nil:
 			return nil, problems, err
 		case existing.ParentID == id:
+			// The path is the fork's already; what the file says of the
+			// path since (a title, labels on its entries) is carried.
+			if patch := forkMetaPatch(existing, b.Session); patch != nil {
+				out = append(out, sessiondb.SessionCommit{ID: fid, Commit: sessiondb.Commit{Meta: patch, Now: existing.UpdatedAt}})
+			}
 			continue
 		default:
 			problems = append(problems, Problem{Path: u.Path, Reason: fmt.Sprintf("branch %q not imported: session %q already exists and is not a fork of %q", b.Tip, fid, id)})
@@ -911,6 +921,31 @@ func branchForks(ctx context.Context, store sessiondb.Store, pd *Parsed, id stri
 		out = append(out, sessiondb.SessionCommit{ID: fid, Commit: c})
 	}
 	return out, problems, nil
+}
+
+// forkMetaPatch returns the patch that gives an existing branch fork the
+// title and labels of its branch as read now (nil when they are the
+// same). The branch point (ForkSeq, attrs.branch) stays as it was made.
+func forkMetaPatch(existing, now sessiondb.Session) *sessiondb.MetaPatch {
+	labels := func(attrs json.RawMessage) string {
+		var a struct {
+			Labels json.RawMessage `json:"labels"`
+		}
+		_ = json.Unmarshal(attrs, &a)
+		if len(a.Labels) == 0 {
+			return "null"
+		}
+		return string(a.Labels)
+	}
+	was, is := labels(existing.Attrs), labels(now.Attrs)
+	if existing.Title == now.Title && was == is {
+		return nil
+	}
+	p := &sessiondb.MetaPatch{Title: &now.Title, UpdatedAt: existing.UpdatedAt}
+	if was != is {
+		p.AttrsMerge = mustJSON(map[string]json.RawMessage{"labels": json.RawMessage(is)})
+	}
+	return p
 }
 
 // metaPatch turns parsed metadata into a patch that sets every field the

@@ -168,18 +168,19 @@ type piNode struct {
 
 type piParser struct {
 	wildScan
-	notes   []Problem
-	resumed bool
-	rs      piResumeState
-	attrs   map[string]any
-	header  bool
-	entries []sessiondb.Entry
-	nodes   map[string]*piNode
-	order   []*piNode // entries with an id, file order
-	msgNs   []int
-	usage   []sessiondb.Usage
-	parent  string // parentSession path
-	base    int    // entries before this parse
+	notes       []Problem
+	metaOfForks bool // a label or session_info entry was read
+	resumed     bool
+	rs          piResumeState
+	attrs       map[string]any
+	header      bool
+	entries     []sessiondb.Entry
+	nodes       map[string]*piNode
+	order       []*piNode // entries with an id, file order
+	msgNs       []int
+	usage       []sessiondb.Usage
+	parent      string // parentSession path
+	base        int    // entries before this parse
 }
 
 // Parse reads one pi session file (see the package notes above).
@@ -365,12 +366,14 @@ func (p *piParser) dispatch(raw []byte, lineNo int) {
 	case "thinking_level_change":
 		node.thinking = l.ThinkingLevel
 	case "label":
+		p.metaOfForks = true
 		if l.Label != nil && *l.Label != "" {
 			p.rs.Labels[l.TargetID] = *l.Label
 		} else {
 			delete(p.rs.Labels, l.TargetID)
 		}
 	case "session_info":
+		p.metaOfForks = true
 		if l.Name != nil {
 			p.rs.Title = strings.TrimSpace(*l.Name)
 		}
@@ -422,6 +425,12 @@ func (p *piParser) finish(u Unit, from Resume) (*Parsed, error) {
 	}
 	for i, j := 0, len(path)-1; i < j; i, j = i+1, j-1 {
 		path[i], path[j] = path[j], path[i]
+	}
+	if p.resumed && p.metaOfForks {
+		if _, forks := p.attrs["branches"]; forks {
+			// A title or a label: the branch forks show them too.
+			return nil, fmt.Errorf("parse pi %s: %w: a title or label for the branch forks", p.path, ErrNotIncremental)
+		}
 	}
 	if p.resumed && leaf != nil {
 		if !connected || p.rs.View {
