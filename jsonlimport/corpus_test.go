@@ -165,8 +165,11 @@ var ccusageWrong = map[string]string{
 // TestClaudeCodeCorpusUsage compares usage_daily after importing the
 // corpus's Claude Code files with ccusage's answers: tokens per UTC day
 // and model, and per session and model, exactly (issue 21, items 2 and
-// 3). Costs are compared by the pricing tests (TestCorpusCostsWithinOnePercent,
-// branch pricing-usage).
+// 3).
+//
+// TODO(pricing-usage): costs within 1 % of ccusage's where both price the
+// model belong to the price table's branch (issue 21 items 2 and 6); this
+// test compares tokens only.
 func TestClaudeCodeCorpusUsage(t *testing.T) {
 	s, root, _ := importCorpus(t)
 	ctx := context.Background()
