@@ -171,6 +171,9 @@ var ccusageWrong = map[string]string{
 // model belong to the price table's branch (issue 21 items 2 and 6); this
 // test compares tokens only.
 func TestClaudeCodeCorpusUsage(t *testing.T) {
+	if raceEnabled {
+		t.Skip("replays files many times, no concurrency: run without -race (.ci/run does)")
+	}
 	s, root, _ := importCorpus(t)
 	ctx := context.Background()
 
@@ -228,6 +231,9 @@ func TestClaudeCodeCorpusUsage(t *testing.T) {
 // a note); and the lines of one API response form one message (one entry
 // of Kind message, the others message-part).
 func TestClaudeCodeCorpusTranscripts(t *testing.T) {
+	if raceEnabled {
+		t.Skip("replays files many times, no concurrency: run without -race (.ci/run does)")
+	}
 	s, _, rep := importCorpus(t)
 	ctx := context.Background()
 	noted := map[string]bool{}

@@ -342,6 +342,9 @@ var growthKnown = map[string]string{
 // prefix at every line boundary and one in the middle of every line) and
 // compares the result with a one-shot import of the whole file.
 func TestGrowthFixtures(t *testing.T) {
+	if raceEnabled {
+		t.Skip("replays files many times, no concurrency: run without -race (.ci/run does)")
+	}
 	if testing.Short() {
 		t.Skip("imports every fixture once per line")
 	}
@@ -375,6 +378,9 @@ func corpusRoot(t *testing.T) string {
 // two thirds of its bytes (each in the middle of a line), then whole, and
 // compares with a one-shot import.
 func TestGrowthCorpus(t *testing.T) {
+	if raceEnabled {
+		t.Skip("replays files many times, no concurrency: run without -race (.ci/run does)")
+	}
 	if testing.Short() {
 		t.Skip("imports the corpus four times")
 	}

@@ -12,6 +12,9 @@ import (
 // import with exit code 0, what is worth knowing being notes (issue 21,
 // item 5).
 func TestImportCorpusExitsZero(t *testing.T) {
+	if raceEnabled {
+		t.Skip("replays files many times, no concurrency: run without -race (.ci/run does)")
+	}
 	root := filepath.Join(testdata, "corpus")
 	if env := os.Getenv("SESSIONDB_CORPUS"); env != "" {
 		root = env
