@@ -87,6 +87,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -680,7 +681,7 @@ func (p *ccParser) countedUsage() []ccCall {
 	others := ccCopies(p.path)
 	for _, c := range p.usage {
 		if c.row.CallID != "" {
-			if o, ok := others[c.row.CallID]; ok && ccWins(o, ccReport{path: p.path, side: c.side, at: c.row.CreatedAt}) {
+			if o, ok := others(c.row.CallID); ok && ccWins(o, ccReport{path: p.path, side: c.side, at: c.row.CreatedAt}) {
 				copied[o.path]++
 				continue
 			}
@@ -726,22 +727,50 @@ type ccKeys struct {
 
 // ccKeyCache holds the responses of the transcripts read by ccCopies, so
 // that an import reads each sibling once, and a live mirror importing one
-// growing file reads its unchanged siblings never again.
+// growing file reads its unchanged siblings never again. (It lives as
+// long as the process: a key per response of every transcript seen.)
 var ccKeyCache = struct {
 	sync.Mutex
 	files map[string]*ccKeys
 }{files: map[string]*ccKeys{}}
 
-// ccCopies returns, for every response held by another transcript of
-// path's project folder (its sessions and their sub-agent files), the
-// report that would count it among those files.
-func ccCopies(path string) map[string]ccReport {
+// ccCopies returns the lookup of the responses held by the other
+// transcripts of path's project folder (its sessions and their sub-agent
+// files): for a CallID, the report that would count it among them.
+func ccCopies(path string) func(string) (ccReport, bool) {
 	project := filepath.Dir(path)
 	if ok, _ := ccAgentOwner(path); ok {
 		project = filepath.Dir(ccAgentSessionDir(path))
-	} else if ccAgentFileRE.MatchString(filepath.Base(path)) {
-		project = filepath.Dir(path)
 	}
+	idx := ccProjectIndex(project)
+	return func(key string) (ccReport, bool) {
+		best := idx[key]
+		switch {
+		case best[0].path != "" && best[0].path != path:
+			return best[0], true
+		case best[1].path != "":
+			return best[1], true
+		}
+		return ccReport{}, false
+	}
+}
+
+// ccIndex is a project folder's responses: for each CallID the best and
+// the second best report (ccWins) of two different transcripts, so that
+// any transcript can learn the best report among the others in one
+// lookup. It is rebuilt when a transcript of the folder changes.
+type ccIndex struct {
+	stamps map[string]string // path → size and modification time
+	best   map[string][2]ccReport
+}
+
+var ccIndexCache = struct {
+	sync.Mutex
+	dirs map[string]*ccIndex
+}{dirs: map[string]*ccIndex{}}
+
+// ccProjectIndex returns the index of the transcripts of project.
+func ccProjectIndex(project string) map[string][2]ccReport {
 	var files []string
 	ents, err := os.ReadDir(project)
 	if err != nil {
@@ -761,18 +790,35 @@ func ccCopies(path string) map[string]ccReport {
 			})
 		}
 	}
-	out := map[string]ccReport{}
+	stamps := map[string]string{}
 	for _, f := range files {
-		if f == path {
-			continue
-		}
-		for k, r := range ccFileKeys(f) {
-			if o, ok := out[k]; !ok || ccWins(r, o) {
-				out[k] = r
-			}
+		if fi, err := os.Stat(f); err == nil {
+			stamps[f] = fmt.Sprintf("%d/%d", fi.Size(), fi.ModTime().UnixNano())
 		}
 	}
-	return out
+	ccIndexCache.Lock()
+	idx := ccIndexCache.dirs[project]
+	ccIndexCache.Unlock()
+	if idx != nil && maps.Equal(idx.stamps, stamps) {
+		return idx.best
+	}
+	best := map[string][2]ccReport{}
+	for _, f := range files {
+		for k, r := range ccFileKeys(f) {
+			b := best[k]
+			switch {
+			case b[0].path == "" || ccWins(r, b[0]):
+				b[1], b[0] = b[0], r
+			case b[1].path == "" || ccWins(r, b[1]):
+				b[1] = r
+			}
+			best[k] = b
+		}
+	}
+	ccIndexCache.Lock()
+	ccIndexCache.dirs[project] = &ccIndex{stamps: stamps, best: best}
+	ccIndexCache.Unlock()
+	return best
 }
 
 // ccAgentSessionDir returns the <session> folder a sub-agent file is in.
