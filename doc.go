@@ -19,6 +19,28 @@
 // compacting therefore never delete rows: older entries stay in the log for
 // audit until Prune removes what no compaction can reach.
 //
+// # Counts
+//
+// Session.MessageCount counts the messages of the effective transcript
+// (kinds KindMessage and KindCustom, the two kinds that are messages: an
+// LLM message and an application-defined one), not its entries. Imported
+// Claude Code, pi and Codex sessions keep bookkeeping lines in the
+// transcript's range of the log (file-history-snapshot, progress,
+// model_change, label, turn_context, …), and a streamed response that
+// Claude Code writes as one line per content block is one message whose
+// further lines are KindMessagePart entries: counting entries would count
+// each of those as a message, and a session list would say a
+// conversation of ten turns holds sixty messages. Truncate and
+// Commit.KeepLast still count entries: they cut the log, whatever its
+// entries are.
+//
+// Stores keep MessageCount and EntryCount in the session's row and update
+// them in the transaction of every write that changes them (commits of
+// every kind, Prune, Fork, Restore, PutSession), so reading a session
+// never counts its log: Get, List and LoadFull cost the same on a session
+// of ten entries and of a million, and the Session a write returns
+// carries both counts.
+//
 // # Revisions and optimistic concurrency
 //
 // Every committed change bumps Session.Sequence by exactly one. A write may

@@ -12,6 +12,13 @@ const (
 	KindMessage = "message"
 	// KindCustom is an application-defined message.
 	KindCustom = "custom"
+	// KindMessagePart is a further content block of the message before
+	// it in the log: importers give this kind to the later lines of one
+	// streamed API response (Claude Code writes each content block of a
+	// response as its own line), and readers merge it into that message.
+	// It is not a message of its own: Session.MessageCount does not count
+	// it.
+	KindMessagePart = "message-part"
 )
 
 // MaxBodySize is the largest entry, state or interrupt document a store

@@ -37,12 +37,17 @@ type Session struct {
 	// ("picoclaw", "zot", "swink"; empty for sessions created natively).
 	SourceFormat string
 	SourcePath   string
-	// MessageCount is the length of the effective transcript (summary
-	// messages of the current compaction included) and EntryCount the
-	// number of log rows stored, superseded ones included. Get, List and
-	// LoadFull fill them; the Session a write returns has MessageCount
-	// and leaves EntryCount at -1 (counting the rows would cost every
-	// write a scan of the session's log).
+	// MessageCount is the number of messages in the effective
+	// transcript: its entries of kind KindMessage or KindCustom, summary
+	// messages of the current compaction included (by the same rule).
+	// Bookkeeping entries an importer keeps in the transcript (progress,
+	// model_change, KindMessagePart, …) are in Load's result but are not
+	// messages, so MessageCount can be less than the transcript's length.
+	// EntryCount is the number of log rows stored, superseded ones
+	// included, pruned ones not. The store keeps both in the session's
+	// row, updated by every write that changes them: every read (Get,
+	// List, LoadFull, Lookup) and the Session every write returns carry
+	// them, at a cost that does not depend on the length of the log.
 	MessageCount int64
 	EntryCount   int64
 }

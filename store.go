@@ -143,12 +143,11 @@ type Store interface {
 }
 
 // SessionLookup is implemented by stores that resolve a name and read the
-// session it names in one call whose cost does not grow with the session's
-// log. sqlstore and pgstore implement it; callers holding a plain Store
-// fall back to Resolve and Get (the viewer does, for every transcript page).
+// session it names in one call (one read transaction, not two). sqlstore
+// and pgstore implement it; callers holding a plain Store fall back to
+// Resolve and Get (the viewer does, for every transcript page).
 type SessionLookup interface {
 	// Lookup returns the session Resolve(idOrAlias) names, as Get returns
-	// it and read in the same read transaction, except that EntryCount is
-	// -1: counting the log's rows (what Get does) costs a scan of the log.
+	// it, read in the same read transaction as the resolution.
 	Lookup(ctx context.Context, idOrAlias string) (Session, error)
 }

@@ -124,11 +124,12 @@ func isNoServer(err error) bool { return errors.Is(err, errNoServer) }
 const (
 	pgLock = `SELECT s.id, s.title, s.summary, s.scope, s.attrs, s.version, s.sequence,
 		s.last_seq, s.parent_id, s.fork_seq, s.source_format, s.source_path, s.created_at, s.updated_at,
-		txid_current() FROM sessions s WHERE s.id = $1 FOR UPDATE`
+		s.message_count, s.entry_count, txid_current() FROM sessions s WHERE s.id = $1 FOR UPDATE`
 	pgInsert = `INSERT INTO entries (session_id, seq, kind, role, text, body, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`
-	pgBump   = `UPDATE sessions AS s SET sequence = s.sequence + 1, last_seq = $8, updated_at = $9
-		WHERE s.id = $10 RETURNING s.id, s.title, s.summary, s.scope, s.attrs, s.version, s.sequence,
+	pgBump   = `UPDATE sessions AS s SET sequence = s.sequence + 1, last_seq = $8, message_count = $9, entry_count = $10,
+		updated_at = $11 WHERE s.id = $12 RETURNING s.id, s.title, s.summary, s.scope, s.attrs, s.version, s.sequence,
 	s.last_seq, s.parent_id, s.fork_seq, s.source_format, s.source_path, s.created_at, s.updated_at,
+	s.message_count, s.entry_count,
 	(SELECT coalesce(json_agg(alias ORDER BY id), '[]')::text FROM session_aliases
 		WHERE session_id = s.id) AS aliases`
 	pgExists     = `SELECT 1 FROM sessions WHERE id = $1`
@@ -137,13 +138,9 @@ const (
 	pgTail       = `SELECT seq, kind, role, body, created_at FROM entries WHERE session_id = $1 AND seq >= $2 ORDER BY seq DESC LIMIT $3`
 	pgList       = `SELECT s.id, s.title, s.summary, s.scope, s.attrs, s.version, s.sequence,
 	s.last_seq, s.parent_id, s.fork_seq, s.source_format, s.source_path, s.created_at, s.updated_at,
+	s.message_count, s.entry_count,
 	(SELECT coalesce(json_agg(alias ORDER BY id), '[]')::text FROM session_aliases
-		WHERE session_id = s.id) AS aliases,
-		(SELECT count(*) FROM summary_messages m WHERE m.compaction_id =
-			(SELECT max(id) FROM compactions c WHERE c.session_id = s.id))
-		+ s.last_seq + 1 - coalesce((SELECT keep_from_seq FROM compactions c
-			WHERE c.session_id = s.id ORDER BY c.id DESC LIMIT 1), 1) AS message_count,
-		(SELECT count(*) FROM entries e WHERE e.session_id = s.id) AS entry_count
+		WHERE session_id = s.id) AS aliases
 		FROM sessions s ORDER BY s.updated_at DESC, s.id DESC LIMIT $1`
 )
 
@@ -151,14 +148,14 @@ type rawSession struct {
 	id, title, summary                       string
 	scope, attrs, parent, srcFormat, srcPath *string
 	version                                  int
-	sequence, lastSeq                        int64
+	sequence, lastSeq, messages, entries     int64
 	forkSeq                                  *int64
 	created, updated, aliases                string
 }
 
 func (s *rawSession) dest() []any {
 	return []any{&s.id, &s.title, &s.summary, &s.scope, &s.attrs, &s.version, &s.sequence, &s.lastSeq,
-		&s.parent, &s.forkSeq, &s.srcFormat, &s.srcPath, &s.created, &s.updated}
+		&s.parent, &s.forkSeq, &s.srcFormat, &s.srcPath, &s.created, &s.updated, &s.messages, &s.entries}
 }
 
 const pgTimeLayout = "2006-01-02T15:04:05.000000000Z"
@@ -178,7 +175,7 @@ func rawAppendPG(ctx context.Context, pool *pgxpool.Pool, id string, body []byte
 	role, text := sessiondb.DefaultExtractor(sessiondb.KindMessage, body)
 	now := time.Now().UTC().Format(pgTimeLayout)
 	err = tx.QueryRow(ctx, `WITH appended AS (`+pgInsert+`) `+pgBump,
-		id, s.lastSeq+1, sessiondb.KindMessage, role, text, string(body), now, s.lastSeq+1, now, id).Scan(append(s.dest(), &s.aliases)...)
+		id, s.lastSeq+1, sessiondb.KindMessage, role, text, string(body), now, s.lastSeq+1, s.messages+1, s.entries+1, now, id).Scan(append(s.dest(), &s.aliases)...)
 	if err != nil {
 		return err
 	}
@@ -248,8 +245,7 @@ func rawListPG(ctx context.Context, pool *pgxpool.Pool, n int) (int, error) {
 	count := 0
 	for rows.Next() {
 		var s rawSession
-		var msgs, ents int64
-		if err := rows.Scan(append(s.dest(), &s.aliases, &msgs, &ents)...); err != nil {
+		if err := rows.Scan(append(s.dest(), &s.aliases)...); err != nil {
 			rows.Close()
 			return 0, err
 		}

@@ -10,67 +10,90 @@ package jsonlimport
 //
 //   - Every readable line is one log entry whose Body is the line's exact
 //     bytes. Lines of type "user" and "assistant" are entries of Kind
-//     "message" (Role from message.role); every other type ("system",
-//     "summary", "file-history-snapshot", "progress", "last-prompt", and
-//     types nobody has seen yet) is kept as data, Kind = its type.
+//     "message" (Role from message.role), or "message-part" when they
+//     continue the message of an earlier line of their path: an assistant
+//     line whose first assistant ancestor (passing lines of other types
+//     and the result lines of the same response) has its message.id
+//     (Claude Code writes a streamed response one content block per line),
+//     and a tool_result line answering a call of a response that already
+//     has a result line (each result of parallel calls is its own line).
+//     The decision uses only the lines before, so a line's Kind never
+//     changes as the file grows. Every other type ("system", "summary",
+//     "file-history-snapshot", "progress", "attachment", "last-prompt",
+//     "ai-title", "queue-operation", "mode", "permission-mode", and types
+//     nobody has seen yet) is kept as data, Kind = its type.
 //   - The transcript: Claude Code resumes by walking parentUuid links from
 //     the newest message back to a root. The leaf is the last user or
 //     assistant line in file order that is not a side chain (in a sub-agent
 //     file, the last one); the walk passes through lines of any type that
 //     carry a uuid and stops at a null parent, at a parent never written (a
 //     Problem: the history before it is not on the resume path, as in
-//     Claude Code), or at a cycle. When the messages on that path are exactly
-//     the message entries from some entry on (the usual, linear case), the
-//     transcript is that suffix of the log: a compaction with that
-//     KeepFromSeq is recorded when it does not start at the first entry.
-//     When the path is not a suffix (an edited prompt left an abandoned
-//     branch, side-chain lines are interleaved), a compaction whose summary
-//     holds copies of the path's entries (Summary true) and which keeps no
-//     log entry makes the effective transcript exactly the path.
+//     Claude Code; a note in a sub-agent file, whose first line hangs off
+//     its parent's line in another file), or at a cycle. The resume path
+//     is that walk plus every line of each API response met on it and the
+//     result lines of all its tool calls: the lines of parallel calls hang
+//     off each other and each result off its own tool_use line, the next
+//     assistant line off the last result only, so the walk alone misses
+//     results. When the path's messages are exactly the message entries
+//     from some entry on (the usual case), the transcript is that suffix
+//     of the log: a compaction with that KeepFromSeq is recorded when it
+//     does not start at the first entry. When the path is not a suffix (an
+//     edited prompt left an abandoned branch, side-chain lines are
+//     interleaved), a compaction whose summary holds copies of the path's
+//     entries (Summary true) and which keeps no log entry makes the
+//     effective transcript exactly the path.
 //   - Compaction: a "system" line with subtype "compact_boundary" has a
 //     null parentUuid, so the resume path starts there; the compaction
 //     recorded then carries compactMetadata.preTokens as TokensBefore and
 //     the trigger in Details. The isCompactSummary user line after it is an
 //     ordinary message entry on the path. Pre-compaction lines stay in the
 //     log.
-//   - Filtered to Kind "message", the effective transcript is the resume
-//     path; the other entries after KeepFromSeq are bookkeeping lines.
-//   - Title: the last "summary" line's text. Attrs: cwd, version,
-//     gitBranch, entrypoint and model (of the last assistant line), plus
-//     agentId for a sub-agent file. Lines without a timestamp
-//     (bookkeeping) take the previous line's.
-//   - Sub-agents: a file under "subagents/" whose lines carry agentId is a
-//     session of its own, ID "<sessionId>:agent-<agentId>", whose ParentID
-//     is the parent session's ID.
-//   - Usage: one row per API response. A response spans several assistant
-//     lines that repeat message.id (one content block each) and the same
-//     usage; rows are de-duplicated by message.id + requestId, the first
-//     line counting (the rule of ccusage-style cost tools). Lines without
-//     message.id are counted each. Model "<synthetic>" (a stop inserted by
-//     the CLI, not an API call) is not counted. De-duplication is within
-//     one file: the same response copied into another file counts there
-//     again.
-//   - Oversized tool outputs (<session-id>/tool-results/*) are read with
-//     the session: each file becomes an entry of Kind "tool-result-file"
-//     whose body is {"file": name, "content": text}.
+//   - Title: the last "custom-title" (a rename), else the last "summary",
+//     else the last "ai-title". Attrs: cwd, version, gitBranch, entrypoint
+//     and model (of the last assistant line), agentId for a sub-agent,
+//     continues (the session whose lines a continued session's file
+//     repeats). A file-history-snapshot takes its snapshot's time; other
+//     lines without a timestamp take the previous line's. The session is
+//     dated by the first time in file order.
+//   - Sub-agents: a file <session>/subagents/agent-*.jsonl, a workflow's
+//     <session>/subagents/workflows/wf_*/agent-*.jsonl (its lines carry the
+//     parent's sessionId too) and Claude Code 2.0's agent-*.jsonl beside
+//     the sessions (lines with an agentId and the parent's sessionId) is a
+//     session of its own, ID "<session>:agent-<agentId>", whose ParentID
+//     is the parent session's ID. A workflow's journal.jsonl and the
+//     agent-<id>.meta.json beside a sub-agent are skipped with a note.
+//   - Usage: one row per API response (see the package notes): CallID
+//     message.id + "|" + requestId, the report with the largest total (in
+//     every real response its last line), a response other transcripts of
+//     the project folder also hold counted once among them. Model
+//     "<synthetic>" (a stop inserted by the CLI, not an API call) is not
+//     counted.
+//   - Oversized tool outputs (<session-id>/tool-results/<tool_use id>.txt)
+//     are read with the session: each file becomes an entry of Kind
+//     "tool-result-file" whose body is {"file": name, "content": text},
+//     right after the line that names it; a file no line names comes
+//     first. When the file grows, files keep the entry numbers they had.
 //   - Corruption: torn lines and NUL runs anywhere are reported and what
 //     they still hold is recovered (see wildScan); a `<synthetic>` stop or
-//     an unanswered tool_use at the end of the path is reported (it can
+//     a tool call without result at the end of the path is noted (it can
 //     block resume in Claude Code) and kept.
-//   - Resume: a file that only grew is read from the offset when the new
-//     messages continue the previous leaf in a line (or start after a new
-//     compact_boundary); otherwise Parse returns ErrNotIncremental and the
-//     file is read whole.
+//   - Resume: a file that grew is always read whole (Parse returns
+//     ErrNotIncremental for an offset): the importer keeps the new lines.
+//     A file with no user or assistant line, or no time at all, is skipped
+//     with a note until it has one.
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/sessiondb/sessiondb"
@@ -97,7 +120,40 @@ var ccAgentFileRE = regexp.MustCompile(`^agent-[A-Za-z0-9_.-]+\.jsonl$`)
 var ccTypes = map[string]bool{
 	"user": true, "assistant": true, "system": true, "summary": true, "progress": true,
 	"file-history-snapshot": true, "last-prompt": true, "queue-operation": true, "mode": true,
-	"permission-mode": true, "attachment": true, "bridge-session": true,
+	"permission-mode": true, "attachment": true, "bridge-session": true, "ai-title": true,
+	"custom-title": true, "agent-name": true, "file-history-delta": true,
+}
+
+// ccJournalRE matches the journal of a workflow run,
+// <session>/subagents/workflows/wf_*/journal.jsonl: {"type":"started"|
+// "result","key","agentId",…} lines, not a transcript.
+var ccJournalRE = regexp.MustCompile(`(^|/)subagents/workflows/wf_[^/]+/journal\.jsonl$`)
+
+// skipReason implements skipper: a workflow journal and the
+// agent-<id>.meta.json beside a sub-agent transcript are skipped with a
+// note.
+func (ClaudeCode) skipReason(path string) string {
+	switch {
+	case ccJournalRE.MatchString(filepath.ToSlash(path)):
+		return "Claude Code workflow journal (which agent ran and what it returned), not a transcript; skipped"
+	case ccAgentPair(path) && strings.HasSuffix(path, ".meta.json"):
+		return "Claude Code sub-agent description (agentType), not a transcript; skipped"
+	}
+	return ""
+}
+
+// ccAgentPair reports whether path is a Claude Code sub-agent transcript
+// agent-<id>.jsonl, or the agent-<id>.meta.json beside one, in a
+// subagents folder.
+func ccAgentPair(path string) bool {
+	base := strings.TrimSuffix(strings.TrimSuffix(path, ".jsonl"), ".meta.json")
+	if base == path {
+		return false
+	}
+	if ok, _ := ccAgentOwner(base + ".jsonl"); !ok {
+		return false
+	}
+	return sniffClaudeCode(base + ".jsonl")
 }
 
 // Claim takes .jsonl files whose first lines are Claude Code lines, and the
@@ -172,31 +228,42 @@ func sniffClaudeCode(path string) bool {
 	return false
 }
 
-// ccResumeState is Parsed.ResumeState for Claude Code files.
+// ccResumeState is Parsed.ResumeState for Claude Code files. A file is
+// always read whole (see Parse); the state only identifies the session.
 type ccResumeState struct {
-	V         int             `json:"v"`
-	ID        string          `json:"id"`
-	Lines     int             `json:"lines"`
-	Leaf      string          `json:"leaf,omitempty"`
-	View      bool            `json:"view,omitempty"`
-	Keys      []string        `json:"keys,omitempty"`
-	Title     string          `json:"title,omitempty"`
-	Attrs     json.RawMessage `json:"attrs,omitempty"`
-	Parent    string          `json:"parent,omitempty"`
-	Created   time.Time       `json:"created"`
-	Last      time.Time       `json:"last"`
-	ToolFiles []string        `json:"tool_files,omitempty"`
+	V  int    `json:"v"`
+	ID string `json:"id"`
+	// Files are the tool-results files imported, with their entry
+	// numbers: a whole read of the grown file puts them there again.
+	Files []ccPlaced `json:"files,omitempty"`
+	// Entries is the number of entries the read numbered.
+	Entries int `json:"entries"`
 }
+
+// ccPlaced is a tool-results file and the entry number it was given.
+type ccPlaced struct {
+	Name string `json:"name"`
+	N    int    `json:"n"`
+}
+
+// ccKindPart is the Kind of a line that continues the message of an
+// earlier line on its path.
+const ccKindPart = sessiondb.KindMessagePart
 
 type ccNode struct {
 	uuid     string
 	parent   string
-	n        int // entry number within the parse (1-based)
+	n        int // entry number (1-based)
 	line     int
-	msg      bool
+	typ      string
+	msg      bool // a user or assistant line with a message (Kind message or message-part)
 	side     bool
 	boundary bool
 	meta     json.RawMessage // compactMetadata of a boundary
+	msgID    string          // message.id of an assistant line
+	head     *ccNode         // the first line of the API response (assistant lines) or the response answered (result lines)
+	calls    []string        // tool_use ids of an assistant line
+	results  []string        // tool_use ids answered by a user line
 }
 
 // ccLine is the part of a line the reader looks at.
@@ -215,9 +282,14 @@ type ccLine struct {
 	Entrypoint      string          `json:"entrypoint"`
 	RequestID       string          `json:"requestId"`
 	Summary         json.RawMessage `json:"summary"`
+	AITitle         json.RawMessage `json:"aiTitle"`
+	CustomTitle     json.RawMessage `json:"customTitle"`
 	CompactMetadata json.RawMessage `json:"compactMetadata"`
 	CostUSD         float64         `json:"costUSD"`
-	Message         *struct {
+	Snapshot        *struct {
+		Timestamp string `json:"timestamp"`
+	} `json:"snapshot"`
+	Message *struct {
 		ID      string          `json:"id"`
 		Role    string          `json:"role"`
 		Model   string          `json:"model"`
@@ -231,32 +303,68 @@ type ccLine struct {
 	} `json:"message"`
 }
 
+// ccCall is the usage of one line, a candidate for its API response's row.
+type ccCall struct {
+	row     sessiondb.Usage
+	side    bool
+	session string // the line's sessionId
+}
+
+func (c ccCall) total() int64 {
+	return c.row.InputTokens + c.row.OutputTokens + c.row.CacheReadTokens + c.row.CacheWriteTokens
+}
+
 type ccParser struct {
 	wildScan
 	agentFile bool
-	resumed   bool
-	prev      ccResumeState
+	owner     string // the parent session of a sub-agent file (from its path)
 
-	entries []sessiondb.Entry
-	nodes   map[string]*ccNode
-	byN     map[int]*ccNode // message entries by number
-	msgNs   []int           // entry numbers of message lines (eligible for the path)
-	keys    map[string]bool
-	keyList []string
-	usage   []sessiondb.Usage
-	title   string
-	sid     string
-	agentID string
-	attrs   map[string]any
-	lastT   time.Time
-	firstT  time.Time
-	models  []string
-	tails   map[int][]string // tool_use ids of an assistant entry
-	results map[int][]string // tool_result ids of a user entry
-	synth   map[int]bool
+	entries  []sessiondb.Entry
+	nodes    map[string]*ccNode
+	byN      map[int]*ccNode // message lines by entry number
+	msgNs    []int           // entry numbers of message lines (eligible for the path)
+	calls    map[string]int  // CallID → index in usage
+	usage    []ccCall
+	summary  string
+	aiTitle  string
+	custom   string
+	sid      string
+	agentID  string
+	attrs    map[string]any
+	lastT    time.Time
+	firstT   time.Time
+	toolOf   map[string]*ccNode    // tool_use id → the assistant line that made it
+	answered map[*ccNode]bool      // response heads that have a result line
+	parts    map[*ccNode][]*ccNode // response head → its lines
+	answers  map[string][]*ccNode  // tool_use id → the result lines answering it
+	synth    map[int]bool
+	files    []ccToolFile
+	// prevEntries is the number of entries of the import whose state
+	// this whole read continues (0: a first read).
+	prevEntries int
+	placed      []ccPlaced
+	notes       []Problem
+	stem        string // the file name without .jsonl
+	ownLines    bool   // some line carries the file name as sessionId
+}
+
+// ccToolFile is a tool-results file waiting for its place.
+type ccToolFile struct {
+	name    string // file name
+	stem    string // file name without extension: the tool_use id it answers, usually
+	entry   sessiondb.Entry
+	done    bool
+	at      int  // the entry number it had in the import that returned the state (0: none)
+	named   bool // some line of the file names it
+	namedAt int  // the entry number of the first line naming it (0: none yet)
 }
 
 // Parse reads one Claude Code transcript (see the package notes above).
+// It always reads the whole file: the resume path, the lines of one
+// response and the results of parallel tool calls can all change with a
+// line added anywhere in the tree, so a file that grew is read again and
+// the importer keeps only the entries after those imported before
+// (Parse returns ErrNotIncremental for a Resume with an offset).
 func (ClaudeCode) Parse(ctx context.Context, u Unit, from Resume) (parsed *Parsed, err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -266,45 +374,78 @@ func (ClaudeCode) Parse(ctx context.Context, u Unit, from Resume) (parsed *Parse
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("parse claude-code %s: %w", u.Path, err)
 	}
+	if from.Offset > 0 {
+		return nil, fmt.Errorf("parse claude-code %s: %w", u.Path, ErrNotIncremental)
+	}
+	agent, owner := ccAgentOwner(u.Path)
 	p := &ccParser{
 		wildScan:  wildScan{ctx: ctx, path: u.Path},
-		agentFile: filepath.Base(filepath.Dir(u.Path)) == "subagents" && ccAgentFileRE.MatchString(filepath.Base(u.Path)),
+		agentFile: agent,
+		owner:     owner,
+		stem:      strings.TrimSuffix(filepath.Base(u.Path), ".jsonl"),
 		nodes:     map[string]*ccNode{},
 		byN:       map[int]*ccNode{},
-		keys:      map[string]bool{},
+		calls:     map[string]int{},
 		attrs:     map[string]any{},
-		tails:     map[int][]string{},
-		results:   map[int][]string{},
+		toolOf:    map[string]*ccNode{},
+		answered:  map[*ccNode]bool{},
+		parts:     map[*ccNode][]*ccNode{},
+		answers:   map[string][]*ccNode{},
 		synth:     map[int]bool{},
 	}
-	if from.Offset > 0 {
-		if len(from.State) == 0 || json.Unmarshal(from.State, &p.prev) != nil || p.prev.V != 1 || p.prev.ID == "" {
-			return nil, fmt.Errorf("parse claude-code %s: %w", u.Path, ErrNotIncremental)
-		}
-		p.resumed = true
-		p.lineBase = p.prev.Lines
-		for _, k := range p.prev.Keys {
-			p.keys[k] = true
-		}
-		p.keyList = append(p.keyList, p.prev.Keys...)
-		p.title, p.lastT, p.firstT = p.prev.Title, p.prev.Last, p.prev.Created
-		if len(p.prev.Attrs) > 0 {
-			_ = json.Unmarshal(p.prev.Attrs, &p.attrs)
-		}
+	var prev ccResumeState
+	if len(from.State) > 0 && json.Unmarshal(from.State, &prev) == nil && prev.V == 2 {
+		p.prevEntries = prev.Entries
+		p.readToolFiles(u, prev.Files)
+	} else {
+		p.readToolFiles(u, nil)
 	}
-	f, _, err := openAt(u.Path, from.Offset)
+	f, _, err := openAt(u.Path, 0)
 	if err != nil {
 		return nil, fmt.Errorf("parse claude-code %s: %w", u.Path, err)
 	}
 	defer f.Close()
-	if err := p.run(f, from.Offset, p.dispatch); err != nil {
+	if err := p.run(f, 0, p.dispatch); err != nil {
 		return nil, fmt.Errorf("parse claude-code %s: %w", u.Path, err)
 	}
-	if !p.resumed && len(p.entries) == 0 {
+	if len(p.entries) == 0 && p.offset == 0 && len(p.problems) == 0 {
+		return nil, fmt.Errorf("%w: empty file", errNoConversation)
+	}
+	if len(p.entries) == 0 {
 		return nil, fmt.Errorf("parse claude-code %s: %w: no readable line", u.Path, sessiondb.ErrInvalid)
 	}
-	p.toolFiles(u)
-	return p.finish(u, from)
+	if len(p.msgNs) == 0 || p.firstT.IsZero() {
+		// Summary or bookkeeping lines only (a file being written, one of
+		// the summary-only files Claude Code 1.0 left behind, a 2.1 file
+		// of another session's title and queue lines): no conversation,
+		// and maybe no time to date a session by.
+		return nil, fmt.Errorf("%w: no user or assistant line, only %d bookkeeping line(s)", errNoConversation, len(p.entries))
+	}
+	p.placeToolFiles(nil)
+	for i := range p.files {
+		if !p.files[i].done { // a new file, named by no new line
+			p.appendToolFile(&p.files[i])
+		}
+	}
+	return p.finish(u)
+}
+
+// ccAgentOwner reports whether path is a sub-agent transcript
+// (<session>/subagents/agent-*.jsonl, or a workflow's
+// <session>/subagents/workflows/wf_*/agent-*.jsonl) and returns the
+// session it belongs to: the name of the folder that holds "subagents".
+func ccAgentOwner(path string) (bool, string) {
+	if !ccAgentFileRE.MatchString(filepath.Base(path)) {
+		return false, ""
+	}
+	dir := filepath.Dir(path)
+	for i := 0; i < 3; i++ {
+		if filepath.Base(dir) == "subagents" {
+			return true, filepath.Base(filepath.Dir(dir))
+		}
+		dir = filepath.Dir(dir)
+	}
+	return false, ""
 }
 
 func (p *ccParser) dispatch(raw []byte, lineNo int) {
@@ -321,12 +462,17 @@ func (p *ccParser) dispatch(raw []byte, lineNo int) {
 		l.Type = head.Type
 		l.Message = nil
 	}
+	p.placeToolFiles(nil)
 	t := parseTime(l.Timestamp)
-	if t.IsZero() {
+	if t.IsZero() && l.Snapshot != nil {
+		// A file-history-snapshot has its time inside (not the time of
+		// a line: the session's times stay those of its lines).
+		t = parseTime(l.Snapshot.Timestamp)
+	} else if t.IsZero() {
 		t = p.lastT
 	} else {
 		p.lastT = t
-		if p.firstT.IsZero() || t.Before(p.firstT) {
+		if p.firstT.IsZero() { // the first in file order: it never changes as the file grows
 			p.firstT = t
 		}
 	}
@@ -342,9 +488,11 @@ func (p *ccParser) dispatch(raw []byte, lineNo int) {
 	} else if l.Type == "user" || l.Type == "assistant" {
 		p.problem(lineNo, "%s line without a message object; kept as data", l.Type)
 	}
-	p.entries = append(p.entries, e)
 	if p.sid == "" && l.SessionID != "" {
 		p.sid = l.SessionID
+	}
+	if l.SessionID != "" && l.SessionID == p.stem {
+		p.ownLines = true
 	}
 	if l.AgentID != "" && p.agentID == "" {
 		p.agentID = l.AgentID
@@ -354,64 +502,406 @@ func (p *ccParser) dispatch(raw []byte, lineNo int) {
 			p.attrs[k] = v
 		}
 	}
-	if l.Type == "summary" {
-		var s string
-		if json.Unmarshal(l.Summary, &s) == nil && s != "" {
-			p.title = s
+	var title string
+	switch l.Type {
+	case "summary":
+		if json.Unmarshal(l.Summary, &title) == nil && title != "" {
+			p.summary = title
+		}
+	case "ai-title":
+		if json.Unmarshal(l.AITitle, &title) == nil && title != "" {
+			p.aiTitle = title
+		}
+	case "custom-title":
+		if json.Unmarshal(l.CustomTitle, &title) == nil && title != "" {
+			p.custom = title
 		}
 	}
+	var node *ccNode
 	if l.UUID != "" {
 		parent := ""
 		if l.ParentUUID != nil {
 			parent = *l.ParentUUID
 		}
-		node := &ccNode{uuid: l.UUID, parent: parent, n: n, line: lineNo, msg: isMsg, side: l.IsSidechain,
+		node = &ccNode{uuid: l.UUID, parent: parent, n: n, line: lineNo, typ: l.Type, msg: isMsg, side: l.IsSidechain,
 			boundary: l.Type == "system" && l.Subtype == "compact_boundary", meta: l.CompactMetadata}
 		if old, dup := p.nodes[l.UUID]; dup {
 			p.problem(lineNo, "uuid %s already used on line %d; the later line wins in the tree", l.UUID, old.line)
-		}
-		p.nodes[l.UUID] = node
-		if isMsg {
-			p.byN[n] = node
-			p.msgNs = append(p.msgNs, n)
 		}
 	} else if isMsg {
 		p.problem(lineNo, "%s line without uuid: kept in the log, not on the resume path", l.Type)
 	}
 	if isMsg {
-		p.blocks(n, l.Message.Content)
+		if node == nil {
+			node = &ccNode{n: n, line: lineNo, typ: l.Type, msg: true}
+		}
+		if l.Type == "assistant" {
+			node.msgID = l.Message.ID
+		}
+		p.blocks(node, l.Message.Content)
+		if p.partOf(node) {
+			e.Kind = ccKindPart
+		}
 	}
-	if l.Type == "assistant" && l.Message != nil {
-		m := l.Message
-		if m.Model == "<synthetic>" {
-			p.synth[n] = true
-		} else if m.Model != "" {
-			p.attrs["model"] = m.Model
+	p.entries = append(p.entries, e)
+	if node != nil && node.uuid != "" {
+		p.nodes[node.uuid] = node
+		if isMsg {
+			p.byN[n] = node
+			p.msgNs = append(p.msgNs, n)
 		}
-		if m.Usage != nil && m.Model != "<synthetic>" {
-			key := ""
-			if m.ID != "" {
-				key = m.ID + "|" + l.RequestID
-			}
-			if key != "" && p.keys[key] {
-				return
-			}
-			if key != "" {
-				p.keys[key] = true
-				p.keyList = append(p.keyList, key)
-			}
-			p.usage = append(p.usage, sessiondb.Usage{
-				Seq: int64(n), Provider: "anthropic", Model: m.Model,
-				InputTokens: m.Usage.Input, OutputTokens: m.Usage.Output,
-				CacheReadTokens: m.Usage.CacheRead, CacheWriteTokens: m.Usage.CacheWrite,
-				Cost: l.CostUSD, CreatedAt: t,
-			})
+	}
+	if isMsg {
+		p.usageOf(l, n, t)
+	}
+	p.placeToolFiles(raw)
+}
+
+// partOf decides, from the lines read so far, whether the message line
+// node continues the message of an earlier line on its path: an assistant
+// line whose nearest message ancestor is a line of the same API response
+// (same message.id; Claude Code writes a streamed response one content
+// block per line, each the child of the previous), or a tool_result line
+// answering a call of a response that already has a result line (each
+// result of parallel calls is its own line, a child of its own tool_use
+// line). It records the line's response.
+func (p *ccParser) partOf(node *ccNode) bool {
+	switch node.typ {
+	case "assistant":
+		node.head = node
+		if prev := p.previousPart(node); prev != nil {
+			node.head = prev.head
 		}
+		p.parts[node.head] = append(p.parts[node.head], node)
+		for _, id := range node.calls {
+			p.toolOf[id] = node
+		}
+		return node.head != node
+	case "user":
+		for _, id := range node.results {
+			p.answers[id] = append(p.answers[id], node)
+			if node.head == nil {
+				if owner := p.toolOf[id]; owner != nil {
+					node.head = owner.head
+				}
+			}
+		}
+		if node.head == nil {
+			return false
+		}
+		if p.answered[node.head] {
+			return true
+		}
+		p.answered[node.head] = true
+	}
+	return false
+}
+
+// previousPart returns the earlier line of node's API response that node
+// continues: the first assistant line up the parent chain when it has the
+// same message.id. Lines of other types (progress, attachments) are
+// passed through, and so are the result lines of the same response's
+// tool calls (Claude Code 2.1 writes the result of a parallel call as
+// soon as it comes, and the response's next block hangs off it).
+func (p *ccParser) previousPart(node *ccNode) *ccNode {
+	if node.msgID == "" {
+		return nil
+	}
+	uuid := node.parent
+	for i := 0; i < 256 && uuid != ""; i++ {
+		n, ok := p.nodes[uuid]
+		if !ok {
+			return nil
+		}
+		switch {
+		case !n.msg:
+		case n.typ == "assistant":
+			if n.msgID == node.msgID && n.head != nil {
+				return n
+			}
+			return nil
+		case n.head != nil && n.head.msgID == node.msgID:
+			// a result line of this response
+		default:
+			return nil
+		}
+		uuid = n.parent
+	}
+	return nil
+}
+
+// usageOf records the usage of an assistant line. The lines of one API
+// response share message.id and requestId; their usage grows as the
+// response streams (the early lines' output_tokens are partial), and the
+// response counts once, with its largest report (see the package notes).
+func (p *ccParser) usageOf(l ccLine, n int, t time.Time) {
+	m := l.Message
+	if l.Type != "assistant" || m.Usage == nil {
+		return
+	}
+	if m.Model == "<synthetic>" {
+		p.synth[n] = true
+		return // a stop the CLI wrote, not an API call
+	}
+	if m.Model != "" {
+		p.attrs["model"] = m.Model
+	}
+	c := ccCall{side: l.IsSidechain, session: l.SessionID, row: sessiondb.Usage{
+		Seq: int64(n), CallID: ccCallID(m.ID, l.RequestID), Provider: "anthropic", Model: m.Model,
+		InputTokens: m.Usage.Input, OutputTokens: m.Usage.Output,
+		CacheReadTokens: m.Usage.CacheRead, CacheWriteTokens: m.Usage.CacheWrite,
+		Cost: l.CostUSD, CreatedAt: t,
+	}}
+	if c.row.CallID == "" {
+		p.usage = append(p.usage, c)
+		return
+	}
+	i, seen := p.calls[c.row.CallID]
+	if !seen {
+		p.calls[c.row.CallID] = len(p.usage)
+		p.usage = append(p.usage, c)
+		return
+	}
+	if ccBetter(c, p.usage[i]) {
+		p.usage[i] = c
 	}
 }
 
+// countedUsage returns the usage rows this file counts. A response held
+// by several transcripts of one project folder (Claude Code continues a
+// session in a new file that repeats the responses of the one it
+// continues, sometimes re-dated; a sub-agent file may replay its
+// session's lines) counts once, as ccusage counts it once across files:
+// in the transcript whose report is on the main chain rather than a side
+// chain, then dated earliest (the call was made then), then first in path
+// order (see ccCopies).
+func (p *ccParser) countedUsage() []ccCall {
+	var out []ccCall
+	copied := map[string]int{}
+	others := ccCopies(p.path)
+	for _, c := range p.usage {
+		if c.row.CallID != "" {
+			if o, ok := others(c.row.CallID); ok && ccWins(o, ccReport{path: p.path, side: c.side, at: c.row.CreatedAt}) {
+				copied[o.path]++
+				continue
+			}
+		}
+		out = append(out, c)
+	}
+	var paths []string
+	for path := range copied {
+		paths = append(paths, path)
+	}
+	sort.Strings(paths)
+	for _, path := range paths {
+		p.notes = append(p.notes, Problem{Path: p.path, Reason: fmt.Sprintf("%d API response(s) also in %s are counted there (once across files)", copied[path], path)})
+	}
+	return out
+}
+
+// ccReport is where a response's usage was found.
+type ccReport struct {
+	path string
+	side bool
+	at   time.Time
+}
+
+// ccWins reports whether report a, rather than b, counts a response
+// both hold.
+func ccWins(a, b ccReport) bool {
+	switch {
+	case a.side != b.side:
+		return b.side
+	case !a.at.Equal(b.at):
+		return a.at.Before(b.at)
+	}
+	return a.path < b.path
+}
+
+// ccKeys is the responses of one transcript, cached by size and time.
+type ccKeys struct {
+	size int64
+	mod  time.Time
+	keys map[string]ccReport
+}
+
+// ccKeyCache holds the responses of the transcripts read by ccCopies, so
+// that an import reads each sibling once, and a live mirror importing one
+// growing file reads its unchanged siblings never again. (It lives as
+// long as the process: a key per response of every transcript seen.)
+var ccKeyCache = struct {
+	sync.Mutex
+	files map[string]*ccKeys
+}{files: map[string]*ccKeys{}}
+
+// ccCopies returns the lookup of the responses held by the other
+// transcripts of path's project folder (its sessions and their sub-agent
+// files): for a CallID, the report that would count it among them.
+func ccCopies(path string) func(string) (ccReport, bool) {
+	project := filepath.Dir(path)
+	if ok, _ := ccAgentOwner(path); ok {
+		project = filepath.Dir(ccAgentSessionDir(path))
+	}
+	idx := ccProjectIndex(project)
+	return func(key string) (ccReport, bool) {
+		best := idx[key]
+		switch {
+		case best[0].path != "" && best[0].path != path:
+			return best[0], true
+		case best[1].path != "":
+			return best[1], true
+		}
+		return ccReport{}, false
+	}
+}
+
+// ccIndex is a project folder's responses: for each CallID the best and
+// the second best report (ccWins) of two different transcripts, so that
+// any transcript can learn the best report among the others in one
+// lookup. It is rebuilt when a transcript of the folder changes.
+type ccIndex struct {
+	stamps map[string]string // path → size and modification time
+	best   map[string][2]ccReport
+}
+
+var ccIndexCache = struct {
+	sync.Mutex
+	dirs map[string]*ccIndex
+}{dirs: map[string]*ccIndex{}}
+
+// ccProjectIndex returns the index of the transcripts of project.
+func ccProjectIndex(project string) map[string][2]ccReport {
+	var files []string
+	ents, err := os.ReadDir(project)
+	if err != nil {
+		return nil
+	}
+	for _, e := range ents {
+		full := filepath.Join(project, e.Name())
+		switch {
+		case e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".jsonl"):
+			files = append(files, full)
+		case e.IsDir():
+			_ = filepath.WalkDir(filepath.Join(full, "subagents"), func(p string, d os.DirEntry, err error) error {
+				if err == nil && d.Type().IsRegular() && ccAgentFileRE.MatchString(d.Name()) {
+					files = append(files, p)
+				}
+				return nil
+			})
+		}
+	}
+	stamps := map[string]string{}
+	for _, f := range files {
+		if fi, err := os.Stat(f); err == nil {
+			stamps[f] = fmt.Sprintf("%d/%d", fi.Size(), fi.ModTime().UnixNano())
+		}
+	}
+	ccIndexCache.Lock()
+	idx := ccIndexCache.dirs[project]
+	ccIndexCache.Unlock()
+	if idx != nil && maps.Equal(idx.stamps, stamps) {
+		return idx.best
+	}
+	best := map[string][2]ccReport{}
+	for _, f := range files {
+		for k, r := range ccFileKeys(f) {
+			b := best[k]
+			switch {
+			case b[0].path == "" || ccWins(r, b[0]):
+				b[1], b[0] = b[0], r
+			case b[1].path == "" || ccWins(r, b[1]):
+				b[1] = r
+			}
+			best[k] = b
+		}
+	}
+	ccIndexCache.Lock()
+	ccIndexCache.dirs[project] = &ccIndex{stamps: stamps, best: best}
+	ccIndexCache.Unlock()
+	return best
+}
+
+// ccAgentSessionDir returns the <session> folder a sub-agent file is in.
+func ccAgentSessionDir(path string) string {
+	dir := filepath.Dir(path)
+	for i := 0; i < 3; i++ {
+		if filepath.Base(dir) == "subagents" {
+			return filepath.Dir(dir)
+		}
+		dir = filepath.Dir(dir)
+	}
+	return filepath.Dir(path)
+}
+
+// ccFileKeys returns the responses of the transcript at path, each with
+// the report that counts it within the file (ccBetter).
+func ccFileKeys(path string) map[string]ccReport {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil
+	}
+	ccKeyCache.Lock()
+	c := ccKeyCache.files[path]
+	ccKeyCache.Unlock()
+	if c != nil && c.size == fi.Size() && c.mod.Equal(fi.ModTime()) {
+		return c.keys
+	}
+	keys := map[string]ccReport{}
+	totals := map[string]int64{}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	marker := []byte(`"usage"`)
+	_ = scanLines(f, 0, func(line []byte, _ int, _, _ int64, _ bool) error {
+		if !bytes.Contains(line, marker) {
+			return nil
+		}
+		var l ccLine
+		if json.Unmarshal(line, &l) != nil || l.Type != "assistant" || l.Message == nil || l.Message.Usage == nil || l.Message.ID == "" || l.Message.Model == "<synthetic>" {
+			return nil
+		}
+		u := l.Message.Usage
+		k := ccCallID(l.Message.ID, l.RequestID)
+		r := ccReport{path: path, side: l.IsSidechain, at: parseTime(l.Timestamp)}
+		tot := u.Input + u.Output + u.CacheRead + u.CacheWrite
+		old, ok := keys[k]
+		if !ok || ccBetter(ccCall{side: r.side, row: sessiondb.Usage{InputTokens: tot}}, ccCall{side: old.side, row: sessiondb.Usage{InputTokens: totals[k]}}) {
+			keys[k], totals[k] = r, tot
+		}
+		return nil
+	})
+	ccKeyCache.Lock()
+	ccKeyCache.files[path] = &ccKeys{size: fi.Size(), mod: fi.ModTime(), keys: keys}
+	ccKeyCache.Unlock()
+	return keys
+}
+
+// ccCallID names an API response: message.id and requestId (which
+// Anthropic-compatible endpoints may leave out); a line without
+// message.id has none (each counts).
+func ccCallID(id, request string) string {
+	if id == "" {
+		return ""
+	}
+	return id + "|" + request
+}
+
+// ccBetter reports whether usage report c replaces report old of the
+// same response: a main-chain line beats a side-chain copy, then the
+// larger total wins, and on a tie the report met first stays (ccusage's
+// rule; in the real corpus the largest report is always the response's
+// last line).
+func ccBetter(c, old ccCall) bool {
+	if c.side != old.side {
+		return old.side
+	}
+	return c.total() > old.total()
+}
+
 // blocks records the tool_use and tool_result ids of a message's content.
-func (p *ccParser) blocks(n int, content json.RawMessage) {
+func (p *ccParser) blocks(node *ccNode, content json.RawMessage) {
 	var bs []struct {
 		Type      string `json:"type"`
 		ID        string `json:"id"`
@@ -421,27 +911,34 @@ func (p *ccParser) blocks(n int, content json.RawMessage) {
 		return
 	}
 	for _, b := range bs {
-		switch b.Type {
-		case "tool_use":
-			p.tails[n] = append(p.tails[n], b.ID)
-		case "tool_result":
-			p.results[n] = append(p.results[n], b.ToolUseID)
+		switch {
+		case b.Type == "tool_use" && node.typ == "assistant" && b.ID != "":
+			node.calls = append(node.calls, b.ID)
+		case b.Type == "tool_result" && node.typ == "user" && b.ToolUseID != "":
+			node.results = append(node.results, b.ToolUseID)
 		}
 	}
 }
 
-// toolFiles appends the unit's tool-results files not imported before.
-func (p *ccParser) toolFiles(u Unit) {
-	done := map[string]bool{}
-	for _, f := range p.prev.ToolFiles {
-		done[f] = true
+// readToolFiles reads the unit's tool-results files. Each becomes an
+// entry of its own (see placeToolFiles for where). placed are the places
+// a previous read gave them.
+func (p *ccParser) readToolFiles(u Unit, placed []ccPlaced) {
+	if len(u.Extra) == 0 {
+		return
 	}
+	at := map[string]int{}
+	for _, pl := range placed {
+		at[pl.Name] = pl.N
+	}
+	raw, _ := os.ReadFile(u.Path)
 	for _, x := range u.Extra {
 		name := filepath.Base(x)
-		if done[name] {
-			continue
+		fi, err := os.Stat(x)
+		var data []byte
+		if err == nil {
+			data, err = os.ReadFile(x)
 		}
-		data, err := os.ReadFile(x)
 		if err != nil {
 			p.problem(0, "tool-results file %s: %v", name, err)
 			continue
@@ -451,13 +948,129 @@ func (p *ccParser) toolFiles(u Unit) {
 			continue
 		}
 		body, _ := json.Marshal(map[string]string{"file": name, "content": string(zotValidUTF8(data))})
-		p.entries = append(p.entries, sessiondb.Entry{Kind: ccKindToolFile, CreatedAt: p.lastT, Body: body})
-		p.prev.ToolFiles = append(p.prev.ToolFiles, name)
+		f := ccToolFile{name: name, stem: strings.TrimSuffix(name, filepath.Ext(name)), at: at[name],
+			entry: sessiondb.Entry{Kind: ccKindToolFile, CreatedAt: fi.ModTime().UTC(), Body: body}}
+		f.named = bytes.Contains(raw, []byte(`"`+f.stem+`"`)) || bytes.Contains(raw, []byte(name))
+		p.files = append(p.files, f)
 	}
 }
 
-func (p *ccParser) finish(u Unit, from Resume) (*Parsed, error) {
-	base := from.Entries
+// placeToolFiles appends the tool-results files due before the next
+// entry, then (line non-nil) those the line just appended names. Claude
+// Code writes a tool output too large for the transcript into
+// tool-results/<tool_use id>.txt, then the tool_result line pointing at
+// it: the file's entry follows that line. A file that no line of the
+// file names comes first, before the first line (it does not move when
+// the transcript grows). In a whole read of a file that grew, the files
+// imported before keep their entry numbers, and a new file whose line is
+// not new comes right after the entries imported before.
+func (p *ccParser) placeToolFiles(line []byte) {
+	for again := true; again; {
+		again = false
+		next := len(p.entries) + 1
+		for i := range p.files {
+			f := &p.files[i]
+			due := f.at == next || (f.at == 0 && p.prevEntries == 0 && !f.named) ||
+				(f.at == 0 && p.prevEntries > 0 && next == p.prevEntries+1 && (!f.named || f.namedAt > 0))
+			if !f.done && due {
+				p.appendToolFile(f)
+				again = true
+			}
+		}
+	}
+	if line == nil {
+		return
+	}
+	for i := range p.files {
+		f := &p.files[i]
+		if f.done || f.at != 0 || !(bytes.Contains(line, []byte(`"`+f.stem+`"`)) || bytes.Contains(line, []byte(f.name))) {
+			continue
+		}
+		if f.namedAt == 0 {
+			f.namedAt = len(p.entries)
+		}
+		if p.prevEntries == 0 || len(p.entries) > p.prevEntries {
+			p.appendToolFile(f)
+		}
+	}
+}
+
+func (p *ccParser) appendToolFile(f *ccToolFile) {
+	f.done = true
+	p.entries = append(p.entries, f.entry)
+	p.placed = append(p.placed, ccPlaced{Name: f.name, N: len(p.entries)})
+}
+
+// resumePath returns the lines Claude Code resumes, in file order: the
+// walk from the leaf to a root through parentUuid, plus every line of
+// each API response met on it and the result lines of all its tool calls
+// (the lines of parallel calls hang off each other, so the walk alone
+// reaches only the last result). It also returns the root of the walk
+// and the tool calls on the path without result.
+func (p *ccParser) resumePath(leaf string) (path []*ccNode, root *ccNode, open []*ccNode) {
+	seen := map[string]bool{}
+	in := map[*ccNode]bool{}
+	for cur := leaf; cur != ""; {
+		if seen[cur] {
+			p.problem(root.line, "parentUuid cycle at %s; the resume path stops there", cur)
+			break
+		}
+		seen[cur] = true
+		node, ok := p.nodes[cur]
+		if !ok {
+			if p.agentFile || p.agentID != "" {
+				// A sub-agent's first line hangs off the line of the
+				// parent session that started it, in another file.
+				p.notes = append(p.notes, Problem{Path: p.path, Line: root.line, Reason: fmt.Sprintf("the sub-agent's path starts at a line of another file (parentUuid %s); as Claude Code resumes it", cur)})
+			} else {
+				p.problem(root.line, "parentUuid %s was never written; the resume path starts at this line (as Claude Code resumes), earlier lines stay in the log", cur)
+			}
+			break
+		}
+		if node.msg {
+			in[node] = true
+		}
+		root = node
+		cur = node.parent
+	}
+	var heads []*ccNode
+	for n := range in {
+		if n.typ == "assistant" && n.head != nil {
+			heads = append(heads, n.head)
+		}
+	}
+	for _, h := range heads {
+		for _, part := range p.parts[h] {
+			in[part] = true
+		}
+	}
+	for n := range in {
+		if n.typ != "assistant" {
+			continue
+		}
+		for _, id := range n.calls {
+			var answer *ccNode
+			for _, r := range p.answers[id] {
+				if r.head == n.head || answer == nil {
+					answer = r // the last answer of this response wins
+				}
+			}
+			if answer != nil {
+				in[answer] = true
+			} else {
+				open = append(open, n)
+			}
+		}
+	}
+	for n := range in {
+		path = append(path, n)
+	}
+	sort.Slice(path, func(i, j int) bool { return path[i].n < path[j].n })
+	sort.Slice(open, func(i, j int) bool { return open[i].n < open[j].n })
+	return path, root, open
+}
+
+func (p *ccParser) finish(u Unit) (*Parsed, error) {
 	out := &Parsed{Unit: u, Offset: p.offset}
 
 	// The leaf: the newest message line eligible for the main path.
@@ -468,44 +1081,10 @@ func (p *ccParser) finish(u Unit, from Resume) (*Parsed, error) {
 			leaf = node.uuid
 		}
 	}
-	var path []*ccNode // leaf first
+	var path, open []*ccNode
 	var root *ccNode
-	connected := false
 	if leaf != "" {
-		seen := map[string]bool{}
-		for cur := leaf; cur != ""; {
-			if seen[cur] {
-				p.problem(root.line, "parentUuid cycle at %s; the resume path stops there", cur)
-				break
-			}
-			seen[cur] = true
-			node, ok := p.nodes[cur]
-			if !ok {
-				if p.resumed && cur == p.prev.Leaf {
-					connected = true
-				} else if !p.resumed {
-					p.problem(root.line, "parentUuid %s was never written; the resume path starts at this line (as Claude Code resumes), earlier lines stay in the log", cur)
-				}
-				break
-			}
-			if node.msg {
-				path = append(path, node)
-			}
-			root = node
-			cur = node.parent
-		}
-	}
-	for i, j := 0, len(path)-1; i < j; i, j = i+1, j-1 {
-		path[i], path[j] = path[j], path[i]
-	}
-	if p.resumed && leaf != "" && !connected && (root == nil || !root.boundary) {
-		return nil, fmt.Errorf("parse claude-code %s: %w: the new lines do not continue the previous leaf", p.path, ErrNotIncremental)
-	}
-	if p.resumed && leaf == "" && len(p.msgNs) > 0 {
-		return nil, fmt.Errorf("parse claude-code %s: %w: new side-chain messages only", p.path, ErrNotIncremental)
-	}
-	if p.resumed && leaf != "" && p.prev.View {
-		return nil, fmt.Errorf("parse claude-code %s: %w: the previous import used a tree view", p.path, ErrNotIncremental)
+		path, root, open = p.resumePath(leaf)
 	}
 
 	// Is the path a suffix of the message entries?
@@ -527,21 +1106,12 @@ func (p *ccParser) finish(u Unit, from Resume) (*Parsed, error) {
 		}
 		if n < start {
 			before = true
-			// On a resume the earlier entries stay in the transcript
-			// unless a new boundary cuts them off.
-			if p.resumed && !onPath[n] && (root == nil || !root.boundary) {
-				suffix = false
-			}
 		}
-	}
-	view := p.prev.View
-	if leaf != "" {
-		view = false
 	}
 	switch {
 	case leaf == "":
 	case suffix && root != nil && root.boundary:
-		c := sessiondb.Compaction{KeepFromSeq: int64(base + start), CreatedAt: p.entries[root.n-1].CreatedAt}
+		c := sessiondb.Compaction{KeepFromSeq: int64(start), CreatedAt: p.entries[root.n-1].CreatedAt}
 		var meta struct {
 			Trigger   string `json:"trigger"`
 			PreTokens int64  `json:"preTokens"`
@@ -550,16 +1120,13 @@ func (p *ccParser) finish(u Unit, from Resume) (*Parsed, error) {
 		c.TokensBefore = meta.PreTokens
 		c.Details = mustJSON(map[string]any{"source": "claude-code compact_boundary", "trigger": meta.Trigger, "line": root.line})
 		out.Compactions = append(out.Compactions, c)
-	case suffix && p.resumed:
 	case suffix && before:
 		out.Compactions = append(out.Compactions, sessiondb.Compaction{
-			KeepFromSeq: int64(base + start),
+			KeepFromSeq: int64(start),
 			Details:     mustJSON(map[string]any{"source": "claude-code resume path", "reason": "earlier lines are not on the path from the newest message"}),
 		})
-	case !suffix && p.resumed:
-		return nil, fmt.Errorf("parse claude-code %s: %w: the new lines branch", p.path, ErrNotIncremental)
-	case !suffix:
-		view = true
+	case suffix:
+	default:
 		sum := make([]sessiondb.Entry, 0, len(path))
 		for _, n := range path {
 			e := p.entries[n.n-1]
@@ -567,7 +1134,7 @@ func (p *ccParser) finish(u Unit, from Resume) (*Parsed, error) {
 			sum = append(sum, e)
 		}
 		c := sessiondb.Compaction{
-			KeepFromSeq: int64(base + len(p.entries) + 1),
+			KeepFromSeq: int64(len(p.entries) + 1),
 			Summary:     sum,
 			Details:     mustJSON(map[string]any{"source": "claude-code resume path", "reason": "the path from the newest message is not a suffix of the log (branches or side chains); its entries are copied here", "leaf": leaf}),
 		}
@@ -580,15 +1147,7 @@ func (p *ccParser) finish(u Unit, from Resume) (*Parsed, error) {
 		}
 		out.Compactions = append(out.Compactions, c)
 	}
-	i := len(path) - 1
-	for ; i >= 0 && p.synth[path[i].n]; i-- {
-		p.problem(path[i].line, "the path ends with a <synthetic> assistant stop (it can block resume in Claude Code); kept")
-	}
-	if i >= 0 {
-		if ids := p.tails[path[i].n]; len(ids) > 0 {
-			p.problem(path[i].line, "tool call(s) %s at the end of the path have no result; kept", strings.Join(ids, ", "))
-		}
-	}
+	p.reportPathEnd(path, open)
 
 	// Backfill times of lines before the first timestamp.
 	for i := range p.entries {
@@ -596,52 +1155,76 @@ func (p *ccParser) finish(u Unit, from Resume) (*Parsed, error) {
 			p.entries[i].CreatedAt = p.firstT
 		}
 	}
-	for _, us := range p.usage {
-		us.Seq += int64(base)
-		out.Usage = append(out.Usage, us)
+	for _, c := range p.countedUsage() {
+		out.Usage = append(out.Usage, c.row)
 	}
 	out.Notes = append(out.Notes, priceRows(u.Path, out.Usage)...)
 	out.Entries = p.entries
 
 	// Session metadata.
-	id := p.prev.ID
-	parent := p.prev.Parent
-	if id == "" {
-		stem := strings.TrimSuffix(filepath.Base(p.path), ".jsonl")
-		id = stem
-		if p.sid != "" && !p.agentFile && p.sid != stem {
-			p.problem(0, "sessionId %s differs from the file name; the file name is the session ID (Claude Code resumes by file name)", p.sid)
+	stem := strings.TrimSuffix(filepath.Base(p.path), ".jsonl")
+	id, parent := stem, ""
+	// A 2.0 sub-agent file beside the sessions (agent-<id>.jsonl) carries
+	// its parent's sessionId and its agentId.
+	agent2 := ccAgentFileRE.MatchString(filepath.Base(p.path)) && p.agentID != "" && p.sid != "" && p.sid != stem
+	switch {
+	case p.agentFile || agent2:
+	case p.sid != "" && p.sid != stem && p.ownLines:
+		// Claude Code 1.0 and 2 continue a session in a new file whose
+		// first lines are those of the session continued.
+		p.attrs["continues"] = p.sid
+	case p.sid != "" && p.sid != stem:
+		p.problem(0, "sessionId %s differs from the file name; the file name is the session ID (Claude Code resumes by file name)", p.sid)
+	}
+	if p.agentFile || agent2 {
+		agent := p.agentID
+		if agent == "" {
+			agent = strings.TrimPrefix(stem, "agent-")
 		}
-		if p.agentFile || (p.agentID != "" && p.sid != "" && p.sid != stem) {
-			agent := p.agentID
-			if agent == "" {
-				agent = strings.TrimPrefix(stem, "agent-")
-			}
-			owner := p.sid
-			if owner == "" {
-				owner = filepath.Base(filepath.Dir(filepath.Dir(p.path)))
-			}
-			id, parent = owner+":agent-"+agent, owner
-			p.attrs["agentId"] = agent
+		owner := p.owner
+		if owner == "" {
+			owner = p.sid
 		}
+		if owner == "" {
+			owner = filepath.Base(filepath.Dir(filepath.Dir(p.path)))
+		}
+		id, parent = owner+":agent-"+agent, owner
+		p.attrs["agentId"] = agent
+	}
+	title := p.custom
+	if title == "" {
+		title = p.summary
+	}
+	if title == "" {
+		title = p.aiTitle
 	}
 	attrs := mergeAttrs(p.attrs)
-	s := sessiondb.Session{ID: id, Title: p.title, Attrs: attrs, ParentID: parent, CreatedAt: p.firstT, UpdatedAt: p.lastT}
-	if p.resumed && !p.prev.Created.IsZero() {
-		s.CreatedAt = p.prev.Created
-	}
-	out.Session = s
+	out.Session = sessiondb.Session{ID: id, Title: title, Attrs: attrs, ParentID: parent, CreatedAt: p.firstT, UpdatedAt: p.lastT}
 	out.Problems = p.problems
-
-	newLeaf := p.prev.Leaf
-	if leaf != "" {
-		newLeaf = leaf
-	}
-	keys := p.keyList
-	rs := ccResumeState{V: 1, ID: id, Lines: p.lines, Leaf: newLeaf, View: view, Keys: keys, Title: p.title,
-		Attrs: attrs, Parent: parent, Created: s.CreatedAt, Last: p.lastT, ToolFiles: p.prev.ToolFiles}
-	out.ResumeState = mustJSON(rs)
+	out.Notes = append(out.Notes, p.notes...)
+	out.ResumeState = mustJSON(ccResumeState{V: 2, ID: id, Files: p.placed, Entries: len(p.entries)})
 	return out, nil
+}
+
+// reportPathEnd reports what can block a resume at the end of the path:
+// <synthetic> stops, and tool calls without result (cut off: no line of
+// the file answers them).
+func (p *ccParser) reportPathEnd(path, open []*ccNode) {
+	i := len(path) - 1
+	for ; i >= 0 && p.synth[path[i].n]; i-- {
+		p.notes = append(p.notes, Problem{Path: p.path, Line: path[i].line, Reason: "the path ends with a <synthetic> assistant stop (Claude Code wrote it, after an API error or an interruption; it can block resume); kept"})
+	}
+	for _, n := range open {
+		ids := []string{}
+		for _, id := range n.calls {
+			if len(p.answers[id]) == 0 {
+				ids = append(ids, id)
+			}
+		}
+		if len(ids) > 0 {
+			p.notes = append(p.notes, Problem{Path: p.path, Line: n.line, Reason: fmt.Sprintf("tool call(s) %s on the path have no result in the file (cut off: the session stopped, or the tool is still running); kept", strings.Join(ids, ", "))})
+		}
+	}
 }
 
 // Export is not supported for Claude Code: its loader cannot be run here to

@@ -208,7 +208,7 @@ func (Codex) Parse(ctx context.Context, u Unit, from Resume) (parsed *Parsed, er
 		p.resumed = true
 		p.lineBase = p.rs.Lines
 		if len(p.rs.Attrs) > 0 {
-			_ = json.Unmarshal(p.rs.Attrs, &p.attrs)
+			restoreAttrs(p.rs.Attrs, p.attrs)
 		}
 	}
 	f, _, err := openAt(u.Path, from.Offset)

@@ -142,7 +142,16 @@ func discover(paths []string, formats []Format) (units []planned, problems, skip
 			}
 		}
 		out = append(out, units...)
+	rest:
 		for _, f := range rest {
+			for _, fm := range formats {
+				if sk, ok := fm.(skipper); ok {
+					if reason := sk.skipReason(f); reason != "" {
+						skipped = append(skipped, Problem{Path: f, Reason: reason})
+						continue rest
+					}
+				}
+			}
 			if r, err := os.Open(f); err != nil {
 				// The formats could not sniff it because it cannot be
 				// read (mode 000, …): say so rather than "unknown".
@@ -150,6 +159,11 @@ func discover(paths []string, formats []Format) (units []planned, problems, skip
 				continue
 			} else {
 				r.Close()
+			}
+			if strings.EqualFold(filepath.Ext(f), ".jsonl") && fileSize(f) == 0 {
+				// Agents create a session file before its first line.
+				skipped = append(skipped, Problem{Path: f, Reason: "empty JSONL file; skipped"})
+				continue
 			}
 			if strings.EqualFold(filepath.Ext(f), ".jsonl") {
 				// A JSONL file may be a session whose first lines are
@@ -219,6 +233,14 @@ func walkRoot(root string, add func(string), problems, skipped *[]Problem) (int,
 func within(dir, path string) bool {
 	rel, err := filepath.Rel(dir, path)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// skipper is implemented by formats whose archives hold files that are
+// not sessions but are known (a Claude Code workflow journal): skipReason
+// returns why such a file is skipped ("" for a file it does not know),
+// which the import reports as a note rather than a problem.
+type skipper interface {
+	skipReason(path string) string
 }
 
 func fileSize(path string) int64 {

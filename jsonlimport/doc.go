@@ -52,15 +52,44 @@
 //   - same size, mtime, prefix hash and side files: nothing is written
 //     (Report.Unchanged);
 //   - the consumed prefix still hashes the same (the file grew, or only a
-//     side file changed): the reader resumes at the offset and only the new
-//     entries are appended, with the metadata refreshed; the commit carries
-//     the session's sequence (ExpectSequence) and is retried when another
-//     writer got there first;
-//   - otherwise (rewritten in place, or the reader returns
-//     ErrNotIncremental): the file is read whole and replaces the session's
-//     transcript: its entries are appended and a compaction whose
-//     KeepFromSeq is the first of them makes them the transcript. Old rows
-//     stay in the log for audit, as DESIGN.md requires of SetHistory.
+//     side file changed): the lines already imported are never appended
+//     again. The reader resumes at the offset and only the new entries are
+//     appended, with the metadata refreshed, so the work is proportional
+//     to the new bytes. When the reader cannot continue from its state
+//     (it returns ErrNotIncremental: Claude Code always, pi when the new
+//     entries do not simply continue the previous leaf, zot after or
+//     before a tool call without result, swink always), the file is read
+//     whole again (Resume with Offset 0 and the reader's state) and only
+//     the entries after those imported are appended: a reader numbers a
+//     file's entries the same way whatever its length, which a digest of
+//     the entries imported checks (Digest in the import state; a mismatch
+//     falls back to the replacement below, with a problem). The usage rows
+//     of the new entries are written (a row with a CallID replaces the
+//     stored row of its call, so a response whose last line is new counts
+//     with its final usage, once), and the compactions that reach into
+//     the new entries, the last one always: the transcript, the forks and
+//     the metadata are those of the whole file. The commit carries the
+//     session's sequence (ExpectSequence) and is retried when another
+//     writer got there first. The result equals one import of the final
+//     file (TestGrowthFixtures, TestGrowthCorpus: every fixture grown line
+//     by line, every real file at a third and two thirds), but for what
+//     cannot be patched afterwards: a session's CreatedAt and a fork's
+//     ForkSeq (a pi branch fork made while its branch point was elsewhere,
+//     a pi /fork file imported before its copied entries were all
+//     written);
+//   - a last line without its newline (the writer is mid-append) is not
+//     consumed: the offset stops before it, it is reported in the import's
+//     problems (not stored), and read again once complete;
+//   - otherwise (rewritten in place): the file is read whole and replaces
+//     the session's transcript: its entries are appended and a compaction
+//     whose KeepFromSeq is the first of them makes them the transcript.
+//     Old rows stay in the log for audit, as DESIGN.md requires of
+//     SetHistory.
+//
+// A file of a known format that holds nothing to import yet (an empty
+// .jsonl, a Claude Code file with no user or assistant line or no time, a
+// picoclaw file without meta or a complete line) is skipped with a note
+// and looked at again on the next import.
 //
 // A source session whose ID is already used by a session imported from a
 // different file (the same archive in two places) is imported under the ID
@@ -117,37 +146,77 @@
 //     (wildlines.go): whole objects still in a damaged line are recovered,
 //     everything is reported with path, line and reason, and a torn tail is
 //     not consumed so that it is read again once complete.
-//   - Incremental import continues at the offset when the new lines extend
-//     the previous leaf; a new branch makes the reader return
-//     ErrNotIncremental (the file is then read whole and replaces the
-//     transcript).
-//   - Usage: Claude Code rows de-duplicated by message.id + requestId,
-//     first line counting (ccusage's rule); Codex rows are the increases of
-//     total_token_usage; pi rows are the assistant messages' usage. Each
-//     row is dated by the call, so usage_daily answers "what did I spend
-//     per day" by day and model. pi records each call's cost; Claude Code
-//     (but for the costUSD of old versions) and Codex do not, so their
-//     cost is estimated from Prices, the providers' list prices as of
-//     PricesAsOf (pricing.go says what the estimate leaves out); a model
-//     without a price costs 0 and is named in a Note.
+//   - Incremental import: see above. Codex continues at the offset; pi
+//     continues when the new entries extend the previous leaf in a line
+//     without a compaction, and is read whole otherwise; Claude Code is
+//     always read whole (a line added anywhere in the tree can change the
+//     resume path, the lines of a response and the results re-attached).
+//   - Claude Code messages: the lines of one API response (one content
+//     block each, sharing message.id) and the result lines of its
+//     parallel tool calls (one each) are in the log line by line; the
+//     first line of a response, and the first result line answering it,
+//     are Kind "message", the further ones Kind "message-part"
+//     (sessiondb.KindMessagePart), decided from the lines before them so
+//     that a line's Kind never changes as the file grows. MessageCount
+//     therefore counts messages; merging parts into their message is the
+//     per-format reader's (issue 22). The resume path takes every line of
+//     each response met on the walk from the leaf and the result lines of
+//     all its tool calls (each result line hangs off its own tool_use
+//     line, the next assistant line off the last result only).
+//   - Usage: Claude Code counts one row per API response, CallID
+//     message.id + "|" + requestId: the report with the largest total
+//     (a main-chain line beats a side-chain copy, ties keep the first),
+//     which in every multi-line response of the real corpus is its last
+//     line (the earlier lines' output_tokens are partial; through
+//     Anthropic-compatible endpoints the cache figures too), dated by
+//     that line. This is how ccusage 20 counts (testdata/gen/ccusage). A
+//     response held by several transcripts of one project folder (a
+//     continued session repeats the responses of the one it continues,
+//     sometimes re-dated; an aside-question sub-agent replays its
+//     session's lines) counts once, in the transcript whose report is on
+//     the main chain, then dated earliest, then first in path order.
+//     Lines without message.id count once each; <synthetic> lines are no
+//     call. Where this differs from ccusage 20.0.24 on the corpus,
+//     ccusage is wrong, for three reasons stated in
+//     TestClaudeCodeCorpusUsage: responses without requestId (it counts
+//     each line of a streamed response), re-dated copies (it dates a call
+//     on the day it was copied) and agent_progress snapshots (it counts a
+//     partial copy instead of the sub-agent's final report). Codex rows
+//     are the increases of total_token_usage; pi rows are the assistant
+//     messages' usage; zot rows the increases of its cumulative rows,
+//     each named by its line. Each row is dated by the call, so
+//     usage_daily answers "what did I spend per day" by day and model. pi
+//     records each call's cost; Claude Code (but for the costUSD of old
+//     versions) and Codex do not, so their cost is estimated from Prices,
+//     the providers' list prices as of PricesAsOf (pricing.go says what
+//     the estimate leaves out); a model without a price costs 0 and is
+//     named in a Note.
 //
 // Fidelity: observed versus inferred. pi is observed: its fixtures
 // (testdata/pi) were written by pi 0.73.1's own SessionManager
 // (testdata/gen/pi/gen.mjs), and the tests compare our transcript with
 // what its buildSessionContext returns for each file; pi also opens our
 // exports and resumes the same context. Claude Code and Codex cannot be
-// run here: their fixtures are built line by line from the shapes in
-// formats/wild.md, and these behaviours are inferred from third-party
-// parsers and issue reports, not observed:
+// run here; their shapes are observed in the corpus of real files
+// (testdata/corpus: 112 Claude Code transcripts of 1.0.x to 2.1.x, 38
+// Codex rollouts) and their usage checked against ccusage 20.0.24's
+// answers on it. Observed there: streamed responses one content block a
+// line, partial usage on the early lines, parallel tool results hanging
+// off their own tool_use lines (and, in 2.1, the response's next block
+// hanging off a result), continued sessions repeating responses,
+// workflow sub-agents, newer line types. Still inferred rather than
+// observed:
 //
 //   - Claude Code: the leaf is the last user/assistant line that is not a
-//     side chain; the walk passes through lines of any type with a uuid;
-//     a dangling parentUuid cuts the resume path there; a trailing
-//     <synthetic> stop stays on the path; sub-agent sessions are named
-//     "<sessionId>:agent-<agentId>"; the title is the last summary line;
-//     usage de-duplication is per file (copies of a response in another
-//     file count again); tool-results files are stored as entries of Kind
-//     "tool-result-file".
+//     side chain (Claude Code's own resume code was not run); the walk
+//     passes through lines of any type with a uuid; a dangling parentUuid
+//     cuts the resume path there; a trailing <synthetic> stop stays on the
+//     path; sub-agent sessions are named "<sessionId>:agent-<agentId>"
+//     (workflow agents and the 2.0 agent files beside the sessions too);
+//     the title is the last custom-title, else the last summary, else the
+//     last ai-title; tool-results files are stored as entries of Kind
+//     "tool-result-file" after the line that names them (their file name
+//     is the tool_use id).
 //   - Codex: the transcript is the response items after the last compacted
 //     line, preceded by its replacement history; a compacted line without
 //     replacement_history becomes one user message holding its text (the
@@ -158,6 +227,14 @@
 //     tools (pi, for one, drops both lines), so on such files our
 //     transcript can hold more than the tool resumes; each recovery is a
 //     Problem.
+//
+// Clean real archives import with exit code 0 (TestImportCorpusExitsZero):
+// what real files hold but loses nothing is a note, not a problem: a
+// workflow's journal.jsonl and a sub-agent's agent-<id>.meta.json
+// (skipped), a sub-agent's first line hanging off its parent's line in
+// another file, a path that ends with a <synthetic> stop or a tool call
+// cut off, pi's header written twice (pi's own SessionManager does so
+// when it opens an empty file; pi loads the file as usual).
 //
 // Not done: Claude Code and Codex have no exporter.
 //

@@ -1,8 +1,10 @@
 package jsonlimport
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -95,6 +97,46 @@ type importState struct {
 	Extra []fileStamp `json:"extra,omitempty"`
 	// Reader is the format reader's own state (Parsed.ResumeState).
 	Reader json.RawMessage `json:"reader,omitempty"`
+	// Digest is the marshalled sha256 state over the entries imported
+	// from the file (entryDigest), so that a re-read can check that the
+	// reader still numbers the file's entries as it did.
+	Digest []byte `json:"digest,omitempty"`
+}
+
+// entryDigest feeds entries into h: kind, role and body, each length
+// prefixed.
+func entryDigest(h hash.Hash, entries []sessiondb.Entry) {
+	for _, e := range entries {
+		fmt.Fprintf(h, "%d:%s%d:%s%d:", len(e.Kind), e.Kind, len(e.Role), e.Role, len(e.Body))
+		h.Write(e.Body)
+	}
+}
+
+// digestState returns h's marshalled state (nil if it cannot be).
+func digestState(h hash.Hash) []byte {
+	m, ok := h.(encoding.BinaryMarshaler)
+	if !ok {
+		return nil
+	}
+	b, err := m.MarshalBinary()
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// resumeDigest returns the entry digest restored from st (a new one when
+// st has none or it cannot be restored; ok false then).
+func resumeDigest(st importState) (hash.Hash, bool) {
+	h := sha256.New()
+	if len(st.Digest) == 0 {
+		return h, false
+	}
+	u, ok := h.(encoding.BinaryUnmarshaler)
+	if !ok || u.UnmarshalBinary(st.Digest) != nil {
+		return sha256.New(), false
+	}
+	return h, true
 }
 
 // compID identifies a recorded compaction: its KeepFromSeq and a hash of
@@ -151,7 +193,13 @@ type mode int
 
 const (
 	modeNew mode = iota
+	// modeResume: the file grew and the reader continued at the offset.
 	modeResume
+	// modeReread: the file grew but the reader could not continue; it
+	// read the whole file again and only the entries after the ones
+	// imported before are appended (see trimReread).
+	modeReread
+	// modeReplace: the file was rewritten in place.
 	modeReplace
 	modeUnchanged
 )
@@ -416,6 +464,12 @@ func writeUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool,
 			if errors.Is(w.err, context.Canceled) || errors.Is(w.err, context.DeadlineExceeded) {
 				return fmt.Errorf("import: %w", w.err)
 			}
+			if errors.Is(w.err, errNoConversation) {
+				rep.Files++
+				rep.Skipped++
+				rep.Notes = append(rep.Notes, Problem{Path: w.p.unit.Path, Reason: w.err.Error()})
+				return nil
+			}
 			rep.Files++
 			rep.Problems = append(rep.Problems, Problem{Path: w.p.unit.Path, Reason: fmt.Sprintf("cannot import: %v", w.err)})
 			if w.parsed != nil {
@@ -524,9 +578,16 @@ func prepare(ctx context.Context, store sessiondb.Store, p planned) *work {
 	}
 	parsed, err := p.format.Parse(ctx, u, from)
 	if w.mode == modeResume && errors.Is(err, ErrNotIncremental) {
-		w.mode = modeReplace
-		from = Resume{}
-		parsed, err = p.format.Parse(ctx, u, from)
+		// The file grew, but the reader cannot continue from its state:
+		// read it whole, and append only what was not imported yet.
+		parsed, err = p.format.Parse(ctx, u, Resume{State: w.prevSt.Reader})
+		w.mode = modeReread
+		if err == nil && parsed != nil {
+			if reason := trimReread(parsed, w.prevSt); reason != "" {
+				w.problem = append(w.problem, Problem{Path: u.Path, Reason: "the file grew but " + reason + "; imported again as a replacement"})
+				w.mode = modeReplace
+			}
+		}
 	}
 	if err != nil {
 		w.err = err
@@ -550,6 +611,9 @@ func prepare(ctx context.Context, store sessiondb.Store, p planned) *work {
 	if w.mode != modeResume || h == nil {
 		h, hashed = sha256.New(), 0
 	}
+	if w.mode == modeReread && w.prefix != nil && parsed.Offset >= w.prev.Offset {
+		h, hashed = w.prefix, w.prev.Offset
+	}
 	if err := hashRange(u.Path, h, hashed, parsed.Offset); err != nil {
 		w.err = err
 		return w
@@ -560,6 +624,50 @@ func prepare(ctx context.Context, store sessiondb.Store, p planned) *work {
 		w.bytes += x.Size
 	}
 	return w
+}
+
+// trimReread turns the whole read pd of a file that grew into what a
+// resumed read would have returned: the entries after the prevSt.Entries
+// imported before (the reader numbers a file's entries the same way
+// whatever its length, so the first ones are those already in the store:
+// checked against prevSt.Digest), the usage rows of those new entries (a
+// row with a CallID replaces the stored row of its call, so a call whose
+// last report is new is counted with it; a row of no entry, Seq 0, is
+// kept only with a CallID), and the compactions from the
+// first that reaches into the new entries on, the last one always (it
+// decides the transcript; the importer skips it when it is the one
+// recorded last). Branches stay whole: existing forks are left alone. It
+// returns why the file cannot be continued ("" when it can).
+func trimReread(pd *Parsed, prevSt importState) string {
+	k := prevSt.Entries
+	if len(pd.Entries) < k {
+		return fmt.Sprintf("its reader now finds %d entries where %d were imported", len(pd.Entries), k)
+	}
+	if h, ok := resumeDigest(prevSt); ok {
+		again := sha256.New()
+		entryDigest(again, pd.Entries[:k])
+		if !bytes.Equal(h.Sum(nil), again.Sum(nil)) {
+			return fmt.Sprintf("its first %d entries no longer read as they were imported", k)
+		}
+	}
+	pd.Entries = pd.Entries[k:]
+	usage := pd.Usage[:0]
+	for _, u := range pd.Usage {
+		// A row of no known entry (Seq 0) may be new: kept when its
+		// CallID makes writing it again harmless.
+		if u.Seq > int64(k) || (u.Seq == 0 && u.CallID != "") {
+			usage = append(usage, u)
+		}
+	}
+	pd.Usage = usage
+	var comps []sessiondb.Compaction
+	for i, c := range pd.Compactions {
+		if len(comps) > 0 || c.KeepFromSeq > int64(k) || c.AtSeq > int64(k) || i == len(pd.Compactions)-1 {
+			comps = append(comps, c)
+		}
+	}
+	pd.Compactions = comps
+	return ""
 }
 
 // buildUnit builds the commits that write a parsed unit (the session's,
@@ -634,7 +742,7 @@ func buildUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool,
 		c.ShadowAliases = true
 		st.SeqBase = 0
 		st.Entries = len(pd.Entries)
-	case modeResume:
+	case modeResume, modeReread:
 		c.ExpectSequence = sessiondb.Expect(w.sess.Sequence)
 		st = w.prevSt
 		st.Extra, st.Reader = w.extra, pd.ResumeState
@@ -666,8 +774,24 @@ func buildUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool,
 
 	// Compactions, checkpoints and usage rows count entries within the
 	// file; map them to log positions.
-	if w.mode != modeResume {
+	if w.mode != modeResume && w.mode != modeReread {
 		st.Compactions, st.LastCompaction = 0, nil
+	}
+	if w.mode == modeReread && len(pd.Compactions) == 0 && st.LastCompaction != nil {
+		// The whole file needs no compaction (its transcript is every
+		// entry), but an earlier import of a prefix recorded one.
+		pd.Compactions = []sessiondb.Compaction{{KeepFromSeq: 1,
+			Details: mustJSON(map[string]any{"reason": "the grown file's transcript is the whole file", "source": u.Path})}}
+	}
+	digest, ok := resumeDigest(w.prevSt)
+	if w.mode == modeNew || w.mode == modeReplace {
+		digest, ok = sha256.New(), true
+	}
+	if ok {
+		entryDigest(digest, pd.Entries)
+		st.Digest = digestState(digest)
+	} else {
+		st.Digest = nil
 	}
 	for _, cp := range c.Compactions { // the replacement compaction
 		st.Compactions++
@@ -725,7 +849,12 @@ func buildUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool,
 	}
 	problems = append(problems, fprobs...)
 	commits = append(commits, forks...)
-	w.forks = len(forks)
+	w.forks = 0
+	for _, f := range forks {
+		if f.Commit.Create != nil {
+			w.forks++
+		}
+	}
 	entries := len(pd.Entries)
 	for _, f := range forks {
 		entries += len(f.Commit.Append)
@@ -778,6 +907,11 @@ func branchForks(ctx context.Context, store sessiondb.Store, pd *Parsed, id stri
 		case err != nil:
 			return nil, problems, err
 		case existing.ParentID == id:
+			// The path is the fork's already; what the file says of the
+			// path since (a title, labels on its entries) is carried.
+			if patch := forkMetaPatch(existing, b.Session); patch != nil {
+				out = append(out, sessiondb.SessionCommit{ID: fid, Commit: sessiondb.Commit{Meta: patch, Now: existing.UpdatedAt}})
+			}
 			continue
 		default:
 			problems = append(problems, Problem{Path: u.Path, Reason: fmt.Sprintf("branch %q not imported: session %q already exists and is not a fork of %q", b.Tip, fid, id)})
@@ -798,6 +932,31 @@ func branchForks(ctx context.Context, store sessiondb.Store, pd *Parsed, id stri
 		out = append(out, sessiondb.SessionCommit{ID: fid, Commit: c})
 	}
 	return out, problems, nil
+}
+
+// forkMetaPatch returns the patch that gives an existing branch fork the
+// title and labels of its branch as read now (nil when they are the
+// same). The branch point (ForkSeq, attrs.branch) stays as it was made.
+func forkMetaPatch(existing, now sessiondb.Session) *sessiondb.MetaPatch {
+	labels := func(attrs json.RawMessage) string {
+		var a struct {
+			Labels json.RawMessage `json:"labels"`
+		}
+		_ = json.Unmarshal(attrs, &a)
+		if len(a.Labels) == 0 {
+			return "null"
+		}
+		return string(a.Labels)
+	}
+	was, is := labels(existing.Attrs), labels(now.Attrs)
+	if existing.Title == now.Title && was == is {
+		return nil
+	}
+	p := &sessiondb.MetaPatch{Title: &now.Title, UpdatedAt: existing.UpdatedAt}
+	if was != is {
+		p.AttrsMerge = mustJSON(map[string]json.RawMessage{"labels": json.RawMessage(is)})
+	}
+	return p
 }
 
 // metaPatch turns parsed metadata into a patch that sets every field the

@@ -3,6 +3,7 @@ package jsonlimport
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/sessiondb/sessiondb"
@@ -55,7 +56,12 @@ type Resume struct {
 	// Entries is the number of entries already imported from Path.
 	Entries int
 	// State is the reader's own continuation state, as it returned it in
-	// Parsed.ResumeState.
+	// Parsed.ResumeState. With Offset 0 it is a whole read of a file that
+	// grew (the reader returned ErrNotIncremental for the offset): the
+	// reader must number the file's entries as the import that returned
+	// State did, and may use State to do so (Claude Code's tool-results
+	// files keep the places they were given); the importer then keeps the
+	// entries after those imported.
 	State json.RawMessage
 }
 
@@ -156,6 +162,12 @@ type Format interface {
 	// returns the files written.
 	Export(ctx context.Context, s sessiondb.Store, id string, dir string) ([]string, error)
 }
+
+// errNoConversation is returned by Parse for a file of the format that
+// holds nothing to import yet (an empty file, or only lines without a
+// time). The importer reports it as a note and records nothing, so the
+// file is looked at again on the next import.
+var errNoConversation = errors.New("no conversation to import yet; skipped")
 
 // ErrNotIncremental is returned by Parse when the unit cannot be resumed
 // from Resume (the format rewrites files in place); the importer then reads

@@ -68,7 +68,13 @@ package jsonlimport
 //     version 2 "hookMessage" role is Role "custom", as version 3 names it.
 //   - Resume: a file that only grew is read from the offset when the new
 //     entries continue the previous leaf in a line without a compaction;
-//     otherwise Parse returns ErrNotIncremental and the file is read whole.
+//     otherwise Parse returns ErrNotIncremental, the importer reads the
+//     file whole and appends only the new entries (the context, branches
+//     and metadata being those of the whole file). A fork made for a tip
+//     keeps the branch point and title it had when it was made.
+//   - A second session header (pi's SessionManager writes one when it
+//     opens an empty file, testdata/gen/pi: double-header) is kept as
+//     data with a note; pi loads such a file as usual.
 //
 // Export writes a session as a pi file that pi's SessionManager opens: a
 // session imported from pi is written back line for line (its whole log,
@@ -162,17 +168,19 @@ type piNode struct {
 
 type piParser struct {
 	wildScan
-	resumed bool
-	rs      piResumeState
-	attrs   map[string]any
-	header  bool
-	entries []sessiondb.Entry
-	nodes   map[string]*piNode
-	order   []*piNode // entries with an id, file order
-	msgNs   []int
-	usage   []sessiondb.Usage
-	parent  string // parentSession path
-	base    int    // entries before this parse
+	notes       []Problem
+	metaOfForks bool // a label or session_info entry was read
+	resumed     bool
+	rs          piResumeState
+	attrs       map[string]any
+	header      bool
+	entries     []sessiondb.Entry
+	nodes       map[string]*piNode
+	order       []*piNode // entries with an id, file order
+	msgNs       []int
+	usage       []sessiondb.Usage
+	parent      string // parentSession path
+	base        int    // entries before this parse
 }
 
 // Parse reads one pi session file (see the package notes above).
@@ -193,7 +201,7 @@ func (Pi) Parse(ctx context.Context, u Unit, from Resume) (parsed *Parsed, err e
 		p.resumed, p.header = true, true
 		p.lineBase = p.rs.Lines
 		if len(p.rs.Attrs) > 0 {
-			_ = json.Unmarshal(p.rs.Attrs, &p.attrs)
+			restoreAttrs(p.rs.Attrs, p.attrs)
 		}
 	}
 	if p.rs.Labels == nil {
@@ -273,7 +281,10 @@ func (p *piParser) dispatch(raw []byte, lineNo int) {
 	if l.Type == "session" {
 		e.Kind = "session"
 		if p.header {
-			p.problem(lineNo, "a second session header; kept as data")
+			// pi's SessionManager writes its header a second time when
+			// it opens an empty file (testdata/gen/pi: double-header);
+			// pi loads the file all the same, the header being no entry.
+			p.notes = append(p.notes, Problem{Path: p.path, Line: lineNo, Reason: "a second session header (pi writes one when it opens an empty file); kept as data, as pi loads it"})
 		} else {
 			p.header = true
 			p.rs.ID = id
@@ -355,12 +366,14 @@ func (p *piParser) dispatch(raw []byte, lineNo int) {
 	case "thinking_level_change":
 		node.thinking = l.ThinkingLevel
 	case "label":
+		p.metaOfForks = true
 		if l.Label != nil && *l.Label != "" {
 			p.rs.Labels[l.TargetID] = *l.Label
 		} else {
 			delete(p.rs.Labels, l.TargetID)
 		}
 	case "session_info":
+		p.metaOfForks = true
 		if l.Name != nil {
 			p.rs.Title = strings.TrimSpace(*l.Name)
 		}
@@ -412,6 +425,12 @@ func (p *piParser) finish(u Unit, from Resume) (*Parsed, error) {
 	}
 	for i, j := 0, len(path)-1; i < j; i, j = i+1, j-1 {
 		path[i], path[j] = path[j], path[i]
+	}
+	if p.resumed && p.metaOfForks {
+		if _, forks := p.attrs["branches"]; forks {
+			// A title or a label: the branch forks show them too.
+			return nil, fmt.Errorf("parse pi %s: %w: a title or label for the branch forks", p.path, ErrNotIncremental)
+		}
 	}
 	if p.resumed && leaf != nil {
 		if !connected || p.rs.View {
@@ -549,6 +568,12 @@ func (p *piParser) finish(u Unit, from Resume) (*Parsed, error) {
 			p.rs.Parent = m[len(m)-1]
 		}
 		p.rs.ForkSeq, shared = piForkSeq(piSourceFile(p.parent, p.rs.Parent, u.Path), p.nodes)
+	} else if p.resumed && p.rs.Parent != "" && len(p.usage) > 0 {
+		// The new entries of a /fork file may still be copies of the
+		// source's (a prefix was imported before): their calls are the
+		// source's.
+		src, _ := p.attrs["parentSession"].(string)
+		_, shared = piForkSeq(piSourceFile(src, p.rs.Parent, u.Path), p.nodes)
 	}
 	idOf := map[int]string{}
 	for _, n := range p.order {
@@ -584,6 +609,7 @@ func (p *piParser) finish(u Unit, from Resume) (*Parsed, error) {
 		}
 	}
 	out.Problems = p.problems
+	out.Notes = append(out.Notes, p.notes...)
 	p.rs.V = 1
 	out.ResumeState = mustJSON(p.rs)
 	return out, nil

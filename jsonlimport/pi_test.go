@@ -103,8 +103,8 @@ func readPiExpected(t *testing.T, name string) piExpected {
 func piFixtures(t *testing.T) []string {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join(piTestdata, "sessions", "*.jsonl"))
-	if err != nil || len(files) != 7 {
-		t.Fatalf("pi fixtures: %v, %d files (want 7; run testdata/gen/pi/gen.mjs)", err, len(files))
+	if err != nil || len(files) != 8 {
+		t.Fatalf("pi fixtures: %v, %d files (want 8; run testdata/gen/pi/gen.mjs and gen.mjs double-header)", err, len(files))
 	}
 	sort.Strings(files)
 	return files
@@ -125,8 +125,21 @@ func TestPiGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Sessions != 7 {
-		t.Fatalf("imported %d sessions, want 7: %+v", rep.Sessions, rep.Problems)
+	if rep.Sessions != 8 {
+		t.Fatalf("imported %d sessions, want 8: %+v", rep.Sessions, rep.Problems)
+	}
+	// The header pi wrote twice is a note, not a problem.
+	for _, p := range rep.Problems {
+		if strings.HasSuffix(p.Path, "double-header.jsonl") {
+			t.Errorf("problem in the file pi wrote with two headers: %s", p)
+		}
+	}
+	noted := false
+	for _, n := range rep.Notes {
+		noted = noted || strings.HasSuffix(n.Path, "double-header.jsonl") && n.Line == 2
+	}
+	if !noted {
+		t.Errorf("no note for the second header: %v", rep.Notes)
 	}
 	for _, f := range piFixtures(t) {
 		name := strings.TrimSuffix(filepath.Base(f), ".jsonl")

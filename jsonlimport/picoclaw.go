@@ -253,6 +253,12 @@ func (Picoclaw) Claim(files []string) (units []Unit, rest []string) {
 		return err == nil && fi.Mode().IsRegular()
 	}
 	for _, f := range files {
+		if ccAgentPair(f) {
+			// Claude Code 2.1 keeps agent-<id>.meta.json beside a
+			// sub-agent transcript: not a picoclaw session.
+			rest = append(rest, f)
+			continue
+		}
 		switch {
 		case strings.HasSuffix(f, ".meta.json"):
 			base := strings.TrimSuffix(f, ".meta.json")
@@ -646,6 +652,11 @@ func (Picoclaw) parseJSONL(ctx context.Context, u Unit, from Resume) (*Parsed, e
 			Details:     mustJSON(map[string]any{"source": "picoclaw", "reason": "meta skip (TruncateHistory)", "skip": skip}),
 			CreatedAt:   m.UpdatedAt,
 		}}
+	}
+	if !haveMeta && from.Offset == 0 && entries == 0 && raw == 0 {
+		// No meta and no complete line yet (a file being written): no
+		// time to date a session by but the clock's.
+		return nil, fmt.Errorf("%w: no .meta.json and no complete line", errNoConversation)
 	}
 	if !haveMeta {
 		pd.Session.UpdatedAt = fi.ModTime()

@@ -240,3 +240,21 @@ func mergeAttrs(kv map[string]any) json.RawMessage {
 	}
 	return mustJSON(out)
 }
+
+// restoreAttrs puts the members of the attrs object raw (saved in a
+// resume state) into kv as raw JSON, so that mergeAttrs writes them back
+// byte for byte, as a read of the whole file does.
+func restoreAttrs(raw json.RawMessage, kv map[string]any) {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return
+	}
+	for k, v := range m {
+		var s string
+		if json.Unmarshal(v, &s) == nil {
+			kv[k] = s // strings stay strings: readers compare them
+			continue
+		}
+		kv[k] = v
+	}
+}

@@ -33,7 +33,13 @@ package jsonlimport
 //     into the next message when that is a tool message (its body is the
 //     original bytes with the stub blocks appended to the content array), and
 //     otherwise inserted as a new synthetic tool message entry carrying the
-//     assistant's time. Every repair is reported as a Problem.
+//     assistant's time. Each repair is a Note (zot's loader does the same).
+//     A stub for the calls of the LAST message is not a log entry: the
+//     result may still come (a live session is running the tool), and an
+//     entry cannot be taken back. The transcript then ends with the stub
+//     through a compaction whose summary is a copy of every transcript
+//     message plus the stub (a view, keeping no log entry); the next import
+//     that finds more messages reads the file whole and replaces it.
 //   - meta: the last readable meta row wins for model, provider, cwd and
 //     version (Session.Attrs, a JSON object with those keys), started
 //     (CreatedAt), parent (ParentID) and fork_point (ForkSeq). The session ID
@@ -46,7 +52,10 @@ package jsonlimport
 //     holding the difference (identical rows add nothing), so the usage total
 //     equals zot's SessionUsage (the last row's cumulative). zot writes a
 //     call's row just before the assistant message the call produced; that
-//     message's entry number is the row's Seq (0 when there is none).
+//     message's entry number is the row's Seq (0 when there is none yet).
+//     The row's CallID names its line ("zot usage line N"), so that a
+//     whole read of a file that grew writes it again in place rather than
+//     counting it twice.
 //   - compaction: each row is a sessiondb.Compaction whose Summary holds its
 //     messages (bodies = their exact bytes) and whose KeepFromSeq is the
 //     number of the next message entry; the latest one therefore gives the
@@ -56,11 +65,12 @@ package jsonlimport
 //     (Parsed.Offset stops before it). A last line without '\n' that is a
 //     complete JSON object is read and consumed: it cannot grow any more.
 //   - Resume: parsing continues at Resume.Offset with the meta, title, usage
-//     totals and pending stub kept in ResumeState. The only case that cannot
-//     be continued is a file whose previous import ended with an unanswered
-//     tool call (a stub was synthesized) and whose next message is the real
-//     tool result: then Parse returns ErrNotIncremental and the file is read
-//     whole.
+//     totals and pending calls kept in ResumeState, so the work is
+//     proportional to the new bytes. Parse returns ErrNotIncremental (the
+//     importer reads the file whole again and appends only the new
+//     entries) in two cases: messages arrive after an import that ended
+//     with a tool call without result, and a resumed read ends with one
+//     (both need the whole transcript for the view above).
 //
 // Export writes the effective transcript as plain message rows (no
 // compaction rows, so that zot versions without compaction support load the
@@ -365,6 +375,9 @@ type zotParser struct {
 	lines   int
 	partial bool
 	rows    int // readable rows seen (any type)
+
+	usageLine, usageOnLine int // rowsOnLine's count
+
 }
 
 func (p *zotParser) problem(line int, format string, args ...any) {
@@ -730,6 +743,9 @@ func (p *zotParser) addUsage(c zotUsage, lineNo int) {
 		CacheWriteTokens: c.CacheWriteTokens - p.sum.CacheWriteTokens,
 		Cost:             c.CostUSD - p.sum.CostUSD,
 		CreatedAt:        p.lastTime,
+		// The row's line names it, so that a re-read of the file that
+		// finds it again replaces it rather than counting it twice.
+		CallID: zotCallID(lineNo, p.rowsOnLine(lineNo)),
 	}
 	// Make the running float sum land exactly on the cumulative value.
 	for i := 0; i < 8 && p.sum.CostUSD+d.Cost != c.CostUSD; i++ {
@@ -752,6 +768,24 @@ func (p *zotParser) addUsage(c zotUsage, lineNo int) {
 	}
 }
 
+// zotCallID names the usage row read as the k-th row (0-based) of line n.
+func zotCallID(n, k int) string {
+	if k == 0 {
+		return fmt.Sprintf("zot usage line %d", n)
+	}
+	return fmt.Sprintf("zot usage line %d.%d", n, k)
+}
+
+// rowsOnLine returns how many usage rows line n already gave (more than
+// one only when rows glued onto a torn line were recovered).
+func (p *zotParser) rowsOnLine(n int) int {
+	if p.usageLine != n {
+		p.usageLine, p.usageOnLine = n, 0
+	}
+	p.usageOnLine++
+	return p.usageOnLine - 1
+}
+
 func sign(f float64) int {
 	if f < 0 {
 		return -1
@@ -766,10 +800,12 @@ func (p *zotParser) finish(u Unit, from Resume) (*Parsed, error) {
 	if len(p.comps) > 0 {
 		last = p.comps[len(p.comps)-1]
 	}
-	if last == nil && len(p.pending) > 0 && len(p.items) > 0 && p.items[0].entry.Role == "tool" {
-		// The previous import synthesized a stub result for the last
-		// message; the real result has arrived since.
-		return nil, fmt.Errorf("parse zot %s: %w: a tool result arrived after a stub was imported", p.path, ErrNotIncremental)
+	if len(p.pending) > 0 && (len(p.items) > 0 || len(p.comps) > 0) {
+		// The previous import ended with a tool call without result,
+		// whose stub lives in a copy of the transcript (see below): what
+		// follows decides where the stub goes, or whether the real
+		// result came. The file is read whole again.
+		return nil, fmt.Errorf("parse zot %s: %w: messages arrived after a tool call without result", p.path, ErrNotIncremental)
 	}
 
 	// The transcript zot's loader sees: the latest compaction's messages and
@@ -797,8 +833,20 @@ func (p *zotParser) finish(u Unit, from Resume) (*Parsed, error) {
 		entries = append(entries, it.entry)
 		number[it] = base + len(entries)
 	}
+	// A stub for the last message's tool calls is not a log entry: the
+	// result may still come (zot writes it once the tool returns), and a
+	// log entry cannot be taken back. The transcript then ends with the
+	// stub through a compaction holding a copy of every transcript
+	// message (a view), which the next import replaces.
+	var tail *zotItem
+	if n := len(eff); n > 0 && eff[n-1].stub && !eff[n-1].summary {
+		tail = eff[n-1]
+	}
 	var summary []sessiondb.Entry
 	for _, it := range eff {
+		if it == tail {
+			continue
+		}
 		if it.summary {
 			summary = append(summary, it.entry)
 		} else {
@@ -829,6 +877,25 @@ func (p *zotParser) finish(u Unit, from Resume) (*Parsed, error) {
 			Details:      details,
 			CreatedAt:    c.createdAt,
 		})
+	}
+
+	if tail != nil && p.resumed {
+		// The copy needs the whole transcript: read the file whole.
+		return nil, fmt.Errorf("parse zot %s: %w: the last tool call has no result", p.path, ErrNotIncremental)
+	}
+	if tail != nil {
+		var view []sessiondb.Entry
+		for _, it := range eff {
+			e := it.entry
+			e.Summary = true
+			view = append(view, e)
+		}
+		details, _ := json.Marshal(map[string]any{"source": "zot", "reason": "the last tool call has no result yet; zot's loader adds the stub result shown last, and the next import replaces this copy"})
+		c := sessiondb.Compaction{KeepFromSeq: int64(base + len(entries) + 1), Summary: view, Details: details, CreatedAt: tail.entry.CreatedAt}
+		if last != nil {
+			c.TokensBefore = last.tokensBefore
+		}
+		out.Compactions = append(out.Compactions, c)
 	}
 
 	// Session metadata.

@@ -902,35 +902,49 @@ func TestZotResume(t *testing.T) {
 
 // TestZotNotIncremental: a stub was imported for an unanswered tool call and
 // the real result arrived since; the file must be re-read whole.
+// TestZotNotIncremental: a file that ends with a tool call without result
+// keeps the stub zot's loader adds out of the log (the result may still
+// come): the transcript ends with it through a view compaction, and any
+// message that arrives later makes the reader ask for a whole read.
 func TestZotNotIncremental(t *testing.T) {
 	src := filepath.Join(zotTestdata, "zot-damaged", "10-crash-orphan-tool-use.jsonl")
 	raw, _ := os.ReadFile(src)
 	path := filepath.Join(t.TempDir(), "s.jsonl")
 	os.WriteFile(path, raw, 0o644)
 	first := zotParse(t, path)
-	if n := len(first.Entries); n != 3 || first.Entries[2].Role != "tool" {
+	if n := len(first.Entries); n != 2 || first.Entries[1].Role != "assistant" {
 		t.Fatalf("entries %d", n)
+	}
+	if n := len(first.Compactions); n != 1 {
+		t.Fatalf("%d compactions, want the view", n)
+	}
+	view := first.Compactions[0]
+	if view.KeepFromSeq != 3 || len(view.Summary) != 3 || !bytes.Contains(view.Summary[2].Body, []byte(zotStubText)) {
+		t.Fatalf("view keeps from %d, %d messages", view.KeepFromSeq, len(view.Summary))
 	}
 	call := zotToolCalls(t, first.Entries[1])[0]
 	resume := Resume{Offset: first.Offset, Entries: len(first.Entries), State: first.ResumeState}
 
-	// A user row after the crash: zot still inserts the stub, so resuming
-	// is fine.
+	// A user row after the crash: zot inserts the stub before it, which
+	// the resumed read cannot place.
 	user := `{"type":"message","message":{"role":"user","content":[{"text":"again"}],"time":"2026-11-29T13:00:00Z"}}`
 	os.WriteFile(path, append(append([]byte{}, raw...), user+"\n"...), 0o644)
-	q, err := Zot{}.Parse(context.Background(), Unit{Format: FormatZot, Path: path}, resume)
-	if err != nil || len(q.Entries) != 1 || q.Entries[0].Role != "user" {
-		t.Fatalf("resume after user row: %v %v", err, q)
+	if _, err := (Zot{}).Parse(context.Background(), Unit{Format: FormatZot, Path: path}, resume); !errors.Is(err, ErrNotIncremental) {
+		t.Fatalf("err = %v, want ErrNotIncremental", err)
+	}
+	whole := zotParse(t, path)
+	if len(whole.Entries) != 4 || !bytes.Contains(whole.Entries[2].Body, []byte(zotStubText)) || whole.Entries[3].Role != "user" {
+		t.Fatalf("whole file after a user row: %v", whole.Entries)
 	}
 
-	// The real tool result: the stub already imported is wrong now.
+	// The real tool result: no stub at all.
 	tool := `{"type":"message","message":{"role":"tool","content":[{"call_id":"` + call + `","content":[{"text":"ok"}],"is_error":false}],"time":"2026-11-29T13:00:00Z"}}`
 	os.WriteFile(path, append(append([]byte{}, raw...), tool+"\n"...), 0o644)
 	if _, err := (Zot{}).Parse(context.Background(), Unit{Format: FormatZot, Path: path}, resume); !errors.Is(err, ErrNotIncremental) {
 		t.Fatalf("err = %v, want ErrNotIncremental", err)
 	}
-	whole := zotParse(t, path)
-	if len(whole.Entries) != 3 || bytes.Contains(whole.Entries[2].Body, []byte(zotStubText)) {
+	whole = zotParse(t, path)
+	if len(whole.Entries) != 3 || bytes.Contains(whole.Entries[2].Body, []byte(zotStubText)) || len(whole.Compactions) != 0 {
 		t.Errorf("whole file: %v", whole.Entries)
 	}
 	// Without resume state an offset cannot be continued either.

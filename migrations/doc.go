@@ -20,6 +20,12 @@
 //     that sets an option must teach Reindex to set it.
 //   - Version 4 takes full-text indexing off the write path: see its file
 //     and "Search" in package sqlstore.
+//   - Version 8 keeps each session's message and entry counts in its row
+//     (sessions.message_count, sessions.entry_count), maintained by the
+//     stores' writes, not by triggers: a write made with sqlite3 straight
+//     to entries, compactions or summary_messages leaves them stale. The
+//     numbers need not be consecutive (7 is another change's); goose
+//     applies them in order.
 //
 // The schema is a public interface: see the comments in 00001_initial.sql
 // for what each table and view holds.

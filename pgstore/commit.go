@@ -98,6 +98,12 @@ func (s *Store) applyCommit(ctx context.Context, tx *ptx, id string, c sessiondb
 		entries = append(append([]sessiondb.Entry(nil), h.Append...), c.Append...)
 		compactions = append(h.Compactions, c.Compactions...)
 	}
+	var before backend.Before // the transcript before a compaction of this commit
+	if len(compactions) > 0 || c.KeepLast != nil {
+		if before, err = backend.ReadBefore(ctx, tx, sess); err != nil {
+			return sessiondb.Session{}, err
+		}
+	}
 	lastSeq := sess.LastSeq
 	var pendQ string // the last INSERT of entries, run with the final UPDATE
 	var pendArgs []any
@@ -107,11 +113,12 @@ func (s *Store) applyCommit(ctx context.Context, tx *ptx, id string, c sessiondb
 		}
 		changed = true
 	}
+	var cut *sessiondb.Compaction // the last compaction recorded: it defines the transcript
 	for _, cp := range compactions {
 		if _, err := s.insertCompaction(ctx, tx, id, lastSeq, cp, now); err != nil {
 			return sessiondb.Session{}, err
 		}
-		changed = true
+		changed, cut = true, &cp
 	}
 	if c.KeepLast != nil {
 		cp, err := keepLastCompaction(ctx, tx, id, lastSeq, *c.KeepLast)
@@ -122,7 +129,20 @@ func (s *Store) applyCommit(ctx context.Context, tx *ptx, id string, c sessiondb
 			if _, err := s.insertCompaction(ctx, tx, id, lastSeq, *cp, now); err != nil {
 				return sessiondb.Session{}, err
 			}
-			changed = true
+			changed, cut = true, cp
+		}
+	}
+	messages := sess.MessageCount + backend.CountMessages(entries)
+	if cut != nil {
+		// The count reads only entries up to the old LastSeq, all of them
+		// inserted before this commit: the pending INSERT is not needed.
+		kinds := make([]string, len(entries))
+		for i, e := range entries {
+			kinds[i] = backend.EntryKind(e)
+		}
+		messages, err = backend.CutMessages(ctx, tx, id, before, kinds, cut.KeepFromSeq, backend.CountMessages(cut.Summary))
+		if err != nil {
+			return sessiondb.Session{}, err
 		}
 	}
 	for _, d := range []struct {
@@ -160,18 +180,18 @@ func (s *Store) applyCommit(ctx context.Context, tx *ptx, id string, c sessiondb
 	if !changed {
 		// Nothing to record: no Sequence bump, no row written. The row
 		// is read again (after the lock, so as committed) for its
-		// aliases and MessageCount.
+		// aliases.
 		return getSession(ctx, tx, id)
 	}
 	// One statement bumps the counters and returns the session as
-	// committed (aliases and MessageCount included, as this transaction
-	// left them). The last (often the only) INSERT of entries rides along
+	// committed (aliases and the kept counts included, as this
+	// transaction left them). The last (often the only) INSERT of entries rides along
 	// in a WITH: an append is then three round trips inside BEGIN …
 	// COMMIT (lock, insert+update), which is what lets many writers share
 	// the CPU.
-	q := `UPDATE sessions AS s SET sequence = s.sequence + 1, last_seq = ?, updated_at = ?
-		WHERE s.id = ? RETURNING ` + sessionColumns
-	args := []any{lastSeq, formatTime(updated), id}
+	q := `UPDATE sessions AS s SET sequence = s.sequence + 1, last_seq = ?, message_count = ?, entry_count = ?,
+		updated_at = ? WHERE s.id = ? RETURNING ` + sessionColumns
+	args := []any{lastSeq, messages, sess.EntryCount + int64(len(entries)), formatTime(updated), id}
 	if pendQ != "" {
 		q = `WITH appended AS (` + pendQ + `) ` + q
 		args = append(pendArgs, args...)
@@ -184,13 +204,6 @@ func (s *Store) applyCommit(ctx context.Context, tx *ptx, id string, c sessiondb
 		return sessiondb.Session{}, err
 	}
 	return r.session(), nil
-}
-
-// withCounts fills EntryCount too (for reads; getSession fills
-// MessageCount and leaves EntryCount -1).
-func withCounts(ctx context.Context, tx *ptx, s sessiondb.Session) (sessiondb.Session, error) {
-	err := tx.GetContext(ctx, &s.EntryCount, `SELECT count(*) FROM entries WHERE session_id = ?`, s.ID)
-	return s, err
 }
 
 // keepLastCompaction returns the compaction that keeps the last keepLast
@@ -401,9 +414,6 @@ func (s *Store) LoadFull(ctx context.Context, id string, opts sessiondb.LoadOpti
 	var f sessiondb.Full
 	err := s.read(ctx, func(tx *ptx) (err error) {
 		if f.Session, err = getSession(ctx, tx, id); err != nil {
-			return err
-		}
-		if f.Session, err = withCounts(ctx, tx, f.Session); err != nil {
 			return err
 		}
 		if f.Transcript, err = loadTranscript(ctx, tx, id, opts); err != nil {

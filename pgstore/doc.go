@@ -162,12 +162,18 @@
 //   - setAliases writes a session's aliases with one INSERT … SELECT FROM
 //     unnest(list) WITH ORDINALITY, so the identity column keeps the order
 //     given.
-//   - MessageCount is part of the session row query (two indexed
-//     subqueries), which the final UPDATE … RETURNING of every write
-//     evaluates, so an append runs no extra statement. EntryCount is -1 in
-//     what writes return; Get, List and LoadFull count both. Lookup
-//     (sessiondb.SessionLookup: Resolve and Get in one read transaction)
-//     does not, so its cost does not grow with the log.
+//   - MessageCount and EntryCount are kept in the sessions row
+//     (message_count, entry_count; migration 00006): lockSession reads
+//     them with the row it locks, so they are as the previous writer
+//     committed them, and the final UPDATE … RETURNING of a commit sets
+//     them with the other counters, so an append runs no extra statement.
+//     A commit that records a compaction counts the new transcript's
+//     messages with backend.CutMessages (one indexed count over the
+//     shorter of two ranges of the log, none when the transcript starts
+//     after the old log, as SetHistory's does); Prune subtracts the rows
+//     it deletes; Fork inherits its parent's count or counts the rows it
+//     copies; PutSession derives both from the dump. Get, List, LoadFull
+//     and Lookup read the columns and never count the log.
 //   - List with ParentID uses the partial index sessions_by_parent and
 //     sorts the parent's forks; with Usage it sums the page's usage rows
 //     with one more query in the same read transaction.

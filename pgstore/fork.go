@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/backend"
 )
 
 // Fork implements sessiondb.Store. The fork gets its own copy of the
@@ -51,7 +52,11 @@ func (s *Store) Fork(ctx context.Context, src string, atSeq int64, newID string)
 		if err != nil {
 			return err
 		}
-		out, err = s.copyTranscript(ctx, tx, parent, newID, cur, atSeq)
+		messages := int64(-1)
+		if atSeq == parent.LastSeq {
+			messages = parent.MessageCount // the parent's own transcript
+		}
+		out, err = s.copyTranscript(ctx, tx, parent, newID, cur, atSeq, messages)
 		return err
 	})
 	return out, err
@@ -59,8 +64,10 @@ func (s *Store) Fork(ctx context.Context, src string, atSeq int64, newID string)
 
 // copyTranscript creates session newID holding the transcript of parent
 // defined by compaction cur with log entries up to toSeq, and parent's
-// current state.
-func (s *Store) copyTranscript(ctx context.Context, tx *ptx, parent sessiondb.Session, newID string, cur current, toSeq int64) (sessiondb.Session, error) {
+// current state. messages is that transcript's MessageCount when the
+// caller knows it (the parent's current transcript), else -1: it is then
+// counted over the rows copied.
+func (s *Store) copyTranscript(ctx context.Context, tx *ptx, parent sessiondb.Session, newID string, cur current, toSeq, messages int64) (sessiondb.Session, error) {
 	now := time.Now()
 	child := sessiondb.Session{
 		ID: newID, Title: parent.Title, Summary: parent.Summary, Scope: parent.Scope, Attrs: parent.Attrs,
@@ -104,7 +111,13 @@ func (s *Store) copyTranscript(ctx context.Context, tx *ptx, parent sessiondb.Se
 	if err != nil {
 		return sessiondb.Session{}, err
 	}
-	_, err = tx.ExecContext(ctx, `UPDATE sessions SET sequence = sequence + 1, last_seq = ? WHERE id = ?`, max(copied, 0), newID)
+	if messages < 0 {
+		if messages, err = backend.TranscriptMessages(ctx, tx, parent.ID, cur.ID, cur.KeepFromSeq, toSeq); err != nil {
+			return sessiondb.Session{}, err
+		}
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE sessions SET sequence = sequence + 1, last_seq = ?, message_count = ?,
+		entry_count = ? WHERE id = ?`, max(copied, 0), messages, max(copied, 0), newID)
 	if err != nil {
 		return sessiondb.Session{}, err
 	}

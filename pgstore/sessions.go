@@ -32,16 +32,14 @@ type sessionRow struct {
 	UpdatedAt    string         `db:"updated_at"`
 	Aliases      string         `db:"aliases"`
 	MessageCount int64          `db:"message_count"`
+	EntryCount   int64          `db:"entry_count"`
 }
 
 const sessionColumns = `s.id, s.title, s.summary, s.scope, s.attrs, s.version, s.sequence,
 	s.last_seq, s.parent_id, s.fork_seq, s.source_format, s.source_path, s.created_at, s.updated_at,
+	s.message_count, s.entry_count,
 	(SELECT coalesce(json_agg(alias ORDER BY id), '[]')::text FROM session_aliases
-		WHERE session_id = s.id) AS aliases,
-	(SELECT count(*) FROM summary_messages m WHERE m.compaction_id =
-		(SELECT max(id) FROM compactions c WHERE c.session_id = s.id))
-	+ s.last_seq + 1 - coalesce((SELECT keep_from_seq FROM compactions c
-		WHERE c.session_id = s.id ORDER BY c.id DESC LIMIT 1), 1) AS message_count`
+		WHERE session_id = s.id) AS aliases`
 
 func (r *sessionRow) session() sessiondb.Session {
 	s := sessiondb.Session{
@@ -58,7 +56,7 @@ func (r *sessionRow) session() sessiondb.Session {
 		CreatedAt:    parseTime(r.CreatedAt),
 		UpdatedAt:    parseTime(r.UpdatedAt),
 		MessageCount: r.MessageCount,
-		EntryCount:   -1,
+		EntryCount:   r.EntryCount,
 	}
 	if r.Scope.Valid {
 		s.Scope = json.RawMessage(r.Scope.String)
@@ -89,17 +87,19 @@ func getSession(ctx context.Context, tx *ptx, id string) (sessiondb.Session, err
 // until the transaction ends: every write to a session takes this lock
 // first, so the writers of one session run one after the other and each
 // reads the LastSeq and Sequence its predecessor committed. It also reads
-// the transaction's ID for write (see ptx.xid). Aliases and MessageCount
-// are not read: a statement that waited for the lock would see the other
-// tables as of before the wait (lockedAliases reads the aliases after it).
+// the transaction's ID for write (see ptx.xid). The kept counts are
+// columns of the row, so they are read as committed by the writer the lock
+// waited for. Aliases are not read: a statement that waited for the lock
+// would see the other tables as of before the wait (lockedAliases reads
+// them after it).
 func lockSession(ctx context.Context, tx *ptx, id string) (sessiondb.Session, error) {
 	var r sessionRow
 	var xid int64
 	err := tx.QueryRowxContext(ctx, `SELECT s.id, s.title, s.summary, s.scope, s.attrs, s.version, s.sequence,
 		s.last_seq, s.parent_id, s.fork_seq, s.source_format, s.source_path, s.created_at, s.updated_at,
-		txid_current() FROM sessions s WHERE s.id = ? FOR UPDATE`, id).Scan(&r.ID, &r.Title, &r.Summary,
-		&r.Scope, &r.Attrs, &r.Version, &r.Sequence, &r.LastSeq, &r.ParentID, &r.ForkSeq, &r.SourceFormat,
-		&r.SourcePath, &r.CreatedAt, &r.UpdatedAt, &xid)
+		s.message_count, s.entry_count, txid_current() FROM sessions s WHERE s.id = ? FOR UPDATE`, id).Scan(&r.ID,
+		&r.Title, &r.Summary, &r.Scope, &r.Attrs, &r.Version, &r.Sequence, &r.LastSeq, &r.ParentID, &r.ForkSeq,
+		&r.SourceFormat, &r.SourcePath, &r.CreatedAt, &r.UpdatedAt, &r.MessageCount, &r.EntryCount, &xid)
 	if errors.Is(err, sql.ErrNoRows) {
 		return sessiondb.Session{}, fmt.Errorf("session %q: %w", id, sessiondb.ErrNotFound)
 	}
@@ -322,10 +322,7 @@ func (s *Store) Get(ctx context.Context, id string) (sessiondb.Session, error) {
 	}
 	var out sessiondb.Session
 	err := s.read(ctx, func(tx *ptx) (err error) {
-		if out, err = getSession(ctx, tx, id); err != nil {
-			return err
-		}
-		out, err = withCounts(ctx, tx, out)
+		out, err = getSession(ctx, tx, id)
 		return err
 	})
 	return out, err
@@ -350,7 +347,7 @@ func (s *Store) Resolve(ctx context.Context, idOrAlias string) (string, error) {
 }
 
 // Lookup implements sessiondb.SessionLookup: Resolve and Get in one read
-// transaction, without Get's count of the log's rows.
+// transaction.
 func (s *Store) Lookup(ctx context.Context, idOrAlias string) (sessiondb.Session, error) {
 	if err := sessiondb.ValidateID(idOrAlias); err != nil {
 		return sessiondb.Session{}, fmt.Errorf("lookup: %w", err)
@@ -392,12 +389,6 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 	})
 }
 
-// listRow is a session with its computed counts.
-type listRow struct {
-	sessionRow
-	EntryCount int64 `db:"entry_count"`
-}
-
 // List implements sessiondb.Store. Pages are walked with a keyset cursor
 // (updated_at, id) over the sessions_by_updated index, so a page costs the
 // same wherever it is in the listing.
@@ -432,9 +423,7 @@ func (s *Store) List(ctx context.Context, opts sessiondb.ListOptions) ([]session
 		where = append(where, `(strpos(lower(s.title), lower(?1q)) > 0
 			OR EXISTS (SELECT 1 FROM session_aliases a WHERE a.session_id = s.id AND strpos(lower(a.alias), lower(?1q)) > 0))`)
 	}
-	q := `SELECT ` + sessionColumns + `,
-		(SELECT count(*) FROM entries e WHERE e.session_id = s.id) AS entry_count
-		FROM sessions s`
+	q := `SELECT ` + sessionColumns + ` FROM sessions s`
 	if len(where) > 0 {
 		q += ` WHERE ` + strings.Join(where, " AND ")
 	}
@@ -449,7 +438,7 @@ func (s *Store) List(ctx context.Context, opts sessiondb.ListOptions) ([]session
 	}
 	args = append(args, limit+1)
 
-	var rows []listRow
+	var rows []sessionRow
 	var usage map[string]sessiondb.UsageTotals
 	err := s.read(ctx, func(tx *ptx) error {
 		if err := tx.SelectContext(ctx, &rows, q, args...); err != nil {
@@ -477,9 +466,7 @@ func (s *Store) List(ctx context.Context, opts sessiondb.ListOptions) ([]session
 	}
 	out := make([]sessiondb.SessionInfo, len(rows))
 	for i, r := range rows {
-		sess := r.session()
-		sess.EntryCount = r.EntryCount
-		out[i] = sessiondb.SessionInfo{Session: sess}
+		out[i] = sessiondb.SessionInfo{Session: r.session()}
 		if opts.Usage {
 			u := usage[r.ID]
 			out[i].Usage = &u

@@ -203,7 +203,7 @@ func (s *Store) Restore(ctx context.Context, checkpointID string, opts sessiondb
 			cur.ID = cp.CompactionID
 		}
 		if opts.AsFork {
-			if out, err = s.copyTranscript(ctx, tx, sess, opts.NewID, cur, cp.AtSeq); err != nil {
+			if out, err = s.copyTranscript(ctx, tx, sess, opts.NewID, cur, cp.AtSeq, -1); err != nil {
 				return err
 			}
 			return s.restoreState(ctx, tx, out.ID, cp.State)

@@ -66,9 +66,10 @@ func (s *Store) applyAppend(ctx context.Context, tx *sqlx.Tx, id string, c sessi
 		expect = *c.ExpectSequence
 	}
 	var r sessionRow
-	err := tx.GetContext(ctx, &r, `UPDATE sessions SET sequence = sequence + 1, last_seq = last_seq + ?, updated_at = ?
-		WHERE id = ? AND (?4 IS NULL OR sequence = ?4) RETURNING `+returningColumns,
-		len(rows), formatTime(now), id, expect)
+	err := tx.GetContext(ctx, &r, `UPDATE sessions SET sequence = sequence + 1, last_seq = last_seq + ?1,
+		entry_count = entry_count + ?1, message_count = message_count + ?2, updated_at = ?3
+		WHERE id = ?4 AND (?5 IS NULL OR sequence = ?5) RETURNING `+returningColumns,
+		len(rows), countMessages(rows), formatTime(now), id, expect)
 	if errors.Is(err, sql.ErrNoRows) {
 		// Not there, or not at the expected sequence: say which.
 		sess, err := getSession(ctx, tx, id)
@@ -195,6 +196,12 @@ func (s *Store) applyCommitRows(ctx context.Context, tx *sqlx.Tx, id string, c s
 		rows = append(s.describeAll(h.Append), rows...)
 		compactions = append(h.Compactions, c.Compactions...)
 	}
+	var before backend.Before // the transcript before a compaction of this commit
+	if len(compactions) > 0 || c.KeepLast != nil {
+		if before, err = backend.ReadBefore(ctx, tx, sess); err != nil {
+			return sessiondb.Session{}, err
+		}
+	}
 	lastSeq := sess.LastSeq
 	if len(rows) > 0 {
 		if lastSeq, err = s.insertRows(ctx, tx, id, lastSeq, rows, now); err != nil {
@@ -202,12 +209,12 @@ func (s *Store) applyCommitRows(ctx context.Context, tx *sqlx.Tx, id string, c s
 		}
 		changed = true
 	}
-	transcriptCut := false // a compaction redefines the transcript
+	var cut *sessiondb.Compaction // the last compaction recorded: it defines the transcript
 	for _, cp := range compactions {
 		if _, err := s.insertCompaction(ctx, tx, id, lastSeq, cp, now); err != nil {
 			return sessiondb.Session{}, err
 		}
-		changed, transcriptCut = true, true
+		changed, cut = true, &cp
 	}
 	if c.KeepLast != nil {
 		cp, err := keepLastCompaction(ctx, tx, id, lastSeq, *c.KeepLast)
@@ -218,7 +225,18 @@ func (s *Store) applyCommitRows(ctx context.Context, tx *sqlx.Tx, id string, c s
 			if _, err := s.insertCompaction(ctx, tx, id, lastSeq, *cp, now); err != nil {
 				return sessiondb.Session{}, err
 			}
-			changed, transcriptCut = true, true
+			changed, cut = true, cp
+		}
+	}
+	messages := sess.MessageCount + countMessages(rows)
+	if cut != nil {
+		kinds := make([]string, len(rows))
+		for i, r := range rows {
+			kinds[i] = r.kind
+		}
+		messages, err = backend.CutMessages(ctx, tx, id, before, kinds, cut.KeepFromSeq, backend.CountMessages(cut.Summary))
+		if err != nil {
+			return sessiondb.Session{}, err
 		}
 	}
 	for _, d := range []struct {
@@ -258,29 +276,34 @@ func (s *Store) applyCommitRows(ctx context.Context, tx *sqlx.Tx, id string, c s
 		// transaction commits without a WAL frame (and without an fsync).
 		return sess, nil
 	}
-	_, err = tx.ExecContext(ctx, `UPDATE sessions SET sequence = sequence + 1, last_seq = ?, updated_at = ? WHERE id = ?`,
-		lastSeq, formatTime(updated), id)
+	entryCount := sess.EntryCount + int64(len(rows))
+	_, err = tx.ExecContext(ctx, `UPDATE sessions SET sequence = sequence + 1, last_seq = ?, message_count = ?,
+		entry_count = ?, updated_at = ? WHERE id = ?`, lastSeq, messages, entryCount, formatTime(updated), id)
 	if err != nil {
 		return sessiondb.Session{}, err
 	}
-	if create != nil || metaChanged || transcriptCut {
+	if create != nil || metaChanged {
 		return getSession(ctx, tx, id)
 	}
 	// Only the counters and the time changed: skip re-reading the row (it
-	// is the costliest statement of a small append). Without a new
-	// compaction the transcript grew by the appended entries.
+	// is the costliest statement of a small append).
 	sess.Sequence++
 	sess.LastSeq = lastSeq
 	sess.UpdatedAt = parseTime(formatTime(updated))
-	sess.MessageCount += int64(len(rows))
+	sess.MessageCount, sess.EntryCount = messages, entryCount
 	return sess, nil
 }
 
-// withCounts fills EntryCount too (for reads; getSession fills
-// MessageCount and leaves EntryCount -1).
-func withCounts(ctx context.Context, tx *sqlx.Tx, s sessiondb.Session) (sessiondb.Session, error) {
-	err := tx.GetContext(ctx, &s.EntryCount, `SELECT count(*) FROM entries WHERE session_id = ?`, s.ID)
-	return s, err
+// countMessages counts the described entries that are messages (see
+// backend.IsMessageKind).
+func countMessages(rows []newEntry) int64 {
+	var n int64
+	for _, r := range rows {
+		if backend.IsMessageKind(r.kind) {
+			n++
+		}
+	}
+	return n
 }
 
 // keepLastCompaction returns the compaction that keeps the last keepLast
@@ -487,9 +510,6 @@ func (s *Store) LoadFull(ctx context.Context, id string, opts sessiondb.LoadOpti
 	var f sessiondb.Full
 	err := s.read(ctx, func(tx *sqlx.Tx) (err error) {
 		if f.Session, err = getSession(ctx, tx, id); err != nil {
-			return err
-		}
-		if f.Session, err = withCounts(ctx, tx, f.Session); err != nil {
 			return err
 		}
 		if f.Transcript, err = loadTranscript(ctx, tx, id, opts); err != nil {

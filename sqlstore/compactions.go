@@ -139,8 +139,10 @@ func (s *Store) Prune(ctx context.Context, id string) (int64, error) {
 		if dropped, _ := res.RowsAffected(); removed == 0 && dropped == 0 {
 			return nil // nothing changed: no revision
 		}
-		_, err = tx.ExecContext(ctx, `UPDATE sessions SET sequence = sequence + 1, updated_at = ? WHERE id = ?`,
-			formatTime(time.Now()), id)
+		// The transcript is untouched (only rows below it go): MessageCount
+		// stays, EntryCount loses the rows deleted.
+		_, err = tx.ExecContext(ctx, `UPDATE sessions SET sequence = sequence + 1, entry_count = entry_count - ?,
+			updated_at = ? WHERE id = ?`, removed, formatTime(time.Now()), id)
 		return err
 	})
 	return removed, err

@@ -34,16 +34,14 @@ type sessionRow struct {
 	UpdatedAt    string         `db:"updated_at"`
 	Aliases      string         `db:"aliases"`
 	MessageCount int64          `db:"message_count"`
+	EntryCount   int64          `db:"entry_count"`
 }
 
 const sessionColumns = `s.id, s.title, s.summary, s.scope, s.attrs, s.version, s.sequence,
 	s.last_seq, s.parent_id, s.fork_seq, s.source_format, s.source_path, s.created_at, s.updated_at,
+	s.message_count, s.entry_count,
 	(SELECT json_group_array(alias) FROM
-		(SELECT alias FROM session_aliases WHERE session_id = s.id ORDER BY id)) AS aliases,
-	(SELECT count(*) FROM summary_messages m WHERE m.compaction_id =
-		(SELECT max(id) FROM compactions c WHERE c.session_id = s.id))
-	+ s.last_seq + 1 - coalesce((SELECT keep_from_seq FROM compactions c
-		WHERE c.session_id = s.id ORDER BY c.id DESC LIMIT 1), 1) AS message_count`
+		(SELECT alias FROM session_aliases WHERE session_id = s.id ORDER BY id)) AS aliases`
 
 func (r *sessionRow) session() sessiondb.Session {
 	s := sessiondb.Session{
@@ -60,7 +58,7 @@ func (r *sessionRow) session() sessiondb.Session {
 		CreatedAt:    parseTime(r.CreatedAt),
 		UpdatedAt:    parseTime(r.UpdatedAt),
 		MessageCount: r.MessageCount,
-		EntryCount:   -1,
+		EntryCount:   r.EntryCount,
 	}
 	if r.Scope.Valid {
 		s.Scope = json.RawMessage(r.Scope.String)
@@ -236,10 +234,7 @@ func (s *Store) Get(ctx context.Context, id string) (sessiondb.Session, error) {
 	}
 	var out sessiondb.Session
 	err := s.read(ctx, func(tx *sqlx.Tx) (err error) {
-		if out, err = getSession(ctx, tx, id); err != nil {
-			return err
-		}
-		out, err = withCounts(ctx, tx, out)
+		out, err = getSession(ctx, tx, id)
 		return err
 	})
 	return out, err
@@ -264,7 +259,7 @@ func (s *Store) Resolve(ctx context.Context, idOrAlias string) (string, error) {
 }
 
 // Lookup implements sessiondb.SessionLookup: Resolve and Get in one read
-// transaction, without Get's count of the log's rows.
+// transaction.
 func (s *Store) Lookup(ctx context.Context, idOrAlias string) (sessiondb.Session, error) {
 	if err := sessiondb.ValidateID(idOrAlias); err != nil {
 		return sessiondb.Session{}, fmt.Errorf("lookup: %w", err)
@@ -307,12 +302,6 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 	})
 }
 
-// listRow is a session with its computed counts.
-type listRow struct {
-	sessionRow
-	EntryCount int64 `db:"entry_count"`
-}
-
 // List implements sessiondb.Store. Pages are walked with a keyset cursor
 // (updated_at, id) over the sessions_by_updated index, so a page costs the
 // same wherever it is in the listing.
@@ -347,9 +336,7 @@ func (s *Store) List(ctx context.Context, opts sessiondb.ListOptions) ([]session
 		where = append(where, `(instr(lower(s.title), lower(?1q)) > 0
 			OR EXISTS (SELECT 1 FROM session_aliases a WHERE a.session_id = s.id AND instr(lower(a.alias), lower(?1q)) > 0))`)
 	}
-	q := `SELECT ` + sessionColumns + `,
-		(SELECT count(*) FROM entries e WHERE e.session_id = s.id) AS entry_count
-		FROM sessions s`
+	q := `SELECT ` + sessionColumns + ` FROM sessions s`
 	if len(where) > 0 {
 		q += ` WHERE ` + strings.Join(where, " AND ")
 	}
@@ -364,7 +351,7 @@ func (s *Store) List(ctx context.Context, opts sessiondb.ListOptions) ([]session
 	}
 	args = append(args, limit+1)
 
-	var rows []listRow
+	var rows []sessionRow
 	var usage map[string]sessiondb.UsageTotals
 	err := s.read(ctx, func(tx *sqlx.Tx) error {
 		if err := tx.SelectContext(ctx, &rows, q, args...); err != nil {
@@ -392,9 +379,7 @@ func (s *Store) List(ctx context.Context, opts sessiondb.ListOptions) ([]session
 	}
 	out := make([]sessiondb.SessionInfo, len(rows))
 	for i, r := range rows {
-		sess := r.session()
-		sess.EntryCount = r.EntryCount
-		out[i] = sessiondb.SessionInfo{Session: sess}
+		out[i] = sessiondb.SessionInfo{Session: r.session()}
 		if opts.Usage {
 			u := usage[r.ID]
 			out[i].Usage = &u

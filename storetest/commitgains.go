@@ -232,8 +232,8 @@ func testCounts(t *testing.T, s sessiondb.Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.MessageCount != 2 || got.EntryCount != -1 {
-		t.Errorf("Truncate returned counts %d/%d, want 2/-1 (writes do not count the log)", got.MessageCount, got.EntryCount)
+	if got.MessageCount != 2 || got.EntryCount != 6 {
+		t.Errorf("Truncate returned counts %d/%d, want 2/6 (a write returns the kept counts)", got.MessageCount, got.EntryCount)
 	}
 	if g := mustGet(t, s, "c"); g.MessageCount != 2 || g.EntryCount != 6 {
 		t.Errorf("Get counts after Truncate %d/%d, want 2/6", g.MessageCount, g.EntryCount)
@@ -246,8 +246,8 @@ func testCounts(t *testing.T, s sessiondb.Store) {
 		t.Errorf("LoadFull counts %d/%d with %d transcript entries, want 2/6", f.Session.MessageCount, f.Session.EntryCount, len(f.Transcript))
 	}
 	got = mustAppend(t, s, "c", msgs(7, 7)...)
-	if got.MessageCount != 3 {
-		t.Errorf("Append returned MessageCount %d, want 3", got.MessageCount)
+	if got.MessageCount != 3 || got.EntryCount != 7 {
+		t.Errorf("Append returned counts %d/%d, want 3/7", got.MessageCount, got.EntryCount)
 	}
 }
 

@@ -46,7 +46,7 @@
 //     refused), ListOptions.Usage (each row's totals equal UsageTotals on
 //     every page, zero for a session without usage, nil when not asked) and,
 //     for a store that implements sessiondb.SessionLookup, Lookup by ID and
-//     by alias equal to Get except EntryCount -1.
+//     by alias equal to Get, counts included.
 //   - Log: seqs contiguous from 1, Append's returned LastSeq, defaults for
 //     kind, role and time, bodies byte for byte (unicode, emoji, \u2028,
 //     \u0000 escapes, whitespace and key order, a 10 MB body; bytes that are
@@ -91,10 +91,30 @@
 //   - BadInput: invalid IDs and aliases (ErrInvalid), non-JSON and oversized
 //     bodies (ErrInvalid, nothing written), unknown sessions (ErrNotFound on
 //     every method that takes an ID), every method after Close (ErrClosed).
+//   - Counts: MessageCount counts messages (kinds message and custom, an
+//     empty kind being message; summary messages by the same rule), not
+//     bookkeeping entries; and RandomOps: seeded random sequences of
+//     writes (appends of mixed kinds, KeepLast, compactions with and
+//     without summaries, several in one commit, SetHistory as a new
+//     history and as an extension, Truncate, Prune, Fork, checkpoint
+//     Restore in place and as a fork, CommitMany, some refused whole,
+//     PutSession of a dump as a copy and in place, Delete, invalid writes),
+//     each followed by a recount of every session from Load, Entries and
+//     Compactions that must equal the counts Get, LoadFull, Lookup, List
+//     and the write itself return. Three fixed seeds and one from the
+//     clock, 300 operations each, each on its own store; a failure names
+//     its seed, and $SESSIONDB_COUNTS_SEED replays it.
 //   - Concurrency: 32 goroutines x 200 appends over 4 sessions (every entry
 //     present once, seqs contiguous, per-goroutine order kept), two writers
 //     with the same expected sequence (exactly one wins), LoadFull snapshots
 //     during SaveFulls, concurrent Create of one ID.
+//
+// # Benchmarks
+//
+// BenchReadCost (readcost.go) is a benchmark body every backend runs with
+// its own constructor: Get, LoadFull{LastN: 50} and List against
+// Load{LastN: 50} on sessions of 10 to 1,000,000 entries, as medians and
+// ratios from one run. It reports numbers and asserts none.
 //
 // # What it does not cover
 //

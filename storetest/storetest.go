@@ -65,6 +65,7 @@ func Run(t *testing.T, newStore func(t *testing.T) sessiondb.Store) {
 		{"Restore", restoreTests()},
 		{"BadInput", badInputTests()},
 		{"Copy", copyTests()},
+		{"Counts", countTests()},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

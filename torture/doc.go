@@ -179,7 +179,13 @@
 // source records. A 60 MB line (under the 64 MiB MaxLineSize) must import,
 // within 1 GiB (a few copies of the line, not of the file).
 // TestConcurrentImportsOfOneSession imports copies of one session at
-// several paths at once: each must land.
+// several paths at once: each must land. TestHostileClaudeCodeGrowth
+// imports a Claude Code transcript of one response with 5,000 parallel
+// tool calls (the 2.1 shape taken to an extreme: every block its own
+// line, every result hanging off its own tool_use line) at eight prefixes
+// cut mid-line, then whole: each line must be in the log once, the
+// response and its results must be one message each, the usage one call
+// with its final report, as in a one-shot import.
 //
 // # Regression tests for what the suite found
 //

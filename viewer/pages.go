@@ -322,9 +322,8 @@ func (h *Handler) transcript(ctx context.Context, idOrAlias string, q url.Values
 }
 
 // lookup resolves a session name and reads the session: one read
-// transaction, whose cost does not grow with the log, when the store
-// implements sessiondb.SessionLookup (EntryCount is then -1; no page
-// shows it); Resolve and Get otherwise.
+// transaction when the store implements sessiondb.SessionLookup; Resolve
+// and Get otherwise.
 func (h *Handler) lookup(ctx context.Context, idOrAlias string) (sessiondb.Session, error) {
 	if lk, ok := h.st.(sessiondb.SessionLookup); ok {
 		return lk.Lookup(ctx, idOrAlias)

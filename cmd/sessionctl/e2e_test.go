@@ -143,30 +143,40 @@ func TestEndToEnd(t *testing.T) {
 			t.Errorf("show:\n%s", got)
 		}
 	}
-	var total int64
+	// show --json prints the transcript; list's message_count counts its
+	// messages (kinds message and custom), which the transcript view tells.
+	var total, messages int64
 	for _, id := range ids {
 		var elems []json.RawMessage
 		sh("show", id, "--json").mustSucceed(t).decode(t, &elems)
-		if int64(len(elems)) != *byID[id].MessageCount {
-			t.Errorf("show %s --json: %d elements, list says %d messages", id, len(elems), *byID[id].MessageCount)
-		}
 		total += int64(len(elems))
+		messages += *byID[id].MessageCount
+	}
+	r = sh("sql", "--csv", "SELECT session_id, count(*) FILTER (WHERE kind IN ('message', 'custom')), count(*) FROM transcript GROUP BY session_id").mustSucceed(t)
+	perSession, err := csv.NewReader(strings.NewReader(r.stdout)).ReadAll()
+	if err != nil || len(perSession) < 2 {
+		t.Fatalf("sql --csv: %v\n%s", err, r.stdout)
+	}
+	for _, rec := range perSession[1:] {
+		if want := strconv.FormatInt(*byID[rec[0]].MessageCount, 10); rec[1] != want {
+			t.Errorf("session %s: the transcript view holds %s messages (of %s entries), list says %s", rec[0], rec[1], rec[2], want)
+		}
 	}
 	sh("show", "no-such-session").mustFail(t, exitError, `no session "no-such-session"`)
 
 	// 4. sql: the views agree with list and show.
-	r = sh("sql", "--csv", "SELECT count(*) AS sessions, (SELECT count(*) FROM transcript) AS messages FROM sessions").mustSucceed(t)
+	r = sh("sql", "--csv", "SELECT count(*) AS sessions, (SELECT count(*) FROM transcript) AS entries, (SELECT sum(message_count) FROM session_stats) AS messages FROM sessions").mustSucceed(t)
 	recs, err := csv.NewReader(strings.NewReader(r.stdout)).ReadAll()
 	if err != nil || len(recs) != 2 {
 		t.Fatalf("sql --csv: %v\n%s", err, r.stdout)
 	}
-	if recs[1][0] != strconv.Itoa(len(list)) || recs[1][1] != strconv.FormatInt(total, 10) {
-		t.Errorf("sql says %v, list/show say %d sessions, %d messages", recs[1], len(list), total)
+	if recs[1][0] != strconv.Itoa(len(list)) || recs[1][1] != strconv.FormatInt(total, 10) || recs[1][2] != strconv.FormatInt(messages, 10) {
+		t.Errorf("sql says %v, list/show say %d sessions, %d transcript entries, %d messages", recs[1], len(list), total, messages)
 	}
 	var stats statsReport
 	sh("stats", "--json").mustSucceed(t).decode(t, &stats)
-	if stats.Sessions != int64(len(list)) || stats.Messages != total || stats.Path != defaultDB {
-		t.Errorf("stats: %d sessions, %d messages at %s; list/show say %d, %d", stats.Sessions, stats.Messages, stats.Path, len(list), total)
+	if stats.Sessions != int64(len(list)) || stats.Messages != messages || stats.Path != defaultDB {
+		t.Errorf("stats: %d sessions, %d messages at %s; list says %d, %d", stats.Sessions, stats.Messages, stats.Path, len(list), messages)
 	}
 	sh("sql", "DELETE FROM sessions").mustFail(t, exitError, "read-only")
 	sh("list", "--bogus").mustFail(t, exitUsage, "unknown flag")

@@ -57,7 +57,7 @@ func TestImportOffersLocations(t *testing.T) {
 	for _, want := range []string{
 		"claude-code  6         ",
 		"codex        4         ",
-		"pi           7         ",
+		"pi           8         ",
 		filepath.Join(home, ".claude", "projects"),
 		"import them with: sessionctl import ",
 	} {
@@ -81,7 +81,7 @@ func TestImportOffersLocations(t *testing.T) {
 	for _, f := range found {
 		got[f.Format] += f.Sessions
 	}
-	if got["claude-code"] != 6 || got["codex"] != 4 || got["pi"] != 7 {
+	if got["claude-code"] != 6 || got["codex"] != 4 || got["pi"] != 8 {
 		t.Fatalf("found %v", got)
 	}
 }
@@ -108,7 +108,7 @@ func TestImportDetect(t *testing.T) {
 	}
 	db := filepath.Join(t.TempDir(), "s.db")
 	r := sessionctl(t, db, "import", "--detect", home).mustSucceed(t)
-	for _, want := range []string{"claude-code  6 ", "codex        4 ", "pi           7 ", "17 sessions would be imported; 1 files skipped", "notes.txt: not a session file of a known format; skipped"} {
+	for _, want := range []string{"claude-code  6 ", "codex        4 ", "pi           8 ", "18 sessions would be imported; 1 files skipped", "notes.txt: not a session file of a known format; skipped"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("output lacks %q:\n%s", want, r.stdout)
 		}

@@ -13,6 +13,8 @@ import (
 func TestSQL(t *testing.T) {
 	db := tempDB(t)
 	seed(t, db)
+	// notes holds a custom message and a model_change, which is not a
+	// message.
 	q := "SELECT id, title, message_count, NULL AS nada, 1.5 AS x FROM session_stats ORDER BY id"
 
 	r := sessionctl(t, db, "sql", q).mustSucceed(t)
@@ -20,7 +22,7 @@ func TestSQL(t *testing.T) {
 		"id     title             message_count  nada  x\n" +
 		"chat   Capital question  5              NULL  1.5\n" +
 		"empty                    0              NULL  1.5\n" +
-		"notes  Release notes     2              NULL  1.5\n" +
+		"notes  Release notes     1              NULL  1.5\n" +
 		"(3 rows)\n"
 	if r.stdout != want {
 		t.Errorf("table:\n%s\nwant:\n%s", r.stdout, want)
@@ -138,8 +140,10 @@ func TestStats(t *testing.T) {
 		bodyBytes += len(b)
 	}
 	bodyBytes += len(`{"type":"label","label":"v1.2 shipped"}`) + len(`{"model":"gpt-5"}`)
-	if got.Sessions != 3 || got.Messages != 7 || got.Entries != 7 || got.Bytes != int64(bodyBytes) {
-		t.Errorf("counts: %+v (want 3 sessions, 7 messages, 7 entries, %d bytes)", got, bodyBytes)
+	// 5 chat messages and notes' custom message; its model_change is an
+	// entry but not a message.
+	if got.Sessions != 3 || got.Messages != 6 || got.Entries != 7 || got.Bytes != int64(bodyBytes) {
+		t.Errorf("counts: %+v (want 3 sessions, 6 messages, 7 entries, %d bytes)", got, bodyBytes)
 	}
 	if len(got.Formats) != 1 || got.Formats[0].Format != "native" || got.Formats[0].Sessions != 3 {
 		t.Errorf("formats: %+v", got.Formats)

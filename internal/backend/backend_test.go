@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/sessiondb/sessiondb"
@@ -47,5 +48,33 @@ func TestPatchChanges(t *testing.T) {
 	}
 	if PatchChanges(sess, p) {
 		t.Errorf("a merge patch that sets a member to its value counts as a change (%s)", p.Attrs)
+	}
+}
+
+// TestMessageKindsSQLMatchesIsMessageKind: the SQL list that the stores'
+// counts and the migrations use names exactly the kinds IsMessageKind
+// accepts.
+func TestMessageKindsSQLMatchesIsMessageKind(t *testing.T) {
+	list := strings.Trim(MessageKindsSQL, "()")
+	var kinds []string
+	for _, k := range strings.Split(list, ",") {
+		kinds = append(kinds, strings.Trim(strings.TrimSpace(k), "'"))
+	}
+	for _, k := range kinds {
+		if !IsMessageKind(k) {
+			t.Errorf("MessageKindsSQL lists %q, which IsMessageKind refuses", k)
+		}
+	}
+	for _, k := range []string{sessiondb.KindMessage, sessiondb.KindCustom, sessiondb.KindMessagePart, "progress", "model_change", "label", ""} {
+		if IsMessageKind(k) != slices.Contains(kinds, k) {
+			t.Errorf("IsMessageKind(%q) = %v, but MessageKindsSQL %s", k, IsMessageKind(k), MessageKindsSQL)
+		}
+	}
+	if IsMessageKind(sessiondb.KindMessagePart) {
+		t.Error("a message-part counts as a message")
+	}
+	es := []sessiondb.Entry{{}, {Kind: sessiondb.KindCustom}, {Kind: sessiondb.KindMessagePart}, {Kind: "progress"}}
+	if n := CountMessages(es); n != 2 {
+		t.Errorf("CountMessages = %d, want 2 (an empty kind is a message)", n)
 	}
 }

@@ -266,12 +266,16 @@ func Write(ctx context.Context, tx Tx, d sessiondb.SessionDump, expect *int64, o
 	if s.ParentID != "" {
 		forkSeq = s.ForkSeq
 	}
+	// The counts are the target's, derived from what it stores (the dump's
+	// Session carries the source's, which a dump edited by hand may not
+	// match).
+	messages, entries := backend.DumpCounts(d)
 	if _, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, title, summary, scope, attrs, version, sequence,
-	        last_seq, parent_id, fork_seq, source_format, source_path, created_at, updated_at)
-	    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	        last_seq, parent_id, fork_seq, source_format, source_path, created_at, updated_at, message_count, entry_count)
+	    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		id, s.Title, s.Summary, nullRaw(s.Scope), nullRaw(s.Attrs), s.Version, s.Sequence, s.LastSeq,
 		nullString(s.ParentID), forkSeq, nullString(s.SourceFormat), nullString(s.SourcePath),
-		formatTime(s.CreatedAt), formatTime(s.UpdatedAt)); err != nil {
+		formatTime(s.CreatedAt), formatTime(s.UpdatedAt), messages, entries); err != nil {
 		return fmt.Errorf("put %s: %w", id, err)
 	}
 	for _, a := range s.Aliases {

@@ -11,7 +11,8 @@
 // instead opens every .jsonl under DIR (a sessiondb export) with pi and
 // prints the context it resumes, so that it can be compared with the
 // expected files. "node gen.mjs branches" adds the context of every other
-// branch tip (see below).
+// branch tip (see below); "node gen.mjs double-header" adds the file pi
+// writes when it opens an empty file (see below).
 import { SessionManager } from "@mariozechner/pi-coding-agent";
 import fs from "node:fs";
 import os from "node:os";
@@ -85,6 +86,33 @@ if (process.argv[2] === "check") {
 	for (const f of walk(dir).filter((f) => f.endsWith(".jsonl")).sort()) {
 		console.log(JSON.stringify({ file: path.relative(dir, f), context: context(f) }));
 	}
+	process.exit(0);
+}
+
+// "node gen.mjs double-header" writes ../../pi/sessions/double-header.jsonl
+// and its expected context only: pi's SessionManager.open() of an empty
+// file writes a header, and the first flush of the conversation writes
+// the header again before the entries. pi loads such a file without
+// complaint (the second header is not an entry).
+if (process.argv[2] === "double-header") {
+	const dest = path.join(sessDir, "double-header.jsonl");
+	fs.writeFileSync(dest, "");
+	const sm = SessionManager.open(dest);
+	sm.appendMessage(user("Opened an empty file."));
+	sm.appendMessage(assistant(text("pi wrote its header twice.")));
+	sm.appendMessage(user("And then?"));
+	sm.appendMessage(assistant(text("It loads the file all the same.")));
+	fs.writeFileSync(path.join(expDir, "double-header.json"), JSON.stringify(context(dest), null, 2) + "\n");
+	// open() names the process's directory as cwd: use the fixtures' one.
+	const lines = fs.readFileSync(dest, "utf8").split("\n").map((l) => {
+		if (!l) return l;
+		const e = JSON.parse(l);
+		if (e.type !== "session") return l;
+		e.cwd = cwd;
+		return JSON.stringify(e);
+	});
+	fs.writeFileSync(dest, lines.join("\n"));
+	console.log("wrote", dest);
 	process.exit(0);
 }
 

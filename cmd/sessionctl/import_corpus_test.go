@@ -1,0 +1,40 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestImportCorpusExitsZero imports the whole corpus of real Claude Code
+// and Codex archives (testdata/corpus, reduced copies of files people
+// committed; SESSIONDB_CORPUS names another copy): clean real archives
+// import with exit code 0, what is worth knowing being notes (issue 21,
+// item 5).
+func TestImportCorpusExitsZero(t *testing.T) {
+	if raceEnabled {
+		t.Skip("replays files many times, no concurrency: run without -race (.ci/run does)")
+	}
+	root := filepath.Join(testdata, "corpus")
+	if env := os.Getenv("SESSIONDB_CORPUS"); env != "" {
+		root = env
+	}
+	if _, err := os.Stat(filepath.Join(root, "claude-code")); err != nil {
+		t.Skipf("no corpus at %s", root)
+	}
+	db := tempDB(t)
+	var rep importReport
+	r := sessionctl(t, db, "import", "--json", filepath.Join(root, "claude-code"), filepath.Join(root, "codex"))
+	r.decode(t, &rep)
+	t.Logf("corpus import: exit %d, %d files, %d sessions, %d entries, %d skipped, %d problems, %d notes",
+		r.code, rep.Files, rep.Sessions, rep.Entries, rep.Skipped, len(rep.Problems), len(rep.Notes))
+	for _, p := range rep.Problems {
+		t.Errorf("problem: %s:%d: %s", p.Path, p.Line, p.Reason)
+	}
+	if r.code != 0 {
+		t.Fatalf("exit %d, want 0 (stderr %q)", r.code, r.stderr)
+	}
+	if rep.Sessions == 0 {
+		t.Fatal("no session imported")
+	}
+}

@@ -1,0 +1,394 @@
+package jsonlimport
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/sessiondb/sessiondb"
+)
+
+// Growth equality (issue 21, item 0): a file imported at several growing
+// prefixes, then whole, must leave the store exactly as one import of the
+// final file does: the log (bodies byte for byte, kinds, roles, order,
+// times), the effective transcript, usage per day and model and per
+// session, the metadata, and the forks (pi branches).
+
+// growthEntry is one log or transcript entry as compared.
+type growthEntry struct {
+	Kind, Role string
+	Summary    bool
+	CreatedAt  time.Time
+	Body       string
+}
+
+// growthSession is everything compared of one session.
+type growthSession struct {
+	Title      string
+	Summary    string
+	Attrs      string
+	ParentID   string
+	ForkSeq    int64
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+	Messages   int64
+	Log        []growthEntry
+	Transcript []growthEntry
+	// Usage per provider, model and UTC day, then the session's totals.
+	Usage  map[string]sessiondb.UsageTotals
+	Totals sessiondb.UsageTotals
+}
+
+// growthSnapshot reads every session of s.
+func growthSnapshot(t testing.TB, s sessiondb.Store, since time.Time) map[string]growthSession {
+	t.Helper()
+	// A time the importer took from the clock (a session whose source
+	// has none) differs between two imports: compare it as "now".
+	clock := func(tm time.Time) time.Time {
+		if !tm.Before(since) {
+			return time.Time{}
+		}
+		return tm.UTC()
+	}
+	ctx := context.Background()
+	out := map[string]growthSession{}
+	for _, id := range storeIDs(t.(*testing.T), s) {
+		sess, err := s.Get(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := growthSession{Title: sess.Title, Summary: sess.Summary, Attrs: string(sess.Attrs), ParentID: sess.ParentID,
+			ForkSeq: sess.ForkSeq, CreatedAt: clock(sess.CreatedAt), UpdatedAt: clock(sess.UpdatedAt), Usage: map[string]sessiondb.UsageTotals{}}
+		full, err := s.LoadFull(ctx, id, sessiondb.LoadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g.Messages = full.Session.MessageCount
+		for _, e := range full.Transcript {
+			g.Transcript = append(g.Transcript, growthEntry{Kind: e.Kind, Role: e.Role, Summary: e.Summary, CreatedAt: clock(e.CreatedAt), Body: string(e.Body)})
+		}
+		log, err := s.Entries(ctx, id, 1, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range log {
+			g.Log = append(g.Log, growthEntry{Kind: e.Kind, Role: e.Role, CreatedAt: clock(e.CreatedAt), Body: string(e.Body)})
+		}
+		rows, err := s.UsageReport(ctx, sessiondb.UsageQuery{SessionID: id, ByModel: true, ByDay: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rows {
+			g.Usage[r.Provider+"/"+r.Model+"@"+r.Day] = roundCost(r.UsageTotals)
+		}
+		tot, err := s.UsageTotals(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g.Totals = roundCost(tot)
+		out[id] = g
+	}
+	return out
+}
+
+// roundCost keeps costs comparable: a sum of the same estimates added in
+// another order may differ in the last bits.
+func roundCost(u sessiondb.UsageTotals) sessiondb.UsageTotals {
+	u.Cost = float64(int64(u.Cost*1e9+0.5)) / 1e9
+	return u
+}
+
+// growthCuts returns the prefix lengths at which a file of content is
+// imported before it is imported whole. With lines, it is every line
+// boundary and a point in the middle of every line; otherwise a third
+// and two thirds of the file, each moved into the middle of a line.
+func growthCuts(content []byte, lines bool) []int {
+	var cuts []int
+	if lines {
+		start := 0
+		for i, b := range content {
+			if b != '\n' {
+				continue
+			}
+			if mid := start + (i-start)/2; mid > start {
+				cuts = append(cuts, mid)
+			}
+			cuts = append(cuts, i+1)
+			start = i + 1
+		}
+		if len(cuts) > 0 && cuts[len(cuts)-1] == len(content) {
+			cuts = cuts[:len(cuts)-1]
+		}
+		return cuts
+	}
+	for _, c := range []int{len(content) / 3, 2 * len(content) / 3} {
+		// Into the middle of a line: past a '\n' by a few bytes.
+		if c > 0 && c < len(content) && content[c-1] == '\n' {
+			c += min(7, len(content)-c-1)
+		}
+		if c > 0 && c < len(content) && (len(cuts) == 0 || c > cuts[len(cuts)-1]) {
+			cuts = append(cuts, c)
+		}
+	}
+	return cuts
+}
+
+// growthCase is one file of a tree to grow.
+type growthCase struct {
+	format string
+	root   string // the tree the file is in (copied whole)
+	rel    string // the unit's primary file, relative to root
+	extra  []string
+	lines  bool // grow it line by line (small files)
+}
+
+// growthCases lists the units of the trees under roots.
+func growthCases(t *testing.T, roots []string, lines bool) []growthCase {
+	t.Helper()
+	var out []growthCase
+	for _, root := range roots {
+		abs := mustAbs(t, root)
+		units, _, _, err := discover([]string{abs}, Formats())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, u := range units {
+			if !strings.HasSuffix(u.unit.Path, ".jsonl") {
+				continue // a meta-only or legacy session: rewritten, never appended to
+			}
+			rel, err := filepath.Rel(abs, u.unit.Path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var extra []string
+			for _, x := range u.unit.Extra {
+				r, _ := filepath.Rel(abs, x)
+				extra = append(extra, r)
+			}
+			out = append(out, growthCase{format: u.unit.Format, root: abs, rel: rel, extra: extra, lines: lines})
+		}
+	}
+	return out
+}
+
+// growthResult says whether one file grew to what a one-shot import gives.
+type growthResult struct {
+	equal bool
+	diff  string
+}
+
+// runGrowth imports c's file at its cuts then whole into one store, whole
+// into another, and compares the two stores.
+func runGrowth(t *testing.T, c growthCase, cuts []int) growthResult {
+	t.Helper()
+	ctx := context.Background()
+	dir := t.TempDir()
+	copyTree(t, c.root, dir)
+	path := filepath.Join(dir, c.rel)
+	content, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths := []string{path}
+	if c.format != FormatClaudeCode { // Claude Code finds its tool-results files itself
+		for _, x := range c.extra {
+			paths = append(paths, filepath.Join(dir, x))
+		}
+	}
+	if cuts == nil {
+		cuts = growthCuts(content, c.lines)
+	}
+	since := time.Now().Add(-time.Second)
+	grown := openStore(t)
+	for _, cut := range cuts {
+		if err := os.WriteFile(path, content[:cut], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if c.format == FormatClaudeCode {
+			hideToolFiles(t, dir, c.extra, content, cut)
+		}
+		if _, err := Import(ctx, grown, paths, Options{Jobs: 1}); err != nil {
+			t.Fatalf("%s cut at %d: %v", c.rel, cut, err)
+		}
+	}
+	if err := os.WriteFile(path, content, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if c.format == FormatClaudeCode {
+		hideToolFiles(t, dir, c.extra, content, len(content))
+	}
+	if _, err := Import(ctx, grown, paths, Options{Jobs: 1}); err != nil {
+		t.Fatalf("%s whole: %v", c.rel, err)
+	}
+	once := openStore(t)
+	if _, err := Import(ctx, once, paths, Options{Jobs: 1}); err != nil {
+		t.Fatalf("%s one-shot: %v", c.rel, err)
+	}
+	d := cmp.Diff(growthSnapshot(t, once, since), growthSnapshot(t, grown, since))
+	return growthResult{equal: d == "", diff: d}
+}
+
+// hideToolFiles models how Claude Code writes a tool-results file: just
+// before the tool_result line that names it (by its tool_use id). A file
+// whose naming line lies beyond cut is moved away (and back once it is
+// named); files no line names are there from the start.
+func hideToolFiles(t *testing.T, dir string, extra []string, content []byte, cut int) {
+	t.Helper()
+	for _, x := range extra {
+		p := filepath.Join(dir, x)
+		name := filepath.Base(x)
+		stem := strings.TrimSuffix(name, filepath.Ext(name))
+		at := bytes.Index(content, []byte(`"`+stem+`"`))
+		if i := bytes.Index(content, []byte(name)); i >= 0 && (at < 0 || i < at) {
+			at = i
+		}
+		// Named on a line that is not complete within the cut: not yet.
+		hidden := at >= 0 && bytes.IndexByte(content[at:], '\n') >= 0 && at+bytes.IndexByte(content[at:], '\n') >= cut
+		held := filepath.Join(dir, ".held", strings.ReplaceAll(x, string(filepath.Separator), "_"))
+		if hidden {
+			if _, err := os.Stat(p); err == nil {
+				if err := os.MkdirAll(filepath.Dir(held), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Rename(p, held); err != nil {
+					t.Fatal(err)
+				}
+			}
+		} else if _, err := os.Stat(held); err == nil {
+			if err := os.Rename(held, p); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// growthReport runs every case and returns, per format, files equal and
+// total, plus the diffs of the unequal ones.
+func growthReport(t *testing.T, cases []growthCase) (map[string][2]int, []string) {
+	t.Helper()
+	counts := map[string][2]int{}
+	var diffs []string
+	for _, c := range cases {
+		r := runGrowth(t, c, nil)
+		n := counts[c.format]
+		n[1]++
+		if r.equal {
+			n[0]++
+		} else {
+			diffs = append(diffs, fmt.Sprintf("%s %s:\n%s", c.format, c.rel, clipDiff(r.diff, 4000)))
+		}
+		counts[c.format] = n
+	}
+	return counts, diffs
+}
+
+func clipDiff(d string, n int) string {
+	if len(d) > n {
+		return d[:n] + "\n…"
+	}
+	return d
+}
+
+func formatCounts(counts map[string][2]int) string {
+	var names []string
+	for k := range counts {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	for _, k := range names {
+		fmt.Fprintf(&b, "%s %d/%d  ", k, counts[k][0], counts[k][1])
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// growthFixtureRoots are the fixture and sample trees of every format.
+var growthFixtureRoots = []string{
+	"../testdata/claudecode/projects",
+	"../testdata/codex/codex-home",
+	"../testdata/pi/sessions",
+	"../testdata/zot/zot_home",
+	"../testdata/zot/nonflow/zot_home",
+	"../testdata/zot-compaction/zot_home",
+	"../testdata/zot-damaged",
+	"../testdata/picoclaw",
+	"../testdata/picoclaw-damaged",
+	"../testdata/swink/sessions",
+	"../testdata/samples",
+}
+
+// growthKnown are the files whose growth cannot equal a one-shot import,
+// and why: a session's ForkSeq cannot be patched once the session exists
+// (sessiondb.MetaPatch has no ForkSeq).
+var growthKnown = map[string]string{
+	// A branch fork is made when its tip is first seen; the branch point
+	// (ForkSeq, attrs.branch.from) is where the branch left the path pi
+	// resumed then, and the resumed path moves on later in the file.
+	"pi compaction-branch.jsonl": "a pi branch fork keeps the branch point it was made with",
+	// A /fork file imported while pi is still writing its copied entries
+	// (a prefix cut among them) gets the ForkSeq of the entries there yet.
+	"pi fork-of-branched.jsonl": "a pi /fork file keeps the ForkSeq of its first import",
+}
+
+// TestGrowthFixtures grows every fixture and sample file line by line (a
+// prefix at every line boundary and one in the middle of every line) and
+// compares the result with a one-shot import of the whole file.
+func TestGrowthFixtures(t *testing.T) {
+	if raceEnabled {
+		t.Skip("replays files many times, no concurrency: run without -race (.ci/run does)")
+	}
+	if testing.Short() {
+		t.Skip("imports every fixture once per line")
+	}
+	cases := growthCases(t, growthFixtureRoots, true)
+	counts, diffs := growthReport(t, cases)
+	t.Logf("growth equality (files equal/total): %s", formatCounts(counts))
+	for _, d := range diffs {
+		if reason, ok := growthKnown[d[:strings.Index(d, ":")]]; ok {
+			t.Logf("known difference (%s):\n%s", reason, d)
+			continue
+		}
+		t.Error(d)
+	}
+}
+
+// corpusRoot is the corpus of real Claude Code and Codex files (reduced
+// copies, testdata/corpus); SESSIONDB_CORPUS names another copy.
+func corpusRoot(t *testing.T) string {
+	t.Helper()
+	root := "../testdata/corpus"
+	if env := os.Getenv("SESSIONDB_CORPUS"); env != "" {
+		root = env
+	}
+	if _, err := os.Stat(filepath.Join(root, "claude-code")); err != nil {
+		t.Skipf("no corpus at %s", root)
+	}
+	return mustAbs(t, root)
+}
+
+// TestGrowthCorpus imports every file of the real corpus at a third and
+// two thirds of its bytes (each in the middle of a line), then whole, and
+// compares with a one-shot import.
+func TestGrowthCorpus(t *testing.T) {
+	if raceEnabled {
+		t.Skip("replays files many times, no concurrency: run without -race (.ci/run does)")
+	}
+	if testing.Short() {
+		t.Skip("imports the corpus four times")
+	}
+	root := corpusRoot(t)
+	cases := growthCases(t, []string{filepath.Join(root, "claude-code"), filepath.Join(root, "codex")}, false)
+	counts, diffs := growthReport(t, cases)
+	t.Logf("growth equality on the corpus (files equal/total): %s", formatCounts(counts))
+	for _, d := range diffs {
+		t.Error(d)
+	}
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package jsonlimport
+
+const raceEnabled = false
