@@ -11,6 +11,8 @@ import (
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver, to create test databases
+
+	"github.com/sessiondb/sessiondb/pgstore"
 )
 
 // pgURL returns the URL of a new, empty PostgreSQL database for one test,
@@ -49,6 +51,9 @@ func pgURL(t testing.TB) string {
 		defer admin.Close()
 		if _, err := admin.Exec(`DROP DATABASE IF EXISTS ` + name + ` WITH (FORCE)`); err != nil {
 			t.Errorf("drop database %s: %v", name, err)
+		}
+		if err := pgstore.DropReaderRoles(context.Background(), admin, name); err != nil {
+			t.Errorf("drop the reader roles of %s: %v", name, err)
 		}
 	})
 	u, err := url.Parse(base)
