@@ -215,10 +215,17 @@ func searchSQL(terms []string, short bool, cursors [2]int64, opts sessiondb.Sear
 	// rows that lack a term before sessiondb_rank sees them; it folds
 	// ASCII case only, so only ASCII terms can use it.
 	likes, largs := "", []any{}
+	// check is what a row must pass besides LIKE to be a verified hit: a
+	// row that holds every ASCII term (LIKE) holds it for sessiondb_rank
+	// too, so only a query with another term needs the rank in the WHERE,
+	// which computes it a second time for the rows that pass.
+	check := ""
 	for _, t := range terms {
 		if isASCII(t) {
 			likes += ` AND x.text LIKE ? ESCAPE '\'`
 			largs = append(largs, "%"+likeEscaper.Replace(t)+"%")
+		} else {
+			check = " AND score > 0"
 		}
 	}
 	if short {
@@ -239,8 +246,8 @@ func searchSQL(terms []string, short bool, cursors [2]int64, opts sessiondb.Sear
 			branches = append(branches, fmt.Sprintf(`SELECT * FROM (SELECT x.id, x.session_id, %s AS seq, %d AS summary,
 				x.kind, x.role, x.created_at, sessiondb_rank(x.text, ?, ?) AS score
 				FROM %s f JOIN %s x ON x.id = f.rowid
-				WHERE %s MATCH ?%s AND score > 0%s ORDER BY f.rowid DESC LIMIT ?)`,
-				map[int]string{0: "x.seq", 1: "0"}[summary], summary, fts, from, fts, likes, where))
+				WHERE %s MATCH ?%s%s%s ORDER BY f.rowid DESC LIMIT ?)`,
+				map[int]string{0: "x.seq", 1: "0"}[summary], summary, fts, from, fts, likes, check, where))
 			args = append(args, packed, phrase, match)
 			args = append(args, largs...)
 			args = append(args, fargs...)
