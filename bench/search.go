@@ -3,9 +3,12 @@ package main
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/sessiondb/sessiondb"
@@ -42,7 +45,94 @@ func searchQueries() []searchQuery {
 		{"quoted phrase, ranks 0+1", `"` + phrase + `"`, []string{"%" + phrase + "%"}},
 		q("absent word", "zyxwvq"),
 		q("2-letter term (scan mode)", "ka"),
+		q(rareWordLabel, rareWord()),
 	}
+}
+
+// The worst case of a trigram search (issue 23): a term held by one entry,
+// the oldest, whose trigrams are all common, so that the index's
+// candidates are a large part of the store and all but one of them fail
+// the check against the whole term.
+const rareWordLabel = "rare word, common trigrams"
+
+// rareWord is the worst term the generator's text allows: 4 to 10
+// letters whose trigrams are together held by as many entries as possible
+// while the word itself is in none (checked on a sample of 20,000
+// generated texts; runSearch reports the real counts). It is built
+// greedily, one letter at a time, keeping the sample entries that still
+// hold every trigram so far. runSearch plants it in the oldest entry.
+var rareWord = sync.OnceValue(func() string {
+	g := newGen(99)
+	texts := make([]string, 20000)
+	for i := range texts {
+		texts[i] = g.text(220)
+	}
+	const letters = "etaoinshrdlcumwfgypbvkjxqz"
+	holders := func(word string, among []int) []int {
+		tri := word[len(word)-3:]
+		var out []int
+		for _, i := range among {
+			if strings.Contains(texts[i], tri) {
+				out = append(out, i)
+			}
+		}
+		return out
+	}
+	all := make([]int, len(texts))
+	for i := range all {
+		all[i] = i
+	}
+	var start string
+	var startAmong []int
+	for _, a := range letters[:9] {
+		for _, b := range letters[:9] {
+			for _, c := range letters[:9] {
+				w := string([]rune{a, b, c})
+				if h := holders(w, all); len(h) > len(startAmong) {
+					start, startAmong = w, h
+				}
+			}
+		}
+	}
+	// Grow to each length from 4 to 10; keep the absent word with the
+	// most holders of its trigrams.
+	var best string
+	bestHolders := -1
+	for n := 4; n <= 10; n++ {
+		w, among := start, startAmong
+		for len(w) < n {
+			var next string
+			var nextAmong []int
+			for _, c := range letters {
+				cand := w + string(c)
+				h := holders(cand, among)
+				if len(cand) == n && slices.ContainsFunc(h, func(i int) bool { return strings.Contains(texts[i], cand) }) {
+					continue // the word must be absent
+				}
+				if len(h) > len(nextAmong) {
+					next, nextAmong = cand, h
+				}
+			}
+			if next == "" {
+				break
+			}
+			w, among = next, nextAmong
+		}
+		if len(w) == n && len(among) > bestHolders {
+			best, bestHolders = w, len(among)
+		}
+	}
+	return best
+})
+
+// plantRare puts rareWord into the content of line.
+func plantRare(line []byte) ([]byte, error) {
+	var m picoMessage
+	if err := json.Unmarshal(line, &m); err != nil {
+		return nil, err
+	}
+	m.Content = m.Content + " " + rareWord()
+	return json.Marshal(m)
 }
 
 // runSearch: workload 7.
@@ -64,6 +154,12 @@ func runSearch(ctx context.Context, e *env) (*Result, error) {
 	for s := 0; s*perSession < n; s++ {
 		k := min(perSession, n-s*perSession)
 		lines := g.lines(k, 220)
+		if s == 0 {
+			if lines[0], err = plantRare(lines[0]); err != nil {
+				st.Close()
+				return r, err
+			}
+		}
 		for _, l := range lines {
 			textBytes += int64(len(l))
 		}
@@ -163,10 +259,36 @@ func runSearch(ctx context.Context, e *env) (*Result, error) {
 	r.extra("word_p50_s", percentile(words, 50))
 	r.extra("word_p99_s", percentile(words, 99))
 	for i, q := range queries {
+		if q.label == rareWordLabel {
+			cands, err := trigramHolders(ctx, raw, strings.Trim(q.query, `"`))
+			if err != nil {
+				return r, err
+			}
+			r.note("worst case, %s %q: %d hit(s) of %d; %d entries hold every trigram of it; Search p50 %s, max %s",
+				q.label, q.query, hits[i], likeHits[i], cands, fmtDur(percentile(perQ[i], 50)), fmtDur(percentile(perQ[i], 100)))
+			r.extra("rare_word_p50_s", percentile(perQ[i], 50))
+			r.extra("rare_word_max_s", percentile(perQ[i], 100))
+		}
+	}
+	for i, q := range queries {
 		r.note("  %-28s %-16q Search %9s (%2d hits)  LIKE %9s (%2d hits)  %7.1f× faster", q.label, q.query,
 			fmtDur(median(perQ[i])), hits[i], fmtDur(median(perQLike[i])), likeHits[i], median(perQLike[i])/median(perQ[i]))
 	}
 	return r, nil
+}
+
+// trigramHolders counts the entries the index says hold every trigram of
+// term: a lower bound of the candidates Search must check for it (Search
+// asks the index for at most 8 of a term's trigrams).
+func trigramHolders(ctx context.Context, db *sql.DB, term string) (int, error) {
+	var parts []string
+	r := []rune(strings.ToLower(term))
+	for i := 0; i+3 <= len(r); i++ {
+		parts = append(parts, `"`+strings.ReplaceAll(string(r[i:i+3]), `"`, `""`)+`"`)
+	}
+	var n int
+	err := db.QueryRowContext(ctx, `SELECT count(*) FROM entries_fts WHERE entries_fts MATCH ?`, strings.Join(parts, " AND ")).Scan(&n)
+	return n, err
 }
 
 func openRaw(path string) (*sql.DB, error) {

@@ -22,6 +22,13 @@ type ExportOptions struct {
 	// export that would replace or remove anything writes nothing and fails
 	// with ErrExists, naming the files.
 	Force bool
+	// Skip, when set, is told about each session that cannot be exported
+	// (the format cannot render it, or one of its paths is not a plain
+	// file name inside the directory) and the export goes on without it.
+	// Unset, the first such session fails the whole export, with nothing
+	// written. Two sessions that map to one file, existing files and
+	// errors of the file system always fail the whole export.
+	Skip func(id string, err error)
 }
 
 // maxNameLen is the longest file name (one path component) the export
@@ -57,7 +64,8 @@ func Export(ctx context.Context, store sessiondb.Store, ids []string, format str
 // leave dir or exceed a file-name limit, two sessions that map to one file
 // (also when the names differ only in case, which collides on
 // case-insensitive file systems) and, without Force, an existing file are
-// refused with nothing written. Files are created 0600 and directories
+// refused with nothing written (with opts.Skip, such a session is reported
+// and left out instead). Files are created 0600 and directories
 // 0700, as the database is; symbolic links inside dir are never followed.
 // Each session is rendered twice (to plan, then to write), so that memory
 // stays bounded by the largest session, not the whole export.
@@ -94,13 +102,24 @@ func ExportWith(ctx context.Context, store sessiondb.Store, ids []string, format
 	// Plan: render every session, check every path.
 	plan := &exportPlan{dir: dir, force: opts.Force, owner: map[string]string{}}
 	planned := make([][]string, len(resolved))
+	skipped := make([]bool, len(resolved))
 	for i, id := range resolved {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("export: %w", err)
 		}
 		files, err := ex.exportFiles(ctx, store, id)
 		if err != nil {
-			return nil, fmt.Errorf("export %s: %w", id, err)
+			err = fmt.Errorf("export %s: %w", id, err)
+		} else {
+			err = plan.check(id, files)
+		}
+		if err != nil {
+			if opts.Skip == nil || ctx.Err() != nil {
+				return nil, err
+			}
+			opts.Skip(id, err)
+			skipped[i] = true
+			continue
 		}
 		for _, file := range files {
 			if err := plan.add(id, file); err != nil {
@@ -121,6 +140,9 @@ func ExportWith(ctx context.Context, store sessiondb.Store, ids []string, format
 	for i, id := range resolved {
 		if err := ctx.Err(); err != nil {
 			return out, fmt.Errorf("export: %w", err)
+		}
+		if skipped[i] {
+			continue
 		}
 		files, err := ex.exportFiles(ctx, store, id)
 		if err != nil {
@@ -196,7 +218,7 @@ type exportPlan struct {
 	dirs  map[string]bool // relative directories to create
 }
 
-// add checks one relative path of session id: every component a plain
+// add checks and adds one relative path of session id: every component a plain
 // file name (not empty, ".", "..", no NUL, at most maxNameLen bytes), so
 // that the path lies inside the export directory, and no other session
 // writing the same path, compared case-insensitively.
@@ -223,6 +245,19 @@ func (p *exportPlan) add(id string, f exportFile) error {
 	}
 	for d := pathDir(rel); d != ""; d = pathDir(d) {
 		p.dirs[d] = true
+	}
+	return nil
+}
+
+// check reports whether the files of session id are fit to add on their
+// own (plain file names inside the directory, none twice), without adding
+// any. Whether another session takes one of them is add's to say.
+func (p *exportPlan) check(id string, files []exportFile) error {
+	trial := &exportPlan{dir: p.dir, owner: map[string]string{}}
+	for _, f := range files {
+		if err := trial.add(id, f); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -77,6 +77,10 @@ func (s *wildScan) run(f io.Reader, from int64, obj func(raw []byte, lineNo int)
 				obj(bytes.Clone(t), lineNo)
 				return nil
 			}
+			if nestedTooDeep(t) {
+				s.problem(lineNo, "JSON nested too deep (more than %d levels of arrays and objects, more than the JSON decoder reads; last line, no trailing newline): not imported", maxJSONDepth)
+				return nil
+			}
 			s.problem(lineNo, "torn last line (%d bytes, no trailing newline, not a complete JSON object): not imported; it is read again once complete", len(line))
 			return nil
 		}
@@ -104,6 +108,8 @@ func (s *wildScan) run(f io.Reader, from int64, obj func(raw []byte, lineNo int)
 			s.problem(lineNo, "NUL bytes: line of %d bytes holds no readable JSON object; skipped", len(line))
 		case hasNUL:
 			s.problem(lineNo, "NUL bytes: %d JSON object(s) recovered from the line, the rest skipped", len(good))
+		case len(good) == 0 && nestedTooDeep(t):
+			s.problem(lineNo, "JSON nested too deep (more than %d levels of arrays and objects, more than the JSON decoder reads, %d bytes); skipped", maxJSONDepth, len(line))
 		case len(good) == 0:
 			s.problem(lineNo, "invalid JSON (torn or corrupt line, %d bytes); skipped", len(line))
 		default:
@@ -114,6 +120,40 @@ func (s *wildScan) run(f io.Reader, from int64, obj func(raw []byte, lineNo int)
 		}
 		return nil
 	})
+}
+
+// maxJSONDepth is the deepest nesting of arrays and objects that
+// encoding/json reads (its scanner's own limit); a deeper document is not
+// valid to json.Valid, although nothing in it is torn.
+const maxJSONDepth = 10000
+
+// nestedTooDeep reports whether b opens more than maxJSONDepth arrays and
+// objects at once (outside strings): why json.Valid refused a line that may
+// well be complete.
+func nestedTooDeep(b []byte) bool {
+	depth, inString, escaped := 0, false, false
+	for _, c := range b {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			if depth++; depth > maxJSONDepth {
+				return true
+			}
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return false
 }
 
 // recoverObjects splits a damaged line at NUL runs and returns, for every

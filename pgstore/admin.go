@@ -55,7 +55,7 @@ func (s *Store) reextract(ctx context.Context, tx *ptx, table string) error {
 			return err
 		}
 		role, text := s.extract(kind, body)
-		updates = append(updates, upd{id, noNUL(role), noNUL(text)})
+		updates = append(updates, upd{id, role, noNUL(text)})
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {

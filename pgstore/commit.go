@@ -273,19 +273,15 @@ func (s *Store) describe(e sessiondb.Entry) (kind, role, text string) {
 	if e.Role != "" {
 		role = e.Role
 	}
-	return kind, noNUL(role), noNUL(text)
+	return kind, role, noNUL(text)
 }
 
-// noNUL replaces U+0000 with U+FFFD: PostgreSQL text cannot hold it, and
-// text extracted from a body may contain one (from a \u0000 escape). Only
-// the derived role and text columns are affected; bodies are JSON, where a
-// NUL is always escaped, and are stored as given.
-func noNUL(s string) string {
-	if strings.IndexByte(s, 0) < 0 {
-		return s
-	}
-	return strings.ReplaceAll(s, "\x00", "\uFFFD")
-}
+// noNUL makes derived text (an entry's plain text) storable by
+// repair (backend.CleanText): U+0000, bytes that are not UTF-8 and a
+// leading backend.TextMarker become U+FFFD, so the searched columns never
+// hold an escaped value. Bodies and every other column keep their exact
+// bytes through escapedText instead.
+func noNUL(s string) string { return backend.CleanText(s) }
 
 // putDoc replaces or clears a session's state or interrupt document.
 func putDoc(ctx context.Context, tx *ptx, table, id string, doc json.RawMessage, clear bool, now time.Time) error {

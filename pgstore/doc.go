@@ -16,7 +16,8 @@
 // # Migrations
 //
 // The schema is package migrations/postgres (goose, postgres dialect:
-// 00001 the initial schema, 00002 shared aliases),
+// 00001 the initial schema, 00002 shared aliases, 00004 view column
+// types that the same SQL works on in both backends and sessiondb_bytes),
 // applied with goose's Provider. A schema whose version is newer than the
 // binary is refused with sessiondb.ErrSchemaTooNew and not modified.
 // Migrating holds a session-level advisory lock (pg_advisory_lock, keyed
@@ -67,7 +68,10 @@
 // sqlstore's: hits containing the whole query as a phrase first (Score
 // gets +1e6), then a BM25-style relevance (term frequency against the
 // text's length), ties by session ID and seq; scan mode orders by time,
-// newest first. Case folding follows the database's collation (Unicode on
+// newest first. As in sqlstore, the ranking covers each table's newest
+// 1,000 verified hits (rows holding every term; more for deep pages,
+// backend.SearchWindow): a common word ranks its newest hits instead of
+// every one, and no hit the page needs is ever left out. Case folding follows the database's collation (Unicode on
 // a UTF-8 database: "MONTRÉAL" finds "Montréal").
 //
 // Measured before choosing (PostgreSQL 15, 2 shared cores, 200,000 rows
@@ -120,12 +124,28 @@
 //     fixed-width UTC text with nanoseconds, bodies as text holding the
 //     caller's exact bytes, never jsonb), so ad-hoc SQL carries over and a
 //     copy between backends is lossless.
-//   - PostgreSQL text cannot hold U+0000. Bodies are JSON, where a NUL is
-//     always escaped, so they are stored as given. The derived role and
-//     text columns may contain one (decoded from a \u0000 escape): it is
-//     replaced there by U+FFFD. Text PostgreSQL refuses in other fields
-//     (invalid UTF-8, a NUL in a title) is sessiondb.ErrInvalid, and
-//     nothing is written.
+//   - PostgreSQL text cannot hold U+0000 nor bytes that are not UTF-8,
+//     which SQLite keeps and importers meet (a \u0000 in a picoclaw
+//     summary, a line of Latin-1). Every connection of the pool is wrapped
+//     (openTextDB) so that each string argument goes through
+//     backend.EncodeText and each text value read through
+//     backend.DecodeText: such a value is stored as U+FFFF followed by the
+//     text in PostgreSQL's own "escape" format for bytes (backslash
+//     doubled, each byte text cannot hold as \ooo), every other value as it
+//     is. So every column a caller fills (titles, summaries, bodies, state,
+//     attrs, labels, paths, …) keeps its exact bytes, every API returns
+//     them, and the common case stays readable in SQL; in SQL,
+//     sessiondb_bytes(column) (migration 00004) gives the exact bytes of
+//     any stored text. JSON bodies need the escape only for bytes that are
+//     not UTF-8 (a NUL in JSON is always written \u0000). Before issue 23
+//     such text was refused (ErrInvalid), and an import or a copy lost the
+//     whole session. The derived text column, which ILIKE searches, is
+//     repaired instead (backend.CleanText: U+FFFD for U+0000, for bytes
+//     that are not UTF-8 and for a leading U+FFFF), so it never holds an
+//     escaped value.
+//     Why a wrapped driver connection and not a pgx codec: pgx sends a Go
+//     string as a text parameter, and scans text into a string, by fast
+//     paths that never consult its type map.
 //   - One pool serves reads and writes: PostgreSQL runs concurrent writers
 //     itself, so sqlstore's single writer connection and group commit have
 //     no purpose here.

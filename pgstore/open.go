@@ -11,7 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
+	"github.com/jackc/pgx/v5"
 	"github.com/jmoiron/sqlx"
 	"github.com/pressly/goose/v3"
 
@@ -67,9 +67,13 @@ func Open(ctx context.Context, dbURL string, opts *Options) (_ *Store, err error
 		s.opts = *opts
 	}
 	s.applyDefaults()
-	if s.db, err = sqlx.Open("pgx", dbURL); err != nil {
+	cfg, err := pgx.ParseConfig(dbURL)
+	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", redact(dbURL), err)
 	}
+	// Every connection escapes the text PostgreSQL cannot hold (see
+	// openTextDB).
+	s.db = sqlx.NewDb(openTextDB(cfg), "pgx")
 	defer func() {
 		if err != nil {
 			s.db.Close()

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/backend"
 )
 
 // minTrigramRunes is the shortest term the trigram index can answer.
@@ -144,13 +145,23 @@ func searchSQL(terms []string, phrase string, short bool, opts sessiondb.SearchO
 		rank = strings.Join(parts, " + ")
 		order = "exact DESC, rank DESC, h.session_id, h.seq"
 	}
+	// With the trigram index, each table yields its verified hits (every
+	// row the index answers is checked against the whole terms by ILIKE)
+	// newest first, up to the window: a rare term finds every hit
+	// however many older rows hold its trigrams, and a common term ranks
+	// the newest window of its hits instead of every one (as sqlstore).
+	cut := ""
+	if !short {
+		window := backend.SearchWindow(opts.Offset, limit)
+		cut = fmt.Sprintf(" ORDER BY x.id DESC LIMIT %d", window)
+	}
 	q := `WITH h AS (
-			SELECT x.session_id, x.seq, false AS summary, x.kind, x.role, x.created_at, x.text
-			FROM entries x WHERE ` + where + `
+			(SELECT x.session_id, x.seq, false AS summary, x.kind, x.role, x.created_at, x.text
+			FROM entries x WHERE ` + where + cut + `)
 			UNION ALL
-			SELECT x.session_id, 0, true, x.kind, x.role, x.created_at, x.text
+			(SELECT x.session_id, 0, true, x.kind, x.role, x.created_at, x.text
 			FROM (SELECT m.*, c.session_id FROM summary_messages m JOIN compactions c ON c.id = m.compaction_id) x
-			WHERE ` + where + `
+			WHERE ` + where + cut + `)
 		), r AS (
 			SELECT h.session_id, h.seq, h.summary, h.kind, h.role, h.created_at, h.text,
 				strpos(lower(h.text), lower(?)) > 0 AS exact, ` + rank + ` AS rank

@@ -147,9 +147,14 @@
 //     function registered with the driver: exact phrase first, then BM25
 //     term frequency over text length. So matches are still exact
 //     case-insensitive substrings (identifiers, paths, error messages, CJK
-//     words inside unsegmented text). Ranking covers the newest 1,000
-//     candidates per index (more for deep pages), so a word found in most
-//     entries answers in milliseconds instead of ranking every match.
+//     words inside unsegmented text). The candidates are read newest
+//     first, each checked as it is read (LIKE first for ASCII terms), until
+//     1,000 verified hits per index are found (more for deep pages) or the
+//     candidates end: a word found in most entries answers in milliseconds
+//     by ranking its newest 1,000 hits instead of every match, and a rare
+//     word made of common trigrams is still found, however many older
+//     candidates lack it (before issue 23 the window counted candidates,
+//     and such a word's only hit could fall outside it).
 //   - Terms shorter than three characters cannot use a trigram index; they
 //     are answered by a scan of the extracted text, prefiltered with LIKE
 //     for ASCII terms.

@@ -9,6 +9,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/backend"
 )
 
 // minTrigramRunes is the shortest term the trigram index can answer.
@@ -19,10 +20,6 @@ const minTrigramRunes = 3
 // and the last among them), and every candidate is then checked against
 // the whole term.
 const maxTrigramsPerTerm = 8
-
-// searchWindow is how many index candidates Search ranks at least, newest
-// first (see Search).
-const searchWindow = 1000
 
 type hitRow struct {
 	ID           int64   `db:"id"`
@@ -44,10 +41,13 @@ type hitRow struct {
 // every term (the index stores no positions), each is checked against its
 // text for every whole term (case-insensitive), and the hits are ranked by
 // sessiondb_rank: the whole query as one phrase first, then term frequency
-// against text length. For very common terms the ranking covers the newest
-// searchWindow candidates per index (more for deep pages: at least four
-// times offset+limit), so that a word found in most entries answers in
-// milliseconds instead of ranking every one. A query with a shorter term
+// against text length. The candidates are read newest first until
+// backend.SearchWindow verified hits per index are found (1,000, or four
+// times offset+limit for deep pages) or the candidates end: a word found
+// in most entries answers in milliseconds by ranking its newest hits
+// instead of every one, and a rare word made of common trigrams reads as
+// many candidates as it takes to find its hits, so no hit the page needs
+// is ever dropped. A query with a shorter term
 // is answered by a scan of the extracted text (the index cannot see terms
 // that short), exact phrase first, then newest first.
 //
@@ -211,29 +211,52 @@ func searchSQL(terms []string, short bool, cursors [2]int64, opts sessiondb.Sear
 		args = append(args, fargs...)
 	}
 	order := "score DESC, session_id, seq"
-	if short {
-		// Scan mode: every row of both tables. LIKE, which SQLite runs
-		// far faster than a call into Go, drops most rows first; it folds
-		// ASCII case only, so only ASCII terms can use it.
-		cond, largs := "1", []any{}
-		for _, t := range terms {
-			if isASCII(t) {
-				cond += ` AND x.text LIKE ? ESCAPE '\'`
-				largs = append(largs, "%"+likeEscaper.Replace(t)+"%")
-			}
+	// LIKE, which SQLite runs far faster than a call into Go, drops most
+	// rows that lack a term before sessiondb_rank sees them; it folds
+	// ASCII case only, so only ASCII terms can use it.
+	likes, largs := "", []any{}
+	// check is what a row must pass besides LIKE to be a verified hit: a
+	// row that holds every ASCII term (LIKE) holds it for sessiondb_rank
+	// too, so only a query with another term needs the rank in the WHERE,
+	// which computes it a second time for the rows that pass.
+	check := ""
+	for _, t := range terms {
+		if isASCII(t) {
+			likes += ` AND x.text LIKE ? ESCAPE '\'`
+			largs = append(largs, "%"+likeEscaper.Replace(t)+"%")
+		} else {
+			check = " AND score > 0"
 		}
-		branch("entries x", cond, 0, largs...)
-		branch(summaries+" x", cond, 1, largs...)
+	}
+	if short {
+		// Scan mode: every row of both tables.
+		branch("entries x", "1"+likes, 0, largs...)
+		branch(summaries+" x", "1"+likes, 1, largs...)
 		order = "score >= " + fmt.Sprint(exactBonus) + " DESC, created_at DESC, session_id, seq"
 	} else {
+		// The index's candidates, newest first, each checked against the
+		// whole terms; reading stops at the window's count of verified
+		// hits (or when the candidates end), so a rare term made of
+		// common trigrams still finds its only hit, however many older
+		// candidates lack it, and a common term ranks the newest window
+		// of its hits instead of every one.
 		match := trigramMatch(terms)
-		window := max(searchWindow, 4*(opts.Offset+limit))
-		branch(`(SELECT rowid AS id FROM entries_fts WHERE entries_fts MATCH ? ORDER BY rowid DESC LIMIT ?) c
-			JOIN entries x ON x.id = c.id`, "1", 0, match, window)
-		branch("entries x", "x.id > ?", 0, cursors[0])
-		branch(`(SELECT rowid AS id FROM summary_fts WHERE summary_fts MATCH ? ORDER BY rowid DESC LIMIT ?) c
-			JOIN `+summaries+` x ON x.id = c.id`, "1", 1, match, window)
-		branch(summaries+" x", "x.id > ?", 1, cursors[1])
+		window := backend.SearchWindow(opts.Offset, limit)
+		verified := func(fts, from string, summary int) {
+			branches = append(branches, fmt.Sprintf(`SELECT * FROM (SELECT x.id, x.session_id, %s AS seq, %d AS summary,
+				x.kind, x.role, x.created_at, sessiondb_rank(x.text, ?, ?) AS score
+				FROM %s f JOIN %s x ON x.id = f.rowid
+				WHERE %s MATCH ?%s%s%s ORDER BY f.rowid DESC LIMIT ?)`,
+				map[int]string{0: "x.seq", 1: "0"}[summary], summary, fts, from, fts, likes, check, where))
+			args = append(args, packed, phrase, match)
+			args = append(args, largs...)
+			args = append(args, fargs...)
+			args = append(args, window)
+		}
+		verified("entries_fts", "entries", 0)
+		branch("entries x", "x.id > ?"+likes, 0, append([]any{cursors[0]}, largs...)...)
+		verified("summary_fts", summaries, 1)
+		branch(summaries+" x", "x.id > ?"+likes, 1, append([]any{cursors[1]}, largs...)...)
 	}
 	// The rank is computed once per candidate (MATERIALIZED), then the
 	// page is cut, and only the page's rows read their text for the

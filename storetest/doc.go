@@ -50,7 +50,10 @@
 //   - Log: seqs contiguous from 1, Append's returned LastSeq, defaults for
 //     kind, role and time, bodies byte for byte (unicode, emoji, \u2028,
 //     \u0000 escapes, whitespace and key order, a 10 MB body; bytes that are
-//     not UTF-8 inside a string are refused or kept, never repaired),
+//     not UTF-8 inside a string are kept, never repaired nor refused),
+//     AnyBytesInText (U+0000, bytes that are not UTF-8 and escape-like
+//     texts in every text a caller gives, read back byte for byte by every
+//     read and carried by a whole-session copy),
 //     LoadOptions in the documented order Kinds, After (strict), LastN,
 //     Entries ranges with superseded rows.
 //   - History, Compaction, Prune: SetHistory (rows kept for audit, only the

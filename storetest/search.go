@@ -21,6 +21,7 @@ func searchTests() []testCase {
 		{name: "WhileWriting", fn: searchWhileWriting},
 		{name: "ReadYourWrites", fn: searchReadYourWrites},
 		{name: "UsageLedger", fn: usageLedger},
+		{name: "NeverMisses", fn: searchNeverMisses},
 	}
 }
 

@@ -187,6 +187,16 @@
 // response and its results must be one message each, the usage one call
 // with its final report, as in a one-shot import.
 //
+// TestHostileCopies fills 40 sessions with random text PostgreSQL cannot
+// hold as it is (NUL, bytes that are not UTF-8, U+FFFF and backslash
+// escapes, in titles, summaries, bodies, roles, attrs, state, usage and
+// checkpoint labels) and runs the real sessionctl copy, in its own
+// processes, SQLite → PostgreSQL → SQLite: every dump must come back
+// byte-identical. It then copies them into a target holding other sessions
+// under the same IDs (the same Sequence, sometimes the same LastSeq): all
+// are conflicts, the target must not change, and --rename-conflicts must
+// put each source session beside its namesake, unchanged on a rerun.
+//
 // # Regression tests for what the suite found
 //
 // Failures of the workload are turned into small deterministic (or

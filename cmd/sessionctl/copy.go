@@ -3,17 +3,20 @@ package main
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/sessioncopy"
 )
 
 type copyOptions struct {
-	from, to string
-	json     bool
+	from, to        string
+	json            bool
+	renameConflicts bool
 }
 
 // copyTotals is what copy did; --json prints it.
@@ -23,12 +26,21 @@ type copyTotals struct {
 	// Sessions is the number of sessions in the source.
 	Sessions int64 `json:"sessions"`
 	// Copied were written to the target (new or changed since the last
-	// copy); Unchanged were already there with the same Sequence and
-	// LastSeq; Diverged have a higher Sequence in the target than in the
-	// source (written there since) and were left alone.
+	// copy); Unchanged were already there as an earlier copy with the same
+	// Sequence and LastSeq; Diverged are earlier copies written in the
+	// target since (its counters are ahead) and were left alone.
 	Copied    int64    `json:"copied"`
 	Unchanged int64    `json:"unchanged"`
 	Diverged  []string `json:"diverged"`
+	// Conflicts are sessions whose ID the target gives to a different
+	// session (another creation time or source, or a log that is not the
+	// source's): left alone, unless --rename-conflicts copied them under
+	// a new ID (Renamed).
+	Conflicts []string      `json:"conflicts"`
+	Renamed   []copyRenamed `json:"renamed"`
+	// Skipped are sessions the target refused (ErrInvalid, ErrExists):
+	// the copy went on with the next one.
+	Skipped []copySkipped `json:"skipped"`
 	// What the copied sessions held.
 	Entries     int64 `json:"entries"`
 	Compactions int64 `json:"compactions"`
@@ -36,6 +48,21 @@ type copyTotals struct {
 	UsageRows   int64 `json:"usage_rows"`
 	Sources     int64 `json:"source_files"`
 	Bytes       int64 `json:"body_bytes"`
+}
+
+// copyRenamed is a conflicting session copied under a new ID.
+type copyRenamed struct {
+	ID string `json:"id"`
+	As string `json:"as"`
+	// LeftOut is what the renamed copy does not carry (aliases and import
+	// records, which belong to the target's session of that name).
+	LeftOut []string `json:"left_out"`
+}
+
+// copySkipped is a session the target could not take.
+type copySkipped struct {
+	ID     string `json:"id"`
+	Reason string `json:"reason"`
 }
 
 func (a *app) copyCommand() *cobra.Command {
@@ -50,13 +77,27 @@ rows, import records, aliases, fork links, Sequence and LastSeq. Either
 side may be a SQLite file or a postgres:// URL; the target is created (and
 migrated) when needed, the source is only read.
 
+The target is meant to be a copy of the source: a new database, or one
+that earlier runs of copy from the same source filled (a backup, or the
+server a machine moves its sessions to). A session already in the target
+counts as an earlier copy only if it was created at the same time from the
+same source file and its log is the start of the source's, entry for
+entry, byte for byte. Then an earlier copy with the source's Sequence and
+LastSeq is left as it is, one the source has moved past is replaced, and
+one written in the target since (its counters ahead) is left alone and
+reported as diverged. Any other session under the same ID (two machines'
+picoclaw "agent:main:cli:direct:alice", say) is a conflict: it is left
+alone and reported, or with --rename-conflicts the source's session is
+copied beside it under its ID plus "~" and a hash of its identity (the
+same on every run), without its aliases and import records, which belong
+to the target's session. A session the target cannot take is skipped and
+reported, and the copy goes on. Diverged, conflicting (not renamed) and
+skipped sessions make the exit code 1.
+
 Each session is written in its own transaction on the target, so a copy
 that is killed leaves whole sessions only, and running it again copies
-only what is missing or changed: a session whose Sequence and LastSeq in
-the target equal the source's is skipped. A session whose Sequence in the
-target is higher than in the source was written there since; it is left
-alone and reported as diverged (exit code 1). Sessions deleted from the
-source are not deleted from the target.`,
+only what is missing or changed. Sessions deleted from the source are not
+deleted from the target.`,
 		Example: `  sessionctl copy --from ~/.local/share/sessiondb/sessions.db --to postgres://me@db/sessions
   sessionctl copy --from postgres://me@db/sessions --to backup.db --json`,
 		Args: noArgs,
@@ -73,6 +114,7 @@ source are not deleted from the target.`,
 	c.Flags().StringVar(&o.from, "from", "", "source database: file path or postgres:// URL (read only)")
 	c.Flags().StringVar(&o.to, "to", "", "target database: file path or postgres:// URL (created when missing)")
 	c.Flags().BoolVar(&o.json, "json", false, "print the totals as JSON")
+	c.Flags().BoolVar(&o.renameConflicts, "rename-conflicts", false, "copy a session whose ID the target gives to another session under a new ID (ID~hash) instead of leaving it out")
 	return c
 }
 
@@ -123,10 +165,11 @@ func (a *app) runCopy(o copyOptions) (err error) {
 		cursor = next
 	}
 
-	t := copyTotals{From: location(src), To: location(dst), Sessions: int64(len(infos)), Diverged: []string{}}
+	t := copyTotals{From: location(src), To: location(dst), Sessions: int64(len(infos)),
+		Diverged: []string{}, Conflicts: []string{}, Renamed: []copyRenamed{}, Skipped: []copySkipped{}}
 	bar := a.newCopyBar(len(infos))
 	for _, info := range infos {
-		if err := a.copySession(src, dst, info.ID, &t); err != nil {
+		if err := a.copySession(src, dst, info.ID, o.renameConflicts, &t); err != nil {
 			bar.finish()
 			return err
 		}
@@ -139,19 +182,43 @@ func (a *app) runCopy(o copyOptions) (err error) {
 			return err
 		}
 	} else {
-		fmt.Fprintf(a.stdout, "copied %d of %d sessions from %s to %s (%d unchanged, %d diverged): %d entries, %d compactions, %d checkpoints, %d usage rows, %d source files, %s of bodies\n",
-			t.Copied, t.Sessions, t.From, t.To, t.Unchanged, len(t.Diverged), t.Entries, t.Compactions, t.Checkpoints, t.UsageRows, t.Sources, humanBytes(t.Bytes))
+		fmt.Fprintf(a.stdout, "copied %d of %d sessions from %s to %s (%d unchanged, %d diverged, %d conflicts, %d renamed, %d skipped): %d entries, %d compactions, %d checkpoints, %d usage rows, %d source files, %s of bodies\n",
+			t.Copied, t.Sessions, t.From, t.To, t.Unchanged, len(t.Diverged), len(t.Conflicts), len(t.Renamed), len(t.Skipped),
+			t.Entries, t.Compactions, t.Checkpoints, t.UsageRows, t.Sources, humanBytes(t.Bytes))
+		for _, r := range t.Renamed {
+			fmt.Fprintf(a.stdout, "renamed %s to %s (another session has its ID in %s)\n", visible(r.ID), visible(r.As), t.To)
+			for _, l := range r.LeftOut {
+				fmt.Fprintf(a.stdout, "  left out: %s\n", visible(l))
+			}
+		}
+		for _, id := range t.Conflicts {
+			fmt.Fprintf(a.stdout, "conflict: %s in %s is another session (left alone)\n", visible(id), t.To)
+		}
+		for _, sk := range t.Skipped {
+			fmt.Fprintf(a.stdout, "skipped %s: %s\n", visible(sk.ID), visible(sk.Reason))
+		}
 	}
-	if len(t.Diverged) > 0 {
-		return fmt.Errorf("%d session(s) changed in %s since the last copy were left alone, first %s: delete them there to copy them again", len(t.Diverged), t.To, t.Diverged[0])
+	var problems []string
+	if n := len(t.Diverged); n > 0 {
+		problems = append(problems, fmt.Sprintf("%d session(s) changed in %s since the last copy were left alone, first %s: delete them there to copy them again", n, t.To, visible(t.Diverged[0])))
+	}
+	if n := len(t.Conflicts); n > 0 {
+		problems = append(problems, fmt.Sprintf("%d session(s) have IDs that %s gives to other sessions, first %s: left alone (--rename-conflicts copies them under new IDs)", n, t.To, visible(t.Conflicts[0])))
+	}
+	if n := len(t.Skipped); n > 0 {
+		problems = append(problems, fmt.Sprintf("%d session(s) could not be written to %s, first %s: %s", n, t.To, visible(t.Skipped[0].ID), visible(t.Skipped[0].Reason)))
+	}
+	if len(problems) > 0 {
+		return errors.New(strings.Join(problems, "; "))
 	}
 	return nil
 }
 
 // copySession copies one session unless the target already has it as the
-// source does. The target's sequence is the write's precondition, so a
-// writer racing the copy on the target makes it fail rather than lose.
-func (a *app) copySession(src, dst copyStore, id string, t *copyTotals) error {
+// source does (sessioncopy.Compare). The target's sequence is the write's
+// precondition, so a writer racing the copy on the target makes it fail
+// rather than lose.
+func (a *app) copySession(src, dst copyStore, id string, rename bool, t *copyTotals) error {
 	d, err := src.DumpSession(a.ctx, id)
 	if errors.Is(err, sessiondb.ErrNotFound) {
 		t.Sessions-- // deleted from the source since the listing
@@ -160,23 +227,40 @@ func (a *app) copySession(src, dst copyStore, id string, t *copyTotals) error {
 	if err != nil {
 		return fmt.Errorf("copy %s: %w", id, err)
 	}
-	expect := int64(0)
-	cur, err := dst.Get(a.ctx, id)
-	switch {
-	case errors.Is(err, sessiondb.ErrNotFound):
-	case err != nil:
-		return fmt.Errorf("copy %s: %w", id, err)
-	case cur.Sequence == d.Session.Sequence && cur.LastSeq == d.Session.LastSeq:
+	rel, expect, err := a.relation(dst, d)
+	if err != nil {
+		return err
+	}
+	var renamed *copyRenamed
+	if rel == sessioncopy.Conflict && rename {
+		var leftOut []string
+		d, leftOut = sessioncopy.Renamed(d)
+		renamed = &copyRenamed{ID: id, As: d.Session.ID, LeftOut: append([]string{}, leftOut...)}
+		if rel, expect, err = a.relation(dst, d); err != nil {
+			return err
+		}
+	}
+	switch rel {
+	case sessioncopy.Same:
 		t.Unchanged++
 		return nil
-	case cur.Sequence > d.Session.Sequence:
-		t.Diverged = append(t.Diverged, id)
+	case sessioncopy.Diverged:
+		t.Diverged = append(t.Diverged, d.Session.ID)
 		return nil
-	default:
-		expect = cur.Sequence
+	case sessioncopy.Conflict:
+		t.Conflicts = append(t.Conflicts, d.Session.ID)
+		return nil
 	}
-	if _, err := dst.PutSession(a.ctx, d, sessiondb.Expect(expect)); err != nil {
-		return fmt.Errorf("copy %s: %w", id, err)
+	_, err = dst.PutSession(a.ctx, d, sessiondb.Expect(expect))
+	if errors.Is(err, sessiondb.ErrInvalid) || errors.Is(err, sessiondb.ErrExists) {
+		t.Skipped = append(t.Skipped, copySkipped{ID: d.Session.ID, Reason: err.Error()})
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("copy %s: %w", d.Session.ID, err)
+	}
+	if renamed != nil {
+		t.Renamed = append(t.Renamed, *renamed)
 	}
 	t.Copied++
 	t.Entries += int64(len(d.Entries))
@@ -188,6 +272,19 @@ func (a *app) copySession(src, dst copyStore, id string, t *copyTotals) error {
 		t.Bytes += int64(len(e.Body))
 	}
 	return nil
+}
+
+// relation reads the target's session of d's ID and tells how it stands
+// to d, with the Sequence a write must expect (0: none there).
+func (a *app) relation(dst copyStore, d sessiondb.SessionDump) (sessioncopy.Relation, int64, error) {
+	cur, err := dst.DumpSession(a.ctx, d.Session.ID)
+	switch {
+	case errors.Is(err, sessiondb.ErrNotFound):
+		return sessioncopy.Missing, 0, nil
+	case err != nil:
+		return 0, 0, fmt.Errorf("copy %s: read the target's session: %w", d.Session.ID, err)
+	}
+	return sessioncopy.Compare(d, cur), cur.Session.Sequence, nil
 }
 
 // copyBar draws copy progress on a terminal stderr; it is a no-op

@@ -43,11 +43,20 @@
 //
 // copy --from A --to B moves every session between any two databases with
 // sessiondb.Copier (DumpSession from one snapshot, PutSession in one
-// transaction on the target, guarded by the target's sequence). A session
-// whose Sequence and LastSeq match in the target is skipped, so a rerun
-// after a kill copies only the rest; a session whose target Sequence is
-// higher was written there since and is left alone (reported, exit 1),
-// since replacing it would lose those writes. Deletions are not copied.
+// transaction on the target, guarded by the target's sequence). The
+// target is meant to be a copy of the source. A session already there is
+// read whole and compared by sessioncopy.Compare: it is an earlier copy
+// only if it was created at the same time from the same source and its log
+// agrees with the source's entry for entry; otherwise it is another
+// session under the same ID (a conflict: left alone and reported, exit 1,
+// or with --rename-conflicts copied beside it as ID~hash). An earlier copy
+// whose Sequence and LastSeq match is skipped, so a rerun after a kill
+// copies only the rest; one whose counters are ahead was written there
+// since and is left alone (reported, exit 1), since replacing it would lose
+// those writes. A session the target refuses (ErrInvalid, ErrExists) is
+// skipped and reported, and the copy goes on (exit 1). Deletions are not
+// copied. Reading the target's session whole costs a second read per
+// session on a rerun: identity is decided on the bytes, not the counters.
 //
 // # Usage reports and prices
 //

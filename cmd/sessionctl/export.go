@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -30,7 +31,9 @@ outside DIR, give two sessions one file (also names that differ only in case),
 or replace an existing file (without --force) writes nothing. Files are
 created 0600 and directories 0700, as the database is, and symbolic links
 inside DIR are not followed. When a write fails part-way, the files already
-written are printed before the error.`,
+written are printed before the error. With --all, a session the format
+cannot hold is left out and named in the error, the others are written,
+and the exit code is 1.`,
 		Example: `  sessionctl export my-alias --format picoclaw --out /tmp/picoclaw
   sessionctl export --all --format zot --out backup/ --json`,
 		ValidArgsFunction: a.completeSessions(true),
@@ -78,7 +81,16 @@ func (a *app) runExport(args []string, o exportOptions) error {
 			return err
 		}
 	}
-	files, err := jsonlimport.ExportWith(a.ctx, st, ids, o.format, o.out, jsonlimport.ExportOptions{Force: o.force})
+	// --all exports what it can: a session the format cannot hold is
+	// reported and left out, and the rest is written (exit 1).
+	var skipped []string
+	eo := jsonlimport.ExportOptions{Force: o.force}
+	if o.all {
+		eo.Skip = func(id string, err error) {
+			skipped = append(skipped, fmt.Sprintf("%s (%s)", visible(id), visible(err.Error())))
+		}
+	}
+	files, err := jsonlimport.ExportWith(a.ctx, st, ids, o.format, o.out, eo)
 	// The files written are printed even when the export failed part-way,
 	// so that the user knows what is in DIR.
 	if o.json {
@@ -95,6 +107,15 @@ func (a *app) runExport(args []string, o exportOptions) error {
 	}
 	if err != nil {
 		return fmt.Errorf("export to %s: %w", o.out, err)
+	}
+	if n := len(skipped); n > 0 {
+		const shown = 5
+		more := ""
+		if n > shown {
+			skipped, more = skipped[:shown], fmt.Sprintf("; and %d more", n-shown)
+		}
+		return fmt.Errorf("export to %s: %d session(s) could not be exported as %s and were left out, the others were written: %s%s",
+			o.out, n, o.format, strings.Join(skipped, "; "), more)
 	}
 	return nil
 }

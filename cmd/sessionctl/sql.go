@@ -365,11 +365,9 @@ func writeRowJSON(w *bufio.Writer, cols []string, row []any) error {
 		if f, ok := v.(float64); ok && (math.IsInf(f, 0) || math.IsNaN(f)) {
 			v = textValue(f)
 		}
-		enc, err := json.Marshal(v)
-		if err != nil {
+		if err := writeJSONValue(w, v); err != nil {
 			return fmt.Errorf("encode column %s: %w", cols[i], err)
 		}
-		w.Write(enc)
 	}
 	w.WriteString("}")
 	return nil
