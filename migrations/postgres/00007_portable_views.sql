@@ -38,14 +38,11 @@ SELECT session_id, provider, model, substr(created_at, 1, 10) AS day,
 FROM usage
 GROUP BY session_id, provider, model, substr(created_at, 1, 10);
 
--- Sessions with their counts, sizes and usage totals.
+-- Sessions with their counts, sizes and usage totals. The counts are the
+-- kept columns (00006_kept_counts.sql).
 CREATE VIEW session_stats AS
 SELECT s.id, s.title, s.created_at, s.updated_at, s.sequence, s.source_format,
-       (SELECT count(*) FROM summary_messages m JOIN current_compactions c
-          ON m.compaction_id = c.id WHERE c.session_id = s.id)
-         + s.last_seq + 1 - coalesce((SELECT keep_from_seq FROM compactions
-          WHERE session_id = s.id ORDER BY id DESC LIMIT 1), 1) AS message_count,
-       (SELECT count(*) FROM entries e WHERE e.session_id = s.id) AS entry_count,
+       s.message_count, s.entry_count,
        (SELECT coalesce(sum(CASE WHEN starts_with(body, chr(65535))
                                  THEN octet_length(sessiondb_bytes(body))
                                  ELSE octet_length(body) END), 0)
@@ -72,11 +69,7 @@ GROUP BY session_id, provider, model, substr(created_at, 1, 10);
 
 CREATE VIEW session_stats AS
 SELECT s.id, s.title, s.created_at, s.updated_at, s.sequence, s.source_format,
-       (SELECT count(*) FROM summary_messages m JOIN current_compactions c
-          ON m.compaction_id = c.id WHERE c.session_id = s.id)
-         + s.last_seq + 1 - coalesce((SELECT keep_from_seq FROM compactions
-          WHERE session_id = s.id ORDER BY id DESC LIMIT 1), 1) AS message_count,
-       (SELECT count(*) FROM entries e WHERE e.session_id = s.id) AS entry_count,
+       s.message_count, s.entry_count,
        (SELECT coalesce(sum(octet_length(body)), 0) FROM entries e WHERE e.session_id = s.id) AS body_bytes,
        (SELECT count(*) FROM usage u WHERE u.session_id = s.id) AS calls,
        (SELECT coalesce(sum(input_tokens), 0) FROM usage u WHERE u.session_id = s.id) AS input_tokens,
