@@ -191,6 +191,12 @@ func Import(ctx context.Context, store sessiondb.Store, paths []string, opts Opt
 	if err != nil {
 		return rep, err
 	}
+	return importPlanned(ctx, store, units, opts, rep)
+}
+
+// importPlanned parses and writes discovered units (Import after its
+// discovery; ImportUnits), adding to rep.
+func importPlanned(ctx context.Context, store sessiondb.Store, units []planned, opts Options, rep Report) (Report, error) {
 	prog := &progress{fn: opts.Progress}
 	for _, u := range units {
 		prog.p.FilesTotal += u.files
