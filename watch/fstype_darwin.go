@@ -1,0 +1,35 @@
+package watch
+
+import (
+	"os"
+	"syscall"
+)
+
+// remoteFS names the file system under dir when it is one whose changes
+// FSEvents/kqueue may not see (network and FUSE file systems), or "".
+func remoteFS(dir string) string {
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(dir, &st); err != nil {
+		return ""
+	}
+	var b []byte
+	for _, c := range st.Fstypename {
+		if c == 0 {
+			break
+		}
+		b = append(b, byte(c))
+	}
+	switch name := string(b); name {
+	case "nfs", "smbfs", "afpfs", "webdav", "cifs", "osxfuse", "macfuse", "fusefs":
+		return name
+	}
+	return ""
+}
+
+// inode returns the file's inode number (0 when unknown).
+func inode(fi os.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Ino)
+	}
+	return 0
+}
