@@ -31,7 +31,11 @@ func (w *watcher) burst(ctx context.Context, paths map[string]change) error {
 		names = append(names, p)
 	}
 	sort.Strings(names)
-	for _, p := range names {
+	// names grows while it is walked: the files found in a new directory
+	// are handled as created files (their side-file owners elsewhere are
+	// claimed again too).
+	for i := 0; i < len(names); i++ {
+		p := names[i]
 		ch := paths[p]
 		if ch&rootAppeared != 0 {
 			if err := w.addRoot(p); err == nil {
@@ -51,6 +55,12 @@ func (w *watcher) burst(ctx context.Context, paths map[string]change) error {
 				// sub-agent group): follow it and everything in it.
 				for _, d := range w.watchTree(p) {
 					dirs[d] = true
+					for _, f := range filesIn(d) {
+						if _, ok := paths[f]; !ok {
+							paths[f] = listed
+							names = append(names, f)
+						}
+					}
 				}
 			} else if ch&listed != 0 {
 				dirs[p] = true // a polled directory that changed
@@ -135,6 +145,21 @@ func (w *watcher) burst(ctx context.Context, paths map[string]change) error {
 	return nil
 }
 
+// filesIn lists the regular files of dir.
+func filesIn(dir string) []string {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range ents {
+		if e.Type().IsRegular() {
+			out = append(out, filepath.Join(dir, e.Name()))
+		}
+	}
+	return out
+}
+
 // claimDir offers the files of directory dir to the formats again and
 // brings the units whose primary file is in dir up to date: new ones and
 // ones whose side files changed are marked affected; ones whose primary
@@ -209,6 +234,12 @@ func (w *watcher) importUnit(ctx context.Context, u jsonlimport.Unit) error {
 	ictx := context.WithoutCancel(ctx)
 	_, err := w.store.SourceFile(ictx, u.Path)
 	isNew := errors.Is(err, sessiondb.ErrNotFound)
+	if isNew {
+		if at := w.settledAt(u); at.After(time.Now()) {
+			w.retry[u.Path] = at // imported once it and its side files are quiet
+			return nil
+		}
+	}
 	rep, err := jsonlimport.ImportUnits(ictx, w.store, []jsonlimport.Unit{u}, jsonlimport.Options{Jobs: 1})
 	if err != nil {
 		if errors.Is(err, sessiondb.ErrClosed) {
@@ -234,6 +265,18 @@ func (w *watcher) importUnit(ctx context.Context, u jsonlimport.Unit) error {
 	}
 	w.emit(e)
 	return nil
+}
+
+// settledAt returns when a new unit's files and directory will have been
+// quiet for NewSettle.
+func (w *watcher) settledAt(u jsonlimport.Unit) time.Time {
+	var last time.Time
+	for _, p := range append([]string{u.Path, filepath.Dir(u.Path)}, u.Extra...) {
+		if fi, err := os.Stat(p); err == nil && fi.ModTime().After(last) {
+			last = fi.ModTime()
+		}
+	}
+	return last.Add(w.opts.NewSettle)
 }
 
 // deleted reports that the primary file of u is gone. The session stays:

@@ -28,6 +28,12 @@ type Options struct {
 	// written continuously waits (default 250 ms).
 	Settle   time.Duration
 	MaxDelay time.Duration
+	// NewSettle is how long a session file that was never imported, and
+	// its directory, must be quiet before its first import (default
+	// 500 ms): an agent may create a session's side files just after it
+	// (picoclaw fsyncs the first line, then writes the .meta.json that
+	// names the session), and the first import fixes the session's ID.
+	NewSettle time.Duration
 	// TornAfter is how long a file whose last line has no newline yet must
 	// be quiet before that line is reported as torn (default 10 s). Until
 	// then it is a line still being written: not reported, not imported.
@@ -53,6 +59,7 @@ const (
 	defaultPollInterval    = 2 * time.Second
 	defaultSettle          = 50 * time.Millisecond
 	defaultMaxDelay        = 250 * time.Millisecond
+	defaultNewSettle       = 500 * time.Millisecond
 	defaultTornAfter       = 10 * time.Second
 	defaultMissingInterval = 10 * time.Second
 	// PollBudget is the factor between the poll interval and the time one
@@ -72,6 +79,9 @@ func (o *Options) setDefaults() {
 	}
 	if o.MaxDelay <= 0 {
 		o.MaxDelay = defaultMaxDelay
+	}
+	if o.NewSettle <= 0 {
+		o.NewSettle = defaultNewSettle
 	}
 	if o.MaxDelay < o.Settle {
 		o.MaxDelay = o.Settle

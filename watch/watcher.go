@@ -306,6 +306,7 @@ func (w *watcher) loop(ctx context.Context) error {
 // event queue is caught up with.
 func (w *watcher) catchUp(ctx context.Context, paths []string) error {
 	if len(paths) == 0 {
+		w.emit(Event{Kind: EventCatchUp, Report: &jsonlimport.Report{}})
 		return nil
 	}
 	disc, err := jsonlimport.Discover(paths, w.opts.Format)
