@@ -38,7 +38,7 @@ func TestFollowsAgentsWritingInAChildProcess(t *testing.T) {
 	runWriter(t, steps)
 
 	waitFor(t, "the watcher to import every line", func() bool { return caughtUp(st, cc, agent, rollout) })
-	compareViews(t, view(t, st), oneShot(t, root), formats(t, st))
+	compareViews(t, view(t, st), oneShot(t, root))
 	// The files' own defects are reported as one import reports them;
 	// nothing about lines being written.
 	known := map[string]bool{}
@@ -177,7 +177,7 @@ func TestDeletedFilesKeepTheirSessions(t *testing.T) {
 	if len(deleted) != 3 {
 		t.Errorf("deleted events for %d files, want 3: %v", len(deleted), deleted)
 	}
-	compareViews(t, view(t, st), before, formats(t, st))
+	compareViews(t, view(t, st), before)
 }
 
 // TestTornTailWaitsForQuiet writes half a line that is completed soon
@@ -231,7 +231,7 @@ func TestPollFollowsEverything(t *testing.T) {
 	rollout := filepath.Join(root, "sessions", "2026", "01", "12", "rollout-2026-01-12T09-00-00-019f26cb-0000-7000-8000-000000000003.jsonl")
 	runWriter(t, appendSteps(rollout, readFile(t, filepath.Join(codexHome, "sessions", "2026", "01", "12", filepath.Base(rollout))), 30, 0, 0))
 	waitFor(t, "the polled file", func() bool { return caughtUp(st, rollout) })
-	compareViews(t, view(t, st), oneShot(t, root), formats(t, st))
+	compareViews(t, view(t, st), oneShot(t, root))
 	runWriter(t, []step{{Op: "remove", File: rollout}})
 	waitFor(t, "the deletion", func() bool { return len(r.of(EventDeleted)) == 1 })
 }
@@ -282,7 +282,7 @@ func TestSideFilesFollowed(t *testing.T) {
 	if !toolEntry {
 		t.Errorf("the tool-results file added later is not in the session's log")
 	}
-	compareViews(t, got, want, formats(t, st))
+	compareViews(t, got, want)
 }
 
 func bytesJoin(bs [][]byte) []byte {
@@ -302,7 +302,7 @@ func TestPathThatAppearsLater(t *testing.T) {
 	runWriter(t, []step{{Op: "append", File: f, Data: []byte(`{"role":"user","content":"hello"}` + "\n"), Sleep: 300},
 		{Op: "append", File: f, Data: []byte(`{"role":"assistant","content":"hi"}` + "\n")}})
 	waitFor(t, "the path that appeared", func() bool { return caughtUp(st, f) })
-	compareViews(t, view(t, st), oneShot(t, root), formats(t, st))
+	compareViews(t, view(t, st), oneShot(t, root))
 	if w := r.of(EventWatching); len(w) != 1 || len(w[0].Roots) != 1 {
 		t.Errorf("watching events %+v", w)
 	}
@@ -364,7 +364,7 @@ func TestStopsBetweenTransactions(t *testing.T) {
 	}
 	r2 := startWatch(t, st, Options{Paths: []string{root}})
 	_ = r2
-	compareViews(t, view(t, st), oneShot(t, root), formats(t, st))
+	compareViews(t, view(t, st), oneShot(t, root))
 }
 
 func TestRunRefusesBadOptions(t *testing.T) {
