@@ -267,11 +267,12 @@ func (w *watcher) importUnit(ctx context.Context, u jsonlimport.Unit) error {
 	return nil
 }
 
-// settledAt returns when a new unit's files and directory will have been
-// quiet for NewSettle.
+// settledAt returns when a new unit's directory listing and side files
+// will have been quiet for NewSettle. The primary file's own writes do
+// not count: a session being written is imported while it grows.
 func (w *watcher) settledAt(u jsonlimport.Unit) time.Time {
 	var last time.Time
-	for _, p := range append([]string{u.Path, filepath.Dir(u.Path)}, u.Extra...) {
+	for _, p := range append([]string{filepath.Dir(u.Path)}, u.Extra...) {
 		if fi, err := os.Stat(p); err == nil && fi.ModTime().After(last) {
 			last = fi.ModTime()
 		}

@@ -28,11 +28,12 @@ type Options struct {
 	// written continuously waits (default 250 ms).
 	Settle   time.Duration
 	MaxDelay time.Duration
-	// NewSettle is how long a session file that was never imported, and
-	// its directory, must be quiet before its first import (default
-	// 500 ms): an agent may create a session's side files just after it
-	// (picoclaw fsyncs the first line, then writes the .meta.json that
-	// names the session), and the first import fixes the session's ID.
+	// NewSettle is how long the directory of a session file that was
+	// never imported, and its side files, must be quiet before its first
+	// import (default 500 ms): an agent may create a session's side files
+	// just after it (picoclaw fsyncs the first line, then writes the
+	// .meta.json that names the session), and the first import fixes the
+	// session's ID.
 	NewSettle time.Duration
 	// TornAfter is how long a file whose last line has no newline yet must
 	// be quiet before that line is reported as torn (default 10 s). Until
