@@ -1,8 +1,0 @@
-package watch
-
-import "os"
-
-// limitedWatcherMain is filled in by the user-namespace test.
-func limitedWatcherMain() int { return 2 }
-
-var _ = os.Getenv
