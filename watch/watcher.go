@@ -91,6 +91,12 @@ func (l *errList) take() []error {
 // path, a path that cannot be resolved, an unknown format) or the store is
 // closed. Failed imports are reported as EventError and tried again.
 func Run(ctx context.Context, store sessiondb.Store, opts Options) error {
+	return run(ctx, store, opts, nil)
+}
+
+// run is Run; when expose is not nil it is given the watcher (for the
+// benchmarks, which read the poller's figures).
+func run(ctx context.Context, store sessiondb.Store, opts Options, expose **watcher) error {
 	opts.setDefaults()
 	if len(opts.Paths) == 0 {
 		return fmt.Errorf("watch: no path to follow: %w", sessiondb.ErrInvalid)
@@ -118,6 +124,9 @@ func Run(ctx context.Context, store sessiondb.Store, opts Options) error {
 		if err := w.addRoot(p); err != nil {
 			return err
 		}
+	}
+	if expose != nil {
+		*expose = w
 	}
 	defer func() {
 		if w.fsw != nil {
