@@ -182,6 +182,17 @@ func (w *watcher) claimDir(ctx context.Context, dir string, affected map[string]
 			}
 		}
 	}
+	// Forget files no format claimed that are gone (agents' temporary
+	// files come and go), so that the watcher's memory stays flat.
+	present := make(map[string]bool, len(files))
+	for _, f := range files {
+		present[f] = true
+	}
+	for p := range w.unclaimed {
+		if filepath.Dir(p) == dir && !present[p] {
+			delete(w.unclaimed, p)
+		}
+	}
 	found := map[string]jsonlimport.Unit{}
 	if len(files) > 0 {
 		disc, err := jsonlimport.Discover(files, w.opts.Format)

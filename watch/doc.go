@@ -70,6 +70,9 @@
 //     AFS, Ceph, Lustre, GPFS: recognised by statfs);
 //   - the watch limit is reached (inotify_add_watch fails with ENOSPC): the
 //     directories watched so far stay watched, the rest are polled;
+//   - a watch cannot be added for another reason (on macOS and the BSDs
+//     fsnotify uses kqueue, which holds a descriptor per watched file and
+//     fails with EMFILE past the open-file limit);
 //   - no event watcher can be made at all (the per-user instance limit).
 //
 // Each reason is said once (EventFallback), not per file. When the

@@ -100,7 +100,10 @@ func (w *watcher) addWatch(dir string) {
 		case errors.Is(err, fs.ErrNotExist):
 			return // gone already; its parent's event says so
 		default:
-			w.fallback("add:"+err.Error(), fmt.Sprintf("cannot watch %s (%v): polling it", dir, err))
+			// Said once, whatever the directory: kqueue (macOS, BSD) needs a
+			// descriptor per watched file and fails with EMFILE past the
+			// open-file limit, for every directory after that.
+			w.fallback("add", fmt.Sprintf("cannot watch %s (%v): polling it and every other directory that cannot be watched", dir, err))
 		}
 	}
 	w.dirs[dir] = true

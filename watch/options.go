@@ -101,7 +101,8 @@ const (
 	EventWatching = "watching"
 	// EventCatchUp: a catch-up import finished (at start, after the
 	// event queue overflowed, for a path that appeared): the totals of
-	// Report, with Problems and Notes.
+	// Report, with Problems and Notes. An EventImport for each file it
+	// changed comes before it.
 	EventCatchUp = "catch-up"
 	// EventImport: one file's changes were imported in one transaction
 	// (Path, Format, Session, New, Entries, Problems, Notes).
@@ -139,6 +140,9 @@ type Event struct {
 	Session string
 	// New is true when the file's session was created by this import.
 	New bool
+	// CatchUp is true for the imports of a catch-up (reported one by one
+	// before the EventCatchUp with their totals).
+	CatchUp bool
 	// Entries counts the log entries appended (branch forks included).
 	Entries int
 	// Report holds the totals of a catch-up import.

@@ -328,6 +328,7 @@ func (w *watcher) catchUp(ctx context.Context, paths []string) error {
 			units = append(units, u)
 		}
 	}
+	before := w.records(ctx, units)
 	rep, err := jsonlimport.ImportUnits(ctx, w.store, units, jsonlimport.Options{Jobs: w.opts.Jobs})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -353,8 +354,66 @@ func (w *watcher) catchUp(ctx context.Context, paths []string) error {
 			w.noteUnclaimed(p.Path, true)
 		}
 	}
+	w.emitImported(ctx, units, before, rep)
 	w.emit(Event{Kind: EventCatchUp, Report: &rep, Problems: rep.Problems, Notes: rep.Notes})
 	return nil
+}
+
+// record is what the store held for a unit before a catch-up import.
+type record struct {
+	found   bool
+	offset  int64
+	sha     string
+	lastSeq int64
+}
+
+// records reads the store's record of each unit's primary file (and the
+// length of its session's log), so that the files a catch-up import
+// changed can be reported one by one.
+func (w *watcher) records(ctx context.Context, units []jsonlimport.Unit) map[string]record {
+	out := make(map[string]record, len(units))
+	for _, u := range units {
+		sf, err := w.store.SourceFile(ctx, u.Path)
+		if err != nil {
+			continue
+		}
+		r := record{found: true, offset: sf.Offset, sha: sf.SHA256}
+		if s, err := w.store.Get(ctx, sf.SessionID); err == nil {
+			r.lastSeq = s.LastSeq
+		}
+		out[u.Path] = r
+	}
+	return out
+}
+
+// emitImported sends an EventImport for every file a catch-up import
+// changed, with its problems and notes, before the catch-up's totals.
+// Entries counts the growth of the file's session log (its branch forks'
+// copies are in the totals only).
+func (w *watcher) emitImported(ctx context.Context, units []jsonlimport.Unit, before map[string]record, rep jsonlimport.Report) {
+	problems, notes := map[string][]jsonlimport.Problem{}, map[string][]jsonlimport.Problem{}
+	for _, p := range rep.Problems {
+		problems[p.Path] = append(problems[p.Path], p)
+	}
+	for _, p := range rep.Notes {
+		notes[p.Path] = append(notes[p.Path], p)
+	}
+	for _, u := range units {
+		sf, err := w.store.SourceFile(ctx, u.Path)
+		if err != nil {
+			continue // not imported: its problems are in the totals
+		}
+		b := before[u.Path]
+		if b.found && b.offset == sf.Offset && b.sha == sf.SHA256 && len(problems[u.Path]) == 0 {
+			continue // unchanged
+		}
+		e := Event{Kind: EventImport, Path: u.Path, Format: u.Format, Session: sf.SessionID, New: !b.found, CatchUp: true,
+			Problems: problems[u.Path], Notes: notes[u.Path]}
+		if s, err := w.store.Get(ctx, sf.SessionID); err == nil {
+			e.Entries = int(s.LastSeq - b.lastSeq)
+		}
+		w.emit(e)
+	}
 }
 
 // rescan catches up with everything after events were lost.

@@ -63,8 +63,9 @@ The log is quiet: new sessions, deleted files, problems, and a summary of
 appended entries at most once a minute (--verbose: every file). With --json,
 stdout gets one JSON object per line: {"time","event":"import","path",
 "format","session","new","entries","problems","notes"} per file imported in
-a burst, and "watching", "catch-up", "deleted", "torn", "problem",
-"fallback", "error" and "stopped" events.`,
+a burst (also for each file the catch-up import at the start changed, with
+"catch_up":true, before the "catch-up" totals), and "watching", "catch-up",
+"deleted", "torn", "problem", "fallback", "error" and "stopped" events.`,
 		Example: `  sessionctl watch                          # the default archive places
   sessionctl watch ~/.claude/projects ~/.codex/sessions
   sessionctl watch --json | jq -c 'select(.event=="import")'
@@ -203,6 +204,7 @@ type watchEventJSON struct {
 	Format   string                 `json:"format,omitempty"`
 	Session  *string                `json:"session,omitempty"`
 	New      *bool                  `json:"new,omitempty"`
+	CatchUp  bool                   `json:"catch_up,omitempty"`
 	Entries  *int                   `json:"entries,omitempty"`
 	Message  string                 `json:"message,omitempty"`
 	Roots    []string               `json:"roots,omitempty"`
@@ -228,7 +230,7 @@ func (l *watchLog) writeJSON(e watch.Event) {
 	j := watchEventJSON{Time: jsonTime(e.Time), Event: e.Kind, Path: e.Path, Format: e.Format, Message: e.Message}
 	switch e.Kind {
 	case watch.EventImport:
-		j.Session, j.New, j.Entries = &e.Session, &e.New, &e.Entries
+		j.Session, j.New, j.Entries, j.CatchUp = &e.Session, &e.New, &e.Entries, e.CatchUp
 		j.Problems, j.Notes = jsonProblems(e.Problems), jsonProblems(e.Notes)
 	case watch.EventDeleted:
 		j.Session = &e.Session
@@ -283,6 +285,8 @@ func (l *watchLog) writeHuman(e watch.Event) {
 		}
 	case watch.EventImport:
 		switch {
+		case e.CatchUp && !l.verbose:
+			return // the catch-up line sums them up, with its problems
 		case e.New:
 			l.line("new %s session %s: %d entries from %s", e.Format, oneLine(e.Session), e.Entries, oneLine(e.Path))
 		case l.verbose:
