@@ -3,9 +3,6 @@ package torture
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	mrand "math/rand/v2"
@@ -20,9 +17,8 @@ import (
 	"testing"
 	"time"
 
-	_ "github.com/jackc/pgx/v5/stdlib"
-
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/pgtest"
 	"github.com/sessiondb/sessiondb/internal/sessionview"
 	"github.com/sessiondb/sessiondb/jsonlimport"
 	"github.com/sessiondb/sessiondb/pgstore"
@@ -66,7 +62,7 @@ func TestWatchFaults(t *testing.T) {
 		runWatchFaults(t, bin, filepath.Join(t.TempDir(), "sessions.db"))
 	})
 	t.Run("postgres", func(t *testing.T) {
-		runWatchFaults(t, bin, watchPGURL(t))
+		runWatchFaults(t, bin, pgtest.URL(t, "torture_watch_"))
 	})
 }
 
@@ -623,52 +619,4 @@ func buildSessionctlBinary(t *testing.T) string {
 		t.Fatalf("build sessionctl: %v\n%s", err, b)
 	}
 	return out
-}
-
-// watchPGURL creates a PostgreSQL database for the test and returns its
-// URL; it skips without a server unless SESSIONDB_REQUIRE_POSTGRES=1.
-func watchPGURL(t *testing.T) string {
-	t.Helper()
-	base := os.Getenv("SESSIONDB_TEST_POSTGRES")
-	if base == "" {
-		base = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	admin, err := sql.Open("pgx", base)
-	if err == nil {
-		err = admin.PingContext(ctx)
-	}
-	if err != nil {
-		if os.Getenv("SESSIONDB_REQUIRE_POSTGRES") == "1" {
-			t.Fatalf("SESSIONDB_REQUIRE_POSTGRES=1 but no PostgreSQL server: %v", err)
-		}
-		t.Skipf("no PostgreSQL server: %v", err)
-	}
-	b := make([]byte, 8)
-	_, _ = rand.Read(b)
-	name := "torture_watch_" + hex.EncodeToString(b)
-	if _, err := admin.ExecContext(ctx, `CREATE DATABASE `+name); err != nil {
-		admin.Close()
-		t.Fatalf("create database: %v", err)
-	}
-	t.Cleanup(func() {
-		defer admin.Close()
-		if _, err := admin.Exec(`DROP DATABASE IF EXISTS ` + name + ` WITH (FORCE)`); err != nil {
-			t.Logf("drop database %s: %v", name, err)
-		}
-	})
-	return replaceDBName(base, name)
-}
-
-// replaceDBName puts database name into a postgres:// URL.
-func replaceDBName(u, name string) string {
-	q := ""
-	if i := strings.IndexByte(u, '?'); i >= 0 {
-		u, q = u[:i], u[i:]
-	}
-	if i := strings.LastIndexByte(u, '/'); i > len("postgres://") {
-		u = u[:i]
-	}
-	return u + "/" + name + q
 }

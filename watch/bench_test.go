@@ -1,3 +1,5 @@
+//go:build unix
+
 package watch
 
 import (
@@ -78,24 +80,14 @@ func idle(b *testing.B, opts Options) {
 		b.Fatal(err)
 	}
 	defer st.Close()
-	caught := make(chan struct{})
-	var once sync.Once
 	opts.Paths = []string{root}
 	var w *watcher
-	opts.Events = func(e Event) {
-		if e.Kind == EventCatchUp {
-			once.Do(func() { close(caught) })
-		}
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
 	setup := time.Now()
-	go func() { done <- run(ctx, st, opts, &w) }()
-	<-caught
+	benchWatch(b, st, opts, &w)
 	// The full-text index trails the writes: let it catch up first, so
 	// that the window measures the watcher, not the indexing of the
 	// archive just imported.
-	if err := st.CatchUpIndex(ctx); err != nil {
+	if err := st.CatchUpIndex(context.Background()); err != nil {
 		b.Fatal(err)
 	}
 	b.Logf("%d files in 100 folders imported, indexed and watched in %s", *benchFiles, time.Since(setup).Round(time.Millisecond))
@@ -121,11 +113,29 @@ func idle(b *testing.B, opts Options) {
 			w.poll.mu.Unlock()
 		}
 	}
-	b.StopTimer()
-	cancel()
-	if err := <-done; err != nil {
-		b.Fatal(err)
+}
+
+// benchWatch runs a watcher until the benchmark ends and returns once its
+// catch-up import is done; expose, when not nil, gets the watcher.
+func benchWatch(b *testing.B, st sessiondb.Store, opts Options, expose **watcher) {
+	b.Helper()
+	caught := make(chan struct{})
+	var once sync.Once
+	opts.Events = func(e Event) {
+		if e.Kind == EventCatchUp {
+			once.Do(func() { close(caught) })
+		}
 	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, st, opts, expose) }()
+	b.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			b.Error(err)
+		}
+	})
+	<-caught
 }
 
 // BenchmarkIdleEvents: 10,000 watched files, nothing changing, inotify.
@@ -158,18 +168,7 @@ func BenchmarkAppendLatency(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	caught := make(chan struct{})
-	var once sync.Once
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		done <- Run(ctx, st, Options{Paths: []string{root}, Events: func(e Event) {
-			if e.Kind == EventCatchUp {
-				once.Do(func() { close(caught) })
-			}
-		}})
-	}()
-	<-caught
+	benchWatch(b, st, Options{Paths: []string{root}}, nil)
 	appendLine := func(f, text string) {
 		fh, err := os.OpenFile(f, os.O_WRONLY|os.O_APPEND, 0)
 		if err != nil {
@@ -236,11 +235,6 @@ func BenchmarkAppendLatency(b *testing.B) {
 		b.ReportMetric(float64(len(lat)), "probes")
 		b.ReportMetric(float64(total)/time.Since(start).Seconds(), "lines/s")
 	}
-	b.StopTimer()
-	cancel()
-	if err := <-done; err != nil {
-		b.Fatal(err)
-	}
 }
 
 // BenchmarkAppendToLargeFile: one line appended to a file of 1, 16 and
@@ -265,18 +259,8 @@ func BenchmarkAppendToLargeFile(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer st.Close()
-			caught := make(chan struct{})
-			var once sync.Once
-			ctx, cancel := context.WithCancel(context.Background())
-			done := make(chan error, 1)
-			go func() {
-				done <- Run(ctx, st, Options{Paths: []string{root}, Settle: time.Millisecond, Events: func(e Event) {
-					if e.Kind == EventCatchUp {
-						once.Do(func() { close(caught) })
-					}
-				}})
-			}()
-			<-caught
+			benchWatch(b, st, Options{Paths: []string{root}, Settle: time.Millisecond}, nil)
+			ctx := context.Background()
 			b.ResetTimer()
 			var total time.Duration
 			for range b.N {
@@ -301,11 +285,6 @@ func BenchmarkAppendToLargeFile(b *testing.B) {
 				total += time.Since(t0)
 			}
 			b.ReportMetric(float64(total.Microseconds())/1000/float64(b.N), "ms/append")
-			b.StopTimer()
-			cancel()
-			if err := <-done; err != nil {
-				b.Fatal(err)
-			}
 		})
 	}
 }

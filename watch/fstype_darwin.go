@@ -1,9 +1,6 @@
 package watch
 
-import (
-	"os"
-	"syscall"
-)
+import "syscall"
 
 // remoteFS names the file system under dir when it is one whose changes
 // FSEvents/kqueue may not see (network and FUSE file systems), or "".
@@ -24,12 +21,4 @@ func remoteFS(dir string) string {
 		return name
 	}
 	return ""
-}
-
-// inode returns the file's inode number (0 when unknown).
-func inode(fi os.FileInfo) uint64 {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return uint64(st.Ino)
-	}
-	return 0
 }

@@ -1,9 +1,6 @@
 package watch
 
-import (
-	"os"
-	"syscall"
-)
+import "syscall"
 
 // remoteFS names the file system under dir when it is one whose changes
 // inotify may not see: a network file system (changes made by other
@@ -47,12 +44,4 @@ func remoteMagic(magic int64) string {
 		return "kafs"
 	}
 	return ""
-}
-
-// inode returns the file's inode number (0 when unknown).
-func inode(fi os.FileInfo) uint64 {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return uint64(st.Ino)
-	}
-	return 0
 }

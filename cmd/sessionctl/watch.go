@@ -76,10 +76,8 @@ a burst (also for each file the catch-up import at the start changed, with
 			if err := o.check(c); err != nil {
 				return err
 			}
-			for _, p := range args {
-				if _, err := os.Stat(p); err != nil {
-					return fmt.Errorf("cannot read %s: %w", p, unwrapPathError(err))
-				}
+			if err := checkReadable(args); err != nil {
+				return err
 			}
 			st, err := a.open(nil)
 			if err != nil {
@@ -97,13 +95,8 @@ a burst (also for each file the catch-up import at the start changed, with
 }
 
 func (o *watchOptions) check(c *cobra.Command) error {
-	switch o.format {
-	case "", "auto":
-		o.format = ""
-	case jsonlimport.FormatPicoclaw, jsonlimport.FormatZot, jsonlimport.FormatSwink,
-		jsonlimport.FormatClaudeCode, jsonlimport.FormatCodex, jsonlimport.FormatPi:
-	default:
-		return usageErrorf(c, "unknown --format %q: use auto, picoclaw, zot, swink, claude-code, codex or pi", o.format)
+	if err := checkFormat(c, &o.format); err != nil {
+		return err
 	}
 	if o.pollInterval <= 0 {
 		return usageErrorf(c, "--poll-interval must be positive, got %s", o.pollInterval)

@@ -1,0 +1,69 @@
+// Package pgtest gives tests a PostgreSQL database of their own on the
+// server named by $SESSIONDB_TEST_POSTGRES (default
+// postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable), dropped
+// when the test ends. Without a server the test is skipped, unless
+// SESSIONDB_REQUIRE_POSTGRES=1 (CI), which makes it fail.
+package pgtest
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
+)
+
+// URL creates a database named prefix + 16 hex digits and returns its URL.
+func URL(tb testing.TB, prefix string) string {
+	tb.Helper()
+	base := os.Getenv("SESSIONDB_TEST_POSTGRES")
+	if base == "" {
+		base = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	admin, err := sql.Open("pgx", base)
+	if err == nil {
+		err = admin.PingContext(ctx)
+	}
+	if err != nil {
+		if admin != nil {
+			admin.Close()
+		}
+		if os.Getenv("SESSIONDB_REQUIRE_POSTGRES") == "1" {
+			tb.Fatalf("SESSIONDB_REQUIRE_POSTGRES=1 but no PostgreSQL server: %v", err)
+		}
+		tb.Skipf("no PostgreSQL server: %v", err)
+	}
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	name := prefix + hex.EncodeToString(b)
+	if _, err := admin.ExecContext(ctx, `CREATE DATABASE `+name); err != nil {
+		admin.Close()
+		tb.Fatalf("create database: %v", err)
+	}
+	tb.Cleanup(func() {
+		defer admin.Close()
+		if _, err := admin.Exec(`DROP DATABASE IF EXISTS ` + name + ` WITH (FORCE)`); err != nil {
+			tb.Logf("drop database %s: %v", name, err)
+		}
+	})
+	return withDatabase(base, name)
+}
+
+// withDatabase puts database name into a postgres:// URL.
+func withDatabase(u, name string) string {
+	q := ""
+	if i := strings.IndexByte(u, '?'); i >= 0 {
+		u, q = u[:i], u[i:]
+	}
+	if i := strings.LastIndexByte(u, '/'); i > len("postgres://") {
+		u = u[:i]
+	}
+	return u + "/" + name + q
+}
