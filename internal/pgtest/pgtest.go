@@ -10,8 +10,8 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
+	"net/url"
 	"os"
-	"strings"
 	"testing"
 	"time"
 
@@ -50,20 +50,13 @@ func URL(tb testing.TB, prefix string) string {
 	tb.Cleanup(func() {
 		defer admin.Close()
 		if _, err := admin.Exec(`DROP DATABASE IF EXISTS ` + name + ` WITH (FORCE)`); err != nil {
-			tb.Logf("drop database %s: %v", name, err)
+			tb.Errorf("drop database %s: %v", name, err)
 		}
 	})
-	return withDatabase(base, name)
-}
-
-// withDatabase puts database name into a postgres:// URL.
-func withDatabase(u, name string) string {
-	q := ""
-	if i := strings.IndexByte(u, '?'); i >= 0 {
-		u, q = u[:i], u[i:]
+	u, err := url.Parse(base)
+	if err != nil {
+		tb.Fatal(err)
 	}
-	if i := strings.LastIndexByte(u, '/'); i > len("postgres://") {
-		u = u[:i]
-	}
-	return u + "/" + name + q
+	u.Path = "/" + name
+	return u.String()
 }
