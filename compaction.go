@@ -32,7 +32,16 @@ type Compaction struct {
 // Usage is one model call's token and cost accounting.
 type Usage struct {
 	// Seq is the log entry the call produced, when known (0 otherwise).
-	Seq              int64
+	Seq int64
+	// CallID names the model call within the session's ledger (an API
+	// response's ID, for instance); "" when it has none. A row with a
+	// CallID replaces the ledger row of the same session with that CallID,
+	// so a call reported several times (Claude Code writes partial usage on
+	// the early lines of a streamed response and the final usage on its
+	// last) is counted once, with its last report. Within one commit the
+	// later row wins too. At most MaxCallIDLen bytes of valid UTF-8
+	// without NUL.
+	CallID           string
 	Provider         string
 	Model            string
 	InputTokens      int64
@@ -41,8 +50,15 @@ type Usage struct {
 	CacheWriteTokens int64
 	ReasoningTokens  int64
 	Cost             float64
-	CreatedAt        time.Time
+	// CostEstimated says Cost was computed from a price table (by an
+	// importer, for a tool that records no cost) rather than given by the
+	// tool that made the call. Repricing recomputes only such costs.
+	CostEstimated bool
+	CreatedAt     time.Time
 }
+
+// MaxCallIDLen is the longest Usage.CallID, in bytes, a store accepts.
+const MaxCallIDLen = 512
 
 // UsageTotals sums Usage rows.
 type UsageTotals struct {

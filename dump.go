@@ -57,8 +57,8 @@ type Copier interface {
 
 // ValidateDump checks a dump before PutSession writes it: valid IDs and
 // JSON, entries in increasing Seq order between 1 and LastSeq, compaction
-// positions in range, checkpoints naming compactions of the dump, import
-// records of this session. The error wraps ErrInvalid.
+// positions in range, checkpoints naming compactions of the dump, usage
+// call IDs valid and distinct, import records of this session. The error wraps ErrInvalid.
 func ValidateDump(d SessionDump) error {
 	s := d.Session
 	if err := ValidateID(s.ID); err != nil {
@@ -108,6 +108,18 @@ func ValidateDump(d SessionDump) error {
 	}
 	if err := validateOptionalJSON("interrupt", d.Interrupt); err != nil {
 		return err
+	}
+	calls := map[string]bool{}
+	for _, u := range d.Usage {
+		if err := validateCallID(u.CallID); err != nil {
+			return err
+		}
+		if u.CallID != "" {
+			if calls[u.CallID] {
+				return invalidf("dump of %s: usage call id %q appears twice", s.ID, u.CallID)
+			}
+			calls[u.CallID] = true
+		}
 	}
 	for _, cp := range d.Checkpoints {
 		if err := ValidateID(cp.ID); err != nil {

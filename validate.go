@@ -2,6 +2,8 @@ package sessiondb
 
 import (
 	"encoding/json"
+	"strings"
+	"unicode/utf8"
 )
 
 // ValidateJSON reports whether doc is a single valid JSON value of at most
@@ -115,6 +117,11 @@ func ValidateCommit(id string, c Commit) error {
 	if err := validateOptionalJSON("interrupt", c.Interrupt); err != nil {
 		return err
 	}
+	for _, u := range c.Usage {
+		if err := validateCallID(u.CallID); err != nil {
+			return err
+		}
+	}
 	if s := c.Source; s != nil {
 		if s.Path == "" {
 			return invalidf("source file without path")
@@ -125,6 +132,20 @@ func ValidateCommit(id string, c Commit) error {
 	}
 	if c.ExpectSource != nil && c.Source == nil {
 		return invalidf("commit expects a source-file record but records no source file")
+	}
+	return nil
+}
+
+// validateCallID checks a Usage.CallID: empty, or at most MaxCallIDLen
+// bytes of valid UTF-8 without NUL (PostgreSQL text cannot hold NUL).
+func validateCallID(id string) error {
+	switch {
+	case len(id) > MaxCallIDLen:
+		return invalidf("usage call id is %d bytes, the limit is %d", len(id), MaxCallIDLen)
+	case !utf8.ValidString(id):
+		return invalidf("usage call id is not valid UTF-8")
+	case strings.IndexByte(id, 0) >= 0:
+		return invalidf("usage call id contains NUL")
 	}
 	return nil
 }

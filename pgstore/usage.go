@@ -11,19 +11,7 @@ import (
 )
 
 func insertUsage(ctx context.Context, tx *ptx, id string, lastSeq int64, u sessiondb.Usage, now time.Time) error {
-	if u.Seq < 0 || u.Seq > lastSeq {
-		return fmt.Errorf("usage of %s: %w: seq %d outside 0..%d", id, sessiondb.ErrInvalid, u.Seq, lastSeq)
-	}
-	var seq any
-	if u.Seq > 0 {
-		seq = u.Seq
-	}
-	_, err := tx.ExecContext(ctx, `INSERT INTO usage (session_id, seq, provider, model, input_tokens,
-		output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, cost, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		id, seq, u.Provider, u.Model, u.InputTokens, u.OutputTokens, u.CacheReadTokens,
-		u.CacheWriteTokens, u.ReasoningTokens, u.Cost, formatTime(orNow(u.CreatedAt, now)))
-	return err
+	return backend.InsertUsage(ctx, tx, id, lastSeq, u, formatTime(orNow(u.CreatedAt, now)))
 }
 
 // UsageTotals implements sessiondb.Store.

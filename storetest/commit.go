@@ -593,6 +593,7 @@ func testSaveFullUnchecked(t *testing.T, s sessiondb.Store) {
 func usageTests() []testCase {
 	return []testCase{
 		{name: "Totals", fn: testUsageTotals},
+		{name: "CallIDReplaces", fn: testUsageCallID},
 	}
 }
 
@@ -625,5 +626,65 @@ func testUsageTotals(t *testing.T, s sessiondb.Store) {
 	}
 	if got != want {
 		t.Errorf("UsageTotals = %+v, want %+v", got, want)
+	}
+}
+
+// testUsageCallID: a row with a CallID replaces the session's row of that
+// CallID (the last report of a call counts), in later commits and within
+// one commit; other sessions' rows with the same CallID, and rows without
+// one, are untouched; CostEstimated is kept.
+func testUsageCallID(t *testing.T, s sessiondb.Store) {
+	mustCreate(t, s, "u")
+	mustCreate(t, s, "v")
+	mustCommit(t, s, "v", sessiondb.Commit{Usage: []sessiondb.Usage{{CallID: "msg_1", Model: "a", OutputTokens: 7}}})
+	mustCommit(t, s, "u", sessiondb.Commit{Append: msgs(1, 2), Usage: []sessiondb.Usage{
+		{Seq: 1, CallID: "msg_1", Model: "a", InputTokens: 3, OutputTokens: 1},
+		{Model: "a", InputTokens: 100},
+		{Seq: 2, CallID: "msg_1", Model: "a", InputTokens: 3, OutputTokens: 20, Cost: 0.5, CostEstimated: true},
+		{CallID: "msg_2", Model: "b", OutputTokens: 4},
+	}})
+	want := sessiondb.UsageTotals{Calls: 3, InputTokens: 103, OutputTokens: 24, Cost: 0.5}
+	if got, err := s.UsageTotals(bg(t), "u"); err != nil || got != want {
+		t.Fatalf("UsageTotals after one commit = %+v, %v; want %+v", got, err, want)
+	}
+	// A later report of msg_2 replaces it, even with another model and day.
+	mustCommit(t, s, "u", sessiondb.Commit{Usage: []sessiondb.Usage{{CallID: "msg_2", Model: "c", OutputTokens: 9, CreatedAt: base}}})
+	want = sessiondb.UsageTotals{Calls: 3, InputTokens: 103, OutputTokens: 29, Cost: 0.5}
+	if got, err := s.UsageTotals(bg(t), "u"); err != nil || got != want {
+		t.Fatalf("UsageTotals after a later report = %+v, %v; want %+v", got, err, want)
+	}
+	rows, err := s.UsageReport(bg(t), sessiondb.UsageQuery{SessionID: "u", ByModel: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	models := map[string]int64{}
+	for _, r := range rows {
+		models[r.Model] = r.Calls
+	}
+	if models["a"] != 2 || models["b"] != 0 || models["c"] != 1 {
+		t.Errorf("calls by model = %v; want a:2 c:1 and no b", models)
+	}
+	if got, err := s.UsageTotals(bg(t), "v"); err != nil || got.OutputTokens != 7 || got.Calls != 1 {
+		t.Errorf("other session's row with the same call id = %+v, %v; want untouched", got, err)
+	}
+	if c, ok := s.(sessiondb.Copier); ok {
+		d := mustDump(t, c, "u")
+		var estimated int
+		for _, u := range d.Usage {
+			if u.CostEstimated {
+				estimated++
+				if u.CallID != "msg_1" || u.Seq != 2 || u.OutputTokens != 20 {
+					t.Errorf("estimated row = %+v; want msg_1's last report", u)
+				}
+			}
+		}
+		if estimated != 1 {
+			t.Errorf("dump has %d estimated rows, want 1", estimated)
+		}
+	}
+	for _, bad := range []string{"a\x00b", string([]byte{0xff}), strings.Repeat("x", sessiondb.MaxCallIDLen+1)} {
+		if _, err := s.Commit(bg(t), "u", sessiondb.Commit{Usage: []sessiondb.Usage{{CallID: bad}}}); !errors.Is(err, sessiondb.ErrInvalid) {
+			t.Errorf("Commit with call id %q: %v; want ErrInvalid", bad, err)
+		}
 	}
 }

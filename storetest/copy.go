@@ -45,7 +45,7 @@ func richSession(t *testing.T, s sessiondb.Store, id string) {
 			{Body: raw(msgBody(3)), CreatedAt: base.Add(3 * time.Second)},
 			{Body: raw(msgBody(4)), CreatedAt: base.Add(4 * time.Second)},
 		},
-		Usage: []sessiondb.Usage{{Seq: 1, Provider: "p", Model: "m1", InputTokens: 10, OutputTokens: 5, Cost: 0.25, CreatedAt: base.Add(time.Second)}},
+		Usage: []sessiondb.Usage{{Seq: 1, CallID: "msg_1|req_1", Provider: "p", Model: "m1", InputTokens: 10, OutputTokens: 5, Cost: 0.25, CostEstimated: true, CreatedAt: base.Add(time.Second)}},
 		Now:   base.Add(5 * time.Second),
 	}); err != nil {
 		t.Fatalf("Commit: %v", err)

@@ -3,20 +3,19 @@ package viewer
 import (
 	"bytes"
 	"context"
-	"crypto/subtle"
 	"embed"
 	"errors"
 	"fmt"
 	"html/template"
 	"io/fs"
 	"log"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
 	"sync"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/httpguard"
 )
 
 //go:embed templates/*.html
@@ -133,12 +132,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "read-only viewer: only GET and HEAD", http.StatusMethodNotAllowed)
 		return
 	}
-	if !h.opts.Remote && !loopbackHost(r.Host) {
+	if !h.guard().HostOK(r) {
 		http.Error(w, "this viewer answers only to localhost, 127.0.0.1 and [::1]", http.StatusMisdirectedRequest)
 		return
 	}
 	if h.opts.Token != "" {
-		if tok := r.URL.Query().Get("token"); tok != "" && h.tokenOK(tok) {
+		if tok := r.URL.Query().Get("token"); tok != "" && h.guard().TokenOK(tok) {
 			http.SetCookie(w, &http.Cookie{Name: TokenCookie, Value: tok, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
 			u := *r.URL
 			q := u.Query()
@@ -147,7 +146,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
 			return
 		}
-		if !h.authorized(r) {
+		if !h.guard().Authorized(r) {
 			http.Error(w, "access token required: open the URL sessionctl serve printed", http.StatusUnauthorized)
 			return
 		}
@@ -155,31 +154,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.mux.ServeHTTP(w, r)
 }
 
-func (h *Handler) tokenOK(tok string) bool {
-	return subtle.ConstantTimeCompare([]byte(tok), []byte(h.opts.Token)) == 1
-}
-
-func (h *Handler) authorized(r *http.Request) bool {
-	if c, err := r.Cookie(TokenCookie); err == nil && h.tokenOK(c.Value) {
-		return true
-	}
-	if a := r.Header.Get("Authorization"); strings.HasPrefix(a, "Bearer ") && h.tokenOK(strings.TrimPrefix(a, "Bearer ")) {
-		return true
-	}
-	return false
-}
-
-// loopbackHost reports whether a Host header names the loopback interface.
-func loopbackHost(host string) bool {
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
-	}
-	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+// guard is the Host and token rules (package httpguard), which
+// `sessionctl mcp --http` applies too.
+func (h *Handler) guard() httpguard.Guard {
+	return httpguard.Guard{Remote: h.opts.Remote, Token: h.opts.Token, Cookie: TokenCookie}
 }
 
 // status maps a store error to an HTTP status.

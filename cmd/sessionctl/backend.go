@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -48,6 +49,11 @@ type openOptions struct {
 	// NoSchemaCheck opens a database whose schema objects are damaged, so
 	// that doctor can report them.
 	NoSchemaCheck bool
+	// ServerReadOnly makes a database server refuse every write on the
+	// store's connections (PostgreSQL: default_transaction_read_only), for
+	// servers that hand the store to others (mcp). A SQLite file opened
+	// read-only is read-only already.
+	ServerReadOnly bool
 }
 
 // isServerURL says whether a --db value names a database server rather
@@ -60,6 +66,12 @@ func openBackend(ctx context.Context, loc string, mode openMode, o openOptions) 
 	if pgstore.IsURL(loc) {
 		// A server database exists once the server does: nothing to create.
 		// Read-only commands never migrate it.
+		if o.ServerReadOnly {
+			var err error
+			if loc, err = readOnlyURL(loc); err != nil {
+				return nil, err
+			}
+		}
 		st, err := pgstore.Open(ctx, loc, &pgstore.Options{NoMigrate: o.NoMigrate || mode == modeRead})
 		if err != nil {
 			return nil, err
@@ -94,6 +106,21 @@ func openBackend(ctx context.Context, loc string, mode openMode, o openOptions) 
 		return nil, err
 	}
 	return sqliteBackend{st}, nil
+}
+
+// readOnlyURL adds default_transaction_read_only=on to a PostgreSQL URL:
+// pgx passes it to the server as a runtime parameter, so every
+// transaction on those connections is READ ONLY and the server refuses
+// writes whatever the store does.
+func readOnlyURL(loc string) (string, error) {
+	u, err := url.Parse(loc)
+	if err != nil {
+		return "", fmt.Errorf("database URL: %w", sessiondb.ErrInvalid)
+	}
+	q := u.Query()
+	q.Set("default_transaction_read_only", "on")
+	u.RawQuery = q.Encode()
+	return u.String(), nil
 }
 
 // Optional capabilities. A command checks for them with a type assertion

@@ -17,7 +17,7 @@
 // created with mode 0700 and the file with 0600: transcripts are private.
 // Only import creates a missing database (and migrates an older one).
 // Commands that only look (list, show, search, sql, stats, export, doctor,
-// checkpoint list, completion, serve) open it read-only and change nothing: a
+// checkpoint list, completion, serve, mcp) open it read-only and change nothing: a
 // missing file, someone else's SQLite file and a schema that needs
 // "sessionctl migrate" are refused with a message saying so, untouched (no
 // WAL switch). Commands that change existing sessions (rename, delete,

@@ -143,6 +143,7 @@ Exit codes: 0 success, 1 error, 2 usage error, 3 import finished with problems.`
 		a.doctorCommand(),
 		a.serveCommand(),
 		a.watchCommand(),
+		a.mcpCommand(),
 		a.completionCommand(),
 		a.versionCommand(),
 	)

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log"
@@ -11,11 +9,11 @@ import (
 	"net/http"
 	"os/exec"
 	"runtime"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/sessiondb/sessiondb/internal/httpguard"
 	"github.com/sessiondb/sessiondb/viewer"
 )
 
@@ -81,13 +79,7 @@ writing (by the watcher only).`,
 
 // isLoopback reports whether host is localhost or a loopback IP. An empty
 // host (":8377") means every interface.
-func isLoopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
+func isLoopback(host string) bool { return httpguard.LoopbackHost(host) }
 
 func (a *app) runServe(o serveOptions) error {
 	open := a.openRead
@@ -102,11 +94,9 @@ func (a *app) runServe(o serveOptions) error {
 	remote := !isLoopback(host)
 	opts := viewer.Options{Remote: remote, Log: log.New(a.stderr, "sessionctl serve: ", 0)}
 	if remote {
-		var b [24]byte
-		if _, err := rand.Read(b[:]); err != nil {
-			return fmt.Errorf("generate access token: %w", err)
+		if opts.Token, err = httpguard.NewToken(); err != nil {
+			return err
 		}
-		opts.Token = hex.EncodeToString(b[:])
 	}
 	h, err := viewer.New(st, opts)
 	if err != nil {

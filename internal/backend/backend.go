@@ -7,6 +7,7 @@
 package backend
 
 import (
+	"context"
 	"crypto/sha256"
 	"database/sql"
 	"encoding/base64"
@@ -159,4 +160,38 @@ func ScanUsageTotals(rows *sql.Rows) (map[string]sessiondb.UsageTotals, error) {
 		out[id] = t
 	}
 	return out, rows.Err()
+}
+
+// Execer is what both backends' write transactions offer (*sqlx.Tx, and
+// pgstore's transaction, which rebinds ? placeholders to $n).
+type Execer interface {
+	ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error)
+}
+
+// InsertUsage adds u to session id's usage ledger, created being its
+// stored time. lastSeq is the session's LastSeq after the commit's
+// appends: u.Seq must lie in 0..lastSeq. A row with a CallID replaces the
+// session's row of that CallID (see sessiondb.Usage.CallID).
+func InsertUsage(ctx context.Context, tx Execer, id string, lastSeq int64, u sessiondb.Usage, created string) error {
+	if u.Seq < 0 || u.Seq > lastSeq {
+		return fmt.Errorf("usage of %s: %w: seq %d outside 0..%d", id, sessiondb.ErrInvalid, u.Seq, lastSeq)
+	}
+	var seq any
+	if u.Seq > 0 {
+		seq = u.Seq
+	}
+	if u.CallID != "" {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM usage WHERE session_id = ? AND call_id = ?`, id, u.CallID); err != nil {
+			return fmt.Errorf("usage of %s: %w", id, err)
+		}
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO usage (session_id, seq, call_id, provider, model, input_tokens,
+		output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, cost, cost_estimated, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		id, seq, NullString(u.CallID), u.Provider, u.Model, u.InputTokens, u.OutputTokens, u.CacheReadTokens,
+		u.CacheWriteTokens, u.ReasoningTokens, u.Cost, u.CostEstimated, created)
+	if err != nil {
+		return fmt.Errorf("usage of %s: %w", id, err)
+	}
+	return nil
 }

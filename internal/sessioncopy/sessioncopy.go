@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/backend"
 )
 
 // Tx is what both backends' transactions offer (*sqlx.Tx, pgstore's ptx,
@@ -187,16 +188,17 @@ func Read(ctx context.Context, tx Tx, id string) (sessiondb.SessionDump, error) 
 	if err := query(ctx, tx, func(r *sql.Rows) error {
 		var u sessiondb.Usage
 		var seq sql.NullInt64
+		var call sql.NullString
 		var created string
-		if err := r.Scan(&seq, &u.Provider, &u.Model, &u.InputTokens, &u.OutputTokens, &u.CacheReadTokens,
-			&u.CacheWriteTokens, &u.ReasoningTokens, &u.Cost, &created); err != nil {
+		if err := r.Scan(&seq, &call, &u.Provider, &u.Model, &u.InputTokens, &u.OutputTokens, &u.CacheReadTokens,
+			&u.CacheWriteTokens, &u.ReasoningTokens, &u.Cost, &u.CostEstimated, &created); err != nil {
 			return err
 		}
-		u.Seq, u.CreatedAt = seq.Int64, parseTime(created)
+		u.Seq, u.CallID, u.CreatedAt = seq.Int64, call.String, parseTime(created)
 		d.Usage = append(d.Usage, u)
 		return nil
-	}, `SELECT seq, provider, model, input_tokens, output_tokens, cache_read_tokens,
-	           cache_write_tokens, reasoning_tokens, cost, created_at
+	}, `SELECT seq, call_id, provider, model, input_tokens, output_tokens, cache_read_tokens,
+	           cache_write_tokens, reasoning_tokens, cost, cost_estimated, created_at
 	    FROM usage WHERE session_id = ? ORDER BY id`, id); err != nil {
 		return d, fmt.Errorf("dump %s usage: %w", id, err)
 	}
@@ -362,15 +364,8 @@ func Write(ctx context.Context, tx Tx, d sessiondb.SessionDump, expect *int64, o
 		}
 	}
 	for _, u := range d.Usage {
-		var seq any
-		if u.Seq != 0 {
-			seq = u.Seq
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO usage (session_id, seq, provider, model, input_tokens, output_tokens,
-		        cache_read_tokens, cache_write_tokens, reasoning_tokens, cost, created_at)
-		    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, id, seq, u.Provider, u.Model, u.InputTokens, u.OutputTokens,
-			u.CacheReadTokens, u.CacheWriteTokens, u.ReasoningTokens, u.Cost, formatTime(u.CreatedAt)); err != nil {
-			return fmt.Errorf("put %s: usage: %w", id, err)
+		if err := backend.InsertUsage(ctx, tx, id, d.Session.LastSeq, u, formatTime(u.CreatedAt)); err != nil {
+			return fmt.Errorf("put %s: %w", id, err)
 		}
 	}
 	for _, f := range d.Sources {

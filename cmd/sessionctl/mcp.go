@@ -1,0 +1,153 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+
+	"github.com/sessiondb/sessiondb/internal/httpguard"
+	"github.com/sessiondb/sessiondb/mcpserver"
+)
+
+type mcpOptions struct {
+	http        string
+	allowRemote bool
+}
+
+func (a *app) mcpCommand() *cobra.Command {
+	var o mcpOptions
+	c := &cobra.Command{
+		Use:   "mcp",
+		Short: "Serve the sessions to AI agents over the Model Context Protocol (read-only)",
+		Long: `Mcp runs a read-only MCP server on the database, so that an agent (Claude
+Code, Codex, pi, any MCP client) can search and read past sessions. By default
+it speaks MCP on stdin and stdout until the client closes them; with --http it
+serves the streamable HTTP transport at http://ADDR/mcp until Ctrl-C.
+
+Tools: search, list_sessions, read_transcript, session_info, usage; each
+session is also a resource, sessiondb://session/{id}. Every answer is bounded
+(24 KiB by default, max_bytes up to 256 KiB) and returns a cursor to go on.
+Transcript text is returned as quoted data with control and bidi characters
+made visible. The database is opened read-only; no tool writes.
+
+--http listens on loopback only, with serve's rules: requests addressed to any
+other host are refused, and any other address needs --allow-remote, and then
+every request must carry the access token printed at start as
+"Authorization: Bearer TOKEN".
+
+Register it with Claude Code:  claude mcp add sessiondb -- sessionctl mcp
+and with Codex, in ~/.codex/config.toml:
+  [mcp_servers.sessiondb]
+  command = "sessionctl"
+  args = ["mcp"]`,
+		Example: `  sessionctl mcp
+  sessionctl --db postgres://app@db.internal/agents mcp
+  sessionctl mcp --http 127.0.0.1:8378`,
+		Args: noArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			if o.http != "" {
+				host, _, err := net.SplitHostPort(o.http)
+				if err != nil {
+					return usageErrorf(c, "--http %q: want HOST:PORT", o.http)
+				}
+				if !isLoopback(host) && !o.allowRemote {
+					return usageErrorf(c, "--http %s is not a loopback address: pass --allow-remote to serve the network (a token is then required)", o.http)
+				}
+			} else if o.allowRemote {
+				return usageErrorf(c, "--allow-remote goes with --http")
+			}
+			return a.runMCP(o)
+		},
+	}
+	c.Flags().StringVar(&o.http, "http", "", "serve the streamable HTTP transport on HOST:PORT (loopback) instead of stdio")
+	c.Flags().BoolVar(&o.allowRemote, "allow-remote", false, "allow a non-loopback --http address; requests then need the printed access token")
+	return c
+}
+
+func (a *app) runMCP(o mcpOptions) error {
+	st, err := a.openRead(&openOptions{ServerReadOnly: true})
+	if err != nil {
+		return err
+	}
+	logger := slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	srv := mcpserver.New(st, mcpserver.Options{Version: buildVersion(), Logger: logger})
+	if o.http == "" {
+		// stdio: the client owns stdin and stdout; nothing else may be
+		// printed there. End of input or a signal ends the server.
+		in, ok := a.stdin.(io.ReadCloser)
+		if !ok {
+			in = io.NopCloser(a.stdin)
+		}
+		if err := srv.Run(a.ctx, &mcp.IOTransport{Reader: in, Writer: nopWriteCloser{a.stdout}}); err != nil {
+			return fmt.Errorf("mcp: %w", err)
+		}
+		return nil
+	}
+	return a.serveMCPHTTP(srv, o)
+}
+
+func (a *app) serveMCPHTTP(srv *mcpserver.Server, o mcpOptions) error {
+	host, _, _ := net.SplitHostPort(o.http)
+	remote := !isLoopback(host)
+	hopts := mcpserver.HTTPOptions{Remote: remote}
+	if remote {
+		var err error
+		if hopts.Token, err = httpguard.NewToken(); err != nil {
+			return err
+		}
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", srv.HTTPHandler(hopts))
+	ln, err := net.Listen("tcp", o.http)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", o.http, err)
+	}
+	hs := &http.Server{
+		Handler: mux,
+		// No read or write timeout: a client's event stream (GET /mcp)
+		// stays open for as long as its session. Every answer is bounded
+		// (max_bytes), request bodies are capped at 1 MiB, idle sessions
+		// end after 30 minutes and idle connections after 2.
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(slog.NewTextHandler(a.stderr, nil), slog.LevelWarn),
+	}
+	url := "http://" + ln.Addr().String() + "/mcp"
+	fmt.Fprintf(a.stdout, "serving MCP for %s read-only at %s\n", location(a.store), url)
+	if remote {
+		fmt.Fprintf(a.stdout, "listening beyond loopback: send \"Authorization: Bearer %s\" with every request; keep it private\n", hopts.Token)
+	}
+	fmt.Fprintln(a.stdout, "press Ctrl-C to stop")
+	done := make(chan error, 1)
+	go func() { done <- hs.Serve(ln) }()
+	select {
+	case err := <-done:
+		return fmt.Errorf("mcp: %w", err)
+	case <-a.ctx.Done():
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(ctx); err != nil {
+		_ = hs.Close()
+	}
+	if err := <-done; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("mcp: %w", err)
+	}
+	fmt.Fprintln(a.stdout, "stopped")
+	return nil
+}
+
+// nopWriteCloser lets the MCP transport "close" stdout without closing
+// the process's stdout.
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }

@@ -1,0 +1,118 @@
+// Package mcpserver is a read-only Model Context Protocol server over any
+// sessiondb.Store, built on the official Go SDK
+// (github.com/modelcontextprotocol/go-sdk): the server behind `sessionctl
+// mcp`, which lets coding agents (Claude Code, Codex, pi, any MCP client)
+// search and read their own past sessions. It never imports a backend:
+// the same server runs on a SQLite file and on PostgreSQL.
+//
+// # Tools
+//
+// Each tool has a typed input and a structured output (the SDK's generic
+// AddTool infers both JSON schemas from the Go types in this package); the
+// text content of a result is the same JSON.
+//
+//	search           query, session, role, kind, format, since, until, limit, cursor
+//	                 → hits {session_id, session_title, format, seq, kind, role, time, snippet, score}
+//	list_sessions    query, format, since, until, parent, limit, cursor
+//	                 → sessions {id, title, aliases, format, parent_id, fork_seq, times, counts, usage}
+//	read_transcript  session + one of: (nothing) the effective transcript from its start,
+//	                 last N, from_seq/to_seq, around_seq/context, entry_seq; include_bookkeeping, cursor
+//	                 → messages {seq, role, kind, time, text, thinking, tool_calls {…, result}, tool_results}
+//	session_info     session → metadata, counts, parent, forks, compactions, checkpoints, usage
+//	usage            by (day, model, session), session, since, until, limit, cursor
+//	                 → rows, row_count, total
+//
+// Each session is also a resource, sessiondb://session/{id} (a resource
+// template; the ID percent-encoded, see SessionURI), whose contents are
+// the first page of read_transcript as JSON.
+//
+// # Bounded answers
+//
+// Every result has a size budget: max_bytes, default DefaultMaxBytes (24
+// KiB, about 6,000-8,000 tokens), settable from MinMaxBytes to MaxMaxBytes
+// (256 KiB). The budget bounds the structured content, the JSON object
+// the tool returns; the SDK repeats it as the text content, which is what
+// most clients hand the model. A result that stopped early says so
+// ("truncated": true, a "note") and returns "next_cursor"; passing it back
+// as "cursor" goes on where it stopped. Cursors are opaque, carry the
+// query and the position, and name their tool (a cursor given to another
+// tool is refused).
+//
+// read_transcript reads the log a chunk of entries at a time
+// (Store.Entries over a range of seqs), never the whole session, and
+// stops at the budget: a 100,000-entry session answers in pages of at
+// most max_bytes, whatever its length (the tests walk all 100,000 entries
+// through 680 pages of at most 24 KiB). A text longer than a quarter of
+// the budget (a message, thinking, tool arguments, a tool result) is cut
+// and marked "clipped"; read_transcript entry_seq returns that entry's
+// stored body whole, max_bytes at a time, so a 60 MB tool result is read
+// in pieces or not at all. One call reads at most 5,000 entries (a run of
+// bookkeeping lines ends a page early with a cursor).
+//
+// # Tool calls with their results
+//
+// Entries are read into messages (role, text, thinking, tool calls, tool
+// results) by an Understander (Options.Understand); a result whose call is
+// in the same answer is folded into that call ("result"), and its entry
+// is not repeated. A result whose call is on an earlier page comes alone
+// in "tool_results" with its call_id. Bookkeeping lines (Claude Code
+// progress and snapshots, Codex event_msg and turn_context, pi model
+// changes) are skipped unless include_bookkeeping; the answer counts them.
+//
+// message.go holds the whole understanding of bodies: one format-neutral
+// parser that reads the OpenAI shape (picoclaw, zot), Anthropic content
+// blocks (Claude Code lines, swink), Codex response_item payloads and pi
+// message entries. Issue 22 gives every format one shared understanding
+// of its messages; that replaces message.go, through the Understander
+// seam, without touching the rest of the package.
+//
+// # Hostile text stays data
+//
+// Transcripts hold text written by others and by tools, including text
+// that addresses the model ("ignore previous instructions"). It is only
+// ever returned inside JSON string values of the structured content,
+// never as the tool's own words; the server's own text is the fixed
+// "note" and the instructions given at initialization, which say so.
+// Control characters, C1 controls, bidi marks and invalid UTF-8 in any
+// value taken from the store (titles, IDs, aliases, messages, snippets,
+// error messages that quote the caller) are made visible (\x1b, \u202e)
+// by internal/safetext, the rule the CLI prints with. Errors are MCP tool
+// errors (isError) with one line that says what to change; a panic in a
+// handler is recovered into a tool error, and the server keeps serving.
+//
+// # Transports and safety
+//
+// Run serves one client over stdio (end of input or a cancelled context
+// ends it cleanly). HTTPHandler serves the streamable HTTP transport
+// behind internal/httpguard, the Host and token rules of `sessionctl
+// serve`: without HTTPOptions.Remote only Host headers naming loopback are
+// served (421 otherwise: DNS rebinding), with Token every request needs
+// "Authorization: Bearer TOKEN"; the standard library's cross-origin
+// protection refuses a browser's cross-site POST, request bodies are
+// capped at 1 MiB and idle MCP sessions end after 30 minutes. The server
+// only reads the store; `sessionctl mcp` opens it read-only as well (a
+// SQLite file with query_only connections, PostgreSQL with
+// default_transaction_read_only).
+//
+// # Not offered, and why
+//
+//   - No tool writes (no fork, compact, delete, rename): an agent reading
+//     its history must not be able to rewrite it, and a hostile transcript
+//     must not be able to make it try.
+//   - No raw SQL tool: `sessionctl sql` is for people; a model-written
+//     query has no size bound and, on PostgreSQL, a reach the issue 23
+//     work is still closing.
+//   - No state or interrupt documents: they are the agent's own private
+//     working data, often large, and say nothing a transcript does not.
+//   - resources/list is empty: a store may hold tens of thousands of
+//     sessions; clients find them with list_sessions and search and read
+//     them through the template.
+//   - No prompts, sampling, elicitation, completion, subscriptions or
+//     list-changed notifications: nothing here needs the client's model or
+//     user, and the tools do not change.
+//   - Search pages are Store.Search pages (offset-based). For terms found
+//     in more than about a thousand entries the SQLite store ranks the
+//     newest candidates and widens that window for deeper pages, so deep
+//     pages of a very common term may repeat or skip hits; narrow the
+//     query (session, role, dates) instead.
+package mcpserver

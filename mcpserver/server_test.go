@@ -1,0 +1,134 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/sqlstore"
+)
+
+// connect serves st in process and returns a Go SDK client session.
+func connect(t *testing.T, st sessiondb.Store) *mcp.ClientSession {
+	t.Helper()
+	ctx := context.Background()
+	srv := New(st, Options{})
+	st1, st2 := mcp.NewInMemoryTransports()
+	if _, err := srv.MCP().Connect(ctx, st1, nil); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, st2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// TestFoldedPagesProperty: a session of 150 tool calls, each with a
+// result of a varying size, read at several budgets. Every page fits its
+// budget, every entry is read once, and every result comes back exactly
+// once: folded into its call, or alone when its call ended the previous
+// page.
+func TestFoldedPagesProperty(t *testing.T) {
+	st, err := sqlstore.Open(filepath.Join(t.TempDir(), "s.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	var entries []sessiondb.Entry
+	for i := 1; i <= 150; i++ {
+		entries = append(entries,
+			sessiondb.Message(fmt.Sprintf(`{"role":"assistant","content":"step %d","tool_calls":[{"id":"c%d","function":{"name":"run","arguments":"{}"}}]}`, i, i)),
+			sessiondb.Message(fmt.Sprintf(`{"role":"tool","tool_call_id":"c%d","content":%q}`, i, strings.Repeat("r", (i*379)%3000))))
+	}
+	if _, err := st.Commit(ctx, "s", sessiondb.Commit{Create: &sessiondb.Session{}, Append: entries}); err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, st)
+	for _, budget := range []int{MinMaxBytes, 3000, 5000, DefaultMaxBytes} {
+		results := map[string]int{}
+		seqs := map[int64]bool{}
+		args := map[string]any{"session": "s", "max_bytes": budget}
+		pages := 0
+		for {
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "read_transcript", Arguments: args})
+			if err != nil || res.IsError {
+				t.Fatalf("budget %d: %v %+v", budget, err, res)
+			}
+			text := res.Content[0].(*mcp.TextContent).Text
+			if len(text) > budget {
+				t.Fatalf("budget %d: page of %d bytes", budget, len(text))
+			}
+			var out transcriptOut
+			if err := json.Unmarshal([]byte(text), &out); err != nil {
+				t.Fatal(err)
+			}
+			pages++
+			for _, m := range out.Messages {
+				seqs[m.Seq] = true
+				for _, c := range m.ToolCalls {
+					if c.Result != nil {
+						results[c.Result.CallID]++
+						seqs[c.Result.Seq] = true
+					}
+				}
+				for _, r := range m.ToolResults {
+					results[r.CallID]++
+				}
+			}
+			if !out.Truncated {
+				break
+			}
+			args = map[string]any{"cursor": out.NextCursor, "max_bytes": budget}
+		}
+		if len(seqs) != 300 {
+			t.Errorf("budget %d: read %d entries, want 300", budget, len(seqs))
+		}
+		for i := 1; i <= 150; i++ {
+			if n := results[fmt.Sprintf("c%d", i)]; n != 1 {
+				t.Errorf("budget %d: result c%d came back %d times", budget, i, n)
+			}
+		}
+		t.Logf("budget %d: %d pages", budget, pages)
+	}
+}
+
+// TestToolPanicIsAToolError: a bug in a handler is a tool error, and the
+// server goes on serving.
+func TestToolPanicIsAToolError(t *testing.T) {
+	st, err := sqlstore.Open(filepath.Join(t.TempDir(), "s.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := st.Commit(context.Background(), "s", sessiondb.Commit{Create: &sessiondb.Session{}, Append: []sessiondb.Entry{sessiondb.Message(`{"role":"user","content":"x"}`)}}); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	srv := New(st, Options{Understand: func(string, sessiondb.Entry) Message { panic("boom") }})
+	a, b := mcp.NewInMemoryTransports()
+	if _, err := srv.MCP().Connect(ctx, a, nil); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, b, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "read_transcript", Arguments: map[string]any{"session": "s"}})
+	if err != nil || !res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "internal error") {
+		t.Fatalf("panic: %v %+v", err, res)
+	}
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "session_info", Arguments: map[string]any{"session": "s"}})
+	if err != nil || res.IsError {
+		t.Fatalf("after the panic: %v %+v", err, res)
+	}
+}

@@ -1,0 +1,151 @@
+package mcpserver
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/sessiondb/sessiondb"
+)
+
+type usageIn struct {
+	By       []string `json:"by,omitempty" jsonschema:"group by any of day, model and session (default [day])"`
+	Session  string   `json:"session,omitempty" jsonschema:"only this session (ID or alias)"`
+	Since    string   `json:"since,omitempty" jsonschema:"only calls on or after this day (YYYY-MM-DD, UTC); needs by day"`
+	Until    string   `json:"until,omitempty" jsonschema:"only calls up to this day (inclusive); needs by day"`
+	Limit    int      `json:"limit,omitempty" jsonschema:"at most this many rows (default 50, at most 1000)"`
+	MaxBytes int      `json:"max_bytes,omitempty" jsonschema:"size budget of the result in bytes (default 24576, 2048 to 262144)"`
+	Cursor   string   `json:"cursor,omitempty" jsonschema:"next_cursor of a previous usage result (the grouping and filters come from the cursor)"`
+}
+
+type usageRowOut struct {
+	Day       string `json:"day,omitempty" jsonschema:"YYYY-MM-DD, UTC"`
+	Provider  string `json:"provider,omitempty"`
+	Model     string `json:"model,omitempty"`
+	SessionID string `json:"session_id,omitempty"`
+	usageTotalsOut
+}
+
+type usageOut struct {
+	By         []string       `json:"by"`
+	Rows       []usageRowOut  `json:"rows" jsonschema:"newest day first, then highest cost"`
+	RowCount   int            `json:"row_count" jsonschema:"rows matching, over every page"`
+	Total      usageTotalsOut `json:"total" jsonschema:"sum over every matching row, not only this page"`
+	Truncated  bool           `json:"truncated" jsonschema:"there is more: call again with cursor = next_cursor"`
+	NextCursor string         `json:"next_cursor,omitempty"`
+	Note       string         `json:"note,omitempty"`
+}
+
+const (
+	defaultUsageLimit = 50
+	maxUsageLimit     = 1000
+)
+
+func (s *Server) usage(ctx context.Context, in usageIn) (usageOut, error) {
+	maxBytes, err := budget(in.MaxBytes)
+	if err != nil {
+		return usageOut{}, err
+	}
+	c := cursor{Tool: "usage", By: in.By, Session: in.Session, Since: in.Since, Until: in.Until, Limit: in.Limit}
+	if in.Cursor != "" {
+		if c, err = decodeCursor(in.Cursor, "usage"); err != nil {
+			return usageOut{}, err
+		}
+	}
+	lim, err := limit("limit", c.Limit, defaultUsageLimit, maxUsageLimit)
+	if err != nil {
+		return usageOut{}, err
+	}
+	by := c.By
+	if len(by) == 0 {
+		by = []string{"day"}
+	}
+	var q sessiondb.UsageQuery
+	for _, k := range by {
+		switch k {
+		case "day":
+			q.ByDay = true
+		case "model":
+			q.ByModel = true
+		case "session":
+			q.BySession = true
+		default:
+			return usageOut{}, inputErrorf("by: want day, model and/or session, got %q", show(k))
+		}
+	}
+	if (c.Since != "" || c.Until != "") && !q.ByDay {
+		return usageOut{}, inputErrorf("since and until filter days: add day to by")
+	}
+	for _, d := range []string{c.Since, c.Until} {
+		if _, err := parseBound("since/until", d, false); err != nil || (d != "" && len(d) != len("2006-01-02")) {
+			return usageOut{}, inputErrorf("since and until are days: YYYY-MM-DD, got %q", show(d))
+		}
+	}
+	if c.Session != "" {
+		sess, err := s.lookup(ctx, c.Session)
+		if err != nil {
+			return usageOut{}, err
+		}
+		q.SessionID = sess.ID
+	}
+	rows, err := s.st.UsageReport(ctx, q)
+	if err != nil {
+		return usageOut{}, fmt.Errorf("usage: %w", err)
+	}
+	rows = slices.DeleteFunc(rows, func(r sessiondb.UsageRow) bool {
+		return (c.Since != "" && r.Day < c.Since) || (c.Until != "" && r.Day > c.Until) || (q.ByDay && r.Calls == 0 && r.Day == "")
+	})
+	slices.SortStableFunc(rows, func(a, b sessiondb.UsageRow) int {
+		return cmp.Or(cmp.Compare(b.Day, a.Day), cmp.Compare(b.Cost, a.Cost),
+			cmp.Compare(a.SessionID, b.SessionID), cmp.Compare(a.Provider, b.Provider), cmp.Compare(a.Model, b.Model))
+	})
+	out := usageOut{By: by, Rows: []usageRowOut{}, RowCount: len(rows)}
+	var total sessiondb.UsageTotals
+	for _, r := range rows {
+		total.Calls += r.Calls
+		total.InputTokens += r.InputTokens
+		total.OutputTokens += r.OutputTokens
+		total.CacheReadTokens += r.CacheReadTokens
+		total.CacheWriteTokens += r.CacheWriteTokens
+		total.ReasoningTokens += r.ReasoningTokens
+		total.Cost += r.Cost
+	}
+	out.Total = totalsOut(total)
+	used := jsonSize(out) + reserve + len(c.encode())
+	i, stop := c.Skip, ""
+	if i > len(rows) {
+		return usageOut{}, inputErrorf("cursor points past the rows")
+	}
+	for ; i < len(rows) && stop == ""; i++ {
+		r := rows[i]
+		ro := usageRowOut{Day: r.Day, Provider: showOnly(r.Provider, 128), Model: showOnly(r.Model, 256),
+			SessionID: show(r.SessionID), usageTotalsOut: totalsOut(r.UsageTotals)}
+		size := jsonSize(ro) + 1
+		switch {
+		case len(out.Rows) == lim:
+			stop = "limit"
+		case used+size > maxBytes && len(out.Rows) == 0:
+			return usageOut{}, inputErrorf("max_bytes %d is too small for one row; raise it", maxBytes)
+		case used+size > maxBytes:
+			stop = "budget"
+		default:
+			out.Rows = append(out.Rows, ro)
+			used += size
+			continue
+		}
+		break
+	}
+	if stop != "" {
+		i-- // the row that did not go in
+	}
+	if i < len(rows) {
+		c.Skip = i
+		out.Truncated, out.NextCursor = true, c.encode()
+		out.Note = fmt.Sprintf("Rows %d to %d of %d. Call usage with cursor=next_cursor for more.", c.Skip-len(out.Rows)+1, c.Skip, len(rows))
+		if stop == "budget" {
+			out.Note = fmt.Sprintf("Stopped at the size budget (max_bytes %d). ", maxBytes) + out.Note
+		}
+	}
+	return out, nil
+}
