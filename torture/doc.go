@@ -182,7 +182,7 @@
 // The test grows the session files of all six formats (the samples under
 // testdata, in their agents' layouts) chunk by chunk at random cut points,
 // a quarter of them inside a line, and writes side files whole by rename,
-// for TORTURE_WATCH_DURATION (8 s), while on one database two `sessionctl
+// for TORTURE_WATCH_DURATION (6 s), while on one database two `sessionctl
 // watch` processes follow the tree, `sessionctl import` of the tree runs
 // again and again, and a third watcher is SIGKILLed every 0.1-0.7 s and
 // restarted. Once the watchers have caught up, they are stopped with
