@@ -184,7 +184,8 @@
 // a quarter of them inside a line, and writes side files whole by rename,
 // for TORTURE_WATCH_DURATION (6 s), while on one database two `sessionctl
 // watch` processes follow the tree, `sessionctl import` of the tree runs
-// again and again, and a third watcher is SIGKILLed every 0.1-0.7 s and
+// again and again for two thirds of the run (the watchers alone must
+// finish), and a third watcher is SIGKILLed every 0.1-0.7 s and
 // restarted. Once the watchers have caught up, they are stopped with
 // SIGTERM (each must exit 0 with a "stopped" event and no "error"), and
 // the database must hold what one import of the final files gives: logs
