@@ -378,3 +378,46 @@ func TestRunRefusesBadOptions(t *testing.T) {
 		t.Errorf("no path: %v", err)
 	}
 }
+
+// TestLostEventsRescan: when the kernel's event queue overflows, the
+// changes it dropped are found by looking at everything again. The
+// watcher here gets no events at all (its watches are fakes), so only the
+// rescan can find the file.
+func TestLostEventsRescan(t *testing.T) {
+	root := t.TempDir()
+	st := newStore(t, t.TempDir())
+	var w *watcher
+	caught := make(chan struct{}, 4)
+	var fallbacks []string
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, st, Options{Paths: []string{root}, addWatch: func(string) error { return nil }, Events: func(e Event) {
+			switch e.Kind {
+			case EventCatchUp:
+				caught <- struct{}{}
+			case EventFallback:
+				fallbacks = append(fallbacks, e.Message)
+			}
+		}}, &w)
+	}()
+	<-caught
+	f := filepath.Join(root, "sub", "chat.jsonl")
+	runWriter(t, []step{{Op: "append", File: f, Data: []byte(`{"role":"user","content":"unseen"}` + "\n")}})
+	time.Sleep(200 * time.Millisecond)
+	if caughtUp(st, f) {
+		t.Fatal("imported without any event: the test's watches are not fakes")
+	}
+	w.q.lost()
+	<-caught
+	if !caughtUp(st, f) {
+		t.Errorf("the rescan after lost events did not import %s", f)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if len(fallbacks) != 1 || !strings.Contains(fallbacks[0], "overflowed") {
+		t.Errorf("fallback events %q: want the overflow said", fallbacks)
+	}
+}
