@@ -13,6 +13,7 @@ package main
 import (
 	"context"
 	"crypto/rand"
+	"database/sql"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -75,6 +76,11 @@ func newPGBench(ctx context.Context, e *env, name string) (*pgBench, error) {
 		}
 		_, _ = admin.Exec(context.Background(), `DROP DATABASE IF EXISTS `+db+` WITH (FORCE)`)
 		admin.Close(context.Background())
+		// The schema's read-only role outlives the database.
+		if sdb, err := sql.Open("pgx", pgServerURL()); err == nil {
+			_ = pgstore.DropReaderRoles(context.Background(), sdb, db)
+			sdb.Close()
+		}
 	}
 	u, err := url.Parse(pgServerURL())
 	if err != nil {

@@ -62,8 +62,17 @@ type planned struct {
 // discover walks paths (files and directory trees), offers the sorted files
 // of each directory to the formats in turn, and returns the units in a
 // deterministic order (by directory, then by primary path) plus a Problem for
-// every file no format claimed. Symbolic links to directories are not
-// followed, so that a link cycle cannot make the walk loop.
+// every file no format claimed.
+//
+// Symbolic links: a path named by the caller is followed (a link to a
+// directory is walked under the link's name), since the user chose it.
+// Inside a walk, a link to a regular file is followed only when its target
+// lies inside the walked tree: an archive from someone else may carry
+// notes.jsonl -> ~/.claude/projects/…/private.jsonl, which must not be
+// imported under the archive's name; such links are skipped with a note.
+// Links to directories are not followed inside a walk, so that a link cycle
+// cannot make it loop. A directory named by the caller that holds no file
+// at all is a problem: a wrong path must not pass for an empty import.
 func discover(paths []string, formats []Format) (units []planned, problems, skipped []Problem, err error) {
 	byDir := map[string][]string{}
 	seen := map[string]bool{}
@@ -95,25 +104,12 @@ func discover(paths []string, formats []Format) (units []planned, problems, skip
 			add(abs)
 			continue
 		}
-		err = filepath.WalkDir(abs, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				problems = append(problems, Problem{Path: path, Reason: fmt.Sprintf("cannot read: %v", err)})
-				if d != nil && d.IsDir() {
-					return fs.SkipDir
-				}
-				return nil
-			}
-			if d.Type().IsRegular() {
-				add(path)
-			} else if d.Type()&fs.ModeSymlink != 0 {
-				if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
-					add(path)
-				}
-			}
-			return nil
-		})
+		found, err := walkRoot(abs, add, &problems, &skipped)
 		if err != nil {
 			return nil, nil, nil, fmt.Errorf("import %s: %w", p, err)
+		}
+		if found == 0 {
+			problems = append(problems, Problem{Path: abs, Reason: "the directory holds no file to import (is it the right path?)"})
 		}
 	}
 	dirs := make([]string, 0, len(byDir))
@@ -164,6 +160,64 @@ func discover(paths []string, formats []Format) (units []planned, problems, skip
 		}
 	}
 	return out, problems, skipped, nil
+}
+
+// walkRoot walks the directory tree at root (a directory, or a link to
+// one), hands every regular file to add, and returns how many files it
+// found, skipped ones included. Unreadable directories are problems; links
+// to files outside the tree are skipped with a note (see discover).
+func walkRoot(root string, add func(string), problems, skipped *[]Problem) (int, error) {
+	// The tree's real location, to tell links that stay inside it from
+	// links that leave it. A link named as the root is followed: walking
+	// "root/" makes WalkDir resolve it, and the paths stay under the name
+	// the user gave.
+	real, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		*problems = append(*problems, Problem{Path: root, Reason: fmt.Sprintf("cannot read: %v", err)})
+		return 0, nil
+	}
+	walk := root
+	if real != root {
+		walk = root + string(filepath.Separator)
+	}
+	found := 0
+	err = filepath.WalkDir(walk, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			*problems = append(*problems, Problem{Path: filepath.Clean(path), Reason: fmt.Sprintf("cannot read: %v", err)})
+			if d != nil && d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		switch {
+		case d.Type().IsRegular():
+			found++
+			add(path)
+		case d.Type()&fs.ModeSymlink != 0:
+			target, err := filepath.EvalSymlinks(path)
+			if err != nil {
+				return nil // dangling: nothing to read
+			}
+			if fi, err := os.Stat(target); err != nil || !fi.Mode().IsRegular() {
+				return nil
+			}
+			found++
+			if !within(real, target) {
+				*skipped = append(*skipped, Problem{Path: path, Reason: fmt.Sprintf("symbolic link to %s, outside the imported folder; skipped (name that file itself to import it)", target)})
+				return nil
+			}
+			add(path)
+		}
+		return nil
+	})
+	return found, err
+}
+
+// within reports whether path lies inside the directory dir (both
+// cleaned, absolute, links resolved).
+func within(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
 func fileSize(path string) int64 {

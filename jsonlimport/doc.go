@@ -17,6 +17,16 @@
 // Problems ("unknown format, skipped") and the import goes on, so a mixed
 // tree works.
 //
+// Symbolic links: a path the caller names is followed, a link to a
+// directory included (its files keep the link's name in their paths).
+// Inside a walked tree a link to a regular file is followed only when its
+// target lies inside the tree; a link leading out of it (an archive's
+// notes.jsonl -> ~/.claude/projects/…/private.jsonl) is skipped with a
+// note, so an archive from someone else cannot import the user's own
+// transcripts under its name. Links to directories are not followed inside
+// a walk (no loops). A directory the caller names that holds no file is a
+// Problem: a mistyped path must not look like an import of nothing.
+//
 // # Parsing and writing
 //
 // Units are parsed on Options.Jobs goroutines and written by one goroutine,

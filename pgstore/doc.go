@@ -90,6 +90,30 @@
 // fastupdate, keeps an insert cheap). The script is
 // bench/pg_search_choice.sql.
 //
+// # Ad-hoc SQL from someone who may only read
+//
+// QueryUntrusted (untrusted.go) runs a query typed by a person (sessionctl
+// sql). A READ ONLY transaction stops table writes only; a superuser's
+// query could still run COPY … TO PROGRAM, read server files, signal other
+// backends, reload the configuration or hold advisory locks. So the query
+// must be one reading statement (first keyword SELECT, WITH, VALUES, TABLE,
+// SHOW, or EXPLAIN without ANALYZE), may not name an unsafe function
+// (advisory locks, pg_notify, set_config — which could SET ROLE back —,
+// functions that run SQL text such as query_to_xml and ts_stat, dblink,
+// large objects, server files, signals, replication), is sent with the
+// extended protocol (one statement, whatever default_query_exec_mode the
+// URL sets), runs in a READ ONLY transaction that is rolled back, and runs
+// as the schema's read-only role (migration 00005) after SET LOCAL ROLE.
+// The role is checked first: it must exist, hold no attribute and no
+// membership (so that switching to it can only take powers away), and the
+// session user must be a member; otherwise ErrNoReaderRole, unless
+// UntrustedQueryOptions.AsSessionUser. No SECURITY DEFINER function is
+// involved. The function check reads the query's tokens (comments and
+// string constants dropped, quoted identifiers unquoted, U& escapes
+// refused), so a name hidden in a string is not a call and a call is seen
+// however it is written; functions already defined in the database by
+// others, which the role may execute, are the role's privileges' business.
+//
 // # Decisions
 //
 //   - The schema mirrors sqlstore's (same tables and columns; times as

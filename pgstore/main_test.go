@@ -112,8 +112,10 @@ func createTestDB() (drop func() error, err error) {
 	}
 	drop = func() error {
 		defer admin.Close()
-		_, err := admin.Exec(`DROP DATABASE IF EXISTS ` + name + ` WITH (FORCE)`)
-		return err
+		if _, err := admin.Exec(`DROP DATABASE IF EXISTS ` + name + ` WITH (FORCE)`); err != nil {
+			return err
+		}
+		return DropReaderRoles(context.Background(), admin, name)
 	}
 	if testDB, err = withDatabase(serverURL(), name); err != nil {
 		return drop, err

@@ -118,10 +118,28 @@ func (s *Store) applyDefaults() {
 }
 
 // redact hides the password of a URL in messages.
-func redact(dbURL string) string {
+func redact(dbURL string) string { return RedactURL(dbURL) }
+
+// RedactURL returns a PostgreSQL URL fit to print: the password of its
+// user info and the value of every query parameter that holds a password
+// (password, sslpassword) are replaced by "xxxxx". A string that does not
+// parse as a URL is not echoed at all.
+func RedactURL(dbURL string) string {
 	u, err := url.Parse(dbURL)
 	if err != nil {
-		return "postgres database"
+		return "postgres database (URL not shown)"
+	}
+	if q := u.Query(); len(q) > 0 {
+		changed := false
+		for k := range q {
+			if strings.Contains(strings.ToLower(k), "password") {
+				q.Set(k, "xxxxx")
+				changed = true
+			}
+		}
+		if changed {
+			u.RawQuery = q.Encode()
+		}
 	}
 	return u.Redacted()
 }

@@ -9,9 +9,12 @@
 // (query_only), sets the pragmas busy_timeout, journal_mode=WAL,
 // synchronous and foreign_keys, checks that SQLite really switched to WAL,
 // and applies pending migrations. If any step fails, everything opened so
-// far is closed. A database whose schema is newer than the binary is
-// refused before the writer connects, so its journal mode is not switched
-// to WAL first.
+// far is closed. A database whose schema is newer than the binary, and an
+// SQLite file holding someone else's tables (schema objects but no
+// sessiondb version table), are refused before the writer connects, so
+// their journal mode is not switched to WAL and no schema is installed
+// (ErrSchemaTooNew, ErrCorrupt). An empty file, or an SQLite file without
+// any schema object, holds nothing to lose and becomes a new database.
 //
 // # Read-only opening
 //
@@ -22,7 +25,13 @@
 // sessiondb's version table is sessiondb.ErrCorrupt (left untouched: no
 // schema installed, no WAL switch), an older schema is
 // sessiondb.ErrSchemaTooOld (unless NoMigrate), and every write fails with
-// sessiondb.ErrReadOnly.
+// sessiondb.ErrReadOnly. On storage that cannot be written (a backup disk,
+// a snapshot, a 0555 share, a read-only mount) SQLite cannot create the
+// -shm file a WAL reader needs; the read-only open then reopens the file
+// with immutable=1 when its -wal is absent or empty (Store.Immutable says
+// so, and sessionctl prints one line about it), and refuses it with
+// ErrReadOnly when the -wal holds commits, which an immutable open would
+// silently miss.
 //
 // # Durability
 //

@@ -38,6 +38,10 @@ type Store struct {
 	// readers never block the writer nor each other.
 	reader *sqlx.DB
 
+	// immutable: opened read-only with immutable=1 on storage that cannot
+	// be written (readonly.go).
+	immutable bool
+
 	closed atomic.Bool
 	// Group commit (groupcommit.go): writes are handed to one committer
 	// goroutine that owns the writer connection.
@@ -85,7 +89,7 @@ func Open(path string, opts *Options) (_ *Store, err error) {
 			s.closeAll()
 		}
 	}()
-	if err := s.refuseTooNew(); err != nil {
+	if err := s.checkExisting(); err != nil {
 		return nil, err
 	}
 	s.writer = openDB(s.dsn(false))
@@ -216,6 +220,11 @@ func (s *Store) dsn(readOnly bool) string {
 		// handle. Both, because a multi-statement string can switch
 		// query_only off before its next statement.
 		q.Add("mode", "ro")
+		if s.immutable {
+			// Read-only storage: no -shm can be created, and no
+			// locking is needed on a file nobody can change.
+			q.Add("immutable", "1")
+		}
 		q.Add("_pragma", "query_only(1)")
 	} else {
 		q.Add("_pragma", "page_size(8192)")

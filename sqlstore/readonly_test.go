@@ -186,3 +186,49 @@ func contains(s, sub string) bool {
 	}
 	return false
 }
+
+// TestWriterRefusesForeignFile (issue 23 item 9): an SQLite database that
+// holds someone else's tables is refused by the read-write Open as well,
+// untouched (no schema installed, no switch to WAL); an SQLite file with no
+// schema objects at all holds nothing to lose and becomes a database.
+func TestWriterRefusesForeignFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "foreign.db")
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('mine')`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	before := stateOf(t, path)
+	for _, opts := range []*Options{nil, {NoMigrate: true}, {NoSchemaCheck: true}} {
+		st, err := Open(path, opts)
+		if err == nil {
+			st.Close()
+		}
+		if !errors.Is(err, sessiondb.ErrCorrupt) || !contains(err.Error(), "not a sessiondb database") {
+			t.Fatalf("Open(foreign, %+v) = %v, want ErrCorrupt saying it is not a sessiondb database", opts, err)
+		}
+	}
+	wantSameFile(t, path, before)
+	if m := journalMode(t, path); m != "delete" {
+		t.Errorf("journal mode is %q after a refused open, want delete", m)
+	}
+
+	// An SQLite file without any schema object (sqlite3 x.db 'VACUUM').
+	blank := filepath.Join(t.TempDir(), "blank.db")
+	db, err = sql.Open("sqlite", blank)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`CREATE TABLE x (y); DROP TABLE x; VACUUM`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	st, err := Open(blank, nil)
+	if err != nil {
+		t.Fatalf("Open(an SQLite file without tables) = %v, want a new database", err)
+	}
+	st.Close()
+}

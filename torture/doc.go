@@ -148,7 +148,11 @@
 // read-only storage is made with a read-only tmpfs (directory), a
 // read-only bind mount (file) and chattr +i, and permission bits are
 // tested in a child running as uid 65534. Open must fail with
-// ErrReadOnly, or open for reading and fail writes with ErrReadOnly. A
+// ErrReadOnly, or open for reading and fail writes with ErrReadOnly; and
+// a read-only Open (Options.ReadOnly, what the read commands use) must
+// open and read the database on every such storage (issue 23 item 6:
+// SQLite needs a -shm beside a WAL database, so it falls back to
+// immutable=1). A
 // database path that is a directory, or below a regular file, must fail
 // with ErrInvalid.
 //

@@ -45,6 +45,23 @@ func probeStore(name, path string) {
 	reportErr(name+"-write", err)
 }
 
+// probeReader opens path with Options.ReadOnly, as the read commands do,
+// and reports "<name>-ro-open" and "<name>-ro-read" (issue 23 item 6: a
+// database on storage that cannot be written must still be readable).
+func probeReader(name, path string) {
+	store, err := sqlstore.Open(path, &sqlstore.Options{ReadOnly: true})
+	reportErr(name+"-ro-open", err)
+	if err != nil {
+		return
+	}
+	defer store.Close()
+	es, err := store.Load(context.Background(), "ro", sessiondb.LoadOptions{})
+	if err == nil && len(es) != 3 {
+		err = fmt.Errorf("session ro has %d entries, want 3", len(es))
+	}
+	reportErr(name+"-ro-read", err)
+}
+
 // runFSProbe is a child process that provokes file-system failures. The
 // mount probes run in a private mount namespace (the parent starts it with
 // CLONE_NEWNS), so their tmpfs and bind mounts vanish with it.
@@ -110,6 +127,7 @@ func runFSProbe() int {
 			return 0
 		}
 		probeStore("existing", db)
+		probeReader("existing", db)
 		_, err := sqlstore.Open(filepath.Join(dir, "new.db"), nil)
 		reportErr("new-open", err)
 		_, err = sqlstore.Open(filepath.Join(dir, "sub", "new.db"), nil)
@@ -132,12 +150,15 @@ func runFSProbe() int {
 			return 0
 		}
 		probeStore("file", db)
+		probeReader("file", db)
 	case "perm":
 		// Run as an unprivileged user: permission bits apply.
 		probeStore("dir", filepath.Join(dir, "rodir", "ro.db"))
+		probeReader("dir", filepath.Join(dir, "rodir", "ro.db"))
 		_, err := sqlstore.Open(filepath.Join(dir, "rodir", "new.db"), nil)
 		reportErr("new-open", err)
 		probeStore("file", filepath.Join(dir, "rofile", "ro.db"))
+		probeReader("file", filepath.Join(dir, "rofile", "ro.db"))
 	default:
 		report(step{Name: "setup", Skip: "unknown probe"})
 	}

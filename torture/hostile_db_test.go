@@ -2,6 +2,7 @@ package torture
 
 import (
 	"context"
+	"database/sql"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -216,6 +217,46 @@ func TestOpenRefusesNonDatabaseFile(t *testing.T) {
 		}
 		if !strings.Contains(sentinels(err), "ErrCorrupt") {
 			t.Errorf("Open(a %d-byte non-database file) = %v, want ErrCorrupt", len(content), err)
+		}
+	}
+}
+
+// TestOpenRefusesForeignSQLite (issue 23 item 9): someone else's SQLite
+// database — tables, a view, a trigger, a WAL-mode file, one whose tables
+// are named like sessiondb's — is refused by the read-write and the
+// read-only Open alike, and its bytes are left as they were.
+func TestOpenRefusesForeignSQLite(t *testing.T) {
+	for name, schema := range map[string]string{
+		"table":     `CREATE TABLE users (name TEXT); INSERT INTO users VALUES ('ann')`,
+		"view":      `CREATE VIEW v AS SELECT 1 AS one`,
+		"trigger":   `CREATE TABLE t (x); CREATE TRIGGER tr AFTER INSERT ON t BEGIN SELECT 1; END`,
+		"wal":       `PRAGMA journal_mode = WAL; CREATE TABLE t (x); INSERT INTO t VALUES (1)`,
+		"lookalike": `CREATE TABLE sessions (id TEXT PRIMARY KEY); CREATE TABLE entries (session_id TEXT, seq INTEGER)`,
+	} {
+		path := filepath.Join(t.TempDir(), name+".sqlite")
+		db, err := sql.Open("sqlite", path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Exec(schema); err != nil {
+			t.Fatal(err)
+		}
+		db.Close()
+		before, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, opts := range []*sqlstore.Options{nil, {ReadOnly: true}} {
+			store, err := sqlstore.Open(path, opts)
+			if store != nil {
+				store.Close()
+			}
+			if !strings.Contains(sentinels(err), "ErrCorrupt") {
+				t.Errorf("%s: Open(%+v) = %v, want ErrCorrupt", name, opts, err)
+			}
+		}
+		if after, _ := os.ReadFile(path); string(after) != string(before) {
+			t.Errorf("%s: a refused Open changed someone else's database", name)
 		}
 	}
 }

@@ -348,6 +348,50 @@ func TestHostileNonRegularImports(t *testing.T) {
 	}
 }
 
+// TestHostileSymlinkArchive (issue 23 item 8): an archive whose files are
+// links out of it — to another user's private transcript (absolute, and
+// relative through ".."), to a device, to a link cycle of directories —
+// imports only its own session; nothing outside the archive is read.
+func TestHostileSymlinkArchive(t *testing.T) {
+	t.Parallel()
+	tmp := t.TempDir()
+	private := filepath.Join(tmp, "home", ".picoclaw", "workspace", "sessions")
+	archive := filepath.Join(tmp, "archive")
+	for _, d := range []string{private, archive} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write := func(dir, base, key, text string) {
+		if err := os.WriteFile(filepath.Join(dir, base+".jsonl"), []byte(`{"role":"user","content":"`+text+`"}`+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		meta := `{"key":"` + key + `","summary":"","skip":0,"count":1,"created_at":"2026-01-01T00:00:00Z","updated_at":"2026-01-01T00:00:00Z"}`
+		if err := os.WriteFile(filepath.Join(dir, base+".meta.json"), []byte(meta), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(private, "private", "private", "private secret")
+	write(archive, "theirs", "theirs", "their message")
+	links := map[string]string{
+		"notes.jsonl":     filepath.Join(private, "private.jsonl"),
+		"notes.meta.json": filepath.Join(private, "private.meta.json"),
+		"up.jsonl":        filepath.Join("..", "home", ".picoclaw", "workspace", "sessions", "private.jsonl"),
+		"zero.jsonl":      "/dev/zero",
+		"loop":            ".",
+		"parent":          "..",
+	}
+	for name, target := range links {
+		if err := os.Symlink(target, filepath.Join(archive, name)); err != nil {
+			t.Skip(err)
+		}
+	}
+	res := runImport(t, "symlink-archive", "", archive, memoryBound)
+	if res.Sessions != 1 || res.Entries != 1 {
+		t.Errorf("an archive of one session and links leading out of it: %d sessions, %d entries imported; want 1 and 1 (problems %q)", res.Sessions, res.Entries, res.Problems)
+	}
+}
+
 // hostileArchive writes a picoclaw archive whose keys are path tricks
 // ("..", ".", keys that sanitize to one file name, differ in case) and
 // whose text carries terminal escapes.

@@ -84,6 +84,16 @@ func expectReadOnly(t *testing.T, steps []step, name, stderr string) {
 	}
 }
 
+// expectReadable checks that the read-only open of probeReader worked.
+func expectReadable(t *testing.T, steps []step, name, stderr string) {
+	t.Helper()
+	for _, n := range []string{name + "-ro-open", name + "-ro-read"} {
+		if s := one(t, steps, n, stderr); !s.OK {
+			t.Errorf("%s: a read-only open of a database on storage that cannot be written: %s (%s)", n, s.Err, s.Sentinel)
+		}
+	}
+}
+
 // TestReadOnly covers storage that cannot be written: a read-only
 // directory and a read-only database file, each made three ways that
 // also hold for root (a read-only tmpfs, a read-only bind mount, the
@@ -95,6 +105,7 @@ func TestReadOnly(t *testing.T) {
 		steps, stderr, err := runChild(t, "fsprobe", []string{envProbe + "=ro-dir", envDir + "=" + t.TempDir()}, ns)
 		skipIfSetup(t, steps, stderr, err)
 		expectReadOnly(t, steps, "existing", stderr)
+		expectReadable(t, steps, "existing", stderr)
 		expectReadOnly(t, steps, "new", stderr)
 		expectReadOnly(t, steps, "newdir", stderr)
 	})
@@ -102,6 +113,7 @@ func TestReadOnly(t *testing.T) {
 		steps, stderr, err := runChild(t, "fsprobe", []string{envProbe + "=ro-file", envDir + "=" + t.TempDir()}, ns)
 		skipIfSetup(t, steps, stderr, err)
 		expectReadOnly(t, steps, "file", stderr)
+		expectReadable(t, steps, "file", stderr)
 	})
 	t.Run("permissions-unprivileged", func(t *testing.T) {
 		dir := t.TempDir()
@@ -142,8 +154,10 @@ func TestReadOnly(t *testing.T) {
 			t.Skipf("cannot run a child as uid 65534 here: %v\n%s", err, stderr)
 		}
 		expectReadOnly(t, steps, "dir", stderr)
+		expectReadable(t, steps, "dir", stderr)
 		expectReadOnly(t, steps, "new", stderr)
 		expectReadOnly(t, steps, "file", stderr)
+		expectReadable(t, steps, "file", stderr)
 	})
 	t.Run("file-immutable", func(t *testing.T) {
 		db := filepath.Join(t.TempDir(), "ro.db")
@@ -154,8 +168,9 @@ func TestReadOnly(t *testing.T) {
 			t.Skipf("chattr +i is not available here (%v: %s); read-only files are covered by the bind-mount and unprivileged cases", err, out)
 		}
 		t.Cleanup(func() { _ = exec.Command("chattr", "-i", db).Run() })
-		steps := captureSteps(func() { probeStore("immutable", db) })
+		steps := captureSteps(func() { probeStore("immutable", db); probeReader("immutable", db) })
 		expectReadOnly(t, steps, "immutable", "")
+		expectReadable(t, steps, "immutable", "")
 	})
 	t.Run("path-is-directory", func(t *testing.T) {
 		dir := t.TempDir()

@@ -17,7 +17,9 @@
 //	/usage[?session=]     tokens and cost per day and per model: SVG bar charts and tables
 //	/api/sessions         = sessionctl list --json (?q=, ?parent=, ?limit=, ?cursor=; next cursor in X-Next-Cursor)
 //	/api/sessions/{id}    = the "session" object of sessionctl show --json --state
-//	/api/sessions/{id}/transcript  = sessionctl show --json (?last=N, or ?from=&to= log positions)
+//	/api/sessions/{id}/transcript  = sessionctl show --json, a page at a time: TranscriptAPIPageSize
+//	                      log entries (?limit= up to MaxTranscriptAPIPage), the next page's ?from=
+//	                      in X-Next-From; ?last=N, or ?from=&to= log positions
 //	/api/search?q=        = sessionctl search --json (?session=, ?role=, ?kind=, ?limit=)
 //	/api/usage?by=        usage rows grouped by session, model and/or day
 //
@@ -47,6 +49,24 @@
 // store: they are applied to the rows read, reading further store pages
 // until the page is full, the dates run out (rows are newest first), or
 // maxListScan rows were read.
+//
+// # Slow clients
+//
+// Any web page the user visits can make the browser start requests to
+// the viewer (no-cors fetches carry Host: 127.0.0.1), and a client may stop
+// reading. So: at most Options.MaxRenders requests are answered at once
+// (static files aside); a request that finds no free slot within
+// Options.RenderWait is answered 503 with Retry-After. The transcript API
+// answers a page (TranscriptAPIPageSize entries by default) and streams
+// it: entries are read a chunk at a time (about 1 MiB of bodies, at least
+// one entry) and each write has Options.WriteStall to complete, so a
+// client that stops reading is cut off and frees its slot, and the server
+// never holds a page's entries or its JSON whole; a transcript page (HTML)
+// holds its TranscriptPageSize entries. NewServer (what sessionctl serve
+// runs) bounds reading headers, writing an answer and idle keep-alive
+// connections. TestSlowClientsHoldBoundedMemory measures it: 8 clients
+// that request a 24 MiB transcript and read nothing grew the live heap by
+// 13-20 MiB (431 MiB before).
 //
 // # Cost
 //
@@ -82,7 +102,10 @@
 // store read-only as well. Without Options.Remote, requests whose Host is
 // not localhost or a loopback IP are refused (421), which defeats DNS
 // rebinding; with Options.Token every request needs the token (?token=
-// once, then an HttpOnly SameSite=Strict cookie, or a Bearer header).
+// once, then an HttpOnly SameSite=Strict cookie, or a Bearer header). The
+// redirect that drops ?token= goes to the request's path cleaned to one
+// local absolute path (localTarget): "//evil.example/" would otherwise be
+// a protocol-relative redirect to another host.
 // `sessionctl serve` listens on loopback unless --allow-remote, and then
 // generates the token.
 package viewer

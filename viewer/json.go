@@ -1,7 +1,6 @@
 package viewer
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"time"
@@ -122,19 +121,40 @@ func writeJSON(w io.Writer, v any) error {
 // writeBodies writes entries' bodies as a JSON array, byte for byte, like
 // `sessionctl show --json`.
 func writeBodies(w io.Writer, entries []sessiondb.Entry) error {
-	var b bytes.Buffer
-	b.WriteString("[")
-	for i, e := range entries {
-		if i > 0 {
-			b.WriteString(",")
+	bw := bodyWriter{w: w}
+	for _, e := range entries {
+		if err := bw.add(e.Body); err != nil {
+			return err
 		}
-		b.WriteString("\n")
-		b.Write(e.Body)
 	}
-	if len(entries) > 0 {
-		b.WriteString("\n")
+	return bw.close()
+}
+
+// bodyWriter writes a JSON array of bodies one at a time, in the format of
+// writeBodies: nothing but the body being written is held.
+type bodyWriter struct {
+	w io.Writer
+	n int
+}
+
+func (b *bodyWriter) add(body []byte) error {
+	sep := ",\n"
+	if b.n == 0 {
+		sep = "[\n"
 	}
-	b.WriteString("]\n")
-	_, err := w.Write(b.Bytes())
+	b.n++
+	if _, err := io.WriteString(b.w, sep); err != nil {
+		return err
+	}
+	_, err := b.w.Write(body)
+	return err
+}
+
+func (b *bodyWriter) close() error {
+	end := "\n]\n"
+	if b.n == 0 {
+		end = "[]\n"
+	}
+	_, err := io.WriteString(b.w, end)
 	return err
 }

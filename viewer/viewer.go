@@ -11,8 +11,11 @@ import (
 	"log"
 	"net/http"
 	"net/url"
+	"path"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/sessiondb/sessiondb"
 	"github.com/sessiondb/sessiondb/internal/httpguard"
@@ -38,6 +41,19 @@ const (
 	// maxForksShown is how many forks a transcript page lists (newest
 	// first); /?parent=ID lists them all.
 	maxForksShown = 20
+	// TranscriptAPIPageSize is how many log entries
+	// /api/sessions/{id}/transcript answers by default; ?limit= asks for
+	// up to MaxTranscriptAPIPage, and X-Next-From says where the next
+	// page starts.
+	TranscriptAPIPageSize = 1000
+	// MaxTranscriptAPIPage bounds ?limit= and ?last= of the transcript API.
+	MaxTranscriptAPIPage = 10000
+	// DefaultMaxRenders is Options.MaxRenders' default.
+	DefaultMaxRenders = 8
+	// DefaultRenderWait is Options.RenderWait's default.
+	DefaultRenderWait = 2 * time.Second
+	// DefaultWriteStall is Options.WriteStall's default.
+	DefaultWriteStall = 30 * time.Second
 )
 
 // TokenCookie is the cookie that carries the access token once a browser
@@ -63,6 +79,20 @@ type Options struct {
 	Remote bool
 	// Log receives one line per failed request; nil: log.Default().
 	Log *log.Logger
+	// MaxRenders bounds the requests answered at once (pages, API answers,
+	// raw bodies; not the static files): each holds what it read from the
+	// store until its answer is written, so this bounds the memory that
+	// slow clients can pin. Default DefaultMaxRenders.
+	MaxRenders int
+	// RenderWait is how long a request waits for a free slot before it is
+	// answered 503 Service Unavailable (with Retry-After). Default
+	// DefaultRenderWait.
+	RenderWait time.Duration
+	// WriteStall bounds each write of a streamed answer (a transcript
+	// page of the API): a client that stops reading is cut off after it,
+	// one that reads slowly but steadily is not. Default
+	// DefaultWriteStall.
+	WriteStall time.Duration
 }
 
 // Handler serves the viewer. It only reads the store.
@@ -71,6 +101,10 @@ type Handler struct {
 	opts  Options
 	mux   *http.ServeMux
 	pages map[string]*template.Template
+	// slots holds one token per request being answered (MaxRenders).
+	slots chan struct{}
+	// inflight counts the requests holding a slot (tests watch it).
+	inflight atomic.Int64
 }
 
 var _ http.Handler = (*Handler)(nil)
@@ -80,7 +114,17 @@ func New(st sessiondb.Store, opts Options) (*Handler, error) {
 	if opts.Log == nil {
 		opts.Log = log.Default()
 	}
-	h := &Handler{st: st, opts: opts, mux: http.NewServeMux(), pages: map[string]*template.Template{}}
+	if opts.MaxRenders <= 0 {
+		opts.MaxRenders = DefaultMaxRenders
+	}
+	if opts.RenderWait <= 0 {
+		opts.RenderWait = DefaultRenderWait
+	}
+	if opts.WriteStall <= 0 {
+		opts.WriteStall = DefaultWriteStall
+	}
+	h := &Handler{st: st, opts: opts, mux: http.NewServeMux(), pages: map[string]*template.Template{},
+		slots: make(chan struct{}, opts.MaxRenders)}
 	for _, p := range []string{"list", "session", "search", "usage", "error"} {
 		t, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+p+".html")
 		if err != nil {
@@ -121,8 +165,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd.Set("Cross-Origin-Resource-Policy", "same-origin")
 	hd.Set("Cache-Control", "no-store")
 	defer func() {
-		// A bug in rendering must not take the server down.
+		// A bug in rendering must not take the server down. An answer
+		// cut off in the middle (http.ErrAbortHandler) goes on up, so
+		// that net/http drops the connection and the client sees it.
 		if v := recover(); v != nil {
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
 			h.opts.Log.Printf("viewer: panic serving %s: %v", r.URL.Path, v)
 			http.Error(w, "internal error", http.StatusInternalServerError)
 		}
@@ -139,11 +188,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h.opts.Token != "" {
 		if tok := r.URL.Query().Get("token"); tok != "" && h.guard().TokenOK(tok) {
 			http.SetCookie(w, &http.Cookie{Name: TokenCookie, Value: tok, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
-			u := *r.URL
-			q := u.Query()
-			q.Del("token")
-			u.RawQuery = q.Encode()
-			http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
+			http.Redirect(w, r, localTarget(r.URL), http.StatusSeeOther)
 			return
 		}
 		if !h.guard().Authorized(r) {
@@ -151,7 +196,103 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if !strings.HasPrefix(r.URL.Path, "/static/") {
+		if !h.acquire(r.Context()) {
+			w.Header().Set("Retry-After", "1")
+			http.Error(w, "busy: too many requests at once; retry", http.StatusServiceUnavailable)
+			return
+		}
+		defer h.release()
+	}
 	h.mux.ServeHTTP(w, r)
+}
+
+// acquire takes a render slot, waiting up to RenderWait; false when none
+// came free (or the client went away).
+func (h *Handler) acquire(ctx context.Context) bool {
+	select {
+	case h.slots <- struct{}{}:
+	default:
+		t := time.NewTimer(h.opts.RenderWait)
+		defer t.Stop()
+		select {
+		case h.slots <- struct{}{}:
+		case <-t.C:
+			return false
+		case <-ctx.Done():
+			return false
+		}
+	}
+	h.inflight.Add(1)
+	return true
+}
+
+func (h *Handler) release() {
+	h.inflight.Add(-1)
+	<-h.slots
+}
+
+// ServerOptions configure NewServer; zero values take the defaults.
+type ServerOptions struct {
+	// ReadHeaderTimeout bounds reading a request's headers. Default 10s.
+	ReadHeaderTimeout time.Duration
+	// WriteTimeout bounds writing an answer that is not streamed (streamed
+	// transcript pages extend it write by write, see Options.WriteStall).
+	// Default 60s.
+	WriteTimeout time.Duration
+	// IdleTimeout closes a keep-alive connection that sends no new request.
+	// Default 60s.
+	IdleTimeout time.Duration
+	// ErrorLog receives the server's own errors; nil: log.Default().
+	ErrorLog *log.Logger
+}
+
+// NewServer returns the http.Server that sessionctl serve runs h with:
+// every phase of a connection is bounded in time, so that clients that
+// connect and stall, or stop reading, cannot hold connections (and what
+// their handlers read) forever; together with Options.MaxRenders this
+// bounds the memory slow clients can pin.
+func NewServer(h http.Handler, o ServerOptions) *http.Server {
+	def := func(d, v time.Duration) time.Duration {
+		if d <= 0 {
+			return v
+		}
+		return d
+	}
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: def(o.ReadHeaderTimeout, 10*time.Second),
+		// Requests are GETs without bodies: reading one never takes long.
+		ReadTimeout:    def(o.ReadHeaderTimeout, 10*time.Second) + 5*time.Second,
+		WriteTimeout:   def(o.WriteTimeout, 60*time.Second),
+		IdleTimeout:    def(o.IdleTimeout, 60*time.Second),
+		MaxHeaderBytes: 64 << 10,
+		ErrorLog:       o.ErrorLog,
+	}
+}
+
+// localTarget is where the token redirect sends the browser: u's path,
+// cleaned to one absolute path on this server, with its query less the
+// token. The request path is the client's: "//evil.example/" as it came
+// would be a protocol-relative URL to another host (an open redirect
+// carrying a valid token's cookie along), and browsers read "/\" as "//";
+// backslashes count as slashes, and the cleaned path starts with exactly
+// one "/".
+func localTarget(u *url.URL) string {
+	p := path.Clean("/" + strings.ReplaceAll(u.Path, "\\", "/"))
+	if strings.HasSuffix(u.Path, "/") && p != "/" {
+		p += "/"
+	}
+	target := (&url.URL{Path: p}).EscapedPath()
+	// EscapedPath leaves a leading "//" alone; Clean left none, but
+	// never emit one.
+	target = "/" + strings.TrimLeft(target, "/")
+	q := u.Query()
+	q.Del("token")
+	if enc := q.Encode(); enc != "" {
+		target += "?" + enc
+	}
+	return target
 }
 
 // guard is the Host and token rules (package httpguard), which

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -63,6 +64,14 @@ func isServerURL(loc string) bool { return pgstore.IsURL(loc) }
 // openBackend opens the database named by loc (a file path or a
 // postgres:// URL) for mode.
 func openBackend(ctx context.Context, loc string, mode openMode, o openOptions) (sessiondb.Store, error) {
+	st, err := openStore(ctx, loc, mode, o)
+	if err != nil {
+		return nil, &openError{loc: loc, err: err}
+	}
+	return st, nil
+}
+
+func openStore(ctx context.Context, loc string, mode openMode, o openOptions) (sessiondb.Store, error) {
 	if pgstore.IsURL(loc) {
 		// A server database exists once the server does: nothing to create.
 		// Read-only commands never migrate it.
@@ -148,10 +157,31 @@ type readOnlyQuerier interface {
 	QueryReadOnly(ctx context.Context, timeout time.Duration, query string) (rows *sql.Rows, done func(), err error)
 }
 
+// userQuerier runs a query a person typed (sessionctl sql): like
+// QueryReadOnly, plus whatever the backend needs so that the query cannot
+// reach beyond reading the database.
+type userQuerier interface {
+	QueryUser(ctx context.Context, o userQueryOptions, query string) (rows *sql.Rows, done func(), err error)
+}
+
+// userQueryOptions are sql's flags that reach the backend.
+type userQueryOptions struct {
+	timeout time.Duration
+	// unsafeRole runs a PostgreSQL query as the connecting user when the
+	// schema has no read-only role (see pgstore.QueryUntrusted).
+	unsafeRole bool
+}
+
 // fileBacked is a store kept in one local file, with the file checks
 // (size, write-ahead log, permissions) that go with it.
 type fileBacked interface {
 	Path() string
+}
+
+// immutableOpener is a store that may have been opened as immutable, on
+// storage that cannot be written (see sqlstore.Store.Immutable).
+type immutableOpener interface {
+	Immutable() bool
 }
 
 // vacuumer rebuilds storage to return free space.
@@ -222,6 +252,7 @@ var (
 		sessiondb.Copier
 		locator
 		readOnlyQuerier
+		userQuerier
 		fileBacked
 		vacuumer
 		backupKeeper
@@ -230,12 +261,14 @@ var (
 		schemaChecker
 		migrator
 		engineChecker
+		immutableOpener
 	} = sqliteBackend{}
 	_ interface {
 		sessiondb.Store
 		sessiondb.Copier
 		locator
 		readOnlyQuerier
+		userQuerier
 		reindexer
 		migrator
 		noter
@@ -252,6 +285,13 @@ func (b sqliteBackend) Location() string { return b.Path() }
 func (b sqliteBackend) QueryReadOnly(ctx context.Context, _ time.Duration, query string) (*sql.Rows, func(), error) {
 	rows, err := b.Query(ctx, query)
 	return rows, func() {}, err
+}
+
+// QueryUser is QueryReadOnly: the reader pool opens the file mode=ro with
+// query_only, and sql refuses ATTACH, VACUUM and setting PRAGMAs before
+// the query gets here. SQLite reaches nothing beyond the file.
+func (b sqliteBackend) QueryUser(ctx context.Context, o userQueryOptions, query string) (*sql.Rows, func(), error) {
+	return b.QueryReadOnly(ctx, o.timeout, query)
 }
 
 func (b sqliteBackend) MigrationProvider(context.Context) (*goose.Provider, error) {
@@ -277,7 +317,17 @@ func (b sqliteBackend) EngineChecks(ctx context.Context) []checkResult {
 	add := func(check, status, format string, args ...any) {
 		results = append(results, checkResult{Check: check, Status: status, Detail: fmt.Sprintf(format, args...)})
 	}
-	if mode, err := queryStrings(ctx, b, "PRAGMA journal_mode"); err != nil {
+	if b.Immutable() {
+		// immutable=1 reports journal mode "delete" whatever the file
+		// says: read the header (bytes 18 and 19 are 2 in WAL mode).
+		if wal, err := walHeader(b.Path()); err != nil {
+			add("journal mode", checkFail, "%v", err)
+		} else if wal {
+			add("journal mode", checkOK, "wal (read-only storage: opened immutable)")
+		} else {
+			add("journal mode", checkFail, "not wal (read-only storage: opened immutable)")
+		}
+	} else if mode, err := queryStrings(ctx, b, "PRAGMA journal_mode"); err != nil {
 		add("journal mode", checkFail, "%v", err)
 	} else if len(mode) == 1 && strings.EqualFold(mode[0], "wal") {
 		add("journal mode", checkOK, "wal")
@@ -299,6 +349,21 @@ func (b sqliteBackend) EngineChecks(ctx context.Context) []checkResult {
 		add("foreign keys", checkFail, "%d row(s) point at missing parents", n)
 	}
 	return results
+}
+
+// walHeader reports whether the SQLite file at path is in WAL mode by its
+// header: file format write and read versions (bytes 18 and 19) are 2.
+func walHeader(path string) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	var h [20]byte
+	if _, err := io.ReadFull(f, h[:]); err != nil {
+		return false, fmt.Errorf("read header: %w", err)
+	}
+	return h[18] == 2 && h[19] == 2, nil
 }
 
 // pgBackend is a PostgreSQL database.
@@ -340,6 +405,26 @@ func (b pgBackend) QueryReadOnly(ctx context.Context, timeout time.Duration, que
 		return nil, nil, fmt.Errorf("query: %w", err)
 	}
 	return rows, done, nil
+}
+
+// QueryUser runs the query through pgstore's QueryUntrusted: one reading
+// statement, no function that acts beyond the transaction, READ ONLY and
+// rolled back, as the schema's read-only role (unless unsafeRole).
+func (b pgBackend) QueryUser(ctx context.Context, o userQueryOptions, query string) (*sql.Rows, func(), error) {
+	rows, done, err := b.QueryUntrusted(ctx, query, pgstore.UntrustedQueryOptions{Timeout: o.timeout, AsSessionUser: o.unsafeRole})
+	switch {
+	case err == nil:
+		return rows, done, nil
+	case errors.Is(err, pgstore.ErrNoReaderRole):
+		return nil, nil, &sqlRefused{fmt.Errorf("%w; or pass --unsafe-role to run as the user of the URL (still read-only and rolled back, but with all of that user's privileges)", err)}
+	case strings.Contains(err.Error(), "SQLSTATE 42501"):
+		return nil, nil, &sqlRefused{fmt.Errorf("refused: %s (sessionctl sql is read-only: it may read sessiondb's tables and views, nothing else)", strings.TrimPrefix(strings.TrimPrefix(err.Error(), "query: "), sessiondb.ErrReadOnly.Error()+": "))}
+	case strings.Contains(err.Error(), "SQLSTATE 25006"):
+		return nil, nil, errWriteRefused
+	case strings.Contains(err.Error(), "SQLSTATE 57014") && o.timeout > 0:
+		return nil, nil, fmt.Errorf("query stopped after --timeout %s", o.timeout)
+	}
+	return nil, nil, err
 }
 
 // Reindex derives every row's role and text again; the trigram indexes

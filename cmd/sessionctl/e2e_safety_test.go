@@ -364,8 +364,12 @@ func TestE2EDestructiveCommandsAsk(t *testing.T) {
 	}
 }
 
-// TestMain removes the binary built by buildSessionctl.
+// TestMain removes the binary built by buildSessionctl, or runs the
+// read-only-mount child of TestReadCommandsOnReadOnlyMedia.
 func TestMain(m *testing.M) {
+	if dir := os.Getenv(envROMount); dir != "" {
+		roMountMain(dir, os.Getenv(envROExec)) // a child of TestReadCommandsOnReadOnlyMedia
+	}
 	code := m.Run()
 	if binary.path != "" {
 		os.RemoveAll(filepath.Dir(binary.path))

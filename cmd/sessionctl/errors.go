@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/pgstore"
 )
 
 // Exit codes. Scripts rely on them; they never change meaning.
@@ -70,18 +71,26 @@ func (e *notFoundError) Error() string {
 func (e *notFoundError) Unwrap() error { return sessiondb.ErrNotFound }
 
 // hintFor returns what a person can do about err ("" when the message says
-// it all).
-func hintFor(err error, dbPath string) string {
+// it all). loc is the database the error is about, as given (hintFor
+// prints it redacted).
+func hintFor(err error, loc string) string {
+	shown := displayLocation(loc)
 	switch {
 	case errors.Is(err, sessiondb.ErrSchemaTooOld):
-		return fmt.Sprintf("run 'sessionctl migrate --db %s' (it takes a backup first)", dbPath)
+		return fmt.Sprintf("run 'sessionctl migrate up --db %s' (it takes a backup first)", shown)
 	case errors.Is(err, sessiondb.ErrSchemaTooNew):
 		return "upgrade sessionctl to the version that wrote this database"
 	case errors.Is(err, sessiondb.ErrCorrupt):
-		return fmt.Sprintf("run 'sessionctl doctor --db %s' and restore from a backup", dbPath)
+		return fmt.Sprintf("run 'sessionctl doctor --db %s' and restore from a backup", shown)
 	case errors.Is(err, sessiondb.ErrReadOnly):
-		return fmt.Sprintf("check the permissions of %s and its directory", dbPath)
+		if isServerURL(loc) {
+			return fmt.Sprintf("the role of %s may not write there: GRANT it SELECT, INSERT, UPDATE and DELETE on the sessiondb tables of its schema (and USAGE on their sequences), or check that the database is not read-only (default_transaction_read_only, a standby)", shown)
+		}
+		return fmt.Sprintf("check the permissions of %s and its directory", shown)
 	case errors.Is(err, sessiondb.ErrBusy):
+		if isServerURL(loc) {
+			return "the server did not answer in time (down, restarting, or overloaded); retry"
+		}
 		return "another process holds the write lock; retry when it is done"
 	case errors.Is(err, sessiondb.ErrFull):
 		return "free disk space and retry; nothing of the failed write was kept"
@@ -91,6 +100,43 @@ func hintFor(err error, dbPath string) string {
 		return "choose another ID"
 	}
 	return ""
+}
+
+// displayLocation is how a database location is printed: a file path as
+// it is, a server URL with its passwords hidden. Every message that names
+// a database given by the user goes through it.
+func displayLocation(loc string) string {
+	if isServerURL(loc) {
+		return pgstore.RedactURL(loc)
+	}
+	return loc
+}
+
+// openError is a failure to open the database at loc: the hint of a
+// command that opens more than one database (copy) names the one that
+// failed.
+type openError struct {
+	loc string
+	err error
+}
+
+func (e *openError) Error() string { return e.err.Error() }
+func (e *openError) Unwrap() error { return e.err }
+
+// errLocation returns the database err is about: the one that failed to
+// open, else the target of a copy (the only database copy writes), else
+// the command's database.
+func (a *app) errLocation(err error) string {
+	var oe *openError
+	if errors.As(err, &oe) {
+		return oe.loc
+	}
+	if a.cmd != nil && a.cmd.Name() == "copy" {
+		if to, ferr := a.cmd.Flags().GetString("to"); ferr == nil && to != "" {
+			return to
+		}
+	}
+	return a.dbPath()
 }
 
 // report prints err as one line on stderr and returns its exit code.
@@ -125,7 +171,7 @@ func (a *app) report(err error) int {
 	case errors.As(err, &nf):
 		// The message carries its own hint.
 	default:
-		if h := hintFor(err, a.dbPath()); h != "" {
+		if h := hintFor(err, a.errLocation(err)); h != "" {
 			msg += "; " + h
 		}
 	}

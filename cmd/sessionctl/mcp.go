@@ -121,8 +121,11 @@ func (a *app) serveMCPHTTP(srv *mcpserver.Server, o mcpOptions) error {
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(slog.NewTextHandler(a.stderr, nil), slog.LevelWarn),
 	}
-	url := "http://" + ln.Addr().String() + "/mcp"
-	fmt.Fprintf(a.stdout, "serving MCP for %s read-only at %s\n", location(a.store), url)
+	urls := serveURLs(ln.Addr().(*net.TCPAddr), "mcp", "")
+	fmt.Fprintf(a.stdout, "serving MCP for %s read-only at %s\n", location(a.store), urls[0])
+	for _, u := range urls[1:] {
+		fmt.Fprintf(a.stdout, "  also at %s\n", u)
+	}
 	if remote {
 		fmt.Fprintf(a.stdout, "listening beyond loopback: send \"Authorization: Bearer %s\" with every request; keep it private\n", hopts.Token)
 	}

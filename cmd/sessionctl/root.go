@@ -77,7 +77,7 @@ func (a *app) run(args []string) (code int) {
 	err := root.ExecuteContext(a.ctx)
 	if a.store != nil {
 		if cerr := a.store.Close(); cerr != nil && err == nil {
-			err = fmt.Errorf("close %s: %w", a.dbPath(), cerr)
+			err = fmt.Errorf("close %s: %w", displayLocation(a.dbPath()), cerr)
 		}
 		a.store = nil
 	}
@@ -216,6 +216,9 @@ func (a *app) openMode(mode openMode, opts *openOptions) (sessiondb.Store, error
 	st, err := openBackend(a.ctx, loc, mode, o)
 	if err != nil {
 		return nil, err
+	}
+	if im, ok := st.(immutableOpener); ok && im.Immutable() {
+		fmt.Fprintf(a.stderr, "sessionctl: %s is on storage that cannot be written: opened read-only as immutable (changes made to it meanwhile are not seen)\n", displayLocation(loc))
 	}
 	a.store = st
 	return st, nil

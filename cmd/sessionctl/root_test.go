@@ -95,7 +95,8 @@ func TestDefaultDatabaseCreated(t *testing.T) {
 	xdg := t.TempDir()
 	t.Setenv("SESSIONDB_PATH", "")
 	t.Setenv("XDG_DATA_HOME", xdg)
-	sessionctl(t, "", "import", "--json", t.TempDir()).mustSucceed(t)
+	// An empty directory is a problem (exit 3), but the database exists.
+	sessionctl(t, "", "import", "--json", t.TempDir()).mustFail(t, exitProblems, "1 problem")
 	dir := filepath.Join(xdg, "sessiondb")
 	fi, err := os.Stat(dir)
 	if err != nil {

@@ -7,8 +7,10 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -106,16 +108,17 @@ func (a *app) runServe(o serveOptions) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", o.addr, err)
 	}
-	srv := &http.Server{
-		Handler:           h,
-		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          opts.Log,
+	// Every phase of a connection has a deadline and at most
+	// viewer.DefaultMaxRenders requests are answered at once: clients
+	// that stall or stop reading (any web page can start such requests)
+	// cannot pin memory without bound.
+	srv := viewer.NewServer(h, viewer.ServerOptions{ErrorLog: opts.Log})
+	urls := serveURLs(ln.Addr().(*net.TCPAddr), "", opts.Token)
+	url := urls[0]
+	fmt.Fprintf(a.stdout, "serving %s read-only at %s\n", location(st), url)
+	for _, u := range urls[1:] {
+		fmt.Fprintf(a.stdout, "  also at %s\n", u)
 	}
-	url := "http://" + ln.Addr().String() + "/"
-	if opts.Token != "" {
-		url += "?token=" + opts.Token
-	}
-	fmt.Fprintf(a.stdout, "serving %s read-only at %s\n", a.dbPath(), url)
 	if remote {
 		fmt.Fprintln(a.stdout, "listening beyond loopback: the token in this URL is required; keep it private")
 	}
@@ -149,6 +152,48 @@ func (a *app) runServe(o serveOptions) error {
 	}
 	fmt.Fprintln(a.stdout, "stopped")
 	return nil
+}
+
+// maxServeURLs bounds how many addresses serve prints for an unspecified
+// bind address.
+const maxServeURLs = 8
+
+// serveURLs are the URLs of path a client can open on a server listening
+// on addr: addr itself, unless it is unspecified (0.0.0.0, [::]), which no
+// browser can open; then 127.0.0.1, the host's name, and the addresses of
+// its interfaces (not link-local ones, which need a zone). The first URL
+// is the one --open uses. serve and mcp --http print them.
+func serveURLs(addr *net.TCPAddr, path, token string) []string {
+	port := strconv.Itoa(addr.Port)
+	mk := func(host string) string {
+		u := "http://" + net.JoinHostPort(host, port) + "/" + path
+		if token != "" {
+			u += "?token=" + token
+		}
+		return u
+	}
+	if !addr.IP.IsUnspecified() {
+		return []string{mk(addr.IP.String())}
+	}
+	urls := []string{mk("127.0.0.1")}
+	if name, err := os.Hostname(); err == nil && name != "" && name != "localhost" {
+		urls = append(urls, mk(name))
+	}
+	ifaddrs, _ := net.InterfaceAddrs()
+	for _, ia := range ifaddrs {
+		ipn, ok := ia.(*net.IPNet)
+		if !ok || ipn.IP.IsLoopback() || ipn.IP.IsLinkLocalUnicast() || ipn.IP.IsUnspecified() {
+			continue
+		}
+		if ipn.IP.To4() == nil && addr.IP.To4() != nil {
+			continue // an IPv4 wildcard does not answer on IPv6
+		}
+		if len(urls) == maxServeURLs {
+			break
+		}
+		urls = append(urls, mk(ipn.IP.String()))
+	}
+	return urls
 }
 
 func openBrowser(url string) error {

@@ -41,11 +41,18 @@ func (s *syncBuffer) String() string {
 // and the test checks that it exited 0.
 func startServe(t *testing.T, db string, args ...string) string {
 	t.Helper()
+	var stdout syncBuffer
+	return startServeOut(t, db, &stdout, args...)
+}
+
+// startServeOut is startServe writing serve's stdout to stdout.
+func startServeOut(t *testing.T, db string, stdout *syncBuffer, args ...string) string {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	var stdout, stderr syncBuffer
+	var stderr syncBuffer
 	done := make(chan int, 1)
 	go func() {
-		done <- run(ctx, append([]string{"--db", db, "serve"}, args...), strings.NewReader(""), &stdout, &stderr)
+		done <- run(ctx, append([]string{"--db", db, "serve"}, args...), strings.NewReader(""), stdout, &stderr)
 	}()
 	t.Cleanup(func() {
 		cancel()

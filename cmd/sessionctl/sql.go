@@ -19,9 +19,10 @@ import (
 )
 
 type sqlOptions struct {
-	json    bool
-	csv     bool
-	timeout time.Duration
+	json       bool
+	csv        bool
+	timeout    time.Duration
+	unsafeRole bool
 }
 
 func (a *app) sqlCommand() *cobra.Command {
@@ -43,7 +44,27 @@ error (exit 1); so are ATTACH, DETACH, VACUUM and PRAGMAs that set a value
 pragmas), which are refused before they reach the database. A script of several statements
 is a usage error (exit 2). The schema is documented in
 migrations/00001_initial.sql; the views transcript, session_stats and
-usage_daily answer the common questions.`,
+usage_daily answer the common questions.
+
+On PostgreSQL a READ ONLY transaction stops table writes only, so sql
+also: runs only SELECT, WITH, VALUES, TABLE, SHOW and EXPLAIN (not
+ANALYZE); refuses functions that act beyond the query or run SQL text
+of their own (advisory locks, pg_notify, set_config, query_to_xml,
+dblink, large objects, server files, signals, replication); always
+rolls back; and runs as the schema's read-only role
+sessiondb_reader_<hash> (SET LOCAL ROLE), which may only read
+sessiondb's tables and views: COPY ... TO PROGRAM, pg_read_file,
+pg_terminate_backend, pg_reload_conf, CHECKPOINT, NOTIFY, lo_import and
+SET ROLE are refused. The migrations create that role when the
+migrating user may create roles, and make that user a member; grant it
+to other users who run sql (GRANT sessiondb_reader_<hash> TO alice; the
+error names it). Without it, sql refuses to run unless --unsafe-role,
+which runs the query as the URL's user with the same checks but all of
+that user's privileges. A role with CREATEROLE can create it by hand:
+  CREATE ROLE sessiondb_reader_<hash> NOLOGIN;
+  GRANT USAGE ON SCHEMA <schema> TO sessiondb_reader_<hash>;
+  GRANT SELECT ON ALL TABLES IN SCHEMA <schema> TO sessiondb_reader_<hash>;
+  GRANT sessiondb_reader_<hash> TO <user>;`,
 		Example: `  sessionctl sql 'SELECT id, title, message_count FROM session_stats ORDER BY updated_at DESC LIMIT 5'
   sessionctl sql --json "SELECT role, text FROM transcript WHERE session_id = 'my-session'"
   sessionctl sql --csv 'SELECT * FROM usage_daily' > usage.csv`,
@@ -67,8 +88,17 @@ usage_daily answer the common questions.`,
 	c.Flags().BoolVar(&o.json, "json", false, "print rows as a JSON array of objects")
 	c.Flags().BoolVar(&o.csv, "csv", false, "print rows as CSV")
 	c.Flags().DurationVar(&o.timeout, "timeout", 0, "stop the query after this long (e.g. 30s; 0: no limit)")
+	c.Flags().BoolVar(&o.unsafeRole, "unsafe-role", false, "PostgreSQL: run as the URL's user when the schema has no read-only role (that user's privileges apply)")
 	return c
 }
+
+// sqlRefused is a query the backend refused for a reason its message
+// gives (no read-only role, a privilege the role lacks): sqlError leaves
+// it as it is.
+type sqlRefused struct{ err error }
+
+func (e *sqlRefused) Error() string { return e.err.Error() }
+func (e *sqlRefused) Unwrap() error { return e.err }
 
 // errWriteRefused is returned for a statement that tries to write.
 var errWriteRefused = errors.New("refused: sessionctl sql is read-only and this statement writes; change data with import, rename, delete, truncate, prune")
@@ -100,11 +130,11 @@ const tableBlock = 1000
 // the whole result. A table cell is cut to 100 characters before it is
 // formatted, so a huge value costs its scan, not copies of it.
 func (a *app) streamSQL(ctx context.Context, st sessiondb.Store, query string, o sqlOptions) error {
-	q, ok := st.(readOnlyQuerier)
+	q, ok := st.(userQuerier)
 	if !ok {
 		return fmt.Errorf("sql: %s does not take SQL", location(st))
 	}
-	rows, done, err := q.QueryReadOnly(ctx, o.timeout, query)
+	rows, done, err := q.QueryUser(ctx, userQueryOptions{timeout: o.timeout, unsafeRole: o.unsafeRole}, query)
 	if err != nil {
 		return sqlError(err)
 	}
@@ -279,6 +309,10 @@ func clipValue(v any, max int) any {
 
 // sqlError turns the read-only pool's refusal into a message that says why.
 func sqlError(err error) error {
+	var refused *sqlRefused
+	if errors.Is(err, sessiondb.ErrInvalid) || errors.Is(err, errWriteRefused) || errors.As(err, &refused) {
+		return err // a refusal that says why
+	}
 	msg := strings.ToLower(err.Error())
 	if errors.Is(err, sessiondb.ErrReadOnly) || strings.Contains(msg, "readonly") ||
 		strings.Contains(msg, "read-only") || strings.Contains(msg, "query_only") {

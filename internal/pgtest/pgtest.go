@@ -16,6 +16,8 @@ import (
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
+
+	"github.com/sessiondb/sessiondb/pgstore"
 )
 
 // URL creates a database named prefix + 16 hex digits and returns its URL.
@@ -51,6 +53,11 @@ func URL(tb testing.TB, prefix string) string {
 		defer admin.Close()
 		if _, err := admin.Exec(`DROP DATABASE IF EXISTS ` + name + ` WITH (FORCE)`); err != nil {
 			tb.Errorf("drop database %s: %v", name, err)
+		}
+		// The roles pgstore made for the database's read-only SQL are
+		// the server's, not the database's: dropped too.
+		if err := pgstore.DropReaderRoles(context.Background(), admin, name); err != nil {
+			tb.Errorf("drop the reader roles of %s: %v", name, err)
 		}
 	})
 	u, err := url.Parse(base)

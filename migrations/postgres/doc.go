@@ -29,4 +29,14 @@
 //     SQLite's json_remove re-encodes them. Order-sensitive comparisons
 //     of IDs use COLLATE "C" (byte order, Go's), never the database's
 //     collation.
+//   - 00005 creates the schema's read-only role for ad-hoc SQL
+//     (sessiondb_reader_<first 16 hex of sha256("<database>.<schema>")>,
+//     NOLOGIN, USAGE on the schema, SELECT on its tables and views, also
+//     those later migrations create) and makes the migrating user a member;
+//     pgstore's QueryUntrusted (sessionctl sql) runs as it. Roles are
+//     cluster-wide, so the name is per database and schema: two schemas
+//     never share one, and concurrent migrations of different schemas never
+//     create the same role. A migrating user that may not create roles
+//     skips it (a NOTICE); the migration still succeeds. Its Down revokes
+//     the grants and drops the role.
 package postgres

@@ -1,0 +1,59 @@
+package pgstore
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/sessiondb/sessiondb"
+)
+
+// TestCheckUntrusted: the statement and function checks of QueryUntrusted,
+// without a server (TestSQLPostgresCannotReachServer in cmd/sessionctl
+// runs them against one).
+func TestCheckUntrusted(t *testing.T) {
+	for _, q := range []string{
+		`SELECT 1`, `  -- c
+		/* x /* nested */ y */ select count(*) from sessions`, `(SELECT 1)`, `WITH x AS (SELECT 1) SELECT * FROM x`,
+		`VALUES (1)`, `TABLE sessions`, `SHOW search_path`, `EXPLAIN SELECT 1`,
+		`SELECT 'pg_advisory_lock(1)'`, `SELECT $$set_config(1)$$`, `SELECT $x$ lo_import( $x$`,
+		`SELECT E'\'pg_read_file(\''`, `SELECT "analyze" FROM t`, `SELECT lo_x FROM t`,
+		`SELECT substr(text, 1, 80) FROM transcript WHERE text LIKE '%lo_import(%'`,
+	} {
+		if err := checkUntrusted(q); err != nil {
+			t.Errorf("checkUntrusted(%q) = %v, want accepted", q, err)
+		}
+	}
+	for _, q := range []string{
+		``, `;`, `SET ROLE postgres`, `reset role`, `Set Session Authorization postgres`, `COPY (SELECT 1) TO PROGRAM 'x'`,
+		`CHECKPOINT`, `NOTIFY c`, `LISTEN c`, `DO $$ BEGIN END $$`, `CALL p()`, `LOCK sessions`, `DISCARD ALL`,
+		`PREPARE p AS SELECT 1`, `EXECUTE p`, `DECLARE c CURSOR FOR SELECT 1`, `FETCH c`, `LOAD 'x'`, `VACUUM`, `ANALYZE`,
+		`SELECT pg_advisory_lock(1)`, `select PG_ADVISORY_LOCK(1)`, `SELECT pg_catalog . pg_advisory_lock (1)`,
+		`SELECT pg_advisory_lock/**/(1)`, `SELECT pg_advisory_lock
+		(1)`, `SELECT "pg_advisory_lock"(1)`, `SELECT pg_try_advisory_xact_lock(1)`, `SELECT set_config('role','x',true)`,
+		`SELECT query_to_xml('x', true, true, '')`, `SELECT ts_stat('x')`, `SELECT dblink('x','y')`, `SELECT lo_import('/x')`,
+		`SELECT pg_read_file('/x')`, `SELECT pg_terminate_backend(1)`, `SELECT pg_reload_conf()`, `SELECT pg_notify('c','x')`,
+		`SELECT U&"\0070g_notify"('c','x')`, `SELECT U&'x'`, `EXPLAIN ANALYZE SELECT 1`, `EXPLAIN (ANALYZE) SELECT 1`,
+		`EXPLAIN (analyse true) SELECT 1`, `SELECT 'unterminated`, `SELECT /* unterminated`, `SELECT $a$ x`,
+		`((SET ROLE x))`, `SELECT 1 LIMIT length(pg_advisory_lock(1)::text)`, `VALUES (1), (pg_advisory_lock(1)::text::int)`,
+	} {
+		if err := checkUntrusted(q); !errors.Is(err, sessiondb.ErrInvalid) {
+			t.Errorf("checkUntrusted(%q) = %v, want ErrInvalid", q, err)
+		}
+	}
+}
+
+// FuzzCheckUntrusted: the tokenizer never panics or loops, and whatever
+// it accepts starts with a reading statement and calls no unsafe function
+// by a name written plainly in the query.
+func FuzzCheckUntrusted(f *testing.F) {
+	for _, s := range []string{`SELECT 1`, `SELECT $$x$$`, `SELECT E'\''`, `SELECT "a""b"(1)`, `/* /* */ */ SELECT`, `SELECT pg_advisory_lock(1)`, `U&"x"`, `$1`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, q string) {
+		err := checkUntrusted(q)
+		if err == nil && strings.Contains(strings.ToLower(q), "pg_advisory_lock(") && !strings.ContainsAny(q, `'$-/"`) {
+			t.Errorf("accepted a plain call of pg_advisory_lock: %q", q)
+		}
+	})
+}
