@@ -421,3 +421,26 @@ func TestLostEventsRescan(t *testing.T) {
 		t.Errorf("fallback events %q: want the overflow said", fallbacks)
 	}
 }
+
+// TestCatchUpReportsWhatImportReports: at the start, files no format
+// claims are problems (or notes) as for `import`, but an empty directory
+// to follow is not: it is an archive before its first session.
+func TestCatchUpReportsWhatImportReports(t *testing.T) {
+	root := t.TempDir()
+	empty := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "mystery.jsonl"), []byte(`{"what":"no format"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "notes.txt"), []byte("hello"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st := newStore(t, t.TempDir())
+	r := startWatch(t, st, Options{Paths: []string{root, empty}})
+	c := r.of(EventCatchUp)[0]
+	if len(c.Report.Problems) != 1 || !strings.Contains(c.Report.Problems[0].Reason, "unknown format") {
+		t.Errorf("catch-up problems %v, want the unknown .jsonl only", c.Report.Problems)
+	}
+	if len(c.Report.Notes) != 1 || c.Report.Skipped != 1 {
+		t.Errorf("catch-up notes %v (skipped %d), want notes.txt", c.Report.Notes, c.Report.Skipped)
+	}
+}

@@ -349,6 +349,10 @@ func (w *watcher) catchUp(ctx context.Context, paths []string) error {
 		w.setUnit(u)
 	}
 	rep.Problems = w.holdBack(rep.Problems, nil)
+	// The files no format claims are reported as import reports them.
+	rep.Problems = append(w.emptyRootsAreFine(disc.Problems, paths), rep.Problems...)
+	rep.Notes = append(append([]jsonlimport.Problem{}, disc.Skipped...), rep.Notes...)
+	rep.Skipped = len(disc.Skipped)
 	for _, p := range append(append([]jsonlimport.Problem{}, disc.Problems...), disc.Skipped...) {
 		if w.inScope(p.Path) {
 			w.noteUnclaimed(p.Path, true)
@@ -357,6 +361,29 @@ func (w *watcher) catchUp(ctx context.Context, paths []string) error {
 	w.emitImported(ctx, units, before, rep)
 	w.emit(Event{Kind: EventCatchUp, Report: &rep, Problems: rep.Problems, Notes: rep.Notes})
 	return nil
+}
+
+// emptyRootsAreFine returns the discovery's problems without the one a
+// readable but empty root directory gets: for `import` a directory with
+// no file is probably the wrong path, for a watcher it is an agent's
+// archive before its first session, to be followed.
+func (w *watcher) emptyRootsAreFine(problems []jsonlimport.Problem, roots []string) []jsonlimport.Problem {
+	isRoot := map[string]bool{}
+	for _, r := range roots {
+		isRoot[r] = true
+	}
+	var out []jsonlimport.Problem
+	for _, p := range problems {
+		if isRoot[p.Path] && p.Line == 0 {
+			if fi, err := os.Stat(p.Path); err == nil && fi.IsDir() {
+				if _, err := os.ReadDir(p.Path); err == nil {
+					continue
+				}
+			}
+		}
+		out = append(out, p)
+	}
+	return out
 }
 
 // record is what the store held for a unit before a catch-up import.
