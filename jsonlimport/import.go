@@ -242,6 +242,12 @@ func Import(ctx context.Context, store sessiondb.Store, paths []string, opts Opt
 	if err != nil {
 		return rep, err
 	}
+	return importPlanned(ctx, store, units, opts, rep)
+}
+
+// importPlanned parses and writes discovered units (Import after its
+// discovery; ImportUnits), adding to rep.
+func importPlanned(ctx context.Context, store sessiondb.Store, units []planned, opts Options, rep Report) (Report, error) {
 	pr := newPricer(opts.Prices)
 	for i := range units {
 		units[i].pricer = pr

@@ -144,6 +144,20 @@
 // statement_timeout, so the server stops a runaway query even when the
 // client is gone.
 //
+// # Watch
+//
+// watch (and serve --watch, which runs it beside the viewer in one
+// process) is the one long-running writer: it opens the database like
+// import (created when missing), runs package watch until SIGINT or
+// SIGTERM, and exits 0 when stopped that way; it stops between
+// transactions. Its log is for a service manager: a quiet line per new
+// session, deletion, problem and fallback, appends summarised at most once
+// a minute (the summary's timer runs only when there is something to
+// say); --verbose logs every file, --json prints one object per event on
+// stdout (watch.go: watchEventJSON). Problems never change its exit code:
+// it keeps following. docs/sessiondb-watch.service and
+// docs/dev.sessiondb.watch.plist run it as a user service.
+//
 // # Time travel
 //
 // checkpoint restore forks a new session as of the checkpoint by default;

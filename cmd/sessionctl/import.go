@@ -58,13 +58,8 @@ is printed. With --json the summary is one JSON object on stdout:
   sessionctl import --json archive/ > report.json`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			switch o.format {
-			case "", "auto":
-				o.format = ""
-			case jsonlimport.FormatPicoclaw, jsonlimport.FormatZot, jsonlimport.FormatSwink,
-				jsonlimport.FormatClaudeCode, jsonlimport.FormatCodex, jsonlimport.FormatPi:
-			default:
-				return usageErrorf(c, "unknown --format %q: use auto, picoclaw, zot, swink, claude-code, codex or pi", o.format)
+			if err := checkFormat(c, &o.format); err != nil {
+				return err
 			}
 			if o.jobs < 0 {
 				return usageErrorf(c, "--jobs must be >= 0, got %d", o.jobs)
@@ -108,11 +103,34 @@ type importReport struct {
 	DryRun    bool                  `json:"dry_run"`
 }
 
-func (a *app) runImport(paths []string, o importOptions) error {
+// checkFormat checks a --format value of import or watch ("auto" becomes
+// "").
+func checkFormat(c *cobra.Command, format *string) error {
+	switch *format {
+	case "", "auto":
+		*format = ""
+	case jsonlimport.FormatPicoclaw, jsonlimport.FormatZot, jsonlimport.FormatSwink,
+		jsonlimport.FormatClaudeCode, jsonlimport.FormatCodex, jsonlimport.FormatPi:
+	default:
+		return usageErrorf(c, "unknown --format %q: use auto, picoclaw, zot, swink, claude-code, codex or pi", *format)
+	}
+	return nil
+}
+
+// checkReadable fails, naming the cause, on the first path that cannot be
+// read.
+func checkReadable(paths []string) error {
 	for _, p := range paths {
 		if _, err := os.Stat(p); err != nil {
 			return fmt.Errorf("cannot read %s: %w", p, unwrapPathError(err))
 		}
+	}
+	return nil
+}
+
+func (a *app) runImport(paths []string, o importOptions) error {
+	if err := checkReadable(paths); err != nil {
+		return err
 	}
 	prices, _, err := a.priceTable(o.prices)
 	if err != nil {

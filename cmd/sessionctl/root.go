@@ -144,6 +144,7 @@ Exit codes: 0 success, 1 error, 2 usage error, 3 import finished with problems.`
 		a.migrateCommand(),
 		a.doctorCommand(),
 		a.serveCommand(),
+		a.watchCommand(),
 		a.mcpCommand(),
 		a.completionCommand(),
 		a.versionCommand(),

@@ -23,6 +23,9 @@ type serveOptions struct {
 	addr        string
 	open        bool
 	allowRemote bool
+	watch       bool     // run a watcher in the same process
+	watchPaths  []string // what it follows (none: the default places)
+	watchOpts   watchOptions
 }
 
 func (a *app) serveCommand() *cobra.Command {
@@ -39,15 +42,27 @@ the --json outputs.
 It listens on loopback only. Any other address needs --allow-remote, and then
 every request must carry the access token printed at start (open the printed
 URL once; the browser keeps it in a cookie). Nothing is fetched from the
-network and no endpoint writes.`,
+network and no endpoint writes.
+
+With --watch it also runs "sessionctl watch" in the same process (on the
+default archive places, or on each --watch-path), so that the viewer shows
+what the agents write as they write it; the database is then opened for
+writing (by the watcher only).`,
 		Example: `  sessionctl serve
   sessionctl serve --addr 127.0.0.1:9000 --open
-  sessionctl serve --addr 0.0.0.0:8377 --allow-remote`,
+  sessionctl serve --addr 0.0.0.0:8377 --allow-remote
+  sessionctl serve --watch --open          # a live viewer of ~/.claude, ~/.codex, …`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			host, _, err := net.SplitHostPort(o.addr)
 			if err != nil {
 				return usageErrorf(c, "--addr %q: want HOST:PORT", o.addr)
+			}
+			if len(o.watchPaths) > 0 {
+				o.watch = true
+			}
+			if err := o.watchOpts.check(c); err != nil {
+				return err
 			}
 			if !isLoopback(host) && !o.allowRemote {
 				return usageErrorf(c, "--addr %s is not a loopback address: pass --allow-remote to serve the network (a token is then required)", o.addr)
@@ -58,6 +73,9 @@ network and no endpoint writes.`,
 	c.Flags().StringVar(&o.addr, "addr", "127.0.0.1:8377", "listen on HOST:PORT (port 0: any free port)")
 	c.Flags().BoolVar(&o.open, "open", false, "open the viewer in the default browser")
 	c.Flags().BoolVar(&o.allowRemote, "allow-remote", false, "allow a non-loopback --addr; requests then need the printed access token")
+	c.Flags().BoolVar(&o.watch, "watch", false, "also follow the agents' session files into the database (see sessionctl watch)")
+	c.Flags().StringArrayVar(&o.watchPaths, "watch-path", nil, "a file or directory tree for --watch to follow (repeatable; implies --watch; default: the default archive places)")
+	o.watchOpts.addFlags(c, "watch-")
 	return c
 }
 
@@ -66,7 +84,11 @@ network and no endpoint writes.`,
 func isLoopback(host string) bool { return httpguard.LoopbackHost(host) }
 
 func (a *app) runServe(o serveOptions) error {
-	st, err := a.openRead(nil)
+	open := a.openRead
+	if o.watch {
+		open = a.open // the watcher writes
+	}
+	st, err := open(nil)
 	if err != nil {
 		return err
 	}
@@ -109,6 +131,10 @@ func (a *app) runServe(o serveOptions) error {
 
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
+	if o.watch {
+		stopWatch := a.serveWatch(st, o.watchPaths, o.watchOpts)
+		defer stopWatch() // before the store is closed
+	}
 	select {
 	case err := <-done:
 		return fmt.Errorf("serve: %w", err)
