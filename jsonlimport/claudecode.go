@@ -423,8 +423,12 @@ func (ClaudeCode) Parse(ctx context.Context, u Unit, from Resume) (parsed *Parse
 	}
 	p.placeToolFiles(nil)
 	for i := range p.files {
-		if !p.files[i].done { // a new file, named by no new line
-			p.appendToolFile(&p.files[i])
+		switch f := &p.files[i]; {
+		case f.done:
+		case f.named: // a new file, named by a line imported before
+			p.appendToolFile(f)
+		default:
+			p.notes = append(p.notes, Problem{Path: u.Path, Reason: fmt.Sprintf("tool-results file %s is named by no line yet; it is imported after the line that names it", f.name)})
 		}
 	}
 	return p.finish(u)
@@ -959,19 +963,20 @@ func (p *ccParser) readToolFiles(u Unit, placed []ccPlaced) {
 // entry, then (line non-nil) those the line just appended names. Claude
 // Code writes a tool output too large for the transcript into
 // tool-results/<tool_use id>.txt, then the tool_result line pointing at
-// it: the file's entry follows that line. A file that no line of the
-// file names comes first, before the first line (it does not move when
-// the transcript grows). In a whole read of a file that grew, the files
-// imported before keep their entry numbers, and a new file whose line is
-// not new comes right after the entries imported before.
+// it: the file's entry follows that line. A file that no line names yet
+// waits (a note says so): placed now, it would stand where one import of
+// the finished transcript does not put it. In a whole read of a file that
+// grew, the files imported before keep their entry numbers, and a new
+// file whose line is not new (written after the line that names it, which
+// Claude Code does not do) comes right after the entries imported before.
 func (p *ccParser) placeToolFiles(line []byte) {
 	for again := true; again; {
 		again = false
 		next := len(p.entries) + 1
 		for i := range p.files {
 			f := &p.files[i]
-			due := f.at == next || (f.at == 0 && p.prevEntries == 0 && !f.named) ||
-				(f.at == 0 && p.prevEntries > 0 && next == p.prevEntries+1 && (!f.named || f.namedAt > 0))
+			due := f.at == next ||
+				(f.at == 0 && p.prevEntries > 0 && next == p.prevEntries+1 && f.namedAt > 0)
 			if !f.done && due {
 				p.appendToolFile(f)
 				again = true

@@ -213,13 +213,10 @@
 // titles and forks (internal/sessionview), and pass integrity_check. It
 // runs on SQLite and on PostgreSQL when a server is reachable.
 //
-// Today's importer duplicates the log of a Claude Code, pi, zot or swink
-// file imported while it grows (and for some Claude Code files gets the
-// transcript wrong too). For sessions of the formats in knownGrowthBug the
-// test replays the same growth with plain imports and no watcher: if that
-// gives a wrong answer too, the session is logged as the importer's known
-// bug; if not, the watcher is at fault and the test fails. The list is
-// emptied when the importer's fix (branch import-21) is merged.
+// When a session differs, the test replays the same growth with plain
+// imports and no watcher and says whose fault it is: the importer's (a
+// plain import of the prefixes gives the same wrong answer) or the
+// watcher's.
 //
 // # Regression tests for what the suite found
 //

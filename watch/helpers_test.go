@@ -305,30 +305,10 @@ func oneShotProblems(t testing.TB, paths ...string) []jsonlimport.Problem {
 	return rep.Problems
 }
 
-// knownGrowthBug lists the formats whose files, imported as they grow,
-// get their log duplicated by today's importer (the reader returns
-// ErrNotIncremental for some growths, swink for every one, and the file
-// is read whole again): the effective transcript and usage are right, the
-// log is not what one import of the final file gives. Branch import-21
-// fixes it; then this list is emptied and the logs are compared for every
-// format.
-var knownGrowthBug = map[string]bool{
-	jsonlimport.FormatClaudeCode: true,
-	jsonlimport.FormatPi:         true,
-	jsonlimport.FormatZot:        true,
-	jsonlimport.FormatSwink:      true,
-}
-
-// compareViews checks that got holds what want holds. Logs are compared
-// byte for byte, except for sessions of formats in knownGrowthBug whose
-// log alone differs: that is logged.
+// compareViews checks that got holds what want holds, logs byte for byte.
 func compareViews(t testing.TB, got, want map[string]sessionview.Session) {
 	t.Helper()
 	for _, d := range sessionview.Compare(got, want) {
-		if d.LogOnly && knownGrowthBug[d.Format] {
-			t.Logf("%s: the importer's known growth bug (knownGrowthBug)", d)
-			continue
-		}
 		t.Errorf("%s", d)
 	}
 }

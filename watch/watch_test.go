@@ -253,11 +253,16 @@ func TestSideFilesFollowed(t *testing.T) {
 	meta := strings.TrimSuffix(pico, ".jsonl") + ".meta.json"
 	picoSrc := filepath.Join("..", "testdata", "samples", "picoclaw", "agent_main_cli_direct_alice")
 	picoLines := lines(readFile(t, picoSrc+".jsonl"))
+	// Claude Code writes an oversized tool output to tool-results/ before
+	// the lines that name its tool call: the transcript's first lines, the
+	// file a while later, then the rest.
+	ccLines := lines(readFile(t, filepath.Join(ccProject, filepath.Base(cc))))
 	runWriter(t, []step{
-		{Op: "append", File: cc, Data: readFile(t, filepath.Join(ccProject, filepath.Base(cc)))},
+		{Op: "append", File: cc, Data: bytesJoin(ccLines[:3])},
 		{Op: "append", File: pico, Data: picoLines[0]},
 		{Op: "replace", File: meta, Data: []byte(`{"key":"agent:main:cli:direct:alice","summary":"","skip":0,"count":1}`), Sleep: 1500},
-		{Op: "append", File: tool, Data: readFile(t, filepath.Join(ccProject, "5c2d8e41-0000-4000-8000-000000000001", "tool-results", "toolu_01.txt"))},
+		{Op: "append", File: tool, Data: readFile(t, filepath.Join(ccProject, "5c2d8e41-0000-4000-8000-000000000001", "tool-results", "toolu_01.txt")), Sleep: 1500},
+		{Op: "append", File: cc, Data: bytesJoin(ccLines[3:])},
 		{Op: "append", File: pico, Data: bytesJoin(picoLines[1:])},
 		{Op: "replace", File: meta, Data: readFile(t, picoSrc+".meta.json")},
 	})
