@@ -144,6 +144,19 @@ func (a *app) streamSQL(ctx context.Context, st sessiondb.Store, query string, o
 	if err != nil {
 		return sqlError(err)
 	}
+	// An exact decimal (PostgreSQL numeric, as the cost views give) comes
+	// from the driver as text; JSON output writes it as a number, with its
+	// digits unchanged, so the same query gives the same JSON on both
+	// backends.
+	decimal := make([]bool, len(cols))
+	if types, err := rows.ColumnTypes(); err == nil {
+		for i, ct := range types {
+			switch strings.ToUpper(ct.DatabaseTypeName()) {
+			case "NUMERIC", "DECIMAL":
+				decimal[i] = true
+			}
+		}
+	}
 	clip := 0
 	if !o.json && !o.csv {
 		clip = 4 * 100 // table cells show 100 characters
@@ -166,6 +179,11 @@ func (a *app) streamSQL(ctx context.Context, st sessiondb.Store, query string, o
 				bw.WriteString(",")
 			}
 			n++
+			for i, v := range row {
+				if t, ok := v.(string); ok && decimal[i] && jsonNumber(t) {
+					row[i] = json.Number(t)
+				}
+			}
 			if err := writeRowJSON(bw, cols, row); err != nil {
 				return err
 			}
@@ -350,6 +368,15 @@ func textValue(v any) string {
 		return fmt.Sprintf("x'%X'", x)
 	}
 	return fmt.Sprint(v)
+}
+
+// jsonNumber reports whether s is a number in JSON's grammar: a numeric
+// column's text ("NaN" and "Infinity" are not) can then be written as is.
+func jsonNumber(s string) bool {
+	if s == "" {
+		return false
+	}
+	return json.Valid([]byte(s)) && (s[0] == '-' || s[0] >= '0' && s[0] <= '9')
 }
 
 // writeRowJSON writes one row as a JSON object on its own line.
