@@ -204,10 +204,10 @@ func InsertUsage(ctx context.Context, tx Execer, id string, lastSeq int64, u ses
 		}
 	}
 	_, err := tx.ExecContext(ctx, `INSERT INTO usage (session_id, seq, call_id, provider, model, input_tokens,
-		output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, cost, cost_estimated, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		output_tokens, cache_read_tokens, cache_write_tokens, cache_write_1h_tokens, reasoning_tokens, cost, cost_estimated, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		id, seq, NullString(u.CallID), u.Provider, u.Model, u.InputTokens, u.OutputTokens, u.CacheReadTokens,
-		u.CacheWriteTokens, u.ReasoningTokens, u.Cost, u.CostEstimated, created)
+		u.CacheWriteTokens, u.CacheWrite1hTokens, u.ReasoningTokens, u.Cost, u.CostEstimated, created)
 	if err != nil {
 		return fmt.Errorf("usage of %s: %w", id, err)
 	}
