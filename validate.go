@@ -86,6 +86,9 @@ func ValidateCommit(id string, c Commit) error {
 		if err := validateOptionalJSON("attrs merge patch", p.AttrsMerge); err != nil {
 			return err
 		}
+		if p.ForkSeq != nil && *p.ForkSeq < 0 {
+			return invalidf("fork seq %d is negative", *p.ForkSeq)
+		}
 	}
 	for _, e := range c.Append {
 		if err := ValidateEntry(e); err != nil {

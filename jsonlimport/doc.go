@@ -73,10 +73,10 @@
 //     writer got there first. The result equals one import of the final
 //     file (TestGrowthFixtures, TestGrowthCorpus: every fixture grown line
 //     by line, every real file at a third and two thirds), but for what
-//     cannot be patched afterwards: a session's CreatedAt and a fork's
-//     ForkSeq (a pi branch fork made while its branch point was elsewhere,
-//     a pi /fork file imported before its copied entries were all
-//     written);
+//     cannot be patched afterwards: a session's CreatedAt. A fork's
+//     ForkSeq is patched (sessiondb.MetaPatch.ForkSeq) when the file moves
+//     it: a pi branch fork made while its branch point was elsewhere, a pi
+//     /fork file imported before its copied entries were all written;
 //   - a last line without its newline (the writer is mid-append) is not
 //     consumed: the offset stops before it, it is reported in the import's
 //     problems (not stored), and read again once complete;
