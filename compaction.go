@@ -48,8 +48,15 @@ type Usage struct {
 	OutputTokens     int64
 	CacheReadTokens  int64
 	CacheWriteTokens int64
-	ReasoningTokens  int64
-	Cost             float64
+	// CacheWrite1hTokens is the part of CacheWriteTokens written to the
+	// cache for one hour rather than the default five minutes (Anthropic's
+	// ephemeral_1h_input_tokens), which costs more (Price.CacheWrite1h);
+	// 0 when the tool does not split its cache writes by lifetime. At
+	// least 0 and at most CacheWriteTokens, or the commit fails with
+	// ErrInvalid.
+	CacheWrite1hTokens int64
+	ReasoningTokens    int64
+	Cost               float64
 	// CostEstimated says Cost was computed from a price table (by an
 	// importer, for a tool that records no cost) rather than given by the
 	// tool that made the call. Repricing recomputes only such costs.

@@ -111,7 +111,7 @@ func ValidateDump(d SessionDump) error {
 	}
 	calls := map[string]bool{}
 	for _, u := range d.Usage {
-		if err := validateCallID(u.CallID); err != nil {
+		if err := validateUsage(u); err != nil {
 			return err
 		}
 		if u.CallID != "" {

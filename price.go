@@ -16,13 +16,19 @@ const LongContextTokens = 200_000
 
 // Price is a model's price in US dollars per million tokens.
 //
+// CacheWrite is the rate of cache writes with the default (5-minute)
+// lifetime, CacheWrite1h that of writes cached for one hour
+// (Usage.CacheWrite1hTokens; Anthropic bills them at 2x input, LiteLLM
+// names the rate "cache_creation_input_token_cost_above_1hr"); 0 means
+// the model has no separate 1-hour rate and such writes cost CacheWrite.
+//
 // The *Above200k rates apply to a whole call whose prompt exceeds
 // LongContextTokens; 0 means the base rate applies there too (the model
 // has no long-context surcharge, or not for that kind of token).
 type Price struct {
-	Input, Output, CacheRead, CacheWrite float64
+	Input, Output, CacheRead, CacheWrite, CacheWrite1h float64
 
-	InputAbove200k, OutputAbove200k, CacheReadAbove200k, CacheWriteAbove200k float64
+	InputAbove200k, OutputAbove200k, CacheReadAbove200k, CacheWriteAbove200k, CacheWrite1hAbove200k float64
 }
 
 // Long returns the rates of a long-context call: each *Above200k rate,
@@ -35,11 +41,21 @@ func (p Price) Long() Price {
 		return base
 	}
 	return Price{
-		Input:      or(p.InputAbove200k, p.Input),
-		Output:     or(p.OutputAbove200k, p.Output),
-		CacheRead:  or(p.CacheReadAbove200k, p.CacheRead),
-		CacheWrite: or(p.CacheWriteAbove200k, p.CacheWrite),
+		Input:        or(p.InputAbove200k, p.Input),
+		Output:       or(p.OutputAbove200k, p.Output),
+		CacheRead:    or(p.CacheReadAbove200k, p.CacheRead),
+		CacheWrite:   or(p.CacheWriteAbove200k, p.CacheWrite),
+		CacheWrite1h: or(p.CacheWrite1hAbove200k, p.CacheWrite1h),
 	}
+}
+
+// Write1h returns the rate of p's 1-hour cache writes: CacheWrite1h, or
+// CacheWrite where that is 0.
+func (p Price) Write1h() float64 {
+	if p.CacheWrite1h != 0 {
+		return p.CacheWrite1h
+	}
+	return p.CacheWrite
 }
 
 // IsLongContext says whether u's prompt exceeds LongContextTokens (u's
@@ -52,7 +68,10 @@ func IsLongContext(u Usage) bool {
 // Estimate returns what u cost at p, in US dollars. Stores compute the
 // same figure in SQL when they reprice (Repricer) and their results are
 // equal bit for bit: the products are rounded one by one (no fused
-// multiply-add) and summed in this order, then divided by 1e6.
+// multiply-add) and summed in this order, then divided by 1e6. The cache
+// writes of u other than its 1-hour ones cost CacheWrite, the 1-hour ones
+// Write1h (a row without 1-hour writes costs what it cost before
+// CacheWrite1h existed, to the bit: the added term is 0).
 func (p Price) Estimate(u Usage) float64 {
 	r := p
 	if IsLongContext(u) {
@@ -61,8 +80,9 @@ func (p Price) Estimate(u Usage) float64 {
 	in := float64(float64(u.InputTokens) * r.Input)
 	out := float64(float64(u.OutputTokens) * r.Output)
 	cr := float64(float64(u.CacheReadTokens) * r.CacheRead)
-	cw := float64(float64(u.CacheWriteTokens) * r.CacheWrite)
-	return (in + out + cr + cw) / 1e6
+	cw := float64(float64(u.CacheWriteTokens-u.CacheWrite1hTokens) * r.CacheWrite)
+	cw1h := float64(float64(u.CacheWrite1hTokens) * r.Write1h())
+	return (in + out + cr + cw + cw1h) / 1e6
 }
 
 // Validate checks that every rate is a finite number, at least 0. The
@@ -73,8 +93,10 @@ func (p Price) Validate() error {
 		v    float64
 	}{
 		{"input", p.Input}, {"output", p.Output}, {"cache read", p.CacheRead}, {"cache write", p.CacheWrite},
+		{"1-hour cache write", p.CacheWrite1h},
 		{"input above 200k", p.InputAbove200k}, {"output above 200k", p.OutputAbove200k},
 		{"cache read above 200k", p.CacheReadAbove200k}, {"cache write above 200k", p.CacheWriteAbove200k},
+		{"1-hour cache write above 200k", p.CacheWrite1hAbove200k},
 	} {
 		if math.IsNaN(f.v) || math.IsInf(f.v, 0) || f.v < 0 {
 			return fmt.Errorf("%w: %s price %v is not a finite number >= 0", ErrInvalid, f.name, f.v)

@@ -78,6 +78,13 @@ type MetaPatch struct {
 	// with other sessions; see Store.Resolve.
 	Aliases *[]string
 	Version *int
+	// ForkSeq moves a fork's branch point (Session.ForkSeq): an importer
+	// sets it when a file that grew shows the fork leaving its parent
+	// elsewhere. Only a fork (ParentID set) has one; it is at least 0 and,
+	// while the parent exists, at most the parent's LastSeq. A value that
+	// breaks these rules fails the commit with ErrInvalid and changes
+	// nothing. nil: unchanged.
+	ForkSeq *int64
 	// UpdatedAt overrides the update time the store would record (used by
 	// importers to keep the source's timestamps). Zero means now.
 	UpdatedAt time.Time

@@ -86,6 +86,9 @@ func ValidateCommit(id string, c Commit) error {
 		if err := validateOptionalJSON("attrs merge patch", p.AttrsMerge); err != nil {
 			return err
 		}
+		if p.ForkSeq != nil && *p.ForkSeq < 0 {
+			return invalidf("fork seq %d is negative", *p.ForkSeq)
+		}
 	}
 	for _, e := range c.Append {
 		if err := ValidateEntry(e); err != nil {
@@ -118,7 +121,7 @@ func ValidateCommit(id string, c Commit) error {
 		return err
 	}
 	for _, u := range c.Usage {
-		if err := validateCallID(u.CallID); err != nil {
+		if err := validateUsage(u); err != nil {
 			return err
 		}
 	}
@@ -132,6 +135,18 @@ func ValidateCommit(id string, c Commit) error {
 	}
 	if c.ExpectSource != nil && c.Source == nil {
 		return invalidf("commit expects a source-file record but records no source file")
+	}
+	return nil
+}
+
+// validateUsage checks a Usage row: its CallID, and its 1-hour cache
+// writes within its cache writes.
+func validateUsage(u Usage) error {
+	if err := validateCallID(u.CallID); err != nil {
+		return err
+	}
+	if u.CacheWrite1hTokens != 0 && (u.CacheWrite1hTokens < 0 || u.CacheWrite1hTokens > u.CacheWriteTokens) {
+		return invalidf("usage has %d 1-hour cache-write tokens, not within its %d cache-write tokens", u.CacheWrite1hTokens, u.CacheWriteTokens)
 	}
 	return nil
 }

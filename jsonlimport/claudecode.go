@@ -299,6 +299,11 @@ type ccLine struct {
 			Output     int64 `json:"output_tokens"`
 			CacheRead  int64 `json:"cache_read_input_tokens"`
 			CacheWrite int64 `json:"cache_creation_input_tokens"`
+			// CacheCreation splits CacheWrite by cache lifetime
+			// (Claude Code 2.x; absent before).
+			CacheCreation *struct {
+				Write1h int64 `json:"ephemeral_1h_input_tokens"`
+			} `json:"cache_creation"`
 		} `json:"usage"`
 	} `json:"message"`
 }
@@ -656,6 +661,9 @@ func (p *ccParser) usageOf(l ccLine, n int, t time.Time) {
 		CacheReadTokens: m.Usage.CacheRead, CacheWriteTokens: m.Usage.CacheWrite,
 		Cost: l.CostUSD, CreatedAt: t,
 	}}
+	if cc := m.Usage.CacheCreation; cc != nil { // the 1-hour writes, within the cache writes
+		c.row.CacheWrite1hTokens = min(max(cc.Write1h, 0), max(m.Usage.CacheWrite, 0))
+	}
 	if c.row.CallID == "" {
 		p.usage = append(p.usage, c)
 		return

@@ -326,17 +326,9 @@ var growthFixtureRoots = []string{
 }
 
 // growthKnown are the files whose growth cannot equal a one-shot import,
-// and why: a session's ForkSeq cannot be patched once the session exists
-// (sessiondb.MetaPatch has no ForkSeq).
-var growthKnown = map[string]string{
-	// A branch fork is made when its tip is first seen; the branch point
-	// (ForkSeq, attrs.branch.from) is where the branch left the path pi
-	// resumed then, and the resumed path moves on later in the file.
-	"pi compaction-branch.jsonl": "a pi branch fork keeps the branch point it was made with",
-	// A /fork file imported while pi is still writing its copied entries
-	// (a prefix cut among them) gets the ForkSeq of the entries there yet.
-	"pi fork-of-branched.jsonl": "a pi /fork file keeps the ForkSeq of its first import",
-}
+// and why (none: a pi fork's branch point follows the file,
+// sessiondb.MetaPatch.ForkSeq).
+var growthKnown = map[string]string{}
 
 // TestGrowthFixtures grows every fixture and sample file line by line (a
 // prefix at every line boundary and one in the middle of every line) and

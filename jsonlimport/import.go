@@ -759,6 +759,7 @@ func buildUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool,
 		}
 		st.Entries += len(pd.Entries)
 		c.Meta = metaPatch(meta)
+		c.Meta.ForkSeq = movedForkSeq(ctx, store, w.sess, meta)
 		if pd.Interrupt == nil {
 			c.ClearInterrupt = true
 		}
@@ -767,6 +768,7 @@ func buildUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool,
 		st.SeqBase = w.sess.LastSeq
 		st.Entries = len(pd.Entries)
 		c.Meta = metaPatch(meta)
+		c.Meta.ForkSeq = movedForkSeq(ctx, store, w.sess, meta)
 		if pd.Interrupt == nil {
 			c.ClearInterrupt = true
 		}
@@ -914,8 +916,13 @@ func branchForks(ctx context.Context, store sessiondb.Store, pd *Parsed, id stri
 			return nil, problems, err
 		case existing.ParentID == id:
 			// The path is the fork's already; what the file says of the
-			// path since (a title, labels on its entries) is carried.
-			if patch := forkMetaPatch(existing, b.Session); patch != nil {
+			// path since (a title, labels on its entries, where it leaves
+			// the resumed path) is carried.
+			at := int64(0)
+			if b.FromEntry > 0 {
+				at = seqOf(b.FromEntry)
+			}
+			if patch := forkMetaPatch(existing, b.Session, at); patch != nil {
 				out = append(out, sessiondb.SessionCommit{ID: fid, Commit: sessiondb.Commit{Meta: patch, Now: existing.UpdatedAt}})
 			}
 			continue
@@ -941,28 +948,52 @@ func branchForks(ctx context.Context, store sessiondb.Store, pd *Parsed, id stri
 }
 
 // forkMetaPatch returns the patch that gives an existing branch fork the
-// title and labels of its branch as read now (nil when they are the
-// same). The branch point (ForkSeq, attrs.branch) stays as it was made.
-func forkMetaPatch(existing, now sessiondb.Session) *sessiondb.MetaPatch {
-	labels := func(attrs json.RawMessage) string {
-		var a struct {
-			Labels json.RawMessage `json:"labels"`
-		}
+// title, labels and branch point (ForkSeq forkSeq, attrs.branch) of its
+// branch as read now (nil when they are the same). The branch point moves
+// when the path pi resumes moves: a branch leaves the new path elsewhere.
+func forkMetaPatch(existing, now sessiondb.Session, forkSeq int64) *sessiondb.MetaPatch {
+	member := func(attrs json.RawMessage, name string) string {
+		var a map[string]json.RawMessage
 		_ = json.Unmarshal(attrs, &a)
-		if len(a.Labels) == 0 {
+		if len(a[name]) == 0 {
 			return "null"
 		}
-		return string(a.Labels)
+		return string(a[name])
 	}
-	was, is := labels(existing.Attrs), labels(now.Attrs)
-	if existing.Title == now.Title && was == is {
+	merge := map[string]json.RawMessage{}
+	for _, name := range []string{"labels", "branch"} {
+		if was, is := member(existing.Attrs, name), member(now.Attrs, name); was != is {
+			merge[name] = json.RawMessage(is)
+		}
+	}
+	if existing.Title == now.Title && len(merge) == 0 && existing.ForkSeq == forkSeq {
 		return nil
 	}
 	p := &sessiondb.MetaPatch{Title: &now.Title, UpdatedAt: existing.UpdatedAt}
-	if was != is {
-		p.AttrsMerge = mustJSON(map[string]json.RawMessage{"labels": json.RawMessage(is)})
+	if len(merge) > 0 {
+		p.AttrsMerge = mustJSON(merge)
+	}
+	if existing.ForkSeq != forkSeq {
+		p.ForkSeq = &forkSeq
 	}
 	return p
+}
+
+// movedForkSeq returns the ForkSeq to patch the existing fork sess with
+// when the file now places its branch point elsewhere (pi: a /fork file
+// imported while pi was still copying the source's entries), or nil. A
+// reader that finds no branch point (0: the source file cannot be read)
+// leaves the stored one; so does one beyond its parent's log as stored
+// (the parent's file grew and is not imported yet: a later import moves
+// it).
+func movedForkSeq(ctx context.Context, store sessiondb.Store, sess, now sessiondb.Session) *int64 {
+	if sess.ParentID == "" || now.ParentID != sess.ParentID || now.ForkSeq <= 0 || now.ForkSeq == sess.ForkSeq {
+		return nil
+	}
+	if parent, err := store.Get(ctx, sess.ParentID); err == nil && now.ForkSeq > parent.LastSeq || err != nil && !errors.Is(err, sessiondb.ErrNotFound) {
+		return nil
+	}
+	return &now.ForkSeq
 }
 
 // metaPatch turns parsed metadata into a patch that sets every field the

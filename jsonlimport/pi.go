@@ -38,9 +38,10 @@ package jsonlimport
 //     the header and the lines on the path from the root to the tip, and
 //     its transcript is what pi resumes after /tree moves the leaf to the
 //     tip (checked against pi 0.73.1: expected/*.branches.json). A path
-//     never changes, so an existing fork is not rewritten; when pi later
-//     continues a branch, the old leaf's path becomes a new fork and the
-//     forks already made stay as they were. Forks hold no usage (the
+//     never changes, so an existing fork's log is not rewritten; when pi
+//     later continues a branch, the old leaf's path becomes a new fork and
+//     the forks already made keep their logs (their branch points move
+//     with the resumed path). Forks hold no usage (the
 //     session counts every branch's calls), and their lines are copies of
 //     the session's, so a search finds a branch's text in both.
 //   - A file made by /fork has a header with parentSession (the source
@@ -71,7 +72,11 @@ package jsonlimport
 //     otherwise Parse returns ErrNotIncremental, the importer reads the
 //     file whole and appends only the new entries (the context, branches
 //     and metadata being those of the whole file). A fork made for a tip
-//     keeps the branch point and title it had when it was made.
+//     keeps its log; its title, labels and branch point (ForkSeq,
+//     attrs.branch) follow the file: when pi's resumed path moves, the
+//     branch leaves it elsewhere (sessiondb.MetaPatch.ForkSeq). A /fork
+//     file imported while pi was still copying the source's entries gets
+//     the ForkSeq of its last copy once the copies are all there.
 //   - A second session header (pi's SessionManager writes one when it
 //     opens an empty file, testdata/gen/pi: double-header) is kept as
 //     data with a note; pi loads such a file as usual.
@@ -568,12 +573,14 @@ func (p *piParser) finish(u Unit, from Resume) (*Parsed, error) {
 			p.rs.Parent = m[len(m)-1]
 		}
 		p.rs.ForkSeq, shared = piForkSeq(piSourceFile(p.parent, p.rs.Parent, u.Path), p.nodes)
-	} else if p.resumed && p.rs.Parent != "" && len(p.usage) > 0 {
+	} else if p.resumed && p.rs.Parent != "" && len(p.nodes) > 0 {
 		// The new entries of a /fork file may still be copies of the
 		// source's (a prefix was imported before): their calls are the
-		// source's.
+		// source's, and the last of them is the fork's ForkSeq.
 		src, _ := p.attrs["parentSession"].(string)
-		_, shared = piForkSeq(piSourceFile(src, p.rs.Parent, u.Path), p.nodes)
+		var seq int64
+		seq, shared = piForkSeq(piSourceFile(src, p.rs.Parent, u.Path), p.nodes)
+		p.rs.ForkSeq = max(p.rs.ForkSeq, seq)
 	}
 	idOf := map[int]string{}
 	for _, n := range p.order {

@@ -23,22 +23,25 @@ import (
 //
 // Figures are US dollars per token. Read per entry:
 // input_cost_per_token, output_cost_per_token, cache_read_input_token_cost,
-// cache_creation_input_token_cost, and the long-context tier
-// input_cost_per_token_above_200k_tokens, output_…, cache_read_…,
-// cache_creation_…_above_200k_tokens (see sessiondb.LongContextTokens).
-// Other fields are ignored: batch, flex and priority tiers, regional
-// surcharges and "fast" multipliers (not standard API use), the 1-hour
-// cache-write rate cache_creation_input_token_cost_above_1hr (the ledger
-// does not split cache writes by TTL), per-image, per-second and per-query
-// prices (not token usage), and the other tier families such as
-// *_above_128k_tokens (no tool met in real files reaches them, and their
-// boundaries differ per provider).
+// cache_creation_input_token_cost, the 1-hour cache-write rate
+// cache_creation_input_token_cost_above_1hr (sessiondb.Price.CacheWrite1h),
+// and the long-context tier input_cost_per_token_above_200k_tokens,
+// output_…, cache_read_…, cache_creation_…_above_200k_tokens and
+// cache_creation_input_token_cost_above_1hr_above_200k_tokens (see
+// sessiondb.LongContextTokens). Other fields are ignored: batch, flex and
+// priority tiers, regional surcharges and "fast" multipliers (not standard
+// API use), per-image, per-second and per-query prices (not token usage),
+// and the other tier families such as *_above_128k_tokens (no tool met in
+// real files reaches them, and their boundaries differ per provider).
 //
 // An entry with neither an input nor an output price is not a token price
 // (image generation, speech, search) and is skipped, as is LiteLLM's
 // "sample_spec". Without a cache read price, cache reads cost 0.1x input;
-// without a cache write price, cache writes cost 1.25x input (ccusage's
-// defaults, Anthropic's ratios). A field that is not a number >= 0 (or
+// without a cache write price, cache writes cost 1.25x input; without a
+// 1-hour cache write price, 1-hour cache writes cost 2x input (2x the
+// long-context input rate above 200,000 tokens) (ccusage's defaults,
+// Anthropic's ratios; ccusage 20.0.24 reads no 1-hour field and prices
+// every 1-hour write at 2x input). A field that is not a number >= 0 (or
 // null), an entry that is not an object, a key given twice, or a file
 // that is not one JSON object is an error naming the entry.
 //
@@ -69,6 +72,8 @@ var priceFields = []struct {
 	{"output_cost_per_token_above_200k_tokens", func(p *Price, v float64) { p.OutputAbove200k = v }},
 	{"cache_read_input_token_cost_above_200k_tokens", func(p *Price, v float64) { p.CacheReadAbove200k = v }},
 	{"cache_creation_input_token_cost_above_200k_tokens", func(p *Price, v float64) { p.CacheWriteAbove200k = v }},
+	{"cache_creation_input_token_cost_above_1hr", func(p *Price, v float64) { p.CacheWrite1h = v }},
+	{"cache_creation_input_token_cost_above_1hr_above_200k_tokens", func(p *Price, v float64) { p.CacheWrite1hAbove200k = v }},
 }
 
 // LoadPrices reads the price file at path and returns the built-in table
@@ -235,7 +240,7 @@ func parsePriceEntry(raw json.RawMessage) (p Price, ok bool, err error) {
 	if err := json.Unmarshal(raw, &fields); err != nil {
 		return p, false, err
 	}
-	var has [8]bool
+	var has [10]bool
 	for i, f := range priceFields {
 		v, present := fields[f.name]
 		if !present || string(bytes.TrimSpace(v)) == "null" {
@@ -256,6 +261,12 @@ func parsePriceEntry(raw json.RawMessage) (p Price, ok bool, err error) {
 	}
 	if !has[3] {
 		p.CacheWrite = p.Input * 1.25
+	}
+	if !has[8] {
+		p.CacheWrite1h = p.Input * 2
+	}
+	if !has[9] {
+		p.CacheWrite1hAbove200k = p.InputAbove200k * 2
 	}
 	if err := p.Validate(); err != nil {
 		return p, false, err

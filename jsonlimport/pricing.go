@@ -29,11 +29,12 @@ import (
 //     cache write tokens) exceeds 200,000 tokens is billed, all of its
 //     tokens, at the *Above200k rates where the model has them (Sonnet 4
 //     and 4.5 with the 1M-token context window), as Anthropic bills it;
-//   - cache writes at the 5-minute rate. Claude Code 2.x writes most of
-//     its cache with the 1-hour TTL, billed at 2x the input rate rather
-//     than 1.25x; the ledger keeps one cache-write count per call, so the
-//     1-hour writes are estimated at the 5-minute rate (ccusage prices
-//     them at 2x input when the line splits them);
+//   - cache writes by lifetime: Claude Code 2.x writes most of its cache
+//     with the 1-hour TTL and splits each response's cache writes into
+//     ephemeral_5m_input_tokens and ephemeral_1h_input_tokens; the 1-hour
+//     ones (sessiondb.Usage.CacheWrite1hTokens) cost Price.CacheWrite1h
+//     (2x input for Anthropic's models), the others Price.CacheWrite
+//     (1.25x), as Anthropic bills them and ccusage prices them;
 //   - a subscription plan bills differently: the figure is what the same
 //     calls would have cost through the API.
 //
@@ -60,33 +61,36 @@ type Price = sessiondb.Price
 // BerriAI/litellm at commit 00035b69 on 2026-12-01 (unchanged). LiteLLM
 // gives no cache-write price for OpenAI models (they have none).
 var Prices = map[string]Price{
-	// Anthropic. Cache reads are 0.1x input, 5-minute cache writes 1.25x.
-	"claude-fable-5":        {Input: 10, Output: 50, CacheRead: 1, CacheWrite: 12.5},
-	"claude-fable-5-1":      {Input: 10, Output: 50, CacheRead: 0.25, CacheWrite: 12.5},
-	"claude-mythos-5":       {Input: 10, Output: 50, CacheRead: 1, CacheWrite: 12.5},
-	"claude-mythos-5-1":     {Input: 10, Output: 50, CacheRead: 0.25, CacheWrite: 12.5},
-	"claude-mythos-preview": {Input: 10, Output: 50, CacheRead: 1, CacheWrite: 12.5},
-	"claude-opus-5":         {Input: 5, Output: 25, CacheRead: 0.50, CacheWrite: 6.25},
-	"claude-opus-4-8":       {Input: 5, Output: 25, CacheRead: 0.50, CacheWrite: 6.25},
-	"claude-opus-4-7":       {Input: 5, Output: 25, CacheRead: 0.50, CacheWrite: 6.25},
-	"claude-opus-4-6":       {Input: 5, Output: 25, CacheRead: 0.50, CacheWrite: 6.25},
-	"claude-opus-4-5":       {Input: 5, Output: 25, CacheRead: 0.50, CacheWrite: 6.25},
-	"claude-opus-4-1":       {Input: 15, Output: 75, CacheRead: 1.50, CacheWrite: 18.75},
-	"claude-opus-4":         {Input: 15, Output: 75, CacheRead: 1.50, CacheWrite: 18.75}, // claude-opus-4-20250514
-	"claude-3-opus":         {Input: 15, Output: 75, CacheRead: 1.50, CacheWrite: 18.75}, // claude-3-opus-20240229
-	"claude-sonnet-5":       {Input: 2, Output: 10, CacheRead: 0.20, CacheWrite: 2.50},
-	"claude-sonnet-4-6":     {Input: 3, Output: 15, CacheRead: 0.30, CacheWrite: 3.75},
-	"claude-sonnet-4-5": {Input: 3, Output: 15, CacheRead: 0.30, CacheWrite: 3.75,
-		InputAbove200k: 6, OutputAbove200k: 22.5, CacheReadAbove200k: 0.60, CacheWriteAbove200k: 7.5},
-	"claude-sonnet-4": {Input: 3, Output: 15, CacheRead: 0.30, CacheWrite: 3.75, // claude-sonnet-4-20250514
-		InputAbove200k: 6, OutputAbove200k: 22.5, CacheReadAbove200k: 0.60, CacheWriteAbove200k: 7.5},
-	"claude-3-7-sonnet": {Input: 3, Output: 15, CacheRead: 0.30, CacheWrite: 3.75}, // claude-3-7-sonnet-20250219
+	// Anthropic. Cache reads are 0.1x input, 5-minute cache writes 1.25x,
+	// 1-hour cache writes 2x (LiteLLM's
+	// cache_creation_input_token_cost_above_1hr, which ccusage's subset
+	// leaves out: Anthropic's list prices, as BerriAI/litellm gives them).
+	"claude-fable-5":        {Input: 10, Output: 50, CacheRead: 1, CacheWrite: 12.5, CacheWrite1h: 20},
+	"claude-fable-5-1":      {Input: 10, Output: 50, CacheRead: 0.25, CacheWrite: 12.5, CacheWrite1h: 20},
+	"claude-mythos-5":       {Input: 10, Output: 50, CacheRead: 1, CacheWrite: 12.5, CacheWrite1h: 20},
+	"claude-mythos-5-1":     {Input: 10, Output: 50, CacheRead: 0.25, CacheWrite: 12.5, CacheWrite1h: 20},
+	"claude-mythos-preview": {Input: 10, Output: 50, CacheRead: 1, CacheWrite: 12.5, CacheWrite1h: 20},
+	"claude-opus-5":         {Input: 5, Output: 25, CacheRead: 0.50, CacheWrite: 6.25, CacheWrite1h: 10},
+	"claude-opus-4-8":       {Input: 5, Output: 25, CacheRead: 0.50, CacheWrite: 6.25, CacheWrite1h: 10},
+	"claude-opus-4-7":       {Input: 5, Output: 25, CacheRead: 0.50, CacheWrite: 6.25, CacheWrite1h: 10},
+	"claude-opus-4-6":       {Input: 5, Output: 25, CacheRead: 0.50, CacheWrite: 6.25, CacheWrite1h: 10},
+	"claude-opus-4-5":       {Input: 5, Output: 25, CacheRead: 0.50, CacheWrite: 6.25, CacheWrite1h: 10},
+	"claude-opus-4-1":       {Input: 15, Output: 75, CacheRead: 1.50, CacheWrite: 18.75, CacheWrite1h: 30},
+	"claude-opus-4":         {Input: 15, Output: 75, CacheRead: 1.50, CacheWrite: 18.75, CacheWrite1h: 30}, // claude-opus-4-20250514
+	"claude-3-opus":         {Input: 15, Output: 75, CacheRead: 1.50, CacheWrite: 18.75, CacheWrite1h: 30}, // claude-3-opus-20240229
+	"claude-sonnet-5":       {Input: 2, Output: 10, CacheRead: 0.20, CacheWrite: 2.50, CacheWrite1h: 4},
+	"claude-sonnet-4-6":     {Input: 3, Output: 15, CacheRead: 0.30, CacheWrite: 3.75, CacheWrite1h: 6},
+	"claude-sonnet-4-5": {Input: 3, Output: 15, CacheRead: 0.30, CacheWrite: 3.75, CacheWrite1h: 6,
+		InputAbove200k: 6, OutputAbove200k: 22.5, CacheReadAbove200k: 0.60, CacheWriteAbove200k: 7.5, CacheWrite1hAbove200k: 12},
+	"claude-sonnet-4": {Input: 3, Output: 15, CacheRead: 0.30, CacheWrite: 3.75, CacheWrite1h: 6, // claude-sonnet-4-20250514
+		InputAbove200k: 6, OutputAbove200k: 22.5, CacheReadAbove200k: 0.60, CacheWriteAbove200k: 7.5, CacheWrite1hAbove200k: 12},
+	"claude-3-7-sonnet": {Input: 3, Output: 15, CacheRead: 0.30, CacheWrite: 3.75, CacheWrite1h: 6}, // claude-3-7-sonnet-20250219
 	// Retired, no longer in LiteLLM's file: Anthropic's last list price
 	// (this table of 2025-11).
-	"claude-3-5-sonnet": {Input: 3, Output: 15, CacheRead: 0.30, CacheWrite: 3.75},
-	"claude-haiku-4-5":  {Input: 1, Output: 5, CacheRead: 0.10, CacheWrite: 1.25},
-	"claude-3-5-haiku":  {Input: 0.80, Output: 4, CacheRead: 0.08, CacheWrite: 1}, // anthropic.claude-3-5-haiku-20241022-v1:0
-	"claude-3-haiku":    {Input: 0.25, Output: 1.25, CacheRead: 0.03, CacheWrite: 0.30},
+	"claude-3-5-sonnet": {Input: 3, Output: 15, CacheRead: 0.30, CacheWrite: 3.75, CacheWrite1h: 6},
+	"claude-haiku-4-5":  {Input: 1, Output: 5, CacheRead: 0.10, CacheWrite: 1.25, CacheWrite1h: 2},
+	"claude-3-5-haiku":  {Input: 0.80, Output: 4, CacheRead: 0.08, CacheWrite: 1, CacheWrite1h: 1.6}, // anthropic.claude-3-5-haiku-20241022-v1:0
+	"claude-3-haiku":    {Input: 0.25, Output: 1.25, CacheRead: 0.03, CacheWrite: 0.30, CacheWrite1h: 0.5},
 
 	// OpenAI. Cached input is billed at the cached rate; reasoning tokens
 	// are output tokens (Codex's output count includes them).

@@ -96,6 +96,20 @@ func TestPriceEstimate(t *testing.T) {
 	if got, want := Prices["claude-opus-5"].Estimate(long), (10*5+1000*25+150000*0.5+50000*6.25)/1e6; math.Abs(got-want) > 1e-12 {
 		t.Fatalf("long prompt without a tier: %g, want %g", got, want)
 	}
+	// 1-hour cache writes at 2x input, the others at 1.25x; above 200k,
+	// the tier's 1-hour rate (2x its input rate).
+	u.CacheWrite1hTokens = 150
+	if got, want := Prices["claude-sonnet-4-5"].Estimate(u), (12*3+40*15+1000*0.30+50*3.75+150*6)/1e6; math.Abs(got-want) > 1e-12 {
+		t.Fatalf("estimate with 1-hour writes %g, want %g", got, want)
+	}
+	long.CacheWrite1hTokens = 50000
+	if got, want := Prices["claude-sonnet-4-5"].Estimate(long), (10*6+1000*22.5+150000*0.6+50000*12)/1e6; math.Abs(got-want) > 1e-12 {
+		t.Fatalf("long-context estimate with 1-hour writes %g, want %g", got, want)
+	}
+	// A model without a 1-hour rate prices them at its cache write rate.
+	if got, want := Prices["deepseek-v4-pro"].Estimate(u), (12*0.435+40*0.87+1000*0.003625+200*0.435)/1e6; math.Abs(got-want) > 1e-12 {
+		t.Fatalf("estimate without a 1-hour rate %g, want %g", got, want)
+	}
 }
 
 // writeClaudeProject writes Claude Code session files into a projects
@@ -136,6 +150,12 @@ func TestClaudeCodeCost(t *testing.T) {
 			assistantLine(s1, "a1", "u1", "m1", "claude-sonnet-4-5-20250929", `{"input_tokens":1000,"output_tokens":100,"cache_read_input_tokens":0,"cache_creation_input_tokens":0}`, ""),
 			assistantLine(s1, "a2", "a1", "m2", "claude-sonnet-4-5", `{"input_tokens":1,"output_tokens":1}`, `,"costUSD":0.5`),
 			assistantLine(s1, "a3", "a2", "m3", "claude-future-9", `{"input_tokens":10,"output_tokens":10}`, ""),
+			// Cache writes split by lifetime (Claude Code 2.x); a 1-hour
+			// figure above the cache writes counts as all of them.
+			assistantLine(s1, "a4", "a3", "m4", "claude-opus-4-6", `{"input_tokens":3,"output_tokens":4,"cache_creation_input_tokens":1000,`+
+				`"cache_creation":{"ephemeral_5m_input_tokens":400,"ephemeral_1h_input_tokens":600}}`, ""),
+			assistantLine(s1, "a5", "a4", "m5", "claude-haiku-4-5", `{"input_tokens":1,"output_tokens":1,"cache_creation_input_tokens":10,`+
+				`"cache_creation":{"ephemeral_5m_input_tokens":0,"ephemeral_1h_input_tokens":50}}`, ""),
 		},
 		s2: {
 			userLine(s2),
@@ -167,15 +187,18 @@ func TestClaudeCodeCost(t *testing.T) {
 	want := map[string]struct {
 		cost      float64
 		estimated bool
+		write1h   int64
 	}{
-		"claude-sonnet-4-5-20250929": {(1000*3 + 100*15) / 1e6, true},
-		"claude-sonnet-4-5":          {0.5, false},
-		"claude-future-9":            {0, true},
+		"claude-sonnet-4-5-20250929": {(1000*3 + 100*15) / 1e6, true, 0},
+		"claude-sonnet-4-5":          {0.5, false, 0},
+		"claude-future-9":            {0, true, 0},
+		"claude-opus-4-6":            {(3*5 + 4*25 + 400*6.25 + 600*10) / 1e6, true, 600},
+		"claude-haiku-4-5":           {(1*1 + 1*5 + 10*2) / 1e6, true, 10},
 	}
 	for m, w := range want {
 		u, ok := byModel[m]
-		if !ok || math.Abs(u.Cost-w.cost) > 1e-12 || u.CostEstimated != w.estimated {
-			t.Errorf("row of %s = %+v; want cost %g, estimated %v", m, u, w.cost, w.estimated)
+		if !ok || math.Abs(u.Cost-w.cost) > 1e-12 || u.CostEstimated != w.estimated || u.CacheWrite1hTokens != w.write1h {
+			t.Errorf("row of %s = %+v; want cost %g, estimated %v, %d 1-hour cache writes", m, u, w.cost, w.estimated, w.write1h)
 		}
 	}
 }
@@ -238,7 +261,8 @@ func TestParsePrices(t *testing.T) {
 		"Model-Z-20250101": {"input_cost_per_token": 3e-06, "output_cost_per_token": 1.5e-05,
 			"input_cost_per_token_above_200k_tokens": 6e-06, "output_cost_per_token_above_200k_tokens": 2.25e-05,
 			"cache_read_input_token_cost_above_200k_tokens": 6e-07, "cache_creation_input_token_cost_above_200k_tokens": 7.5e-06,
-			"cache_creation_input_token_cost_above_1hr": 6e-06, "input_cost_per_token_batches": 1e-6},
+			"cache_creation_input_token_cost_above_1hr": 6.5e-06, "input_cost_per_token_batches": 1e-6,
+			"cache_creation_input_token_cost_above_1hr_above_200k_tokens": 1.3e-05},
 		"model-z@20250202": {"input_cost_per_token": 7e-06, "output_cost_per_token": 7e-06},
 		"dall-e-9": {"output_cost_per_image": 0.04, "mode": "image_generation"},
 		"tts-9": {"input_cost_per_character": 1.5e-05}
@@ -247,17 +271,18 @@ func TestParsePrices(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]Price{
-		// Exact figures: 1.25e-06 per token is 1.25 per million.
-		"gpt-x": {Input: 1.25, Output: 10, CacheRead: 0.125, CacheWrite: 1.25 * 1.25},
+		// Exact figures: 1.25e-06 per token is 1.25 per million. Cache
+		// rates left out: 0.1x, 1.25x and (1 hour) 2x input.
+		"gpt-x": {Input: 1.25, Output: 10, CacheRead: 0.125, CacheWrite: 1.25 * 1.25, CacheWrite1h: 2.5},
 		// The shortest prefixed key wins over the reseller's.
-		"model-y": {Input: 2, Output: 8, CacheRead: 2 * 0.1, CacheWrite: 2 * 1.25},
+		"model-y": {Input: 2, Output: 8, CacheRead: 2 * 0.1, CacheWrite: 2 * 1.25, CacheWrite1h: 4},
 		// Of two dated keys, the later snapshot names the model; each is
-		// kept under its own name too. The tier is read, the 1-hour and
-		// batch rates are not.
-		"model-z": {Input: 7, Output: 7, CacheRead: 0.7, CacheWrite: 7 * 1.25},
-		"model-z-20250101": {Input: 3, Output: 15, CacheRead: 3 * 0.1, CacheWrite: 3 * 1.25,
-			InputAbove200k: 6, OutputAbove200k: 22.5, CacheReadAbove200k: 0.6, CacheWriteAbove200k: 7.5},
-		"model-z@20250202": {Input: 7, Output: 7, CacheRead: 0.7, CacheWrite: 7 * 1.25},
+		// kept under its own name too. The tier and the 1-hour rates are
+		// read, the batch rates are not.
+		"model-z": {Input: 7, Output: 7, CacheRead: 0.7, CacheWrite: 7 * 1.25, CacheWrite1h: 14},
+		"model-z-20250101": {Input: 3, Output: 15, CacheRead: 3 * 0.1, CacheWrite: 3 * 1.25, CacheWrite1h: 6.5,
+			InputAbove200k: 6, OutputAbove200k: 22.5, CacheReadAbove200k: 0.6, CacheWriteAbove200k: 7.5, CacheWrite1hAbove200k: 13},
+		"model-z@20250202": {Input: 7, Output: 7, CacheRead: 0.7, CacheWrite: 7 * 1.25, CacheWrite1h: 14},
 	}
 	if len(got) != len(want) {
 		t.Errorf("parsed %d models: %+v; want %d", len(got), got, len(want))
@@ -461,6 +486,19 @@ func TestPricesMatchLiteLLM(t *testing.T) {
 	}
 	if checked < 60 {
 		t.Errorf("checked %d entries; the file or the matching is broken", checked)
+	}
+	// The 1-hour cache-write rates, which ccusage's subset of the file
+	// leaves out: 2x input for Anthropic's models (LiteLLM's
+	// cache_creation_input_token_cost_above_1hr and its _above_200k_tokens
+	// variant), none for the others.
+	for model, p := range Prices {
+		w1h, w1hLong := 0.0, 0.0
+		if strings.HasPrefix(model, "claude-") {
+			w1h, w1hLong = 2*p.Input, 2*p.InputAbove200k
+		}
+		if p.CacheWrite1h != w1h || p.CacheWrite1hAbove200k != w1hLong {
+			t.Errorf("%s: 1-hour cache writes at %v (%v above 200k), want %v (%v)", model, p.CacheWrite1h, p.CacheWrite1hAbove200k, w1h, w1hLong)
+		}
 	}
 }
 

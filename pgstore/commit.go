@@ -79,6 +79,9 @@ func (s *Store) applyCommit(ctx context.Context, tx *ptx, id string, c sessiondb
 		if err != nil {
 			return sessiondb.Session{}, fmt.Errorf("patch %s: %w", id, err)
 		}
+		if err := backend.CheckForkSeq(ctx, tx, sess, p); err != nil {
+			return sessiondb.Session{}, err
+		}
 		if backend.PatchChanges(sess, p) {
 			if err := applyPatch(ctx, tx, id, p); err != nil {
 				return sessiondb.Session{}, err

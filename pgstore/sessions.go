@@ -295,6 +295,9 @@ func applyPatch(ctx context.Context, tx *ptx, id string, p *sessiondb.MetaPatch)
 	if p.Version != nil {
 		sets, args = append(sets, "version = ?"), append(args, *p.Version)
 	}
+	if p.ForkSeq != nil {
+		sets, args = append(sets, "fork_seq = ?"), append(args, *p.ForkSeq)
+	}
 	if len(sets) > 0 {
 		args = append(args, id)
 		if _, err := tx.ExecContext(ctx, `UPDATE sessions SET `+strings.Join(sets, ", ")+` WHERE id = ?`, args...); err != nil {

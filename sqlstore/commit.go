@@ -177,6 +177,9 @@ func (s *Store) applyCommitRows(ctx context.Context, tx *sqlx.Tx, id string, c s
 		if err != nil {
 			return sessiondb.Session{}, fmt.Errorf("patch %s: %w", id, err)
 		}
+		if err := backend.CheckForkSeq(ctx, tx, sess, p); err != nil {
+			return sessiondb.Session{}, err
+		}
 		if backend.PatchChanges(sess, p) {
 			if err := applyPatch(ctx, tx, id, p); err != nil {
 				return sessiondb.Session{}, err

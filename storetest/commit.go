@@ -594,6 +594,49 @@ func usageTests() []testCase {
 	return []testCase{
 		{name: "Totals", fn: testUsageTotals},
 		{name: "CallIDReplaces", fn: testUsageCallID},
+		{name: "CacheWrite1h", fn: testUsageCacheWrite1h},
+	}
+}
+
+// testUsageCacheWrite1h: a row's 1-hour cache writes are stored and read
+// back as given (a later report of the call replacing them too); a row
+// whose 1-hour writes are negative or exceed its cache writes fails the
+// commit with ErrInvalid and changes nothing.
+func testUsageCacheWrite1h(t *testing.T, s sessiondb.Store) {
+	mustCreate(t, s, "u")
+	rows := []sessiondb.Usage{
+		{CallID: "msg_1", Model: "a", CacheWriteTokens: 1000, CacheWrite1hTokens: 1, CreatedAt: base},
+		{CallID: "msg_2", Model: "a", CacheWriteTokens: 1000, CacheWrite1hTokens: 1000, CreatedAt: base},
+		{Model: "a", CacheWriteTokens: 1 << 40, CacheWrite1hTokens: 1<<40 - 1, CreatedAt: base},
+		{CallID: "msg_1", Model: "a", CacheWriteTokens: 2000, CacheWrite1hTokens: 1500, CreatedAt: base},
+	}
+	sess := mustCommit(t, s, "u", sessiondb.Commit{Usage: rows})
+	for _, bad := range []sessiondb.Usage{
+		{Model: "a", CacheWriteTokens: 10, CacheWrite1hTokens: 11},
+		{Model: "a", CacheWriteTokens: 10, CacheWrite1hTokens: -1},
+		{Model: "a", CacheWrite1hTokens: 1},
+	} {
+		_, err := s.Commit(bg(t), "u", sessiondb.Commit{Usage: []sessiondb.Usage{{Model: "ok", InputTokens: 1}, bad}})
+		if !errors.Is(err, sessiondb.ErrInvalid) {
+			t.Errorf("Commit of %+v: %v; want ErrInvalid", bad, err)
+		}
+	}
+	if got, err := s.Get(bg(t), "u"); err != nil || got.Sequence != sess.Sequence {
+		t.Errorf("after refused commits: %+v, %v; want sequence %d", got, err, sess.Sequence)
+	}
+	c, ok := s.(sessiondb.Copier)
+	if !ok {
+		return
+	}
+	want := []sessiondb.Usage{rows[1], rows[2], rows[3]}
+	got := mustDump(t, c, "u").Usage
+	if len(got) != len(want) {
+		t.Fatalf("ledger = %+v; want %+v", got, want)
+	}
+	for i := range want {
+		if got[i].CallID != want[i].CallID || got[i].CacheWriteTokens != want[i].CacheWriteTokens || got[i].CacheWrite1hTokens != want[i].CacheWrite1hTokens {
+			t.Errorf("row %d = %+v; want %+v", i, got[i], want[i])
+		}
 	}
 }
 

@@ -45,8 +45,9 @@ func richSession(t *testing.T, s sessiondb.Store, id string) {
 			{Body: raw(msgBody(3)), CreatedAt: base.Add(3 * time.Second)},
 			{Body: raw(msgBody(4)), CreatedAt: base.Add(4 * time.Second)},
 		},
-		Usage: []sessiondb.Usage{{Seq: 1, CallID: "msg_1|req_1", Provider: "p", Model: "m1", InputTokens: 10, OutputTokens: 5, Cost: 0.25, CostEstimated: true, CreatedAt: base.Add(time.Second)}},
-		Now:   base.Add(5 * time.Second),
+		Usage: []sessiondb.Usage{{Seq: 1, CallID: "msg_1|req_1", Provider: "p", Model: "m1", InputTokens: 10, OutputTokens: 5,
+			CacheWriteTokens: 9, CacheWrite1hTokens: 4, Cost: 0.25, CostEstimated: true, CreatedAt: base.Add(time.Second)}},
+		Now: base.Add(5 * time.Second),
 	}); err != nil {
 		t.Fatalf("Commit: %v", err)
 	}
@@ -218,6 +219,9 @@ func testCopyBadDump(t *testing.T, s sessiondb.Store) {
 		}, sessiondb.ErrInvalid},
 		{"unknown compaction", func(d *sessiondb.SessionDump) {
 			d.Checkpoints = []sessiondb.Checkpoint{{ID: "cpx", CompactionID: -5}}
+		}, sessiondb.ErrInvalid},
+		{"1-hour cache writes beyond the cache writes", func(d *sessiondb.SessionDump) {
+			d.Usage = []sessiondb.Usage{{Model: "m", CacheWriteTokens: 1, CacheWrite1hTokens: 2}}
 		}, sessiondb.ErrInvalid},
 	}
 	for _, b := range bad {

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -19,6 +20,68 @@ func forkTests() []testCase {
 		{name: "ForkOfFork", fn: testForkOfFork},
 		{name: "GeneratedID", fn: testForkGeneratedID},
 		{name: "Errors", fn: testForkErrors},
+		{name: "PatchForkSeq", fn: testPatchForkSeq},
+	}
+}
+
+// testPatchForkSeq: MetaPatch.ForkSeq moves a fork's branch point within
+// its parent's log (up to a LastSeq reached earlier in the same
+// CommitMany); a negative one, one beyond the parent's log, or one for a
+// session that is not a fork fails with ErrInvalid and changes nothing
+// (the rest of the patch included); once the parent is gone, any value
+// >= 0 is accepted.
+func testPatchForkSeq(t *testing.T, s sessiondb.Store) {
+	ctx := bg(t)
+	mustSession(t, s, "p", 5)
+	mustFork(t, s, "p", 2, "pf")
+	mustCreate(t, s, "n")
+	patch := func(id string, seq int64) (sessiondb.Session, error) {
+		title := "patched"
+		return s.Commit(ctx, id, sessiondb.Commit{Meta: &sessiondb.MetaPatch{Title: &title, ForkSeq: &seq}})
+	}
+	before, _ := s.Get(ctx, "pf")
+	got, err := patch("pf", 4)
+	if err != nil || got.ForkSeq != 4 || got.ParentID != "p" || got.Sequence != before.Sequence+1 {
+		t.Fatalf("patch fork seq 4 = %+v, %v; want ForkSeq 4, the next sequence", got, err)
+	}
+	if g, _ := s.Get(ctx, "pf"); g.ForkSeq != 4 || g.Title != "patched" {
+		t.Errorf("Get after the patch: ForkSeq %d, title %q", g.ForkSeq, g.Title)
+	}
+	if got, err = patch("pf", 5); err != nil || got.ForkSeq != 5 {
+		t.Errorf("patch to the parent's last seq = %+v, %v", got, err)
+	}
+	if got, err = patch("pf", 0); err != nil || got.ForkSeq != 0 {
+		t.Errorf("patch to 0 = %+v, %v", got, err)
+	}
+	same, _ := s.Get(ctx, "pf")
+	if got, err = patch("pf", 0); err != nil || got.Sequence != same.Sequence {
+		t.Errorf("patch that changes nothing = %+v, %v; want sequence %d", got, err, same.Sequence)
+	}
+	for _, bad := range []struct {
+		id  string
+		seq int64
+	}{{"pf", 6}, {"pf", -1}, {"n", 1}} {
+		was, _ := s.Get(ctx, bad.id)
+		if _, err := s.Commit(ctx, bad.id, sessiondb.Commit{Meta: &sessiondb.MetaPatch{Title: ptr("bad"), ForkSeq: &bad.seq}, Append: msgs(9, 9)}); !errors.Is(err, sessiondb.ErrInvalid) {
+			t.Errorf("patch %s fork seq %d: %v; want ErrInvalid", bad.id, bad.seq, err)
+		}
+		wantUnchanged(t, s, was, fmt.Sprintf("%s after fork seq %d", bad.id, bad.seq))
+	}
+	// The parent's appends earlier in the same CommitMany count.
+	if _, err := s.CommitMany(ctx, []sessiondb.SessionCommit{
+		{ID: "p", Commit: sessiondb.Commit{Append: msgs(6, 8)}},
+		{ID: "pf", Commit: sessiondb.Commit{Meta: &sessiondb.MetaPatch{ForkSeq: ptr(int64(7))}}},
+	}); err != nil {
+		t.Fatalf("CommitMany with the parent grown first: %v", err)
+	}
+	if g, _ := s.Get(ctx, "pf"); g.ForkSeq != 7 {
+		t.Errorf("fork seq after CommitMany = %d, want 7", g.ForkSeq)
+	}
+	if err := s.Delete(ctx, "p"); err != nil {
+		t.Fatal(err)
+	}
+	if got, err = patch("pf", 100); err != nil || got.ForkSeq != 100 || got.ParentID != "p" {
+		t.Errorf("patch once the parent is gone = %+v, %v; want ForkSeq 100", got, err)
 	}
 }
 

@@ -106,25 +106,29 @@ func testUsageReportQuarterHours(t *testing.T, s sessiondb.Store) {
 }
 
 // pricedLedger writes a ledger of estimated and recorded costs, and
-// returns the price list it is repriced with: model "a" priced, "b"
-// priced with a long-context tier, "c" unpriced.
+// returns the price list it is repriced with: model "a" priced, with a
+// 1-hour cache-write rate, "b" priced with a long-context tier (and a
+// 1-hour rate only there), "c" unpriced.
 func pricedLedger(t *testing.T, s sessiondb.Store) sessiondb.PriceFunc {
 	mustCreate(t, s, "r1")
 	mustCreate(t, s, "r2")
 	mustCommit(t, s, "r1", sessiondb.Commit{Usage: []sessiondb.Usage{
 		{CallID: "1", Model: "a", InputTokens: 1000, OutputTokens: 200, CacheReadTokens: 3000, CacheWriteTokens: 400, Cost: 0.001, CostEstimated: true, CreatedAt: at(10, 0, 0, 0)},
 		{CallID: "2", Model: "a", InputTokens: 7, OutputTokens: 11, Cost: 9, CostEstimated: false, CreatedAt: at(10, 1, 0, 0)},
-		{CallID: "3", Model: "b", InputTokens: 150000, OutputTokens: 3, CacheReadTokens: 50000, CacheWriteTokens: 1, CostEstimated: true, CreatedAt: at(10, 2, 0, 0)},
+		{CallID: "3", Model: "b", InputTokens: 150000, OutputTokens: 3, CacheReadTokens: 50000, CacheWriteTokens: 3, CacheWrite1hTokens: 2, CostEstimated: true, CreatedAt: at(10, 2, 0, 0)},
 		{CallID: "4", Model: "b", InputTokens: 150000, OutputTokens: 3, CacheReadTokens: 50000, CostEstimated: true, CreatedAt: at(10, 3, 0, 0)},
 		{CallID: "5", Model: "c", InputTokens: 5, CostEstimated: true, CreatedAt: at(10, 4, 0, 0)},
+		{CallID: "6", Model: "a", InputTokens: 10, CacheWriteTokens: 1000, CacheWrite1hTokens: 600, CostEstimated: true, CreatedAt: at(10, 5, 0, 0)},
+		{CallID: "7", Model: "b", InputTokens: 10, CacheWriteTokens: 1000, CacheWrite1hTokens: 1000, CostEstimated: true, CreatedAt: at(10, 6, 0, 0)},
 	}})
 	mustCommit(t, s, "r2", sessiondb.Commit{Usage: []sessiondb.Usage{
 		{Model: "a", OutputTokens: 123457, Cost: 0.5, CostEstimated: true, CreatedAt: at(11, 0, 0, 0)},
 		{Model: "b", OutputTokens: 5, Cost: 0.25, CostEstimated: false, CreatedAt: at(11, 1, 0, 0)},
 	}})
 	prices := map[string]sessiondb.Price{
-		"a": {Input: 3, Output: 15, CacheRead: 0.3, CacheWrite: 3.75},
-		"b": {Input: 3.3, Output: 15.7, CacheRead: 0.31, CacheWrite: 3.9, InputAbove200k: 6.1, OutputAbove200k: 22.5, CacheReadAbove200k: 0.6},
+		"a": {Input: 3, Output: 15, CacheRead: 0.3, CacheWrite: 3.75, CacheWrite1h: 6.1},
+		"b": {Input: 3.3, Output: 15.7, CacheRead: 0.31, CacheWrite: 3.9, InputAbove200k: 6.1, OutputAbove200k: 22.5, CacheReadAbove200k: 0.6,
+			CacheWrite1hAbove200k: 12.3},
 	}
 	return func(model string) (sessiondb.Price, bool) {
 		p, ok := prices[model]
@@ -250,13 +254,19 @@ func testReprice(t *testing.T, s sessiondb.Store) {
 			}
 		}
 	}
-	// Row 3 is long-context (150000 + 50000 + 1 > 200000): the tier's
-	// rates, and the base cache write rate (no tier for it); row 4 is
-	// exactly 200000 and is not.
+	// Row 3 is long-context (150000 + 50000 + 3 > 200000): the tier's
+	// rates, the base cache write rate (no tier for it) and the tier's
+	// 1-hour rate; row 4 is exactly 200000 and is not.
 	b, _ := prices("b")
-	long := (150000*6.1 + 3*22.5 + 50000*0.6 + 1*3.9) / 1e6
+	long := (150000*6.1 + 3*22.5 + 50000*0.6 + 1*3.9 + 2*12.3) / 1e6
 	if math.Abs(after[2].Cost-long) > 1e-12 || math.Abs(after[3].Cost-(150000*3.3+3*15.7+50000*0.31)/1e6) > 1e-12 || !sessiondb.IsLongContext(after[2]) || sessiondb.IsLongContext(after[3]) {
 		t.Errorf("long-context costs %v, %v; want %v and the base rates (%+v)", after[2].Cost, after[3].Cost, long, b)
+	}
+	// Row 6: 400 cache writes at the 5-minute rate, 600 at the 1-hour
+	// rate; row 7: b has no 1-hour rate below the tier, so its 1-hour
+	// writes cost the cache write rate.
+	if w6, w7 := (10*3+400*3.75+600*6.1)/1e6, (10*3.3+1000*3.9)/1e6; math.Abs(after[5].Cost-w6) > 1e-12 || math.Abs(after[6].Cost-w7) > 1e-12 {
+		t.Errorf("costs with 1-hour cache writes %v, %v; want %v, %v", after[5].Cost, after[6].Cost, w6, w7)
 	}
 	if len(rep.Models) != 3 {
 		t.Fatalf("report = %+v; want models a, b, c", rep)

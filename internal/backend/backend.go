@@ -75,6 +75,7 @@ func PatchChanges(sess sessiondb.Session, p *sessiondb.MetaPatch) bool {
 	case p.Title != nil && *p.Title != sess.Title,
 		p.Summary != nil && *p.Summary != sess.Summary,
 		p.Version != nil && *p.Version != sess.Version,
+		p.ForkSeq != nil && *p.ForkSeq != sess.ForkSeq,
 		docDiffers(sess.Scope, p.Scope),
 		docDiffers(sess.Attrs, p.Attrs):
 		return true
@@ -82,6 +83,41 @@ func PatchChanges(sess sessiondb.Session, p *sessiondb.MetaPatch) bool {
 		return !slices.Equal(NormalAliases(sess.ID, *p.Aliases), sess.Aliases)
 	}
 	return false
+}
+
+// CheckForkSeq checks the ForkSeq of p (resolved by EffectivePatch)
+// against sess and its parent, read in tx (the commit's transaction, so a
+// parent written earlier in it counts as written): a session that is not
+// a fork has none, and a fork's lies within its parent's log while the
+// parent exists. A patch that leaves ForkSeq as it is passes. The error
+// wraps sessiondb.ErrInvalid.
+func CheckForkSeq(ctx context.Context, tx Tx, sess sessiondb.Session, p *sessiondb.MetaPatch) error {
+	if p.ForkSeq == nil || *p.ForkSeq == sess.ForkSeq {
+		return nil
+	}
+	fs := *p.ForkSeq
+	switch {
+	case fs < 0:
+		return fmt.Errorf("patch %s: %w: fork seq %d is negative", sess.ID, sessiondb.ErrInvalid, fs)
+	case sess.ParentID == "":
+		return fmt.Errorf("patch %s: %w: fork seq %d for a session that is not a fork", sess.ID, sessiondb.ErrInvalid, fs)
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT last_seq FROM sessions WHERE id = ?`, sess.ParentID)
+	if err != nil {
+		return fmt.Errorf("patch %s: %w", sess.ID, err)
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		return rows.Err() // the parent is gone: nothing to check against
+	}
+	var last int64
+	if err := rows.Scan(&last); err != nil {
+		return fmt.Errorf("patch %s: %w", sess.ID, err)
+	}
+	if fs > last {
+		return fmt.Errorf("patch %s: %w: fork seq %d beyond its parent %s's last seq %d", sess.ID, sessiondb.ErrInvalid, fs, sess.ParentID, last)
+	}
+	return rows.Err()
 }
 
 // NormalAliases is the alias list a backend stores: in order, duplicates
@@ -204,10 +240,10 @@ func InsertUsage(ctx context.Context, tx Execer, id string, lastSeq int64, u ses
 		}
 	}
 	_, err := tx.ExecContext(ctx, `INSERT INTO usage (session_id, seq, call_id, provider, model, input_tokens,
-		output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, cost, cost_estimated, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		output_tokens, cache_read_tokens, cache_write_tokens, cache_write_1h_tokens, reasoning_tokens, cost, cost_estimated, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		id, seq, NullString(u.CallID), u.Provider, u.Model, u.InputTokens, u.OutputTokens, u.CacheReadTokens,
-		u.CacheWriteTokens, u.ReasoningTokens, u.Cost, u.CostEstimated, created)
+		u.CacheWriteTokens, u.CacheWrite1hTokens, u.ReasoningTokens, u.Cost, u.CostEstimated, created)
 	if err != nil {
 		return fmt.Errorf("usage of %s: %w", id, err)
 	}

@@ -79,9 +79,10 @@ func parseLayout(s string) (time.Time, bool) {
 	return t, true
 }
 
-// pricesPerStatement bounds the models one statement prices (17
-// parameters each, and a statement may hold its price expression twice;
-// SQLite takes at most 32766 parameters). A real ledger has tens.
+// pricesPerStatement bounds the models one statement prices (11
+// parameters each in a price expression, which a statement may hold
+// twice, and one in a model list; SQLite takes at most 32766 parameters).
+// A real ledger has tens.
 const pricesPerStatement = 400
 
 // maxReportPrices bounds the models a usage report prices (Prices): they
@@ -97,6 +98,12 @@ type modelPrice struct {
 // rate is one rate of a price expression as an SQL argument.
 const rate = "CAST(? AS DOUBLE PRECISION)"
 
+// terms are the products of a price expression, in Estimate's order: the
+// cache writes other than 1-hour ones at the cache-write rate, the 1-hour
+// ones at the 1-hour rate (sessiondb.Price.Write1h).
+const terms = "(u.input_tokens * " + rate + " + u.output_tokens * " + rate + " + u.cache_read_tokens * " + rate +
+	" + (u.cache_write_tokens - u.cache_write_1h_tokens) * " + rate + " + u.cache_write_1h_tokens * " + rate + ")"
+
 // priceExpr is sessiondb.Price.Estimate in SQL for the usage row u, at
 // the price of its model among prices (NULL for another model), and its
 // arguments: the same products, summed in the same order and divided by
@@ -106,16 +113,15 @@ const rate = "CAST(? AS DOUBLE PRECISION)"
 // small price list in the outer loop, scanning the table once per model).
 func priceExpr(prices []modelPrice) (string, []any) {
 	var b strings.Builder
-	args := make([]any, 0, 17*len(prices))
+	args := make([]any, 0, 11*len(prices))
 	b.WriteString("(CASE u.model")
 	for _, mp := range prices {
 		p, l := mp.price, mp.price.Long()
 		b.WriteString(" WHEN CAST(? AS TEXT) THEN (CASE WHEN CAST(u.input_tokens AS DOUBLE PRECISION) + CAST(u.cache_read_tokens AS DOUBLE PRECISION)" +
 			" + CAST(u.cache_write_tokens AS DOUBLE PRECISION) > 200000" +
-			" THEN (u.input_tokens * " + rate + " + u.output_tokens * " + rate + " + u.cache_read_tokens * " + rate + " + u.cache_write_tokens * " + rate + ")" +
-			" ELSE (u.input_tokens * " + rate + " + u.output_tokens * " + rate + " + u.cache_read_tokens * " + rate + " + u.cache_write_tokens * " + rate + ")" +
-			" END) / CAST(1000000 AS DOUBLE PRECISION)")
-		args = append(args, mp.model, l.Input, l.Output, l.CacheRead, l.CacheWrite, p.Input, p.Output, p.CacheRead, p.CacheWrite)
+			" THEN " + terms + " ELSE " + terms + " END) / CAST(1000000 AS DOUBLE PRECISION)")
+		args = append(args, mp.model, l.Input, l.Output, l.CacheRead, l.CacheWrite, l.Write1h(),
+			p.Input, p.Output, p.CacheRead, p.CacheWrite, p.Write1h())
 	}
 	b.WriteString(" END)")
 	return b.String(), args

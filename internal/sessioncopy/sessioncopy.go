@@ -191,14 +191,14 @@ func Read(ctx context.Context, tx Tx, id string) (sessiondb.SessionDump, error) 
 		var call sql.NullString
 		var created string
 		if err := r.Scan(&seq, &call, &u.Provider, &u.Model, &u.InputTokens, &u.OutputTokens, &u.CacheReadTokens,
-			&u.CacheWriteTokens, &u.ReasoningTokens, &u.Cost, &u.CostEstimated, &created); err != nil {
+			&u.CacheWriteTokens, &u.CacheWrite1hTokens, &u.ReasoningTokens, &u.Cost, &u.CostEstimated, &created); err != nil {
 			return err
 		}
 		u.Seq, u.CallID, u.CreatedAt = seq.Int64, call.String, parseTime(created)
 		d.Usage = append(d.Usage, u)
 		return nil
 	}, `SELECT seq, call_id, provider, model, input_tokens, output_tokens, cache_read_tokens,
-	           cache_write_tokens, reasoning_tokens, cost, cost_estimated, created_at
+	           cache_write_tokens, cache_write_1h_tokens, reasoning_tokens, cost, cost_estimated, created_at
 	    FROM usage WHERE session_id = ? ORDER BY id`, id); err != nil {
 		return d, fmt.Errorf("dump %s usage: %w", id, err)
 	}
