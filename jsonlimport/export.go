@@ -50,13 +50,17 @@ type exporter interface {
 	exportFiles(ctx context.Context, s sessiondb.Store, id string) ([]exportFile, error)
 }
 
-// renderFiles renders session id with ex, after refusing a session whose
-// bodies ex would write as stored although they are another tool's lines
-// (refuseWild).
+// renderFiles renders session id with ex. picoclaw, zot and swink write
+// a session's bodies as stored: a session of another format is given to
+// them translated into their shapes, or refused (translatedStore).
 func renderFiles(ctx context.Context, ex exporter, s sessiondb.Store, id string) ([]exportFile, error) {
 	if f, ok := ex.(Format); ok {
-		if err := refuseWild(ctx, s, id, f.Name()); err != nil {
+		ts, err := translatedStore(ctx, s, id, f.Name())
+		if err != nil {
 			return nil, err
+		}
+		if ts != nil {
+			s = ts
 		}
 	}
 	return ex.exportFiles(ctx, s, id)

@@ -216,3 +216,73 @@ func TestExportWildByteIdentity(t *testing.T) {
 		})
 	}
 }
+
+// TestExportWildGrownAndRewritten: a file imported while it was being
+// written and again once whole, and a file rewritten in place and
+// imported again, export to the file's final bytes (the log of the latest
+// import, not every line ever stored).
+func TestExportWildGrownAndRewritten(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		format, tree, file string
+	}{
+		{FormatClaudeCode, filepath.Join(ccTestdata, "projects"), filepath.Join("-home-dev-proj", "5c2d8e41-0000-4000-8000-000000000001.jsonl")},
+		{FormatCodex, filepath.Join(codexTestdata, "codex-home"), filepath.Join("sessions", "2026", "01", "10", "rollout-2026-01-10T09-00-00-019f26cb-0000-7000-8000-000000000001.jsonl")},
+	} {
+		t.Run(c.format, func(t *testing.T) {
+			root := t.TempDir()
+			copyTree(t, c.tree, root)
+			path := filepath.Join(root, c.file)
+			full, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := bytes.SplitAfter(full, []byte("\n"))
+			s := openStore(t)
+			imp := func(content []byte) string {
+				t.Helper()
+				if err := os.WriteFile(path, content, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := Import(ctx, s, []string{root}, Options{Format: c.format}); err != nil {
+					t.Fatal(err)
+				}
+				src, err := s.SourceFile(ctx, path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return src.SessionID
+			}
+			export := func(id string) []byte {
+				t.Helper()
+				out := t.TempDir()
+				files, err := Export(ctx, s, []string{id}, c.format, out)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := os.ReadFile(files[0])
+				if err != nil {
+					t.Fatal(err)
+				}
+				return got
+			}
+			// Grown: half the lines and half a line, then the whole file.
+			half := bytes.Join(lines[:len(lines)/2], nil)
+			half = append(half, lines[len(lines)/2][:len(lines[len(lines)/2])/2]...)
+			imp(half)
+			id := imp(full)
+			if got := export(id); !bytes.Equal(got, full) {
+				t.Fatalf("grown file: export of %d bytes differs from the file's %d", len(got), len(full))
+			}
+			// Rewritten in place: the second line removed.
+			rewritten := bytes.Join(append(append([][]byte{}, lines[0]), lines[2:]...), nil)
+			id = imp(rewritten)
+			if got := export(id); !bytes.Equal(got, rewritten) {
+				t.Fatalf("rewritten file: export of %d bytes differs from the file's %d", len(got), len(rewritten))
+			}
+			if all, _ := s.Entries(ctx, id, 1, 0); len(all) <= len(lines) {
+				t.Fatalf("the log holds %d entries; the rewrite should have kept the old ones for audit", len(all))
+			}
+		})
+	}
+}

@@ -43,26 +43,43 @@ package jsonlimport
 //     and settings) and ghost_snapshot items (Codex's undo bookkeeping,
 //     never sent to the model). Refused: web_search_call, tool_search
 //     items and any other item type, images given by URL.
+//   - pi: user, assistant and toolResult messages (pi's blocks text,
+//     thinking with thinkingSignature and redacted, image, toolCall) and
+//     custom_message entries (context messages named by customType).
+//     Left out: model and thinking-level changes, labels, session info.
+//     Refused: compaction and branch_summary entries, bashExecution and
+//     extension messages.
 //   - picoclaw, zot, swink and sessions an application wrote: message
 //     objects with a role, in the OpenAI shape (content, tool_calls,
-//     tool_call_id, reasoning_content), zot's untyped blocks or swink's
-//     typed blocks. A body without a role is refused.
+//     tool_call_id, reasoning_content), zot's untyped blocks (a "tool"
+//     message's {call_id, content, is_error} results; a reasoning block
+//     with a summary alone is thinking, although zot's own loader reads it
+//     as an empty text) or swink's typed blocks. Refused: a body without a
+//     role, entries of other kinds (swink's custom entries, compactions),
+//     picoclaw's media references, attachments and system parts.
 //
-// Targets: pi writes the neutral conversation (pi.go, piTranslated).
-// Claude Code and Codex refuse a session of another format
-// (translatedFiles): a file either tool resumes needs ids, request
-// metadata and settings lines that would have to be invented, and
-// neither tool can be run here to check the result. picoclaw, zot and
-// swink refuse Claude Code, Codex and pi sessions (refuseWild): their
-// bodies are not message objects those tools load. Between picoclaw, zot,
-// swink and an application's sessions the exporters write the bodies as
-// before (each adapts what its loader needs, or refuses).
+// Targets:
+//
+//   - pi writes the neutral conversation (translate_pi.go).
+//   - picoclaw, zot and swink write it as message bodies of their own
+//     shapes, which their exporters then write (translate_bodies.go says
+//     what each cannot hold). A session of their own format, or one an
+//     application wrote, is written as stored, as before.
+//   - Claude Code and Codex refuse a session of another format
+//     (translatedFiles): a file either tool resumes needs ids, request
+//     metadata and settings lines that would have to be invented, and
+//     neither tool can be run here to check the result.
+//
+// TestExportCrossFormat exports every fixture and corpus session into
+// every other format: each export is refused with ErrUntranslatable (or
+// ErrInvalid: an ID the target cannot name), or imports back, with our
+// readers, to the same conversation (every text, thinking block with its
+// signature, image, tool call and result, calls still paired).
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -157,15 +174,31 @@ func (l *xLoss) String() string {
 	return strings.Join(parts, ", ")
 }
 
-// plural makes the last word of what plural for n != 1 ("item" → "items").
+// plural makes what plural for n != 1: its noun, the words before a
+// qualifier (" in", " of", " whose", " with", " without", " (")
+// ("tool result inside an assistant's content" → "tool results inside
+// an assistant's content", "entry" → "entries").
 func plural(what string, n int) string {
 	if n == 1 {
 		return what
 	}
-	if strings.HasSuffix(what, "s") {
-		return what + "es"
+	head, rest := what, ""
+	cut := len(what)
+	for _, q := range []string{" in", " of", " whose", " with", " (", " that", " not"} {
+		if i := strings.Index(what, q); i > 0 && i < cut {
+			cut = i
+		}
 	}
-	return what + "s"
+	head, rest = what[:cut], what[cut:]
+	switch {
+	case strings.HasSuffix(head, "s"):
+		head += "es"
+	case strings.HasSuffix(head, "y") && !strings.HasSuffix(head, "ey"):
+		head = head[:len(head)-1] + "ies"
+	default:
+		head += "s"
+	}
+	return head + rest
 }
 
 // xReader turns transcript entries of one source format into the neutral
@@ -208,6 +241,8 @@ func (r *xReader) entry(e sessiondb.Entry) {
 		r.claudeCode(e)
 	case FormatCodex:
 		r.codex(e)
+	case FormatPi:
+		r.pi(e)
 	default:
 		var obj map[string]json.RawMessage
 		if json.Unmarshal(e.Body, &obj) != nil || rawString(obj, "role") == "" {
@@ -380,10 +415,64 @@ func (r *xReader) codex(e sessiondb.Entry) {
 	}
 }
 
+// ---- pi ----
+
+func (r *xReader) pi(e sessiondb.Entry) {
+	var line struct {
+		Type       string          `json:"type"`
+		CustomType string          `json:"customType"`
+		Content    json.RawMessage `json:"content"`
+		Message    *struct {
+			Role       string          `json:"role"`
+			Content    json.RawMessage `json:"content"`
+			Provider   string          `json:"provider"`
+			API        string          `json:"api"`
+			Model      string          `json:"model"`
+			ToolCallID string          `json:"toolCallId"`
+			ToolName   string          `json:"toolName"`
+			IsError    bool            `json:"isError"`
+		} `json:"message"`
+	}
+	if err := json.Unmarshal(e.Body, &line); err != nil {
+		r.loss.add("unreadable line")
+		return
+	}
+	switch {
+	case line.Type == "custom_message":
+		r.msgs = append(r.msgs, xMsg{Role: xContext, Name: line.CustomType, Time: e.CreatedAt, Blocks: r.blocks(line.Content)})
+		return
+	case line.Type != "message" || line.Message == nil:
+		if e.Kind == sessiondb.KindMessage || e.Kind == "compaction" || e.Kind == "branch_summary" {
+			r.loss.add(orDefault(line.Type, e.Kind) + " entry")
+		}
+		return // model, thinking-level, label and session-info changes
+	}
+	m := line.Message
+	switch m.Role {
+	case xUser:
+		if b := r.blocks(m.Content); len(b) > 0 {
+			r.msgs = append(r.msgs, xMsg{Role: xUser, Time: e.CreatedAt, Blocks: b})
+		}
+	case xAssistant:
+		r.msgs = append(r.msgs, xMsg{Role: xAssistant, Time: e.CreatedAt, Provider: m.Provider, API: m.API, Model: m.Model, Blocks: r.blocks(m.Content)})
+	case xToolResult:
+		r.names[m.ToolCallID] = m.ToolName
+		r.result(e.CreatedAt, m.ToolCallID, m.Content, m.IsError)
+	default:
+		r.loss.add(fmt.Sprintf("%s message", m.Role))
+	}
+}
+
 // ---- message objects (picoclaw, zot, swink, applications) ----
 
 func (r *xReader) object(obj map[string]json.RawMessage, t time.Time) {
 	role := rawString(obj, "role")
+	for _, k := range []string{"media", "attachments", "system_parts"} {
+		// picoclaw's media references, attachments and system prompt parts.
+		if v := bytes.TrimSpace(obj[k]); len(v) > 0 && string(v) != "null" && string(v) != "[]" {
+			r.loss.add("picoclaw " + strings.ReplaceAll(k, "_", " ") + " member")
+		}
+	}
 	switch role {
 	case "user":
 		r.userContent(obj["content"], t)
@@ -438,7 +527,24 @@ func (r *xReader) object(obj map[string]json.RawMessage, t time.Time) {
 	case "tool", "tool_result", "function":
 		var isErr bool
 		_ = json.Unmarshal(obj["is_error"], &isErr)
-		r.result(t, rawString(obj, "tool_call_id"), obj["content"], isErr)
+		id := rawString(obj, "tool_call_id")
+		var list []struct {
+			CallID  string          `json:"call_id"`
+			Content json.RawMessage `json:"content"`
+			IsError bool            `json:"is_error"`
+		}
+		if id == "" && json.Unmarshal(obj["content"], &list) == nil && len(list) > 0 && list[0].CallID != "" {
+			// zot: {"role":"tool","content":[{call_id, content, is_error}]}
+			for _, b := range list {
+				if b.CallID == "" {
+					r.loss.add("tool message block without a call_id")
+					continue
+				}
+				r.result(t, b.CallID, b.Content, b.IsError)
+			}
+			return
+		}
+		r.result(t, id, obj["content"], isErr)
 	case "system", "developer":
 		r.msgs = append(r.msgs, xMsg{Role: xContext, Name: role, Time: t, Blocks: r.blocks(obj["content"])})
 	default:
@@ -534,6 +640,8 @@ func (r *xReader) blockList(list []json.RawMessage) []xBlock {
 			Text      *string         `json:"text"`
 			Thinking  *string         `json:"thinking"`
 			Signature string          `json:"signature"`
+			ThinkSig  string          `json:"thinkingSignature"`
+			Redacted  bool            `json:"redacted"`
 			Data      json.RawMessage `json:"data"`
 			ID        string          `json:"id"`
 			Name      string          `json:"name"`
@@ -570,7 +678,7 @@ func (r *xReader) blockList(list []json.RawMessage) []xBlock {
 			}
 		case "thinking":
 			if b.Thinking != nil {
-				out = append(out, xBlock{Type: xThinking, Text: *b.Thinking, Signature: b.Signature})
+				out = append(out, xBlock{Type: xThinking, Text: *b.Thinking, Signature: orDefault(b.Signature, b.ThinkSig), Redacted: b.Redacted})
 			}
 		case "redacted_thinking":
 			out = append(out, xBlock{Type: xThinking, Signature: data, Redacted: true})
@@ -609,7 +717,9 @@ func (r *xReader) blockList(list []json.RawMessage) []xBlock {
 		case "":
 			// zot's untyped blocks.
 			switch {
-			case b.ReasoningID != "" || b.Encrypted != "":
+			case b.ReasoningID != "" || b.Encrypted != "" || b.Summary != "" && b.Text == nil:
+				// A reasoning block (zot also writes one with a summary
+				// alone, which its loader reads as an empty text).
 				out = append(out, xBlock{Type: xThinking, Text: b.Summary, Signature: b.Encrypted})
 			case b.Name != "" && b.ID != "":
 				o, ok := jsonObject(b.Arguments)
@@ -717,38 +827,4 @@ func translatedFiles(ctx context.Context, s sessiondb.Store, sess sessiondb.Sess
 	return nil, untranslatable(target, sess, describe(msgs, loss)+
 		" cannot be written as a "+target+" file: only a session imported from "+target+" is written back (a file "+target+
 		" resumes needs ids, request metadata and settings lines this session does not have, and "+target+" cannot be run here to check one)")
-}
-
-// refuseWild refuses to write a Claude Code, Codex or pi session as
-// picoclaw, zot or swink, whose exporters write bodies as stored: those
-// bodies are another tool's lines, which picoclaw, zot and swink would
-// skip or misread.
-func refuseWild(ctx context.Context, s sessiondb.Store, id, target string) error {
-	switch target {
-	case FormatPicoclaw, FormatZot, FormatSwink:
-	default:
-		return nil
-	}
-	sess, err := s.Get(ctx, id)
-	if err != nil {
-		if errors.Is(err, sessiondb.ErrNotFound) {
-			return nil // the exporter says so
-		}
-		return err
-	}
-	switch sess.SourceFormat {
-	case FormatClaudeCode, FormatCodex, FormatPi:
-	default:
-		return nil
-	}
-	if sess.SourceFormat == FormatPi {
-		return untranslatable(target, sess, "a pi session cannot be written as "+target+" (its entries are pi lines, which "+target+" does not load; no translation from pi is implemented): export it as pi")
-	}
-	msgs, loss, err := readForeign(ctx, s, sess)
-	if err != nil {
-		return fmt.Errorf("export %s %s: %w", target, sess.ID, err)
-	}
-	return untranslatable(target, sess, describe(msgs, loss)+
-		" cannot be written as "+target+": no translation into "+target+" is implemented (its lines are "+sess.SourceFormat+" lines, which "+target+
-		" would skip); export it as "+sess.SourceFormat+" or pi")
 }

@@ -73,7 +73,7 @@ func piTranslated(ctx context.Context, s sessiondb.Store, sess sessiondb.Session
 		return nil, fmt.Errorf("export pi %s: %w", sess.ID, err)
 	}
 	if !loss.empty() {
-		return nil, untranslatable(FormatPi, sess, loss.String()+" have no pi shape; nothing was written for this session")
+		return nil, untranslatable(FormatPi, sess, "no pi shape for "+loss.String()+"; nothing was written for this session")
 	}
 	var buf bytes.Buffer
 	line := func(v any) error {
