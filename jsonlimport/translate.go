@@ -20,7 +20,10 @@ package jsonlimport
 //
 //   - Claude Code: the user and assistant lines of the resume path; the
 //     lines of one API response (the same message.id) become one assistant
-//     message; thinking keeps its signature, redacted_thinking becomes a
+//     message, followed by the results of its calls (Claude Code 2.1
+//     writes a response's later blocks after results of its earlier
+//     calls; pi, like the API, wants a message's results after it);
+//     thinking keeps its signature, redacted_thinking becomes a
 //     redacted thinking block holding its data; tool_use becomes a tool
 //     call; each tool_result block a tool result (named after its call);
 //     base64 images are kept. Left out, by design: the tool's bookkeeping
@@ -298,9 +301,19 @@ func (r *xReader) claudeCode(e sessiondb.Entry) {
 			m.Model = ""
 		}
 		msg := xMsg{Role: xAssistant, Time: e.CreatedAt, Provider: "anthropic", API: "anthropic-messages", Model: m.Model, RespID: m.ID}
-		if n := len(r.msgs); n > 0 && m.ID != "" && r.msgs[n-1].Role == xAssistant && r.msgs[n-1].RespID == m.ID {
-			r.msgs[n-1].Blocks = append(r.msgs[n-1].Blocks, r.blocks(m.Content)...)
-			return
+		// A line of a response already begun joins its message, also
+		// after result lines of its earlier calls (Claude Code 2.1 hangs
+		// the next block of a response off a result): the model made one
+		// message, and its results follow it.
+		for k := len(r.msgs) - 1; k >= 0 && m.ID != ""; k-- {
+			if r.msgs[k].Role == xToolResult {
+				continue
+			}
+			if r.msgs[k].Role == xAssistant && r.msgs[k].RespID == m.ID {
+				r.msgs[k].Blocks = append(r.msgs[k].Blocks, r.blocks(m.Content)...)
+				return
+			}
+			break
 		}
 		msg.Blocks = r.blocks(m.Content)
 		r.msgs = append(r.msgs, msg)
