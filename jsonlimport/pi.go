@@ -79,10 +79,8 @@ package jsonlimport
 // Export writes a session as a pi file that pi's SessionManager opens: a
 // session imported from pi is written back line for line (its whole log,
 // so branches survive and a re-import gives the same bytes); another
-// session gets a version 3 header and one message entry per message of its
-// effective transcript, chained by parentId (the message object of a
-// Claude Code or Codex line; content blocks are not converted to pi's
-// block types).
+// session is translated into pi's shapes (translate_pi.go), or refused
+// with ErrUntranslatable naming what pi has no shape for.
 
 import (
 	"bytes"
