@@ -274,7 +274,7 @@
 // <id>/subagents/, tool-results files under <id>/tool-results/, each at
 // the path below "projects" it was imported from; claudecode_export.go),
 // Codex at sessions/YYYY/MM/DD/rollout-….jsonl (codex_export.go). Over the
-// real corpus and the fixtures (TestExportWildByteIdentity) every file
+// real corpus and the fixtures (TestExportCorpusByteIdentity) every file
 // comes back byte for byte but a damaged one (NUL runs, torn lines: what
 // the import recovered is written) and a tool-results file no line names
 // (the import waits for the line, so the store does not hold it); a
@@ -288,11 +288,11 @@
 // (which wraps sessiondb.ErrInvalid) naming each kind and its count, and
 // nothing is written for that session. Claude Code and Codex refuse every
 // other format's session. A session an application wrote is translated
-// for pi, and rendered as stored by picoclaw, zot and swink, as before. TestExportCrossFormat exports every session of the
+// for pi, and rendered as stored by picoclaw, zot and swink, as before. TestExportCorpusCrossFormat exports every session of the
 // fixtures and the corpus into every other format and imports each
 // export back: refused, or the same conversation (texts, thinking with
 // signatures, images, tool calls and results, calls still paired);
-// TestExportTranslatedPiLoadsInPi opens the pi translations with pi's own
+// TestExportCorpusPiLoadsInPi opens the pi translations with pi's own
 // SessionManager.
 //
 // A session ID comes from an archive or a user, so it is hostile input to

@@ -98,14 +98,14 @@ func crossSources(t *testing.T) []crossSource {
 		{FormatZot, filepath.Join("..", "testdata", "samples", "zot")},
 		{FormatSwink, filepath.Join("..", "testdata", "samples", "swink")},
 	}
-	if _, err := os.Stat(filepath.Join("..", "testdata", "corpus", "claude-code")); err == nil && !testing.Short() {
+	if _, err := os.Stat(filepath.Join("..", "testdata", "corpus", "claude-code")); err == nil && !testing.Short() && !raceEnabled {
 		root := corpusRoot(t)
 		srcs = append(srcs, crossSource{FormatClaudeCode, filepath.Join(root, "claude-code")}, crossSource{FormatCodex, filepath.Join(root, "codex")})
 	}
 	return srcs
 }
 
-// TestExportCrossFormat exports every session of every format's fixtures
+// TestExportCorpusCrossFormat exports every session of every format's fixtures
 // and samples (and of the real corpus) into every other format. Each
 // export either fails with an error that says what cannot be carried
 // (errors.Is sessiondb.ErrInvalid; ErrUntranslatable where the content
@@ -113,7 +113,7 @@ func crossSources(t *testing.T) []crossSource {
 // with our own reader, hold the same conversation: every text, thinking
 // block (with signature), image, tool call and result, tool calls still
 // paired with their results. The figures are logged per pair.
-func TestExportCrossFormat(t *testing.T) {
+func TestExportCorpusCrossFormat(t *testing.T) {
 	ctx := context.Background()
 	targets := []string{FormatPi, FormatClaudeCode, FormatCodex, FormatPicoclaw, FormatZot, FormatSwink}
 	type tally struct{ translated, refused, unjudged int }

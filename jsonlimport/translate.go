@@ -73,7 +73,7 @@ package jsonlimport
 //     metadata and settings lines that would have to be invented, and
 //     neither tool can be run here to check the result.
 //
-// TestExportCrossFormat exports every fixture and corpus session into
+// TestExportCorpusCrossFormat exports every fixture and corpus session into
 // every other format: each export is refused with ErrUntranslatable (or
 // ErrInvalid: an ID the target cannot name), or imports back, with our
 // readers, to the same conversation (every text, thinking block with its

@@ -76,14 +76,13 @@ func piTranslated(ctx context.Context, s sessiondb.Store, sess sessiondb.Session
 		return nil, untranslatable(FormatPi, sess, "no pi shape for "+loss.String()+"; nothing was written for this session")
 	}
 	var buf bytes.Buffer
+	var bad xLoss // values that cannot be encoded
 	line := func(v any) error {
-		var b bytes.Buffer
-		enc := json.NewEncoder(&b)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(v); err != nil {
-			return err
+		buf.Write(noEscapeJSON(v, &bad))
+		buf.WriteByte('\n')
+		if !bad.empty() {
+			return fmt.Errorf("%s: %w", bad.String(), ErrUntranslatable)
 		}
-		buf.Write(b.Bytes()) // Encode ends the line
 		return nil
 	}
 	hdr := struct {

@@ -2,7 +2,7 @@
 // (@mariozechner/pi-coding-agent 0.73.1) and prints, per file, one JSON
 // line: what buildSessionContext resumes (the number of messages, their
 // roles) and the tool calls without a later result and results without
-// an earlier call. TestExportTranslatedPiLoadsInPi runs it on our
+// an earlier call. TestExportCorpusPiLoadsInPi runs it on our
 // translated exports when node_modules is installed here (npm install).
 //
 //   node check-export.mjs FILE...
