@@ -114,6 +114,9 @@ func crossSources(t *testing.T) []crossSource {
 // block (with signature), image, tool call and result, tool calls still
 // paired with their results. The figures are logged per pair.
 func TestExportCorpusCrossFormat(t *testing.T) {
+	if raceEnabled {
+		t.Skip("hundreds of exports and imports, no concurrency: run without -race (.ci/run's corpus step does)")
+	}
 	ctx := context.Background()
 	targets := []string{FormatPi, FormatClaudeCode, FormatCodex, FormatPicoclaw, FormatZot, FormatSwink}
 	type tally struct{ translated, refused, unjudged int }
