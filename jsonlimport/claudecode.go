@@ -102,7 +102,8 @@ import (
 // FormatClaudeCode names the Claude Code transcript format.
 const FormatClaudeCode = "claude-code"
 
-// ClaudeCode reads Claude Code transcripts. It does not export.
+// ClaudeCode reads Claude Code transcripts and writes them back
+// (claudecode_export.go).
 type ClaudeCode struct{}
 
 var _ Format = ClaudeCode{}
@@ -1238,10 +1239,4 @@ func (p *ccParser) reportPathEnd(path, open []*ccNode) {
 			p.notes = append(p.notes, Problem{Path: p.path, Line: n.line, Reason: fmt.Sprintf("tool call(s) %s on the path have no result in the file (cut off: the session stopped, or the tool is still running); kept", strings.Join(ids, ", "))})
 		}
 	}
-}
-
-// Export is not supported for Claude Code: its loader cannot be run here to
-// check what it would resume from a written file.
-func (ClaudeCode) Export(ctx context.Context, s sessiondb.Store, id string, dir string) ([]string, error) {
-	return nil, fmt.Errorf("export claude-code: %w: writing Claude Code transcripts is not supported", sessiondb.ErrInvalid)
 }

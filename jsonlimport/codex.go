@@ -65,7 +65,8 @@ import (
 // FormatCodex names the Codex CLI rollout format.
 const FormatCodex = "codex"
 
-// Codex reads Codex CLI rollout files. It does not export.
+// Codex reads Codex CLI rollout files and writes them back
+// (codex_export.go).
 type Codex struct{}
 
 var _ Format = Codex{}
@@ -558,10 +559,4 @@ func codexThreadName(index, id string) string {
 			return name
 		}
 	}
-}
-
-// Export is not supported for Codex: a rollout Codex can list also needs a
-// row in its state_N.sqlite index, which this package does not write.
-func (Codex) Export(ctx context.Context, s sessiondb.Store, id string, dir string) ([]string, error) {
-	return nil, fmt.Errorf("export codex: %w: writing Codex rollouts is not supported", sessiondb.ErrInvalid)
 }

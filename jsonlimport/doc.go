@@ -1,8 +1,7 @@
 // Package jsonlimport moves session archives written by other agents into a
 // sessiondb.Store, losslessly, and writes sessions back out in those formats.
-// It reads picoclaw, zot, swink, Claude Code, Codex CLI and pi archives
-// (and writes all but Claude Code and Codex); each format is a Format (see
-// Formats), and the importer works against the sessiondb.Store interface
+// It reads and writes picoclaw, zot, swink, Claude Code, Codex CLI and pi
+// archives; each format is a Format (see Formats), and the importer works against the sessiondb.Store interface
 // only, never against a particular backend.
 //
 // # Detection
@@ -236,8 +235,6 @@
 // cut off, pi's header written twice (pi's own SessionManager does so
 // when it opens an empty file; pi loads the file as usual).
 //
-// Not done: Claude Code and Codex have no exporter.
-//
 // # Prices
 //
 // The estimated costs (Claude Code but for old costUSD lines, Codex) are
@@ -276,6 +273,35 @@
 //
 // Export writes sessions back in a format such that the source tool's
 // loader (and Import) returns the same transcript.
+//
+// Same format: a session imported from Claude Code, Codex or pi is written
+// back from the log of its file's latest import (importedLog; after a
+// rewrite in place, the entries of the re-import), one line per entry,
+// which gives the file's bytes: Claude Code in its layout
+// (projects/<folder>/<id>.jsonl, sub-agent files under
+// <id>/subagents/, tool-results files under <id>/tool-results/, each at
+// the path below "projects" it was imported from; claudecode_export.go),
+// Codex at sessions/YYYY/MM/DD/rollout-….jsonl (codex_export.go). Over the
+// real corpus and the fixtures (TestExportCorpusByteIdentity) every file
+// comes back byte for byte but a damaged one (NUL runs, torn lines: what
+// the import recovered is written) and a tool-results file no line names
+// (the import waits for the line, so the store does not hold it); a
+// Codex thread name from the shared session_index.jsonl is not written.
+// picoclaw, zot and swink render the session as before.
+//
+// Across formats: the transcript is read into a neutral conversation and
+// written in the target's own shapes (translate.go says what each source
+// gives and each target takes; translate_pi.go, translate_bodies.go);
+// content the target has no place for is refused with ErrUntranslatable
+// (which wraps sessiondb.ErrInvalid) naming each kind and its count, and
+// nothing is written for that session. Claude Code and Codex refuse every
+// other format's session. A session an application wrote is translated
+// for pi, and rendered as stored by picoclaw, zot and swink, as before. TestExportCorpusCrossFormat exports every session of the
+// fixtures and the corpus into every other format and imports each
+// export back: refused, or the same conversation (texts, thinking with
+// signatures, images, tool calls and results, calls still paired);
+// TestExportCorpusPiLoadsInPi opens the pi translations with pi's own
+// SessionManager.
 //
 // A session ID comes from an archive or a user, so it is hostile input to
 // the exporter. Each format renders a session into relative file names and

@@ -50,6 +50,22 @@ type exporter interface {
 	exportFiles(ctx context.Context, s sessiondb.Store, id string) ([]exportFile, error)
 }
 
+// renderFiles renders session id with ex. picoclaw, zot and swink write
+// a session's bodies as stored: a session of another format is given to
+// them translated into their shapes, or refused (translatedStore).
+func renderFiles(ctx context.Context, ex exporter, s sessiondb.Store, id string) ([]exportFile, error) {
+	if f, ok := ex.(Format); ok {
+		ts, err := translatedStore(ctx, s, id, f.Name())
+		if err != nil {
+			return nil, err
+		}
+		if ts != nil {
+			s = ts
+		}
+	}
+	return ex.exportFiles(ctx, s, id)
+}
+
 // Export is ExportWith without Force: it never replaces an existing file.
 func Export(ctx context.Context, store sessiondb.Store, ids []string, format string, dir string) ([]string, error) {
 	return ExportWith(ctx, store, ids, format, dir, ExportOptions{})
@@ -107,7 +123,7 @@ func ExportWith(ctx context.Context, store sessiondb.Store, ids []string, format
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("export: %w", err)
 		}
-		files, err := ex.exportFiles(ctx, store, id)
+		files, err := renderFiles(ctx, ex, store, id)
 		if err != nil {
 			err = fmt.Errorf("export %s: %w", id, err)
 		} else {
@@ -144,7 +160,7 @@ func ExportWith(ctx context.Context, store sessiondb.Store, ids []string, format
 		if skipped[i] {
 			continue
 		}
-		files, err := ex.exportFiles(ctx, store, id)
+		files, err := renderFiles(ctx, ex, store, id)
 		if err != nil {
 			return out, fmt.Errorf("export %s: %w", id, err)
 		}
@@ -167,7 +183,7 @@ func ExportWith(ctx context.Context, store sessiondb.Store, ids []string, format
 // exportDir writes one session's files into dir, replacing existing files:
 // the Format.Export methods, which write one session at a time.
 func exportDir(ctx context.Context, ex exporter, s sessiondb.Store, id, dir string) ([]string, error) {
-	files, err := ex.exportFiles(ctx, s, id)
+	files, err := renderFiles(ctx, ex, s, id)
 	if err != nil {
 		return nil, err
 	}

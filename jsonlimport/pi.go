@@ -84,16 +84,12 @@ package jsonlimport
 // Export writes a session as a pi file that pi's SessionManager opens: a
 // session imported from pi is written back line for line (its whole log,
 // so branches survive and a re-import gives the same bytes); another
-// session gets a version 3 header and one message entry per message of its
-// effective transcript, chained by parentId (the message object of a
-// Claude Code or Codex line; content blocks are not converted to pi's
-// block types).
+// session is translated into pi's shapes (translate_pi.go), or refused
+// with ErrUntranslatable naming what pi has no shape for.
 
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -913,21 +909,8 @@ func (Pi) exportFiles(ctx context.Context, s sessiondb.Store, id string) ([]expo
 	var buf bytes.Buffer
 	if sess.SourceFormat == FormatPi {
 		// The log of the file's latest import: a file rewritten in place
-		// was imported again after a "transcript replaced" compaction.
-		from := int64(1)
-		comps, err := s.Compactions(ctx, id)
-		if err != nil {
-			return nil, fmt.Errorf("export pi %s: %w", id, err)
-		}
-		for _, c := range comps {
-			var d struct {
-				Reason string `json:"reason"`
-			}
-			if len(c.Details) > 0 && json.Unmarshal(c.Details, &d) == nil && strings.HasPrefix(d.Reason, "source file rewritten") {
-				from = c.KeepFromSeq
-			}
-		}
-		log, err := s.Entries(ctx, id, from, 0)
+		// was imported again after a "source file rewritten" compaction.
+		log, err := importedLog(ctx, s, id)
 		if err != nil {
 			return nil, fmt.Errorf("export pi %s: %w", id, err)
 		}
@@ -937,40 +920,12 @@ func (Pi) exportFiles(ctx context.Context, s sessiondb.Store, id string) ([]expo
 			}
 		}
 	} else {
-		full, err := s.LoadFull(ctx, id, sessiondb.LoadOptions{})
+		// Another format's session: translated (translate_pi.go).
+		body, err := piTranslated(ctx, s, sess, attrs.CWD)
 		if err != nil {
-			return nil, fmt.Errorf("export pi %s: %w", id, err)
+			return nil, err
 		}
-		hdr := map[string]any{"type": "session", "version": 3, "id": sess.ID, "timestamp": piTime(sess.CreatedAt), "cwd": attrs.CWD}
-		if err := writeOneLine(&buf, mustJSON(hdr)); err != nil {
-			return nil, fmt.Errorf("export pi %s: %w", id, err)
-		}
-		parent := json.RawMessage("null")
-		for i, e := range full.Transcript {
-			if e.Kind != "" && e.Kind != sessiondb.KindMessage {
-				continue
-			}
-			msg := piForeignMessage(e.Body)
-			if msg == nil {
-				continue
-			}
-			sum := sha256.Sum256([]byte(fmt.Sprintf("%s/%d", sess.ID, i)))
-			eid := hex.EncodeToString(sum[:4])
-			var line bytes.Buffer
-			line.WriteString(`{"type":"message","id":`)
-			line.Write(mustJSON(eid))
-			line.WriteString(`,"parentId":`)
-			line.Write(parent)
-			line.WriteString(`,"timestamp":`)
-			line.Write(mustJSON(piTime(e.CreatedAt)))
-			line.WriteString(`,"message":`)
-			line.Write(msg)
-			line.WriteByte('}')
-			if err := writeOneLine(&buf, line.Bytes()); err != nil {
-				return nil, fmt.Errorf("export pi %s: entry %d: %w", id, e.Seq, err)
-			}
-			parent = mustJSON(eid)
-		}
+		buf.Write(body)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("export pi %s: %w", id, err)
@@ -990,28 +945,6 @@ func piFileID(id string) string {
 		return b
 	}
 	return "_"
-}
-
-// piForeignMessage returns the message object of a body from another
-// format: the body itself when it has a role ({"role":…}), else its
-// "message" member (a Claude Code line) or "payload" member (a Codex
-// response item) when that has a role; nil when there is none. Content
-// blocks are written as they are, not converted to pi's block types.
-func piForeignMessage(body []byte) json.RawMessage {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(body, &m) != nil {
-		return nil
-	}
-	if rawString(m, "role") != "" {
-		return body
-	}
-	for _, k := range []string{"message", "payload"} {
-		var inner map[string]json.RawMessage
-		if json.Unmarshal(m[k], &inner) == nil && rawString(inner, "role") != "" {
-			return m[k]
-		}
-	}
-	return nil
 }
 
 func piTime(t time.Time) string {

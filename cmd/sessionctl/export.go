@@ -20,7 +20,7 @@ type exportOptions struct {
 func (a *app) exportCommand() *cobra.Command {
 	var o exportOptions
 	c := &cobra.Command{
-		Use:   "export (ID... | --all) --format picoclaw|zot|swink --out DIR",
+		Use:   "export (ID... | --all) --format picoclaw|zot|swink|pi|claude-code|codex --out DIR",
 		Short: "Write sessions back in a source tool's format",
 		Long: `Export writes sessions into DIR in the chosen format, such that the source
 tool's own loader returns the same transcript. It prints the files written,
@@ -33,8 +33,19 @@ created 0600 and directories 0700, as the database is, and symbolic links
 inside DIR are not followed. When a write fails part-way, the files already
 written are printed before the error. With --all, a session the format
 cannot hold is left out and named in the error, the others are written,
-and the exit code is 1.`,
+and the exit code is 1.
+
+A session imported from Claude Code or Codex exported in its own format
+gives back the files it came from, byte for byte, in the tool's layout
+(projects/<folder>/<id>.jsonl with its sub-agent and tool-results files;
+sessions/YYYY/MM/DD/rollout-….jsonl), ready to copy into ~/.claude or
+~/.codex on another machine. Into another format, a session is translated
+into that format's own shapes (text, thinking, tool calls and their
+results; pi takes Claude Code, Codex, picoclaw, zot and swink sessions) or
+refused with an error naming what the format cannot hold; nothing is
+dropped silently.`,
 		Example: `  sessionctl export my-alias --format picoclaw --out /tmp/picoclaw
+  sessionctl export 5c2d8e41-… --format claude-code --out /tmp/claude   # then copy projects/ into ~/.claude
   sessionctl export --all --format zot --out backup/ --json`,
 		ValidArgsFunction: a.completeSessions(true),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -45,11 +56,12 @@ and the exit code is 1.`,
 				return usageErrorf(c, "give at least one session ID, or --all")
 			}
 			switch o.format {
-			case jsonlimport.FormatPicoclaw, jsonlimport.FormatZot, jsonlimport.FormatSwink, jsonlimport.FormatPi:
+			case jsonlimport.FormatPicoclaw, jsonlimport.FormatZot, jsonlimport.FormatSwink, jsonlimport.FormatPi,
+				jsonlimport.FormatClaudeCode, jsonlimport.FormatCodex:
 			case "":
-				return usageErrorf(c, "--format is required: picoclaw, zot, swink or pi")
+				return usageErrorf(c, "--format is required: picoclaw, zot, swink, pi, claude-code or codex")
 			default:
-				return usageErrorf(c, "unknown --format %q: use picoclaw, zot, swink or pi", o.format)
+				return usageErrorf(c, "unknown --format %q: use picoclaw, zot, swink, pi, claude-code or codex", o.format)
 			}
 			if o.out == "" {
 				return usageErrorf(c, "--out DIR is required")
@@ -58,7 +70,7 @@ and the exit code is 1.`,
 		},
 	}
 	c.Flags().BoolVar(&o.all, "all", false, "export every session")
-	c.Flags().StringVarP(&o.format, "format", "f", "", "output format: picoclaw, zot, swink or pi")
+	c.Flags().StringVarP(&o.format, "format", "f", "", "output format: picoclaw, zot, swink, pi, claude-code or codex")
 	c.Flags().StringVarP(&o.out, "out", "o", "", "output directory (created if missing)")
 	c.Flags().BoolVar(&o.json, "json", false, "print the files written as a JSON array")
 	c.Flags().BoolVar(&o.force, "force", false, "replace files that already exist in DIR")

@@ -1,0 +1,152 @@
+package jsonlimport
+
+// Export to Claude Code.
+//
+// A session imported from Claude Code is written back byte for byte:
+// the log of its file's latest import (importedLog), one line per entry,
+// which gives the file's bytes (every line's exact bytes are the entry's
+// body), and each tool-results file kept as a "tool-result-file" entry
+// written back as <session>/tool-results/<name> beside it. The file goes
+// where Claude Code keeps it, relative to the export directory:
+//
+//	projects/<project folder>/<sessionId>.jsonl
+//	projects/<project folder>/<sessionId>/tool-results/<tool_use id>.txt
+//	projects/<project folder>/<sessionId>/subagents/agent-<id>.jsonl
+//	projects/<project folder>/<sessionId>/subagents/workflows/wf_*/agent-<id>.jsonl
+//	projects/<project folder>/agent-<id>.jsonl (Claude Code 2.0 sub-agents)
+//
+// The path is the imported file's own path below its "projects" folder
+// (SourcePath), so sub-agents, workflow agents and a session imported
+// under a disambiguated ID land on the file names they came from; a file
+// that was not under a "projects" folder goes into the folder Claude Code
+// derives from the session's cwd (every character other than an ASCII
+// letter or digit becomes '-'). A sub-agent is a session of its own
+// ("<session>:agent-<id>"): exporting the parent does not write it
+// (export it by ID, or with --all). Copied into ~/.claude on another
+// machine, the files are what Claude Code lists and resumes, provided the
+// project folder matches the cwd there.
+//
+// Not byte for byte: what the import did not keep as a line (empty lines,
+// a trailing '\r' of a CRLF line, a torn line whose remains were recovered
+// as a separate entry or reported, a tool-results file that was not valid
+// UTF-8, which was stored with U+FFFD). TestExportClaudeCodeCorpus counts
+// the files of the real corpus that come back identical.
+//
+// A session of another format is translated (translate.go), or refused
+// with ErrUntranslatable.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/sessiondb/sessiondb"
+)
+
+// Export writes session id as Claude Code files under dir (see the notes
+// at the top of claudecode_export.go).
+func (cc ClaudeCode) Export(ctx context.Context, s sessiondb.Store, id string, dir string) ([]string, error) {
+	return exportDir(ctx, cc, s, id, dir)
+}
+
+// exportFiles implements exporter.
+func (ClaudeCode) exportFiles(ctx context.Context, s sessiondb.Store, id string) ([]exportFile, error) {
+	sess, err := s.Get(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("export claude-code %s: %w", id, err)
+	}
+	if sess.SourceFormat != FormatClaudeCode {
+		return translatedFiles(ctx, s, sess, FormatClaudeCode)
+	}
+	log, err := importedLog(ctx, s, id)
+	if err != nil {
+		return nil, fmt.Errorf("export claude-code %s: %w", id, err)
+	}
+	rel := ccExportPath(sess)
+	toolDir := strings.TrimSuffix(rel, ".jsonl") + "/tool-results/"
+	var buf bytes.Buffer
+	var tools []exportFile
+	at := map[string]int{} // tool file name → index in tools (a later copy wins)
+	for _, e := range log {
+		if e.Kind == ccKindToolFile {
+			var tf struct {
+				File    string `json:"file"`
+				Content string `json:"content"`
+			}
+			if err := json.Unmarshal(e.Body, &tf); err != nil || tf.File == "" || strings.ContainsAny(tf.File, `/\`) {
+				return nil, fmt.Errorf("export claude-code %s: entry %d: %w: not a tool-results file record", id, e.Seq, sessiondb.ErrInvalid)
+			}
+			f := bytesFile(toolDir+tf.File, []byte(tf.Content))
+			if i, ok := at[tf.File]; ok {
+				tools[i] = f
+			} else {
+				at[tf.File] = len(tools)
+				tools = append(tools, f)
+			}
+			continue
+		}
+		if err := writeOneLine(&buf, e.Body); err != nil {
+			return nil, fmt.Errorf("export claude-code %s: entry %d: %w", id, e.Seq, err)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("export claude-code %s: %w", id, err)
+	}
+	return append([]exportFile{bytesFile(rel, buf.Bytes())}, tools...), nil
+}
+
+// ccExportPath is the path, relative to the export directory, of the
+// transcript of Claude Code session sess: its source path below the last
+// "projects" folder, else projects/<encoded cwd>/ and the file's name (for
+// a sub-agent, from its session folder on).
+func ccExportPath(sess sessiondb.Session) string {
+	src := filepath.ToSlash(sess.SourcePath)
+	parts := strings.Split(src, "/")
+	if strings.HasSuffix(src, ".jsonl") {
+		for i := len(parts) - 3; i >= 0; i-- {
+			if parts[i] == "projects" {
+				return "projects/" + strings.Join(parts[i+1:], "/")
+			}
+		}
+	}
+	var attrs struct {
+		CWD string `json:"cwd"`
+	}
+	if len(sess.Attrs) > 0 {
+		_ = json.Unmarshal(sess.Attrs, &attrs)
+	}
+	folder := "projects/" + ccProjectFolder(attrs.CWD) + "/"
+	if !strings.HasSuffix(src, ".jsonl") {
+		return folder + piFileID(sess.ID) + ".jsonl"
+	}
+	if agent, _ := ccAgentOwner(sess.SourcePath); agent {
+		for i := len(parts) - 2; i >= 1; i-- {
+			if parts[i] == "subagents" {
+				return folder + strings.Join(parts[i-1:], "/")
+			}
+		}
+	}
+	return folder + parts[len(parts)-1]
+}
+
+// ccProjectFolder is the name Claude Code gives the folder of a project:
+// the cwd with every character other than an ASCII letter or digit
+// replaced by '-' ("/home/dev/my.proj" → "-home-dev-my-proj"); "-" for an
+// unknown cwd.
+func ccProjectFolder(cwd string) string {
+	if cwd == "" {
+		return "-"
+	}
+	out := make([]byte, 0, len(cwd))
+	for _, r := range cwd {
+		if r < 0x80 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			out = append(out, byte(r))
+		} else {
+			out = append(out, '-')
+		}
+	}
+	return string(out[:min(len(out), maxNameLen)])
+}
