@@ -1,0 +1,4 @@
+package jsonlimport
+
+// ccCache holds Claude Code parse states between imports (see ccresume).
+type ccCache struct{}
