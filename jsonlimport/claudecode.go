@@ -87,13 +87,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/sessiondb/sessiondb"
@@ -238,6 +236,9 @@ type ccResumeState struct {
 	Files []ccPlaced `json:"files,omitempty"`
 	// Entries is the number of entries the read numbered.
 	Entries int `json:"entries"`
+	// Token names the parse state kept in the importer's Follow, from
+	// which the next import continues (see ccresume.go).
+	Token string `json:"token,omitempty"`
 }
 
 // ccPlaced is a tool-results file and the entry number it was given.
@@ -264,6 +265,8 @@ type ccNode struct {
 	head     *ccNode         // the first line of the API response (assistant lines) or the response answered (result lines)
 	calls    []string        // tool_use ids of an assistant line
 	results  []string        // tool_use ids answered by a user line
+	at       int64           // where the line's entry body starts in the file (-1: not a slice of the file)
+	size     int             // the body's length
 }
 
 // ccLine is the part of a line the reader looks at.
@@ -346,6 +349,7 @@ type ccParser struct {
 	notes       []Problem
 	stem        string // the file name without .jsonl
 	ownLines    bool   // some line carries the file name as sessionId
+	ccResuming
 }
 
 // ccToolFile is a tool-results file waiting for its place.
@@ -357,6 +361,7 @@ type ccToolFile struct {
 	at      int  // the entry number it had in the import that returned the state (0: none)
 	named   bool // some line of the file names it
 	namedAt int  // the entry number of the first line naming it (0: none yet)
+	stamp   fileStamp
 }
 
 // Parse reads one Claude Code transcript (see the package notes above).
@@ -375,7 +380,7 @@ func (ClaudeCode) Parse(ctx context.Context, u Unit, from Resume) (parsed *Parse
 		return nil, fmt.Errorf("parse claude-code %s: %w", u.Path, err)
 	}
 	if from.Offset > 0 {
-		return nil, fmt.Errorf("parse claude-code %s: %w", u.Path, ErrNotIncremental)
+		return ccResume(ctx, u, from)
 	}
 	agent, owner := ccAgentOwner(u.Path)
 	p := &ccParser{
@@ -431,7 +436,11 @@ func (ClaudeCode) Parse(ctx context.Context, u Unit, from Resume) (parsed *Parse
 			p.notes = append(p.notes, Problem{Path: u.Path, Reason: fmt.Sprintf("tool-results file %s is named by no line yet; it is imported after the line that names it", f.name)})
 		}
 	}
-	return p.finish(u)
+	out, err := p.finish(u)
+	if err == nil {
+		p.keep(from.follow, out, 0)
+	}
+	return out, err
 }
 
 // ccAgentOwner reports whether path is a sub-agent transcript
@@ -529,6 +538,7 @@ func (p *ccParser) dispatch(raw []byte, lineNo int) {
 		}
 		node = &ccNode{uuid: l.UUID, parent: parent, n: n, line: lineNo, typ: l.Type, msg: isMsg, side: l.IsSidechain,
 			boundary: l.Type == "system" && l.Subtype == "compact_boundary", meta: l.CompactMetadata}
+		node.at, node.size = p.bodyAt, len(raw)
 		if old, dup := p.nodes[l.UUID]; dup {
 			p.problem(lineNo, "uuid %s already used on line %d; the later line wins in the tree", l.UUID, old.line)
 		}
@@ -537,12 +547,13 @@ func (p *ccParser) dispatch(raw []byte, lineNo int) {
 	}
 	if isMsg {
 		if node == nil {
-			node = &ccNode{n: n, line: lineNo, typ: l.Type, msg: true}
+			node = &ccNode{n: n, line: lineNo, typ: l.Type, msg: true, at: p.bodyAt, size: len(raw)}
 		}
 		if l.Type == "assistant" {
 			node.msgID = l.Message.ID
 		}
 		p.blocks(node, l.Message.Content)
+		p.sawIDs(node, raw)
 		if p.partOf(node) {
 			e.Kind = ccKindPart
 		}
@@ -682,8 +693,11 @@ func (p *ccParser) usageOf(l ccLine, n int, t time.Time) {
 func (p *ccParser) countedUsage() []ccCall {
 	var out []ccCall
 	copied := map[string]int{}
-	others := ccCopies(p.path)
+	others := ccCopies(p.path, p.grownFrom)
 	for _, c := range p.usage {
+		if c.row.Seq <= int64(p.usageFrom) {
+			continue // a resumed read counts the rows of its new lines only
+		}
 		if c.row.CallID != "" {
 			if o, ok := others(c.row.CallID); ok && ccWins(o, ccReport{path: p.path, side: c.side, at: c.row.CreatedAt}) {
 				copied[o.path]++
@@ -722,109 +736,6 @@ func ccWins(a, b ccReport) bool {
 	return a.path < b.path
 }
 
-// ccKeys is the responses of one transcript, cached by size and time.
-type ccKeys struct {
-	size int64
-	mod  time.Time
-	keys map[string]ccReport
-}
-
-// ccKeyCache holds the responses of the transcripts read by ccCopies, so
-// that an import reads each sibling once, and a live mirror importing one
-// growing file reads its unchanged siblings never again. (It lives as
-// long as the process: a key per response of every transcript seen.)
-var ccKeyCache = struct {
-	sync.Mutex
-	files map[string]*ccKeys
-}{files: map[string]*ccKeys{}}
-
-// ccCopies returns the lookup of the responses held by the other
-// transcripts of path's project folder (its sessions and their sub-agent
-// files): for a CallID, the report that would count it among them.
-func ccCopies(path string) func(string) (ccReport, bool) {
-	project := filepath.Dir(path)
-	if ok, _ := ccAgentOwner(path); ok {
-		project = filepath.Dir(ccAgentSessionDir(path))
-	}
-	idx := ccProjectIndex(project)
-	return func(key string) (ccReport, bool) {
-		best := idx[key]
-		switch {
-		case best[0].path != "" && best[0].path != path:
-			return best[0], true
-		case best[1].path != "":
-			return best[1], true
-		}
-		return ccReport{}, false
-	}
-}
-
-// ccIndex is a project folder's responses: for each CallID the best and
-// the second best report (ccWins) of two different transcripts, so that
-// any transcript can learn the best report among the others in one
-// lookup. It is rebuilt when a transcript of the folder changes.
-type ccIndex struct {
-	stamps map[string]string // path → size and modification time
-	best   map[string][2]ccReport
-}
-
-var ccIndexCache = struct {
-	sync.Mutex
-	dirs map[string]*ccIndex
-}{dirs: map[string]*ccIndex{}}
-
-// ccProjectIndex returns the index of the transcripts of project.
-func ccProjectIndex(project string) map[string][2]ccReport {
-	var files []string
-	ents, err := os.ReadDir(project)
-	if err != nil {
-		return nil
-	}
-	for _, e := range ents {
-		full := filepath.Join(project, e.Name())
-		switch {
-		case e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".jsonl"):
-			files = append(files, full)
-		case e.IsDir():
-			_ = filepath.WalkDir(filepath.Join(full, "subagents"), func(p string, d os.DirEntry, err error) error {
-				if err == nil && d.Type().IsRegular() && ccAgentFileRE.MatchString(d.Name()) {
-					files = append(files, p)
-				}
-				return nil
-			})
-		}
-	}
-	stamps := map[string]string{}
-	for _, f := range files {
-		if fi, err := os.Stat(f); err == nil {
-			stamps[f] = fmt.Sprintf("%d/%d", fi.Size(), fi.ModTime().UnixNano())
-		}
-	}
-	ccIndexCache.Lock()
-	idx := ccIndexCache.dirs[project]
-	ccIndexCache.Unlock()
-	if idx != nil && maps.Equal(idx.stamps, stamps) {
-		return idx.best
-	}
-	best := map[string][2]ccReport{}
-	for _, f := range files {
-		for k, r := range ccFileKeys(f) {
-			b := best[k]
-			switch {
-			case b[0].path == "" || ccWins(r, b[0]):
-				b[1], b[0] = b[0], r
-			case b[1].path == "" || ccWins(r, b[1]):
-				b[1] = r
-			}
-			best[k] = b
-		}
-	}
-	ccIndexCache.Lock()
-	ccIndexCache.dirs[project] = &ccIndex{stamps: stamps, best: best}
-	ccIndexCache.Unlock()
-	return best
-}
-
 // ccAgentSessionDir returns the <session> folder a sub-agent file is in.
 func ccAgentSessionDir(path string) string {
 	dir := filepath.Dir(path)
@@ -835,51 +746,6 @@ func ccAgentSessionDir(path string) string {
 		dir = filepath.Dir(dir)
 	}
 	return filepath.Dir(path)
-}
-
-// ccFileKeys returns the responses of the transcript at path, each with
-// the report that counts it within the file (ccBetter).
-func ccFileKeys(path string) map[string]ccReport {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil
-	}
-	ccKeyCache.Lock()
-	c := ccKeyCache.files[path]
-	ccKeyCache.Unlock()
-	if c != nil && c.size == fi.Size() && c.mod.Equal(fi.ModTime()) {
-		return c.keys
-	}
-	keys := map[string]ccReport{}
-	totals := map[string]int64{}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	marker := []byte(`"usage"`)
-	_ = scanLines(f, 0, func(line []byte, _ int, _, _ int64, _ bool) error {
-		if !bytes.Contains(line, marker) {
-			return nil
-		}
-		var l ccLine
-		if json.Unmarshal(line, &l) != nil || l.Type != "assistant" || l.Message == nil || l.Message.Usage == nil || l.Message.ID == "" || l.Message.Model == "<synthetic>" {
-			return nil
-		}
-		u := l.Message.Usage
-		k := ccCallID(l.Message.ID, l.RequestID)
-		r := ccReport{path: path, side: l.IsSidechain, at: parseTime(l.Timestamp)}
-		tot := u.Input + u.Output + u.CacheRead + u.CacheWrite
-		old, ok := keys[k]
-		if !ok || ccBetter(ccCall{side: r.side, row: sessiondb.Usage{InputTokens: tot}}, ccCall{side: old.side, row: sessiondb.Usage{InputTokens: totals[k]}}) {
-			keys[k], totals[k] = r, tot
-		}
-		return nil
-	})
-	ccKeyCache.Lock()
-	ccKeyCache.files[path] = &ccKeys{size: fi.Size(), mod: fi.ModTime(), keys: keys}
-	ccKeyCache.Unlock()
-	return keys
 }
 
 // ccCallID names an API response: message.id and requestId (which
@@ -937,26 +803,42 @@ func (p *ccParser) readToolFiles(u Unit, placed []ccPlaced) {
 	}
 	raw, _ := os.ReadFile(u.Path)
 	for _, x := range u.Extra {
-		name := filepath.Base(x)
-		fi, err := os.Stat(x)
-		var data []byte
-		if err == nil {
-			data, err = os.ReadFile(x)
-		}
-		if err != nil {
-			p.problem(0, "tool-results file %s: %v", name, err)
+		f, ok := p.loadToolFile(x, at[filepath.Base(x)])
+		if !ok {
 			continue
 		}
-		if len(data) > MaxLineSize {
-			p.problem(0, "tool-results file %s is %d bytes (over %d); not imported", name, len(data), MaxLineSize)
-			continue
-		}
-		body, _ := json.Marshal(map[string]string{"file": name, "content": string(zotValidUTF8(data))})
-		f := ccToolFile{name: name, stem: strings.TrimSuffix(name, filepath.Ext(name)), at: at[name],
-			entry: sessiondb.Entry{Kind: ccKindToolFile, CreatedAt: fi.ModTime().UTC(), Body: body}}
-		f.named = bytes.Contains(raw, []byte(`"`+f.stem+`"`)) || bytes.Contains(raw, []byte(name))
+		f.named = ccNames(raw, f)
 		p.files = append(p.files, f)
 	}
+}
+
+// ccNames reports whether data names tool-results file f.
+func ccNames(data []byte, f ccToolFile) bool {
+	return bytes.Contains(data, []byte(`"`+f.stem+`"`)) || bytes.Contains(data, []byte(f.name))
+}
+
+// loadToolFile reads the tool-results file x, to be entry number at (0:
+// where a line names it); false (and a problem) when it cannot be
+// imported.
+func (p *ccParser) loadToolFile(x string, at int) (ccToolFile, bool) {
+	name := filepath.Base(x)
+	fi, err := os.Stat(x)
+	var data []byte
+	if err == nil {
+		data, err = os.ReadFile(x)
+	}
+	if err != nil {
+		p.problem(0, "tool-results file %s: %v", name, err)
+		return ccToolFile{}, false
+	}
+	if len(data) > MaxLineSize {
+		p.problem(0, "tool-results file %s is %d bytes (over %d); not imported", name, len(data), MaxLineSize)
+		return ccToolFile{}, false
+	}
+	body, _ := json.Marshal(map[string]string{"file": name, "content": string(zotValidUTF8(data))})
+	return ccToolFile{name: name, stem: strings.TrimSuffix(name, filepath.Ext(name)), at: at,
+		stamp: fileStamp{Path: x, Size: fi.Size(), ModTime: fi.ModTime()},
+		entry: sessiondb.Entry{Kind: ccKindToolFile, CreatedAt: fi.ModTime().UTC(), Body: body}}, true
 }
 
 // placeToolFiles appends the tool-results files due before the next
@@ -1134,7 +1016,7 @@ func (p *ccParser) finish(u Unit) (*Parsed, error) {
 	default:
 		sum := make([]sessiondb.Entry, 0, len(path))
 		for _, n := range path {
-			e := p.entries[n.n-1]
+			e := p.entryOf(n)
 			e.Summary = true
 			sum = append(sum, e)
 		}
