@@ -77,7 +77,11 @@ package jsonlimport
 //     they still hold is recovered (see wildScan); a `<synthetic>` stop or
 //     a tool call without result at the end of the path is noted (it can
 //     block resume in Claude Code) and kept.
-//   - Resume: a file that grew is always read whole (Parse returns
+//   - Resume: under the importer's Follow (sessionctl watch) the parse
+//     state is kept in memory between imports and a file that grew is
+//     continued from the offset (see ccresume.go for how, and for the few
+//     cases that still read the file whole). Without a Follow (sessionctl
+//     import) a file that grew is read whole (Parse returns
 //     ErrNotIncremental for an offset): the importer keeps the new lines.
 //     A file with no user or assistant line, or no time at all, is skipped
 //     with a note until it has one.
@@ -226,8 +230,9 @@ func sniffClaudeCode(path string) bool {
 	return false
 }
 
-// ccResumeState is Parsed.ResumeState for Claude Code files. A file is
-// always read whole (see Parse); the state only identifies the session.
+// ccResumeState is Parsed.ResumeState for Claude Code files. The state
+// identifies the session and names the parse state a Follow keeps (the
+// parse itself is not in it: see ccresume.go).
 type ccResumeState struct {
 	V  int    `json:"v"`
 	ID string `json:"id"`
@@ -365,11 +370,12 @@ type ccToolFile struct {
 }
 
 // Parse reads one Claude Code transcript (see the package notes above).
-// It always reads the whole file: the resume path, the lines of one
-// response and the results of parallel tool calls can all change with a
-// line added anywhere in the tree, so a file that grew is read again and
-// the importer keeps only the entries after those imported before
-// (Parse returns ErrNotIncremental for a Resume with an offset).
+// The resume path, the lines of one response and the results of parallel
+// tool calls can all change with a line added anywhere in the tree, so
+// resuming needs the whole parse: a file that grew is continued from the
+// parse state kept in Options.Follow (ccResume), else read again, the
+// importer keeping only the entries after those imported before (Parse
+// returns ErrNotIncremental for a Resume with an offset).
 func (ClaudeCode) Parse(ctx context.Context, u Unit, from Resume) (parsed *Parsed, err error) {
 	defer func() {
 		if r := recover(); r != nil {
