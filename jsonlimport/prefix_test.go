@@ -18,20 +18,6 @@ func prefixLine(i int) string {
 	return fmt.Sprintf(`{"role":"user","content":"line %d %s"}`+"\n", i, strings.Repeat("x", 100))
 }
 
-func appendTo(t *testing.T, path, s string) {
-	t.Helper()
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.WriteString(s); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestFollowContinuesPrefixHash: under a Follow, an append continues the
 // recorded hash state instead of hashing the prefix again, and the
 // recorded SHA256 is still sha256 of the file's first Offset bytes. A
@@ -43,8 +29,12 @@ func TestFollowContinuesPrefixHash(t *testing.T) {
 	st := openStore(t)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "s.jsonl")
+	var first strings.Builder
 	for i := range 100 {
-		appendTo(t, path, prefixLine(i))
+		first.WriteString(prefixLine(i))
+	}
+	if err := os.WriteFile(path, []byte(first.String()), 0o644); err != nil {
+		t.Fatal(err)
 	}
 	follow := NewFollow()
 	imp := func() Report {
@@ -94,11 +84,11 @@ func TestFollowContinuesPrefixHash(t *testing.T) {
 		t.Fatal("first import: recorded SHA256 is not the hash of the consumed prefix")
 	}
 	for i := 100; i < 120; i++ {
-		appendTo(t, path, prefixLine(i))
+		picoAppend(t, path, prefixLine(i))
 		if i%3 == 0 {
-			appendTo(t, path, `{"role":"user","content":"torn`) // completed by the next append
+			picoAppend(t, path, `{"role":"user","content":"torn`) // completed by the next append
 			imp()
-			appendTo(t, path, `"}`+"\n")
+			picoAppend(t, path, `"}`+"\n")
 		}
 		imp()
 		if !recorded() {
@@ -136,7 +126,7 @@ func TestFollowContinuesPrefixHash(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 40 {
-		appendTo(t, path, prefixLine(902))
+		picoAppend(t, path, prefixLine(902))
 	}
 	imp()
 	if !recorded() {
@@ -150,7 +140,7 @@ func TestFollowContinuesPrefixHash(t *testing.T) {
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	appendTo(t, path, prefixLine(903))
+	picoAppend(t, path, prefixLine(903))
 	imp()
 	if !recorded() {
 		t.Fatal("an edit in the tail window is not detected")
@@ -165,13 +155,13 @@ func TestFollowContinuesPrefixHash(t *testing.T) {
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	appendTo(t, path, prefixLine(904))
+	picoAppend(t, path, prefixLine(904))
 	imp()
 	if recorded() {
 		t.Fatal("the escape the package doc describes did not happen: update the doc")
 	}
 	follow = NewFollow()
-	appendTo(t, path, prefixLine(905))
+	picoAppend(t, path, prefixLine(905))
 	imp()
 	if !recorded() {
 		t.Fatal("a new Follow's first import does not hash the prefix whole")

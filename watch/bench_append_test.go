@@ -23,6 +23,13 @@ type appendShape struct {
 
 var appendShapes = []appendShape{
 	{
+		name: "picoclaw",
+		path: "big.jsonl",
+		line: func(i int) string {
+			return fmt.Sprintf(`{"role":"user","content":"%d %s"}`+"\n", i, strings.Repeat("x", 1000))
+		},
+	},
+	{
 		name: "claude-code",
 		path: "projects/-home-dev-proj/5c2d8e41-0000-4000-8000-0000000000aa.jsonl",
 		line: func(i int) string {
@@ -55,8 +62,9 @@ var appendShapes = []appendShape{
 	},
 }
 
-// BenchmarkAppendOneLine: one line (about 1 KB) appended to a Claude Code
-// transcript and to a Codex rollout of 1, 16 and 64 MiB, until the store
+// BenchmarkAppendOneLine: one line (about 1 KB) appended to a picoclaw
+// session, a Claude Code transcript and a Codex rollout of 1, 16 and 64
+// MiB, until the store
 // has recorded it (DurabilityNormal). The cost of an append should not
 // depend on the size of the file (see jsonlimport.Follow).
 //
