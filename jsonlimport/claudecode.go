@@ -271,7 +271,10 @@ type ccNode struct {
 	calls    []string        // tool_use ids of an assistant line
 	results  []string        // tool_use ids answered by a user line
 	at       int64           // where the line's entry body starts in the file (-1: not a slice of the file)
-	size     int             // the body's length
+	seen, in uint64          // the resumePath walk that met it, that put it on the path
+	up       *ccNode         // p.nodes[parent], when upTree is p.tree (resolved once found)
+	upTree   uint64
+	size     int // the body's length
 }
 
 // ccLine is the part of a line the reader looks at.
@@ -354,6 +357,8 @@ type ccParser struct {
 	notes       []Problem
 	stem        string // the file name without .jsonl
 	ownLines    bool   // some line carries the file name as sessionId
+	walks       uint64 // resumePath walks so far
+	tree        uint64 // 1 + the uuids written again (a later line replaces a node)
 	ccResuming
 }
 
@@ -546,6 +551,7 @@ func (p *ccParser) dispatch(raw []byte, lineNo int) {
 			boundary: l.Type == "system" && l.Subtype == "compact_boundary", meta: l.CompactMetadata}
 		node.at, node.size = p.bodyAt, len(raw)
 		if old, dup := p.nodes[l.UUID]; dup {
+			p.tree++ // the parent links resolved before may be stale
 			p.problem(lineNo, "uuid %s already used on line %d; the later line wins in the tree", l.UUID, old.line)
 		}
 	} else if isMsg {
@@ -901,15 +907,23 @@ func (p *ccParser) appendToolFile(f *ccToolFile) {
 // reaches only the last result). It also returns the root of the walk
 // and the tool calls on the path without result.
 func (p *ccParser) resumePath(leaf string) (path []*ccNode, root *ccNode, open []*ccNode) {
-	seen := map[string]bool{}
-	in := map[*ccNode]bool{}
+	// Nodes are marked with the number of this walk rather than put in
+	// maps: a resumed read walks the path again on every append.
+	p.walks++
+	g := p.walks
+	add := func(n *ccNode) {
+		if n.in != g {
+			n.in = g
+			path = append(path, n)
+		}
+	}
+	var prev *ccNode
 	for cur := leaf; cur != ""; {
-		if seen[cur] {
+		node, ok := prev.parentNode(p, cur)
+		if ok && node.seen == g {
 			p.problem(root.line, "parentUuid cycle at %s; the resume path stops there", cur)
 			break
 		}
-		seen[cur] = true
-		node, ok := p.nodes[cur]
 		if !ok {
 			if p.agentFile || p.agentID != "" {
 				// A sub-agent's first line hangs off the line of the
@@ -920,24 +934,25 @@ func (p *ccParser) resumePath(leaf string) (path []*ccNode, root *ccNode, open [
 			}
 			break
 		}
+		node.seen = g
 		if node.msg {
-			in[node] = true
+			add(node)
 		}
-		root = node
+		root, prev = node, node
 		cur = node.parent
 	}
 	var heads []*ccNode
-	for n := range in {
+	for _, n := range path {
 		if n.typ == "assistant" && n.head != nil {
 			heads = append(heads, n.head)
 		}
 	}
 	for _, h := range heads {
 		for _, part := range p.parts[h] {
-			in[part] = true
+			add(part)
 		}
 	}
-	for n := range in {
+	for _, n := range path[:len(path):len(path)] {
 		if n.typ != "assistant" {
 			continue
 		}
@@ -949,14 +964,11 @@ func (p *ccParser) resumePath(leaf string) (path []*ccNode, root *ccNode, open [
 				}
 			}
 			if answer != nil {
-				in[answer] = true
+				add(answer)
 			} else {
 				open = append(open, n)
 			}
 		}
-	}
-	for n := range in {
-		path = append(path, n)
 	}
 	sort.Slice(path, func(i, j int) bool { return path[i].n < path[j].n })
 	sort.Slice(open, func(i, j int) bool { return open[i].n < open[j].n })
@@ -981,7 +993,7 @@ func (p *ccParser) finish(u Unit) (*Parsed, error) {
 	}
 
 	// Is the path a suffix of the message entries?
-	onPath := map[int]bool{}
+	onPath := make([]bool, len(p.entries)+1)
 	for _, n := range path {
 		onPath[n.n] = true
 	}
@@ -1124,4 +1136,18 @@ func (p *ccParser) reportPathEnd(path, open []*ccNode) {
 // check what it would resume from a written file.
 func (ClaudeCode) Export(ctx context.Context, s sessiondb.Store, id string, dir string) ([]string, error) {
 	return nil, fmt.Errorf("export claude-code: %w: writing Claude Code transcripts is not supported", sessiondb.ErrInvalid)
+}
+
+// parentNode returns the node of uuid, the parent of n (n nil: the
+// leaf), resolving it through p.nodes once and then from n.up, until a
+// uuid is written again.
+func (n *ccNode) parentNode(p *ccParser, uuid string) (*ccNode, bool) {
+	if n != nil && n.up != nil && n.upTree == p.tree+1 {
+		return n.up, true
+	}
+	node, ok := p.nodes[uuid]
+	if ok && n != nil {
+		n.up, n.upTree = node, p.tree+1
+	}
+	return node, ok
 }

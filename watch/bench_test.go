@@ -236,4 +236,3 @@ func BenchmarkAppendLatency(b *testing.B) {
 		b.ReportMetric(float64(total)/time.Since(start).Seconds(), "lines/s")
 	}
 }
-
