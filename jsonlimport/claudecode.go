@@ -77,7 +77,11 @@ package jsonlimport
 //     they still hold is recovered (see wildScan); a `<synthetic>` stop or
 //     a tool call without result at the end of the path is noted (it can
 //     block resume in Claude Code) and kept.
-//   - Resume: a file that grew is always read whole (Parse returns
+//   - Resume: under the importer's Follow (sessionctl watch) the parse
+//     state is kept in memory between imports and a file that grew is
+//     continued from the offset (see ccresume.go for how, and for the few
+//     cases that still read the file whole). Without a Follow (sessionctl
+//     import) a file that grew is read whole (Parse returns
 //     ErrNotIncremental for an offset): the importer keeps the new lines.
 //     A file with no user or assistant line, or no time at all, is skipped
 //     with a note until it has one.
@@ -87,13 +91,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/sessiondb/sessiondb"
@@ -229,8 +231,9 @@ func sniffClaudeCode(path string) bool {
 	return false
 }
 
-// ccResumeState is Parsed.ResumeState for Claude Code files. A file is
-// always read whole (see Parse); the state only identifies the session.
+// ccResumeState is Parsed.ResumeState for Claude Code files. The state
+// identifies the session and names the parse state a Follow keeps (the
+// parse itself is not in it: see ccresume.go).
 type ccResumeState struct {
 	V  int    `json:"v"`
 	ID string `json:"id"`
@@ -239,6 +242,9 @@ type ccResumeState struct {
 	Files []ccPlaced `json:"files,omitempty"`
 	// Entries is the number of entries the read numbered.
 	Entries int `json:"entries"`
+	// Token names the parse state kept in the importer's Follow, from
+	// which the next import continues (see ccresume.go).
+	Token string `json:"token,omitempty"`
 }
 
 // ccPlaced is a tool-results file and the entry number it was given.
@@ -265,6 +271,11 @@ type ccNode struct {
 	head     *ccNode         // the first line of the API response (assistant lines) or the response answered (result lines)
 	calls    []string        // tool_use ids of an assistant line
 	results  []string        // tool_use ids answered by a user line
+	at       int64           // where the line's entry body starts in the file (-1: not a slice of the file)
+	seen, in uint64          // the resumePath walk that met it, that put it on the path
+	up       *ccNode         // p.nodes[parent], when upTree is p.tree (resolved once found)
+	upTree   uint64
+	size     int // the body's length
 }
 
 // ccLine is the part of a line the reader looks at.
@@ -352,6 +363,9 @@ type ccParser struct {
 	notes       []Problem
 	stem        string // the file name without .jsonl
 	ownLines    bool   // some line carries the file name as sessionId
+	walks       uint64 // resumePath walks so far
+	tree        uint64 // 1 + the uuids written again (a later line replaces a node)
+	ccResuming
 }
 
 // ccToolFile is a tool-results file waiting for its place.
@@ -363,14 +377,16 @@ type ccToolFile struct {
 	at      int  // the entry number it had in the import that returned the state (0: none)
 	named   bool // some line of the file names it
 	namedAt int  // the entry number of the first line naming it (0: none yet)
+	stamp   fileStamp
 }
 
 // Parse reads one Claude Code transcript (see the package notes above).
-// It always reads the whole file: the resume path, the lines of one
-// response and the results of parallel tool calls can all change with a
-// line added anywhere in the tree, so a file that grew is read again and
-// the importer keeps only the entries after those imported before
-// (Parse returns ErrNotIncremental for a Resume with an offset).
+// The resume path, the lines of one response and the results of parallel
+// tool calls can all change with a line added anywhere in the tree, so
+// resuming needs the whole parse: a file that grew is continued from the
+// parse state kept in Options.Follow (ccResume), else read again, the
+// importer keeping only the entries after those imported before (Parse
+// returns ErrNotIncremental for a Resume with an offset).
 func (ClaudeCode) Parse(ctx context.Context, u Unit, from Resume) (parsed *Parsed, err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -381,7 +397,7 @@ func (ClaudeCode) Parse(ctx context.Context, u Unit, from Resume) (parsed *Parse
 		return nil, fmt.Errorf("parse claude-code %s: %w", u.Path, err)
 	}
 	if from.Offset > 0 {
-		return nil, fmt.Errorf("parse claude-code %s: %w", u.Path, ErrNotIncremental)
+		return ccResume(ctx, u, from)
 	}
 	agent, owner := ccAgentOwner(u.Path)
 	p := &ccParser{
@@ -437,7 +453,11 @@ func (ClaudeCode) Parse(ctx context.Context, u Unit, from Resume) (parsed *Parse
 			p.notes = append(p.notes, Problem{Path: u.Path, Reason: fmt.Sprintf("tool-results file %s is named by no line yet; it is imported after the line that names it", f.name)})
 		}
 	}
-	return p.finish(u)
+	out, err := p.finish(u)
+	if err == nil {
+		p.keep(from.follow, out, 0)
+	}
+	return out, err
 }
 
 // ccAgentOwner reports whether path is a sub-agent transcript
@@ -535,7 +555,9 @@ func (p *ccParser) dispatch(raw []byte, lineNo int) {
 		}
 		node = &ccNode{uuid: l.UUID, parent: parent, n: n, line: lineNo, typ: l.Type, msg: isMsg, side: l.IsSidechain,
 			boundary: l.Type == "system" && l.Subtype == "compact_boundary", meta: l.CompactMetadata}
+		node.at, node.size = p.bodyAt, len(raw)
 		if old, dup := p.nodes[l.UUID]; dup {
+			p.tree++ // the parent links resolved before may be stale
 			p.problem(lineNo, "uuid %s already used on line %d; the later line wins in the tree", l.UUID, old.line)
 		}
 	} else if isMsg {
@@ -543,12 +565,13 @@ func (p *ccParser) dispatch(raw []byte, lineNo int) {
 	}
 	if isMsg {
 		if node == nil {
-			node = &ccNode{n: n, line: lineNo, typ: l.Type, msg: true}
+			node = &ccNode{n: n, line: lineNo, typ: l.Type, msg: true, at: p.bodyAt, size: len(raw)}
 		}
 		if l.Type == "assistant" {
 			node.msgID = l.Message.ID
 		}
 		p.blocks(node, l.Message.Content)
+		p.sawIDs(node, raw)
 		if p.partOf(node) {
 			e.Kind = ccKindPart
 		}
@@ -691,8 +714,11 @@ func (p *ccParser) usageOf(l ccLine, n int, t time.Time) {
 func (p *ccParser) countedUsage() []ccCall {
 	var out []ccCall
 	copied := map[string]int{}
-	others := ccCopies(p.path)
+	others := ccCopies(p.path, p.grownFrom)
 	for _, c := range p.usage {
+		if c.row.Seq <= int64(p.usageFrom) {
+			continue // a resumed read counts the rows of its new lines only
+		}
 		if c.row.CallID != "" {
 			if o, ok := others(c.row.CallID); ok && ccWins(o, ccReport{path: p.path, side: c.side, at: c.row.CreatedAt}) {
 				copied[o.path]++
@@ -731,109 +757,6 @@ func ccWins(a, b ccReport) bool {
 	return a.path < b.path
 }
 
-// ccKeys is the responses of one transcript, cached by size and time.
-type ccKeys struct {
-	size int64
-	mod  time.Time
-	keys map[string]ccReport
-}
-
-// ccKeyCache holds the responses of the transcripts read by ccCopies, so
-// that an import reads each sibling once, and a live mirror importing one
-// growing file reads its unchanged siblings never again. (It lives as
-// long as the process: a key per response of every transcript seen.)
-var ccKeyCache = struct {
-	sync.Mutex
-	files map[string]*ccKeys
-}{files: map[string]*ccKeys{}}
-
-// ccCopies returns the lookup of the responses held by the other
-// transcripts of path's project folder (its sessions and their sub-agent
-// files): for a CallID, the report that would count it among them.
-func ccCopies(path string) func(string) (ccReport, bool) {
-	project := filepath.Dir(path)
-	if ok, _ := ccAgentOwner(path); ok {
-		project = filepath.Dir(ccAgentSessionDir(path))
-	}
-	idx := ccProjectIndex(project)
-	return func(key string) (ccReport, bool) {
-		best := idx[key]
-		switch {
-		case best[0].path != "" && best[0].path != path:
-			return best[0], true
-		case best[1].path != "":
-			return best[1], true
-		}
-		return ccReport{}, false
-	}
-}
-
-// ccIndex is a project folder's responses: for each CallID the best and
-// the second best report (ccWins) of two different transcripts, so that
-// any transcript can learn the best report among the others in one
-// lookup. It is rebuilt when a transcript of the folder changes.
-type ccIndex struct {
-	stamps map[string]string // path → size and modification time
-	best   map[string][2]ccReport
-}
-
-var ccIndexCache = struct {
-	sync.Mutex
-	dirs map[string]*ccIndex
-}{dirs: map[string]*ccIndex{}}
-
-// ccProjectIndex returns the index of the transcripts of project.
-func ccProjectIndex(project string) map[string][2]ccReport {
-	var files []string
-	ents, err := os.ReadDir(project)
-	if err != nil {
-		return nil
-	}
-	for _, e := range ents {
-		full := filepath.Join(project, e.Name())
-		switch {
-		case e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".jsonl"):
-			files = append(files, full)
-		case e.IsDir():
-			_ = filepath.WalkDir(filepath.Join(full, "subagents"), func(p string, d os.DirEntry, err error) error {
-				if err == nil && d.Type().IsRegular() && ccAgentFileRE.MatchString(d.Name()) {
-					files = append(files, p)
-				}
-				return nil
-			})
-		}
-	}
-	stamps := map[string]string{}
-	for _, f := range files {
-		if fi, err := os.Stat(f); err == nil {
-			stamps[f] = fmt.Sprintf("%d/%d", fi.Size(), fi.ModTime().UnixNano())
-		}
-	}
-	ccIndexCache.Lock()
-	idx := ccIndexCache.dirs[project]
-	ccIndexCache.Unlock()
-	if idx != nil && maps.Equal(idx.stamps, stamps) {
-		return idx.best
-	}
-	best := map[string][2]ccReport{}
-	for _, f := range files {
-		for k, r := range ccFileKeys(f) {
-			b := best[k]
-			switch {
-			case b[0].path == "" || ccWins(r, b[0]):
-				b[1], b[0] = b[0], r
-			case b[1].path == "" || ccWins(r, b[1]):
-				b[1] = r
-			}
-			best[k] = b
-		}
-	}
-	ccIndexCache.Lock()
-	ccIndexCache.dirs[project] = &ccIndex{stamps: stamps, best: best}
-	ccIndexCache.Unlock()
-	return best
-}
-
 // ccAgentSessionDir returns the <session> folder a sub-agent file is in.
 func ccAgentSessionDir(path string) string {
 	dir := filepath.Dir(path)
@@ -844,51 +767,6 @@ func ccAgentSessionDir(path string) string {
 		dir = filepath.Dir(dir)
 	}
 	return filepath.Dir(path)
-}
-
-// ccFileKeys returns the responses of the transcript at path, each with
-// the report that counts it within the file (ccBetter).
-func ccFileKeys(path string) map[string]ccReport {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil
-	}
-	ccKeyCache.Lock()
-	c := ccKeyCache.files[path]
-	ccKeyCache.Unlock()
-	if c != nil && c.size == fi.Size() && c.mod.Equal(fi.ModTime()) {
-		return c.keys
-	}
-	keys := map[string]ccReport{}
-	totals := map[string]int64{}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	marker := []byte(`"usage"`)
-	_ = scanLines(f, 0, func(line []byte, _ int, _, _ int64, _ bool) error {
-		if !bytes.Contains(line, marker) {
-			return nil
-		}
-		var l ccLine
-		if json.Unmarshal(line, &l) != nil || l.Type != "assistant" || l.Message == nil || l.Message.Usage == nil || l.Message.ID == "" || l.Message.Model == "<synthetic>" {
-			return nil
-		}
-		u := l.Message.Usage
-		k := ccCallID(l.Message.ID, l.RequestID)
-		r := ccReport{path: path, side: l.IsSidechain, at: parseTime(l.Timestamp)}
-		tot := u.Input + u.Output + u.CacheRead + u.CacheWrite
-		old, ok := keys[k]
-		if !ok || ccBetter(ccCall{side: r.side, row: sessiondb.Usage{InputTokens: tot}}, ccCall{side: old.side, row: sessiondb.Usage{InputTokens: totals[k]}}) {
-			keys[k], totals[k] = r, tot
-		}
-		return nil
-	})
-	ccKeyCache.Lock()
-	ccKeyCache.files[path] = &ccKeys{size: fi.Size(), mod: fi.ModTime(), keys: keys}
-	ccKeyCache.Unlock()
-	return keys
 }
 
 // ccCallID names an API response: message.id and requestId (which
@@ -946,26 +824,42 @@ func (p *ccParser) readToolFiles(u Unit, placed []ccPlaced) {
 	}
 	raw, _ := os.ReadFile(u.Path)
 	for _, x := range u.Extra {
-		name := filepath.Base(x)
-		fi, err := os.Stat(x)
-		var data []byte
-		if err == nil {
-			data, err = os.ReadFile(x)
-		}
-		if err != nil {
-			p.problem(0, "tool-results file %s: %v", name, err)
+		f, ok := p.loadToolFile(x, at[filepath.Base(x)])
+		if !ok {
 			continue
 		}
-		if len(data) > MaxLineSize {
-			p.problem(0, "tool-results file %s is %d bytes (over %d); not imported", name, len(data), MaxLineSize)
-			continue
-		}
-		body, _ := json.Marshal(map[string]string{"file": name, "content": string(zotValidUTF8(data))})
-		f := ccToolFile{name: name, stem: strings.TrimSuffix(name, filepath.Ext(name)), at: at[name],
-			entry: sessiondb.Entry{Kind: ccKindToolFile, CreatedAt: fi.ModTime().UTC(), Body: body}}
-		f.named = bytes.Contains(raw, []byte(`"`+f.stem+`"`)) || bytes.Contains(raw, []byte(name))
+		f.named = ccNames(raw, f)
 		p.files = append(p.files, f)
 	}
+}
+
+// ccNames reports whether data names tool-results file f.
+func ccNames(data []byte, f ccToolFile) bool {
+	return bytes.Contains(data, []byte(`"`+f.stem+`"`)) || bytes.Contains(data, []byte(f.name))
+}
+
+// loadToolFile reads the tool-results file x, to be entry number at (0:
+// where a line names it); false (and a problem) when it cannot be
+// imported.
+func (p *ccParser) loadToolFile(x string, at int) (ccToolFile, bool) {
+	name := filepath.Base(x)
+	fi, err := os.Stat(x)
+	var data []byte
+	if err == nil {
+		data, err = os.ReadFile(x)
+	}
+	if err != nil {
+		p.problem(0, "tool-results file %s: %v", name, err)
+		return ccToolFile{}, false
+	}
+	if len(data) > MaxLineSize {
+		p.problem(0, "tool-results file %s is %d bytes (over %d); not imported", name, len(data), MaxLineSize)
+		return ccToolFile{}, false
+	}
+	body, _ := json.Marshal(map[string]string{"file": name, "content": string(zotValidUTF8(data))})
+	return ccToolFile{name: name, stem: strings.TrimSuffix(name, filepath.Ext(name)), at: at,
+		stamp: fileStamp{Path: x, Size: fi.Size(), ModTime: fi.ModTime()},
+		entry: sessiondb.Entry{Kind: ccKindToolFile, CreatedAt: fi.ModTime().UTC(), Body: body}}, true
 }
 
 // placeToolFiles appends the tool-results files due before the next
@@ -1022,15 +916,23 @@ func (p *ccParser) appendToolFile(f *ccToolFile) {
 // reaches only the last result). It also returns the root of the walk
 // and the tool calls on the path without result.
 func (p *ccParser) resumePath(leaf string) (path []*ccNode, root *ccNode, open []*ccNode) {
-	seen := map[string]bool{}
-	in := map[*ccNode]bool{}
+	// Nodes are marked with the number of this walk rather than put in
+	// maps: a resumed read walks the path again on every append.
+	p.walks++
+	g := p.walks
+	add := func(n *ccNode) {
+		if n.in != g {
+			n.in = g
+			path = append(path, n)
+		}
+	}
+	var prev *ccNode
 	for cur := leaf; cur != ""; {
-		if seen[cur] {
+		node, ok := prev.parentNode(p, cur)
+		if ok && node.seen == g {
 			p.problem(root.line, "parentUuid cycle at %s; the resume path stops there", cur)
 			break
 		}
-		seen[cur] = true
-		node, ok := p.nodes[cur]
 		if !ok {
 			if p.agentFile || p.agentID != "" {
 				// A sub-agent's first line hangs off the line of the
@@ -1041,24 +943,25 @@ func (p *ccParser) resumePath(leaf string) (path []*ccNode, root *ccNode, open [
 			}
 			break
 		}
+		node.seen = g
 		if node.msg {
-			in[node] = true
+			add(node)
 		}
-		root = node
+		root, prev = node, node
 		cur = node.parent
 	}
 	var heads []*ccNode
-	for n := range in {
+	for _, n := range path {
 		if n.typ == "assistant" && n.head != nil {
 			heads = append(heads, n.head)
 		}
 	}
 	for _, h := range heads {
 		for _, part := range p.parts[h] {
-			in[part] = true
+			add(part)
 		}
 	}
-	for n := range in {
+	for _, n := range path[:len(path):len(path)] {
 		if n.typ != "assistant" {
 			continue
 		}
@@ -1070,14 +973,11 @@ func (p *ccParser) resumePath(leaf string) (path []*ccNode, root *ccNode, open [
 				}
 			}
 			if answer != nil {
-				in[answer] = true
+				add(answer)
 			} else {
 				open = append(open, n)
 			}
 		}
-	}
-	for n := range in {
-		path = append(path, n)
 	}
 	sort.Slice(path, func(i, j int) bool { return path[i].n < path[j].n })
 	sort.Slice(open, func(i, j int) bool { return open[i].n < open[j].n })
@@ -1102,7 +1002,7 @@ func (p *ccParser) finish(u Unit) (*Parsed, error) {
 	}
 
 	// Is the path a suffix of the message entries?
-	onPath := map[int]bool{}
+	onPath := make([]bool, len(p.entries)+1)
 	for _, n := range path {
 		onPath[n.n] = true
 	}
@@ -1143,7 +1043,7 @@ func (p *ccParser) finish(u Unit) (*Parsed, error) {
 	default:
 		sum := make([]sessiondb.Entry, 0, len(path))
 		for _, n := range path {
-			e := p.entries[n.n-1]
+			e := p.entryOf(n)
 			e.Summary = true
 			sum = append(sum, e)
 		}
@@ -1239,4 +1139,18 @@ func (p *ccParser) reportPathEnd(path, open []*ccNode) {
 			p.notes = append(p.notes, Problem{Path: p.path, Line: n.line, Reason: fmt.Sprintf("tool call(s) %s on the path have no result in the file (cut off: the session stopped, or the tool is still running); kept", strings.Join(ids, ", "))})
 		}
 	}
+}
+
+// parentNode returns the node of uuid, the parent of n (n nil: the
+// leaf), resolving it through p.nodes once and then from n.up, until a
+// uuid is written again.
+func (n *ccNode) parentNode(p *ccParser, uuid string) (*ccNode, bool) {
+	if n != nil && n.up != nil && n.upTree == p.tree+1 {
+		return n.up, true
+	}
+	node, ok := p.nodes[uuid]
+	if ok && n != nil {
+		n.up, n.upTree = node, p.tree+1
+	}
+	return node, ok
 }

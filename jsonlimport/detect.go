@@ -58,6 +58,7 @@ type planned struct {
 	size   int64   // bytes of the primary and extra files
 	files  int     // 1 + len(unit.Extra)
 	pricer *pricer // prices the unit's estimated usage (nil: as parsed)
+	follow *Follow // Options.Follow
 }
 
 // discover walks paths (files and directory trees), offers the sorted files

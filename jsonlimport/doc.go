@@ -54,10 +54,17 @@
 //     side file changed): the lines already imported are never appended
 //     again. The reader resumes at the offset and only the new entries are
 //     appended, with the metadata refreshed, so the work is proportional
-//     to the new bytes. When the reader cannot continue from its state
-//     (it returns ErrNotIncremental: Claude Code always, pi when the new
-//     entries do not simply continue the previous leaf, zot after or
-//     before a tool call without result, swink always), the file is read
+//     to the new bytes. Import hashes the whole consumed prefix to decide
+//     this; an importer that runs on (sessionctl watch) passes a Follow,
+//     under which a file verified once is then checked by inode, size and
+//     the bytes just before the offset, and its hash continued from the
+//     sha256 state recorded with it (prefix.go: what that check cannot see
+//     and why it is acceptable). When the reader cannot continue from its
+//     state (it returns ErrNotIncremental: Claude Code without a Follow or
+//     in the cases ccresume.go lists, pi when the new entries do not
+//     simply continue the previous leaf, a new compaction, or a new title
+//     or label while the file has branch forks, zot after or before a
+//     tool call without result, swink always), the file is read
 //     whole again (Resume with Offset 0 and the reader's state) and only
 //     the entries after those imported are appended: a reader numbers a
 //     file's entries the same way whatever its length, which a digest of

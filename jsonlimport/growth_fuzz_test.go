@@ -71,21 +71,27 @@ func FuzzGrowth(f *testing.F) {
 		}
 		ctx := context.Background()
 		since := time.Now().Add(-time.Second)
-		grown := openFastStore(t)
-		for _, b := range [][]byte{content[:c], content} {
-			if err := os.WriteFile(path, b, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := Import(ctx, grown, []string{path}, Options{Jobs: 1}); err != nil {
-				t.Fatalf("import: %v", err)
-			}
+		if err := os.WriteFile(path, content, 0o644); err != nil {
+			t.Fatal(err)
 		}
 		once := openFastStore(t)
 		if _, err := Import(ctx, once, []string{path}, Options{Jobs: 1}); err != nil {
 			t.Fatalf("one-shot import: %v", err)
 		}
-		if d := cmp.Diff(growthSnapshot(t, once, since), growthSnapshot(t, grown, since)); d != "" {
-			t.Fatalf("%s cut at %d of %d (-one-shot +grown):\n%s", fm.format, c, len(content), d)
+		// Grown without and with a Follow (as sessionctl watch grows it).
+		for _, follow := range []*Follow{nil, NewFollow()} {
+			grown := openFastStore(t)
+			for _, b := range [][]byte{content[:c], content} {
+				if err := os.WriteFile(path, b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := Import(ctx, grown, []string{path}, Options{Jobs: 1, Follow: follow}); err != nil {
+					t.Fatalf("import: %v", err)
+				}
+			}
+			if d := cmp.Diff(growthSnapshot(t, once, since), growthSnapshot(t, grown, since)); d != "" {
+				t.Fatalf("%s cut at %d of %d, follow %v (-one-shot +grown):\n%s", fm.format, c, len(content), follow != nil, d)
+			}
 		}
 	})
 }

@@ -148,6 +148,9 @@ type growthCase struct {
 	rel    string // the unit's primary file, relative to root
 	extra  []string
 	lines  bool // grow it line by line (small files)
+	// follow grows it with one Follow across the imports, as sessionctl
+	// watch does (cheap prefix checks, readers' kept parse states).
+	follow bool
 }
 
 // growthCases lists the units of the trees under roots.
@@ -208,6 +211,10 @@ func runGrowth(t *testing.T, c growthCase, cuts []int) growthResult {
 	}
 	since := time.Now().Add(-time.Second)
 	grown := openStore(t)
+	var follow *Follow
+	if c.follow {
+		follow = NewFollow()
+	}
 	for _, cut := range cuts {
 		if err := os.WriteFile(path, content[:cut], 0o644); err != nil {
 			t.Fatal(err)
@@ -215,7 +222,7 @@ func runGrowth(t *testing.T, c growthCase, cuts []int) growthResult {
 		if c.format == FormatClaudeCode {
 			hideToolFiles(t, dir, c.extra, content, cut)
 		}
-		if _, err := Import(ctx, grown, paths, Options{Jobs: 1}); err != nil {
+		if _, err := Import(ctx, grown, paths, Options{Jobs: 1, Follow: follow}); err != nil {
 			t.Fatalf("%s cut at %d: %v", c.rel, cut, err)
 		}
 	}
@@ -225,8 +232,11 @@ func runGrowth(t *testing.T, c growthCase, cuts []int) growthResult {
 	if c.format == FormatClaudeCode {
 		hideToolFiles(t, dir, c.extra, content, len(content))
 	}
-	if _, err := Import(ctx, grown, paths, Options{Jobs: 1}); err != nil {
+	if _, err := Import(ctx, grown, paths, Options{Jobs: 1, Follow: follow}); err != nil {
 		t.Fatalf("%s whole: %v", c.rel, err)
+	}
+	if follow != nil {
+		t.Logf("%s: %+v", c.rel, follow.Stats())
 	}
 	once := openStore(t)
 	if _, err := Import(ctx, once, paths, Options{Jobs: 1}); err != nil {
@@ -278,14 +288,18 @@ func growthReport(t *testing.T, cases []growthCase) (map[string][2]int, []string
 	var diffs []string
 	for _, c := range cases {
 		r := runGrowth(t, c, nil)
-		n := counts[c.format]
+		key, how := c.format, ""
+		if c.follow {
+			key, how = key+"+follow", " (grown with a Follow)"
+		}
+		n := counts[key]
 		n[1]++
 		if r.equal {
 			n[0]++
 		} else {
-			diffs = append(diffs, fmt.Sprintf("%s %s:\n%s", c.format, c.rel, clipDiff(r.diff, 4000)))
+			diffs = append(diffs, fmt.Sprintf("%s %s:%s\n%s", c.format, c.rel, how, clipDiff(r.diff, 4000)))
 		}
-		counts[c.format] = n
+		counts[key] = n
 	}
 	return counts, diffs
 }
@@ -341,8 +355,12 @@ func TestGrowthFixtures(t *testing.T) {
 		t.Skip("imports every fixture once per line")
 	}
 	cases := growthCases(t, growthFixtureRoots, true)
+	for _, c := range growthCases(t, growthFixtureRoots, true) {
+		c.follow = true
+		cases = append(cases, c)
+	}
 	counts, diffs := growthReport(t, cases)
-	t.Logf("growth equality (files equal/total): %s", formatCounts(counts))
+	t.Logf("growth equality (files equal/total; +follow: with a Follow, as sessionctl watch): %s", formatCounts(counts))
 	for _, d := range diffs {
 		if reason, ok := growthKnown[d[:strings.Index(d, ":")]]; ok {
 			t.Logf("known difference (%s):\n%s", reason, d)
@@ -377,9 +395,14 @@ func TestGrowthCorpus(t *testing.T) {
 		t.Skip("imports the corpus four times")
 	}
 	root := corpusRoot(t)
-	cases := growthCases(t, []string{filepath.Join(root, "claude-code"), filepath.Join(root, "codex")}, false)
+	roots := []string{filepath.Join(root, "claude-code"), filepath.Join(root, "codex")}
+	cases := growthCases(t, roots, false)
+	for _, c := range growthCases(t, roots, false) {
+		c.follow = true
+		cases = append(cases, c)
+	}
 	counts, diffs := growthReport(t, cases)
-	t.Logf("growth equality on the corpus (files equal/total): %s", formatCounts(counts))
+	t.Logf("growth equality on the corpus (files equal/total; +follow: with a Follow, as sessionctl watch): %s", formatCounts(counts))
 	for _, d := range diffs {
 		t.Error(d)
 	}

@@ -35,6 +35,13 @@ type Options struct {
 	// Prices prices the calls of tools that record no cost (Claude Code,
 	// Codex); nil is the built-in table (see PriceTable, LoadPrices).
 	Prices *PriceTable
+	// Follow, when non-nil, is the memory of a long-running importer
+	// across its imports (package watch keeps one per run): a file whose
+	// imported prefix was hashed whole once under it is then checked
+	// cheaply, and readers may keep their parse state in it between
+	// imports, so that an append costs work proportional to the new bytes
+	// (see Follow). nil: every import verifies every prefix whole.
+	Follow *Follow
 }
 
 // Report summarises an Import.
@@ -101,6 +108,9 @@ type importState struct {
 	// from the file (entryDigest), so that a re-read can check that the
 	// reader still numbers the file's entries as it did.
 	Digest []byte `json:"digest,omitempty"`
+	// prefixMark lets the next import continue the prefix hash (see
+	// prefix.go).
+	prefixMark
 }
 
 // entryDigest feeds entries into h: kind, role and body, each length
@@ -214,10 +224,11 @@ type work struct {
 	sess    sessiondb.Session // the existing session (resume, replace)
 	stat    os.FileInfo
 	extra   []fileStamp
-	sha     string    // hex sha256 of the first parsed.Offset bytes
-	prefix  hash.Hash // sha256 state after the previously consumed prefix
-	bytes   int64     // bytes parsed
-	err     error     // the unit could not be read at all
+	sha     string     // hex sha256 of the first parsed.Offset bytes
+	prefix  hash.Hash  // sha256 state after the previously consumed prefix
+	mark    prefixMark // the prefix state after parsed.Offset, for the next import
+	bytes   int64      // bytes parsed
+	err     error      // the unit could not be read at all
 	problem []Problem
 	forks   int // branch forks the unit's commit creates
 }
@@ -251,6 +262,7 @@ func importPlanned(ctx context.Context, store sessiondb.Store, units []planned, 
 	pr := newPricer(opts.Prices)
 	for i := range units {
 		units[i].pricer = pr
+		units[i].follow = opts.Follow
 	}
 	prog := &progress{fn: opts.Progress}
 	for _, u := range units {
@@ -563,12 +575,12 @@ func prepare(ctx context.Context, store sessiondb.Store, p planned) *work {
 		w.sess = sess
 		w.mode = modeReplace
 		if fi.Size() >= prev.Offset {
-			h := sha256.New()
-			if err := hashRange(u.Path, h, 0, prev.Offset); err != nil {
+			h, err := checkPrefix(p.follow, u.Path, fi, prev.SHA256, prev.Offset, w.prevSt.prefixMark)
+			if err != nil {
 				w.err = err
 				return w
 			}
-			if hex.EncodeToString(h.Sum(nil)) == prev.SHA256 {
+			if h != nil {
 				w.mode = modeResume
 				w.prefix = h
 				if fi.Size() == prev.Size && fi.ModTime().Equal(prev.ModTime) && sameStamps(w.prevSt.Extra, w.extra) {
@@ -578,15 +590,19 @@ func prepare(ctx context.Context, store sessiondb.Store, p planned) *work {
 			}
 		}
 	}
-	from := Resume{}
+	from := Resume{follow: p.follow}
 	if w.mode == modeResume {
-		from = Resume{Offset: w.prev.Offset, Entries: w.prevSt.Entries, State: w.prevSt.Reader}
+		from = Resume{Offset: w.prev.Offset, Entries: w.prevSt.Entries, State: w.prevSt.Reader, follow: p.follow}
 	}
 	parsed, err := p.format.Parse(ctx, u, from)
+	if w.mode == modeResume && err == nil {
+		p.follow.count(func(s *FollowStats) { s.Resumes++ })
+	}
 	if w.mode == modeResume && errors.Is(err, ErrNotIncremental) {
 		// The file grew, but the reader cannot continue from its state:
 		// read it whole, and append only what was not imported yet.
-		parsed, err = p.format.Parse(ctx, u, Resume{State: w.prevSt.Reader})
+		p.follow.count(func(s *FollowStats) { s.Rereads++ })
+		parsed, err = p.format.Parse(ctx, u, Resume{State: w.prevSt.Reader, follow: p.follow})
 		w.mode = modeReread
 		if err == nil && parsed != nil {
 			if reason := trimReread(parsed, w.prevSt); reason != "" {
@@ -625,6 +641,11 @@ func prepare(ctx context.Context, store sessiondb.Store, p planned) *work {
 		return w
 	}
 	w.sha = hex.EncodeToString(h.Sum(nil))
+	if hashed == 0 {
+		// The whole prefix was hashed just now.
+		p.follow.markVerified(u.Path, fileIDOf(fi))
+	}
+	w.mark = markOf(u.Path, fi, h, parsed.Offset)
 	w.bytes = fi.Size() - from.Offset
 	for _, x := range w.extra {
 		w.bytes += x.Size
@@ -835,6 +856,7 @@ func buildUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool,
 		}
 		c.Usage = usageDelta(tot, c.Usage)
 	}
+	st.prefixMark = w.mark
 	stJSON, err := json.Marshal(st)
 	if err != nil {
 		return 0, problems, err

@@ -63,6 +63,9 @@ type Resume struct {
 	// files keep the places they were given); the importer then keeps the
 	// entries after those imported.
 	State json.RawMessage
+	// follow is Options.Follow (nil: none), where a reader may keep its
+	// parse state between imports.
+	follow *Follow
 }
 
 // Parsed is what a reader returns for one Unit: everything the importer

@@ -14,6 +14,7 @@ import (
 	"os"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -26,6 +27,10 @@ type wildScan struct {
 
 	offset int64 // end of the last consumed line
 	lines  int   // physical lines consumed
+	// bodyAt is where the object handed to obj starts in the file when
+	// it is a verbatim slice of the file (-1 otherwise: a recovered or
+	// repaired object).
+	bodyAt int64
 }
 
 func (s *wildScan) problem(line int, format string, args ...any) {
@@ -74,6 +79,7 @@ func (s *wildScan) run(f io.Reader, from int64, obj func(raw []byte, lineNo int)
 			}
 			if t[0] == '{' && json.Valid(t) && utf8.Valid(t) {
 				s.offset, s.lines = end, lineNo
+				s.bodyAt = start + int64(len(line)-len(bytes.TrimLeftFunc(line, unicode.IsSpace)))
 				obj(bytes.Clone(t), lineNo)
 				return nil
 			}
@@ -88,9 +94,11 @@ func (s *wildScan) run(f io.Reader, from int64, obj func(raw []byte, lineNo int)
 		if len(line) == 0 {
 			return nil
 		}
+		s.bodyAt = start + int64(len(line)-len(bytes.TrimLeftFunc(line, unicode.IsSpace)))
 		if !utf8.Valid(line) {
 			s.problem(lineNo, "invalid UTF-8: invalid bytes replaced with U+FFFD")
 			line = zotValidUTF8(line)
+			s.bodyAt = -1
 		}
 		t := bytes.TrimSpace(line)
 		if len(t) == 0 {
@@ -115,6 +123,7 @@ func (s *wildScan) run(f io.Reader, from int64, obj func(raw []byte, lineNo int)
 		default:
 			s.problem(lineNo, "invalid JSON: torn line with %d complete object(s) glued after it; the torn part is skipped, the complete object(s) recovered", len(good))
 		}
+		s.bodyAt = -1
 		for _, g := range good {
 			obj(bytes.Clone(g), lineNo)
 		}

@@ -125,10 +125,13 @@
 // percentile; polling 10,000 files costs 0.35 % of a core with a poll every
 // ~12 s.
 //
-// An append costs the parsing of the new bytes from the recorded offset.
-// The importer also checks that the bytes it consumed before still hash the
-// same (that is how a rewritten file is told from a grown one), which reads
-// the file's consumed prefix again on every import: cheap for the files
-// agents write (a few MB), and the reason a very large file costs more per
-// append than its new lines.
+// An append costs the parsing of the new bytes from the recorded offset,
+// whatever the size of the file: a run keeps one jsonlimport.Follow, so
+// the bytes imported before are hashed whole only the first time the run
+// imports a file, then checked by inode, size and the last 4 KiB before
+// the offset, the hash continuing from its recorded state; and Claude
+// Code's reader continues the parse it keeps in memory instead of reading
+// the file again (jsonlimport's prefix.go and ccresume.go say what that
+// check cannot see and when a file is still read whole). BENCHMARKS.md
+// has the figures.
 package watch

@@ -52,6 +52,12 @@ type watcher struct {
 	// file whose first line is still being written may be claimed later).
 	unclaimed map[string]unclaimedFile
 
+	// follow is the importer's memory across this run's imports: a
+	// file's prefix is hashed whole the first time the run imports it,
+	// then checked cheaply, and readers keep their parse state (see
+	// jsonlimport.Follow).
+	follow *jsonlimport.Follow
+
 	deferred map[string]*deferredProblem // see deferred.go
 	retry    map[string]time.Time        // units whose import failed, and when to try again
 	backoff  time.Duration
@@ -113,6 +119,7 @@ func run(ctx context.Context, store sessiondb.Store, opts Options, expose **watc
 		poll:      newPoller(q, opts.PollInterval),
 		errs:      &errList{q: q},
 		dirs:      map[string]bool{},
+		follow:    jsonlimport.NewFollow(),
 		said:      map[string]bool{},
 		units:     map[string]jsonlimport.Unit{},
 		owners:    map[string]map[string]bool{},
@@ -329,7 +336,7 @@ func (w *watcher) catchUp(ctx context.Context, paths []string) error {
 		}
 	}
 	before := w.records(ctx, units)
-	rep, err := jsonlimport.ImportUnits(ctx, w.store, units, jsonlimport.Options{Jobs: w.opts.Jobs})
+	rep, err := jsonlimport.ImportUnits(ctx, w.store, units, jsonlimport.Options{Jobs: w.opts.Jobs, Follow: w.follow})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil // stopped: the rest is imported at the next start

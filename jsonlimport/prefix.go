@@ -1,0 +1,204 @@
+package jsonlimport
+
+import (
+	"crypto/sha256"
+	"encoding"
+	"encoding/hex"
+	"hash"
+	"os"
+	"sync"
+)
+
+// Deciding that a source file only grew, without reading what was
+// imported of it again.
+//
+// The source record's SHA256 is the sha256 of the first Offset bytes of
+// the file (the bytes consumed), and the store checks it as the
+// expectation of every incremental commit. Computing it again over the
+// whole prefix on every append made an append cost work proportional to
+// the file (88 % of an append to a 64 MiB file). So the import state also
+// keeps (prefixMark):
+//
+//   - Prefix: crypto/sha256's marshalled state after those Offset bytes.
+//     The new SHA256 of a grown file continues it over the new bytes only,
+//     and still equals sha256 of the whole new prefix.
+//   - Dev, Ino: the file's device and inode (unix; 0 elsewhere).
+//   - Tail: the sha256 of the tailWindow bytes just before Offset.
+//
+// When the importer runs with Options.Follow (package watch does, one per
+// run), a file whose prefix was hashed whole once under that Follow is
+// then checked cheaply: same device and inode as recorded in the state and
+// as verified, size not below Offset, the Prefix state hashing to the
+// recorded SHA256, and the tailWindow bytes before Offset hashing to Tail.
+// That reads at most tailWindow bytes of the old part, whatever the size.
+//
+// What the cheap check cannot see: a rewrite in place (same inode) that
+// leaves the file at least Offset bytes long and changes only bytes
+// before the last tailWindow bytes of the prefix. The agents do not do
+// that: they append, and those that rewrite (swink, pi's migrations, an
+// editor, a restore) either write a new file and rename it (new inode:
+// detected), truncate it (a size below Offset at the time it is looked at,
+// or a different tail: detected) or rewrite it whole with different bytes
+// near the end (detected). Formats that re-read their file whole (swink,
+// Claude Code's fallback) compare the entries again with Digest, which
+// catches such an edit anyway. And the full verification is kept where it
+// matters: every Import (sessionctl import) and the first import of a file
+// in each watch run hash the whole prefix, and a Follow trusts a file only
+// by the inode it verified, so an edit that escapes a watch run is seen by
+// the next import or the next run, and re-imported by the rules for a
+// rewritten file.
+
+// tailWindow is how many bytes before Offset the cheap check hashes.
+const tailWindow = 4 << 10
+
+// prefixMark is the part of the import state that lets the next import
+// continue the prefix hash (see above).
+type prefixMark struct {
+	Prefix []byte `json:"prefix,omitempty"`
+	Tail   string `json:"tail,omitempty"`
+	Dev    uint64 `json:"dev,omitempty"`
+	Ino    uint64 `json:"ino,omitempty"`
+}
+
+// Follow is the memory a long-running importer keeps across its imports
+// (package watch keeps one per run): the files whose imported prefix was
+// hashed whole once, by device and inode, so that later imports of them
+// check it cheaply, and readers' parse states kept between imports (Claude
+// Code's, see ccCache). A nil *Follow is valid: every import then hashes
+// every consumed prefix whole, as Import does. It is safe for concurrent
+// use.
+type Follow struct {
+	mu       sync.Mutex
+	verified map[string]fileID
+	cc       ccCache
+	stats    FollowStats
+}
+
+// FollowStats counts what a Follow saved and what it could not.
+type FollowStats struct {
+	// FullHashes counts the prefixes hashed whole (first sight, a file
+	// replaced or changed).
+	FullHashes int64
+	// CheapChecks counts the prefixes accepted by the cheap check.
+	CheapChecks int64
+	// Resumes counts the grown files a reader continued from its offset.
+	Resumes int64
+	// Rereads counts the grown files read whole again (the reader could
+	// not continue; see the formats' notes for when).
+	Rereads int64
+}
+
+// NewFollow returns an empty Follow.
+func NewFollow() *Follow {
+	return &Follow{verified: map[string]fileID{}}
+}
+
+// Stats returns the counts so far.
+func (f *Follow) Stats() FollowStats {
+	if f == nil {
+		return FollowStats{}
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.stats
+}
+
+func (f *Follow) count(c func(*FollowStats)) {
+	if f == nil {
+		return
+	}
+	f.mu.Lock()
+	c(&f.stats)
+	f.mu.Unlock()
+}
+
+// fileID is a file's device and inode (zero when unknown).
+type fileID struct{ dev, ino uint64 }
+
+func (id fileID) known() bool { return id.ino != 0 }
+
+// markVerified records that path, the file id, had its prefix hashed whole.
+func (f *Follow) markVerified(path string, id fileID) {
+	if f == nil || !id.known() {
+		return
+	}
+	f.mu.Lock()
+	f.verified[path] = id
+	f.mu.Unlock()
+}
+
+func (f *Follow) isVerified(path string, id fileID) bool {
+	if f == nil || !id.known() {
+		return false
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.verified[path] == id
+}
+
+// checkPrefix decides whether the first prev.Offset bytes of the file at
+// path are those recorded (SHA256 prev.SHA256, import state st) and
+// returns the sha256 state after them (nil when they differ). With the
+// cheap check allowed (see above) it reads only the tail window; else it
+// hashes the whole prefix and, when it matches, remembers the file in
+// follow.
+func checkPrefix(follow *Follow, path string, fi os.FileInfo, prevSHA string, offset int64, st prefixMark) (hash.Hash, error) {
+	id := fileIDOf(fi)
+	if h := cheapPrefix(follow, path, id, fi, prevSHA, offset, st); h != nil {
+		follow.count(func(s *FollowStats) { s.CheapChecks++ })
+		return h, nil
+	}
+	follow.count(func(s *FollowStats) { s.FullHashes++ })
+	h := sha256.New()
+	if err := hashRange(path, h, 0, offset); err != nil {
+		return nil, err
+	}
+	if hex.EncodeToString(h.Sum(nil)) != prevSHA {
+		return nil, nil
+	}
+	follow.markVerified(path, id)
+	return h, nil
+}
+
+// cheapPrefix returns the restored prefix state when the cheap check
+// accepts the file, else nil.
+func cheapPrefix(follow *Follow, path string, id fileID, fi os.FileInfo, prevSHA string, offset int64, st prefixMark) hash.Hash {
+	if !follow.isVerified(path, id) || st.Dev != id.dev || st.Ino != id.ino || fi.Size() < offset || len(st.Prefix) == 0 || st.Tail == "" {
+		return nil
+	}
+	h := sha256.New()
+	if h.(encoding.BinaryUnmarshaler).UnmarshalBinary(st.Prefix) != nil {
+		return nil
+	}
+	if hex.EncodeToString(h.Sum(nil)) != prevSHA {
+		return nil
+	}
+	tail, err := tailHash(path, offset)
+	if err != nil || tail != st.Tail {
+		return nil
+	}
+	return h
+}
+
+// tailHash returns the hex sha256 of the tailWindow bytes before offset.
+func tailHash(path string, offset int64) (string, error) {
+	h := sha256.New()
+	if err := hashRange(path, h, max(0, offset-tailWindow), offset); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// markOf returns the prefix mark of a file whose first offset bytes
+// hash to state h.
+func markOf(path string, fi os.FileInfo, h hash.Hash, offset int64) prefixMark {
+	id := fileIDOf(fi)
+	m := prefixMark{Prefix: digestState(h), Dev: id.dev, Ino: id.ino}
+	if tail, err := tailHash(path, offset); err == nil {
+		m.Tail = tail
+	}
+	if m.Tail == "" {
+		m.Prefix = nil
+	}
+	return m
+}
