@@ -217,6 +217,7 @@ func TestPromptTitle(t *testing.T) {
 		{"<ide_opened_file>The user opened a.go</ide_opened_file>\nWhy does **this** fail?", "Why does this fail?"},
 		{"# Context from my IDE setup:\n\n## Active file: a.go\n\n## My request for Codex:\nAdd a `retry` to [the uploader](http://x)\n", "Add a retry to the uploader"},
 		{"## Plan\n\n- first\n- second", "Plan first second"},
+		{"use the <background_information> below", "use the below"},
 		{"<command-name>/clear</command-name>", ""},
 		{"# AGENTS.md instructions for /x\n\n<INSTRUCTIONS>…</INSTRUCTIONS>", ""},
 		{strings.Repeat("word ", 40), strings.TrimSpace(strings.Repeat("word ", 16)) + "…"},

@@ -70,6 +70,10 @@ func stripContext(text string) string {
 // mdLink is a markdown link or image: its text is kept.
 var mdLink = regexp.MustCompile(`!?\[([^\]]*)\]\([^)]*\)`)
 
+// bareTag is a tag left inside a prompt (<background_information>): not
+// title material.
+var bareTag = regexp.MustCompile(`</?[A-Za-z][A-Za-z0-9_:-]*>`)
+
 // mdLineMark is the syntax opening a markdown line: headings, quotes,
 // list items.
 var mdLineMark = regexp.MustCompile(`^\s*(#{1,6}\s+|>\s?|[-*+]\s+|\d+[.)]\s+)+`)
@@ -90,6 +94,7 @@ func promptTitle(text string) string {
 		}
 		line = mdLineMark.ReplaceAllString(line, "")
 		line = mdLink.ReplaceAllString(line, "$1")
+		line = bareTag.ReplaceAllString(line, " ")
 		line = strings.NewReplacer("**", "", "__", "", "`", "", "~~", "").Replace(line)
 		words = append(words, strings.Fields(line)...)
 		if len(words) > titleLen {
