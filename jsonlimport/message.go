@@ -169,6 +169,13 @@ func messageObject(obj map[string]any) Message {
 		}
 		m.Results = []ToolResult{{CallID: str(obj, "tool_call_id"), Name: str(obj, "name"), Text: contentText(obj["content"])}}
 		return m
+	case "tool_result":
+		// swink: a result message whose call id is at the top level.
+		if _, ok := obj["tool_call_id"].(string); ok {
+			isErr, _ := obj["is_error"].(bool)
+			m.Results = []ToolResult{{CallID: str(obj, "tool_call_id"), Text: contentText(obj["content"]), IsError: isErr}}
+			return m
+		}
 	case "toolResult":
 		isErr, _ := obj["isError"].(bool)
 		m.Results = []ToolResult{{CallID: str(obj, "toolCallId"), Name: str(obj, "toolName"), Text: contentText(obj["content"]), IsError: isErr}}
@@ -201,6 +208,8 @@ func messageObject(obj map[string]any) Message {
 					btyp = "tool_call"
 				case blk["call_id"] != nil:
 					btyp = "tool_result"
+				case blk["reasoning_id"] != nil || blk["thinking"] != nil:
+					btyp = "thinking"
 				case blk["mime_type"] != nil || blk["image_url"] != nil:
 					btyp = "image"
 				}

@@ -11,12 +11,6 @@ import "github.com/sessiondb/sessiondb"
 // changes, compaction markers, labels) and _custom records are
 // bookkeeping.
 func understandSwink(e sessiondb.Entry, obj map[string]any) Message {
-	if role, _ := obj["role"].(string); role == "tool_result" {
-		if id, ok := obj["tool_call_id"].(string); ok {
-			isErr, _ := obj["is_error"].(bool)
-			return Message{Role: role, Results: []ToolResult{{CallID: id, Text: contentText(obj["content"]), IsError: isErr}}}
-		}
-	}
 	if obj["role"] != nil {
 		return messageObject(obj)
 	}
