@@ -113,10 +113,15 @@ func understandByShape(e sessiondb.Entry, obj map[string]any) Message {
 		}
 		return understandPi(e, obj)
 	case typ != "" && !hasRole:
-		if ccBookkeeping[typ] {
+		// Only a copy of a Claude Code or pi line (which name their
+		// session or parent) is read as that format's bookkeeping: an
+		// application's own typed entries are its data.
+		_, cc := obj["sessionId"]
+		_, pi := obj["parentId"]
+		if ccBookkeeping[typ] && cc {
 			return understandClaudeCode(e, obj)
 		}
-		if piTypes[typ] {
+		if piTypes[typ] && pi {
 			return understandPi(e, obj)
 		}
 	case hasRole:

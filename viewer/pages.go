@@ -185,6 +185,8 @@ type sessionData struct {
 	Hidden int
 	// SubAgent: the session is a sub-agent of its ParentID (not a fork).
 	SubAgent bool
+	// OnlySubAgents: every session listed in Forks is a sub-agent.
+	OnlySubAgents bool
 
 	// What transcript read, turned into Entries and the compactions'
 	// Summary by present: parsing bodies and rendering their markdown is
@@ -320,6 +322,17 @@ func (h *Handler) transcript(ctx context.Context, idOrAlias string, q url.Values
 	if d.entries, err = h.st.Entries(ctx, id, d.From, to); err != nil {
 		return d, err
 	}
+	// Bookkeeping lines are hidden (a Claude Code transcript can be
+	// mostly progress lines), so a page reads on until it holds
+	// TranscriptPageSize messages or maxPageScan entries.
+	for to < s.LastSeq && len(d.entries) < maxPageScan && conversational(d.entries) < TranscriptPageSize {
+		more, err := h.st.Entries(ctx, id, to+1, to+TranscriptPageSize)
+		if err != nil {
+			return d, err
+		}
+		to += TranscriptPageSize
+		d.entries = append(d.entries, more...)
+	}
 	d.ShowPrev = d.From > d.Start
 	d.Prev = max(d.Start, d.From-TranscriptPageSize)
 	if to < s.LastSeq {
@@ -342,7 +355,28 @@ func (h *Handler) transcript(ctx context.Context, idOrAlias string, q url.Values
 		d.Forks = append(d.Forks, forkView{ID: f.ID, Title: f.Title, ForkSeq: f.ForkSeq, SubAgent: jsonlimport.SubAgent(f.Session)})
 	}
 	d.MoreForks = next != ""
+	d.OnlySubAgents = len(d.Forks) > 0
+	for _, f := range d.Forks {
+		d.OnlySubAgents = d.OnlySubAgents && f.SubAgent
+	}
 	return d, nil
+}
+
+// maxPageScan bounds the log entries one transcript page reads while
+// looking for TranscriptPageSize messages among bookkeeping lines.
+const maxPageScan = 5 * TranscriptPageSize
+
+// conversational counts the entries that are messages (Kind "message" or
+// a streamed response's "message-part"): what a page shows by default.
+// Bookkeeping lines are kept under their own kinds by every importer.
+func conversational(es []sessiondb.Entry) int {
+	n := 0
+	for _, e := range es {
+		if e.Kind == sessiondb.KindMessage || e.Kind == "message-part" {
+			n++
+		}
+	}
+	return n
 }
 
 // lookup resolves a session name and reads the session: one read
