@@ -449,7 +449,7 @@ func (h *Handler) searchPage(w http.ResponseWriter, r *http.Request) {
 			h.fail(w, r, status(err), err)
 			return
 		}
-		for _, hit := range hits {
+		for _, hit := range jsonlimport.DropEchoes(hits) {
 			hv := hitView{Hit: hit, Snippet: template.HTML(highlight(hit.Snippet)), Time: hit.CreatedAt.UTC().Format("2006-01-02 15:04")}
 			hv.Link = "/s/" + urlPathEscape(hit.SessionID)
 			if !hit.Summary {
