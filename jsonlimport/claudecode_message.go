@@ -27,6 +27,15 @@ var ccBookkeeping = map[string]bool{
 	ccKindToolFile: true,
 }
 
+// ccOwnTypes are the bookkeeping line types whose names only Claude Code
+// uses: a body of one is Claude Code's even when the session's format is
+// not recorded.
+var ccOwnTypes = map[string]bool{
+	"progress": true, "file-history-snapshot": true, "queue-operation": true, "last-prompt": true,
+	"ai-title": true, "custom-title": true, "permission-mode": true, "agent-name": true,
+	"bridge-session": true, "file-history-delta": true, "pr-link": true,
+}
+
 // ClaudeCodeAgentSession returns the ID the importer gives the sub-agent
 // agentID of session parent (see the reader's notes on sub-agents).
 func ClaudeCodeAgentSession(parent, agentID string) string {

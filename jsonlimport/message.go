@@ -113,12 +113,13 @@ func understandByShape(e sessiondb.Entry, obj map[string]any) Message {
 		}
 		return understandPi(e, obj)
 	case typ != "" && !hasRole:
-		// Only a copy of a Claude Code or pi line (which name their
-		// session or parent) is read as that format's bookkeeping: an
-		// application's own typed entries are its data.
+		// A Claude Code line type no one else uses, or a copy of a
+		// Claude Code or pi line (which name their session or parent), is
+		// read as that format's bookkeeping; an application's own typed
+		// entries ("label", "summary", …) are its data.
 		_, cc := obj["sessionId"]
 		_, pi := obj["parentId"]
-		if ccBookkeeping[typ] && cc {
+		if ccBookkeeping[typ] && (cc || ccOwnTypes[typ]) {
 			return understandClaudeCode(e, obj)
 		}
 		if piTypes[typ] && pi {

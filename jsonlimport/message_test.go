@@ -200,6 +200,8 @@ func TestUnderstandShapes(t *testing.T) {
 		{"application", "", `{"role":"user","content":"hello"}`, Message{Role: "user", Text: "hello"}},
 		{"application by shape", "", `{"type":"response_item","payload":{"type":"reasoning","summary":[{"type":"summary_text","text":"plan"}]}}`,
 			Message{Role: "assistant", Thinking: "plan"}},
+		{"application progress-like line", "", `{"type":"progress","data":{"type":"hook_progress"}}`, Message{Role: "progress", Bookkeeping: true}},
+		{"application label", "", `{"type":"label","label":"v1.2 shipped"}`, Message{Role: "r", Text: "v1.2 shipped"}},
 		{"not JSON", "", `not json`, Message{Role: "r", Text: "not json"}},
 	} {
 		got := Understand(c.format, sessiondb.Entry{Role: "r", Kind: "message", Body: json.RawMessage(c.body)})
