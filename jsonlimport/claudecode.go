@@ -49,7 +49,8 @@ package jsonlimport
 //     ordinary message entry on the path. Pre-compaction lines stay in the
 //     log.
 //   - Title: the last "custom-title" (a rename), else the last "summary",
-//     else the last "ai-title". Attrs: cwd, version, gitBranch, entrypoint
+//     else the last "ai-title", else the first real user prompt
+//     (PromptTitle). Attrs: cwd, version, gitBranch, entrypoint
 //     and model (of the last assistant line), agentId for a sub-agent,
 //     continues (the session whose lines a continued session's file
 //     repeats). A file-history-snapshot takes its snapshot's time; other
@@ -1111,6 +1112,9 @@ func (p *ccParser) finish(u Unit) (*Parsed, error) {
 	}
 	if title == "" {
 		title = p.aiTitle
+	}
+	if title == "" {
+		title = PromptTitle(FormatClaudeCode, p.entries)
 	}
 	attrs := mergeAttrs(p.attrs)
 	out.Session = sessiondb.Session{ID: id, Title: title, Attrs: attrs, ParentID: parent, CreatedAt: p.firstT, UpdatedAt: p.lastT}

@@ -40,9 +40,10 @@ package jsonlimport
 //     CacheReadTokens); ReasoningTokens is reasoning_output_tokens, which
 //     Codex also counts in output_tokens.
 //   - Title: the thread_name of session_index.jsonl (4 directories above
-//     the rollout) when present, else the first line of the first
-//     user_message event (else of the first user message that is not
-//     injected context), clipped to 80 characters.
+//     the rollout) when present, else the first user_message event that
+//     is not all injected context (else the first such user message),
+//     made a title by promptTitle: the IDE context before "## My request
+//     for Codex:" and markdown syntax dropped, cut at a word boundary.
 //   - Resume: rollouts are append-only; parsing continues at the offset
 //     with the meta, model and usage totals in ResumeState.
 
@@ -57,7 +58,6 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/sessiondb/sessiondb"
 )
@@ -366,9 +366,8 @@ func (p *codexParser) userText(item []byte) {
 		return
 	}
 	for _, c := range it.Content {
-		t := strings.TrimSpace(c.Text)
-		if t != "" && !strings.HasPrefix(t, "<") && !strings.HasPrefix(t, "# AGENTS.md") {
-			p.firstUser = t
+		if promptTitle(c.Text) != "" {
+			p.firstUser = c.Text
 			return
 		}
 	}
@@ -404,7 +403,7 @@ func (p *codexParser) event(payload json.RawMessage, n int, t time.Time, lineNo 
 	}
 	switch ev.Type {
 	case "user_message":
-		if p.prompt == "" {
+		if p.prompt == "" && promptTitle(ev.Message) != "" {
 			p.prompt = ev.Message
 		}
 	case "token_count":
@@ -499,9 +498,9 @@ func (p *codexParser) finish(u Unit, from Resume) (*Parsed, error) {
 	switch {
 	case p.rs.Title != "":
 	case p.prompt != "":
-		p.rs.Title = clipTitle(p.prompt)
+		p.rs.Title = promptTitle(p.prompt)
 	case p.firstUser != "":
-		p.rs.Title = clipTitle(p.firstUser)
+		p.rs.Title = promptTitle(p.firstUser)
 	}
 	title := p.rs.Title
 	for _, x := range u.Extra {
@@ -520,19 +519,6 @@ func (p *codexParser) finish(u Unit, from Resume) (*Parsed, error) {
 	p.rs.V = 1
 	out.ResumeState = mustJSON(p.rs)
 	return out, nil
-}
-
-// clipTitle returns the first line of s, clipped to 80 characters.
-func clipTitle(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	if utf8.RuneCountInString(s) > 80 {
-		r := []rune(s)
-		s = string(r[:80]) + "…"
-	}
-	return s
 }
 
 // codexThreadName returns the last thread_name session_index.jsonl gives id.

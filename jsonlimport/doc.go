@@ -343,4 +343,15 @@
 // problem "not a regular file" and is not opened. A file no format claimed
 // because it cannot be opened is reported "cannot read", not "unknown
 // format".
+//
+// # Reading messages back
+//
+// Understand(format, entry) is the one reading of a stored body as a
+// message (role, text, thinking, tool calls and results, bookkeeping,
+// injected context), written once per format beside its reader
+// (*_message.go) and used by the viewer, `sessionctl show`, the MCP server
+// and the readers' titles: a session the tool did not title is titled by
+// its first real user prompt (PromptTitle, title.go). SubAgent tells a
+// sub-agent session from a fork; DropEchoes removes search hits on Codex
+// event_msg echoes.
 package jsonlimport

@@ -48,7 +48,8 @@ package jsonlimport
 //     file's path): its ParentID is the uuid of that file name, and, when
 //     the source file can be read, ForkSeq is the entry number in it of the
 //     last entry the fork copied.
-//   - Title: the name of the last session_info entry. Labels: the current
+//   - Title: the name of the last session_info entry, else the first
+//     real user prompt (PromptTitle). Labels: the current
 //     label of each entry (pi's rules: a label entry without label clears
 //     it) in Attrs.labels. Attrs also hold cwd, version, parentSession and
 //     the model and thinking level in force at the leaf.
@@ -153,6 +154,9 @@ type piResumeState struct {
 	// V1 is set for a version 1 (linear, id-less) file, whose entries get
 	// the ids pi's migration would give their positions.
 	V1 bool `json:"v1,omitempty"`
+	// Prompt is the title made of the first real user prompt, the title
+	// of a session without session_info.
+	Prompt string `json:"prompt,omitempty"`
 }
 
 type piNode struct {
@@ -379,6 +383,9 @@ func (p *piParser) dispatch(raw []byte, lineNo int) {
 			p.rs.Title = strings.TrimSpace(*l.Name)
 		}
 	}
+	if p.rs.Prompt == "" && e.Role == "user" {
+		p.rs.Prompt = PromptTitle(FormatPi, []sessiondb.Entry{e})
+	}
 	p.entries = append(p.entries, e)
 	if node.msg {
 		p.msgNs = append(p.msgNs, n)
@@ -598,7 +605,7 @@ func (p *piParser) finish(u Unit, from Resume) (*Parsed, error) {
 		p.rs.ID = strings.TrimSuffix(filepath.Base(u.Path), ".jsonl")
 		p.problem(0, "session header without id; the session ID %q is taken from the file name", p.rs.ID)
 	}
-	s := sessiondb.Session{ID: p.rs.ID, Title: p.rs.Title, Attrs: attrs, ParentID: p.rs.Parent, ForkSeq: p.rs.ForkSeq,
+	s := sessiondb.Session{ID: p.rs.ID, Title: orString(p.rs.Title, p.rs.Prompt), Attrs: attrs, ParentID: p.rs.Parent, ForkSeq: p.rs.ForkSeq,
 		CreatedAt: p.rs.Created, UpdatedAt: p.rs.Last}
 	if s.UpdatedAt.Before(s.CreatedAt) {
 		s.UpdatedAt = s.CreatedAt

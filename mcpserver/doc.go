@@ -59,12 +59,10 @@
 // progress and snapshots, Codex event_msg and turn_context, pi model
 // changes) are skipped unless include_bookkeeping; the answer counts them.
 //
-// message.go holds the whole understanding of bodies: one format-neutral
-// parser that reads the OpenAI shape (picoclaw, zot), Anthropic content
-// blocks (Claude Code lines, swink), Codex response_item payloads and pi
-// message entries. Issue 22 gives every format one shared understanding
-// of its messages; that replaces message.go, through the Understander
-// seam, without touching the rest of the package.
+// The server does not look inside a body itself: jsonlimport.Understand
+// is the one understanding of each format's messages (issue 22), shared
+// with the viewer and `sessionctl show`, and the session's source format
+// picks the format's reading; Options.Understand can replace it in tests.
 //
 // # Hostile text stays data
 //

@@ -13,13 +13,23 @@ import (
 
 	"github.com/sessiondb/sessiondb"
 	"github.com/sessiondb/sessiondb/internal/httpguard"
+	"github.com/sessiondb/sessiondb/jsonlimport"
 )
+
+// Understander reads an entry of a session of the given source format
+// ("claude-code", "codex", "pi", "picoclaw", "zot", "swink", or "" for a
+// session an application wrote) into a message. It must not fail: a body
+// it does not understand becomes a message with the body's text.
+// jsonlimport.Understand is the one understanding of every format; a test
+// may put another in its place.
+type Understander func(format string, e sessiondb.Entry) jsonlimport.Message
 
 // Options configure a Server.
 type Options struct {
 	// Version is reported to clients as the server's version.
 	Version string
-	// Understand reads entry bodies into messages; nil: Understand.
+	// Understand reads entry bodies into messages; nil:
+	// jsonlimport.Understand.
 	Understand Understander
 	// Logger receives a line per failed request and per recovered panic;
 	// nil: nothing is logged.
@@ -49,7 +59,7 @@ Every result is bounded by max_bytes (default 24576). When "truncated" is true, 
 func New(st sessiondb.Store, opts Options) *Server {
 	s := &Server{st: st, understand: opts.Understand, log: opts.Logger}
 	if s.understand == nil {
-		s.understand = Understand
+		s.understand = jsonlimport.Understand
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)

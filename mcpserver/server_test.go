@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport"
 	"github.com/sessiondb/sessiondb/sqlstore"
 )
 
@@ -113,7 +114,7 @@ func TestToolPanicIsAToolError(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	srv := New(st, Options{Understand: func(string, sessiondb.Entry) Message { panic("boom") }})
+	srv := New(st, Options{Understand: func(string, sessiondb.Entry) jsonlimport.Message { panic("boom") }})
 	a, b := mcp.NewInMemoryTransports()
 	if _, err := srv.MCP().Connect(ctx, a, nil); err != nil {
 		t.Fatal(err)

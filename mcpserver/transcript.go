@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport"
 )
 
 type transcriptIn struct {
@@ -367,7 +368,7 @@ type fold struct {
 
 // present turns a message into its answer form, texts clipped at
 // fieldCap, and finds the results that fold into calls on the page.
-func (p *pager) present(e sessiondb.Entry, m Message, focus bool, fieldCap int) (messageOut, []fold) {
+func (p *pager) present(e sessiondb.Entry, m jsonlimport.Message, focus bool, fieldCap int) (messageOut, []fold) {
 	mo := messageOut{Seq: e.Seq, Summary: e.Summary, Focus: focus, Kind: show(e.Kind),
 		Role: showOnly(orString(m.Role, e.Role), 64), Time: timeString(e.CreatedAt),
 		Bookkeeping: m.Bookkeeping, Bytes: len(e.Body)}
@@ -473,4 +474,11 @@ func (s *Server) transcriptJSON(ctx context.Context, id string) ([]byte, error) 
 		return nil, err
 	}
 	return json.Marshal(out)
+}
+
+func orString(s, alt string) string {
+	if s != "" {
+		return s
+	}
+	return alt
 }

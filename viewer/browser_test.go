@@ -183,11 +183,16 @@ func TestBrowser(t *testing.T) {
 	if !strings.Contains(result, "deployed web v42") || !strings.Contains(result, "<svg") {
 		t.Errorf("tool result shows %q", result)
 	}
-	// The markdown table and code block render; the javascript: link does not.
+	// The markdown table and code block render; the javascript: link does
+	// not, and the link whose target tries to break out of its attribute
+	// ([x](https://example.com/" onmouseover="…), a link to
+	// https://example.com/" with a title for CommonMark) keeps the quote
+	// inside its URL and adds no attribute.
 	cells := must(t, ctx, "table", chromedp.Evaluate[int](`document.querySelectorAll("table.md td").length`))
 	links := must(t, ctx, "links", chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll(".md a")).map(a => a.href)`))
-	if cells < 4 || len(links) != 1 || links[0] != "https://example.com/runbook" {
-		t.Errorf("markdown: %d cells, links %q", cells, links)
+	handlers := must(t, ctx, "handlers", chromedp.Evaluate[int](`Array.from(document.querySelectorAll("*")).filter(e => Array.from(e.attributes).some(a => a.name.startsWith("on"))).length`))
+	if cells < 4 || len(links) != 2 || links[0] != "https://example.com/runbook" || links[1] != "https://example.com/%22" || handlers != 0 {
+		t.Errorf("markdown: %d cells, links %q, %d elements with handlers", cells, links, handlers)
 	}
 	noScriptRan(t, ctx, "tool call")
 	screenshot(t, ctx, dir, "03-transcript.png")

@@ -16,7 +16,7 @@ var allowedTags = map[string]bool{}
 func init() {
 	for _, t := range strings.Fields(`html head meta title link script body header nav a form input main footer
 		h1 h3 h4 h5 h6 p br strong em code pre span ul ol li table thead tbody tr th td blockquote details
-		summary div section article dl dt dd label button q mark figure figcaption svg line g rect text caption`) {
+		summary div section article dl dt dd label button q mark figure figcaption svg line g rect text caption hr del`) {
 		allowedTags[t] = true
 	}
 }

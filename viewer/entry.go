@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport"
 )
 
 // maxShown bounds the text of one entry rendered into a page. A 10 MB
@@ -16,15 +17,19 @@ const maxShown = 64 << 10
 
 // block is one piece of a rendered entry.
 type block struct {
-	Kind    string        // text, thinking, call, result, image, json
-	HTML    template.HTML // text and thinking: rendered markdown
+	Kind    string        // text, thinking, context, call, result, json
+	HTML    template.HTML // text, thinking and context: rendered markdown
 	Text    string        // result, json: plain text (escaped by the template)
-	Name    string        // call: tool name
+	Name    string        // call: tool name; context: its first line
 	Args    string        // call: arguments, indented JSON when possible
 	CallID  string        // call, result: the tool call ID
 	IsError bool          // result
 	Result  *block        // call: its result, when on the same page
 	Clipped bool          // the text was cut at maxShown
+	// Agent is the sub-agent a result says its call ran (Claude Code's
+	// Task and Agent tools); AgentLink the session that holds it.
+	Agent     string
+	AgentLink string
 }
 
 // entryView is one entry of a transcript page.
@@ -42,6 +47,15 @@ type entryView struct {
 	Paired bool
 	// Cut: a compaction starts the transcript at this entry.
 	Cut *cutView
+	// Bookkeeping: not part of the conversation (progress lines, token
+	// counts, snapshots, echoes); hidden until the reader asks.
+	Bookkeeping bool
+	// Context: injected by the tool (environment, instructions,
+	// reminders), shown folded.
+	Context bool
+	// Part: a further line of a response streamed one block per line
+	// (Claude Code), shown as the continuation of the entry before.
+	Part bool
 }
 
 // cutView is a compaction marker.
@@ -56,121 +70,47 @@ type cutView struct {
 	Summary      []entryView
 }
 
-// viewEntry turns a stored entry into blocks. The body is parsed with the
-// shapes the CLI's renderer understands (content string or blocks,
-// OpenAI-style tool_calls, tool messages); anything else is shown as JSON
-// text.
-func viewEntry(e sessiondb.Entry) entryView {
+// viewEntry turns a stored entry of a session of the given source format
+// into blocks. What the body says is jsonlimport.Understand's reading
+// (the one understanding of every format, shared with `sessionctl show`
+// and the MCP server): text, thinking, tool calls and results, whether it
+// is bookkeeping or injected context. A body it finds nothing in is shown
+// as JSON text.
+func viewEntry(format string, e sessiondb.Entry) entryView {
 	v := entryView{Seq: e.Seq, Summary: e.Summary, Role: e.Role, Kind: e.Kind, Size: len(e.Body)}
 	if !e.CreatedAt.IsZero() {
 		v.Time = e.CreatedAt.UTC().Format("2006-01-02 15:04:05")
 	}
-	var obj map[string]any
-	dec := json.NewDecoder(bytes.NewReader(e.Body))
-	dec.UseNumber()
-	if err := dec.Decode(&obj); err != nil || obj == nil {
-		v.Blocks = []block{jsonBlock(string(e.Body))}
-		return v
+	m := jsonlimport.Understand(format, e)
+	if m.Role != "" && !m.Bookkeeping {
+		v.Role = m.Role
 	}
-	if v.Role == "" {
-		v.Role, _ = obj["role"].(string)
+	v.Bookkeeping, v.Context = m.Bookkeeping, m.Context
+	v.Part = e.Kind == "message-part"
+	if m.Thinking != "" {
+		v.Blocks = append(v.Blocks, textBlock("thinking", m.Thinking))
 	}
-	switch v.Role {
-	case "tool", "tool_result", "function":
-		id, _ := obj["tool_call_id"].(string)
-		if blocks, ok := obj["content"].([]any); ok {
-			for _, b := range blocks {
-				if m, ok := b.(map[string]any); ok {
-					if cid, ok := resultID(m); ok {
-						v.Blocks = append(v.Blocks, resultBlock(cid, m))
-					}
-				}
-			}
-			if len(v.Blocks) > 0 {
-				return v
-			}
+	if m.Text != "" {
+		kind := "text"
+		if m.Context {
+			kind = "context"
 		}
-		v.Blocks = []block{resultBlock(id, obj)}
-		return v
-	}
-	if rc, ok := obj["reasoning_content"].(string); ok && rc != "" {
-		v.Blocks = append(v.Blocks, textBlock("thinking", rc))
-	}
-	content, hasContent := obj["content"]
-	switch c := content.(type) {
-	case string:
-		if c != "" {
-			v.Blocks = append(v.Blocks, textBlock("text", c))
+		b := textBlock(kind, m.Text)
+		if m.Context {
+			b.Name = visible(firstLine(m.Text, 100))
 		}
-	case []any:
-		for _, b := range c {
-			v.Blocks = append(v.Blocks, contentBlock(b))
-		}
+		v.Blocks = append(v.Blocks, b)
 	}
-	if calls, ok := obj["tool_calls"].([]any); ok {
-		for _, call := range calls {
-			m, ok := call.(map[string]any)
-			if !ok {
-				continue
-			}
-			id, _ := m["id"].(string)
-			if f, ok := m["function"].(map[string]any); ok {
-				v.Blocks = append(v.Blocks, callBlock(id, f["name"], f["arguments"]))
-			} else {
-				v.Blocks = append(v.Blocks, callBlock(id, m["name"], firstOf(m, "arguments", "input", "args")))
-			}
-		}
+	for _, c := range m.Calls {
+		v.Blocks = append(v.Blocks, callBlock(c))
 	}
-	if len(v.Blocks) == 0 && !hasContent {
-		_, text := sessiondb.DefaultExtractor(e.Kind, e.Body)
-		if text != "" {
-			v.Blocks = append(v.Blocks, textBlock("text", text))
-		} else {
-			v.Blocks = append(v.Blocks, jsonBlock(string(e.Body)))
-		}
+	for _, r := range m.Results {
+		v.Blocks = append(v.Blocks, resultBlock(r))
+	}
+	if len(v.Blocks) == 0 && !m.Bookkeeping {
+		v.Blocks = append(v.Blocks, jsonBlock(string(e.Body)))
 	}
 	return v
-}
-
-func contentBlock(b any) block {
-	m, ok := b.(map[string]any)
-	if !ok {
-		if s, ok := b.(string); ok {
-			return textBlock("text", s)
-		}
-		return jsonBlock(compactJSON(b))
-	}
-	typ, _ := m["type"].(string)
-	switch {
-	case typ == "thinking" || (typ == "" && m["thinking"] != nil):
-		t, _ := m["thinking"].(string)
-		return textBlock("thinking", t)
-	case typ == "reasoning" || m["reasoning_id"] != nil:
-		s, _ := m["summary"].(string)
-		return textBlock("thinking", s)
-	case typ == "tool_call" || typ == "tool_use" || typ == "toolCall" || typ == "function_call" ||
-		(typ == "" && m["name"] != nil && (m["arguments"] != nil || m["input"] != nil || m["id"] != nil)):
-		id, _ := m["id"].(string)
-		if id == "" {
-			id, _ = m["call_id"].(string)
-		}
-		return callBlock(id, m["name"], firstOf(m, "arguments", "input", "args"))
-	case typ == "tool_result" || (typ == "" && m["call_id"] != nil):
-		id, _ := resultID(m)
-		return resultBlock(id, m)
-	case typ == "image" || typ == "image_url" || m["mime_type"] != nil || m["image_url"] != nil:
-		// Images are never loaded (no data: or remote URLs in the page):
-		// only their type is shown.
-		mime, _ := m["mime_type"].(string)
-		if mime == "" {
-			mime, _ = m["media_type"].(string)
-		}
-		return block{Kind: "image", Text: mime}
-	}
-	if t, ok := m["text"].(string); ok {
-		return textBlock("text", t)
-	}
-	return jsonBlock(compactJSON(m))
 }
 
 func textBlock(kind, s string) block {
@@ -183,97 +123,32 @@ func jsonBlock(s string) block {
 	return block{Kind: "json", Text: visible(s), Clipped: cut}
 }
 
-func callBlock(id string, name, args any) block {
-	n, _ := name.(string)
-	var a string
-	switch v := args.(type) {
-	case string:
-		var buf bytes.Buffer
-		if json.Indent(&buf, []byte(v), "", "  ") == nil {
-			a = buf.String()
-		} else {
-			a = v
-		}
-	case nil:
-	default:
-		// Not json.MarshalIndent: it would turn < > & into \u003c…, and
-		// the page escapes them anyway.
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
-		enc.SetIndent("", "  ")
-		if enc.Encode(v) == nil {
-			a = strings.TrimSuffix(buf.String(), "\n")
-		}
+// callBlock shows a tool call, its arguments indented when they are JSON.
+func callBlock(c jsonlimport.ToolCall) block {
+	a := c.Arguments
+	var buf bytes.Buffer
+	if json.Indent(&buf, []byte(a), "", "  ") == nil {
+		a = buf.String()
 	}
 	a, cut := clip(a, maxShown)
-	return block{Kind: "call", Name: visible(n), Args: visible(a), CallID: visible(id), Clipped: cut}
+	return block{Kind: "call", Name: visible(c.Name), Args: visible(a), CallID: visible(c.ID), Clipped: cut}
 }
 
-func resultBlock(id string, m map[string]any) block {
-	isErr, _ := m["is_error"].(bool)
-	text, cut := clip(contentText(m["content"]), maxShown)
-	if text == "" {
-		if o, ok := m["output"].(string); ok {
-			text, cut = clip(o, maxShown)
+func resultBlock(r jsonlimport.ToolResult) block {
+	text, cut := clip(r.Text, maxShown)
+	return block{Kind: "result", Text: visible(text), CallID: visible(r.CallID), IsError: r.IsError, Clipped: cut,
+		Agent: visible(r.Agent)}
+}
+
+// firstLine is the first non-empty line of s, cut to n runes.
+func firstLine(s string, n int) string {
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			s, _ = clip(l, n)
+			return s
 		}
 	}
-	return block{Kind: "result", Text: visible(text), CallID: visible(id), IsError: isErr, Clipped: cut}
-}
-
-func resultID(m map[string]any) (string, bool) {
-	for _, k := range []string{"call_id", "tool_use_id", "tool_call_id", "toolCallId"} {
-		if v, ok := m[k].(string); ok {
-			return v, true
-		}
-	}
-	if t, _ := m["type"].(string); t == "tool_result" {
-		return "", true
-	}
-	return "", false
-}
-
-// contentText joins the text found in a content value (string or blocks).
-func contentText(v any) string {
-	switch v := v.(type) {
-	case string:
-		return v
-	case []any:
-		var parts []string
-		for _, b := range v {
-			switch b := b.(type) {
-			case string:
-				parts = append(parts, b)
-			case map[string]any:
-				if t, ok := b["text"].(string); ok {
-					parts = append(parts, t)
-				} else if t, _ := b["type"].(string); t == "image" {
-					parts = append(parts, "[image]")
-				}
-			}
-		}
-		return strings.Join(parts, "\n")
-	case nil:
-		return ""
-	}
-	return compactJSON(v)
-}
-
-func firstOf(m map[string]any, keys ...string) any {
-	for _, k := range keys {
-		if v, ok := m[k]; ok {
-			return v
-		}
-	}
-	return nil
-}
-
-func compactJSON(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return ""
-	}
-	return string(b)
+	return ""
 }
 
 // pairCalls moves each tool result into the block of its call when both

@@ -24,14 +24,25 @@ func FuzzTranscriptPage(f *testing.F) {
 	}
 	f.Add(`{"role":"user","content":[{"type":"image","mime_type":"image/svg+xml\"><script>"}]}`, "user")
 	f.Add(`not json <script>`, "")
+	f.Add(`{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"x"}]},"toolUseResult":{"agentId":"\"><script>"}}`, "user")
+	f.Add(`{"type":"user","message":{"role":"user","content":"<system-reminder>\"><img src=x></system-reminder>"}}`, "user")
 	h, err := New(nil, Options{})
 	if err != nil {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, body, role string) {
-		es := []entryView{
-			viewEntry(sessiondb.Entry{Seq: 1, Kind: sessiondb.KindMessage, Role: role, Body: json.RawMessage(body)}),
-			viewEntry(sessiondb.Entry{Seq: 2, Kind: role, Body: json.RawMessage(body)}),
+		var es []entryView
+		for _, format := range []string{"", "claude-code", "codex", "pi", "zot"} {
+			es = append(es,
+				viewEntry(format, sessiondb.Entry{Seq: 1, Kind: sessiondb.KindMessage, Role: role, Body: json.RawMessage(body)}),
+				viewEntry(format, sessiondb.Entry{Seq: 2, Kind: role, Body: json.RawMessage(body)}))
+		}
+		for i := range es {
+			for j := range es[i].Blocks {
+				if b := &es[i].Blocks[j]; b.Agent != "" {
+					b.AgentLink = "/s/" + urlPathEscape(role+":agent-"+b.Agent)
+				}
+			}
 		}
 		pairCalls(es)
 		d := sessionData{Title: role, S: sessiondb.Session{ID: role, Title: role, Aliases: []string{role}}, Entries: es, Attrs: body}

@@ -141,7 +141,7 @@ func TestTranscriptPage(t *testing.T) {
 		"&lt;script&gt;window.__pwned=1&lt;/script&gt;",
 		`<strong>deploy</strong>`, `<code>web</code>`,
 		`<a href="https://example.com/runbook" rel="noopener noreferrer nofollow">docs</a>`,
-		"[click me](javascript:window.__pwned=1)", // not a link
+		"click me (javascript:window.__pwned=1)", // not a link
 		`\u202egnp.exe`,
 		`<table class="md">`, `<pre class="code"><span class="lang">sh</span><code>make deploy`,
 		`<details class="thinking">`,

@@ -1,275 +1,286 @@
 package viewer
 
 import (
+	"bytes"
 	"html/template"
 	"net/url"
 	"strings"
+	"sync"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/renderer"
+	"github.com/yuin/goldmark/renderer/html"
+	"github.com/yuin/goldmark/util"
 )
 
-// Markdown rendering. Transcripts are hostile text, so this is a small
-// renderer written for escaping first, not a CommonMark implementation:
-// it knows fenced code blocks, headings, lists, block quotes, pipe tables,
-// inline code, **strong**, *emphasis*, [links](http://…) and bare http(s)
-// URLs. Every piece of text it emits goes through esc (visible + HTML
-// escaping); the only tags it writes are its own, from a fixed list, and
-// the only attribute is href, holding an http or https URL. Raw HTML in
-// the input is text. Anything it does not understand is shown as text.
+// Markdown rendering goes through goldmark (CommonMark with GitHub's
+// tables, strikethrough and autolinks), the field's standard library, so
+// that real assistant text (tables, nested lists, code inside lists,
+// reference links) renders as its author saw it. Transcripts are hostile
+// text, so goldmark's own rendering of what could carry markup is
+// replaced (safeRenderer):
+//
+//   - raw HTML, inline or as a block, is shown as escaped text (goldmark
+//     would drop it as "raw HTML omitted");
+//   - a link or autolink is a link only to an absolute http(s) URL, with
+//     rel="noopener noreferrer nofollow"; any other target (javascript:,
+//     vbscript:, data:, file:, relative and protocol-relative URLs) is
+//     shown as the link's text followed by the target in parentheses;
+//   - images are never loaded: an image is its alt text, linked to its
+//     URL when that is http(s);
+//   - headings render two levels down (h3…h6): the page's own h1 stays
+//     the only one;
+//   - code blocks are <pre class="code"> with their language as a label.
+//
+// Bidi and control characters are made visible (\u202e) before parsing,
+// so no renderer sees them raw.
 
-// lookahead bounds the search for a closing delimiter, keeping rendering
-// linear on hostile input (a line of 100,000 asterisks).
-const lookahead = 2000
+var (
+	mdOnce sync.Once
+	md     goldmark.Markdown
+)
+
+func markdown() goldmark.Markdown {
+	mdOnce.Do(func() {
+		md = goldmark.New(
+			goldmark.WithExtensions(
+				extension.NewTable(extension.WithTableCellAlignMethod(extension.TableCellAlignNone)),
+				extension.Strikethrough,
+				extension.Linkify,
+			),
+			goldmark.WithRendererOptions(
+				html.WithHardWraps(),
+				renderer.WithNodeRenderers(util.Prioritized(safeRenderer{}, 100)),
+			),
+		)
+	})
+	return md
+}
 
 // renderMarkdown renders src as HTML.
 func renderMarkdown(src string) template.HTML {
-	var b strings.Builder
-	lines := strings.Split(strings.ReplaceAll(src, "\r\n", "\n"), "\n")
-	var para []string
-	flush := func() {
-		if len(para) == 0 {
-			return
-		}
-		b.WriteString("<p>")
-		for i, l := range para {
-			if i > 0 {
-				b.WriteString("<br>\n")
-			}
-			b.WriteString(inline(l, 0))
-		}
-		b.WriteString("</p>\n")
-		para = para[:0]
+	var b bytes.Buffer
+	if err := markdown().Convert(defuseLinks([]byte(visible(src))), &b); err != nil {
+		// goldmark fails only on a failing writer; show the text.
+		return template.HTML("<pre>" + template.HTMLEscapeString(src) + "</pre>")
 	}
-	for i := 0; i < len(lines); i++ {
-		line := lines[i]
-		trim := strings.TrimSpace(line)
-		switch {
-		case strings.HasPrefix(trim, "```") || strings.HasPrefix(trim, "~~~"):
-			flush()
-			fence := trim[:3]
-			lang := strings.TrimSpace(trim[3:])
-			var code []string
+	out := b.String()
+	// The table extension writes a bare <table>; raw HTML never reaches
+	// the output unescaped, so every "<table>" is the extension's.
+	out = strings.ReplaceAll(out, "<table>", `<table class="md">`)
+	return template.HTML(out)
+}
+
+// destLookahead bounds how far an inline link's destination may reach.
+const destLookahead = 512
+
+// defuseLinks escapes the "(" of every "](" whose destination does not
+// end (at a space or the closing parenthesis) within destLookahead bytes.
+// goldmark scans such a destination to the end of its paragraph, once per
+// "](": 16,384 "[a](" in a row took 8 s to render. A destination that
+// long is not a link a person wrote; it stays text (with the backslash
+// escape read as text by goldmark, so nothing visible changes).
+func defuseLinks(src []byte) []byte {
+	var out []byte
+	last := 0
+	for i := 0; i+1 < len(src); i++ {
+		if src[i] != ']' || src[i+1] != '(' || destEnds(src[i+2:]) {
+			continue
+		}
+		if out == nil {
+			out = make([]byte, 0, len(src)+64)
+		}
+		out = append(out, src[last:i+1]...)
+		out = append(out, '\\')
+		last = i + 1
+	}
+	if out == nil {
+		return src
+	}
+	return append(out, src[last:]...)
+}
+
+// destEnds reports whether an inline link destination starting at s ends
+// within destLookahead bytes: at whitespace, at the ")" that balances its
+// parentheses, or at the end of the text. A "<…>" destination ends at its
+// ">" or the line's end.
+func destEnds(s []byte) bool {
+	depth := 0
+	angle := len(s) > 0 && s[0] == '<'
+	for i := 0; i < len(s) && i < destLookahead; i++ {
+		switch c := s[i]; {
+		case angle && c == '>', angle && c == '\n':
+			return true
+		case angle:
+		case c == '\\':
 			i++
-			for ; i < len(lines) && !strings.HasPrefix(strings.TrimSpace(lines[i]), fence); i++ {
-				code = append(code, lines[i])
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			return true
+		case c == '(':
+			depth++
+		case c == ')':
+			if depth == 0 {
+				return true
 			}
-			b.WriteString("<pre class=\"code\">")
-			if lang != "" {
-				b.WriteString("<span class=\"lang\">" + esc(lang) + "</span>")
-			}
-			b.WriteString("<code>" + esc(strings.Join(code, "\n")) + "</code></pre>\n")
-		case trim == "":
-			flush()
-		case heading(trim) > 0:
-			flush()
-			n := heading(trim)
-			tag := []string{"h3", "h3", "h4", "h5", "h6", "h6"}[n-1]
-			b.WriteString("<" + tag + ">" + inline(strings.TrimSpace(trim[n:]), 0) + "</" + tag + ">\n")
-		case isTableRow(trim) && i+1 < len(lines) && isTableSep(strings.TrimSpace(lines[i+1])):
-			flush()
-			b.WriteString("<table class=\"md\"><thead><tr>")
-			for _, c := range tableCells(trim) {
-				b.WriteString("<th>" + inline(c, 0) + "</th>")
-			}
-			b.WriteString("</tr></thead><tbody>\n")
-			i += 2
-			for ; i < len(lines) && isTableRow(strings.TrimSpace(lines[i])); i++ {
-				b.WriteString("<tr>")
-				for _, c := range tableCells(strings.TrimSpace(lines[i])) {
-					b.WriteString("<td>" + inline(c, 0) + "</td>")
-				}
-				b.WriteString("</tr>\n")
-			}
-			i--
-			b.WriteString("</tbody></table>\n")
-		case listItem(trim) != "":
-			flush()
-			kind := listItem(trim)
-			b.WriteString("<" + kind + ">\n")
-			for ; i < len(lines) && listItem(strings.TrimSpace(lines[i])) == kind; i++ {
-				b.WriteString("<li>" + inline(listText(strings.TrimSpace(lines[i])), 0) + "</li>\n")
-			}
-			i--
-			b.WriteString("</" + kind + ">\n")
-		case strings.HasPrefix(trim, ">"):
-			flush()
-			b.WriteString("<blockquote>")
-			first := true
-			for ; i < len(lines) && strings.HasPrefix(strings.TrimSpace(lines[i]), ">"); i++ {
-				if !first {
-					b.WriteString("<br>\n")
-				}
-				first = false
-				b.WriteString(inline(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(lines[i]), ">")), 0))
-			}
-			i--
-			b.WriteString("</blockquote>\n")
-		default:
-			para = append(para, line)
+			depth--
 		}
 	}
-	flush()
-	return template.HTML(b.String()) // #nosec: built from escaped pieces and fixed tags only
+	// The text ended first (cheap for goldmark to scan), or the
+	// lookahead ran out.
+	return len(s) < destLookahead
 }
 
-func heading(s string) int {
-	n := 0
-	for n < len(s) && n < 7 && s[n] == '#' {
-		n++
-	}
-	if n == 0 || n > 6 || n >= len(s) || s[n] != ' ' {
-		return 0
-	}
-	return n
+// safeRenderer replaces goldmark's rendering of the nodes that could
+// carry markup or links (see the notes above).
+type safeRenderer struct{}
+
+// RegisterFuncs implements renderer.NodeRenderer.
+func (safeRenderer) RegisterFuncs(r renderer.NodeRendererFuncRegisterer) {
+	r.Register(ast.KindRawHTML, renderRawHTML)
+	r.Register(ast.KindHTMLBlock, renderHTMLBlock)
+	r.Register(ast.KindLink, renderLink)
+	r.Register(ast.KindAutoLink, renderAutoLink)
+	r.Register(ast.KindImage, renderImage)
+	r.Register(ast.KindHeading, renderHeading)
+	r.Register(ast.KindFencedCodeBlock, renderCodeBlock)
+	r.Register(ast.KindCodeBlock, renderCodeBlock)
 }
 
-func isTableRow(s string) bool { return len(s) >= 2 && s[0] == '|' }
-
-func isTableSep(s string) bool {
-	if !isTableRow(s) || !strings.Contains(s, "-") {
-		return false
-	}
-	return strings.Trim(s, "|-: ") == ""
-}
-
-func tableCells(s string) []string {
-	s = strings.TrimPrefix(s, "|")
-	s = strings.TrimSuffix(s, "|")
-	cells := strings.Split(s, "|")
-	for i := range cells {
-		cells[i] = strings.TrimSpace(cells[i])
-	}
-	return cells
-}
-
-// listItem returns "ul" or "ol" when s is a list item, else "".
-func listItem(s string) string {
-	if len(s) >= 2 && (s[0] == '-' || s[0] == '*' || s[0] == '+') && s[1] == ' ' {
-		return "ul"
-	}
-	n := 0
-	for n < len(s) && n < 9 && s[n] >= '0' && s[n] <= '9' {
-		n++
-	}
-	if n > 0 && n+1 < len(s) && (s[n] == '.' || s[n] == ')') && s[n+1] == ' ' {
-		return "ol"
-	}
-	return ""
-}
-
-func listText(s string) string {
-	if s[0] == '-' || s[0] == '*' || s[0] == '+' {
-		return s[2:]
-	}
-	i := strings.IndexAny(s, ".)")
-	return s[i+2:]
-}
-
-// inline renders one line's inline markup.
-func inline(s string, depth int) string {
-	var b strings.Builder
-	text := 0 // start of pending plain text
-	emit := func(upto int) {
-		if upto > text {
-			b.WriteString(esc(s[text:upto]))
+func renderRawHTML(w util.BufWriter, source []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
+	if entering {
+		segs := n.(*ast.RawHTML).Segments
+		for i := 0; i < segs.Len(); i++ {
+			s := segs.At(i)
+			_, _ = w.Write(util.EscapeHTML(s.Value(source)))
 		}
 	}
-	for i := 0; i < len(s); {
-		c := s[i]
-		switch {
-		case c == '`':
-			if j := closer(s, i+1, "`"); j > i+1 {
-				emit(i)
-				b.WriteString("<code>" + esc(s[i+1:j]) + "</code>")
-				i = j + 1
-				text = i
-				continue
-			}
-		case c == '*' && depth < 3 && strings.HasPrefix(s[i:], "**"):
-			if j := closer(s, i+2, "**"); j > i+2 {
-				emit(i)
-				b.WriteString("<strong>" + inline(s[i+2:j], depth+1) + "</strong>")
-				i = j + 2
-				text = i
-				continue
-			}
-		case c == '*' && depth < 3 && i+1 < len(s) && s[i+1] != ' ':
-			if j := closer(s, i+1, "*"); j > i+1 && s[j-1] != ' ' {
-				emit(i)
-				b.WriteString("<em>" + inline(s[i+1:j], depth+1) + "</em>")
-				i = j + 1
-				text = i
-				continue
-			}
-		case c == '[' && depth < 3:
-			if j := closer(s, i+1, "]("); j > i+1 {
-				if k := closer(s, j+2, ")"); k > j+2 {
-					if u, ok := safeURL(s[j+2 : k]); ok {
-						emit(i)
-						b.WriteString(`<a href="` + u + `" rel="noopener noreferrer nofollow">` + inline(s[i+1:j], depth+1) + "</a>")
-						i = k + 1
-						text = i
-						continue
-					}
-				}
-			}
-		case (c == 'h' || c == 'H') && (i == 0 || isSpace(s[i-1])) && hasURLPrefix(s[i:]):
-			j := i
-			for j < len(s) && !isSpace(s[j]) && s[j] != '<' && s[j] != '>' && s[j] != '"' {
-				j++
-			}
-			raw := strings.TrimRight(s[i:j], ".,;:!?)")
-			if u, ok := safeURL(raw); ok {
-				emit(i)
-				b.WriteString(`<a href="` + u + `" rel="noopener noreferrer nofollow">` + esc(raw) + "</a>")
-				i += len(raw)
-				text = i
-				continue
-			}
+	return ast.WalkSkipChildren, nil
+}
+
+func renderHTMLBlock(w util.BufWriter, source []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
+	if !entering {
+		return ast.WalkContinue, nil
+	}
+	b := n.(*ast.HTMLBlock)
+	var text []byte
+	lines := b.Lines()
+	for i := 0; i < lines.Len(); i++ {
+		s := lines.At(i)
+		text = append(text, s.Value(source)...)
+	}
+	if b.HasClosure() {
+		text = append(text, b.ClosureLine.Value(source)...)
+	}
+	parts := strings.Split(strings.TrimRight(string(text), "\n"), "\n")
+	_, _ = w.WriteString("<p>")
+	for i, p := range parts {
+		if i > 0 {
+			_, _ = w.WriteString("<br>\n")
 		}
-		i++
+		_, _ = w.Write(util.EscapeHTML([]byte(p)))
 	}
-	emit(len(s))
-	return b.String()
+	_, _ = w.WriteString("</p>\n")
+	return ast.WalkSkipChildren, nil
 }
 
-// closer returns the index of the first occurrence of delim at or after
-// from, within lookahead bytes, or -1.
-func closer(s string, from int, delim string) int {
-	end := from + lookahead
-	if end > len(s) {
-		end = len(s)
+// safeURL returns the escaped href of an absolute http(s) URL.
+func safeURL(raw []byte) (string, bool) {
+	u, err := url.Parse(string(raw))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", false
 	}
-	if from > end {
-		return -1
-	}
-	j := strings.Index(s[from:end], delim)
-	if j < 0 {
-		return -1
-	}
-	return from + j
+	return string(util.EscapeHTML(util.URLEscape([]byte(u.String()), false))), true
 }
 
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' }
-
-func hasURLPrefix(s string) bool {
-	l := strings.ToLower(s[:min(len(s), 8)])
-	return strings.HasPrefix(l, "http://") || strings.HasPrefix(l, "https://")
+func renderLink(w util.BufWriter, source []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
+	l := n.(*ast.Link)
+	href, ok := safeURL(l.Destination)
+	switch {
+	case ok && entering:
+		_, _ = w.WriteString(`<a href="` + href + `" rel="noopener noreferrer nofollow">`)
+	case ok:
+		_, _ = w.WriteString("</a>")
+	case !entering:
+		// Not a link: the target is shown as text after the link's text.
+		_, _ = w.WriteString(" (")
+		_, _ = w.Write(util.EscapeHTML(l.Destination))
+		_, _ = w.WriteString(")")
+	}
+	return ast.WalkContinue, nil
 }
 
-// safeURL returns raw escaped for an href attribute when it is an absolute
-// http or https URL without spaces, quotes, controls or bidi marks; any
-// other scheme (javascript:, data:, vbscript:, relative URLs) is refused.
-func safeURL(raw string) (string, bool) {
-	if raw == "" || len(raw) > 2048 || needsEscape(raw) || strings.ContainsAny(raw, " \t\n\"'<>`\\") {
-		return "", false
+func renderAutoLink(w util.BufWriter, source []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
+	if !entering {
+		return ast.WalkContinue, nil
 	}
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" {
-		return "", false
+	l := n.(*ast.AutoLink)
+	label := util.EscapeHTML(l.Label(source))
+	raw := l.URL(source)
+	if l.AutoLinkType == ast.AutoLinkURL && !bytes.Contains(raw, []byte("://")) {
+		raw = append([]byte("http://"), raw...) // www.example.com
 	}
-	switch strings.ToLower(u.Scheme) {
-	case "http", "https":
-	default:
-		return "", false
+	if href, ok := safeURL(raw); ok {
+		_, _ = w.WriteString(`<a href="` + href + `" rel="noopener noreferrer nofollow">`)
+		_, _ = w.Write(label)
+		_, _ = w.WriteString("</a>")
+		return ast.WalkContinue, nil
 	}
-	return template.HTMLEscapeString(u.String()), true
+	_, _ = w.Write(label)
+	return ast.WalkContinue, nil
+}
+
+func renderImage(w util.BufWriter, source []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
+	if !entering {
+		return ast.WalkContinue, nil
+	}
+	img := n.(*ast.Image)
+	var alt bytes.Buffer
+	for c := img.FirstChild(); c != nil; c = c.NextSibling() {
+		if t, ok := c.(*ast.Text); ok {
+			alt.Write(t.Value(source))
+		}
+	}
+	label := "[image: " + string(util.EscapeHTML(alt.Bytes())) + "]"
+	if href, ok := safeURL(img.Destination); ok {
+		_, _ = w.WriteString(`<a href="` + href + `" rel="noopener noreferrer nofollow">` + label + "</a>")
+	} else {
+		_, _ = w.WriteString(label)
+	}
+	return ast.WalkSkipChildren, nil
+}
+
+func renderHeading(w util.BufWriter, source []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
+	tag := "h" + string(rune('0'+min(n.(*ast.Heading).Level+2, 6)))
+	if entering {
+		_, _ = w.WriteString("<" + tag + ">")
+	} else {
+		_, _ = w.WriteString("</" + tag + ">\n")
+	}
+	return ast.WalkContinue, nil
+}
+
+func renderCodeBlock(w util.BufWriter, source []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
+	if !entering {
+		return ast.WalkContinue, nil
+	}
+	_, _ = w.WriteString(`<pre class="code">`)
+	if f, ok := n.(*ast.FencedCodeBlock); ok {
+		if lang := f.Language(source); len(lang) > 0 {
+			_, _ = w.WriteString(`<span class="lang">`)
+			_, _ = w.Write(util.EscapeHTML(lang))
+			_, _ = w.WriteString("</span>")
+		}
+	}
+	_, _ = w.WriteString("<code>")
+	lines := n.Lines()
+	var code []byte
+	for i := 0; i < lines.Len(); i++ {
+		s := lines.At(i)
+		code = append(code, s.Value(source)...)
+	}
+	_, _ = w.Write(util.EscapeHTML(bytes.TrimSuffix(code, []byte("\n"))))
+	_, _ = w.WriteString("</code></pre>\n")
+	return ast.WalkSkipChildren, nil
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport"
 )
 
 // listRow is one row of the sessions page. Its fields are copied out of
@@ -24,6 +25,7 @@ type listRow struct {
 	Aliases      []string
 	ParentID     string
 	SourceFormat string
+	SubAgent     bool
 	MessageCount int64
 	EntryCount   int64
 	Updated      string
@@ -142,6 +144,7 @@ func (h *Handler) list(ctx context.Context, q url.Values) (listData, error) {
 	d.Rows = make([]listRow, 0, len(infos))
 	for _, si := range infos {
 		row := listRow{ID: si.ID, Title: si.Title, Aliases: si.Aliases, ParentID: si.ParentID, SourceFormat: si.SourceFormat,
+			SubAgent:     jsonlimport.SubAgent(si.Session),
 			MessageCount: si.MessageCount, EntryCount: si.EntryCount, Updated: si.UpdatedAt.UTC().Format("2006-01-02 15:04")}
 		// The store sums the page's usage with the page (ListOptions.Usage);
 		// a store that does not leaves Usage nil and is asked row by row.
@@ -177,6 +180,13 @@ type sessionData struct {
 	Last        int64
 	ShowPrev    bool
 	Attrs       string
+	// Hidden counts the entries shown only with the bookkeeping toggle:
+	// bookkeeping lines and tool results shown inside their calls.
+	Hidden int
+	// SubAgent: the session is a sub-agent of its ParentID (not a fork).
+	SubAgent bool
+	// OnlySubAgents: every session listed in Forks is a sub-agent.
+	OnlySubAgents bool
 
 	// What transcript read, turned into Entries and the compactions'
 	// Summary by present: parsing bodies and rendering their markdown is
@@ -189,9 +199,10 @@ type sessionData struct {
 // forkView is one fork of the session shown: the session forked from
 // it at log position ForkSeq.
 type forkView struct {
-	ID      string
-	Title   string
-	ForkSeq int64
+	ID       string
+	Title    string
+	ForkSeq  int64
+	SubAgent bool
 }
 
 type checkpointView struct {
@@ -221,16 +232,25 @@ func (h *Handler) sessionPage(w http.ResponseWriter, r *http.Request) {
 // their views: bodies parsed, markdown rendered, superseded turns and
 // compaction cuts marked, tool calls paired with their results.
 func (d *sessionData) present() {
+	format := d.S.SourceFormat
 	for i := range d.Compactions {
 		c := &d.Compactions[i]
 		for _, e := range d.summaries[i] {
 			e.Summary = true
-			c.Summary = append(c.Summary, viewEntry(e))
+			c.Summary = append(c.Summary, viewEntry(format, e))
 		}
 	}
 	d.Entries = make([]entryView, 0, len(d.entries))
 	for _, e := range d.entries {
-		v := viewEntry(e)
+		v := viewEntry(format, e)
+		if v.Bookkeeping {
+			d.Hidden++
+		}
+		for j := range v.Blocks {
+			if b := &v.Blocks[j]; b.Agent != "" && format == jsonlimport.FormatClaudeCode {
+				b.AgentLink = "/s/" + url.PathEscape(jsonlimport.ClaudeCodeAgentSession(d.S.ID, b.Agent))
+			}
+		}
 		v.Superseded = e.Seq < d.keep
 		if d.All {
 			for i := range d.Compactions {
@@ -242,6 +262,11 @@ func (d *sessionData) present() {
 		d.Entries = append(d.Entries, v)
 	}
 	pairCalls(d.Entries)
+	for _, v := range d.Entries {
+		if v.Paired {
+			d.Hidden++
+		}
+	}
 }
 
 // transcript reads what the session page shows: the store calls behind
@@ -262,6 +287,7 @@ func (h *Handler) transcript(ctx context.Context, idOrAlias string, q url.Values
 	if d.Title == "" {
 		d.Title = s.ID
 	}
+	d.SubAgent = jsonlimport.SubAgent(s)
 	if len(s.Attrs) > 0 && string(s.Attrs) != "null" {
 		d.Attrs = visible(string(s.Attrs))
 	}
@@ -296,6 +322,17 @@ func (h *Handler) transcript(ctx context.Context, idOrAlias string, q url.Values
 	if d.entries, err = h.st.Entries(ctx, id, d.From, to); err != nil {
 		return d, err
 	}
+	// Bookkeeping lines are hidden (a Claude Code transcript can be
+	// mostly progress lines), so a page reads on until it holds
+	// TranscriptPageSize messages or maxPageScan entries.
+	for to < s.LastSeq && len(d.entries) < maxPageScan && conversational(d.entries) < TranscriptPageSize {
+		more, err := h.st.Entries(ctx, id, to+1, to+TranscriptPageSize)
+		if err != nil {
+			return d, err
+		}
+		to += TranscriptPageSize
+		d.entries = append(d.entries, more...)
+	}
 	d.ShowPrev = d.From > d.Start
 	d.Prev = max(d.Start, d.From-TranscriptPageSize)
 	if to < s.LastSeq {
@@ -315,10 +352,31 @@ func (h *Handler) transcript(ctx context.Context, idOrAlias string, q url.Values
 		return d, err
 	}
 	for _, f := range forks {
-		d.Forks = append(d.Forks, forkView{ID: f.ID, Title: f.Title, ForkSeq: f.ForkSeq})
+		d.Forks = append(d.Forks, forkView{ID: f.ID, Title: f.Title, ForkSeq: f.ForkSeq, SubAgent: jsonlimport.SubAgent(f.Session)})
 	}
 	d.MoreForks = next != ""
+	d.OnlySubAgents = len(d.Forks) > 0
+	for _, f := range d.Forks {
+		d.OnlySubAgents = d.OnlySubAgents && f.SubAgent
+	}
 	return d, nil
+}
+
+// maxPageScan bounds the log entries one transcript page reads while
+// looking for TranscriptPageSize messages among bookkeeping lines.
+const maxPageScan = 5 * TranscriptPageSize
+
+// conversational counts the entries that are messages (Kind "message" or
+// a streamed response's "message-part"): what a page shows by default.
+// Bookkeeping lines are kept under their own kinds by every importer.
+func conversational(es []sessiondb.Entry) int {
+	n := 0
+	for _, e := range es {
+		if e.Kind == sessiondb.KindMessage || e.Kind == "message-part" {
+			n++
+		}
+	}
+	return n
 }
 
 // lookup resolves a session name and reads the session: one read
@@ -391,7 +449,7 @@ func (h *Handler) searchPage(w http.ResponseWriter, r *http.Request) {
 			h.fail(w, r, status(err), err)
 			return
 		}
-		for _, hit := range hits {
+		for _, hit := range jsonlimport.DropEchoes(hits) {
 			hv := hitView{Hit: hit, Snippet: template.HTML(highlight(hit.Snippet)), Time: hit.CreatedAt.UTC().Format("2006-01-02 15:04")}
 			hv.Link = "/s/" + urlPathEscape(hit.SessionID)
 			if !hit.Summary {

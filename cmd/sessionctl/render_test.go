@@ -10,64 +10,95 @@ import (
 
 func TestRenderEntry(t *testing.T) {
 	for _, tc := range []struct {
-		name string
-		e    sessiondb.Entry
-		want string
+		name   string
+		format string
+		e      sessiondb.Entry
+		want   string
 	}{
 		{
-			"text",
+			"text", "",
 			sessiondb.Entry{Seq: 1, Role: "user", Body: json.RawMessage(`{"role":"user","content":"line one\nline two"}`)},
 			"[1] user\n    line one\n    line two\n",
 		},
 		{
-			"zot tool call and parallel results",
+			"zot tool call and parallel results", "",
 			sessiondb.Entry{Seq: 2, Body: json.RawMessage(`{"role":"assistant","content":[{"text":"Reading."},{"id":"toolu_1","name":"read","arguments":{"path":"a.go"}}]}`)},
 			"[2] assistant\n    Reading.\n    → read({\"path\":\"a.go\"})\n",
 		},
 		{
-			"zot tool results folded",
+			"zot tool results folded", "",
 			sessiondb.Entry{Seq: 3, Body: json.RawMessage(`{"role":"tool","content":[{"call_id":"toolu_1","content":[{"text":"package a\n\nfunc A() {}"}],"is_error":false},{"call_id":"toolu_2","content":null,"is_error":true}]}`)},
 			"[3] tool  ← [toolu_1] package a func A() {} | [toolu_2] (error)\n",
 		},
 		{
-			"swink tool_result role",
+			"swink tool_result role", "",
 			sessiondb.Entry{Seq: 4, Body: json.RawMessage(`{"role":"tool_result","tool_call_id":"toolu_9","content":[{"type":"text","text":"ok"}],"is_error":false}`)},
 			"[4] tool_result  ← [toolu_9] ok\n",
 		},
 		{
-			"anthropic blocks, thinking, image",
+			"anthropic blocks, thinking, image", "",
 			sessiondb.Entry{Seq: 5, Body: json.RawMessage(`{"role":"assistant","content":[{"type":"thinking","thinking":"hmm\nwell"},{"type":"tool_use","id":"t1","name":"bash","input":{"cmd":"ls"}},{"type":"image","mime_type":"image/png","data":"AAAA"}]}`)},
-			"[5] assistant\n    (thinking) hmm well\n    → bash({\"cmd\":\"ls\"})\n    [image image/png]\n",
+			"[5] assistant\n    (thinking) hmm well\n    [image]\n    → bash({\"cmd\":\"ls\"})\n",
 		},
 		{
-			"tool result block inside a user message",
+			"tool result block inside a user message", "",
 			sessiondb.Entry{Seq: 6, Body: json.RawMessage(`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"a.go b.go"}]}`)},
-			"[6] user\n    ← [t1] a.go b.go\n",
+			"[6] user  ← [t1] a.go b.go\n",
 		},
 		{
-			"reasoning summary",
+			"reasoning summary", "",
 			sessiondb.Entry{Seq: 7, Body: json.RawMessage(`{"role":"assistant","content":[{"reasoning_id":"rs_1","summary":"think","encrypted_content":"gAAA"},{"text":"Done."}]}`)},
-			"[7] assistant\n    (reasoning) think\n    Done.\n",
+			"[7] assistant\n    (thinking) think\n    Done.\n",
 		},
 		{
-			"summary message",
+			"summary message", "",
 			sessiondb.Entry{Summary: true, Role: "user", Body: json.RawMessage(`{"role":"user","content":"Earlier: greetings."}`)},
 			"[summary] user\n    Earlier: greetings.\n",
 		},
 		{
-			"rich entry without message shape",
+			"rich entry without message shape", "",
 			sessiondb.Entry{Seq: 8, Kind: "model_change", Body: json.RawMessage(`{"provider":"openai","modelId":"gpt-5"}`)},
-			"[8] (model_change)\n    {\"modelId\":\"gpt-5\",\"provider\":\"openai\"}\n",
+			"[8] (model_change)\n    {\"provider\":\"openai\",\"modelId\":\"gpt-5\"}\n",
 		},
 		{
-			"not an object",
+			"not an object", "",
 			sessiondb.Entry{Seq: 9, Kind: "custom", Body: json.RawMessage(`"just a string"`)},
 			"[9] (custom)\n    just a string\n",
+		},
+		{
+			"claude code sub-agent result",
+			"claude-code",
+			sessiondb.Entry{Seq: 10, Role: "user", Body: json.RawMessage(`{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"found it"}]},"toolUseResult":{"agentId":"a1"}}`)},
+			"[10] user  ← [toolu_1] (sub-agent a1) found it\n",
+		},
+		{
+			"claude code progress hidden",
+			"claude-code",
+			sessiondb.Entry{Seq: 11, Kind: "progress", Body: json.RawMessage(`{"type":"progress","data":{"type":"hook_progress"}}`)},
+			"",
+		},
+		{
+			"codex echo hidden",
+			"codex",
+			sessiondb.Entry{Seq: 12, Kind: "event_msg", Body: json.RawMessage(`{"type":"event_msg","payload":{"type":"user_message","message":"hi"}}`)},
+			"",
+		},
+		{
+			"codex environment folded",
+			"codex",
+			sessiondb.Entry{Seq: 13, Role: "user", Body: json.RawMessage(`{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"<environment_context>\n  <cwd>/x</cwd>\n</environment_context>"}]}}`)},
+			"[13] user\n    (context) <environment_context> <cwd>/x</cwd> </environment_context>\n",
+		},
+		{
+			"codex call",
+			"codex",
+			sessiondb.Entry{Seq: 14, Role: "assistant", Body: json.RawMessage(`{"type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"ls\"}","call_id":"c1"}}`)},
+			"[14] assistant\n    → exec_command({\"cmd\":\"ls\"})\n",
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var b strings.Builder
-			renderEntry(&b, tc.e)
+			renderEntry(&b, tc.format, tc.e, false)
 			if b.String() != tc.want {
 				t.Errorf("got:\n%s\nwant:\n%s", b.String(), tc.want)
 			}

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport"
 )
 
 type searchOptions struct {
@@ -92,7 +93,9 @@ func (a *app) runSearch(query string, o searchOptions) error {
 	}
 	tw := newTable(a.stdout)
 	fmt.Fprintln(tw, "SESSION\tSEQ\tROLE\tCREATED (UTC)\tSNIPPET")
-	for _, h := range hits {
+	// A Codex prompt or answer is found twice, in its message and in the
+	// event_msg echo; people see it once (--json keeps every hit).
+	for _, h := range jsonlimport.DropEchoes(hits) {
 		seq := fmt.Sprint(h.Seq)
 		if h.Summary {
 			seq = "summary"

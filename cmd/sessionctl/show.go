@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport"
 )
 
 type showOptions struct {
@@ -17,6 +18,8 @@ type showOptions struct {
 	state      bool
 	interrupt  bool
 	json       bool
+	// bookkeeping: show bookkeeping lines too.
+	bookkeeping bool
 }
 
 func (a *app) showCommand() *cobra.Command {
@@ -28,7 +31,9 @@ func (a *app) showCommand() *cobra.Command {
 latest compaction, then the log entries kept after it. ID may be an alias.
 
 The human view shows each message's role and text; tool calls, tool results,
-thinking and images are folded to one line each.
+thinking and injected context are folded to one line each. Bookkeeping lines
+(Claude Code progress and snapshots, Codex token counts and event echoes, pi
+model changes) are left out unless --bookkeeping.
 
 With --json, show prints the transcript as a JSON array whose elements are
 the stored message bodies, byte for byte. With --state or --interrupt as
@@ -47,6 +52,7 @@ instead (state and interrupt are null when absent).`,
 	c.Flags().BoolVar(&o.state, "state", false, "show the session's state document")
 	c.Flags().BoolVar(&o.interrupt, "interrupt", false, "show the pending interrupt document")
 	c.Flags().BoolVar(&o.json, "json", false, "print the stored bodies as JSON")
+	c.Flags().BoolVar(&o.bookkeeping, "bookkeeping", false, "show bookkeeping lines too (progress, token counts, snapshots, echoes of messages)")
 	return c
 }
 
@@ -87,7 +93,9 @@ func (a *app) runShow(arg string, o showOptions) error {
 	}
 	fmt.Fprintf(w, "created  %s   updated %s (UTC)\n", tableTime(s.CreatedAt), tableTime(s.UpdatedAt))
 	fmt.Fprintf(w, "messages %d   log entries up to seq %d   revision %d\n", len(full.Transcript), s.LastSeq, s.Sequence)
-	if s.ParentID != "" {
+	if s.ParentID != "" && jsonlimport.SubAgent(s) {
+		fmt.Fprintf(w, "sub-agent of %s\n", visible(s.ParentID))
+	} else if s.ParentID != "" {
 		fmt.Fprintf(w, "fork of  %s at seq %d\n", visible(s.ParentID), s.ForkSeq)
 	}
 	if s.SourceFormat != "" {
@@ -100,11 +108,17 @@ func (a *app) runShow(arg string, o showOptions) error {
 		fmt.Fprintf(w, "\nraw log (%d entries, superseded ones included):\n", len(entries))
 	}
 	fmt.Fprintln(w)
+	hidden := 0
 	for _, e := range entries {
-		renderEntry(w, e)
+		if !renderEntry(w, s.SourceFormat, e, o.bookkeeping) {
+			hidden++
+		}
 	}
 	if len(entries) == 0 {
 		fmt.Fprintln(w, "(empty transcript)")
+	}
+	if hidden > 0 {
+		fmt.Fprintf(w, "(%d bookkeeping lines not shown: --bookkeeping shows them)\n", hidden)
 	}
 	if o.state {
 		fmt.Fprintln(w)

@@ -3,8 +3,22 @@
 // and moves the focus.
 "use strict";
 document.addEventListener("DOMContentLoaded", function () {
+  var transcript = document.getElementById("transcript");
+  // Bookkeeping lines and the tool results shown inside their calls are
+  // hidden until asked for.
+  function showHidden(on) {
+    if (!transcript) { return; }
+    transcript.classList.toggle("show-hidden", on);
+    document.querySelectorAll('button[data-action="bookkeeping"]').forEach(function (b) {
+      b.textContent = b.textContent.replace(/^(show|hide)/, on ? "hide" : "show");
+    });
+  }
   document.querySelectorAll("button[data-action]").forEach(function (b) {
     b.addEventListener("click", function () {
+      if (b.getAttribute("data-action") === "bookkeeping") {
+        showHidden(!transcript.classList.contains("show-hidden"));
+        return;
+      }
       var open = b.getAttribute("data-action") === "expand";
       document.querySelectorAll(".transcript details, .compaction details").forEach(function (d) {
         d.open = open;
@@ -24,7 +38,10 @@ document.addEventListener("DOMContentLoaded", function () {
     document.querySelectorAll(".entry.target").forEach(function (el) { el.classList.remove("target"); });
     if (location.hash.length > 1) {
       var el = document.getElementById(location.hash.slice(1));
-      if (el) { el.classList.add("target"); }
+      if (el) {
+        if (el.classList.contains("bookkeeping") || el.classList.contains("paired")) { showHidden(true); el.scrollIntoView(); }
+        el.classList.add("target");
+      }
     }
   }
   window.addEventListener("hashchange", mark);

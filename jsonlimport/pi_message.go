@@ -1,0 +1,61 @@
+package jsonlimport
+
+// How a pi session line reads as a message.
+
+import "github.com/sessiondb/sessiondb"
+
+// piTypes are pi's line types without a message inside.
+var piTypes = map[string]bool{
+	"session": true, "model_change": true, "thinking_level_change": true, "label": true,
+	"session_info": true, "custom": true, "custom_message": true, "compaction": true,
+	"branch_summary": true,
+}
+
+// understandPi reads one pi line: {"type": "message", "message": {...}}
+// with the roles user, assistant (text, thinking, toolCall blocks),
+// toolResult {toolCallId, toolName, content, isError}, bashExecution and
+// custom (hookMessage before version 3); custom_message, compaction and
+// branch_summary lines as the text pi puts into the context (Context);
+// model and thinking-level changes, labels, session_info, custom lines and
+// the session header as bookkeeping.
+func understandPi(e sessiondb.Entry, obj map[string]any) Message {
+	typ, _ := obj["type"].(string)
+	if inner, ok := obj["message"].(map[string]any); ok && typ == "message" {
+		return piMessageObject(inner, e)
+	}
+	switch typ {
+	case "custom_message":
+		return Message{Role: "custom", Text: contentText(obj["content"]), Context: true}
+	case "compaction", "branch_summary":
+		return Message{Role: typ, Text: str(obj, "summary"), Context: true}
+	}
+	if obj["role"] != nil {
+		return piMessageObject(obj, e)
+	}
+	for _, k := range []string{"name", "label", "modelId", "thinkingLevel", "customType", "cwd"} {
+		if s := str(obj, k); s != "" {
+			return Message{Role: orString(typ, e.Role), Text: s, Bookkeeping: true}
+		}
+	}
+	return Message{Role: orString(typ, e.Role), Bookkeeping: true}
+}
+
+// piMessageObject reads pi's message object.
+func piMessageObject(inner map[string]any, e sessiondb.Entry) Message {
+	switch role, _ := inner["role"].(string); role {
+	case "bashExecution":
+		return Message{Role: role, Text: "$ " + str(inner, "command") + "\n" + str(inner, "output")}
+	case "custom", "hookMessage", "branchSummary", "compactionSummary":
+		m := messageObject(inner)
+		if m.Text == "" {
+			m.Text = str(inner, "summary")
+		}
+		m.Context = true
+		return m
+	}
+	m := messageObject(inner)
+	if m.Role == "" {
+		m.Role = e.Role
+	}
+	return m
+}

@@ -1,0 +1,35 @@
+package jsonlimport
+
+import (
+	"encoding/json"
+
+	"github.com/sessiondb/sessiondb"
+)
+
+// SubAgent reports whether an imported session is a sub-agent of its
+// ParentID (a conversation the parent's tool call ran) rather than a fork
+// of it: a Claude Code sub-agent file (Attrs.agentId), or a Codex thread
+// whose session_meta source names a sub-agent.
+func SubAgent(s sessiondb.Session) bool {
+	if s.ParentID == "" || len(s.Attrs) == 0 {
+		return false
+	}
+	var a struct {
+		AgentID string          `json:"agentId"`
+		Source  json.RawMessage `json:"source"`
+	}
+	if json.Unmarshal(s.Attrs, &a) != nil {
+		return false
+	}
+	switch s.SourceFormat {
+	case FormatClaudeCode:
+		return a.AgentID != ""
+	case FormatCodex:
+		var src map[string]json.RawMessage
+		if json.Unmarshal(a.Source, &src) == nil {
+			_, ok := src["subagent"]
+			return ok
+		}
+	}
+	return false
+}
