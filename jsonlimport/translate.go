@@ -262,9 +262,11 @@ func (r *xReader) entry(e sessiondb.Entry) {
 
 // ---- Claude Code ----
 
-// ccBookkeeping are Claude Code line types that record the tool's own
-// state, never sent to the model.
-var ccBookkeeping = map[string]bool{
+// ccUntranslated are the Claude Code line types a translation leaves out
+// without a loss: the tool's own state, never sent to the model. It is
+// ccBookkeeping (what readers hide) less attachment, pr-link and tag
+// lines, which a translation has no place for and so reports as losses.
+var ccUntranslated = map[string]bool{
 	"system": true, "summary": true, "progress": true, "file-history-snapshot": true,
 	"last-prompt": true, "queue-operation": true, "mode": true, "permission-mode": true,
 	"ai-title": true, "custom-title": true, "agent-name": true, "bridge-session": true,
@@ -286,7 +288,7 @@ func (r *xReader) claudeCode(e sessiondb.Entry) {
 		return
 	}
 	if line.Message == nil || (line.Type != "user" && line.Type != "assistant") {
-		if ccBookkeeping[line.Type] || ccBookkeeping[e.Kind] {
+		if ccUntranslated[line.Type] || ccUntranslated[e.Kind] {
 			return
 		}
 		r.loss.add(orDefault(line.Type, e.Kind) + " line")
@@ -393,7 +395,7 @@ func (r *xReader) codex(e sessiondb.Entry) {
 				}
 			}
 		}
-		r.assistantBlocks(e.CreatedAt, xBlock{Type: xThinking, Text: strings.Join(parts, "\n\n"), Signature: string(compactJSON(item))})
+		r.assistantBlocks(e.CreatedAt, xBlock{Type: xThinking, Text: strings.Join(parts, "\n\n"), Signature: string(compactRaw(item))})
 	case "function_call":
 		var args string
 		if json.Unmarshal(it.Arguments, &args) != nil {
@@ -778,12 +780,12 @@ func jsonObject(raw []byte) (json.RawMessage, bool) {
 	if len(raw) == 0 || raw[0] != '{' || !json.Valid(raw) {
 		return nil, false
 	}
-	return compactJSON(raw), true
+	return compactRaw(raw), true
 }
 
-// compactJSON returns raw without insignificant white space (raw when it
+// compactRaw returns raw without insignificant white space (raw when it
 // is not valid JSON).
-func compactJSON(raw []byte) json.RawMessage {
+func compactRaw(raw []byte) json.RawMessage {
 	var b bytes.Buffer
 	if json.Compact(&b, raw) != nil {
 		return raw
