@@ -11,6 +11,7 @@ import (
 
 	"github.com/sessiondb/sessiondb"
 	"github.com/sessiondb/sessiondb/internal/backend"
+	"github.com/sessiondb/sessiondb/internal/engine"
 )
 
 // Commit implements sessiondb.Store: every part of c in one transaction,
@@ -92,7 +93,7 @@ func (s *Store) applyCommit(ctx context.Context, tx *ptx, id string, c sessiondb
 	entries, compactions := c.Append, c.Compactions
 	if c.History != nil {
 		var h sessiondb.Commit
-		if err := s.historyCommit(ctx, tx, id, c.History, &h); err != nil {
+		if err := engine.HistoryCommit(ctx, engineDriver{s}, tx, id, c.History, &h); err != nil {
 			return sessiondb.Session{}, err
 		}
 		entries = append(append([]sessiondb.Entry(nil), h.Append...), c.Append...)
@@ -115,18 +116,18 @@ func (s *Store) applyCommit(ctx context.Context, tx *ptx, id string, c sessiondb
 	}
 	var cut *sessiondb.Compaction // the last compaction recorded: it defines the transcript
 	for _, cp := range compactions {
-		if _, err := s.insertCompaction(ctx, tx, id, lastSeq, cp, now); err != nil {
+		if _, err := engine.InsertCompaction(ctx, engineDriver{s}, tx, id, lastSeq, cp, now); err != nil {
 			return sessiondb.Session{}, err
 		}
 		changed, cut = true, &cp
 	}
 	if c.KeepLast != nil {
-		cp, err := keepLastCompaction(ctx, tx, id, lastSeq, *c.KeepLast)
+		cp, err := engine.KeepLastCompaction(ctx, tx, id, lastSeq, *c.KeepLast)
 		if err != nil {
 			return sessiondb.Session{}, err
 		}
 		if cp != nil {
-			if _, err := s.insertCompaction(ctx, tx, id, lastSeq, *cp, now); err != nil {
+			if _, err := engine.InsertCompaction(ctx, engineDriver{s}, tx, id, lastSeq, *cp, now); err != nil {
 				return sessiondb.Session{}, err
 			}
 			changed, cut = true, cp
@@ -153,14 +154,14 @@ func (s *Store) applyCommit(ctx context.Context, tx *ptx, id string, c sessiondb
 		if d.doc == nil && !d.clear {
 			continue
 		}
-		stored, err := getDoc(ctx, tx, d.table, id)
+		stored, err := engine.GetDoc(ctx, tx, d.table, id)
 		if err != nil {
 			return sessiondb.Session{}, err
 		}
 		if d.clear && stored == nil || d.doc != nil && stored != nil && bytes.Equal(d.doc, stored) {
 			continue // already so
 		}
-		if err := putDoc(ctx, tx, d.table, id, d.doc, d.clear, now); err != nil {
+		if err := engine.PutDoc(ctx, tx, d.table, id, d.doc, d.clear, now); err != nil {
 			return sessiondb.Session{}, err
 		}
 		changed = true
@@ -206,35 +207,6 @@ func (s *Store) applyCommit(ctx context.Context, tx *ptx, id string, c sessiondb
 	return r.session(), nil
 }
 
-// keepLastCompaction returns the compaction that keeps the last keepLast
-// entries of the current transcript (summary messages count as entries and
-// are dropped first), or nil when the transcript is already that short.
-func keepLastCompaction(ctx context.Context, tx *ptx, id string, lastSeq int64, keepLast int) (*sessiondb.Compaction, error) {
-	cur, err := currentCompaction(ctx, tx, id)
-	if err != nil {
-		return nil, err
-	}
-	var summary []sessiondb.Entry
-	if cur.ID != 0 {
-		if summary, err = summaryMessages(ctx, tx, cur.ID); err != nil {
-			return nil, err
-		}
-	}
-	kept := lastSeq - cur.KeepFromSeq + 1 // log entries in the transcript
-	if int64(keepLast) >= kept+int64(len(summary)) {
-		return nil, nil
-	}
-	c := &sessiondb.Compaction{Details: []byte(fmt.Sprintf(`{"reason":"truncate","keep_last":%d}`, keepLast))}
-	if int64(keepLast) >= kept {
-		// Keep every log entry and the tail of the summary.
-		c.KeepFromSeq = cur.KeepFromSeq
-		c.Summary = summary[int64(len(summary))-(int64(keepLast)-kept):]
-	} else {
-		c.KeepFromSeq = lastSeq - int64(keepLast) + 1
-	}
-	return c, nil
-}
-
 // insertChunk is how many entries one INSERT statement writes (7
 // parameters each, far below PostgreSQL's 65535-parameter limit).
 const insertChunk = 512
@@ -268,7 +240,7 @@ func (s *Store) insertEntries(ctx context.Context, tx *ptx, id string, lastSeq i
 
 // describe fills the derived columns of an entry.
 func (s *Store) describe(e sessiondb.Entry) (kind, role, text string) {
-	kind = kindOf(e)
+	kind = engine.KindOf(e)
 	role, text = s.extract(kind, e.Body)
 	if e.Role != "" {
 		role = e.Role
@@ -282,21 +254,6 @@ func (s *Store) describe(e sessiondb.Entry) (kind, role, text string) {
 // hold an escaped value. Bodies and every other column keep their exact
 // bytes through escapedText instead.
 func noNUL(s string) string { return backend.CleanText(s) }
-
-// putDoc replaces or clears a session's state or interrupt document.
-func putDoc(ctx context.Context, tx *ptx, table, id string, doc json.RawMessage, clear bool, now time.Time) error {
-	switch {
-	case clear:
-		_, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE session_id = ?`, id)
-		return err
-	case doc != nil:
-		_, err := tx.ExecContext(ctx, `INSERT INTO `+table+` (session_id, body, updated_at) VALUES (?, ?, ?)
-			ON CONFLICT (session_id) DO UPDATE SET body = excluded.body, updated_at = excluded.updated_at`,
-			id, string(doc), formatTime(now))
-		return err
-	}
-	return nil
-}
 
 // Append implements sessiondb.Store.
 func (s *Store) Append(ctx context.Context, id string, entries ...sessiondb.Entry) (sessiondb.Session, error) {
@@ -322,42 +279,6 @@ func (s *Store) SaveInterrupt(ctx context.Context, id string, interrupt json.Raw
 // ClearInterrupt implements sessiondb.Store.
 func (s *Store) ClearInterrupt(ctx context.Context, id string) (sessiondb.Session, error) {
 	return s.Commit(ctx, id, sessiondb.Commit{ClearInterrupt: true})
-}
-
-// LoadState implements sessiondb.Store.
-func (s *Store) LoadState(ctx context.Context, id string) (json.RawMessage, error) {
-	return s.loadDoc(ctx, "states", id)
-}
-
-// LoadInterrupt implements sessiondb.Store.
-func (s *Store) LoadInterrupt(ctx context.Context, id string) (json.RawMessage, error) {
-	return s.loadDoc(ctx, "interrupts", id)
-}
-
-func (s *Store) loadDoc(ctx context.Context, table, id string) (json.RawMessage, error) {
-	if err := sessiondb.ValidateID(id); err != nil {
-		return nil, fmt.Errorf("load %s: %w", table, err)
-	}
-	var doc json.RawMessage
-	err := s.read(ctx, func(tx *ptx) (err error) {
-		if err := sessionExists(ctx, tx, id); err != nil {
-			return err
-		}
-		doc, err = getDoc(ctx, tx, table, id)
-		return err
-	})
-	return doc, err
-}
-
-func getDoc(ctx context.Context, tx *ptx, table, id string) (json.RawMessage, error) {
-	var bodies []string
-	if err := tx.SelectContext(ctx, &bodies, `SELECT body FROM `+table+` WHERE session_id = ?`, id); err != nil {
-		return nil, err
-	}
-	if len(bodies) == 0 {
-		return nil, nil
-	}
-	return json.RawMessage(bodies[0]), nil
 }
 
 // SaveFull implements sessiondb.Store.
@@ -412,13 +333,13 @@ func (s *Store) LoadFull(ctx context.Context, id string, opts sessiondb.LoadOpti
 		if f.Session, err = getSession(ctx, tx, id); err != nil {
 			return err
 		}
-		if f.Transcript, err = loadTranscript(ctx, tx, id, opts); err != nil {
+		if f.Transcript, err = engine.LoadTranscript(ctx, tx, id, opts); err != nil {
 			return err
 		}
-		if f.State, err = getDoc(ctx, tx, "states", id); err != nil {
+		if f.State, err = engine.GetDoc(ctx, tx, "states", id); err != nil {
 			return err
 		}
-		f.Interrupt, err = getDoc(ctx, tx, "interrupts", id)
+		f.Interrupt, err = engine.GetDoc(ctx, tx, "interrupts", id)
 		return err
 	})
 	return f, err

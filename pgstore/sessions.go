@@ -110,16 +110,6 @@ func lockSession(ctx context.Context, tx *ptx, id string) (sessiondb.Session, er
 	return r.session(), nil
 }
 
-// sessionExists checks presence without reading the row.
-func sessionExists(ctx context.Context, tx *ptx, id string) error {
-	var one int
-	err := tx.GetContext(ctx, &one, `SELECT 1 FROM sessions WHERE id = ?`, id)
-	if errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("session %q: %w", id, sessiondb.ErrNotFound)
-	}
-	return err
-}
-
 // insertSession creates the row (Sequence 0: the commit that creates it
 // bumps it to 1) and its aliases. Unless shadowAliases, an ID that is not
 // a path key (see sessiondb.IsPathKey) and that another session lists as

@@ -15,6 +15,7 @@ import (
 
 	"github.com/sessiondb/sessiondb"
 	"github.com/sessiondb/sessiondb/internal/backend"
+	"github.com/sessiondb/sessiondb/internal/engine"
 )
 
 // Commit implements sessiondb.Store: every part of c in one transaction,
@@ -88,10 +89,10 @@ func (s *Store) applyAppend(ctx context.Context, tx *sqlx.Tx, id string, c sessi
 	if _, err := s.insertRows(ctx, tx, id, sess.LastSeq-int64(len(rows)), rows, now); err != nil {
 		return sessiondb.Session{}, err
 	}
-	if err := putDoc(ctx, tx, "states", id, c.State, c.ClearState, now); err != nil {
+	if err := engine.PutDoc(ctx, tx, "states", id, c.State, c.ClearState, now); err != nil {
 		return sessiondb.Session{}, err
 	}
-	if err := putDoc(ctx, tx, "interrupts", id, c.Interrupt, c.ClearInterrupt, now); err != nil {
+	if err := engine.PutDoc(ctx, tx, "interrupts", id, c.Interrupt, c.ClearInterrupt, now); err != nil {
 		return sessiondb.Session{}, err
 	}
 	for _, u := range c.Usage {
@@ -190,7 +191,7 @@ func (s *Store) applyCommitRows(ctx context.Context, tx *sqlx.Tx, id string, c s
 	compactions := c.Compactions
 	if c.History != nil {
 		var h sessiondb.Commit
-		if err := s.historyCommit(ctx, tx, id, c.History, &h); err != nil {
+		if err := engine.HistoryCommit(ctx, engineDriver{s}, tx, id, c.History, &h); err != nil {
 			return sessiondb.Session{}, err
 		}
 		rows = append(s.describeAll(h.Append), rows...)
@@ -211,18 +212,18 @@ func (s *Store) applyCommitRows(ctx context.Context, tx *sqlx.Tx, id string, c s
 	}
 	var cut *sessiondb.Compaction // the last compaction recorded: it defines the transcript
 	for _, cp := range compactions {
-		if _, err := s.insertCompaction(ctx, tx, id, lastSeq, cp, now); err != nil {
+		if _, err := engine.InsertCompaction(ctx, engineDriver{s}, tx, id, lastSeq, cp, now); err != nil {
 			return sessiondb.Session{}, err
 		}
 		changed, cut = true, &cp
 	}
 	if c.KeepLast != nil {
-		cp, err := keepLastCompaction(ctx, tx, id, lastSeq, *c.KeepLast)
+		cp, err := engine.KeepLastCompaction(ctx, tx, id, lastSeq, *c.KeepLast)
 		if err != nil {
 			return sessiondb.Session{}, err
 		}
 		if cp != nil {
-			if _, err := s.insertCompaction(ctx, tx, id, lastSeq, *cp, now); err != nil {
+			if _, err := engine.InsertCompaction(ctx, engineDriver{s}, tx, id, lastSeq, *cp, now); err != nil {
 				return sessiondb.Session{}, err
 			}
 			changed, cut = true, cp
@@ -247,14 +248,14 @@ func (s *Store) applyCommitRows(ctx context.Context, tx *sqlx.Tx, id string, c s
 		if d.doc == nil && !d.clear {
 			continue
 		}
-		stored, err := getDoc(ctx, tx, d.table, id)
+		stored, err := engine.GetDoc(ctx, tx, d.table, id)
 		if err != nil {
 			return sessiondb.Session{}, err
 		}
 		if d.clear && stored == nil || d.doc != nil && stored != nil && bytes.Equal(d.doc, stored) {
 			continue // already so
 		}
-		if err := putDoc(ctx, tx, d.table, id, d.doc, d.clear, now); err != nil {
+		if err := engine.PutDoc(ctx, tx, d.table, id, d.doc, d.clear, now); err != nil {
 			return sessiondb.Session{}, err
 		}
 		changed = true
@@ -306,35 +307,6 @@ func countMessages(rows []newEntry) int64 {
 	return n
 }
 
-// keepLastCompaction returns the compaction that keeps the last keepLast
-// entries of the current transcript (summary messages count as entries and
-// are dropped first), or nil when the transcript is already that short.
-func keepLastCompaction(ctx context.Context, tx *sqlx.Tx, id string, lastSeq int64, keepLast int) (*sessiondb.Compaction, error) {
-	cur, err := currentCompaction(ctx, tx, id)
-	if err != nil {
-		return nil, err
-	}
-	var summary []sessiondb.Entry
-	if cur.ID != 0 {
-		if summary, err = summaryMessages(ctx, tx, cur.ID); err != nil {
-			return nil, err
-		}
-	}
-	kept := lastSeq - cur.KeepFromSeq + 1 // log entries in the transcript
-	if int64(keepLast) >= kept+int64(len(summary)) {
-		return nil, nil
-	}
-	c := &sessiondb.Compaction{Details: []byte(fmt.Sprintf(`{"reason":"truncate","keep_last":%d}`, keepLast))}
-	if int64(keepLast) >= kept {
-		// Keep every log entry and the tail of the summary.
-		c.KeepFromSeq = cur.KeepFromSeq
-		c.Summary = summary[int64(len(summary))-(int64(keepLast)-kept):]
-	} else {
-		c.KeepFromSeq = lastSeq - int64(keepLast) + 1
-	}
-	return c, nil
-}
-
 // insertChunk is how many entries one INSERT statement writes (7
 // parameters each, far below SQLite's 32766-parameter limit).
 const insertChunk = 512
@@ -381,27 +353,12 @@ func (s *Store) insertRows(ctx context.Context, tx *sqlx.Tx, id string, lastSeq 
 
 // describe fills the derived columns of an entry.
 func (s *Store) describe(e sessiondb.Entry) (kind, role, text string) {
-	kind = kindOf(e)
+	kind = engine.KindOf(e)
 	role, text = s.extract(kind, e.Body)
 	if e.Role != "" {
 		role = e.Role
 	}
 	return kind, role, text
-}
-
-// putDoc replaces or clears a session's state or interrupt document.
-func putDoc(ctx context.Context, tx *sqlx.Tx, table, id string, doc json.RawMessage, clear bool, now time.Time) error {
-	switch {
-	case clear:
-		_, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE session_id = ?`, id)
-		return err
-	case doc != nil:
-		_, err := tx.ExecContext(ctx, `INSERT INTO `+table+` (session_id, body, updated_at) VALUES (?, ?, ?)
-			ON CONFLICT (session_id) DO UPDATE SET body = excluded.body, updated_at = excluded.updated_at`,
-			id, string(doc), formatTime(now))
-		return err
-	}
-	return nil
 }
 
 // Append implements sessiondb.Store.
@@ -428,42 +385,6 @@ func (s *Store) SaveInterrupt(ctx context.Context, id string, interrupt json.Raw
 // ClearInterrupt implements sessiondb.Store.
 func (s *Store) ClearInterrupt(ctx context.Context, id string) (sessiondb.Session, error) {
 	return s.Commit(ctx, id, sessiondb.Commit{ClearInterrupt: true})
-}
-
-// LoadState implements sessiondb.Store.
-func (s *Store) LoadState(ctx context.Context, id string) (json.RawMessage, error) {
-	return s.loadDoc(ctx, "states", id)
-}
-
-// LoadInterrupt implements sessiondb.Store.
-func (s *Store) LoadInterrupt(ctx context.Context, id string) (json.RawMessage, error) {
-	return s.loadDoc(ctx, "interrupts", id)
-}
-
-func (s *Store) loadDoc(ctx context.Context, table, id string) (json.RawMessage, error) {
-	if err := sessiondb.ValidateID(id); err != nil {
-		return nil, fmt.Errorf("load %s: %w", table, err)
-	}
-	var doc json.RawMessage
-	err := s.read(ctx, func(tx *sqlx.Tx) (err error) {
-		if err := sessionExists(ctx, tx, id); err != nil {
-			return err
-		}
-		doc, err = getDoc(ctx, tx, table, id)
-		return err
-	})
-	return doc, err
-}
-
-func getDoc(ctx context.Context, tx *sqlx.Tx, table, id string) (json.RawMessage, error) {
-	var bodies []string
-	if err := tx.SelectContext(ctx, &bodies, `SELECT body FROM `+table+` WHERE session_id = ?`, id); err != nil {
-		return nil, err
-	}
-	if len(bodies) == 0 {
-		return nil, nil
-	}
-	return json.RawMessage(bodies[0]), nil
 }
 
 // SaveFull implements sessiondb.Store.
@@ -512,13 +433,13 @@ func (s *Store) LoadFull(ctx context.Context, id string, opts sessiondb.LoadOpti
 		if f.Session, err = getSession(ctx, tx, id); err != nil {
 			return err
 		}
-		if f.Transcript, err = loadTranscript(ctx, tx, id, opts); err != nil {
+		if f.Transcript, err = engine.LoadTranscript(ctx, tx, id, opts); err != nil {
 			return err
 		}
-		if f.State, err = getDoc(ctx, tx, "states", id); err != nil {
+		if f.State, err = engine.GetDoc(ctx, tx, "states", id); err != nil {
 			return err
 		}
-		f.Interrupt, err = getDoc(ctx, tx, "interrupts", id)
+		f.Interrupt, err = engine.GetDoc(ctx, tx, "interrupts", id)
 		return err
 	})
 	return f, err

@@ -85,16 +85,6 @@ func getSession(ctx context.Context, tx *sqlx.Tx, id string) (sessiondb.Session,
 	return r.session(), nil
 }
 
-// sessionExists checks presence without reading the row.
-func sessionExists(ctx context.Context, tx *sqlx.Tx, id string) error {
-	var one int
-	err := tx.GetContext(ctx, &one, `SELECT 1 FROM sessions WHERE id = ?`, id)
-	if errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("session %q: %w", id, sessiondb.ErrNotFound)
-	}
-	return err
-}
-
 // insertSession creates the row (Sequence 0: the commit that creates it
 // bumps it to 1) and its aliases.
 func insertSession(ctx context.Context, tx *sqlx.Tx, s sessiondb.Session, now time.Time, shadowAliases bool) error {

@@ -1,0 +1,108 @@
+package engine
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/sessiondb/sessiondb"
+)
+
+// Tx is one transaction of a backend. Statements are written with ?
+// placeholders; a backend whose database wants others rebinds them.
+// *sqlx.Tx is a Tx.
+type Tx interface {
+	ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error)
+	GetContext(ctx context.Context, dest any, q string, args ...any) error
+	SelectContext(ctx context.Context, dest any, q string, args ...any) error
+	QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error)
+	QueryxContext(ctx context.Context, q string, args ...any) (*sqlx.Rows, error)
+	QueryRowxContext(ctx context.Context, q string, args ...any) *sqlx.Row
+}
+
+// Driver is what a backend supplies to the engine (see the package doc).
+type Driver interface {
+	// Read runs fn in one read-only transaction: everything fn reads
+	// comes from one snapshot.
+	Read(ctx context.Context, fn func(tx Tx) error) error
+	// Write runs fn in one write transaction and commits it. fn may run
+	// more than once (a retried transaction) and must only use tx.
+	Write(ctx context.Context, fn func(tx Tx) error) error
+	// LockSession reads session id inside a write transaction and keeps
+	// every other writer of it waiting until tx ends; an absent session
+	// is sessiondb.ErrNotFound.
+	LockSession(ctx context.Context, tx Tx, id string) (sessiondb.Session, error)
+	// GetSession reads session id (aliases included) as tx sees it.
+	GetSession(ctx context.Context, tx Tx, id string) (sessiondb.Session, error)
+	// InsertSession creates the session row (Sequence 0) and its aliases;
+	// an ID that is taken is sessiondb.ErrExists.
+	InsertSession(ctx context.Context, tx Tx, s sessiondb.Session, now time.Time, shadowAliases bool) error
+	// ApplyCommit applies c to session id inside tx.
+	ApplyCommit(ctx context.Context, tx Tx, id string, c sessiondb.Commit) (sessiondb.Session, error)
+	// Describe derives the stored kind, role and searched text of e.
+	Describe(e sessiondb.Entry) (kind, role, text string)
+}
+
+// Engine is the behaviour of a store over one Driver. A backend embeds it
+// in its Store.
+type Engine struct {
+	d Driver
+	// retention is how many checkpoints a session keeps (0: all).
+	retention int
+}
+
+// New returns the engine of driver d; retention is how many checkpoints
+// a session keeps, the newest (0: all).
+func New(d Driver, retention int) *Engine {
+	return &Engine{d: d, retention: retention}
+}
+
+// timeLayout is how times are stored: UTC, fixed width, so that text
+// order is time order.
+const timeLayout = "2006-01-02T15:04:05.000000000Z"
+
+// FormatTime is t as stored.
+func FormatTime(t time.Time) string { return t.UTC().Format(timeLayout) }
+
+// ParseTime reads a stored time (or, for rows written by hand, another
+// RFC 3339 form).
+func ParseTime(s string) time.Time {
+	t, err := time.Parse(timeLayout, s)
+	if err != nil {
+		t, _ = time.Parse(time.RFC3339Nano, s)
+	}
+	return t
+}
+
+// OrNow is t, or now when t is zero.
+func OrNow(t, now time.Time) time.Time {
+	if t.IsZero() {
+		return now
+	}
+	return t
+}
+
+// SessionExists checks presence without reading the row; an absent
+// session is sessiondb.ErrNotFound.
+func SessionExists(ctx context.Context, tx Tx, id string) error {
+	var one int
+	err := tx.GetContext(ctx, &one, `SELECT 1 FROM sessions WHERE id = ?`, id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("session %q: %w", id, sessiondb.ErrNotFound)
+	}
+	return err
+}
+
+// KindOf returns the kind an entry is stored with.
+func KindOf(e sessiondb.Entry) string {
+	if e.Kind == "" {
+		return sessiondb.KindMessage
+	}
+	return e.Kind
+}
+
+func isNotFound(err error) bool { return errors.Is(err, sessiondb.ErrNotFound) }

@@ -1,0 +1,61 @@
+package pgstore
+
+import (
+	"context"
+	"time"
+
+	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/engine"
+)
+
+// core is the store's behaviour, written once in internal/engine for
+// both backends; Store embeds it, so its methods (Load, Fork,
+// SaveCheckpoint, …) are the Store's. The alias keeps the embedded field
+// unexported.
+type core = engine.Engine
+
+// engineDriver is what PostgreSQL supplies to the engine: its
+// transactions (retried, with the lost-COMMIT check of write), the
+// session row lock, and the steps still written here. Every engine.Tx it
+// hands out is a *ptx.
+type engineDriver struct{ s *Store }
+
+var _ engine.Driver = engineDriver{}
+
+func (d engineDriver) Read(ctx context.Context, fn func(tx engine.Tx) error) error {
+	return d.s.read(ctx, func(tx *ptx) error { return fn(tx) })
+}
+
+func (d engineDriver) Write(ctx context.Context, fn func(tx engine.Tx) error) error {
+	return d.s.write(ctx, func(tx *ptx) error { return fn(tx) })
+}
+
+// LockSession reads the session row FOR UPDATE (lockSession).
+func (d engineDriver) LockSession(ctx context.Context, tx engine.Tx, id string) (sessiondb.Session, error) {
+	return lockSession(ctx, tx.(*ptx), id)
+}
+
+func (d engineDriver) GetSession(ctx context.Context, tx engine.Tx, id string) (sessiondb.Session, error) {
+	return getSession(ctx, tx.(*ptx), id)
+}
+
+func (d engineDriver) InsertSession(ctx context.Context, tx engine.Tx, sess sessiondb.Session, now time.Time, shadowAliases bool) error {
+	return insertSession(ctx, tx.(*ptx), sess, now, shadowAliases)
+}
+
+func (d engineDriver) ApplyCommit(ctx context.Context, tx engine.Tx, id string, c sessiondb.Commit) (sessiondb.Session, error) {
+	return d.s.applyCommit(ctx, tx.(*ptx), id, c)
+}
+
+func (d engineDriver) Describe(e sessiondb.Entry) (kind, role, text string) { return d.s.describe(e) }
+
+// The stored time format is the engine's (the same as sqlstore's).
+var (
+	formatTime = engine.FormatTime
+	parseTime  = engine.ParseTime
+	orNow      = engine.OrNow
+)
+
+func sessionExists(ctx context.Context, tx engine.Tx, id string) error {
+	return engine.SessionExists(ctx, tx, id)
+}

@@ -1,0 +1,67 @@
+package sqlstore
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/engine"
+)
+
+// core is the store's behaviour, written once in internal/engine for
+// both backends; Store embeds it, so its methods (Load, Fork,
+// SaveCheckpoint, …) are the Store's. The alias keeps the embedded field
+// unexported.
+type core = engine.Engine
+
+// engineDriver is what SQLite supplies to the engine: its transactions (the
+// group committer's, in which a write holds the database's only write
+// lock from its first statement, so a session needs no lock of its own)
+// and the steps still written here.
+type engineDriver struct{ s *Store }
+
+var _ engine.Driver = engineDriver{}
+
+func (d engineDriver) Read(ctx context.Context, fn func(tx engine.Tx) error) error {
+	return d.s.read(ctx, func(tx *sqlx.Tx) error { return fn(tx) })
+}
+
+func (d engineDriver) Write(ctx context.Context, fn func(tx engine.Tx) error) error {
+	return d.s.write(ctx, func(tx *sqlx.Tx) error { return fn(tx) })
+}
+
+// LockSession reads the session: the write transaction (BEGIN IMMEDIATE)
+// already excludes every other writer.
+func (d engineDriver) LockSession(ctx context.Context, tx engine.Tx, id string) (sessiondb.Session, error) {
+	return getSession(ctx, tx.(*sqlx.Tx), id)
+}
+
+func (d engineDriver) GetSession(ctx context.Context, tx engine.Tx, id string) (sessiondb.Session, error) {
+	return getSession(ctx, tx.(*sqlx.Tx), id)
+}
+
+func (d engineDriver) InsertSession(ctx context.Context, tx engine.Tx, sess sessiondb.Session, now time.Time, shadowAliases bool) error {
+	return insertSession(ctx, tx.(*sqlx.Tx), sess, now, shadowAliases)
+}
+
+func (d engineDriver) ApplyCommit(ctx context.Context, tx engine.Tx, id string, c sessiondb.Commit) (sessiondb.Session, error) {
+	return d.s.applyCommit(ctx, tx.(*sqlx.Tx), id, c)
+}
+
+func (d engineDriver) Describe(e sessiondb.Entry) (kind, role, text string) { return d.s.describe(e) }
+
+// The stored time format is the engine's.
+var (
+	formatTime = engine.FormatTime
+	parseTime  = engine.ParseTime
+	orNow      = engine.OrNow
+)
+
+func sessionExists(ctx context.Context, tx engine.Tx, id string) error {
+	return engine.SessionExists(ctx, tx, id)
+}
+
+func isNotFound(err error) bool { return errors.Is(err, sessiondb.ErrNotFound) }
