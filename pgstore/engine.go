@@ -43,8 +43,24 @@ func (d engineDriver) InsertSession(ctx context.Context, tx engine.Tx, sess sess
 	return insertSession(ctx, tx.(*ptx), sess, now, shadowAliases)
 }
 
-func (d engineDriver) ApplyCommit(ctx context.Context, tx engine.Tx, id string, c sessiondb.Commit) (sessiondb.Session, error) {
-	return d.s.applyCommit(ctx, tx.(*ptx), id, c)
+// InsertSessionIfMissing is insertSessionIfMissing: INSERT … ON CONFLICT
+// DO NOTHING waits for a concurrent creator and then leaves its row alone;
+// the engine's LockSession then queues behind it like any writer.
+func (d engineDriver) InsertSessionIfMissing(ctx context.Context, tx engine.Tx, sess sessiondb.Session, now time.Time, shadowAliases bool) (bool, error) {
+	return insertSessionIfMissing(ctx, tx.(*ptx), sess, now, shadowAliases)
+}
+
+func (d engineDriver) SetAliases(ctx context.Context, tx engine.Tx, id string, aliases []string) error {
+	return setAliases(ctx, tx.(*ptx), id, aliases)
+}
+
+// LockSource takes a transaction advisory lock on the path: under READ
+// COMMITTED two importers could both see no record and both write; with
+// it the second waits for the first to commit, then sees its record and
+// gets ErrConflict.
+func (d engineDriver) LockSource(ctx context.Context, tx engine.Tx, path string) error {
+	_, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('sessiondb source file ' || ?, 0))`, path)
+	return err
 }
 
 func (d engineDriver) Describe(e sessiondb.Entry) (kind, role, text string) { return d.s.describe(e) }

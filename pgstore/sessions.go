@@ -90,7 +90,7 @@ func getSession(ctx context.Context, tx *ptx, id string) (sessiondb.Session, err
 // the transaction's ID for write (see ptx.xid). The kept counts are
 // columns of the row, so they are read as committed by the writer the lock
 // waited for. Aliases are not read: a statement that waited for the lock
-// would see the other tables as of before the wait (lockedAliases reads
+// would see the other tables as of before the wait (the engine reads
 // them after it).
 func lockSession(ctx context.Context, tx *ptx, id string) (sessiondb.Session, error) {
 	var r sessionRow
@@ -221,16 +221,6 @@ func setAliases(ctx context.Context, tx *ptx, id string, aliases []string) error
 	return err
 }
 
-// lockedAliases reads a session's aliases, in order (after lockSession).
-func lockedAliases(ctx context.Context, tx *ptx, id string) ([]string, error) {
-	var out []string
-	err := tx.SelectContext(ctx, &out, `SELECT alias FROM session_aliases WHERE session_id = ? ORDER BY id`, id)
-	if len(out) == 0 {
-		out = nil
-	}
-	return out, err
-}
-
 // holderOrder is the SQL expression that orders the sessions listing one
 // alias: picoclaw's file-name order, the name of session id's meta file
 // (the ID with ':', '/' and '\' replaced by '_', then ".meta.json"),
@@ -264,37 +254,6 @@ func resolveKey(ctx context.Context, tx *ptx, key string) (string, error) {
 		return key, nil
 	}
 	return "", fmt.Errorf("resolve %q: %w", key, sessiondb.ErrNotFound)
-}
-
-// applyPatch writes a MetaPatch (without touching sequence/updated_at).
-func applyPatch(ctx context.Context, tx *ptx, id string, p *sessiondb.MetaPatch) error {
-	var sets []string
-	var args []any
-	if p.Title != nil {
-		sets, args = append(sets, "title = ?"), append(args, *p.Title)
-	}
-	if p.Summary != nil {
-		sets, args = append(sets, "summary = ?"), append(args, *p.Summary)
-	}
-	if p.Scope != nil {
-		sets, args = append(sets, "scope = ?"), append(args, backend.JSONOrNull(p.Scope))
-	}
-	if p.Attrs != nil {
-		sets, args = append(sets, "attrs = ?"), append(args, backend.JSONOrNull(p.Attrs))
-	}
-	if p.Version != nil {
-		sets, args = append(sets, "version = ?"), append(args, *p.Version)
-	}
-	if len(sets) > 0 {
-		args = append(args, id)
-		if _, err := tx.ExecContext(ctx, `UPDATE sessions SET `+strings.Join(sets, ", ")+` WHERE id = ?`, args...); err != nil {
-			return err
-		}
-	}
-	if p.Aliases != nil {
-		return setAliases(ctx, tx, id, *p.Aliases)
-	}
-	return nil
 }
 
 // Create implements sessiondb.Store.

@@ -22,6 +22,10 @@ type ptx struct {
 	// lets write find out whether a COMMIT whose answer was lost took
 	// effect.
 	xid int64
+	// pendQ and pendArgs are the last INSERT of a commit's entries, held
+	// back by engineDriver.InsertEntries for FinishCommit.
+	pendQ    string
+	pendArgs []any
 }
 
 var rebound sync.Map // string -> string

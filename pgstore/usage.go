@@ -3,15 +3,10 @@ package pgstore
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/sessiondb/sessiondb"
 	"github.com/sessiondb/sessiondb/internal/backend"
 )
-
-func insertUsage(ctx context.Context, tx *ptx, id string, lastSeq int64, u sessiondb.Usage, now time.Time) error {
-	return backend.InsertUsage(ctx, tx, id, lastSeq, u, formatTime(orNow(u.CreatedAt, now)))
-}
 
 var _ sessiondb.Repricer = (*Store)(nil)
 

@@ -1,13 +1,11 @@
 package sqlstore
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 	"strings"
 	"time"
 
@@ -18,49 +16,15 @@ import (
 	"github.com/sessiondb/sessiondb/internal/engine"
 )
 
-// Commit implements sessiondb.Store: every part of c in one transaction,
-// one Sequence bump.
-func (s *Store) Commit(ctx context.Context, id string, c sessiondb.Commit) (sessiondb.Session, error) {
-	if err := sessiondb.ValidateCommit(id, c); err != nil {
-		return sessiondb.Session{}, fmt.Errorf("commit %q: %w", id, err)
-	}
-	// Derive kind, role and text of the new entries here, in the caller's
-	// goroutine: concurrent writers then extract in parallel, and the
-	// committer, which serialises every write, only inserts.
-	rows := s.describeAll(c.Append)
-	var out sessiondb.Session
-	err := s.write(ctx, func(tx *sqlx.Tx) (err error) {
-		if appendOnly(c) {
-			out, err = s.applyAppend(ctx, tx, id, c, rows)
-		} else {
-			out, err = s.applyCommitRows(ctx, tx, id, c, rows)
-		}
-		return err
-	})
-	return out, err
-}
-
-// appendOnly reports whether c only appends entries and replaces
-// documents and usage, on an existing session: the common write of an
-// agent's turn, which applyAppend does in two statements. Any other field
-// (including one added to Commit later) takes the general path.
-func appendOnly(c sessiondb.Commit) bool {
-	rest := c
-	rest.ExpectSequence, rest.Append, rest.State, rest.ClearState = nil, nil, nil, false
-	rest.Interrupt, rest.ClearInterrupt, rest.Usage, rest.Now = nil, false, nil, time.Time{}
-	// A commit without entries may change nothing, which the general path
-	// turns into a no-op; one with entries always changes the session.
-	return len(c.Append) > 0 && reflect.ValueOf(rest).IsZero()
-}
-
 // returningColumns is sessionColumns for a RETURNING clause, which cannot
 // use the table alias s: the table's own name qualifies the columns.
 var returningColumns = strings.ReplaceAll(sessionColumns, "s.", "sessions.")
 
-// applyAppend is applyCommit for an appendOnly commit: it bumps the
-// session's counters and reads it back in one UPDATE … RETURNING, instead
-// of a read before and a write after.
-func (s *Store) applyAppend(ctx context.Context, tx *sqlx.Tx, id string, c sessiondb.Commit, rows []newEntry) (sessiondb.Session, error) {
+// AppendCommit is the engine's commit for an engine.AppendOnly commit: it
+// bumps the session's counters and reads it back in one UPDATE …
+// RETURNING, instead of a read before and a write after.
+func (d engineDriver) AppendCommit(ctx context.Context, etx engine.Tx, id string, c sessiondb.Commit, rows []engine.Row) (sessiondb.Session, error) {
+	tx := etx.(*sqlx.Tx)
 	now := orNow(c.Now, time.Now())
 	var expect any
 	if c.ExpectSequence != nil {
@@ -70,7 +34,7 @@ func (s *Store) applyAppend(ctx context.Context, tx *sqlx.Tx, id string, c sessi
 	err := tx.GetContext(ctx, &r, `UPDATE sessions SET sequence = sequence + 1, last_seq = last_seq + ?1,
 		entry_count = entry_count + ?1, message_count = message_count + ?2, updated_at = ?3
 		WHERE id = ?4 AND (?5 IS NULL OR sequence = ?5) RETURNING `+returningColumns,
-		len(rows), countMessages(rows), formatTime(now), id, expect)
+		len(rows), engine.CountMessages(rows), formatTime(now), id, expect)
 	if errors.Is(err, sql.ErrNoRows) {
 		// Not there, or not at the expected sequence: say which.
 		sess, err := getSession(ctx, tx, id)
@@ -86,7 +50,7 @@ func (s *Store) applyAppend(ctx context.Context, tx *sqlx.Tx, id string, c sessi
 		return sessiondb.Session{}, err
 	}
 	sess := r.session()
-	if _, err := s.insertRows(ctx, tx, id, sess.LastSeq-int64(len(rows)), rows, now); err != nil {
+	if _, err := d.InsertEntries(ctx, tx, id, sess.LastSeq-int64(len(rows)), rows, now); err != nil {
 		return sessiondb.Session{}, err
 	}
 	if err := engine.PutDoc(ctx, tx, "states", id, c.State, c.ClearState, now); err != nil {
@@ -96,242 +60,47 @@ func (s *Store) applyAppend(ctx context.Context, tx *sqlx.Tx, id string, c sessi
 		return sessiondb.Session{}, err
 	}
 	for _, u := range c.Usage {
-		if err := insertUsage(ctx, tx, id, sess.LastSeq, u, now); err != nil {
+		if err := engine.InsertUsage(ctx, tx, id, sess.LastSeq, u, now); err != nil {
 			return sessiondb.Session{}, err
 		}
 	}
 	return sess, nil
 }
 
-// CommitMany implements sessiondb.Store: the commits in order, in one
-// transaction (one write request, so group commit never splits it).
-func (s *Store) CommitMany(ctx context.Context, commits []sessiondb.SessionCommit) ([]sessiondb.Session, error) {
-	if err := sessiondb.ValidateCommitMany(commits); err != nil {
-		return nil, fmt.Errorf("commit many: %w", err)
-	}
-	out := make([]sessiondb.Session, len(commits))
-	err := s.write(ctx, func(tx *sqlx.Tx) error {
-		for i, sc := range commits {
-			sess, err := s.applyCommit(ctx, tx, sc.ID, sc.Commit)
-			if err != nil {
-				return fmt.Errorf("commit many: session %q (commit %d): %w", sc.ID, i, err)
-			}
-			out[i] = sess
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-// applyCommit is the one write path: every public write method builds a
-// Commit (possibly after reading inside the same transaction) and applies
-// it here. c must have passed sessiondb.ValidateCommit. A commit that
-// changes nothing writes nothing (see sessiondb.Commit).
-func (s *Store) applyCommit(ctx context.Context, tx *sqlx.Tx, id string, c sessiondb.Commit) (sessiondb.Session, error) {
-	return s.applyCommitRows(ctx, tx, id, c, s.describeAll(c.Append))
-}
-
-// applyCommitRows is applyCommit with the entries of c.Append already
-// described (rows[i] is c.Append[i]).
-func (s *Store) applyCommitRows(ctx context.Context, tx *sqlx.Tx, id string, c sessiondb.Commit, rows []newEntry) (sessiondb.Session, error) {
-	now := orNow(c.Now, time.Now())
-	create := c.Create
-	if create == nil && c.CreateIfMissing != nil {
-		// The write transaction holds the database's write lock from its
-		// first statement (BEGIN IMMEDIATE), so no other process can
-		// create the session between this check and the insert.
-		switch err := sessionExists(ctx, tx, id); {
-		case isNotFound(err):
-			create = c.CreateIfMissing
-		case err != nil:
-			return sessiondb.Session{}, err
-		}
-	}
-	if create != nil {
-		cr := *create
-		cr.ID = id
-		if err := insertSession(ctx, tx, cr, now, c.ShadowAliases); err != nil {
-			return sessiondb.Session{}, err
-		}
-	}
-	sess, err := getSession(ctx, tx, id)
-	if err != nil {
-		return sessiondb.Session{}, err
-	}
-	if c.ExpectSequence != nil && *c.ExpectSequence != sess.Sequence {
-		return sessiondb.Session{}, &sessiondb.ConflictError{SessionID: id, Expected: *c.ExpectSequence, Current: sess.Sequence}
-	}
-	if err := checkSourceExpectation(ctx, tx, c); err != nil {
-		return sessiondb.Session{}, err
-	}
-	changed := create != nil
-	updated := now
-	if create != nil && c.Now.IsZero() {
-		updated = sess.UpdatedAt // the creator's UpdatedAt (or its CreatedAt)
-	}
-	metaChanged := false
-	if c.Meta != nil {
-		p, err := backend.EffectivePatch(sess, c.Meta)
-		if err != nil {
-			return sessiondb.Session{}, fmt.Errorf("patch %s: %w", id, err)
-		}
-		if backend.PatchChanges(sess, p) {
-			if err := applyPatch(ctx, tx, id, p); err != nil {
-				return sessiondb.Session{}, err
-			}
-			changed, metaChanged = true, true
-		}
-		if !c.Meta.UpdatedAt.IsZero() {
-			updated = c.Meta.UpdatedAt
-		}
-	}
-	compactions := c.Compactions
-	if c.History != nil {
-		var h sessiondb.Commit
-		if err := engine.HistoryCommit(ctx, engineDriver{s}, tx, id, c.History, &h); err != nil {
-			return sessiondb.Session{}, err
-		}
-		rows = append(s.describeAll(h.Append), rows...)
-		compactions = append(h.Compactions, c.Compactions...)
-	}
-	var before backend.Before // the transcript before a compaction of this commit
-	if len(compactions) > 0 || c.KeepLast != nil {
-		if before, err = backend.ReadBefore(ctx, tx, sess); err != nil {
-			return sessiondb.Session{}, err
-		}
-	}
-	lastSeq := sess.LastSeq
-	if len(rows) > 0 {
-		if lastSeq, err = s.insertRows(ctx, tx, id, lastSeq, rows, now); err != nil {
-			return sessiondb.Session{}, err
-		}
-		changed = true
-	}
-	var cut *sessiondb.Compaction // the last compaction recorded: it defines the transcript
-	for _, cp := range compactions {
-		if _, err := engine.InsertCompaction(ctx, engineDriver{s}, tx, id, lastSeq, cp, now); err != nil {
-			return sessiondb.Session{}, err
-		}
-		changed, cut = true, &cp
-	}
-	if c.KeepLast != nil {
-		cp, err := engine.KeepLastCompaction(ctx, tx, id, lastSeq, *c.KeepLast)
-		if err != nil {
-			return sessiondb.Session{}, err
-		}
-		if cp != nil {
-			if _, err := engine.InsertCompaction(ctx, engineDriver{s}, tx, id, lastSeq, *cp, now); err != nil {
-				return sessiondb.Session{}, err
-			}
-			changed, cut = true, cp
-		}
-	}
-	messages := sess.MessageCount + countMessages(rows)
-	if cut != nil {
-		kinds := make([]string, len(rows))
-		for i, r := range rows {
-			kinds[i] = r.kind
-		}
-		messages, err = backend.CutMessages(ctx, tx, id, before, kinds, cut.KeepFromSeq, backend.CountMessages(cut.Summary))
-		if err != nil {
-			return sessiondb.Session{}, err
-		}
-	}
-	for _, d := range []struct {
-		table string
-		doc   json.RawMessage
-		clear bool
-	}{{"states", c.State, c.ClearState}, {"interrupts", c.Interrupt, c.ClearInterrupt}} {
-		if d.doc == nil && !d.clear {
-			continue
-		}
-		stored, err := engine.GetDoc(ctx, tx, d.table, id)
-		if err != nil {
-			return sessiondb.Session{}, err
-		}
-		if d.clear && stored == nil || d.doc != nil && stored != nil && bytes.Equal(d.doc, stored) {
-			continue // already so
-		}
-		if err := engine.PutDoc(ctx, tx, d.table, id, d.doc, d.clear, now); err != nil {
-			return sessiondb.Session{}, err
-		}
-		changed = true
-	}
-	for _, u := range c.Usage {
-		if err := insertUsage(ctx, tx, id, lastSeq, u, now); err != nil {
-			return sessiondb.Session{}, err
-		}
-		changed = true
-	}
-	if c.Source != nil {
-		if err := putSourceFile(ctx, tx, id, *c.Source, now); err != nil {
-			return sessiondb.Session{}, err
-		}
-		changed = true
-	}
-	if !changed {
+// FinishCommit ends a commit: SQLite's UPDATE of the row. Unless the
+// commit created the session or changed its metadata, the session is not
+// read back (the costliest statement of a small append): only its
+// counters and time changed.
+func (d engineDriver) FinishCommit(ctx context.Context, etx engine.Tx, id string, sess sessiondb.Session, f engine.Finish) (sessiondb.Session, error) {
+	if !f.Changed {
 		// Nothing to record: no Sequence bump, no row written, so the
 		// transaction commits without a WAL frame (and without an fsync).
 		return sess, nil
 	}
-	entryCount := sess.EntryCount + int64(len(rows))
-	_, err = tx.ExecContext(ctx, `UPDATE sessions SET sequence = sequence + 1, last_seq = ?, message_count = ?,
-		entry_count = ?, updated_at = ? WHERE id = ?`, lastSeq, messages, entryCount, formatTime(updated), id)
+	tx := etx.(*sqlx.Tx)
+	_, err := tx.ExecContext(ctx, `UPDATE sessions SET sequence = sequence + 1, last_seq = ?, message_count = ?,
+		entry_count = ?, updated_at = ? WHERE id = ?`, f.LastSeq, f.MessageCount, f.EntryCount, formatTime(f.UpdatedAt), id)
 	if err != nil {
 		return sessiondb.Session{}, err
 	}
-	if create != nil || metaChanged {
+	if f.Reread {
 		return getSession(ctx, tx, id)
 	}
-	// Only the counters and the time changed: skip re-reading the row (it
-	// is the costliest statement of a small append).
 	sess.Sequence++
-	sess.LastSeq = lastSeq
-	sess.UpdatedAt = parseTime(formatTime(updated))
-	sess.MessageCount, sess.EntryCount = messages, entryCount
+	sess.LastSeq = f.LastSeq
+	sess.UpdatedAt = parseTime(formatTime(f.UpdatedAt))
+	sess.MessageCount, sess.EntryCount = f.MessageCount, f.EntryCount
 	return sess, nil
-}
-
-// countMessages counts the described entries that are messages (see
-// backend.IsMessageKind).
-func countMessages(rows []newEntry) int64 {
-	var n int64
-	for _, r := range rows {
-		if backend.IsMessageKind(r.kind) {
-			n++
-		}
-	}
-	return n
 }
 
 // insertChunk is how many entries one INSERT statement writes (7
 // parameters each, far below SQLite's 32766-parameter limit).
 const insertChunk = 512
 
-// newEntry is an entry with its derived columns.
-type newEntry struct {
-	kind, role, text string
-	body             string
-	createdAt        time.Time
-}
-
-// describeAll derives the stored columns of entries.
-func (s *Store) describeAll(entries []sessiondb.Entry) []newEntry {
-	rows := make([]newEntry, len(entries))
-	for i, e := range entries {
-		kind, role, text := s.describe(e)
-		rows[i] = newEntry{kind: kind, role: role, text: text, body: string(e.Body), createdAt: e.CreatedAt}
-	}
-	return rows
-}
-
-// insertRows appends described entries after lastSeq and returns the new
-// LastSeq. They go in with multi-row INSERTs, not one statement per entry:
-// each statement costs a step of the VM and a statement journal.
-func (s *Store) insertRows(ctx context.Context, tx *sqlx.Tx, id string, lastSeq int64, rows []newEntry, now time.Time) (int64, error) {
+// InsertEntries appends described entries after lastSeq and returns the
+// new LastSeq. They go in with multi-row INSERTs, not one statement per
+// entry: each statement costs a step of the VM and a statement journal.
+func (d engineDriver) InsertEntries(ctx context.Context, tx engine.Tx, id string, lastSeq int64, rows []engine.Row, now time.Time) (int64, error) {
 	const row = "(?, ?, ?, ?, ?, ?, ?)"
 	for len(rows) > 0 {
 		chunk := rows[:min(insertChunk, len(rows))]
@@ -340,7 +109,7 @@ func (s *Store) insertRows(ctx context.Context, tx *sqlx.Tx, id string, lastSeq 
 		first := lastSeq + 1
 		for _, e := range chunk {
 			lastSeq++
-			args = append(args, id, lastSeq, e.kind, e.role, e.text, e.body, formatTime(orNow(e.createdAt, now)))
+			args = append(args, id, lastSeq, e.Kind, e.Role, e.Text, e.Body, formatTime(orNow(e.CreatedAt, now)))
 		}
 		q := `INSERT INTO entries (session_id, seq, kind, role, text, body, created_at) VALUES ` +
 			row + strings.Repeat(", "+row, len(chunk)-1)
@@ -353,7 +122,7 @@ func (s *Store) insertRows(ctx context.Context, tx *sqlx.Tx, id string, lastSeq 
 
 // describe fills the derived columns of an entry.
 func (s *Store) describe(e sessiondb.Entry) (kind, role, text string) {
-	kind = engine.KindOf(e)
+	kind = backend.EntryKind(e)
 	role, text = s.extract(kind, e.Body)
 	if e.Role != "" {
 		role = e.Role
@@ -417,7 +186,7 @@ func (s *Store) SaveFull(ctx context.Context, meta sessiondb.Session, messages [
 		if c.History == nil {
 			c.History = []sessiondb.Entry{}
 		}
-		out, err = s.applyCommit(ctx, tx, meta.ID, c)
+		out, err = engine.ApplyCommit(ctx, engineDriver{s}, tx, meta.ID, c, engine.DescribeAll(engineDriver{s}, c.Append))
 		return err
 	})
 	return out, err

@@ -23,7 +23,10 @@ type core = engine.Engine
 // and the steps still written here.
 type engineDriver struct{ s *Store }
 
-var _ engine.Driver = engineDriver{}
+var (
+	_ engine.Driver   = engineDriver{}
+	_ engine.Appender = engineDriver{}
+)
 
 func (d engineDriver) Read(ctx context.Context, fn func(tx engine.Tx) error) error {
 	return d.s.read(ctx, func(tx *sqlx.Tx) error { return fn(tx) })
@@ -47,8 +50,31 @@ func (d engineDriver) InsertSession(ctx context.Context, tx engine.Tx, sess sess
 	return insertSession(ctx, tx.(*sqlx.Tx), sess, now, shadowAliases)
 }
 
-func (d engineDriver) ApplyCommit(ctx context.Context, tx engine.Tx, id string, c sessiondb.Commit) (sessiondb.Session, error) {
-	return d.s.applyCommit(ctx, tx.(*sqlx.Tx), id, c)
+// InsertSessionIfMissing checks, then inserts: the write transaction holds
+// the database's write lock from its first statement (BEGIN IMMEDIATE), so
+// no other process can create the session in between.
+func (d engineDriver) InsertSessionIfMissing(ctx context.Context, tx engine.Tx, sess sessiondb.Session, now time.Time, shadowAliases bool) (bool, error) {
+	switch err := sessionExists(ctx, tx, sess.ID); {
+	case err == nil:
+		return false, nil
+	case !isNotFound(err):
+		return false, err
+	}
+	return true, insertSession(ctx, tx.(*sqlx.Tx), sess, now, shadowAliases)
+}
+
+func (d engineDriver) SetAliases(ctx context.Context, tx engine.Tx, id string, aliases []string) error {
+	return setAliases(ctx, tx.(*sqlx.Tx), id, aliases)
+}
+
+// LockSource does nothing: the write transaction (BEGIN IMMEDIATE)
+// already keeps every other importer out until it ends.
+func (d engineDriver) LockSource(context.Context, engine.Tx, string) error { return nil }
+
+// LockCommits does nothing: CommitMany is one write request, and the
+// write transaction excludes every other writer.
+func (d engineDriver) LockCommits(context.Context, engine.Tx, []sessiondb.SessionCommit) error {
+	return nil
 }
 
 func (d engineDriver) Describe(e sessiondb.Entry) (kind, role, text string) { return d.s.describe(e) }

@@ -178,37 +178,6 @@ func resolveKey(ctx context.Context, tx *sqlx.Tx, key string) (string, error) {
 	return "", fmt.Errorf("resolve %q: %w", key, sessiondb.ErrNotFound)
 }
 
-// applyPatch writes a MetaPatch (without touching sequence/updated_at).
-func applyPatch(ctx context.Context, tx *sqlx.Tx, id string, p *sessiondb.MetaPatch) error {
-	var sets []string
-	var args []any
-	if p.Title != nil {
-		sets, args = append(sets, "title = ?"), append(args, *p.Title)
-	}
-	if p.Summary != nil {
-		sets, args = append(sets, "summary = ?"), append(args, *p.Summary)
-	}
-	if p.Scope != nil {
-		sets, args = append(sets, "scope = ?"), append(args, backend.JSONOrNull(p.Scope))
-	}
-	if p.Attrs != nil {
-		sets, args = append(sets, "attrs = ?"), append(args, backend.JSONOrNull(p.Attrs))
-	}
-	if p.Version != nil {
-		sets, args = append(sets, "version = ?"), append(args, *p.Version)
-	}
-	if len(sets) > 0 {
-		args = append(args, id)
-		if _, err := tx.ExecContext(ctx, `UPDATE sessions SET `+strings.Join(sets, ", ")+` WHERE id = ?`, args...); err != nil {
-			return err
-		}
-	}
-	if p.Aliases != nil {
-		return setAliases(ctx, tx, id, *p.Aliases)
-	}
-	return nil
-}
-
 // Create implements sessiondb.Store.
 func (s *Store) Create(ctx context.Context, sess sessiondb.Session) (sessiondb.Session, error) {
 	if sess.ID == "" {

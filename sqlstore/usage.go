@@ -4,17 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"time"
 
 	"github.com/jmoiron/sqlx"
 
 	"github.com/sessiondb/sessiondb"
 	"github.com/sessiondb/sessiondb/internal/backend"
 )
-
-func insertUsage(ctx context.Context, tx *sqlx.Tx, id string, lastSeq int64, u sessiondb.Usage, now time.Time) error {
-	return backend.InsertUsage(ctx, tx, id, lastSeq, u, formatTime(orNow(u.CreatedAt, now)))
-}
 
 var _ sessiondb.Repricer = (*Store)(nil)
 

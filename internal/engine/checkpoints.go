@@ -223,7 +223,7 @@ func (e *Engine) Restore(ctx context.Context, checkpointID string, opts sessiond
 			}
 		}
 		c.Compactions = []sessiondb.Compaction{rewind}
-		out, err = e.d.ApplyCommit(ctx, tx, cp.SessionID, c)
+		out, err = e.applyCommit(ctx, tx, cp.SessionID, c)
 		return err
 	})
 	return out, err

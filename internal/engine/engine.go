@@ -34,15 +34,35 @@ type Driver interface {
 	Write(ctx context.Context, fn func(tx Tx) error) error
 	// LockSession reads session id inside a write transaction and keeps
 	// every other writer of it waiting until tx ends; an absent session
-	// is sessiondb.ErrNotFound.
+	// is sessiondb.ErrNotFound. Its aliases may be missing (PostgreSQL
+	// reads them after the lock, which the engine does where it needs
+	// them).
 	LockSession(ctx context.Context, tx Tx, id string) (sessiondb.Session, error)
 	// GetSession reads session id (aliases included) as tx sees it.
 	GetSession(ctx context.Context, tx Tx, id string) (sessiondb.Session, error)
 	// InsertSession creates the session row (Sequence 0) and its aliases;
 	// an ID that is taken is sessiondb.ErrExists.
 	InsertSession(ctx context.Context, tx Tx, s sessiondb.Session, now time.Time, shadowAliases bool) error
-	// ApplyCommit applies c to session id inside tx.
-	ApplyCommit(ctx context.Context, tx Tx, id string, c sessiondb.Commit) (sessiondb.Session, error)
+	// InsertSessionIfMissing is InsertSession for Commit.CreateIfMissing:
+	// it creates the session unless it exists, and reports whether it did.
+	InsertSessionIfMissing(ctx context.Context, tx Tx, s sessiondb.Session, now time.Time, shadowAliases bool) (bool, error)
+	// SetAliases replaces session id's aliases by the normal form of
+	// aliases (backend.NormalAliases).
+	SetAliases(ctx context.Context, tx Tx, id string, aliases []string) error
+	// LockSource keeps every other writer that expects a record of the
+	// source file path (Commit.ExpectSource) waiting until tx ends.
+	LockSource(ctx context.Context, tx Tx, path string) error
+	// LockCommits prepares tx for CommitMany's commits, in that order,
+	// so that calls over the same sessions queue instead of deadlocking.
+	LockCommits(ctx context.Context, tx Tx, commits []sessiondb.SessionCommit) error
+	// InsertEntries appends rows to session id after lastSeq and returns
+	// the new LastSeq. The driver may hold the last INSERT back and run it
+	// with FinishCommit's statement.
+	InsertEntries(ctx context.Context, tx Tx, id string, lastSeq int64, rows []Row, now time.Time) (int64, error)
+	// FinishCommit ends a commit on the session row sess (as LockSession
+	// read it): when f.Changed, one Sequence bump and f's fields stored;
+	// it returns the session as the commit leaves it, aliases included.
+	FinishCommit(ctx context.Context, tx Tx, id string, sess sessiondb.Session, f Finish) (sessiondb.Session, error)
 	// Describe derives the stored kind, role and searched text of e.
 	Describe(e sessiondb.Entry) (kind, role, text string)
 }
