@@ -2,6 +2,7 @@ package pgstore
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/sessiondb/sessiondb"
@@ -65,6 +66,9 @@ func (d engineDriver) LockSource(ctx context.Context, tx engine.Tx, path string)
 
 func (d engineDriver) Describe(e sessiondb.Entry) (kind, role, text string) { return d.s.describe(e) }
 
+// dialect is PostgreSQL's text where the engine's statements differ.
+var dialect = engine.Dialect{SessionColumns: sessionColumns, HolderOrder: holderOrder, Instr: "strpos"}
+
 // The stored time format is the engine's (the same as sqlstore's).
 var (
 	formatTime = engine.FormatTime
@@ -75,3 +79,5 @@ var (
 func sessionExists(ctx context.Context, tx engine.Tx, id string) error {
 	return engine.SessionExists(ctx, tx, id)
 }
+
+func isNotFound(err error) bool { return errors.Is(err, sessiondb.ErrNotFound) }

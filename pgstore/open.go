@@ -122,7 +122,7 @@ func (s *Store) applyDefaults() {
 	if s.retention == 0 {
 		s.retention = defaultRetention
 	}
-	s.core = engine.New(engineDriver{s}, s.retention)
+	s.core = engine.New(engineDriver{s}, dialect, s.retention)
 }
 
 // redact hides the password of a URL in messages.

@@ -8,10 +8,8 @@ import (
 
 	"github.com/sessiondb/sessiondb"
 	"github.com/sessiondb/sessiondb/internal/backend"
+	"github.com/sessiondb/sessiondb/internal/engine"
 )
-
-// minTrigramRunes is the shortest term the trigram index can answer.
-const minTrigramRunes = 3
 
 // exactBonus lifts hits that contain the whole query as one phrase above
 // every scattered match (relevance scores are far smaller).
@@ -30,7 +28,8 @@ type hitRow struct {
 	Exact        bool    `db:"exact"`
 }
 
-// Search implements sessiondb.Store. Every term must occur in the
+// SearchHits is the search of engine.Engine.Search over PostgreSQL's
+// indexes. Every term must occur in the
 // extracted text, case-insensitively (ILIKE, with the database's Unicode
 // case rules). When every term has three or more characters, the pg_trgm
 // GIN indexes on entries.text and summary_messages.text narrow the rows
@@ -40,44 +39,12 @@ type hitRow struct {
 // extracted text (the trigram index cannot see terms that short), newest
 // first. Either way, hits that contain the whole query as an exact phrase
 // rank first, and ties go by session ID and seq.
-func (s *Store) Search(ctx context.Context, query string, opts sessiondb.SearchOptions) ([]sessiondb.Hit, error) {
-	terms, err := sessiondb.SearchTerms(query)
-	if err != nil {
-		return nil, fmt.Errorf("search: %w", err)
-	}
-	limit := opts.Limit
-	if limit <= 0 {
-		limit = sessiondb.DefaultSearchLimit
-	}
-	limit = min(limit, sessiondb.MaxSearchLimit)
-	if opts.Offset < 0 {
-		return nil, fmt.Errorf("search: %w: negative offset", sessiondb.ErrInvalid)
-	}
-	for i, t := range terms {
-		terms[i] = noNUL(t)
-	}
-	phrase := strings.Join(terms, " ")
-	short := false
-	for _, t := range terms {
-		if utf8.RuneCountInString(t) < minTrigramRunes {
-			short = true
-		}
-	}
+func (d engineDriver) SearchHits(ctx context.Context, etx engine.Tx, terms []string, short bool, opts sessiondb.SearchOptions, limit int) ([]sessiondb.Hit, error) {
+	tx := etx.(*ptx)
 	var rows []hitRow
-	err = s.read(ctx, func(tx *ptx) error {
-		o := opts
-		if o.SessionID != "" {
-			id, err := resolveIn(ctx, tx, o.SessionID)
-			if err != nil {
-				return err
-			}
-			o.SessionID = id
-		}
-		q, args := searchSQL(terms, phrase, short, o, limit)
-		return tx.SelectContext(ctx, &rows, q, args...)
-	})
-	if err != nil {
-		return nil, fmt.Errorf("search %q: %w", query, err)
+	q, args := searchSQL(terms, strings.Join(terms, " "), short, opts, limit)
+	if err := tx.SelectContext(ctx, &rows, q, args...); err != nil {
+		return nil, err
 	}
 	hits := make([]sessiondb.Hit, len(rows))
 	for i, r := range rows {
@@ -90,6 +57,15 @@ func (s *Store) Search(ctx context.Context, query string, opts sessiondb.SearchO
 		hits[i] = h
 	}
 	return hits, nil
+}
+
+// PrepareSearch makes the terms what the searched text can hold (noNUL,
+// as Describe stores it).
+func (d engineDriver) PrepareSearch(_ context.Context, terms []string) error {
+	for i, t := range terms {
+		terms[i] = noNUL(t)
+	}
+	return nil
 }
 
 // likePattern makes term a pattern ILIKE matches anywhere in the text,
@@ -232,9 +208,4 @@ func highlight(s, term string) string {
 		b.WriteString(sessiondb.HighlightStart + s[i:i+len(lt)] + sessiondb.HighlightEnd)
 		s, lower = s[i+len(lt):], lower[i+len(lt):]
 	}
-}
-
-// resolveIn resolves an ID or alias inside a transaction.
-func resolveIn(ctx context.Context, tx *ptx, idOrAlias string) (string, error) {
-	return resolveKey(ctx, tx, idOrAlias)
 }

@@ -3,7 +3,6 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -30,7 +29,7 @@ func (d engineDriver) AppendCommit(ctx context.Context, etx engine.Tx, id string
 	if c.ExpectSequence != nil {
 		expect = *c.ExpectSequence
 	}
-	var r sessionRow
+	var r engine.SessionRow
 	err := tx.GetContext(ctx, &r, `UPDATE sessions SET sequence = sequence + 1, last_seq = last_seq + ?1,
 		entry_count = entry_count + ?1, message_count = message_count + ?2, updated_at = ?3
 		WHERE id = ?4 AND (?5 IS NULL OR sequence = ?5) RETURNING `+returningColumns,
@@ -49,7 +48,7 @@ func (d engineDriver) AppendCommit(ctx context.Context, etx engine.Tx, id string
 	if err != nil {
 		return sessiondb.Session{}, err
 	}
-	sess := r.session()
+	sess := r.Session()
 	if _, err := d.InsertEntries(ctx, tx, id, sess.LastSeq-int64(len(rows)), rows, now); err != nil {
 		return sessiondb.Session{}, err
 	}
@@ -128,97 +127,4 @@ func (s *Store) describe(e sessiondb.Entry) (kind, role, text string) {
 		role = e.Role
 	}
 	return kind, role, text
-}
-
-// Append implements sessiondb.Store.
-func (s *Store) Append(ctx context.Context, id string, entries ...sessiondb.Entry) (sessiondb.Session, error) {
-	return s.Commit(ctx, id, sessiondb.Commit{Append: entries})
-}
-
-// SaveState implements sessiondb.Store.
-func (s *Store) SaveState(ctx context.Context, id string, state json.RawMessage) (sessiondb.Session, error) {
-	if state == nil {
-		return sessiondb.Session{}, fmt.Errorf("save state of %s: %w: nil state", id, sessiondb.ErrInvalid)
-	}
-	return s.Commit(ctx, id, sessiondb.Commit{State: state})
-}
-
-// SaveInterrupt implements sessiondb.Store.
-func (s *Store) SaveInterrupt(ctx context.Context, id string, interrupt json.RawMessage) (sessiondb.Session, error) {
-	if interrupt == nil {
-		return sessiondb.Session{}, fmt.Errorf("save interrupt of %s: %w: nil interrupt", id, sessiondb.ErrInvalid)
-	}
-	return s.Commit(ctx, id, sessiondb.Commit{Interrupt: interrupt})
-}
-
-// ClearInterrupt implements sessiondb.Store.
-func (s *Store) ClearInterrupt(ctx context.Context, id string) (sessiondb.Session, error) {
-	return s.Commit(ctx, id, sessiondb.Commit{ClearInterrupt: true})
-}
-
-// SaveFull implements sessiondb.Store.
-func (s *Store) SaveFull(ctx context.Context, meta sessiondb.Session, messages []sessiondb.Entry, state json.RawMessage) (sessiondb.Session, error) {
-	if meta.ID == "" {
-		meta.ID = sessiondb.NewID()
-	}
-	probe := sessiondb.Commit{Append: messages, State: state, Create: &meta}
-	if err := sessiondb.ValidateCommit(meta.ID, probe); err != nil {
-		return sessiondb.Session{}, fmt.Errorf("save %s: %w", meta.ID, err)
-	}
-	var out sessiondb.Session
-	err := s.write(ctx, func(tx *sqlx.Tx) error {
-		c := sessiondb.Commit{State: state}
-		_, err := getSession(ctx, tx, meta.ID)
-		switch {
-		case err == nil:
-			if meta.Sequence != 0 {
-				c.ExpectSequence = sessiondb.Expect(meta.Sequence)
-			}
-			aliases := meta.Aliases
-			c.Meta = &sessiondb.MetaPatch{Title: &meta.Title, Summary: &meta.Summary, Scope: orNull(meta.Scope),
-				Attrs: orNull(meta.Attrs), Aliases: &aliases, Version: &meta.Version}
-		case isNotFound(err):
-			c.Create = &meta
-		default:
-			return err
-		}
-		c.History = messages
-		if c.History == nil {
-			c.History = []sessiondb.Entry{}
-		}
-		out, err = engine.ApplyCommit(ctx, engineDriver{s}, tx, meta.ID, c, engine.DescribeAll(engineDriver{s}, c.Append))
-		return err
-	})
-	return out, err
-}
-
-// LoadFull implements sessiondb.Store: one read transaction, one snapshot.
-func (s *Store) LoadFull(ctx context.Context, id string, opts sessiondb.LoadOptions) (sessiondb.Full, error) {
-	if err := sessiondb.ValidateID(id); err != nil {
-		return sessiondb.Full{}, fmt.Errorf("load %s: %w", id, err)
-	}
-	var f sessiondb.Full
-	err := s.read(ctx, func(tx *sqlx.Tx) (err error) {
-		if f.Session, err = getSession(ctx, tx, id); err != nil {
-			return err
-		}
-		if f.Transcript, err = engine.LoadTranscript(ctx, tx, id, opts); err != nil {
-			return err
-		}
-		if f.State, err = engine.GetDoc(ctx, tx, "states", id); err != nil {
-			return err
-		}
-		f.Interrupt, err = engine.GetDoc(ctx, tx, "interrupts", id)
-		return err
-	})
-	return f, err
-}
-
-// orNull turns an unset document into JSON null, which a MetaPatch reads
-// as "clear": SaveFull replaces the metadata, it does not merge it.
-func orNull(doc json.RawMessage) json.RawMessage {
-	if doc == nil {
-		return json.RawMessage("null")
-	}
-	return doc
 }

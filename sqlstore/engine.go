@@ -79,6 +79,9 @@ func (d engineDriver) LockCommits(context.Context, engine.Tx, []sessiondb.Sessio
 
 func (d engineDriver) Describe(e sessiondb.Entry) (kind, role, text string) { return d.s.describe(e) }
 
+// dialect is SQLite's text where the engine's statements differ.
+var dialect = engine.Dialect{SessionColumns: sessionColumns, HolderOrder: holderOrder, Instr: "instr"}
+
 // The stored time format is the engine's.
 var (
 	formatTime = engine.FormatTime

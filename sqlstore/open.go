@@ -150,7 +150,7 @@ func (s *Store) applyDefaults() {
 		s.retention = defaultRetention
 	}
 	s.busyMillis = s.opts.BusyTimeout.Milliseconds()
-	s.core = engine.New(engineDriver{s}, s.retention)
+	s.core = engine.New(engineDriver{s}, dialect, s.retention)
 }
 
 // prepareFile refuses paths that cannot be a database and creates a missing

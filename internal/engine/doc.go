@@ -6,29 +6,36 @@
 //
 // # Layout
 //
-// Who imports whom (an arrow points at what is imported):
+// Before (issue 27): sqlstore and pgstore each held the whole engine, 20
+// file pairs that differed mostly in the transaction type; the shared part
+// was internal/backend (counts, usage SQL, search window, text encoding)
+// and internal/sessioncopy. After, who imports whom (an arrow points at
+// what is imported):
 //
 //	sessiondb                 public API, types, validation (ValidateID, ValidateCommit, …)
 //	    ↑
 //	internal/backend          leaf helpers with no transaction of their own: merge-patched
 //	    ↑                     metadata, alias normal form, cursors, kept counts, usage SQL,
-//	    │                     search window, text encoding, time format
-//	internal/engine           the behaviour: Driver and Tx; transcript assembly (Load,
-//	    ↑                     Entries, LoadFull's transcript), state and interrupt
-//	    │                     documents, compactions (record, list, keep-last, Prune),
-//	    │                     history replacement (SetHistory's prefix rule), checkpoints
-//	    │                     (save, list, delete, Restore), forks
-//	sqlstore    pgstore       each a Driver plus what differs on purpose: opening and
-//	                          migrations, transactions (SQLite: one writer, group commit,
-//	                          savepoints; PostgreSQL: row locks, retries, txid_status),
-//	                          error mapping, the search index and its SQL, maintenance
-//	                          commands, and, until they move here, the commit step,
-//	                          sessions (create, list, resolve), search, source and usage
-//
-// internal/sessioncopy (copy between stores) uses only the public API and
-// internal/backend. The engine never imports a backend; a backend imports
-// the engine and embeds *Engine in its Store, so the engine's exported
-// methods (Load, Entries, Fork, SaveCheckpoint, …) are the Store's.
+//	    │                     search window, text encoding
+//	internal/engine           the behaviour, over a Driver: the commit algorithm (Commit,
+//	    ↑                     CommitMany, SaveFull and the writes built on a Commit:
+//	    │                     create-on-write, ExpectSequence, ExpectSource, metadata
+//	    │                     patches, history replacement, compaction and keep-last cut
+//	    │                     points, kept counts, documents, usage, source records, no-op
+//	    │                     detection); sessions (Get, Resolve and alias resolution,
+//	    │                     Lookup, List, Delete); transcript assembly (Load, Entries,
+//	    │                     LoadFull); compactions and Prune; checkpoints and Restore;
+//	    │                     forks; usage totals and report, Reprice; SourceFile; the
+//	    │                     front of Search (terms, page, session filter); re-extraction
+//	sqlstore    pgstore       each a Driver and a Dialect, plus what differs on purpose:
+//	                          opening, migrations and schema checks, transactions (SQLite:
+//	                          one writer, group commit, savepoints; PostgreSQL: row and
+//	                          advisory locks, retries, txid_status), creating a session
+//	                          (PostgreSQL's race handling), writing entries and ending a
+//	                          commit (each tuned to its database), error mapping, the
+//	                          search index with its SQL, ranking and snippets, Query,
+//	                          Reindex/Vacuum/backups and the other maintenance commands,
+//	                          copy (sessioncopy with each database's lock and sequence SQL)
 //
 // # The interface between engine and backend
 //
@@ -36,25 +43,38 @@
 // databases accept (ON CONFLICT … DO UPDATE, RETURNING, which SQLite has
 // since 3.35): pgstore's transaction rebinds ? to $n once per distinct
 // text. It runs that SQL on a Tx, the methods *sqlx.Tx already has, so a
-// backend passes its own transaction through unchanged. What the engine
-// cannot write once it asks the Driver for:
+// backend passes its own transaction through unchanged. Three pieces
+// carry what differs:
 //
-//   - Read and Write: one read snapshot, one write transaction (fn may
-//     run more than once on PostgreSQL, so it keeps no state between runs);
-//   - LockSession: the session row, with whatever keeps other writers of
-//     the session off it until the transaction ends (SQLite's write
-//     transaction already excludes every other writer; PostgreSQL takes
-//     SELECT … FOR UPDATE and notes the transaction ID for its lost-COMMIT
-//     check);
-//   - GetSession: the row and its aliases (json_group_array against
-//     json_agg);
-//   - InsertSession: create a session (PostgreSQL turns a concurrent
-//     creator's unique violation into a retry);
-//   - ApplyCommit: the commit step, still written per backend (SQLite's
-//     append fast path and PostgreSQL's INSERT riding in the final
-//     UPDATE are tuned per database);
-//   - Describe: the derived columns of an entry (PostgreSQL also cleans
-//     the searched text of what text columns cannot hold).
+//   - Dialect: the few strings that differ inside otherwise equal
+//     statements (the session select list, whose alias aggregation is
+//     json_group_array against json_agg; the alias holder order, which
+//     PostgreSQL compares under COLLATE "C"; instr against strpos).
+//   - Driver, one method per step whose control flow differs:
+//     Read and Write (a read snapshot; one write transaction, which
+//     PostgreSQL may run more than once, so fn keeps no state between
+//     runs); LockSession (SQLite's write transaction already excludes
+//     every other writer; PostgreSQL takes SELECT … FOR UPDATE and notes
+//     the transaction ID for its lost-COMMIT check); GetSession;
+//     InsertSession and InsertSessionIfMissing (PostgreSQL turns a
+//     concurrent creator's unique violation into a retry, and creates
+//     with ON CONFLICT DO NOTHING); SetAliases (one INSERT … unnest
+//     against a statement per alias); LockSource and LockCommits
+//     (PostgreSQL's advisory and ordered row locks; nothing on SQLite);
+//     InsertEntries and FinishCommit (PostgreSQL holds the last INSERT
+//     back to run it in a WITH of the final UPDATE … RETURNING; SQLite
+//     updates the row and skips reading it back); Describe (PostgreSQL
+//     also cleans the searched text of what its text columns cannot
+//     hold); UsageTotalsOf (json_each against ANY(text[])); PrepareSearch
+//     and SearchHits (each database's index, ranking and snippets).
+//   - Appender, optional: SQLite's one-statement path for a commit that
+//     only appends (AppendOnly), which PostgreSQL does not need.
+//
+// Rules a backend's own code needs inside its steps are functions of
+// this package (ApplyCommit, GetSession, ResolveKey, InsertCompaction,
+// Reextract, …), not methods: a backend embeds *Engine, so an exported
+// method of Engine is a method of sqlstore.Store and pgstore.Store, and
+// TestMethodsAreStoreMethods keeps those to the public interfaces.
 //
 // # Rejected
 //
@@ -63,12 +83,13 @@
 //     here are the same text on both databases, so ~60 methods each
 //     written twice would move the copies into the drivers instead of
 //     removing them. Adopted only where a step really differs (the
-//     Driver's methods above).
+//     Driver's methods above, about twenty).
 //   - A querier of SQL strings per dialect (goose): enough where the
 //     statements differ in text only, but the differences here are of
 //     control flow (a row lock and its transaction ID, create-if-missing
 //     by ON CONFLICT DO NOTHING, a pending INSERT run with the last
-//     UPDATE, an append fast path), which strings cannot carry.
+//     UPDATE, an append fast path), which strings cannot carry. Adopted
+//     for the text-only differences (Dialect).
 //   - One engine over database/sql with a dialect flag: the transaction
 //     regimes (group commit with savepoints against retries with a
 //     txid_status check) are not the same code with a flag, and a flag

@@ -65,20 +65,49 @@ type Driver interface {
 	FinishCommit(ctx context.Context, tx Tx, id string, sess sessiondb.Session, f Finish) (sessiondb.Session, error)
 	// Describe derives the stored kind, role and searched text of e.
 	Describe(e sessiondb.Entry) (kind, role, text string)
+	// UsageTotalsOf sums the usage of each of the sessions ids, one
+	// statement for the page (List with Usage).
+	UsageTotalsOf(ctx context.Context, tx Tx, ids []string) (map[string]sessiondb.UsageTotals, error)
+	// PrepareSearch runs before a search's read transaction: it may make
+	// the index catch up (SQLite) or normalise terms in place to what the
+	// searched text can hold (PostgreSQL).
+	PrepareSearch(ctx context.Context, terms []string) error
+	// SearchHits is the backend's search index: the page (opts.Offset,
+	// limit) of hits holding every term, ranked, with their snippets.
+	// opts.SessionID is already resolved; short says a term is shorter
+	// than a trigram.
+	SearchHits(ctx context.Context, tx Tx, terms []string, short bool, opts sessiondb.SearchOptions, limit int) ([]sessiondb.Hit, error)
+}
+
+// Dialect is the SQL text that differs between the databases inside
+// statements that are otherwise the same (goose's per-dialect strings).
+type Dialect struct {
+	// SessionColumns is the select list of a session row of "sessions s"
+	// (SessionRow), its aliases aggregated as a JSON array in insertion
+	// order.
+	SessionColumns string
+	// HolderOrder orders the rows of "session_aliases a" listing one
+	// alias: the first is the session the alias resolves to (see
+	// sessiondb.AliasOrderKey), compared byte for byte.
+	HolderOrder string
+	// Instr is the function giving the position of a substring (0:
+	// absent): instr in SQLite, strpos in PostgreSQL.
+	Instr string
 }
 
 // Engine is the behaviour of a store over one Driver. A backend embeds it
 // in its Store.
 type Engine struct {
-	d Driver
+	d   Driver
+	sql Dialect
 	// retention is how many checkpoints a session keeps (0: all).
 	retention int
 }
 
-// New returns the engine of driver d; retention is how many checkpoints
-// a session keeps, the newest (0: all).
-func New(d Driver, retention int) *Engine {
-	return &Engine{d: d, retention: retention}
+// New returns the engine of driver d speaking dialect; retention is how
+// many checkpoints a session keeps, the newest (0: all).
+func New(d Driver, dialect Dialect, retention int) *Engine {
+	return &Engine{d: d, sql: dialect, retention: retention}
 }
 
 // timeLayout is how times are stored: UTC, fixed width, so that text
@@ -115,14 +144,6 @@ func SessionExists(ctx context.Context, tx Tx, id string) error {
 		return fmt.Errorf("session %q: %w", id, sessiondb.ErrNotFound)
 	}
 	return err
-}
-
-// KindOf returns the kind an entry is stored with.
-func KindOf(e sessiondb.Entry) string {
-	if e.Kind == "" {
-		return sessiondb.KindMessage
-	}
-	return e.Kind
 }
 
 func isNotFound(err error) bool { return errors.Is(err, sessiondb.ErrNotFound) }

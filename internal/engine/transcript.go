@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/backend"
 )
 
 // entryRow is a row of entries or summary_messages.
@@ -272,7 +273,7 @@ func isPrefix(ctx context.Context, tx Tx, id string, cur current, messages []ses
 		if i >= len(messages) {
 			return -1, nil
 		}
-		if kind != KindOf(messages[i]) || !bytes.Equal(body, messages[i].Body) {
+		if kind != backend.EntryKind(messages[i]) || !bytes.Equal(body, messages[i].Body) {
 			return -1, nil
 		}
 		i++
