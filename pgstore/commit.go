@@ -3,7 +3,6 @@ package pgstore
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/sessiondb/sessiondb"
@@ -27,7 +26,7 @@ func (d engineDriver) FinishCommit(ctx context.Context, etx engine.Tx, id string
 	}
 	q := `UPDATE sessions AS s SET sequence = s.sequence + 1, last_seq = ?, message_count = ?, entry_count = ?,
 		updated_at = ? WHERE s.id = ? RETURNING ` + sessionColumns
-	args := []any{f.LastSeq, f.MessageCount, f.EntryCount, formatTime(f.UpdatedAt), id}
+	args := []any{f.LastSeq, f.MessageCount, f.EntryCount, engine.FormatTime(f.UpdatedAt), id}
 	pendQ, pendArgs := tx.pendQ, tx.pendArgs
 	tx.pendQ, tx.pendArgs = "", nil
 	if pendQ != "" {
@@ -44,37 +43,25 @@ func (d engineDriver) FinishCommit(ctx context.Context, etx engine.Tx, id string
 	return r.Session(), nil
 }
 
-// insertChunk is how many entries one INSERT statement writes (7
-// parameters each, far below PostgreSQL's 65535-parameter limit).
-const insertChunk = 512
-
 // InsertEntries appends described entries after lastSeq with multi-row
-// INSERTs (one round trip per insertChunk entries) and returns the new
+// INSERTs (engine.EntryInserts, one round trip each) and returns the new
 // LastSeq. The last INSERT is not run but held in the transaction
 // (ptx.pendQ), for FinishCommit to run with the statement that ends the
 // commit.
 func (d engineDriver) InsertEntries(ctx context.Context, etx engine.Tx, id string, lastSeq int64, rows []engine.Row, now time.Time) (int64, error) {
 	tx := etx.(*ptx)
-	const row = "(?, ?, ?, ?, ?, ?, ?)"
-	for {
-		chunk := rows[:min(insertChunk, len(rows))]
-		rows = rows[len(chunk):]
-		args := make([]any, 0, 7*len(chunk))
-		first := lastSeq + 1
-		for _, e := range chunk {
-			lastSeq++
-			args = append(args, id, lastSeq, e.Kind, e.Role, e.Text, e.Body, formatTime(orNow(e.CreatedAt, now)))
-		}
-		q := `INSERT INTO entries (session_id, seq, kind, role, text, body, created_at) VALUES ` +
-			row + strings.Repeat(", "+row, len(chunk)-1)
-		if len(rows) == 0 {
-			tx.pendQ, tx.pendArgs = q, args
-			return lastSeq, nil
-		}
-		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
-			return 0, fmt.Errorf("append entries %d-%d to %s: %w", first, lastSeq, id, err)
+	ins := engine.EntryInserts(id, lastSeq, rows, now)
+	if len(ins) == 0 {
+		return lastSeq, nil
+	}
+	for _, in := range ins[:len(ins)-1] {
+		if _, err := tx.ExecContext(ctx, in.Query, in.Args...); err != nil {
+			return 0, fmt.Errorf("append entries %d-%d to %s: %w", in.First, in.Last, id, err)
 		}
 	}
+	last := ins[len(ins)-1]
+	tx.pendQ, tx.pendArgs = last.Query, last.Args
+	return last.Last, nil
 }
 
 // describe fills the derived columns of an entry.

@@ -2,7 +2,6 @@ package pgstore
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/sessiondb/sessiondb"
@@ -67,17 +66,12 @@ func (d engineDriver) LockSource(ctx context.Context, tx engine.Tx, path string)
 func (d engineDriver) Describe(e sessiondb.Entry) (kind, role, text string) { return d.s.describe(e) }
 
 // dialect is PostgreSQL's text where the engine's statements differ.
-var dialect = engine.Dialect{SessionColumns: sessionColumns, HolderOrder: holderOrder, Instr: "strpos"}
-
-// The stored time format is the engine's (the same as sqlstore's).
-var (
-	formatTime = engine.FormatTime
-	parseTime  = engine.ParseTime
-	orNow      = engine.OrNow
-)
-
-func sessionExists(ctx context.Context, tx engine.Tx, id string) error {
-	return engine.SessionExists(ctx, tx, id)
+var dialect = engine.Dialect{SessionColumns: sessionColumns, HolderOrder: holderOrder, Instr: "strpos",
+	// Copies lock the row like every other write; reserving an explicit
+	// compaction ID never moves the sequence back (GREATEST with nextval).
+	CopyLockSuffix: " FOR UPDATE",
+	ReserveCompactionID: `SELECT setval(pg_get_serial_sequence('compactions', 'id'),
+		GREATEST(?::bigint, nextval(pg_get_serial_sequence('compactions', 'id'))))`,
 }
 
-func isNotFound(err error) bool { return errors.Is(err, sessiondb.ErrNotFound) }
+var _ sessiondb.Copier = (*Store)(nil)

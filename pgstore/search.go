@@ -49,8 +49,8 @@ func (d engineDriver) SearchHits(ctx context.Context, etx engine.Tx, terms []str
 	hits := make([]sessiondb.Hit, len(rows))
 	for i, r := range rows {
 		h := sessiondb.Hit{SessionID: r.SessionID, SessionTitle: r.SessionTitle, Seq: r.Seq, Summary: r.Summary,
-			Kind: r.Kind, Role: r.Role, CreatedAt: parseTime(r.CreatedAt), Score: r.Rank}
-		h.Snippet = snippet(r.Snippet, terms)
+			Kind: r.Kind, Role: r.Role, CreatedAt: engine.ParseTime(r.CreatedAt), Score: r.Rank}
+		h.Snippet = engine.Snippet(r.Snippet, terms)
 		if r.Exact {
 			h.Score += exactBonus
 		}
@@ -93,10 +93,10 @@ func searchSQL(terms []string, phrase string, short bool, opts sessiondb.SearchO
 		filter, fargs = append(filter, "x.kind = ?"), append(fargs, opts.Kind)
 	}
 	if !opts.After.IsZero() {
-		filter, fargs = append(filter, "x.created_at >= ?"), append(fargs, formatTime(opts.After))
+		filter, fargs = append(filter, "x.created_at >= ?"), append(fargs, engine.FormatTime(opts.After))
 	}
 	if !opts.Before.IsZero() {
-		filter, fargs = append(filter, "x.created_at <= ?"), append(fargs, formatTime(opts.Before))
+		filter, fargs = append(filter, "x.created_at <= ?"), append(fargs, engine.FormatTime(opts.Before))
 	}
 	where := strings.Join(filter, " AND ")
 	var args []any
@@ -151,61 +151,4 @@ func searchSQL(terms []string, phrase string, short bool, opts sessiondb.SearchO
 	args = append(args, rargs...)
 	args = append(args, limit, opts.Offset)
 	return q, args
-}
-
-// snippet cuts the text around the first match and highlights every term
-// occurrence in the excerpt (case folded where folding keeps lengths).
-func snippet(text string, terms []string) string {
-	const context = 80
-	lower := strings.ToLower(text)
-	first := len(text)
-	if len(lower) == len(text) {
-		for _, t := range terms {
-			if i := strings.Index(lower, strings.ToLower(t)); i >= 0 && i < first {
-				first = i
-			}
-		}
-	}
-	if first == len(text) {
-		first = 0
-	}
-	start, end := max(0, first-context), min(len(text), first+context)
-	for start > 0 && !utf8.RuneStart(text[start]) {
-		start--
-	}
-	for end < len(text) && !utf8.RuneStart(text[end]) {
-		end++
-	}
-	excerpt := text[start:end]
-	for _, t := range terms {
-		excerpt = highlight(excerpt, t)
-	}
-	if start > 0 {
-		excerpt = "…" + excerpt
-	}
-	if end < len(text) {
-		excerpt += "…"
-	}
-	return excerpt
-}
-
-func highlight(s, term string) string {
-	if term == "" {
-		return s
-	}
-	var b strings.Builder
-	lower, lt := strings.ToLower(s), strings.ToLower(term)
-	if len(lower) != len(s) || len(lt) != len(term) { // case folding changed lengths: match exactly
-		lower, lt = s, term
-	}
-	for {
-		i := strings.Index(lower, lt)
-		if i < 0 {
-			b.WriteString(s)
-			return b.String()
-		}
-		b.WriteString(s[:i])
-		b.WriteString(sessiondb.HighlightStart + s[i:i+len(lt)] + sessiondb.HighlightEnd)
-		s, lower = s[i+len(lt):], lower[i+len(lt):]
-	}
 }

@@ -111,7 +111,7 @@ func insertSessionArgs(s sessiondb.Session, now time.Time) []any {
 	}
 	return []any{s.ID, s.Title, s.Summary, backend.NullJSON(s.Scope), backend.NullJSON(s.Attrs), s.Version, backend.TombstoneKey(s.ID),
 		backend.NullString(s.ParentID), forkSeq, backend.NullString(s.SourceFormat), backend.NullString(s.SourcePath),
-		formatTime(orNow(s.CreatedAt, now)), formatTime(orNow(s.UpdatedAt, now))}
+		engine.FormatTime(engine.OrNow(s.CreatedAt, now)), engine.FormatTime(engine.OrNow(s.UpdatedAt, now))}
 }
 
 // checkAliasShadow refuses to create a session whose ID (not a path key)

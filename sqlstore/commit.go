@@ -24,7 +24,7 @@ var returningColumns = strings.ReplaceAll(sessionColumns, "s.", "sessions.")
 // RETURNING, instead of a read before and a write after.
 func (d engineDriver) AppendCommit(ctx context.Context, etx engine.Tx, id string, c sessiondb.Commit, rows []engine.Row) (sessiondb.Session, error) {
 	tx := etx.(*sqlx.Tx)
-	now := orNow(c.Now, time.Now())
+	now := engine.OrNow(c.Now, time.Now())
 	var expect any
 	if c.ExpectSequence != nil {
 		expect = *c.ExpectSequence
@@ -33,7 +33,7 @@ func (d engineDriver) AppendCommit(ctx context.Context, etx engine.Tx, id string
 	err := tx.GetContext(ctx, &r, `UPDATE sessions SET sequence = sequence + 1, last_seq = last_seq + ?1,
 		entry_count = entry_count + ?1, message_count = message_count + ?2, updated_at = ?3
 		WHERE id = ?4 AND (?5 IS NULL OR sequence = ?5) RETURNING `+returningColumns,
-		len(rows), engine.CountMessages(rows), formatTime(now), id, expect)
+		len(rows), engine.CountMessages(rows), engine.FormatTime(now), id, expect)
 	if errors.Is(err, sql.ErrNoRows) {
 		// Not there, or not at the expected sequence: say which.
 		sess, err := getSession(ctx, tx, id)
@@ -78,7 +78,7 @@ func (d engineDriver) FinishCommit(ctx context.Context, etx engine.Tx, id string
 	}
 	tx := etx.(*sqlx.Tx)
 	_, err := tx.ExecContext(ctx, `UPDATE sessions SET sequence = sequence + 1, last_seq = ?, message_count = ?,
-		entry_count = ?, updated_at = ? WHERE id = ?`, f.LastSeq, f.MessageCount, f.EntryCount, formatTime(f.UpdatedAt), id)
+		entry_count = ?, updated_at = ? WHERE id = ?`, f.LastSeq, f.MessageCount, f.EntryCount, engine.FormatTime(f.UpdatedAt), id)
 	if err != nil {
 		return sessiondb.Session{}, err
 	}
@@ -87,34 +87,19 @@ func (d engineDriver) FinishCommit(ctx context.Context, etx engine.Tx, id string
 	}
 	sess.Sequence++
 	sess.LastSeq = f.LastSeq
-	sess.UpdatedAt = parseTime(formatTime(f.UpdatedAt))
+	sess.UpdatedAt = engine.ParseTime(engine.FormatTime(f.UpdatedAt))
 	sess.MessageCount, sess.EntryCount = f.MessageCount, f.EntryCount
 	return sess, nil
 }
 
-// insertChunk is how many entries one INSERT statement writes (7
-// parameters each, far below SQLite's 32766-parameter limit).
-const insertChunk = 512
-
 // InsertEntries appends described entries after lastSeq and returns the
-// new LastSeq. They go in with multi-row INSERTs, not one statement per
-// entry: each statement costs a step of the VM and a statement journal.
+// new LastSeq (engine.EntryInserts).
 func (d engineDriver) InsertEntries(ctx context.Context, tx engine.Tx, id string, lastSeq int64, rows []engine.Row, now time.Time) (int64, error) {
-	const row = "(?, ?, ?, ?, ?, ?, ?)"
-	for len(rows) > 0 {
-		chunk := rows[:min(insertChunk, len(rows))]
-		rows = rows[len(chunk):]
-		args := make([]any, 0, 7*len(chunk))
-		first := lastSeq + 1
-		for _, e := range chunk {
-			lastSeq++
-			args = append(args, id, lastSeq, e.Kind, e.Role, e.Text, e.Body, formatTime(orNow(e.CreatedAt, now)))
+	for _, in := range engine.EntryInserts(id, lastSeq, rows, now) {
+		if _, err := tx.ExecContext(ctx, in.Query, in.Args...); err != nil {
+			return 0, fmt.Errorf("append entries %d-%d to %s: %w", in.First, in.Last, id, err)
 		}
-		q := `INSERT INTO entries (session_id, seq, kind, role, text, body, created_at) VALUES ` +
-			row + strings.Repeat(", "+row, len(chunk)-1)
-		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
-			return 0, fmt.Errorf("append entries %d-%d to %s: %w", first, lastSeq, id, err)
-		}
+		lastSeq = in.Last
 	}
 	return lastSeq, nil
 }

@@ -54,10 +54,10 @@ func (d engineDriver) InsertSession(ctx context.Context, tx engine.Tx, sess sess
 // the database's write lock from its first statement (BEGIN IMMEDIATE), so
 // no other process can create the session in between.
 func (d engineDriver) InsertSessionIfMissing(ctx context.Context, tx engine.Tx, sess sessiondb.Session, now time.Time, shadowAliases bool) (bool, error) {
-	switch err := sessionExists(ctx, tx, sess.ID); {
+	switch err := engine.SessionExists(ctx, tx, sess.ID); {
 	case err == nil:
 		return false, nil
-	case !isNotFound(err):
+	case !errors.Is(err, sessiondb.ErrNotFound):
 		return false, err
 	}
 	return true, insertSession(ctx, tx.(*sqlx.Tx), sess, now, shadowAliases)
@@ -80,17 +80,8 @@ func (d engineDriver) LockCommits(context.Context, engine.Tx, []sessiondb.Sessio
 func (d engineDriver) Describe(e sessiondb.Entry) (kind, role, text string) { return d.s.describe(e) }
 
 // dialect is SQLite's text where the engine's statements differ.
+// Copies need no row lock and no sequence to move: the write transaction
+// excludes every other writer, and AUTOINCREMENT follows explicit IDs.
 var dialect = engine.Dialect{SessionColumns: sessionColumns, HolderOrder: holderOrder, Instr: "instr"}
 
-// The stored time format is the engine's.
-var (
-	formatTime = engine.FormatTime
-	parseTime  = engine.ParseTime
-	orNow      = engine.OrNow
-)
-
-func sessionExists(ctx context.Context, tx engine.Tx, id string) error {
-	return engine.SessionExists(ctx, tx, id)
-}
-
-func isNotFound(err error) bool { return errors.Is(err, sessiondb.ErrNotFound) }
+var _ sessiondb.Copier = (*Store)(nil)

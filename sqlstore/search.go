@@ -71,7 +71,7 @@ func (d engineDriver) SearchHits(ctx context.Context, etx engine.Tx, terms []str
 	hits := make([]sessiondb.Hit, len(rows))
 	for i, r := range rows {
 		hits[i] = sessiondb.Hit{SessionID: r.SessionID, SessionTitle: r.SessionTitle, Seq: r.Seq, Summary: r.Summary,
-			Kind: r.Kind, Role: r.Role, CreatedAt: parseTime(r.CreatedAt), Snippet: snippet(r.Snippet, terms), Score: r.Score}
+			Kind: r.Kind, Role: r.Role, CreatedAt: engine.ParseTime(r.CreatedAt), Snippet: engine.Snippet(r.Snippet, terms), Score: r.Score}
 	}
 	return hits, nil
 }
@@ -160,10 +160,10 @@ func searchSQL(terms []string, short bool, cursors [2]int64, opts sessiondb.Sear
 		filter, fargs = append(filter, "x.kind = ?"), append(fargs, opts.Kind)
 	}
 	if !opts.After.IsZero() {
-		filter, fargs = append(filter, "x.created_at >= ?"), append(fargs, formatTime(opts.After))
+		filter, fargs = append(filter, "x.created_at >= ?"), append(fargs, engine.FormatTime(opts.After))
 	}
 	if !opts.Before.IsZero() {
-		filter, fargs = append(filter, "x.created_at <= ?"), append(fargs, formatTime(opts.Before))
+		filter, fargs = append(filter, "x.created_at <= ?"), append(fargs, engine.FormatTime(opts.Before))
 	}
 	where := ""
 	if len(filter) > 0 {
@@ -244,61 +244,6 @@ func searchSQL(terms []string, short bool, cursors [2]int64, opts sessiondb.Sear
 		ORDER BY ` + strings.ReplaceAll(order, "created_at", "h.created_at")
 	args = append(args, limit, opts.Offset)
 	return q, args
-}
-
-// snippet cuts the text around the first match of the scan mode and
-// highlights every term occurrence in the excerpt (ASCII case folded).
-func snippet(text string, terms []string) string {
-	const context = 80
-	lower := strings.ToLower(text)
-	first := len(text)
-	for _, t := range terms {
-		if i := strings.Index(lower, strings.ToLower(t)); i >= 0 && i < first {
-			first = i
-		}
-	}
-	if first == len(text) {
-		first = 0
-	}
-	start, end := max(0, first-context), min(len(text), first+context)
-	for start > 0 && !utf8.RuneStart(text[start]) {
-		start--
-	}
-	for end < len(text) && !utf8.RuneStart(text[end]) {
-		end++
-	}
-	excerpt := text[start:end]
-	for _, t := range terms {
-		excerpt = highlight(excerpt, t)
-	}
-	if start > 0 {
-		excerpt = "…" + excerpt
-	}
-	if end < len(text) {
-		excerpt += "…"
-	}
-	return excerpt
-}
-
-func highlight(s, term string) string {
-	if term == "" {
-		return s
-	}
-	var b strings.Builder
-	lower, lt := strings.ToLower(s), strings.ToLower(term)
-	if len(lower) != len(s) { // case folding changed lengths: match exactly
-		lower, lt = s, term
-	}
-	for {
-		i := strings.Index(lower, lt)
-		if i < 0 {
-			b.WriteString(s)
-			return b.String()
-		}
-		b.WriteString(s[:i])
-		b.WriteString(sessiondb.HighlightStart + s[i:i+len(lt)] + sessiondb.HighlightEnd)
-		s, lower = s[i+len(lt):], lower[i+len(lt):]
-	}
 }
 
 // Reindex rebuilds the full-text index from the log, in one transaction.

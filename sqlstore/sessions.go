@@ -49,8 +49,8 @@ func insertSession(ctx context.Context, tx *sqlx.Tx, s sessiondb.Session, now ti
 			return err
 		}
 	}
-	created := orNow(s.CreatedAt, now)
-	updated := orNow(s.UpdatedAt, now)
+	created := engine.OrNow(s.CreatedAt, now)
+	updated := engine.OrNow(s.UpdatedAt, now)
 	var forkSeq any
 	if s.ParentID != "" {
 		forkSeq = s.ForkSeq
@@ -61,7 +61,7 @@ func insertSession(ctx context.Context, tx *sqlx.Tx, s sessiondb.Session, now ti
 		VALUES (?, ?, ?, ?, ?, ?, coalesce((SELECT sequence FROM deleted_sessions WHERE id_hash = ?), 0), 0, ?, ?, ?, ?, ?, ?)`,
 		s.ID, s.Title, s.Summary, backend.NullJSON(s.Scope), backend.NullJSON(s.Attrs), s.Version, backend.TombstoneKey(s.ID),
 		backend.NullString(s.ParentID), forkSeq, backend.NullString(s.SourceFormat), backend.NullString(s.SourcePath),
-		formatTime(created), formatTime(updated))
+		engine.FormatTime(created), engine.FormatTime(updated))
 	if err != nil {
 		return err
 	}

@@ -42,6 +42,41 @@ func CountMessages(rows []Row) int64 {
 	return n
 }
 
+// InsertChunk is how many entries one INSERT statement writes (7
+// parameters each, far below SQLite's 32766-parameter and PostgreSQL's
+// 65535-parameter limits).
+const InsertChunk = 512
+
+// EntryInsert is one multi-row INSERT of the entries First..Last.
+type EntryInsert struct {
+	Query       string
+	Args        []any
+	First, Last int64
+}
+
+// EntryInserts writes the INSERTs that append rows to session id after
+// lastSeq, InsertChunk rows each: multi-row INSERTs, not a statement per
+// entry (each statement costs SQLite a step of the VM and a statement
+// journal, and PostgreSQL a round trip).
+func EntryInserts(id string, lastSeq int64, rows []Row, now time.Time) []EntryInsert {
+	const row = "(?, ?, ?, ?, ?, ?, ?)"
+	out := make([]EntryInsert, 0, (len(rows)+InsertChunk-1)/InsertChunk)
+	for len(rows) > 0 {
+		chunk := rows[:min(InsertChunk, len(rows))]
+		rows = rows[len(chunk):]
+		args := make([]any, 0, 7*len(chunk))
+		first := lastSeq + 1
+		for _, e := range chunk {
+			lastSeq++
+			args = append(args, id, lastSeq, e.Kind, e.Role, e.Text, e.Body, FormatTime(OrNow(e.CreatedAt, now)))
+		}
+		q := `INSERT INTO entries (session_id, seq, kind, role, text, body, created_at) VALUES ` +
+			row + strings.Repeat(", "+row, len(chunk)-1)
+		out = append(out, EntryInsert{Query: q, Args: args, First: first, Last: lastSeq})
+	}
+	return out
+}
+
 // Finish is what a commit that changed its session leaves to write on the
 // session row (Driver.FinishCommit).
 type Finish struct {

@@ -93,6 +93,9 @@ type Dialect struct {
 	// Instr is the function giving the position of a substring (0:
 	// absent): instr in SQLite, strpos in PostgreSQL.
 	Instr string
+	// CopyLockSuffix and ReserveCompactionID are PutSession's
+	// sessioncopy.WriteOptions of the same names.
+	CopyLockSuffix, ReserveCompactionID string
 }
 
 // Engine is the behaviour of a store over one Driver. A backend embeds it
