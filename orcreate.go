@@ -5,30 +5,71 @@ import (
 	"encoding/json"
 )
 
-// Create-on-write versions of Store.Append, Store.SetHistory and
-// Store.SaveState: each is one Commit with CreateIfMissing, so the first
-// write to a new session creates it (with default metadata) in the same
-// transaction, race-free, as picoclaw's store does on its first write.
+// Create-on-write versions of Store.Append, Store.SetHistory,
+// Store.SaveState and PromoteHistory: each is one Commit with
+// CreateIfMissing, so the first write to a new session creates it in the
+// same transaction, race-free, as picoclaw's store does on its first
+// write.
 
-// AppendOrCreate appends entries to session id, creating it when missing.
-func AppendOrCreate(ctx context.Context, store Store, id string, entries ...Entry) (Session, error) {
-	return store.Commit(ctx, id, Commit{CreateIfMissing: &Session{}, Append: entries})
+// OrCreate says how the create-on-write helpers create a session that
+// does not exist yet: with Session's fields (its ID is ignored: the
+// helper's id is used) and, with ShadowAliases, even when other sessions
+// list that ID as an alias (see Commit.ShadowAliases). An adapter that
+// gives a new session its scope and aliases sets them here, so the first
+// write needs no second commit. The zero OrCreate creates a session with
+// default metadata.
+type OrCreate struct {
+	Session       Session
+	ShadowAliases bool
 }
 
-// SetHistoryOrCreate replaces the transcript of session id (see
+// commit returns c with the create-on-write fields set.
+func (o OrCreate) commit(c Commit) Commit {
+	s := o.Session
+	s.ID = ""
+	c.CreateIfMissing = &s
+	c.ShadowAliases = o.ShadowAliases
+	return c
+}
+
+// Append appends entries to session id, creating it when missing.
+func (o OrCreate) Append(ctx context.Context, store Store, id string, entries ...Entry) (Session, error) {
+	return store.Commit(ctx, id, o.commit(Commit{Append: entries}))
+}
+
+// SetHistory replaces the transcript of session id (see
 // Store.SetHistory), creating the session when missing.
-func SetHistoryOrCreate(ctx context.Context, store Store, id string, messages []Entry) (Session, error) {
+func (o OrCreate) SetHistory(ctx context.Context, store Store, id string, messages []Entry) (Session, error) {
 	if messages == nil {
 		messages = []Entry{}
 	}
-	return store.Commit(ctx, id, Commit{CreateIfMissing: &Session{}, History: messages})
+	return store.Commit(ctx, id, o.commit(Commit{History: messages}))
 }
 
-// SaveStateOrCreate replaces the state document of session id, creating
-// the session when missing.
-func SaveStateOrCreate(ctx context.Context, store Store, id string, state json.RawMessage) (Session, error) {
+// SaveState replaces the state document of session id, creating the
+// session when missing.
+func (o OrCreate) SaveState(ctx context.Context, store Store, id string, state json.RawMessage) (Session, error) {
 	if state == nil {
 		return Session{}, invalidf("save state of %s: nil state", id)
 	}
-	return store.Commit(ctx, id, Commit{CreateIfMissing: &Session{}, State: state})
+	return store.Commit(ctx, id, o.commit(Commit{State: state}))
+}
+
+// AppendOrCreate appends entries to session id, creating it (with default
+// metadata) when missing: OrCreate{}.Append.
+func AppendOrCreate(ctx context.Context, store Store, id string, entries ...Entry) (Session, error) {
+	return OrCreate{}.Append(ctx, store, id, entries...)
+}
+
+// SetHistoryOrCreate replaces the transcript of session id (see
+// Store.SetHistory), creating the session when missing:
+// OrCreate{}.SetHistory.
+func SetHistoryOrCreate(ctx context.Context, store Store, id string, messages []Entry) (Session, error) {
+	return OrCreate{}.SetHistory(ctx, store, id, messages)
+}
+
+// SaveStateOrCreate replaces the state document of session id, creating
+// the session when missing: OrCreate{}.SaveState.
+func SaveStateOrCreate(ctx context.Context, store Store, id string, state json.RawMessage) (Session, error) {
+	return OrCreate{}.SaveState(ctx, store, id, state)
 }

@@ -18,6 +18,7 @@ func commitGainsTests() []testCase {
 		{name: "CreateIfMissing", fn: testCreateIfMissing},
 		{name: "CreateIfMissingRace", fn: testCreateIfMissingRace},
 		{name: "OrCreateHelpers", fn: testOrCreateHelpers},
+		{name: "OrCreateShaped", fn: testOrCreateShaped},
 		{name: "KeepLast", fn: testCommitKeepLast},
 		{name: "History", fn: testCommitHistory},
 		{name: "MergePatch", fn: testMergePatch},
@@ -129,6 +130,39 @@ func testOrCreateHelpers(t *testing.T, s sessiondb.Store) {
 	wantErr(t, err, sessiondb.ErrInvalid, "SaveStateOrCreate with a nil state")
 	_, err = s.Get(bg(t), "st2")
 	wantErr(t, err, sessiondb.ErrNotFound, "session of a refused SaveStateOrCreate")
+}
+
+// testOrCreateShaped: OrCreate gives a session it creates the title,
+// scope and aliases it was given in the first write's own commit (one
+// Sequence), under the helper's id, and leaves an existing session's
+// metadata alone.
+func testOrCreateShaped(t *testing.T, s sessiondb.Store) {
+	oc := sessiondb.OrCreate{Session: sessiondb.Session{ID: "ignored", Title: "chat", Scope: raw(`{"channel":"telegram"}`), Aliases: []string{"telegram:42"}}}
+	got, err := oc.Append(bg(t), s, "sk_new", msgs(1, 1)...)
+	if err != nil || got.ID != "sk_new" || got.Sequence != 1 || got.Title != "chat" {
+		t.Fatalf("OrCreate.Append of a new session = %+v, %v; want sk_new at sequence 1 titled chat", got, err)
+	}
+	wantJSON(t, mustGet(t, s, "sk_new").Scope, `{"channel":"telegram"}`, "scope of the created session")
+	if id, err := s.Resolve(bg(t), "telegram:42"); err != nil || id != "sk_new" {
+		t.Errorf("Resolve(telegram:42) = %q, %v; want sk_new", id, err)
+	}
+	_, err = s.Get(bg(t), "ignored")
+	wantErr(t, err, sessiondb.ErrNotFound, "the ID in OrCreate.Session")
+	got, err = sessiondb.OrCreate{Session: sessiondb.Session{Title: "other"}}.Append(bg(t), s, "sk_new", msgs(2, 2)...)
+	if err != nil || got.Sequence != 2 || got.Title != "chat" {
+		t.Errorf("OrCreate.Append to an existing session = %+v, %v; want sequence 2, title kept", got, err)
+	}
+	wantTranscript(t, s, "sk_new", bodies(1, 2))
+	oc.Session.Aliases = []string{"telegram:43"}
+	got, err = oc.SaveState(bg(t), s, "sk_state", raw(`{"x":1}`))
+	if err != nil || got.Sequence != 1 || got.Title != "chat" {
+		t.Errorf("OrCreate.SaveState of a new session = %+v, %v", got, err)
+	}
+	got, err = oc.SetHistory(bg(t), s, "sk_hist", msgs(3, 4))
+	if err != nil || got.Sequence != 1 || got.Title != "chat" {
+		t.Errorf("OrCreate.SetHistory of a new session = %+v, %v", got, err)
+	}
+	wantTranscript(t, s, "sk_hist", bodies(3, 4))
 }
 
 func testCommitKeepLast(t *testing.T, s sessiondb.Store) {

@@ -19,6 +19,7 @@ func commitManyTests() []testCase {
 		{name: "SameSessionTwice", fn: testCommitManySameTwice},
 		{name: "PromoteHistory", fn: testPromoteHistory},
 		{name: "PromoteHistoryRace", fn: testPromoteHistoryRace},
+		{name: "PromoteHistoryShaped", fn: testPromoteHistoryShaped},
 	}
 }
 
@@ -145,4 +146,47 @@ func testPromoteHistoryRace(t *testing.T, s sessiondb.Store) {
 	want := append(bodies(1, 3), msgBody(99))
 	wantTranscript(t, s, "src:k", want)
 	wantTranscript(t, s, "dst", want)
+}
+
+// testPromoteHistoryShaped: a missing target is created with OrCreate's
+// scope and aliases by the commit that moves the history (one Sequence);
+// an empty source creates nothing; a target whose transcript holds an
+// entry that is not a message (MessageCount 0) still has a transcript and
+// is left alone.
+func testPromoteHistoryShaped(t *testing.T, s sessiondb.Store) {
+	mustSession(t, s, "legacy:a", 2)
+	oc := sessiondb.OrCreate{Session: sessiondb.Session{Scope: raw(`{"agent":"main"}`), Aliases: []string{"agent:main:a"}}, ShadowAliases: true}
+	if ok, err := oc.PromoteHistory(bg(t), s, "legacy:a", "sk_a"); err != nil || !ok {
+		t.Fatalf("OrCreate.PromoteHistory = %v, %v; want true", ok, err)
+	}
+	g := mustGet(t, s, "sk_a")
+	if g.Sequence != 1 || g.MessageCount != 2 {
+		t.Errorf("created target: sequence %d, %d messages; want 1 (created and filled by one commit), 2", g.Sequence, g.MessageCount)
+	}
+	wantJSON(t, g.Scope, `{"agent":"main"}`, "scope of the created target")
+	if id, err := s.Resolve(bg(t), "agent:main:a"); err != nil || id != "sk_a" {
+		t.Errorf("Resolve(agent:main:a) = %q, %v; want sk_a", id, err)
+	}
+	wantTranscript(t, s, "sk_a", bodies(1, 2))
+
+	if _, err := s.Create(bg(t), sessiondb.Session{ID: "empty:src"}); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := oc.PromoteHistory(bg(t), s, "empty:src", "sk_none"); err != nil || ok {
+		t.Errorf("PromoteHistory from an empty session = %v, %v; want false", ok, err)
+	}
+	_, err := s.Get(bg(t), "sk_none")
+	wantErr(t, err, sessiondb.ErrNotFound, "target of a promotion with nothing to move")
+
+	if _, err := s.Create(bg(t), sessiondb.Session{ID: "sk_b"}); err != nil {
+		t.Fatal(err)
+	}
+	mustAppend(t, s, "sk_b", sessiondb.Entry{Kind: "model_change", Body: raw(`{"model":"m2"}`)})
+	if g := mustGet(t, s, "sk_b"); g.MessageCount != 0 {
+		t.Fatalf("a model change counted as a message: %d", g.MessageCount)
+	}
+	if ok, err := sessiondb.PromoteHistory(bg(t), s, "legacy:a", "sk_b"); err != nil || ok {
+		t.Errorf("PromoteHistory to a target holding a model change = %v, %v; want false", ok, err)
+	}
+	wantTranscript(t, s, "sk_b", []string{`{"model":"m2"}`})
 }

@@ -23,7 +23,8 @@ var ReadCostSizes = []int{10, 10_000, 100_000}
 // once, halfway, with a summary message) and nine sessions of ten entries.
 // Each iteration calls, back to back on the long session, Load{LastN: 50}
 // (the reference: its cost does not depend on the session's length),
-// Get, LoadFull{LastN: 50} and List{Limit: 10}, and the sub-benchmark
+// Get, LoadFull{LastN: 50}, List{Limit: 10} and a PromoteHistory from it
+// to a short session with nothing to move, and the sub-benchmark
 // reports the median of each (µs) and its ratio to Load's median in the
 // same run. A read whose ratio stays flat from 10 entries to 1,000,000
 // costs the same on any session; one that grows counts the log.
@@ -48,7 +49,7 @@ func BenchReadCost(b *testing.B, newStore func(tb testing.TB) sessiondb.Store) {
 			ctx := b.Context()
 			want := fillReadCost(b, s, n)
 			wantTail := min(50, 1+n-n/2) // the summary message, then the second half
-			var load, get, full, list []time.Duration
+			var load, get, full, list, promote []time.Duration
 			for b.Loop() {
 				t0 := time.Now()
 				tail, err := s.Load(ctx, "long", sessiondb.LoadOptions{LastN: 50})
@@ -72,13 +73,21 @@ func BenchReadCost(b *testing.B, newStore func(tb testing.TB) sessiondb.Store) {
 				if err != nil || len(infos) != 10 {
 					b.Fatalf("List: %d sessions, %v", len(infos), err)
 				}
+				// picoclaw's per-turn alias promotion, with nothing to
+				// move: the target already has its conversation.
+				ok, err := sessiondb.PromoteHistory(ctx, s, "long", "short-0")
+				t5 := time.Now()
+				if err != nil || ok {
+					b.Fatalf("PromoteHistory to a session with a conversation = %v, %v", ok, err)
+				}
 				load, get, full, list = append(load, t1.Sub(t0)), append(get, t2.Sub(t1)), append(full, t3.Sub(t2)), append(list, t4.Sub(t3))
+				promote = append(promote, t5.Sub(t4))
 			}
 			ref := medianDuration(load)
 			for _, m := range []struct {
 				name string
 				ds   []time.Duration
-			}{{"load50", load}, {"get", get}, {"loadfull50", full}, {"list10", list}} {
+			}{{"load50", load}, {"get", get}, {"loadfull50", full}, {"list10", list}, {"promote-noop", promote}} {
 				med := medianDuration(m.ds)
 				b.ReportMetric(float64(med.Nanoseconds())/1e3, m.name+"-µs")
 				if m.name != "load50" {
