@@ -141,17 +141,16 @@ func (e *Engine) CommitMany(ctx context.Context, commits []sessiondb.SessionComm
 	if err := sessiondb.ValidateCommitMany(commits); err != nil {
 		return nil, fmt.Errorf("commit many: %w", err)
 	}
-	rows := make([][]Row, len(commits))
-	for i, sc := range commits {
-		rows[i] = DescribeAll(e.d, sc.Commit.Append)
-	}
 	out := make([]sessiondb.Session, len(commits))
 	err := e.d.Write(ctx, func(tx Tx) error {
 		if err := e.d.LockCommits(ctx, tx, commits); err != nil {
 			return err
 		}
 		for i, sc := range commits {
-			sess, err := ApplyCommit(ctx, e.d, tx, sc.ID, sc.Commit, rows[i])
+			// Each commit's entries are described as it is applied, so
+			// that a large batch (an import) never holds the extracted
+			// text of all its commits at once.
+			sess, err := e.applyCommit(ctx, tx, sc.ID, sc.Commit)
 			if err != nil {
 				return fmt.Errorf("commit many: session %q (commit %d): %w", sc.ID, i, err)
 			}
