@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/engine"
 )
 
 // Query runs a query for ad-hoc SQL against the documented schema. The
@@ -28,43 +29,10 @@ func (s *Store) Query(ctx context.Context, query string, args ...any) (*sql.Rows
 func (s *Store) Reindex(ctx context.Context) error {
 	return s.write(ctx, func(tx *ptx) error {
 		for _, table := range []string{"entries", "summary_messages"} {
-			if err := s.reextract(ctx, tx, table); err != nil {
+			if err := engine.Reextract(ctx, engineDriver{s}, tx, table); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
-}
-
-func (s *Store) reextract(ctx context.Context, tx *ptx, table string) error {
-	rows, err := tx.QueryxContext(ctx, `SELECT id, kind, body FROM `+table)
-	if err != nil {
-		return err
-	}
-	type upd struct {
-		id         int64
-		role, text string
-	}
-	var updates []upd
-	for rows.Next() {
-		var id int64
-		var kind string
-		var body []byte
-		if err := rows.Scan(&id, &kind, &body); err != nil {
-			rows.Close()
-			return err
-		}
-		role, text := s.extract(kind, body)
-		updates = append(updates, upd{id, role, noNUL(text)})
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	for _, u := range updates {
-		if _, err := tx.ExecContext(ctx, `UPDATE `+table+` SET role = ?, text = ? WHERE id = ?`, u.role, u.text, u.id); err != nil {
-			return err
-		}
-	}
-	return nil
 }

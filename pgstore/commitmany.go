@@ -2,25 +2,22 @@ package pgstore
 
 import (
 	"context"
-	"fmt"
 	"slices"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/engine"
 )
 
-// CommitMany implements sessiondb.Store: the commits in order, in one
-// transaction. The existing sessions' rows are locked first, in ID order,
-// so that two CommitMany calls over the same sessions in different orders
-// queue instead of deadlocking (a deadlock would still be retried, but
-// only after PostgreSQL's deadlock_timeout). A session a commit may create
-// (Create, CreateIfMissing) has no row to lock yet: its place in that
-// order is a transaction advisory lock on its ID (createLockClass), so two
-// calls creating the same sessions in different orders queue too, instead
-// of deadlocking on each other's uncommitted inserts.
-func (s *Store) CommitMany(ctx context.Context, commits []sessiondb.SessionCommit) ([]sessiondb.Session, error) {
-	if err := sessiondb.ValidateCommitMany(commits); err != nil {
-		return nil, fmt.Errorf("commit many: %w", err)
-	}
+// LockCommits prepares CommitMany: the existing sessions' rows are
+// locked first, in ID order, so that two CommitMany calls over the same
+// sessions in different orders queue instead of deadlocking (a deadlock
+// would still be retried, but only after PostgreSQL's deadlock_timeout). A
+// session a commit may create (Create, CreateIfMissing) has no row to lock
+// yet: its place in that order is a transaction advisory lock on its ID
+// (createLockClass), so two calls creating the same sessions in different
+// orders queue too, instead of deadlocking on each other's uncommitted
+// inserts.
+func (d engineDriver) LockCommits(ctx context.Context, tx engine.Tx, commits []sessiondb.SessionCommit) error {
 	ids := make([]string, 0, len(commits))
 	for _, sc := range commits {
 		ids = append(ids, sc.ID)
@@ -33,31 +30,17 @@ func (s *Store) CommitMany(ctx context.Context, commits []sessiondb.SessionCommi
 			creates[sc.ID] = true
 		}
 	}
-	out := make([]sessiondb.Session, len(commits))
-	err := s.write(ctx, func(tx *ptx) error {
-		for _, id := range ids {
-			if creates[id] {
-				if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?, hashtext(?))`, createLockClass, id); err != nil {
-					return err
-				}
-			}
-			if _, err := tx.ExecContext(ctx, `SELECT 1 FROM sessions WHERE id = ? FOR UPDATE`, id); err != nil {
+	for _, id := range ids {
+		if creates[id] {
+			if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?, hashtext(?))`, createLockClass, id); err != nil {
 				return err
 			}
 		}
-		for i, sc := range commits {
-			sess, err := s.applyCommit(ctx, tx, sc.ID, sc.Commit)
-			if err != nil {
-				return fmt.Errorf("commit many: session %q (commit %d): %w", sc.ID, i, err)
-			}
-			out[i] = sess
+		if _, err := tx.ExecContext(ctx, `SELECT 1 FROM sessions WHERE id = ? FOR UPDATE`, id); err != nil {
+			return err
 		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
 	}
-	return out, nil
+	return nil
 }
 
 // createLockClass is the first key of the advisory locks CommitMany takes

@@ -154,7 +154,7 @@
 //   - Deleting a session remembers its last Sequence (as a SHA-256 of the
 //     ID) so that a session recreated under that ID continues it.
 //   - A commit that changes nothing writes nothing (as in sqlstore):
-//     applyCommit compares each part with what is stored (meta field by
+//     engine.ApplyCommit compares each part with what is stored (meta field by
 //     field, aliases after the row lock, state and interrupt bytes,
 //     History against the transcript, KeepLast against its length) and
 //     then skips the final UPDATE, so the Sequence is not bumped. The row

@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/engine"
 )
 
 // translate maps driver errors to the root sentinels at the storage
@@ -73,7 +74,7 @@ func translate(err error) error {
 
 // errRace marks an attempt that lost a race another transaction won (both
 // creating one session): retried, and the next attempt sees the winner.
-var errRace = fmt.Errorf("%w: concurrent write", sessiondb.ErrBusy)
+var errRace = engine.ErrRaced
 
 // isUniqueViolation reports whether err is a unique violation of the named
 // constraint.

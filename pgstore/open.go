@@ -16,11 +16,14 @@ import (
 	"github.com/pressly/goose/v3"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/engine"
 	pgmigrations "github.com/sessiondb/sessiondb/migrations/postgres"
 )
 
 // Store is the PostgreSQL implementation of sessiondb.Store.
 type Store struct {
+	*core // the behaviour (internal/engine)
+
 	url       string
 	opts      Options
 	extract   sessiondb.Extractor
@@ -119,6 +122,7 @@ func (s *Store) applyDefaults() {
 	if s.retention == 0 {
 		s.retention = defaultRetention
 	}
+	s.core = engine.New(engineDriver{s}, dialect, s.retention)
 }
 
 // redact hides the password of a URL in messages.

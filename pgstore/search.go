@@ -8,10 +8,8 @@ import (
 
 	"github.com/sessiondb/sessiondb"
 	"github.com/sessiondb/sessiondb/internal/backend"
+	"github.com/sessiondb/sessiondb/internal/engine"
 )
-
-// minTrigramRunes is the shortest term the trigram index can answer.
-const minTrigramRunes = 3
 
 // exactBonus lifts hits that contain the whole query as one phrase above
 // every scattered match (relevance scores are far smaller).
@@ -30,7 +28,8 @@ type hitRow struct {
 	Exact        bool    `db:"exact"`
 }
 
-// Search implements sessiondb.Store. Every term must occur in the
+// SearchHits is the search of engine.Engine.Search over PostgreSQL's
+// indexes. Every term must occur in the
 // extracted text, case-insensitively (ILIKE, with the database's Unicode
 // case rules). When every term has three or more characters, the pg_trgm
 // GIN indexes on entries.text and summary_messages.text narrow the rows
@@ -40,56 +39,33 @@ type hitRow struct {
 // extracted text (the trigram index cannot see terms that short), newest
 // first. Either way, hits that contain the whole query as an exact phrase
 // rank first, and ties go by session ID and seq.
-func (s *Store) Search(ctx context.Context, query string, opts sessiondb.SearchOptions) ([]sessiondb.Hit, error) {
-	terms, err := sessiondb.SearchTerms(query)
-	if err != nil {
-		return nil, fmt.Errorf("search: %w", err)
-	}
-	limit := opts.Limit
-	if limit <= 0 {
-		limit = sessiondb.DefaultSearchLimit
-	}
-	limit = min(limit, sessiondb.MaxSearchLimit)
-	if opts.Offset < 0 {
-		return nil, fmt.Errorf("search: %w: negative offset", sessiondb.ErrInvalid)
-	}
-	for i, t := range terms {
-		terms[i] = noNUL(t)
-	}
-	phrase := strings.Join(terms, " ")
-	short := false
-	for _, t := range terms {
-		if utf8.RuneCountInString(t) < minTrigramRunes {
-			short = true
-		}
-	}
+func (d engineDriver) SearchHits(ctx context.Context, etx engine.Tx, terms []string, short bool, opts sessiondb.SearchOptions, limit int) ([]sessiondb.Hit, error) {
+	tx := etx.(*ptx)
 	var rows []hitRow
-	err = s.read(ctx, func(tx *ptx) error {
-		o := opts
-		if o.SessionID != "" {
-			id, err := resolveIn(ctx, tx, o.SessionID)
-			if err != nil {
-				return err
-			}
-			o.SessionID = id
-		}
-		q, args := searchSQL(terms, phrase, short, o, limit)
-		return tx.SelectContext(ctx, &rows, q, args...)
-	})
-	if err != nil {
-		return nil, fmt.Errorf("search %q: %w", query, err)
+	q, args := searchSQL(terms, strings.Join(terms, " "), short, opts, limit)
+	if err := tx.SelectContext(ctx, &rows, q, args...); err != nil {
+		return nil, err
 	}
 	hits := make([]sessiondb.Hit, len(rows))
 	for i, r := range rows {
 		h := sessiondb.Hit{SessionID: r.SessionID, SessionTitle: r.SessionTitle, Seq: r.Seq, Summary: r.Summary,
-			Kind: r.Kind, Role: r.Role, CreatedAt: parseTime(r.CreatedAt), Score: r.Rank}
-		h.Snippet = snippet(r.Snippet, terms)
+			Kind: r.Kind, Role: r.Role, CreatedAt: engine.ParseTime(r.CreatedAt), Score: r.Rank}
+		h.Snippet = engine.Snippet(r.Snippet, terms)
 		if r.Exact {
 			h.Score += exactBonus
 		}
 		hits[i] = h
 	}
 	return hits, nil
+}
+
+// PrepareSearch makes the terms what the searched text can hold (noNUL,
+// as Describe stores it).
+func (d engineDriver) PrepareSearch(_ context.Context, terms []string) error {
+	for i, t := range terms {
+		terms[i] = noNUL(t)
+	}
+	return nil
 }
 
 // likePattern makes term a pattern ILIKE matches anywhere in the text,
@@ -117,10 +93,10 @@ func searchSQL(terms []string, phrase string, short bool, opts sessiondb.SearchO
 		filter, fargs = append(filter, "x.kind = ?"), append(fargs, opts.Kind)
 	}
 	if !opts.After.IsZero() {
-		filter, fargs = append(filter, "x.created_at >= ?"), append(fargs, formatTime(opts.After))
+		filter, fargs = append(filter, "x.created_at >= ?"), append(fargs, engine.FormatTime(opts.After))
 	}
 	if !opts.Before.IsZero() {
-		filter, fargs = append(filter, "x.created_at <= ?"), append(fargs, formatTime(opts.Before))
+		filter, fargs = append(filter, "x.created_at <= ?"), append(fargs, engine.FormatTime(opts.Before))
 	}
 	where := strings.Join(filter, " AND ")
 	var args []any
@@ -175,66 +151,4 @@ func searchSQL(terms []string, phrase string, short bool, opts sessiondb.SearchO
 	args = append(args, rargs...)
 	args = append(args, limit, opts.Offset)
 	return q, args
-}
-
-// snippet cuts the text around the first match and highlights every term
-// occurrence in the excerpt (case folded where folding keeps lengths).
-func snippet(text string, terms []string) string {
-	const context = 80
-	lower := strings.ToLower(text)
-	first := len(text)
-	if len(lower) == len(text) {
-		for _, t := range terms {
-			if i := strings.Index(lower, strings.ToLower(t)); i >= 0 && i < first {
-				first = i
-			}
-		}
-	}
-	if first == len(text) {
-		first = 0
-	}
-	start, end := max(0, first-context), min(len(text), first+context)
-	for start > 0 && !utf8.RuneStart(text[start]) {
-		start--
-	}
-	for end < len(text) && !utf8.RuneStart(text[end]) {
-		end++
-	}
-	excerpt := text[start:end]
-	for _, t := range terms {
-		excerpt = highlight(excerpt, t)
-	}
-	if start > 0 {
-		excerpt = "…" + excerpt
-	}
-	if end < len(text) {
-		excerpt += "…"
-	}
-	return excerpt
-}
-
-func highlight(s, term string) string {
-	if term == "" {
-		return s
-	}
-	var b strings.Builder
-	lower, lt := strings.ToLower(s), strings.ToLower(term)
-	if len(lower) != len(s) || len(lt) != len(term) { // case folding changed lengths: match exactly
-		lower, lt = s, term
-	}
-	for {
-		i := strings.Index(lower, lt)
-		if i < 0 {
-			b.WriteString(s)
-			return b.String()
-		}
-		b.WriteString(s[:i])
-		b.WriteString(sessiondb.HighlightStart + s[i:i+len(lt)] + sessiondb.HighlightEnd)
-		s, lower = s[i+len(lt):], lower[i+len(lt):]
-	}
-}
-
-// resolveIn resolves an ID or alias inside a transaction.
-func resolveIn(ctx context.Context, tx *ptx, idOrAlias string) (string, error) {
-	return resolveKey(ctx, tx, idOrAlias)
 }

@@ -22,6 +22,10 @@ type ptx struct {
 	// lets write find out whether a COMMIT whose answer was lost took
 	// effect.
 	xid int64
+	// pendQ and pendArgs are the last INSERT of a commit's entries, held
+	// back by engineDriver.InsertEntries for FinishCommit.
+	pendQ    string
+	pendArgs []any
 }
 
 var rebound sync.Map // string -> string
@@ -200,25 +204,4 @@ func (s *Store) retry(ctx context.Context, attempt func() (again bool, err error
 		}
 		wait = min(2*wait, 500*time.Millisecond)
 	}
-}
-
-// timeLayout is how times are stored: UTC, fixed width, so that text order
-// is time order (the same layout as sqlstore).
-const timeLayout = "2006-01-02T15:04:05.000000000Z"
-
-func formatTime(t time.Time) string { return t.UTC().Format(timeLayout) }
-
-func parseTime(s string) time.Time {
-	t, err := time.Parse(timeLayout, s)
-	if err != nil {
-		t, _ = time.Parse(time.RFC3339Nano, s)
-	}
-	return t
-}
-
-func orNow(t, now time.Time) time.Time {
-	if t.IsZero() {
-		return now
-	}
-	return t
 }

@@ -54,7 +54,7 @@
 // Entry sequence numbers are assigned inside the write transaction, so any
 // number of goroutines and processes may append to one session safely.
 // Commit.ExpectSource is checked inside the same transaction as the write
-// (checkSourceExpectation), which is what makes an importer's "already
+// (internal/engine, with nothing to lock here), which is what makes an importer's "already
 // imported?" check and its write atomic across processes.
 // Reads run on the read-only pool in their own transaction and never block
 // writers. LoadFull reads metadata, transcript, state and interrupt in one
@@ -172,7 +172,7 @@
 //   - A checkpoint does not bump the session's Sequence: it describes the
 //     session without changing it. Every other write does, once.
 //   - Prune that finds nothing to remove records no revision, and neither
-//     does any commit that changes nothing: applyCommit compares each part
+//     does any commit that changes nothing: engine.ApplyCommit compares each part
 //     with what is stored (meta field by field, state and interrupt bytes,
 //     History against the transcript, KeepLast against its length) and
 //     then skips the Sequence update, so the transaction commits without a

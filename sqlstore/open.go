@@ -20,10 +20,13 @@ import (
 	_ "modernc.org/sqlite" // registers the "sqlite" driver (pure Go, no cgo)
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/engine"
 )
 
 // Store is the SQLite implementation of sessiondb.Store.
 type Store struct {
+	*core // the behaviour (internal/engine)
+
 	path       string
 	opts       Options
 	extract    sessiondb.Extractor
@@ -147,6 +150,7 @@ func (s *Store) applyDefaults() {
 		s.retention = defaultRetention
 	}
 	s.busyMillis = s.opts.BusyTimeout.Milliseconds()
+	s.core = engine.New(engineDriver{s}, dialect, s.retention)
 }
 
 // prepareFile refuses paths that cannot be a database and creates a missing

@@ -10,10 +10,8 @@ import (
 
 	"github.com/sessiondb/sessiondb"
 	"github.com/sessiondb/sessiondb/internal/backend"
+	"github.com/sessiondb/sessiondb/internal/engine"
 )
-
-// minTrigramRunes is the shortest term the trigram index can answer.
-const minTrigramRunes = 3
 
 // maxTrigramsPerTerm bounds the trigrams of one term that go into the
 // index query: a long term is found by a spread of its trigrams (the first
@@ -34,7 +32,7 @@ type hitRow struct {
 	Score        float64 `db:"score"`
 }
 
-// Search implements sessiondb.Store.
+// SearchHits is the search of engine.Engine.Search over SQLite's index.
 //
 // A query whose terms all have three or more characters is answered by the
 // trigram index: the candidates are the rows holding every trigram of
@@ -55,57 +53,33 @@ type hitRow struct {
 // but not yet indexed, by this process or another) are scanned and ranked
 // the same way. When that tail is large and the store can write, Search
 // first lets the index catch up.
-func (s *Store) Search(ctx context.Context, query string, opts sessiondb.SearchOptions) ([]sessiondb.Hit, error) {
-	terms, err := sessiondb.SearchTerms(query)
-	if err != nil {
-		return nil, fmt.Errorf("search: %w", err)
-	}
-	limit := opts.Limit
-	if limit <= 0 {
-		limit = sessiondb.DefaultSearchLimit
-	}
-	limit = min(limit, sessiondb.MaxSearchLimit)
-	if opts.Offset < 0 {
-		return nil, fmt.Errorf("search: %w: negative offset", sessiondb.ErrInvalid)
-	}
-	if err := s.catchUpForSearch(ctx); err != nil {
-		return nil, fmt.Errorf("search %q: %w", query, err)
-	}
-	short := false
-	for _, t := range terms {
-		if utf8.RuneCountInString(t) < minTrigramRunes {
-			short = true
+func (d engineDriver) SearchHits(ctx context.Context, etx engine.Tx, terms []string, short bool, opts sessiondb.SearchOptions, limit int) ([]sessiondb.Hit, error) {
+	tx := etx.(*sqlx.Tx)
+	var cursors [2]int64
+	for i, src := range ftsSources {
+		c, err := indexCursor(ctx, tx, src)
+		if err != nil {
+			return nil, err
 		}
+		cursors[i] = c
 	}
 	var rows []hitRow
-	err = s.read(ctx, func(tx *sqlx.Tx) error {
-		if opts.SessionID != "" {
-			id, err := resolveIn(ctx, tx, opts.SessionID)
-			if err != nil {
-				return err
-			}
-			opts.SessionID = id
-		}
-		var cursors [2]int64
-		for i, src := range ftsSources {
-			c, err := indexCursor(ctx, tx, src)
-			if err != nil {
-				return err
-			}
-			cursors[i] = c
-		}
-		q, args := searchSQL(terms, short, cursors, opts, limit)
-		return tx.SelectContext(ctx, &rows, q, args...)
-	})
-	if err != nil {
-		return nil, fmt.Errorf("search %q: %w", query, err)
+	q, args := searchSQL(terms, short, cursors, opts, limit)
+	if err := tx.SelectContext(ctx, &rows, q, args...); err != nil {
+		return nil, err
 	}
 	hits := make([]sessiondb.Hit, len(rows))
 	for i, r := range rows {
 		hits[i] = sessiondb.Hit{SessionID: r.SessionID, SessionTitle: r.SessionTitle, Seq: r.Seq, Summary: r.Summary,
-			Kind: r.Kind, Role: r.Role, CreatedAt: parseTime(r.CreatedAt), Snippet: snippet(r.Snippet, terms), Score: r.Score}
+			Kind: r.Kind, Role: r.Role, CreatedAt: engine.ParseTime(r.CreatedAt), Snippet: engine.Snippet(r.Snippet, terms), Score: r.Score}
 	}
 	return hits, nil
+}
+
+// PrepareSearch lets the index catch up first when its unindexed tail is
+// large (catchUpForSearch).
+func (d engineDriver) PrepareSearch(ctx context.Context, _ []string) error {
+	return d.s.catchUpForSearch(ctx)
 }
 
 // catchUpForSearch indexes a large unindexed tail before a search, so that
@@ -186,10 +160,10 @@ func searchSQL(terms []string, short bool, cursors [2]int64, opts sessiondb.Sear
 		filter, fargs = append(filter, "x.kind = ?"), append(fargs, opts.Kind)
 	}
 	if !opts.After.IsZero() {
-		filter, fargs = append(filter, "x.created_at >= ?"), append(fargs, formatTime(opts.After))
+		filter, fargs = append(filter, "x.created_at >= ?"), append(fargs, engine.FormatTime(opts.After))
 	}
 	if !opts.Before.IsZero() {
-		filter, fargs = append(filter, "x.created_at <= ?"), append(fargs, formatTime(opts.Before))
+		filter, fargs = append(filter, "x.created_at <= ?"), append(fargs, engine.FormatTime(opts.Before))
 	}
 	where := ""
 	if len(filter) > 0 {
@@ -272,66 +246,6 @@ func searchSQL(terms []string, short bool, cursors [2]int64, opts sessiondb.Sear
 	return q, args
 }
 
-// snippet cuts the text around the first match of the scan mode and
-// highlights every term occurrence in the excerpt (ASCII case folded).
-func snippet(text string, terms []string) string {
-	const context = 80
-	lower := strings.ToLower(text)
-	first := len(text)
-	for _, t := range terms {
-		if i := strings.Index(lower, strings.ToLower(t)); i >= 0 && i < first {
-			first = i
-		}
-	}
-	if first == len(text) {
-		first = 0
-	}
-	start, end := max(0, first-context), min(len(text), first+context)
-	for start > 0 && !utf8.RuneStart(text[start]) {
-		start--
-	}
-	for end < len(text) && !utf8.RuneStart(text[end]) {
-		end++
-	}
-	excerpt := text[start:end]
-	for _, t := range terms {
-		excerpt = highlight(excerpt, t)
-	}
-	if start > 0 {
-		excerpt = "…" + excerpt
-	}
-	if end < len(text) {
-		excerpt += "…"
-	}
-	return excerpt
-}
-
-func highlight(s, term string) string {
-	if term == "" {
-		return s
-	}
-	var b strings.Builder
-	lower, lt := strings.ToLower(s), strings.ToLower(term)
-	if len(lower) != len(s) { // case folding changed lengths: match exactly
-		lower, lt = s, term
-	}
-	for {
-		i := strings.Index(lower, lt)
-		if i < 0 {
-			b.WriteString(s)
-			return b.String()
-		}
-		b.WriteString(s[:i])
-		b.WriteString(sessiondb.HighlightStart + s[i:i+len(lt)] + sessiondb.HighlightEnd)
-		s, lower = s[i+len(lt):], lower[i+len(lt):]
-	}
-}
-
-// resolveIn resolves an ID or alias inside a transaction.
-func resolveIn(ctx context.Context, tx *sqlx.Tx, idOrAlias string) (string, error) {
-	return resolveKey(ctx, tx, idOrAlias)
-}
-
 // Reindex rebuilds the full-text index from the log, in one transaction.
 // With reextract, the role and text of every entry and summary message are
 // first derived again with the store's Extractor (after the extractor
@@ -357,49 +271,11 @@ func (s *Store) Reindex(ctx context.Context, reextract bool) error {
 		}
 		if reextract {
 			for _, src := range ftsSources {
-				if err := s.reextract(ctx, tx, src.table); err != nil {
+				if err := engine.Reextract(ctx, engineDriver{s}, tx, src.table); err != nil {
 					return err
 				}
 			}
 		}
 		return rebuildIndex(ctx, tx)
 	})
-}
-
-func (s *Store) reextract(ctx context.Context, tx *sqlx.Tx, table string) error {
-	rows, err := tx.QueryxContext(ctx, `SELECT id, kind, body FROM `+table)
-	if err != nil {
-		return err
-	}
-	type upd struct {
-		id         int64
-		role, text string
-	}
-	var updates []upd
-	for rows.Next() {
-		var id int64
-		var kind string
-		var body []byte
-		if err := rows.Scan(&id, &kind, &body); err != nil {
-			rows.Close()
-			return err
-		}
-		role, text := s.extract(kind, body)
-		updates = append(updates, upd{id, role, text})
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	stmt, err := tx.PreparexContext(ctx, `UPDATE `+table+` SET role = ?, text = ? WHERE id = ?`)
-	if err != nil {
-		return err
-	}
-	defer stmt.Close()
-	for _, u := range updates {
-		if _, err := stmt.ExecContext(ctx, u.role, u.text, u.id); err != nil {
-			return err
-		}
-	}
-	return nil
 }

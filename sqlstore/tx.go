@@ -3,7 +3,6 @@ package sqlstore
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/jmoiron/sqlx"
 
@@ -27,26 +26,4 @@ func (s *Store) read(ctx context.Context, fn func(tx *sqlx.Tx) error) (err error
 		_ = tx.Rollback()
 	}()
 	return translate(fn(tx))
-}
-
-// timeLayout is how times are stored: UTC, fixed width, so that text order
-// is time order.
-const timeLayout = "2006-01-02T15:04:05.000000000Z"
-
-func formatTime(t time.Time) string { return t.UTC().Format(timeLayout) }
-
-func parseTime(s string) time.Time {
-	t, err := time.Parse(timeLayout, s)
-	if err != nil {
-		// Rows written by hand with sqlite3 may use another RFC 3339 form.
-		t, _ = time.Parse(time.RFC3339Nano, s)
-	}
-	return t
-}
-
-func orNow(t, now time.Time) time.Time {
-	if t.IsZero() {
-		return now
-	}
-	return t
 }

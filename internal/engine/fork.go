@@ -1,11 +1,9 @@
-package sqlstore
+package engine
 
 import (
 	"context"
 	"fmt"
 	"time"
-
-	"github.com/jmoiron/sqlx"
 
 	"github.com/sessiondb/sessiondb"
 	"github.com/sessiondb/sessiondb/internal/backend"
@@ -17,7 +15,7 @@ import (
 // Copying keeps every session self-contained: deleting or pruning the
 // parent can never break a child. It is one INSERT … SELECT, so its cost is
 // that of writing the rows once.
-func (s *Store) Fork(ctx context.Context, src string, atSeq int64, newID string) (sessiondb.Session, error) {
+func (e *Engine) Fork(ctx context.Context, src string, atSeq int64, newID string) (sessiondb.Session, error) {
 	if err := sessiondb.ValidateID(src); err != nil {
 		return sessiondb.Session{}, fmt.Errorf("fork: %w", err)
 	}
@@ -31,11 +29,14 @@ func (s *Store) Fork(ctx context.Context, src string, atSeq int64, newID string)
 		return sessiondb.Session{}, fmt.Errorf("fork %s: %w: negative seq", src, sessiondb.ErrInvalid)
 	}
 	var out sessiondb.Session
-	err := s.write(ctx, func(tx *sqlx.Tx) error {
-		parent, err := getSession(ctx, tx, src)
+	err := e.d.Write(ctx, func(tx Tx) error {
+		// The parent is locked so that no commit, prune or delete changes
+		// it while its rows are copied.
+		parent, err := e.d.LockSession(ctx, tx, src)
 		if err != nil {
 			return err
 		}
+		atSeq := atSeq // this attempt's; the argument stays as given for a retry
 		if atSeq == 0 {
 			atSeq = parent.LastSeq
 		}
@@ -55,7 +56,7 @@ func (s *Store) Fork(ctx context.Context, src string, atSeq int64, newID string)
 		if atSeq == parent.LastSeq {
 			messages = parent.MessageCount // the parent's own transcript
 		}
-		out, err = s.copyTranscript(ctx, tx, parent, newID, cur, atSeq, messages)
+		out, err = e.copyTranscript(ctx, tx, parent, newID, cur, atSeq, messages)
 		return err
 	})
 	return out, err
@@ -66,13 +67,13 @@ func (s *Store) Fork(ctx context.Context, src string, atSeq int64, newID string)
 // current state. messages is that transcript's MessageCount when the
 // caller knows it (the parent's current transcript), else -1: it is then
 // counted over the rows copied.
-func (s *Store) copyTranscript(ctx context.Context, tx *sqlx.Tx, parent sessiondb.Session, newID string, cur current, toSeq, messages int64) (sessiondb.Session, error) {
+func (e *Engine) copyTranscript(ctx context.Context, tx Tx, parent sessiondb.Session, newID string, cur current, toSeq, messages int64) (sessiondb.Session, error) {
 	now := time.Now()
 	child := sessiondb.Session{
 		ID: newID, Title: parent.Title, Summary: parent.Summary, Scope: parent.Scope, Attrs: parent.Attrs,
 		Version: parent.Version, ParentID: parent.ID, ForkSeq: toSeq, CreatedAt: now, UpdatedAt: now,
 	}
-	if err := insertSession(ctx, tx, child, now, false); err != nil {
+	if err := e.d.InsertSession(ctx, tx, child, now, false); err != nil {
 		return sessiondb.Session{}, err
 	}
 	// Entries keep their order and bodies; seqs restart at 1.
@@ -89,14 +90,11 @@ func (s *Store) copyTranscript(ctx context.Context, tx *sqlx.Tx, parent sessiond
 			parent.ID, sessiondb.ErrInvalid, want-copied, want)
 	}
 	if cur.ID != 0 {
-		res, err := tx.ExecContext(ctx, `INSERT INTO compactions
+		var cid int64
+		err := tx.GetContext(ctx, &cid, `INSERT INTO compactions
 			(session_id, at_seq, keep_from_seq, tokens_before, tokens_after, details, created_at)
-			SELECT ?, 0, 1, tokens_before, tokens_after, details, created_at FROM compactions WHERE id = ?`,
-			newID, cur.ID)
-		if err != nil {
-			return sessiondb.Session{}, err
-		}
-		cid, err := res.LastInsertId()
+			SELECT ?, 0, 1, tokens_before, tokens_after, details, created_at FROM compactions WHERE id = ?
+			RETURNING id`, newID, cur.ID)
 		if err != nil {
 			return sessiondb.Session{}, err
 		}
@@ -123,5 +121,5 @@ func (s *Store) copyTranscript(ctx context.Context, tx *sqlx.Tx, parent sessiond
 	if err != nil {
 		return sessiondb.Session{}, err
 	}
-	return getSession(ctx, tx, newID)
+	return e.d.GetSession(ctx, tx, newID)
 }

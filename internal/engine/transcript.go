@@ -1,4 +1,4 @@
-package sqlstore
+package engine
 
 import (
 	"bytes"
@@ -9,9 +9,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/jmoiron/sqlx"
-
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/backend"
 )
 
 // entryRow is a row of entries or summary_messages.
@@ -24,7 +23,27 @@ type entryRow struct {
 }
 
 func (r entryRow) entry(summary bool) sessiondb.Entry {
-	return sessiondb.Entry{Seq: r.Seq, Kind: r.Kind, Role: r.Role, Body: r.Body, CreatedAt: parseTime(r.CreatedAt), Summary: summary}
+	return sessiondb.Entry{Seq: r.Seq, Kind: r.Kind, Role: r.Role, Body: r.Body, CreatedAt: ParseTime(r.CreatedAt), Summary: summary}
+}
+
+// selectEntries runs q (selecting seq, kind, role, body, created_at) and
+// scans the rows directly: the transcript is the largest read, and sqlx's
+// reflection per row cost a third of a 10,000-entry Load.
+func selectEntries(ctx context.Context, tx Tx, q string, args ...any) ([]entryRow, error) {
+	rows, err := tx.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []entryRow
+	for rows.Next() {
+		var r entryRow
+		if err := rows.Scan(&r.Seq, &r.Kind, &r.Role, &r.Body, &r.CreatedAt); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
 }
 
 // current is the compaction that defines a session's transcript.
@@ -33,14 +52,14 @@ type current struct {
 	KeepFromSeq int64 // 1 when none
 }
 
-func currentCompaction(ctx context.Context, tx *sqlx.Tx, id string) (current, error) {
+func currentCompaction(ctx context.Context, tx Tx, id string) (current, error) {
 	return compactionAt(ctx, tx, id, -1)
 }
 
 // compactionAt returns the compaction in force at log position atSeq: the
 // latest one made when the log was at most atSeq long (atSeq < 0: the
 // latest of all).
-func compactionAt(ctx context.Context, tx *sqlx.Tx, id string, atSeq int64) (current, error) {
+func compactionAt(ctx context.Context, tx Tx, id string, atSeq int64) (current, error) {
 	q := `SELECT id, keep_from_seq FROM compactions WHERE session_id = ?`
 	args := []any{id}
 	if atSeq >= 0 {
@@ -56,10 +75,10 @@ func compactionAt(ctx context.Context, tx *sqlx.Tx, id string, atSeq int64) (cur
 	return c, err
 }
 
-// loadTranscript reads the effective transcript inside tx, filtered by
+// LoadTranscript reads the effective transcript inside tx, filtered by
 // opts (Kinds, then After, then LastN). With LastN alone it reads only the
 // last N rows through the (session_id, seq) index.
-func loadTranscript(ctx context.Context, tx *sqlx.Tx, id string, opts sessiondb.LoadOptions) ([]sessiondb.Entry, error) {
+func LoadTranscript(ctx context.Context, tx Tx, id string, opts sessiondb.LoadOptions) ([]sessiondb.Entry, error) {
 	if opts.LastN < 0 {
 		return nil, fmt.Errorf("load %s: %w: negative LastN", id, sessiondb.ErrInvalid)
 	}
@@ -72,7 +91,7 @@ func loadTranscript(ctx context.Context, tx *sqlx.Tx, id string, opts sessiondb.
 
 // transcriptAt reads the transcript defined by compaction cur, with log
 // entries up to toSeq (toSeq < 0: all), filtered by opts.
-func transcriptAt(ctx context.Context, tx *sqlx.Tx, id string, cur current, toSeq int64, opts sessiondb.LoadOptions) ([]sessiondb.Entry, error) {
+func transcriptAt(ctx context.Context, tx Tx, id string, cur current, toSeq int64, opts sessiondb.LoadOptions) ([]sessiondb.Entry, error) {
 	var filter []string
 	args := []any{id, cur.KeepFromSeq}
 	if toSeq >= 0 {
@@ -85,7 +104,7 @@ func transcriptAt(ctx context.Context, tx *sqlx.Tx, id string, cur current, toSe
 		}
 	}
 	if !opts.After.IsZero() {
-		filter, args = append(filter, "created_at > ?"), append(args, formatTime(opts.After))
+		filter, args = append(filter, "created_at > ?"), append(args, FormatTime(opts.After))
 	}
 	where := ""
 	if len(filter) > 0 {
@@ -98,8 +117,8 @@ func transcriptAt(ctx context.Context, tx *sqlx.Tx, id string, cur current, toSe
 	} else {
 		q += ` ORDER BY seq`
 	}
-	var rows []entryRow
-	if err := tx.SelectContext(ctx, &rows, q, args...); err != nil {
+	rows, err := selectEntries(ctx, tx, q, args...)
+	if err != nil {
 		return nil, err
 	}
 	if opts.LastN > 0 {
@@ -135,7 +154,7 @@ func keep(e sessiondb.Entry, opts sessiondb.LoadOptions) bool {
 	return opts.After.IsZero() || e.CreatedAt.After(opts.After)
 }
 
-func summaryMessages(ctx context.Context, tx *sqlx.Tx, compactionID int64) ([]sessiondb.Entry, error) {
+func summaryMessages(ctx context.Context, tx Tx, compactionID int64) ([]sessiondb.Entry, error) {
 	var rows []entryRow
 	err := tx.SelectContext(ctx, &rows, `SELECT 0 AS seq, kind, role, body, created_at FROM summary_messages
 		WHERE compaction_id = ? ORDER BY position`, compactionID)
@@ -149,24 +168,24 @@ func summaryMessages(ctx context.Context, tx *sqlx.Tx, compactionID int64) ([]se
 	return out, nil
 }
 
-// Load implements sessiondb.Store.
-func (s *Store) Load(ctx context.Context, id string, opts sessiondb.LoadOptions) ([]sessiondb.Entry, error) {
+// Load implements sessiondb.Store: the effective transcript, filtered by opts.
+func (e *Engine) Load(ctx context.Context, id string, opts sessiondb.LoadOptions) ([]sessiondb.Entry, error) {
 	if err := sessiondb.ValidateID(id); err != nil {
 		return nil, fmt.Errorf("load %s: %w", id, err)
 	}
 	var out []sessiondb.Entry
-	err := s.read(ctx, func(tx *sqlx.Tx) (err error) {
-		if err := sessionExists(ctx, tx, id); err != nil {
+	err := e.d.Read(ctx, func(tx Tx) (err error) {
+		if err := SessionExists(ctx, tx, id); err != nil {
 			return err
 		}
-		out, err = loadTranscript(ctx, tx, id, opts)
+		out, err = LoadTranscript(ctx, tx, id, opts)
 		return err
 	})
 	return out, err
 }
 
-// Entries implements sessiondb.Store.
-func (s *Store) Entries(ctx context.Context, id string, from, to int64) ([]sessiondb.Entry, error) {
+// Entries implements sessiondb.Store: log entries from..to by seq (to 0: the end).
+func (e *Engine) Entries(ctx context.Context, id string, from, to int64) ([]sessiondb.Entry, error) {
 	if err := sessiondb.ValidateID(id); err != nil {
 		return nil, fmt.Errorf("entries of %s: %w", id, err)
 	}
@@ -177,12 +196,11 @@ func (s *Store) Entries(ctx context.Context, id string, from, to int64) ([]sessi
 		to = 1<<63 - 1
 	}
 	var out []sessiondb.Entry
-	err := s.read(ctx, func(tx *sqlx.Tx) error {
-		if err := sessionExists(ctx, tx, id); err != nil {
+	err := e.d.Read(ctx, func(tx Tx) error {
+		if err := SessionExists(ctx, tx, id); err != nil {
 			return err
 		}
-		var rows []entryRow
-		err := tx.SelectContext(ctx, &rows, `SELECT seq, kind, role, body, created_at FROM entries
+		rows, err := selectEntries(ctx, tx, `SELECT seq, kind, role, body, created_at FROM entries
 			WHERE session_id = ? AND seq BETWEEN ? AND ? ORDER BY seq`, id, from, to)
 		out = make([]sessiondb.Entry, len(rows))
 		for i, r := range rows {
@@ -193,22 +211,14 @@ func (s *Store) Entries(ctx context.Context, id string, from, to int64) ([]sessi
 	return out, err
 }
 
-// SetHistory implements sessiondb.Store.
-func (s *Store) SetHistory(ctx context.Context, id string, messages []sessiondb.Entry) (sessiondb.Session, error) {
-	if messages == nil {
-		messages = []sessiondb.Entry{}
-	}
-	return s.Commit(ctx, id, sessiondb.Commit{History: messages})
-}
-
-// historyCommit fills c with what replaces the transcript by messages.
+// HistoryCommit fills c with what replaces the transcript by messages.
 // When the current transcript has no summary and is a byte-equal prefix of
 // messages — an agent saving its whole history after each turn — only the
 // new tail is appended; otherwise everything is appended and a compaction
 // starts the transcript at the first new entry. A session that does not
 // exist yet has an empty transcript.
-func (s *Store) historyCommit(ctx context.Context, tx *sqlx.Tx, id string, messages []sessiondb.Entry, c *sessiondb.Commit) error {
-	sess, err := getSession(ctx, tx, id)
+func HistoryCommit(ctx context.Context, d Driver, tx Tx, id string, messages []sessiondb.Entry, c *sessiondb.Commit) error {
+	sess, err := d.LockSession(ctx, tx, id)
 	if isNotFound(err) {
 		c.Append = messages
 		return nil
@@ -238,7 +248,7 @@ func (s *Store) historyCommit(ctx context.Context, tx *sqlx.Tx, id string, messa
 
 // isPrefix returns the length of the current transcript when it is a
 // prefix of messages (same kinds and bodies, no summary), else -1.
-func isPrefix(ctx context.Context, tx *sqlx.Tx, id string, cur current, messages []sessiondb.Entry) (int, error) {
+func isPrefix(ctx context.Context, tx Tx, id string, cur current, messages []sessiondb.Entry) (int, error) {
 	if cur.ID != 0 {
 		var n int
 		if err := tx.GetContext(ctx, &n, `SELECT count(*) FROM summary_messages WHERE compaction_id = ?`, cur.ID); err != nil {
@@ -263,20 +273,10 @@ func isPrefix(ctx context.Context, tx *sqlx.Tx, id string, cur current, messages
 		if i >= len(messages) {
 			return -1, nil
 		}
-		if kind != kindOf(messages[i]) || !bytes.Equal(body, messages[i].Body) {
+		if kind != backend.EntryKind(messages[i]) || !bytes.Equal(body, messages[i].Body) {
 			return -1, nil
 		}
 		i++
 	}
 	return i, rows.Err()
 }
-
-// kindOf returns the kind an entry is stored with.
-func kindOf(e sessiondb.Entry) string {
-	if e.Kind == "" {
-		return sessiondb.KindMessage
-	}
-	return e.Kind
-}
-
-func isNotFound(err error) bool { return errors.Is(err, sessiondb.ErrNotFound) }

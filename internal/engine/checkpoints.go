@@ -1,4 +1,4 @@
-package sqlstore
+package engine
 
 import (
 	"context"
@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"time"
-
-	"github.com/jmoiron/sqlx"
 
 	"github.com/sessiondb/sessiondb"
 	"github.com/sessiondb/sessiondb/internal/backend"
@@ -28,7 +26,7 @@ type checkpointRow struct {
 
 func (r checkpointRow) checkpoint() sessiondb.Checkpoint {
 	cp := sessiondb.Checkpoint{ID: r.ID, SessionID: r.SessionID, Label: r.Label, AtSeq: r.AtSeq,
-		CompactionID: r.CompactionID.Int64, CreatedAt: parseTime(r.CreatedAt)}
+		CompactionID: r.CompactionID.Int64, CreatedAt: ParseTime(r.CreatedAt)}
 	if r.State.Valid {
 		cp.State = json.RawMessage(r.State.String)
 	}
@@ -43,7 +41,7 @@ const checkpointColumns = `id, session_id, label, at_seq, compaction_id, state, 
 // SaveCheckpoint implements sessiondb.Store. Saving an existing ID
 // replaces that checkpoint. It does not change the session's Sequence: a
 // checkpoint describes the session, it does not change it.
-func (s *Store) SaveCheckpoint(ctx context.Context, cp sessiondb.Checkpoint) (sessiondb.Checkpoint, error) {
+func (e *Engine) SaveCheckpoint(ctx context.Context, cp sessiondb.Checkpoint) (sessiondb.Checkpoint, error) {
 	if cp.ID == "" {
 		cp.ID = sessiondb.NewID()
 	}
@@ -61,8 +59,9 @@ func (s *Store) SaveCheckpoint(ctx context.Context, cp sessiondb.Checkpoint) (se
 		}
 	}
 	var out sessiondb.Checkpoint
-	err := s.write(ctx, func(tx *sqlx.Tx) error {
-		sess, err := getSession(ctx, tx, cp.SessionID)
+	err := e.d.Write(ctx, func(tx Tx) error {
+		cp := cp // this attempt's defaults; the argument stays as given for a retry
+		sess, err := e.d.LockSession(ctx, tx, cp.SessionID)
 		if err != nil {
 			return err
 		}
@@ -83,11 +82,11 @@ func (s *Store) SaveCheckpoint(ctx context.Context, cp sessiondb.Checkpoint) (se
 		}
 		cp.CompactionID = cur.ID
 		if cp.State == nil {
-			if cp.State, err = getDoc(ctx, tx, "states", cp.SessionID); err != nil {
+			if cp.State, err = GetDoc(ctx, tx, "states", cp.SessionID); err != nil {
 				return err
 			}
 		}
-		cp.CreatedAt = orNow(cp.CreatedAt, time.Now())
+		cp.CreatedAt = OrNow(cp.CreatedAt, time.Now())
 		var cid any
 		if cur.ID != 0 {
 			cid = cur.ID
@@ -96,14 +95,14 @@ func (s *Store) SaveCheckpoint(ctx context.Context, cp sessiondb.Checkpoint) (se
 			ON CONFLICT (id) DO UPDATE SET session_id = excluded.session_id, label = excluded.label,
 			at_seq = excluded.at_seq, compaction_id = excluded.compaction_id, state = excluded.state,
 			metadata = excluded.metadata, created_at = excluded.created_at`,
-			cp.ID, cp.SessionID, cp.Label, cp.AtSeq, cid, backend.NullJSON(cp.State), backend.NullJSON(cp.Metadata), formatTime(cp.CreatedAt))
+			cp.ID, cp.SessionID, cp.Label, cp.AtSeq, cid, backend.NullJSON(cp.State), backend.NullJSON(cp.Metadata), FormatTime(cp.CreatedAt))
 		if err != nil {
 			return err
 		}
-		if s.retention > 0 {
+		if e.retention > 0 {
 			_, err = tx.ExecContext(ctx, `DELETE FROM checkpoints WHERE session_id = ? AND id NOT IN
 				(SELECT id FROM checkpoints WHERE session_id = ? ORDER BY created_at DESC, id DESC LIMIT ?)`,
-				cp.SessionID, cp.SessionID, s.retention)
+				cp.SessionID, cp.SessionID, e.retention)
 			if err != nil {
 				return err
 			}
@@ -115,12 +114,12 @@ func (s *Store) SaveCheckpoint(ctx context.Context, cp sessiondb.Checkpoint) (se
 }
 
 // LoadCheckpoint implements sessiondb.Store.
-func (s *Store) LoadCheckpoint(ctx context.Context, id string) (sessiondb.Checkpoint, error) {
+func (e *Engine) LoadCheckpoint(ctx context.Context, id string) (sessiondb.Checkpoint, error) {
 	if err := sessiondb.ValidateID(id); err != nil {
 		return sessiondb.Checkpoint{}, fmt.Errorf("load checkpoint: %w", err)
 	}
 	var r checkpointRow
-	err := s.read(ctx, func(tx *sqlx.Tx) error {
+	err := e.d.Read(ctx, func(tx Tx) error {
 		err := tx.GetContext(ctx, &r, `SELECT `+checkpointColumns+` FROM checkpoints WHERE id = ?`, id)
 		if errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("checkpoint %q: %w", id, sessiondb.ErrNotFound)
@@ -131,13 +130,13 @@ func (s *Store) LoadCheckpoint(ctx context.Context, id string) (sessiondb.Checkp
 }
 
 // ListCheckpoints implements sessiondb.Store.
-func (s *Store) ListCheckpoints(ctx context.Context, sessionID string) ([]sessiondb.Checkpoint, error) {
+func (e *Engine) ListCheckpoints(ctx context.Context, sessionID string) ([]sessiondb.Checkpoint, error) {
 	if err := sessiondb.ValidateID(sessionID); err != nil {
 		return nil, fmt.Errorf("list checkpoints: %w", err)
 	}
 	var rows []checkpointRow
-	err := s.read(ctx, func(tx *sqlx.Tx) error {
-		if err := sessionExists(ctx, tx, sessionID); err != nil {
+	err := e.d.Read(ctx, func(tx Tx) error {
+		if err := SessionExists(ctx, tx, sessionID); err != nil {
 			return err
 		}
 		return tx.SelectContext(ctx, &rows, `SELECT `+checkpointColumns+` FROM checkpoints
@@ -151,11 +150,11 @@ func (s *Store) ListCheckpoints(ctx context.Context, sessionID string) ([]sessio
 }
 
 // DeleteCheckpoint implements sessiondb.Store.
-func (s *Store) DeleteCheckpoint(ctx context.Context, id string) error {
+func (e *Engine) DeleteCheckpoint(ctx context.Context, id string) error {
 	if err := sessiondb.ValidateID(id); err != nil {
 		return fmt.Errorf("delete checkpoint: %w", err)
 	}
-	return s.write(ctx, func(tx *sqlx.Tx) error {
+	return e.d.Write(ctx, func(tx Tx) error {
 		res, err := tx.ExecContext(ctx, `DELETE FROM checkpoints WHERE id = ?`, id)
 		if err != nil {
 			return err
@@ -168,7 +167,7 @@ func (s *Store) DeleteCheckpoint(ctx context.Context, id string) error {
 }
 
 // Restore implements sessiondb.Store.
-func (s *Store) Restore(ctx context.Context, checkpointID string, opts sessiondb.RestoreOptions) (sessiondb.Session, error) {
+func (e *Engine) Restore(ctx context.Context, checkpointID string, opts sessiondb.RestoreOptions) (sessiondb.Session, error) {
 	if err := sessiondb.ValidateID(checkpointID); err != nil {
 		return sessiondb.Session{}, fmt.Errorf("restore: %w", err)
 	}
@@ -181,7 +180,7 @@ func (s *Store) Restore(ctx context.Context, checkpointID string, opts sessiondb
 		}
 	}
 	var out sessiondb.Session
-	err := s.write(ctx, func(tx *sqlx.Tx) error {
+	err := e.d.Write(ctx, func(tx Tx) error {
 		var r checkpointRow
 		err := tx.GetContext(ctx, &r, `SELECT `+checkpointColumns+` FROM checkpoints WHERE id = ?`, checkpointID)
 		if errors.Is(err, sql.ErrNoRows) {
@@ -191,7 +190,7 @@ func (s *Store) Restore(ctx context.Context, checkpointID string, opts sessiondb
 			return err
 		}
 		cp := r.checkpoint()
-		sess, err := getSession(ctx, tx, cp.SessionID)
+		sess, err := e.d.LockSession(ctx, tx, cp.SessionID)
 		if err != nil {
 			return err
 		}
@@ -203,10 +202,10 @@ func (s *Store) Restore(ctx context.Context, checkpointID string, opts sessiondb
 			cur.ID = cp.CompactionID
 		}
 		if opts.AsFork {
-			if out, err = s.copyTranscript(ctx, tx, sess, opts.NewID, cur, cp.AtSeq, -1); err != nil {
+			if out, err = e.copyTranscript(ctx, tx, sess, opts.NewID, cur, cp.AtSeq, -1); err != nil {
 				return err
 			}
-			return s.restoreState(ctx, tx, out.ID, cp.State)
+			return e.restoreState(ctx, tx, out.ID, cp.State)
 		}
 		transcript, err := transcriptAt(ctx, tx, cp.SessionID, cur, cp.AtSeq, sessiondb.LoadOptions{})
 		if err != nil {
@@ -224,13 +223,13 @@ func (s *Store) Restore(ctx context.Context, checkpointID string, opts sessiondb
 			}
 		}
 		c.Compactions = []sessiondb.Compaction{rewind}
-		out, err = s.applyCommit(ctx, tx, cp.SessionID, c)
+		out, err = e.applyCommit(ctx, tx, cp.SessionID, c)
 		return err
 	})
 	return out, err
 }
 
 // restoreState sets a fork's state to the checkpoint's (or none).
-func (s *Store) restoreState(ctx context.Context, tx *sqlx.Tx, id string, state json.RawMessage) error {
-	return putDoc(ctx, tx, "states", id, state, state == nil, time.Now())
+func (e *Engine) restoreState(ctx context.Context, tx Tx, id string, state json.RawMessage) error {
+	return PutDoc(ctx, tx, "states", id, state, state == nil, time.Now())
 }

@@ -1,4 +1,4 @@
-package pgstore
+package engine
 
 import (
 	"context"
@@ -11,9 +11,9 @@ import (
 	"github.com/sessiondb/sessiondb/internal/backend"
 )
 
-// insertCompaction records c given the session's LastSeq after the
+// InsertCompaction records c given the session's LastSeq after the
 // commit's appends, and returns its ID.
-func (s *Store) insertCompaction(ctx context.Context, tx *ptx, id string, lastSeq int64, c sessiondb.Compaction, now time.Time) (int64, error) {
+func InsertCompaction(ctx context.Context, d Driver, tx Tx, id string, lastSeq int64, c sessiondb.Compaction, now time.Time) (int64, error) {
 	if c.AtSeq == 0 {
 		c.AtSeq = lastSeq
 	}
@@ -23,7 +23,7 @@ func (s *Store) insertCompaction(ctx context.Context, tx *ptx, id string, lastSe
 	if c.AtSeq < 0 || c.AtSeq > lastSeq {
 		return 0, fmt.Errorf("compact %s: %w: at seq %d outside 0..%d", id, sessiondb.ErrInvalid, c.AtSeq, lastSeq)
 	}
-	created := formatTime(orNow(c.CreatedAt, now))
+	created := FormatTime(OrNow(c.CreatedAt, now))
 	var cid int64
 	err := tx.GetContext(ctx, &cid, `INSERT INTO compactions
 		(session_id, at_seq, keep_from_seq, tokens_before, tokens_after, details, created_at)
@@ -33,20 +33,15 @@ func (s *Store) insertCompaction(ctx context.Context, tx *ptx, id string, lastSe
 		return 0, err
 	}
 	for i, m := range c.Summary {
-		kind, role, text := s.describe(m)
+		kind, role, text := d.Describe(m)
 		_, err := tx.ExecContext(ctx, `INSERT INTO summary_messages
 			(compaction_id, position, kind, role, text, body, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-			cid, i+1, kind, role, text, string(m.Body), formatTime(orNow(m.CreatedAt, now)))
+			cid, i+1, kind, role, text, string(m.Body), FormatTime(OrNow(m.CreatedAt, now)))
 		if err != nil {
 			return 0, err
 		}
 	}
 	return cid, nil
-}
-
-// Compact implements sessiondb.Store.
-func (s *Store) Compact(ctx context.Context, id string, c sessiondb.Compaction) (sessiondb.Session, error) {
-	return s.Commit(ctx, id, sessiondb.Commit{Compactions: []sessiondb.Compaction{c}})
 }
 
 // compactionRow is a row of the compactions table.
@@ -61,13 +56,13 @@ type compactionRow struct {
 }
 
 // Compactions implements sessiondb.Store.
-func (s *Store) Compactions(ctx context.Context, id string) ([]sessiondb.Compaction, error) {
+func (e *Engine) Compactions(ctx context.Context, id string) ([]sessiondb.Compaction, error) {
 	if err := sessiondb.ValidateID(id); err != nil {
 		return nil, fmt.Errorf("compactions of %s: %w", id, err)
 	}
 	var out []sessiondb.Compaction
-	err := s.read(ctx, func(tx *ptx) error {
-		if err := sessionExists(ctx, tx, id); err != nil {
+	err := e.d.Read(ctx, func(tx Tx) error {
+		if err := SessionExists(ctx, tx, id); err != nil {
 			return err
 		}
 		var rows []compactionRow
@@ -81,7 +76,7 @@ func (s *Store) Compactions(ctx context.Context, id string) ([]sessiondb.Compact
 				return err
 			}
 			c := sessiondb.Compaction{ID: r.ID, AtSeq: r.AtSeq, KeepFromSeq: r.KeepFromSeq, Summary: summary,
-				TokensBefore: r.TokensBefore, TokensAfter: r.TokensAfter, CreatedAt: parseTime(r.CreatedAt)}
+				TokensBefore: r.TokensBefore, TokensAfter: r.TokensAfter, CreatedAt: ParseTime(r.CreatedAt)}
 			if r.Details.Valid {
 				c.Details = json.RawMessage(r.Details.String)
 			}
@@ -92,22 +87,17 @@ func (s *Store) Compactions(ctx context.Context, id string) ([]sessiondb.Compact
 	return out, err
 }
 
-// Truncate implements sessiondb.Store.
-func (s *Store) Truncate(ctx context.Context, id string, keepLast int) (sessiondb.Session, error) {
-	return s.Commit(ctx, id, sessiondb.Commit{KeepLast: &keepLast})
-}
-
 // Prune implements sessiondb.Store. It keeps every entry the current
 // compaction reaches and every entry and compaction an agent checkpoint
 // needs to rebuild its transcript; the rest of the log and the superseded
 // compactions are deleted.
-func (s *Store) Prune(ctx context.Context, id string) (int64, error) {
+func (e *Engine) Prune(ctx context.Context, id string) (int64, error) {
 	if err := sessiondb.ValidateID(id); err != nil {
 		return 0, fmt.Errorf("prune %s: %w", id, err)
 	}
 	var removed int64
-	err := s.write(ctx, func(tx *ptx) error {
-		if _, err := lockSession(ctx, tx, id); err != nil {
+	err := e.d.Write(ctx, func(tx Tx) error {
+		if _, err := e.d.LockSession(ctx, tx, id); err != nil {
 			return err
 		}
 		cur, err := currentCompaction(ctx, tx, id)
@@ -137,8 +127,37 @@ func (s *Store) Prune(ctx context.Context, id string) (int64, error) {
 		// The transcript is untouched (only rows below it go): MessageCount
 		// stays, EntryCount loses the rows deleted.
 		_, err = tx.ExecContext(ctx, `UPDATE sessions SET sequence = sequence + 1, entry_count = entry_count - ?,
-			updated_at = ? WHERE id = ?`, removed, formatTime(time.Now()), id)
+			updated_at = ? WHERE id = ?`, removed, FormatTime(time.Now()), id)
 		return err
 	})
 	return removed, err
+}
+
+// KeepLastCompaction returns the compaction that keeps the last keepLast
+// entries of the current transcript (summary messages count as entries and
+// are dropped first), or nil when the transcript is already that short.
+func KeepLastCompaction(ctx context.Context, tx Tx, id string, lastSeq int64, keepLast int) (*sessiondb.Compaction, error) {
+	cur, err := currentCompaction(ctx, tx, id)
+	if err != nil {
+		return nil, err
+	}
+	var summary []sessiondb.Entry
+	if cur.ID != 0 {
+		if summary, err = summaryMessages(ctx, tx, cur.ID); err != nil {
+			return nil, err
+		}
+	}
+	kept := lastSeq - cur.KeepFromSeq + 1 // log entries in the transcript
+	if int64(keepLast) >= kept+int64(len(summary)) {
+		return nil, nil
+	}
+	c := &sessiondb.Compaction{Details: []byte(fmt.Sprintf(`{"reason":"truncate","keep_last":%d}`, keepLast))}
+	if int64(keepLast) >= kept {
+		// Keep every log entry and the tail of the summary.
+		c.KeepFromSeq = cur.KeepFromSeq
+		c.Summary = summary[int64(len(summary))-(int64(keepLast)-kept):]
+	} else {
+		c.KeepFromSeq = lastSeq - int64(keepLast) + 1
+	}
+	return c, nil
 }

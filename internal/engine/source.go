@@ -1,4 +1,4 @@
-package sqlstore
+package engine
 
 import (
 	"context"
@@ -8,21 +8,19 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/jmoiron/sqlx"
-
 	"github.com/sessiondb/sessiondb"
 	"github.com/sessiondb/sessiondb/internal/backend"
 )
 
-func putSourceFile(ctx context.Context, tx *sqlx.Tx, id string, f sessiondb.SourceFile, now time.Time) error {
+func putSourceFile(ctx context.Context, tx Tx, id string, f sessiondb.SourceFile, now time.Time) error {
 	_, err := tx.ExecContext(ctx, `INSERT INTO source_files
 		(path, format, session_id, size, mtime, sha256, byte_offset, state, imported_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (path) DO UPDATE SET format = excluded.format, session_id = excluded.session_id,
 		size = excluded.size, mtime = excluded.mtime, sha256 = excluded.sha256,
 		byte_offset = excluded.byte_offset, state = excluded.state, imported_at = excluded.imported_at`,
-		f.Path, f.Format, id, f.Size, formatTime(f.ModTime), f.SHA256, f.Offset, backend.NullJSON(f.State),
-		formatTime(orNow(f.ImportedAt, now)))
+		f.Path, f.Format, id, f.Size, FormatTime(f.ModTime), f.SHA256, f.Offset, backend.NullJSON(f.State),
+		FormatTime(OrNow(f.ImportedAt, now)))
 	return err
 }
 
@@ -39,9 +37,9 @@ type sourceRow struct {
 }
 
 // SourceFile implements sessiondb.Store.
-func (s *Store) SourceFile(ctx context.Context, path string) (sessiondb.SourceFile, error) {
+func (e *Engine) SourceFile(ctx context.Context, path string) (sessiondb.SourceFile, error) {
 	var r sourceRow
-	err := s.read(ctx, func(tx *sqlx.Tx) error {
+	err := e.d.Read(ctx, func(tx Tx) error {
 		err := tx.GetContext(ctx, &r, `SELECT path, format, session_id, size, mtime, sha256, byte_offset,
 			state, imported_at FROM source_files WHERE path = ?`, path)
 		if errors.Is(err, sql.ErrNoRows) {
@@ -53,7 +51,7 @@ func (s *Store) SourceFile(ctx context.Context, path string) (sessiondb.SourceFi
 		return sessiondb.SourceFile{}, err
 	}
 	f := sessiondb.SourceFile{Path: r.Path, Format: r.Format, SessionID: r.SessionID, Size: r.Size,
-		ModTime: parseTime(r.ModTime), SHA256: r.SHA256, Offset: r.Offset, ImportedAt: parseTime(r.ImportedAt)}
+		ModTime: ParseTime(r.ModTime), SHA256: r.SHA256, Offset: r.Offset, ImportedAt: ParseTime(r.ImportedAt)}
 	if r.State.Valid {
 		f.State = json.RawMessage(r.State.String)
 	}
@@ -62,12 +60,15 @@ func (s *Store) SourceFile(ctx context.Context, path string) (sessiondb.SourceFi
 
 // checkSourceExpectation enforces Commit.ExpectSource inside the commit's
 // transaction: the record for c.Source.Path must be absent, or have the
-// expected hash and offset. The read and the write that follows are in one
-// BEGIN IMMEDIATE transaction, so no other importer can slip in between.
-func checkSourceExpectation(ctx context.Context, tx *sqlx.Tx, c sessiondb.Commit) error {
+// expected hash and offset. Driver.LockSource first keeps any other
+// importer of the path from slipping in between the check and the write.
+func checkSourceExpectation(ctx context.Context, d Driver, tx Tx, c sessiondb.Commit) error {
 	want := c.ExpectSource
 	if want == nil || c.Source == nil {
 		return nil
+	}
+	if err := d.LockSource(ctx, tx, c.Source.Path); err != nil {
+		return err
 	}
 	var r struct {
 		SHA256 string `db:"sha256"`

@@ -1,0 +1,376 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/backend"
+)
+
+// Row is an entry with the columns a backend stores derived from it.
+type Row struct {
+	Kind, Role, Text string
+	Body             string
+	CreatedAt        time.Time
+}
+
+// DescribeAll derives the stored columns of entries (Driver.Describe).
+func DescribeAll(d Driver, entries []sessiondb.Entry) []Row {
+	rows := make([]Row, len(entries))
+	for i, e := range entries {
+		kind, role, text := d.Describe(e)
+		rows[i] = Row{Kind: kind, Role: role, Text: text, Body: string(e.Body), CreatedAt: e.CreatedAt}
+	}
+	return rows
+}
+
+// CountMessages counts the rows that are messages (see
+// backend.IsMessageKind).
+func CountMessages(rows []Row) int64 {
+	var n int64
+	for _, r := range rows {
+		if backend.IsMessageKind(r.Kind) {
+			n++
+		}
+	}
+	return n
+}
+
+// InsertChunk is how many entries one INSERT statement writes (7
+// parameters each, far below SQLite's 32766-parameter and PostgreSQL's
+// 65535-parameter limits).
+const InsertChunk = 512
+
+// EntryInsert is one multi-row INSERT of the entries First..Last.
+type EntryInsert struct {
+	Query       string
+	Args        []any
+	First, Last int64
+}
+
+// EntryInserts writes the INSERTs that append rows to session id after
+// lastSeq, InsertChunk rows each: multi-row INSERTs, not a statement per
+// entry (each statement costs SQLite a step of the VM and a statement
+// journal, and PostgreSQL a round trip).
+func EntryInserts(id string, lastSeq int64, rows []Row, now time.Time) []EntryInsert {
+	const row = "(?, ?, ?, ?, ?, ?, ?)"
+	out := make([]EntryInsert, 0, (len(rows)+InsertChunk-1)/InsertChunk)
+	for len(rows) > 0 {
+		chunk := rows[:min(InsertChunk, len(rows))]
+		rows = rows[len(chunk):]
+		args := make([]any, 0, 7*len(chunk))
+		first := lastSeq + 1
+		for _, e := range chunk {
+			lastSeq++
+			args = append(args, id, lastSeq, e.Kind, e.Role, e.Text, e.Body, FormatTime(OrNow(e.CreatedAt, now)))
+		}
+		q := `INSERT INTO entries (session_id, seq, kind, role, text, body, created_at) VALUES ` +
+			row + strings.Repeat(", "+row, len(chunk)-1)
+		out = append(out, EntryInsert{Query: q, Args: args, First: first, Last: lastSeq})
+	}
+	return out
+}
+
+// Finish is what a commit that changed its session leaves to write on the
+// session row (Driver.FinishCommit).
+type Finish struct {
+	// Changed: the commit wrote something; the row's Sequence goes up by
+	// one and the fields below are stored. When false nothing is written
+	// and the session is returned as committed.
+	Changed                           bool
+	LastSeq, MessageCount, EntryCount int64
+	UpdatedAt                         time.Time
+	// Reread: the commit created the session or changed its metadata, so
+	// the returned session must be read back, not updated in memory.
+	Reread bool
+}
+
+// Appender is a Driver with a faster path for a commit that only appends
+// (AppendOnly): SQLite bumps and reads the row in one UPDATE … RETURNING.
+type Appender interface {
+	AppendCommit(ctx context.Context, tx Tx, id string, c sessiondb.Commit, rows []Row) (sessiondb.Session, error)
+}
+
+// AppendOnly reports whether c only appends entries and replaces
+// documents and usage, on an existing session: the common write of an
+// agent's turn. Any other field (including one added to Commit later)
+// takes the general path.
+func AppendOnly(c sessiondb.Commit) bool {
+	rest := c
+	rest.ExpectSequence, rest.Append, rest.State, rest.ClearState = nil, nil, nil, false
+	rest.Interrupt, rest.ClearInterrupt, rest.Usage, rest.Now = nil, false, nil, time.Time{}
+	// A commit without entries may change nothing, which the general path
+	// turns into a no-op; one with entries always changes the session.
+	return len(c.Append) > 0 && reflect.ValueOf(rest).IsZero()
+}
+
+// Commit implements sessiondb.Store: every part of c in one transaction,
+// one Sequence bump.
+func (e *Engine) Commit(ctx context.Context, id string, c sessiondb.Commit) (sessiondb.Session, error) {
+	if err := sessiondb.ValidateCommit(id, c); err != nil {
+		return sessiondb.Session{}, fmt.Errorf("commit %q: %w", id, err)
+	}
+	// Derive kind, role and text of the new entries here, in the caller's
+	// goroutine and outside the transaction: concurrent writers then
+	// extract in parallel, and SQLite's committer, which serialises every
+	// write, only inserts.
+	rows := DescribeAll(e.d, c.Append)
+	a, fast := e.d.(Appender)
+	fast = fast && AppendOnly(c)
+	var out sessiondb.Session
+	err := e.d.Write(ctx, func(tx Tx) (err error) {
+		if fast {
+			out, err = a.AppendCommit(ctx, tx, id, c, rows)
+		} else {
+			out, err = ApplyCommit(ctx, e.d, tx, id, c, rows)
+		}
+		return err
+	})
+	return out, err
+}
+
+// CommitMany implements sessiondb.Store: the commits in order, in one
+// transaction, after Driver.LockCommits.
+func (e *Engine) CommitMany(ctx context.Context, commits []sessiondb.SessionCommit) ([]sessiondb.Session, error) {
+	if err := sessiondb.ValidateCommitMany(commits); err != nil {
+		return nil, fmt.Errorf("commit many: %w", err)
+	}
+	out := make([]sessiondb.Session, len(commits))
+	err := e.d.Write(ctx, func(tx Tx) error {
+		if err := e.d.LockCommits(ctx, tx, commits); err != nil {
+			return err
+		}
+		for i, sc := range commits {
+			// Each commit's entries are described as it is applied, so
+			// that a large batch (an import) never holds the extracted
+			// text of all its commits at once.
+			sess, err := e.applyCommit(ctx, tx, sc.ID, sc.Commit)
+			if err != nil {
+				return fmt.Errorf("commit many: session %q (commit %d): %w", sc.ID, i, err)
+			}
+			out[i] = sess
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// applyCommit is ApplyCommit with the entries of c described here.
+func (e *Engine) applyCommit(ctx context.Context, tx Tx, id string, c sessiondb.Commit) (sessiondb.Session, error) {
+	return ApplyCommit(ctx, e.d, tx, id, c, DescribeAll(e.d, c.Append))
+}
+
+// ApplyCommit is the one write path: every public write method builds a
+// Commit (possibly after reading inside the same transaction) and applies
+// it here, rows[i] being c.Append[i] described. c must have passed
+// sessiondb.ValidateCommit. A commit that changes nothing writes nothing
+// (see sessiondb.Commit): no Sequence bump.
+func ApplyCommit(ctx context.Context, d Driver, tx Tx, id string, c sessiondb.Commit, rows []Row) (sessiondb.Session, error) {
+	now := OrNow(c.Now, time.Now())
+	create := c.Create
+	if create != nil {
+		cr := *create
+		cr.ID = id
+		if err := d.InsertSession(ctx, tx, cr, now, c.ShadowAliases); err != nil {
+			return sessiondb.Session{}, err
+		}
+	} else if c.CreateIfMissing != nil {
+		cr := *c.CreateIfMissing
+		cr.ID = id
+		created, err := d.InsertSessionIfMissing(ctx, tx, cr, now, c.ShadowAliases)
+		if err != nil {
+			return sessiondb.Session{}, err
+		}
+		if created {
+			create = c.CreateIfMissing
+		}
+	}
+	sess, err := d.LockSession(ctx, tx, id)
+	if err != nil {
+		return sessiondb.Session{}, err
+	}
+	if c.ExpectSequence != nil && *c.ExpectSequence != sess.Sequence {
+		return sessiondb.Session{}, &sessiondb.ConflictError{SessionID: id, Expected: *c.ExpectSequence, Current: sess.Sequence}
+	}
+	if err := checkSourceExpectation(ctx, d, tx, c); err != nil {
+		return sessiondb.Session{}, err
+	}
+	changed := create != nil
+	updated := now
+	if create != nil && c.Now.IsZero() {
+		updated = sess.UpdatedAt // the creator's UpdatedAt (or its CreatedAt)
+	}
+	metaChanged := false
+	if c.Meta != nil {
+		if c.Meta.Aliases != nil {
+			// LockSession may not have read them (see Driver).
+			if sess.Aliases, err = sessionAliases(ctx, tx, id); err != nil {
+				return sessiondb.Session{}, err
+			}
+		}
+		p, err := backend.EffectivePatch(sess, c.Meta)
+		if err != nil {
+			return sessiondb.Session{}, fmt.Errorf("patch %s: %w", id, err)
+		}
+		if err := backend.CheckForkSeq(ctx, tx, sess, p); err != nil {
+			return sessiondb.Session{}, err
+		}
+		if backend.PatchChanges(sess, p) {
+			if err := applyPatch(ctx, d, tx, id, p); err != nil {
+				return sessiondb.Session{}, err
+			}
+			changed, metaChanged = true, true
+		}
+		if !c.Meta.UpdatedAt.IsZero() {
+			updated = c.Meta.UpdatedAt
+		}
+	}
+	compactions := c.Compactions
+	if c.History != nil {
+		var h sessiondb.Commit
+		if err := HistoryCommit(ctx, d, tx, id, c.History, &h); err != nil {
+			return sessiondb.Session{}, err
+		}
+		rows = append(DescribeAll(d, h.Append), rows...)
+		compactions = append(h.Compactions, c.Compactions...)
+	}
+	var before backend.Before // the transcript before a compaction of this commit
+	if len(compactions) > 0 || c.KeepLast != nil {
+		if before, err = backend.ReadBefore(ctx, tx, sess); err != nil {
+			return sessiondb.Session{}, err
+		}
+	}
+	lastSeq := sess.LastSeq
+	if len(rows) > 0 {
+		if lastSeq, err = d.InsertEntries(ctx, tx, id, lastSeq, rows, now); err != nil {
+			return sessiondb.Session{}, err
+		}
+		changed = true
+	}
+	var cut *sessiondb.Compaction // the last compaction recorded: it defines the transcript
+	for _, cp := range compactions {
+		if _, err := InsertCompaction(ctx, d, tx, id, lastSeq, cp, now); err != nil {
+			return sessiondb.Session{}, err
+		}
+		changed, cut = true, &cp
+	}
+	if c.KeepLast != nil {
+		cp, err := KeepLastCompaction(ctx, tx, id, lastSeq, *c.KeepLast)
+		if err != nil {
+			return sessiondb.Session{}, err
+		}
+		if cp != nil {
+			if _, err := InsertCompaction(ctx, d, tx, id, lastSeq, *cp, now); err != nil {
+				return sessiondb.Session{}, err
+			}
+			changed, cut = true, cp
+		}
+	}
+	messages := sess.MessageCount + CountMessages(rows)
+	if cut != nil {
+		// The count reads only entries up to the old LastSeq, all of them
+		// inserted before this commit (an INSERT the driver holds back for
+		// FinishCommit is not needed).
+		kinds := make([]string, len(rows))
+		for i, r := range rows {
+			kinds[i] = r.Kind
+		}
+		messages, err = backend.CutMessages(ctx, tx, id, before, kinds, cut.KeepFromSeq, backend.CountMessages(cut.Summary))
+		if err != nil {
+			return sessiondb.Session{}, err
+		}
+	}
+	for _, doc := range []struct {
+		table string
+		doc   json.RawMessage
+		clear bool
+	}{{"states", c.State, c.ClearState}, {"interrupts", c.Interrupt, c.ClearInterrupt}} {
+		if doc.doc == nil && !doc.clear {
+			continue
+		}
+		stored, err := GetDoc(ctx, tx, doc.table, id)
+		if err != nil {
+			return sessiondb.Session{}, err
+		}
+		if doc.clear && stored == nil || doc.doc != nil && stored != nil && bytes.Equal(doc.doc, stored) {
+			continue // already so
+		}
+		if err := PutDoc(ctx, tx, doc.table, id, doc.doc, doc.clear, now); err != nil {
+			return sessiondb.Session{}, err
+		}
+		changed = true
+	}
+	for _, u := range c.Usage {
+		if err := InsertUsage(ctx, tx, id, lastSeq, u, now); err != nil {
+			return sessiondb.Session{}, err
+		}
+		changed = true
+	}
+	if c.Source != nil {
+		if err := putSourceFile(ctx, tx, id, *c.Source, now); err != nil {
+			return sessiondb.Session{}, err
+		}
+		changed = true
+	}
+	return d.FinishCommit(ctx, tx, id, sess, Finish{Changed: changed, LastSeq: lastSeq, MessageCount: messages,
+		EntryCount: sess.EntryCount + int64(len(rows)), UpdatedAt: updated, Reread: create != nil || metaChanged})
+}
+
+// InsertUsage adds u to session id's usage ledger (backend.InsertUsage),
+// stamped now unless u has its own time.
+func InsertUsage(ctx context.Context, tx Tx, id string, lastSeq int64, u sessiondb.Usage, now time.Time) error {
+	return backend.InsertUsage(ctx, tx, id, lastSeq, u, FormatTime(OrNow(u.CreatedAt, now)))
+}
+
+// applyPatch writes a resolved metadata patch (backend.EffectivePatch).
+func applyPatch(ctx context.Context, d Driver, tx Tx, id string, p *sessiondb.MetaPatch) error {
+	var sets []string
+	var args []any
+	if p.Title != nil {
+		sets, args = append(sets, "title = ?"), append(args, *p.Title)
+	}
+	if p.Summary != nil {
+		sets, args = append(sets, "summary = ?"), append(args, *p.Summary)
+	}
+	if p.Scope != nil {
+		sets, args = append(sets, "scope = ?"), append(args, backend.JSONOrNull(p.Scope))
+	}
+	if p.Attrs != nil {
+		sets, args = append(sets, "attrs = ?"), append(args, backend.JSONOrNull(p.Attrs))
+	}
+	if p.Version != nil {
+		sets, args = append(sets, "version = ?"), append(args, *p.Version)
+	}
+	if p.ForkSeq != nil {
+		sets, args = append(sets, "fork_seq = ?"), append(args, *p.ForkSeq)
+	}
+	if len(sets) > 0 {
+		args = append(args, id)
+		if _, err := tx.ExecContext(ctx, `UPDATE sessions SET `+strings.Join(sets, ", ")+` WHERE id = ?`, args...); err != nil {
+			return err
+		}
+	}
+	if p.Aliases != nil {
+		return d.SetAliases(ctx, tx, id, *p.Aliases)
+	}
+	return nil
+}
+
+// sessionAliases reads a session's aliases, in order.
+func sessionAliases(ctx context.Context, tx Tx, id string) ([]string, error) {
+	var out []string
+	err := tx.SelectContext(ctx, &out, `SELECT alias FROM session_aliases WHERE session_id = ? ORDER BY id`, id)
+	if len(out) == 0 {
+		out = nil
+	}
+	return out, err
+}

@@ -1,0 +1,43 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/sessiondb/sessiondb"
+)
+
+// Reextract derives the role and text of every row of table (entries or
+// summary_messages) again with Driver.Describe (after the extractor
+// changed), inside tx.
+func Reextract(ctx context.Context, d Driver, tx Tx, table string) error {
+	rows, err := tx.QueryxContext(ctx, `SELECT id, kind, body FROM `+table)
+	if err != nil {
+		return err
+	}
+	type upd struct {
+		id         int64
+		role, text string
+	}
+	var updates []upd
+	for rows.Next() {
+		var id int64
+		var kind string
+		var body []byte
+		if err := rows.Scan(&id, &kind, &body); err != nil {
+			rows.Close()
+			return err
+		}
+		_, role, text := d.Describe(sessiondb.Entry{Kind: kind, Body: body})
+		updates = append(updates, upd{id, role, text})
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, u := range updates {
+		if _, err := tx.ExecContext(ctx, `UPDATE `+table+` SET role = ?, text = ? WHERE id = ?`, u.role, u.text, u.id); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,57 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/sessiondb/sessiondb"
+)
+
+// minTrigramRunes is the shortest term a trigram index can answer.
+const minTrigramRunes = 3
+
+// Search implements sessiondb.Store: the query's terms, the page and the
+// session filter are checked and resolved here, once; the index, its SQL,
+// its ranking and the snippets are the backend's (Driver.SearchHits, see
+// each backend's doc). A query with a term shorter than three characters
+// is "short": a trigram index cannot see it, and the backend scans the
+// extracted text instead.
+func (e *Engine) Search(ctx context.Context, query string, opts sessiondb.SearchOptions) ([]sessiondb.Hit, error) {
+	terms, err := sessiondb.SearchTerms(query)
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	limit := opts.Limit
+	if limit <= 0 {
+		limit = sessiondb.DefaultSearchLimit
+	}
+	limit = min(limit, sessiondb.MaxSearchLimit)
+	if opts.Offset < 0 {
+		return nil, fmt.Errorf("search: %w: negative offset", sessiondb.ErrInvalid)
+	}
+	if err := e.d.PrepareSearch(ctx, terms); err != nil {
+		return nil, fmt.Errorf("search %q: %w", query, err)
+	}
+	short := false
+	for _, t := range terms {
+		if utf8.RuneCountInString(t) < minTrigramRunes {
+			short = true
+		}
+	}
+	var hits []sessiondb.Hit
+	err = e.d.Read(ctx, func(tx Tx) (err error) {
+		o := opts
+		if o.SessionID != "" {
+			if o.SessionID, err = e.resolveKey(ctx, tx, o.SessionID); err != nil {
+				return err
+			}
+		}
+		hits, err = e.d.SearchHits(ctx, tx, terms, short, o, limit)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("search %q: %w", query, err)
+	}
+	return hits, nil
+}

@@ -1,0 +1,280 @@
+package engine
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/backend"
+)
+
+// SessionRow is a row of the sessions table with its aliases as a JSON
+// array (aggregated in SQL, in insertion order).
+type SessionRow struct {
+	ID           string         `db:"id"`
+	Title        string         `db:"title"`
+	Summary      string         `db:"summary"`
+	Scope        sql.NullString `db:"scope"`
+	Attrs        sql.NullString `db:"attrs"`
+	Version      int            `db:"version"`
+	Sequence     int64          `db:"sequence"`
+	LastSeq      int64          `db:"last_seq"`
+	ParentID     sql.NullString `db:"parent_id"`
+	ForkSeq      sql.NullInt64  `db:"fork_seq"`
+	SourceFormat sql.NullString `db:"source_format"`
+	SourcePath   sql.NullString `db:"source_path"`
+	CreatedAt    string         `db:"created_at"`
+	UpdatedAt    string         `db:"updated_at"`
+	Aliases      string         `db:"aliases"`
+	MessageCount int64          `db:"message_count"`
+	EntryCount   int64          `db:"entry_count"`
+}
+
+// Session is the row as a sessiondb.Session.
+func (r *SessionRow) Session() sessiondb.Session {
+	s := sessiondb.Session{
+		ID:           r.ID,
+		Title:        r.Title,
+		Summary:      r.Summary,
+		Version:      r.Version,
+		Sequence:     r.Sequence,
+		LastSeq:      r.LastSeq,
+		ParentID:     r.ParentID.String,
+		ForkSeq:      r.ForkSeq.Int64,
+		SourceFormat: r.SourceFormat.String,
+		SourcePath:   r.SourcePath.String,
+		CreatedAt:    ParseTime(r.CreatedAt),
+		UpdatedAt:    ParseTime(r.UpdatedAt),
+		MessageCount: r.MessageCount,
+		EntryCount:   r.EntryCount,
+	}
+	if r.Scope.Valid {
+		s.Scope = json.RawMessage(r.Scope.String)
+	}
+	if r.Attrs.Valid {
+		s.Attrs = json.RawMessage(r.Attrs.String)
+	}
+	if r.Aliases != "" && r.Aliases != "[]" {
+		_ = json.Unmarshal([]byte(r.Aliases), &s.Aliases)
+	}
+	return s
+}
+
+// GetSession reads a session inside tx with the select list columns
+// (Dialect.SessionColumns); ErrNotFound when absent.
+func GetSession(ctx context.Context, tx Tx, columns, id string) (sessiondb.Session, error) {
+	var r SessionRow
+	err := tx.GetContext(ctx, &r, `SELECT `+columns+` FROM sessions s WHERE s.id = ?`, id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return sessiondb.Session{}, fmt.Errorf("session %q: %w", id, sessiondb.ErrNotFound)
+	}
+	if err != nil {
+		return sessiondb.Session{}, err
+	}
+	return r.Session(), nil
+}
+
+func (e *Engine) resolveKey(ctx context.Context, tx Tx, key string) (string, error) {
+	return ResolveKey(ctx, tx, e.sql.HolderOrder, key)
+}
+
+// ResolveKey applies sessiondb's resolution rules (see Store.Resolve)
+// inside tx: a key without ':', '/' or '\' that is a session's ID names
+// that session; otherwise the first session listing the key as an alias
+// (in holderOrder, Dialect.HolderOrder) wins; otherwise the session with
+// that ID.
+func ResolveKey(ctx context.Context, tx Tx, holderOrder, key string) (string, error) {
+	direct := true
+	if err := SessionExists(ctx, tx, key); isNotFound(err) {
+		direct = false
+	} else if err != nil {
+		return "", err
+	}
+	if direct && !sessiondb.IsPathKey(key) {
+		return key, nil
+	}
+	var holder string
+	err := tx.GetContext(ctx, &holder, `SELECT a.session_id FROM session_aliases a
+		WHERE a.alias = ? AND a.session_id <> ? ORDER BY `+holderOrder+` LIMIT 1`, key, key)
+	switch {
+	case err == nil:
+		return holder, nil
+	case !errors.Is(err, sql.ErrNoRows):
+		return "", err
+	case direct:
+		return key, nil
+	}
+	return "", fmt.Errorf("resolve %q: %w", key, sessiondb.ErrNotFound)
+}
+
+// Create implements sessiondb.Store.
+func (e *Engine) Create(ctx context.Context, sess sessiondb.Session) (sessiondb.Session, error) {
+	if sess.ID == "" {
+		sess.ID = sessiondb.NewID()
+	}
+	return e.Commit(ctx, sess.ID, sessiondb.Commit{Create: &sess, Now: sess.UpdatedAt})
+}
+
+// Get implements sessiondb.Store.
+func (e *Engine) Get(ctx context.Context, id string) (sessiondb.Session, error) {
+	if err := sessiondb.ValidateID(id); err != nil {
+		return sessiondb.Session{}, fmt.Errorf("get session: %w", err)
+	}
+	var out sessiondb.Session
+	err := e.d.Read(ctx, func(tx Tx) (err error) {
+		out, err = e.d.GetSession(ctx, tx, id)
+		return err
+	})
+	return out, err
+}
+
+// UpdateMeta implements sessiondb.Store.
+func (e *Engine) UpdateMeta(ctx context.Context, id string, patch sessiondb.MetaPatch) (sessiondb.Session, error) {
+	return e.Commit(ctx, id, sessiondb.Commit{Meta: &patch})
+}
+
+// Resolve implements sessiondb.Store.
+func (e *Engine) Resolve(ctx context.Context, idOrAlias string) (string, error) {
+	if err := sessiondb.ValidateID(idOrAlias); err != nil {
+		return "", fmt.Errorf("resolve: %w", err)
+	}
+	var id string
+	err := e.d.Read(ctx, func(tx Tx) (err error) {
+		id, err = e.resolveKey(ctx, tx, idOrAlias)
+		return err
+	})
+	return id, err
+}
+
+// Lookup implements sessiondb.SessionLookup: Resolve and Get in one read
+// transaction.
+func (e *Engine) Lookup(ctx context.Context, idOrAlias string) (sessiondb.Session, error) {
+	if err := sessiondb.ValidateID(idOrAlias); err != nil {
+		return sessiondb.Session{}, fmt.Errorf("lookup: %w", err)
+	}
+	var out sessiondb.Session
+	err := e.d.Read(ctx, func(tx Tx) error {
+		id, err := e.resolveKey(ctx, tx, idOrAlias)
+		if err != nil {
+			return err
+		}
+		out, err = e.d.GetSession(ctx, tx, id)
+		return err
+	})
+	return out, err
+}
+
+// Delete implements sessiondb.Store. Foreign keys cascade the delete to
+// every table that holds a row of the session.
+func (e *Engine) Delete(ctx context.Context, id string) error {
+	if err := sessiondb.ValidateID(id); err != nil {
+		return fmt.Errorf("delete session: %w", err)
+	}
+	return e.d.Write(ctx, func(tx Tx) error {
+		// Lock the row first, so that the sequence remembered is the
+		// last one committed.
+		sess, err := e.d.LockSession(ctx, tx, id)
+		if err != nil {
+			return fmt.Errorf("delete session: %w", err)
+		}
+		// Remember the last sequence: a session recreated under this ID
+		// continues from it (see the deleted_sessions table).
+		_, err = tx.ExecContext(ctx, `INSERT INTO deleted_sessions (id_hash, sequence) VALUES (?, ?)
+			ON CONFLICT (id_hash) DO UPDATE SET sequence = excluded.sequence`, backend.TombstoneKey(id), sess.Sequence)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `DELETE FROM sessions WHERE id = ?`, id)
+		return err
+	})
+}
+
+// List implements sessiondb.Store. Pages are walked with a keyset cursor
+// (updated_at, id) over the sessions_by_updated index, so a page costs the
+// same wherever it is in the listing.
+func (e *Engine) List(ctx context.Context, opts sessiondb.ListOptions) ([]sessiondb.SessionInfo, string, error) {
+	limit := opts.Limit
+	if limit <= 0 {
+		limit = sessiondb.DefaultListLimit
+	}
+	if limit > sessiondb.MaxListLimit {
+		limit = sessiondb.MaxListLimit
+	}
+	var where []string
+	var args []any
+	if opts.Cursor != "" {
+		updated, id, err := backend.DecodeCursor(opts.Cursor)
+		if err != nil {
+			return nil, "", err
+		}
+		where = append(where, `(s.updated_at, s.id) < (?, ?)`)
+		args = append(args, updated, id)
+	}
+	if opts.ParentID != "" {
+		if err := sessiondb.ValidateID(opts.ParentID); err != nil {
+			return nil, "", fmt.Errorf("list forks: %w", err)
+		}
+		// sessions_by_parent finds the forks; they are few next to the
+		// sessions, so sorting them is cheap.
+		where = append(where, `s.parent_id = ?`)
+		args = append(args, opts.ParentID)
+	}
+	if opts.Query != "" {
+		where = append(where, `(`+e.sql.Instr+`(lower(s.title), lower(?1q)) > 0
+			OR EXISTS (SELECT 1 FROM session_aliases a WHERE a.session_id = s.id AND `+e.sql.Instr+`(lower(a.alias), lower(?1q)) > 0))`)
+	}
+	q := `SELECT ` + e.sql.SessionColumns + ` FROM sessions s`
+	if len(where) > 0 {
+		q += ` WHERE ` + strings.Join(where, " AND ")
+	}
+	q += ` ORDER BY s.updated_at DESC, s.id DESC LIMIT ?`
+	// ?1q is a named placeholder trick: expand it to positional arguments.
+	if opts.Query != "" {
+		n := strings.Count(q, "?1q")
+		q = strings.ReplaceAll(q, "?1q", "?")
+		for i := 0; i < n; i++ {
+			args = append(args, opts.Query)
+		}
+	}
+	args = append(args, limit+1)
+
+	var rows []SessionRow
+	var usage map[string]sessiondb.UsageTotals
+	err := e.d.Read(ctx, func(tx Tx) error {
+		if err := tx.SelectContext(ctx, &rows, q, args...); err != nil {
+			return err
+		}
+		if !opts.Usage || len(rows) == 0 {
+			return nil
+		}
+		ids := make([]string, 0, len(rows))
+		for _, r := range rows[:min(len(rows), limit)] {
+			ids = append(ids, r.ID)
+		}
+		var err error
+		usage, err = e.d.UsageTotalsOf(ctx, tx, ids)
+		return err
+	})
+	if err != nil {
+		return nil, "", fmt.Errorf("list sessions: %w", err)
+	}
+	next := ""
+	if len(rows) > limit {
+		rows = rows[:limit]
+		last := rows[limit-1]
+		next = backend.EncodeCursor(last.UpdatedAt, last.ID)
+	}
+	out := make([]sessiondb.SessionInfo, len(rows))
+	for i, r := range rows {
+		out[i] = sessiondb.SessionInfo{Session: r.Session()}
+		if opts.Usage {
+			u := usage[r.ID]
+			out[i].Usage = &u
+		}
+	}
+	return out, next, nil
+}
