@@ -219,7 +219,10 @@ func ccResume(ctx context.Context, u Unit, from Resume) (*Parsed, error) {
 		return nil, fmt.Errorf("parse claude-code %s: %w", u.Path, err)
 	}
 	defer f.Close()
-	if err := p.run(f, from.Offset, p.dispatch); err != nil {
+	if from.size > 0 && from.size < size {
+		size = from.size // read no further than the side files were listed at
+	}
+	if err := p.run(upTo(f, from.Offset, size), from.Offset, p.dispatch); err != nil {
 		return nil, fmt.Errorf("parse claude-code %s: %w", u.Path, err)
 	}
 	// As at the end of a whole read: the files named by a line imported

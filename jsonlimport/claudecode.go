@@ -92,6 +92,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -337,26 +338,29 @@ type ccParser struct {
 	agentFile bool
 	owner     string // the parent session of a sub-agent file (from its path)
 
-	entries  []sessiondb.Entry
-	nodes    map[string]*ccNode
-	byN      map[int]*ccNode // message lines by entry number
-	msgNs    []int           // entry numbers of message lines (eligible for the path)
-	calls    map[string]int  // CallID → index in usage
-	usage    []ccCall
-	summary  string
-	aiTitle  string
-	custom   string
-	sid      string
-	agentID  string
-	attrs    map[string]any
-	lastT    time.Time
-	firstT   time.Time
-	toolOf   map[string]*ccNode    // tool_use id → the assistant line that made it
-	answered map[*ccNode]bool      // response heads that have a result line
-	parts    map[*ccNode][]*ccNode // response head → its lines
-	answers  map[string][]*ccNode  // tool_use id → the result lines answering it
-	synth    map[int]bool
-	files    []ccToolFile
+	entries []sessiondb.Entry
+	nodes   map[string]*ccNode
+	byN     map[int]*ccNode // message lines by entry number
+	msgNs   []int           // entry numbers of message lines (eligible for the path)
+	calls   map[string]int  // CallID → index in usage
+	usage   []ccCall
+	summary string
+	aiTitle string
+	// promptTitle is the first real user prompt's title (PromptTitle),
+	// once a parse has found one.
+	promptTitle string
+	custom      string
+	sid         string
+	agentID     string
+	attrs       map[string]any
+	lastT       time.Time
+	firstT      time.Time
+	toolOf      map[string]*ccNode    // tool_use id → the assistant line that made it
+	answered    map[*ccNode]bool      // response heads that have a result line
+	parts       map[*ccNode][]*ccNode // response head → its lines
+	answers     map[string][]*ccNode  // tool_use id → the result lines answering it
+	synth       map[int]bool
+	files       []ccToolFile
 	// prevEntries is the number of entries of the import whose state
 	// this whole read continues (0: a first read).
 	prevEntries int
@@ -419,16 +423,16 @@ func (ClaudeCode) Parse(ctx context.Context, u Unit, from Resume) (parsed *Parse
 	var prev ccResumeState
 	if len(from.State) > 0 && json.Unmarshal(from.State, &prev) == nil && prev.V == 2 {
 		p.prevEntries = prev.Entries
-		p.readToolFiles(u, prev.Files)
+		p.readToolFiles(u, prev.Files, from.size)
 	} else {
-		p.readToolFiles(u, nil)
+		p.readToolFiles(u, nil, from.size)
 	}
 	f, _, err := openAt(u.Path, 0)
 	if err != nil {
 		return nil, fmt.Errorf("parse claude-code %s: %w", u.Path, err)
 	}
 	defer f.Close()
-	if err := p.run(f, 0, p.dispatch); err != nil {
+	if err := p.run(upTo(f, 0, from.size), 0, p.dispatch); err != nil {
 		return nil, fmt.Errorf("parse claude-code %s: %w", u.Path, err)
 	}
 	if len(p.entries) == 0 && p.offset == 0 && len(p.problems) == 0 {
@@ -812,10 +816,23 @@ func (p *ccParser) blocks(node *ccNode, content json.RawMessage) {
 	}
 }
 
+// sideFiles implements sideLister: the tool-results files of the session
+// at path.
+func (ClaudeCode) sideFiles(path string) []string { return ccToolFiles(path) }
+
+// upTo returns f, read from offset from, limited to size bytes of the file
+// when size > 0 (Resume.size).
+func upTo(f io.Reader, from, size int64) io.Reader {
+	if size <= 0 {
+		return f
+	}
+	return io.LimitReader(f, max(size-from, 0))
+}
+
 // readToolFiles reads the unit's tool-results files. Each becomes an
 // entry of its own (see placeToolFiles for where). placed are the places
 // a previous read gave them.
-func (p *ccParser) readToolFiles(u Unit, placed []ccPlaced) {
+func (p *ccParser) readToolFiles(u Unit, placed []ccPlaced, size int64) {
 	if len(u.Extra) == 0 {
 		return
 	}
@@ -824,6 +841,9 @@ func (p *ccParser) readToolFiles(u Unit, placed []ccPlaced) {
 		at[pl.Name] = pl.N
 	}
 	raw, _ := os.ReadFile(u.Path)
+	if size > 0 && int64(len(raw)) > size {
+		raw = raw[:size] // what the parse reads (Resume.size)
+	}
 	for _, x := range u.Extra {
 		f, ok := p.loadToolFile(x, at[filepath.Base(x)])
 		if !ok {
@@ -1114,7 +1134,12 @@ func (p *ccParser) finish(u Unit) (*Parsed, error) {
 		title = p.aiTitle
 	}
 	if title == "" {
-		title = PromptTitle(FormatClaudeCode, p.entries)
+		// Found once and kept: a parse resumed under a Follow holds the
+		// earlier entries without their bodies.
+		if p.promptTitle == "" {
+			p.promptTitle = PromptTitle(FormatClaudeCode, p.entries)
+		}
+		title = p.promptTitle
 	}
 	attrs := mergeAttrs(p.attrs)
 	out.Session = sessiondb.Session{ID: id, Title: title, Attrs: attrs, ParentID: parent, CreatedAt: p.firstT, UpdatedAt: p.lastT}

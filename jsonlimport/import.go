@@ -551,6 +551,9 @@ func prepare(ctx context.Context, store sessiondb.Store, p planned) *work {
 		return w
 	}
 	w.stat = fi
+	if l, ok := p.format.(sideLister); ok {
+		u.Extra = l.sideFiles(u.Path) // after the stat: see sideLister
+	}
 	w.extra = stampFiles(u.Extra)
 	prev, err := store.SourceFile(ctx, u.Path)
 	switch {
@@ -590,9 +593,9 @@ func prepare(ctx context.Context, store sessiondb.Store, p planned) *work {
 			}
 		}
 	}
-	from := Resume{follow: p.follow}
+	from := Resume{follow: p.follow, size: fi.Size()}
 	if w.mode == modeResume {
-		from = Resume{Offset: w.prev.Offset, Entries: w.prevSt.Entries, State: w.prevSt.Reader, follow: p.follow}
+		from = Resume{Offset: w.prev.Offset, Entries: w.prevSt.Entries, State: w.prevSt.Reader, follow: p.follow, size: fi.Size()}
 	}
 	parsed, err := p.format.Parse(ctx, u, from)
 	if w.mode == modeResume && err == nil {
@@ -602,7 +605,7 @@ func prepare(ctx context.Context, store sessiondb.Store, p planned) *work {
 		// The file grew, but the reader cannot continue from its state:
 		// read it whole, and append only what was not imported yet.
 		p.follow.count(func(s *FollowStats) { s.Rereads++ })
-		parsed, err = p.format.Parse(ctx, u, Resume{State: w.prevSt.Reader, follow: p.follow})
+		parsed, err = p.format.Parse(ctx, u, Resume{State: w.prevSt.Reader, follow: p.follow, size: fi.Size()})
 		w.mode = modeReread
 		if err == nil && parsed != nil {
 			if reason := trimReread(parsed, w.prevSt); reason != "" {

@@ -66,6 +66,22 @@ type Resume struct {
 	// follow is Options.Follow (nil: none), where a reader may keep its
 	// parse state between imports.
 	follow *Follow
+	// size, when > 0, is the file's size when the importer listed the
+	// unit's side files (see sideLister): a reader whose side files are
+	// named by its lines reads no further.
+	size int64
+}
+
+// sideLister is implemented by a Format whose units read side files that
+// lines of the main file name (Claude Code's tool-results files, written
+// before the line that names them). The importer lists them again after
+// it has taken the main file's size, and the reader reads no further than
+// that size, so every file a line it reads names is in the list: the list
+// Claim made may be older than the lines (a watcher sees the file grow in
+// between), and a line read without its file would place the file later
+// than one import of the finished transcript does.
+type sideLister interface {
+	sideFiles(path string) []string
 }
 
 // Parsed is what a reader returns for one Unit: everything the importer
