@@ -714,7 +714,9 @@ func (r *xReader) blockList(list []json.RawMessage) []xBlock {
 			out = append(out, xBlock{Type: xCall, ID: b.ID, Name: b.Name, Args: o})
 		case "image":
 			switch {
-			case b.Source != nil && b.Source.Type == "base64":
+			case b.Source != nil && b.Source.Type == "base64" && b.Source.Data != "" && b.Source.MediaType != "":
+				// (Without data or a media type no target can carry
+				// it: a loss, not an empty image.)
 				out = append(out, xBlock{Type: xImage, Data: b.Source.Data, MIME: b.Source.MediaType})
 			case b.Source == nil && data != "" && b.MimeType != "":
 				out = append(out, xBlock{Type: xImage, Data: data, MIME: b.MimeType})
