@@ -25,7 +25,7 @@ var allowedAttrs = map[string]bool{}
 
 func init() {
 	for _, a := range strings.Fields(`href class id name type value placeholder size action method role aria-label
-		charset content lang rel src defer x y width height x1 y1 x2 y2 viewBox text-anchor data-action open`) {
+		charset content lang rel src defer x y width height x1 y1 x2 y2 viewBox text-anchor data-action open start`) {
 		allowedAttrs[a] = true
 	}
 }
@@ -67,6 +67,11 @@ func checkHTML(page string) error {
 				if !(strings.HasPrefix(lv, "/") || strings.HasPrefix(lv, "#") || strings.HasPrefix(lv, "?") ||
 					strings.HasPrefix(lv, "http://") || strings.HasPrefix(lv, "https://")) || strings.HasPrefix(lv, "//") {
 					return fmt.Errorf("unsafe link %q in %q", val, m[0])
+				}
+			case "start":
+				// goldmark's ordered list from another number than 1.
+				if tag != "ol" || strings.Trim(val, "0123456789") != "" {
+					return fmt.Errorf("unexpected start in %q", m[0])
 				}
 			case "src":
 				if tag != "script" || val != "/static/app.js" {
