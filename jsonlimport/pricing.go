@@ -159,7 +159,7 @@ var modelDateRE = regexp.MustCompile(`(?:-\d{8}|-\d{4}-\d{2}-\d{2}|@\d{8})$`)
 func modelName(model string) (name string, prefixed bool) {
 	m := strings.ToLower(strings.TrimSpace(model))
 	if i := strings.LastIndexByte(m, '/'); i >= 0 {
-		return m[i+1:], true
+		return strings.TrimSpace(m[i+1:]), true
 	}
 	return m, false
 }
@@ -167,7 +167,7 @@ func modelName(model string) (name string, prefixed bool) {
 // undated is name without its snapshot date ("" when it has none).
 func undated(name string) string {
 	if d := modelDateRE.ReplaceAllString(name, ""); d != name {
-		return d
+		return strings.TrimSpace(d)
 	}
 	return ""
 }
