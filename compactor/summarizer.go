@@ -20,13 +20,19 @@ type Summarizer interface {
 type Request struct {
 	// SessionID names the session (for logging; summarizers need not use it).
 	SessionID string
+	// Format is the session's source format (Session.SourceFormat: the
+	// jsonlimport names claude-code, codex, pi, …; "" for a session an
+	// application wrote). Entries of Claude Code, Codex and pi sessions are
+	// lines of the agent's own file, read with jsonlimport.Understand.
+	Format string
 	// Previous is the text of the previous summary when this compaction
 	// extends one made by this package ("" otherwise). The new summary must
 	// cover it and Entries together.
 	Previous string
 	// Entries are the newly dropped entries, oldest first: log entries
-	// (Seq > 0) and, when the current compaction was not made by this
-	// package, its summary messages (Seq 0).
+	// (Seq > 0) and summary entries of the current compaction (Seq 0): all
+	// of them when it was not made by this package, else the tail copies
+	// it carried (Claude Code, Codex and pi only).
 	Entries []sessiondb.Entry
 }
 

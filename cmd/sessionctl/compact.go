@@ -110,10 +110,11 @@ func (a *app) runCompact(arg string, o compactOptions) error {
 	policy := compactor.Policy{KeepTurns: o.keep, KeepTokens: o.budget, Anchor: o.anchor}
 
 	if o.dryRun {
-		transcript, err := st.Load(a.ctx, id, sessiondb.LoadOptions{})
+		full, err := st.LoadFull(a.ctx, id, sessiondb.LoadOptions{})
 		if err != nil {
 			return fmt.Errorf("load %s: %w", id, err)
 		}
+		transcript := full.Transcript
 		var tokens int64
 		for _, e := range transcript {
 			tokens += int64(compactor.EstimateTokens(e))
@@ -122,7 +123,7 @@ func (a *app) runCompact(arg string, o compactOptions) error {
 		if o.threshold > 0 && tokens <= o.threshold {
 			out.Reason = compactor.ReasonBelowThreshold
 		} else {
-			plan := compactor.PlanTranscript(transcript, policy)
+			plan := compactor.PlanFormat(full.Session.SourceFormat, transcript, policy)
 			out.Reason = plan.Reason
 			out.Anchor = plan.Anchor
 			if plan.Drop {
