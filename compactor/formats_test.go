@@ -313,7 +313,8 @@ func exportHolds(t *testing.T, dir, text string) bool {
 func compactCorpus(t *testing.T, st sessiondb.Store, long, short map[string]*corpusFigures) {
 	for _, s := range listAll(t, st) {
 		figs := short
-		if turns(t, st, s) > 10 {
+		n := turns(t, st, s)
+		if n > 10 {
 			figs = long
 		}
 		f := figs[s.SourceFormat]
@@ -327,6 +328,9 @@ func compactCorpus(t *testing.T, st sessiondb.Store, long, short map[string]*cor
 			f.copied++
 		}
 		if reason != "" {
+			if n > 2 {
+				t.Errorf("%s %s: %d turns, not compacted with --keep 2: %s", s.SourceFormat, s.ID, n, reason)
+			}
 			f.refused[digits.ReplaceAllString(reason, "N")]++
 			continue
 		}
@@ -342,8 +346,8 @@ var digits = regexp.MustCompile(`[0-9]+`)
 // session of the corpus (--keep 2, offline), checks each compaction with
 // Understand (checkCompaction) and logs the figures: sessions compacted of
 // those tried, tool pairs intact in the kept tails, sessions left alone by
-// reason. Every session of more than 10 turns must compact; the shorter
-// ones compact or say, with counts, why not.
+// reason. Every session of more than two turns must compact; the others
+// say, with counts, why not.
 func TestCompactCorpusOwnShapes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("imports and compacts the whole corpus")

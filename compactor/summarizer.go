@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport"
 )
 
 // A Summarizer turns dropped transcript entries into summary text. It must
@@ -144,6 +145,60 @@ func RenderTranscript(entries []sessiondb.Entry, maxEntryBytes int) string {
 		}
 		if strings.TrimSpace(text) == "" {
 			text = string(compactJSON(e.Body))
+		}
+		if maxEntryBytes > 0 && len(text) > maxEntryBytes {
+			cut := len(text) - maxEntryBytes
+			text = truncate(text, maxEntryBytes) + fmt.Sprintf(" [%d more bytes]", cut)
+		}
+		fmt.Fprintf(&b, "--- %s ---\n%s\n", header, text)
+	}
+	return b.String()
+}
+
+// RenderFormat is RenderTranscript for the entries of a Claude Code, Codex
+// or pi session, read with jsonlimport.Understand: bookkeeping lines are
+// left out; each other entry is a block headed by its role ("context" for
+// injected context, with "summary" prepended for summary entries) holding
+// its thinking ("[thinking] …"), its text, its tool calls ("→ name(arguments)")
+// and its tool results ("← [call id] text"), each entry cut to
+// maxEntryBytes (0: no limit) as RenderTranscript cuts it.
+func RenderFormat(format string, entries []sessiondb.Entry, maxEntryBytes int) string {
+	var b strings.Builder
+	for _, e := range entries {
+		m := jsonlimport.Understand(format, e)
+		if m.Bookkeeping {
+			continue
+		}
+		header := m.Role
+		if m.Context {
+			header = "context"
+		}
+		if header == "" {
+			header = "entry"
+		}
+		if e.Summary {
+			header = "summary " + header
+		}
+		var parts []string
+		if m.Thinking != "" {
+			parts = append(parts, "[thinking] "+m.Thinking)
+		}
+		if m.Text != "" {
+			parts = append(parts, m.Text)
+		}
+		for _, c := range m.Calls {
+			parts = append(parts, "→ "+c.Name+"("+c.Arguments+")")
+		}
+		for _, r := range m.Results {
+			status := ""
+			if r.IsError {
+				status = " (error)"
+			}
+			parts = append(parts, "← ["+r.CallID+"]"+status+" "+r.Text)
+		}
+		text := strings.Join(parts, "\n")
+		if strings.TrimSpace(text) == "" {
+			continue
 		}
 		if maxEntryBytes > 0 && len(text) > maxEntryBytes {
 			cut := len(text) - maxEntryBytes

@@ -36,6 +36,10 @@ What is kept: the last --keep TURNS turns (a turn starts at a user message;
 default 2), or the most recent entries that fit in --budget TOKENS
 (estimated), whichever is shorter when both are given, plus the first
 --anchor entries. A tool call is never separated from its results.
+Claude Code, Codex and pi sessions are read as those tools write them: a
+turn starts at a user prompt (not a tool result, a bookkeeping line or
+injected context), the kept part starts at one, and the summary is written
+as a message of the session's own format.
 
 Summarizers: offline (default) writes a deterministic digest without any
 network; openai calls an OpenAI-compatible chat-completions endpoint
