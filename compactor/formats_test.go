@@ -349,8 +349,8 @@ var digits = regexp.MustCompile(`[0-9]+`)
 // reason. Every session of more than two turns must compact; the others
 // say, with counts, why not.
 func TestCompactCorpusOwnShapes(t *testing.T) {
-	if testing.Short() {
-		t.Skip("imports and compacts the whole corpus")
+	if testing.Short() || raceEnabled {
+		t.Skip("imports and compacts the whole corpus, no concurrency: run without -short and -race")
 	}
 	root := corpusDir(t)
 	st := openStore(t)
@@ -387,29 +387,20 @@ func TestCompactOwnShapesPostgres(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	// The longest session of each format, found on SQLite.
-	lite := openStore(t)
-	importCorpus(t, lite, filepath.Join(root, "claude-code"), filepath.Join(root, "codex"))
-	longest := map[string]sessiondb.SessionInfo{}
-	for _, s := range listAll(t, lite) {
-		if s.SourceFormat == jsonlimport.FormatClaudeCode && strings.Contains(s.ID, ":agent-") {
-			continue
-		}
-		if s.MessageCount > longest[s.SourceFormat].MessageCount {
-			longest[s.SourceFormat] = s
-		}
-	}
+	// The largest session file of each format (not a sub-agent's).
 	for _, format := range []string{jsonlimport.FormatClaudeCode, jsonlimport.FormatCodex} {
-		s, ok := longest[format]
-		if !ok {
-			t.Fatalf("no %s session", format)
+		file := largestFile(t, filepath.Join(root, format))
+		importCorpus(t, st, file)
+		var s sessiondb.SessionInfo
+		for _, si := range listAll(t, st) {
+			if si.SourcePath == file {
+				s = si
+			}
 		}
-		importCorpus(t, st, s.SourcePath)
-		got, err := st.Get(ctx, s.ID)
-		if err != nil {
-			t.Fatalf("%s not imported on PostgreSQL: %v", s.ID, err)
+		if s.ID == "" {
+			t.Fatalf("%s not imported on PostgreSQL", file)
 		}
-		info := sessiondb.SessionInfo{Session: got}
+		info := s
 		if n := turns(t, st, info); n <= 10 {
 			t.Fatalf("%s %s: %d turns", format, s.ID, n)
 		}
@@ -419,4 +410,26 @@ func TestCompactOwnShapesPostgres(t *testing.T) {
 		}
 		t.Logf("%s %s (%d messages): compacted on PostgreSQL, %d tool pairs intact", format, s.ID, s.MessageCount, intact)
 	}
+}
+
+// largestFile is the largest .jsonl file under root outside subagents
+// folders.
+func largestFile(t *testing.T, root string) string {
+	t.Helper()
+	var best string
+	var size int64
+	err := filepath.WalkDir(root, func(p string, de os.DirEntry, err error) error {
+		if err != nil || de.IsDir() || !strings.HasSuffix(p, ".jsonl") || strings.Contains(p, "subagents") {
+			return err
+		}
+		fi, err := de.Info()
+		if err == nil && fi.Size() > size {
+			best, size = p, fi.Size()
+		}
+		return err
+	})
+	if err != nil || best == "" {
+		t.Fatalf("no session file under %s: %v", root, err)
+	}
+	return best
 }
