@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport"
 )
 
 // DefaultMaxAttempts bounds how many times Compact re-reads the session
@@ -174,6 +175,50 @@ func (c *Compactor) read(ctx context.Context, id string) (*snapshot, error) {
 	return s, nil
 }
 
+// ErrUnfitSummary is returned (wrapped) when the summary message a
+// Compactor.SummaryMessage builds for a Claude Code, Codex or pi session
+// is not a user message of that format with text: its readers and
+// cross-format export would drop or refuse it. Nothing is written. It
+// wraps sessiondb.ErrInvalid.
+var ErrUnfitSummary = fmt.Errorf("summary message not in the session's format: %w", sessiondb.ErrInvalid)
+
+// fitSummary checks that the summary message of a session of a format
+// read through Understand is a user message in the format's envelope (a
+// Claude Code "user" line, a Codex response_item message, a pi "message"
+// line: what the cross-format export reads; a bare message object it
+// refuses or leaves out) and reads as a user message with text.
+func fitSummary(format string, e sessiondb.Entry) error {
+	if !ownShape(format) {
+		return nil
+	}
+	var env struct {
+		Type    string `json:"type"`
+		Message *struct {
+			Role string `json:"role"`
+		} `json:"message"`
+		Payload *struct {
+			Type string `json:"type"`
+			Role string `json:"role"`
+		} `json:"payload"`
+	}
+	enveloped := false
+	if json.Unmarshal(e.Body, &env) == nil {
+		switch format {
+		case jsonlimport.FormatClaudeCode:
+			enveloped = env.Type == "user" && env.Message != nil && env.Message.Role == "user"
+		case jsonlimport.FormatCodex:
+			enveloped = env.Type == "response_item" && env.Payload != nil && env.Payload.Type == "message" && env.Payload.Role == "user"
+		case jsonlimport.FormatPi:
+			enveloped = env.Type == "message" && env.Message != nil && env.Message.Role == "user"
+		}
+	}
+	m := jsonlimport.Understand(format, e)
+	if !enveloped || m.Role != "user" || m.Bookkeeping || strings.TrimSpace(m.Text) == "" {
+		return fmt.Errorf("%w: a %s session needs a user message of its own shape (see FormatSummaryMessage), not %.200s", ErrUnfitSummary, format, e.Body)
+	}
+	return nil
+}
+
 // errStale: the compaction list and the transcript were read from
 // different revisions; read again.
 var errStale = errors.New("session changed between reads")
@@ -248,6 +293,9 @@ func (c *Compactor) compact(ctx context.Context, id string, threshold int64) (Re
 		}
 
 		comp := c.build(snap, pl, sum, req, incremental, attempt)
+		if err := fitSummary(snap.session.SourceFormat, comp.Summary[pl.Anchor]); err != nil {
+			return Result{}, fmt.Errorf("compact %s: %w", id, err)
+		}
 		for _, e := range comp.Summary {
 			res.TokensAfter += int64(count(e))
 		}

@@ -116,7 +116,11 @@
 //     session's own format writes the file as imported, byte for byte
 //     (jsonlimport's exporters write the imported log, not the
 //     transcript): the compaction lives in the store, not in the agent's
-//     file, and is never written there half.
+//     file, and is never written there half. A Compactor.SummaryMessage
+//     that builds anything else for these formats (a bare message object,
+//     which cross-format export would refuse for Claude Code and pi and
+//     leave out for Codex) is refused with ErrUnfitSummary (wrapping
+//     sessiondb.ErrInvalid) and nothing is written.
 //   - The summarizers read the entries the same way (Request.Format):
 //     Offline lists Understand's prompts, tool names and last answer text;
 //     OpenAI renders the entries with RenderFormat, without bookkeeping

@@ -3,6 +3,7 @@ package compactor
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -164,5 +165,38 @@ func TestCompactClaudeCodeLines(t *testing.T) {
 	}
 	if strings.Contains(rendered, "progress") {
 		t.Errorf("rendered transcript shows a bookkeeping line:\n%s", rendered)
+	}
+}
+
+// TestCompactRefusesUnfitSummary: a summary message that a Claude Code
+// session's readers would not read as a message (the OpenAI-shaped
+// default) is refused with ErrUnfitSummary, and nothing is written.
+func TestCompactRefusesUnfitSummary(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t)
+	var es []sessiondb.Entry
+	for _, e := range ccSession() {
+		es = append(es, sessiondb.Entry{Kind: e.Kind, Body: e.Body})
+	}
+	sess, err := st.Commit(ctx, "cc", sessiondb.Commit{Create: &sessiondb.Session{SourceFormat: jsonlimport.FormatClaudeCode}, Append: es})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &Compactor{Store: st, Summarizer: Offline{}, Policy: Policy{KeepTurns: 1}, SummaryMessage: DefaultSummaryMessage}
+	_, err = c.Compact(ctx, "cc")
+	if !errors.Is(err, ErrUnfitSummary) || !errors.Is(err, sessiondb.ErrInvalid) {
+		t.Fatalf("err = %v, want ErrUnfitSummary", err)
+	}
+	after, err := st.Get(ctx, "cc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Sequence != sess.Sequence {
+		t.Errorf("sequence %d -> %d: something was written", sess.Sequence, after.Sequence)
+	}
+	// The format's own shape passes.
+	c.SummaryMessage = func(text string) json.RawMessage { return FormatSummaryMessage(jsonlimport.FormatClaudeCode, text) }
+	if res, err := c.Compact(ctx, "cc"); err != nil || !res.Compacted {
+		t.Fatalf("%+v, %v", res, err)
 	}
 }
