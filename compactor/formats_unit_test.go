@@ -200,3 +200,52 @@ func TestCompactRefusesUnfitSummary(t *testing.T) {
 		t.Fatalf("%+v, %v", res, err)
 	}
 }
+
+// FuzzPlanFormat plans transcripts of arbitrary lines as Claude Code,
+// Codex, pi and message-object sessions: no panic, and a plan that drops
+// cuts where cuts are allowed, with the kept tail of the three agent
+// formats starting at a user prompt.
+func FuzzPlanFormat(f *testing.F) {
+	for _, e := range ccSession() {
+		f.Add(uint8(0), uint8(1), uint8(0), string(e.Body)+"\n"+ccPrompt("next")+"\n"+ccText("m9", "ok"))
+	}
+	f.Add(uint8(1), uint8(1), uint8(0), `{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}}
+{"type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{}","call_id":"c1"}}
+{"type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"ok"}}
+{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"again"}]}}`)
+	f.Add(uint8(2), uint8(1), uint8(1), `{"type":"message","message":{"role":"user","content":[{"type":"text","text":"hi"}]}}
+{"type":"message","message":{"role":"assistant","content":[{"type":"toolCall","id":"t1","name":"read","arguments":{}}]}}
+{"type":"message","message":{"role":"toolResult","toolCallId":"t1","content":[{"type":"text","text":"x"}]}}
+{"type":"message","message":{"role":"user","content":"again"}}`)
+	formats := []string{jsonlimport.FormatClaudeCode, jsonlimport.FormatCodex, jsonlimport.FormatPi, ""}
+	f.Fuzz(func(t *testing.T, fi, keep, anchor uint8, lines string) {
+		format := formats[int(fi)%len(formats)]
+		var tr []sessiondb.Entry
+		for i, l := range strings.Split(lines, "\n") {
+			kind := sessiondb.KindMessage
+			if i%5 == 3 {
+				kind = sessiondb.KindMessagePart
+			}
+			tr = append(tr, sessiondb.Entry{Seq: int64(i + 1), Kind: kind, Body: json.RawMessage(l)})
+		}
+		p := Policy{KeepTurns: int(keep % 4), Anchor: int(anchor % 3)}
+		if keep >= 128 {
+			p.KeepTokens = int(keep)
+		}
+		pl := PlanFormat(format, tr, p)
+		if !pl.Drop {
+			if pl.Reason == "" {
+				t.Fatalf("no drop and no reason: %+v", pl)
+			}
+			return
+		}
+		infos := inspectAll(format, tr)
+		ok := cuts(infos)
+		if pl.Anchor < 0 || pl.Anchor >= pl.KeepFrom || pl.KeepFrom >= len(tr) || !ok[pl.Anchor] || !ok[pl.KeepFrom] {
+			t.Fatalf("plan %+v on %d entries (cuts allowed: anchor %v, tail %v)", pl, len(tr), ok[max(0, min(pl.Anchor, len(tr)))], ok[max(0, min(pl.KeepFrom, len(tr)))])
+		}
+		if ownShape(format) && !prompt(format, tr[pl.KeepFrom]) {
+			t.Fatalf("%s: kept tail starts at %s, not a user prompt", format, tr[pl.KeepFrom].Body)
+		}
+	})
+}
