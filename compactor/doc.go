@@ -132,7 +132,10 @@
 // more than 10 turns compacts (Claude Code 8 of 8, Codex 8 of 8, pi 19 of
 // 19) with every tool call kept with its result (79, 72 and 122 pairs in
 // the kept tails); of the shorter sessions, those with more than two
-// turns compact and the rest say why not.
+// turns compact and the rest say why not. TestCompactedExportsLoadInPi
+// opens the compacted Claude Code and Codex sessions exported to pi with
+// pi's own SessionManager: pi resumes the summary as the first (user)
+// message and every kept call with its result.
 //
 // # Token estimate
 //

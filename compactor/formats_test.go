@@ -2,8 +2,10 @@ package compactor
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -432,4 +434,115 @@ func largestFile(t *testing.T, root string) string {
 		t.Fatalf("no session file under %s: %v", root, err)
 	}
 	return best
+}
+
+// TestCompactedExportsLoadInPi exports compacted Claude Code and Codex
+// sessions of the corpus to pi and opens them with pi's own
+// SessionManager (testdata/gen/pi/check-export.mjs, as
+// jsonlimport's TestExportCorpusPiLoadsInPi): pi resumes the summary as the
+// first message, a user message, and sees every call kept with its result.
+// It needs pi installed (npm install in testdata/gen/pi, or
+// SESSIONDB_PI_NODE) and is skipped otherwise.
+func TestCompactedExportsLoadInPi(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("imports and compacts the whole corpus, no concurrency: run without -short and -race")
+	}
+	script, err := filepath.Abs(filepath.Join("..", "testdata", "gen", "pi", "check-export.mjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	modules := filepath.Join(filepath.Dir(script), "node_modules")
+	if env := os.Getenv("SESSIONDB_PI_NODE"); env != "" {
+		modules = filepath.Join(env, "node_modules")
+	}
+	if _, err = exec.LookPath("node"); err == nil {
+		_, err = os.Stat(filepath.Join(modules, "@mariozechner", "pi-coding-agent", "package.json"))
+	}
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("pi is not installed (cd testdata/gen/pi && npm install): %v", err)
+		}
+		t.Skipf("pi is not installed (cd testdata/gen/pi && npm install, or set SESSIONDB_PI_NODE): %v", err)
+	}
+	if env := os.Getenv("SESSIONDB_PI_NODE"); env != "" {
+		data, err := os.ReadFile(script)
+		if err != nil {
+			t.Fatal(err)
+		}
+		script = filepath.Join(env, "check-export.mjs")
+		if err := os.WriteFile(script, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	root := corpusDir(t)
+	st := openStore(t)
+	importCorpus(t, st, filepath.Join(root, "claude-code"), filepath.Join(root, "codex"))
+	type want struct{ unpaired, orphans int }
+	expect := map[string]want{}
+	var files []string
+	for _, s := range listAll(t, st) {
+		if turns(t, st, s) <= 2 {
+			continue
+		}
+		res, err := (&Compactor{Store: st, Summarizer: Offline{}, Policy: Policy{KeepTurns: 2}}).Compact(ctx, s.ID)
+		if err != nil || !res.Compacted {
+			t.Fatalf("%s: %+v, %v", s.ID, res, err)
+		}
+		written, err := jsonlimport.Export(ctx, st, []string{s.ID}, jsonlimport.FormatPi, t.TempDir())
+		if err != nil {
+			continue // refused: checkCompaction compares refusals with the uncompacted session
+		}
+		tr, err := st.Load(ctx, s.ID, sessiondb.LoadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		calls, orphans := pairs(s.SourceFormat, tr)
+		var w want
+		for _, answered := range calls {
+			if !answered {
+				w.unpaired++
+			}
+		}
+		w.orphans = len(orphans)
+		expect[written[0]] = w
+		files = append(files, written[0])
+	}
+	if len(files) == 0 {
+		t.Fatal("no compacted session exported to pi")
+	}
+	cmd := exec.Command("node", append([]string{script}, files...)...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node: %v\n%s", err, stderr.String())
+	}
+	checked := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		var got struct {
+			File              string   `json:"file"`
+			Roles             []string `json:"roles"`
+			Unpaired, Orphans int
+		}
+		if err := json.Unmarshal([]byte(line), &got); err != nil {
+			t.Fatal(err)
+		}
+		w, ok := expect[got.File]
+		if !ok {
+			t.Fatalf("pi reported on %s, which was not exported", got.File)
+		}
+		checked++
+		if len(got.Roles) < 2 || got.Roles[0] != "user" {
+			t.Errorf("%s: pi resumes %v, want the summary as a user message first", got.File, got.Roles)
+		}
+		if got.Unpaired != w.unpaired || got.Orphans != w.orphans {
+			t.Errorf("%s: pi sees %d calls without result and %d results without call, the compacted transcript %d and %d",
+				got.File, got.Unpaired, got.Orphans, w.unpaired, w.orphans)
+		}
+	}
+	if checked != len(files) {
+		t.Fatalf("pi checked %d of %d files", checked, len(files))
+	}
+	t.Logf("pi's SessionManager resumed %d compacted sessions exported to pi", checked)
 }
