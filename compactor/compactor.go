@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport"
 )
 
 // DefaultMaxAttempts bounds how many times Compact re-reads the session
@@ -33,7 +34,9 @@ type Compactor struct {
 	// arrived while summarizing). Default DefaultMaxAttempts.
 	MaxAttempts int
 	// SummaryMessage builds the body of the summary message from the
-	// summary text. Default: DefaultSummaryMessage.
+	// summary text. Default: FormatSummaryMessage for the session's source
+	// format (DefaultSummaryMessage for sessions of no agent's own file
+	// format).
 	SummaryMessage func(text string) json.RawMessage
 }
 
@@ -78,6 +81,11 @@ type Details struct {
 	Anchor int `json:"anchor"`
 	// AnchorSeqs are the log Seqs of those copies (0 when unknown).
 	AnchorSeqs []int64 `json:"anchor_seqs"`
+	// Tail is the number of Summary entries after the summary message:
+	// verbatim copies of the start of the kept tail, which lay among the
+	// summary entries of the compaction before (Claude Code, Codex and pi
+	// sessions only; see the package doc).
+	Tail int `json:"tail,omitempty"`
 	// Dropped counts the transcript entries summarized away;
 	// DroppedFromSeq and DroppedToSeq bound the log entries among them
 	// (0 when none).
@@ -102,7 +110,7 @@ func ParseDetails(c sessiondb.Compaction) (d Details, ok bool) {
 	if len(c.Details) == 0 || json.Unmarshal(c.Details, &d) != nil || d.Compactor != DetailsCompactor {
 		return Details{}, false
 	}
-	if d.Anchor < 0 || d.Anchor >= len(c.Summary) {
+	if d.Anchor < 0 || d.Tail < 0 || d.Anchor+1+d.Tail > len(c.Summary) {
 		return Details{}, false
 	}
 	return d, true
@@ -147,10 +155,7 @@ func (c *Compactor) read(ctx context.Context, id string) (*snapshot, error) {
 		return nil, fmt.Errorf("compact %s: list compactions: %w", id, err)
 	}
 	s := &snapshot{session: full.Session, transcript: full.Transcript, prevIdx: -1}
-	s.infos = make([]bodyInfo, len(s.transcript))
-	for i, e := range s.transcript {
-		s.infos[i] = inspectBody(e.Body)
-	}
+	s.infos = inspectAll(full.Session.SourceFormat, s.transcript)
 	lead := 0
 	for lead < len(s.transcript) && s.transcript[lead].Seq == 0 {
 		lead++
@@ -168,6 +173,50 @@ func (c *Compactor) read(ctx context.Context, id string) (*snapshot, error) {
 		return nil, errStale
 	}
 	return s, nil
+}
+
+// ErrUnfitSummary is returned (wrapped) when the summary message a
+// Compactor.SummaryMessage builds for a Claude Code, Codex or pi session
+// is not a user message of that format with text: its readers and
+// cross-format export would drop or refuse it. Nothing is written. It
+// wraps sessiondb.ErrInvalid.
+var ErrUnfitSummary = fmt.Errorf("summary message not in the session's format: %w", sessiondb.ErrInvalid)
+
+// fitSummary checks that the summary message of a session of a format
+// read through Understand is a user message in the format's envelope (a
+// Claude Code "user" line, a Codex response_item message, a pi "message"
+// line: what the cross-format export reads; a bare message object it
+// refuses or leaves out) and reads as a user message with text.
+func fitSummary(format string, e sessiondb.Entry) error {
+	if !ownShape(format) {
+		return nil
+	}
+	var env struct {
+		Type    string `json:"type"`
+		Message *struct {
+			Role string `json:"role"`
+		} `json:"message"`
+		Payload *struct {
+			Type string `json:"type"`
+			Role string `json:"role"`
+		} `json:"payload"`
+	}
+	enveloped := false
+	if json.Unmarshal(e.Body, &env) == nil {
+		switch format {
+		case jsonlimport.FormatClaudeCode:
+			enveloped = env.Type == "user" && env.Message != nil && env.Message.Role == "user"
+		case jsonlimport.FormatCodex:
+			enveloped = env.Type == "response_item" && env.Payload != nil && env.Payload.Type == "message" && env.Payload.Role == "user"
+		case jsonlimport.FormatPi:
+			enveloped = env.Type == "message" && env.Message != nil && env.Message.Role == "user"
+		}
+	}
+	m := jsonlimport.Understand(format, e)
+	if !enveloped || m.Role != "user" || m.Bookkeeping || strings.TrimSpace(m.Text) == "" {
+		return fmt.Errorf("%w: a %s session needs a user message of its own shape (see FormatSummaryMessage), not %.200s", ErrUnfitSummary, format, e.Body)
+	}
+	return nil
 }
 
 // errStale: the compaction list and the transcript were read from
@@ -211,12 +260,15 @@ func (c *Compactor) compact(ctx context.Context, id string, threshold int64) (Re
 			res.Reason = pl.Reason
 			return res, nil
 		}
-		req := Request{SessionID: id}
+		req := Request{SessionID: id, Format: snap.session.SourceFormat}
 		dropped := snap.transcript[pl.Anchor:pl.KeepFrom]
 		incremental := false
 		for i, e := range dropped {
 			if pl.Anchor+i == snap.prevIdx {
 				req.Previous = summaryText(e.Body)
+				if info := snap.infos[pl.Anchor+i]; info.understood {
+					req.Previous = strings.TrimPrefix(info.text, SummaryPrefix)
+				}
 				incremental = true
 				continue
 			}
@@ -241,10 +293,13 @@ func (c *Compactor) compact(ctx context.Context, id string, threshold int64) (Re
 		}
 
 		comp := c.build(snap, pl, sum, req, incremental, attempt)
+		if err := fitSummary(snap.session.SourceFormat, comp.Summary[pl.Anchor]); err != nil {
+			return Result{}, fmt.Errorf("compact %s: %w", id, err)
+		}
 		for _, e := range comp.Summary {
 			res.TokensAfter += int64(count(e))
 		}
-		for _, e := range snap.transcript[pl.KeepFrom:] {
+		for _, e := range snap.transcript[firstLog(snap.transcript, pl.KeepFrom):] {
 			res.TokensAfter += int64(count(e))
 		}
 		comp.TokensBefore, comp.TokensAfter = res.TokensBefore, res.TokensAfter
@@ -283,7 +338,8 @@ func (c *Compactor) build(snap *snapshot, pl Plan, sum Summary, req Request, inc
 	t := snap.transcript
 	msg := c.SummaryMessage
 	if msg == nil {
-		msg = DefaultSummaryMessage
+		format := snap.session.SourceFormat
+		msg = func(text string) json.RawMessage { return FormatSummaryMessage(format, text) }
 	}
 	d := Details{
 		Compactor:   DetailsCompactor,
@@ -312,6 +368,14 @@ func (c *Compactor) build(snap *snapshot, pl Plan, sum Summary, req Request, inc
 		summary = append(summary, sessiondb.Entry{Kind: e.Kind, Role: e.Role, CreatedAt: e.CreatedAt, Body: e.Body})
 	}
 	summary = append(summary, sessiondb.Entry{Kind: sessiondb.KindMessage, Body: msg(sum.Text)})
+	// The start of the kept tail that lies among the summary entries of
+	// the compaction before (only where the policy lets the tail start
+	// there: planTurns) is copied after the summary message.
+	logFrom := firstLog(t, pl.KeepFrom)
+	for _, e := range t[pl.KeepFrom:logFrom] {
+		summary = append(summary, sessiondb.Entry{Kind: e.Kind, Role: e.Role, CreatedAt: e.CreatedAt, Body: e.Body})
+		d.Tail++
+	}
 	for _, e := range req.Entries {
 		if e.Seq == 0 {
 			continue
@@ -322,8 +386,8 @@ func (c *Compactor) build(snap *snapshot, pl Plan, sum Summary, req Request, inc
 		d.DroppedToSeq = e.Seq
 	}
 	keepFrom := snap.session.LastSeq + 1
-	if pl.KeepFrom < len(t) {
-		keepFrom = t[pl.KeepFrom].Seq
+	if logFrom < len(t) {
+		keepFrom = t[logFrom].Seq
 	}
 	details, _ := json.Marshal(d)
 	return sessiondb.Compaction{
@@ -358,17 +422,22 @@ func compactJSON(b []byte) []byte {
 	return out.Bytes()
 }
 
-// summaryText recovers the summary text from a summary message body: its
-// text (see entryText) without SummaryPrefix.
-func summaryText(body json.RawMessage) string {
-	return strings.TrimPrefix(entryText(body), SummaryPrefix)
+// firstLog is the index of the first log entry (Seq > 0) of t at or after
+// from; len(t) when there is none.
+func firstLog(t []sessiondb.Entry, from int) int {
+	for i := from; i < len(t); i++ {
+		if t[i].Seq > 0 {
+			return i
+		}
+	}
+	return len(t)
 }
 
 // requestKey fingerprints a request: a summary is reused after a conflict
 // only when the previous summary and every dropped entry are unchanged.
 func requestKey(req Request) [32]byte {
 	h := sha256.New()
-	fmt.Fprintf(h, "%d:%s\n", len(req.Previous), req.Previous)
+	fmt.Fprintf(h, "%d:%s %d:%s\n", len(req.Format), req.Format, len(req.Previous), req.Previous)
 	for _, e := range req.Entries {
 		fmt.Fprintf(h, "%d %d:%s %d:%s\n", e.Seq, len(e.Kind), e.Kind, len(e.Body), e.Body)
 	}
@@ -428,4 +497,11 @@ func Dropped(ctx context.Context, store sessiondb.Store, id string, compactionID
 		}
 	}
 	return out, nil
+}
+
+// summaryText recovers the summary text from a summary message body of a
+// session read by inspectBody: its text (see entryText) without
+// SummaryPrefix.
+func summaryText(body json.RawMessage) string {
+	return strings.TrimPrefix(entryText(body), SummaryPrefix)
 }

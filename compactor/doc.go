@@ -20,7 +20,9 @@
 // and the kept tail (recent entries, kept verbatim):
 //
 //   - KeepTurns keeps the last N turns. A turn starts at a user message that
-//     is not a tool result and is not a summary message.
+//     is not a tool result and is not a summary message (for Claude Code,
+//     Codex and pi: a user prompt as jsonlimport.Understand reads it; see
+//     "Claude Code, Codex and pi").
 //   - KeepTokens keeps the most recent entries whose estimated tokens fit the
 //     budget (the budget covers the tail only). With both set, the shorter
 //     tail wins; with neither, KeepTurns is DefaultKeepTurns (2).
@@ -57,6 +59,83 @@
 // correctness wins over the token count. Parallel calls answered by several
 // messages, possibly out of order and with custom entries between them, stay
 // together.
+//
+// # Claude Code, Codex and pi
+//
+// Sessions imported from Claude Code, Codex and pi (Session.SourceFormat
+// claude-code, codex, pi) keep each line of the agent's own file as an
+// entry: a message inside an envelope ({"type":"user","message":…},
+// {"type":"response_item","payload":…}, {"type":"message","message":…})
+// among bookkeeping lines (progress, snapshots, event_msg echoes,
+// turn_context, model changes). Read as message objects they have no
+// role, so no turn was ever found and every long session had "nothing to
+// drop". Their entries are read with jsonlimport.Understand instead, the
+// one understanding of each format's messages (issue 22): this package
+// imports jsonlimport, which imports only the root package, so there is
+// no cycle and no second parser. Every other format (picoclaw, zot,
+// swink, sessions an application wrote) is read by ToolIDs' shapes as
+// before. For these three formats:
+//
+//   - A turn starts at a user prompt as Understand reads it: a user
+//     message with text that carries no tool result and is neither
+//     bookkeeping (Claude Code isMeta lines and command wrappers, Codex
+//     event_msg echoes) nor injected context (<environment_context>,
+//     <system-reminder>, developer messages, compact summaries), nor a
+//     summary message.
+//   - The kept tail always starts at a turn start where a cut is allowed.
+//     KeepTurns keeps the last N such turns; KeepTokens keeps the turns
+//     starting at or after the first entry the budget covers (the last
+//     turn whole when even it exceeds the budget). A transcript with no
+//     more turns than KeepTurns, or with no prompt to start a tail at (one
+//     giant turn), is left alone with a reason that gives the counts.
+//   - Tool calls and results are Understand's (tool_use/tool_result
+//     blocks, function_call/custom_tool_call and their outputs, toolCall
+//     and toolResult messages), paired by call ID as above. Claude Code
+//     writes parallel calls one tool_use line each and each result on a
+//     line of its own, sometimes a result line before the tool_use line it
+//     answers: such a result pairs with the first later call of its ID, so
+//     no cut separates them either. No cut goes before a "message-part"
+//     entry (a later line of one streamed response).
+//   - An import may make the transcript copies of a resume path (Claude
+//     Code branches and side chains: a compaction whose summary holds the
+//     path and which keeps no log entry; Codex's own compactions). The kept
+//     tail may then start among those copies: the compaction carries them
+//     after the summary message as verbatim copies (Details.Tail counts
+//     them), and the log is kept from the first log entry after them.
+//   - The summary message is written in the format's own shape
+//     (FormatSummaryMessage): a Claude Code "user" line marked
+//     isCompactSummary, as Claude Code marks the summary that continues a
+//     compacted conversation; a Codex response_item user message with an
+//     input_text block, as Codex puts its summary into a compacted
+//     thread's replacement history; a pi "message" line holding a user
+//     message. Understand, `sessionctl show`, the viewer and the
+//     cross-format export (which reads the effective transcript) read it
+//     as a user message with the summary text; a Claude Code summary reads
+//     as context. A pi compaction entry ({"type":"compaction"}) was not
+//     chosen: cross-format export refuses those. An export into the
+//     session's own format writes the file as imported, byte for byte
+//     (jsonlimport's exporters write the imported log, not the
+//     transcript): the compaction lives in the store, not in the agent's
+//     file, and is never written there half. A Compactor.SummaryMessage
+//     that builds anything else for these formats (a bare message object,
+//     which cross-format export would refuse for Claude Code and pi and
+//     leave out for Codex) is refused with ErrUnfitSummary (wrapping
+//     sessiondb.ErrInvalid) and nothing is written.
+//   - The summarizers read the entries the same way (Request.Format):
+//     Offline lists Understand's prompts, tool names and last answer text;
+//     OpenAI renders the entries with RenderFormat, without bookkeeping
+//     lines.
+//
+// Measured on the real corpus (TestCompactCorpusOwnShapes, --keep 2,
+// offline; pi files are the pi exporter's translations of the corpus
+// sessions, the repository holding no long real pi file): every session of
+// more than 10 turns compacts (Claude Code 8 of 8, Codex 8 of 8, pi 19 of
+// 19) with every tool call kept with its result (79, 72 and 122 pairs in
+// the kept tails); of the shorter sessions, those with more than two
+// turns compact and the rest say why not. TestCompactedExportsLoadInPi
+// opens the compacted Claude Code and Codex sessions exported to pi with
+// pi's own SessionManager: pi resumes the summary as the first (user)
+// message and every kept call with its result.
 //
 // # Token estimate
 //
@@ -138,11 +217,12 @@
 // Sequence), then the compaction list, plans, summarizes, and records one
 // compaction with Store.Commit and ExpectSequence set to the Sequence it
 // read: Summary = anchor copies + the summary message (DefaultSummaryMessage:
-// {"role":"user","content":SummaryPrefix+text}, or Compactor.SummaryMessage),
-// KeepFromSeq = the first kept log entry, AtSeq = the LastSeq read,
+// {"role":"user","content":SummaryPrefix+text}, the format's own shape for
+// Claude Code, Codex and pi, or Compactor.SummaryMessage) + tail copies
+// (Claude Code, Codex and pi only), KeepFromSeq = the first kept log entry, AtSeq = the LastSeq read,
 // TokensBefore/TokensAfter = estimated transcript sizes, Details = the
-// Details struct (compactor, summarizer, model, anchor, anchor_seqs, dropped
-// range, incremental, previous_compaction, policy, attempts), plus the
+// Details struct (compactor, summarizer, model, anchor, anchor_seqs, tail,
+// dropped range, incremental, previous_compaction, policy, attempts), plus the
 // summarizer's usage row if it reported one. The session's free-text Summary
 // field is not touched.
 //

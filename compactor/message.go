@@ -37,11 +37,31 @@ type bodyInfo struct {
 	results []string
 	// names are the tool names of the calls, one per call block.
 	names []string
+
+	// The fields below are set for the formats read through
+	// jsonlimport.Understand (ownShape); inspectBody leaves them zero.
+
+	// understood: the entry was read by Understand; result, request and
+	// text are its reading.
+	understood bool
+	// result: the entry carries a tool result.
+	result bool
+	// request: the entry is a user prompt that starts a turn (not a tool
+	// result, bookkeeping, injected context or a summary).
+	request bool
+	// part: the entry continues the message of the entry before it (a
+	// later line of one streamed response); no cut goes before it.
+	part bool
+	// text is the entry's text as Understand reads it.
+	text string
 }
 
 // toolResult reports whether the entry is (or carries) a tool result: it
 // answers a call ID, or its role says it is a tool result even without one.
 func (b bodyInfo) toolResult() bool {
+	if b.understood {
+		return b.result
+	}
 	if len(b.results) > 0 {
 		return true
 	}
@@ -55,6 +75,9 @@ func (b bodyInfo) toolResult() bool {
 // userRequest reports whether the entry starts a turn: a user message that
 // is not a tool result (Anthropic-like results travel in user messages).
 func (b bodyInfo) userRequest() bool {
+	if b.understood {
+		return b.request
+	}
 	return b.role == "user" && !b.toolResult()
 }
 

@@ -56,17 +56,17 @@ func (Offline) Summarize(ctx context.Context, req Request) (Summary, error) {
 	}
 	d.messages += len(req.Entries)
 	for _, e := range req.Entries {
-		info := inspectBody(e.Body)
+		info := inspectEntry(req.Format, e)
 		for _, name := range info.names {
 			d.addTool(name, 1)
 		}
 		switch {
 		case info.userRequest():
-			if line := firstLine(entryText(e.Body)); line != "" {
+			if line := firstLine(infoText(info, e.Body)); line != "" {
 				d.requests = append(d.requests, truncate(line, OfflineRequestBytes))
 			}
 		case info.role == "assistant":
-			if text := oneLine(entryText(e.Body)); text != "" {
+			if text := oneLine(infoText(info, e.Body)); text != "" {
 				d.answer = truncate(text, OfflineAnswerBytes)
 			}
 		}

@@ -230,7 +230,8 @@ type chatResponse struct {
 
 // UserPrompt is the user message the OpenAI summarizer sends for req:
 // the previous summary (when there is one) in <previous-summary> tags, the
-// rendered entries in <conversation> tags, and the instruction.
+// rendered entries in <conversation> tags (RenderFormat for Claude Code,
+// Codex and pi sessions, else RenderTranscript), and the instruction.
 func UserPrompt(req Request, maxEntryBytes int) string {
 	var b strings.Builder
 	if req.Previous != "" {
@@ -239,7 +240,11 @@ func UserPrompt(req Request, maxEntryBytes int) string {
 		b.WriteString("\n</previous-summary>\n\n")
 	}
 	b.WriteString("<conversation>\n")
-	b.WriteString(RenderTranscript(req.Entries, maxEntryBytes))
+	if ownShape(req.Format) {
+		b.WriteString(RenderFormat(req.Format, req.Entries, maxEntryBytes))
+	} else {
+		b.WriteString(RenderTranscript(req.Entries, maxEntryBytes))
+	}
 	b.WriteString("</conversation>\n\n")
 	if req.Previous != "" {
 		b.WriteString("Update the previous summary with the conversation that followed it. Keep what still matters from the previous summary; the result replaces both.")

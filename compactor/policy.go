@@ -1,6 +1,8 @@
 package compactor
 
 import (
+	"fmt"
+
 	"github.com/sessiondb/sessiondb"
 )
 
@@ -68,23 +70,51 @@ func cuts(infos []bodyInfo) []bool {
 	n := len(infos)
 	diff := make([]int, n+2)
 	open := map[string]int{}
+	type early struct {
+		at int
+		id string
+	}
+	var unmatched []early
 	for i, in := range infos {
 		for _, id := range in.results {
 			if c, ok := open[id]; ok && c < i {
 				// Cuts c+1 … i separate call c from result i.
 				diff[c+1]++
 				diff[i+1]--
+			} else if in.understood {
+				unmatched = append(unmatched, early{i, id})
 			}
 		}
 		for _, id := range in.calls {
 			open[id] = i
 		}
 	}
+	// Claude Code sometimes writes a tool_result line before the
+	// tool_use line it answers (a later block of the same response): in
+	// the formats read through Understand, a result with no call before
+	// it pairs with the first call with its ID after it.
+	if len(unmatched) > 0 {
+		later := map[string][]int{}
+		for i, in := range infos {
+			for _, id := range in.calls {
+				later[id] = append(later[id], i)
+			}
+		}
+		for _, u := range unmatched {
+			for _, c := range later[u.id] {
+				if c > u.at {
+					diff[u.at+1]++
+					diff[c+1]--
+					break
+				}
+			}
+		}
+	}
 	ok := make([]bool, n+1)
 	run := 0
 	for i := 0; i <= n; i++ {
 		run += diff[i]
-		ok[i] = run == 0 && (i == n || !infos[i].toolResult())
+		ok[i] = run == 0 && (i == n || (!infos[i].toolResult() && !infos[i].part))
 	}
 	ok[0], ok[n] = true, true
 	return ok
@@ -98,11 +128,16 @@ func cuts(infos []bodyInfo) []bool {
 // entry is kept with its tool group. Cuts move so that no tool call is
 // separated from its results: the anchor grows, the tail grows.
 func PlanTranscript(t []sessiondb.Entry, p Policy) Plan {
-	infos := make([]bodyInfo, len(t))
-	for i, e := range t {
-		infos[i] = inspectBody(e.Body)
-	}
-	return plan(t, infos, p, -1)
+	return PlanFormat("", t, p)
+}
+
+// PlanFormat is PlanTranscript for a session of the given source format
+// (Session.SourceFormat). Claude Code, Codex and pi sessions are read
+// through jsonlimport.Understand and cut at turn starts only (see the
+// package doc, "Claude Code, Codex and pi"); every other format is read as
+// PlanTranscript reads it.
+func PlanFormat(format string, t []sessiondb.Entry, p Policy) Plan {
+	return plan(t, inspectAll(format, t), p, -1)
 }
 
 // plan is PlanTranscript with the entries' infos computed and the index of
@@ -114,6 +149,9 @@ func plan(t []sessiondb.Entry, infos []bodyInfo, p Policy, prevSummary int) Plan
 		return Plan{Reason: ReasonEmpty}
 	}
 	ok := cuts(infos)
+	if len(infos) > 0 && infos[0].understood {
+		return planTurns(t, infos, ok, p, prevSummary)
+	}
 
 	a := min(max(p.Anchor, 0), n)
 	for !ok[a] {
@@ -187,4 +225,88 @@ func tailStart(t []sessiondb.Entry, infos []bodyInfo, p Policy) int {
 		k = max(k, kt)
 	}
 	return min(k, n-1)
+}
+
+// anchorEnd is where the anchor ends: Policy.Anchor moved later until the
+// cut is allowed, and never past the previous summary message.
+func anchorEnd(n int, ok []bool, p Policy, prevSummary int) int {
+	a := min(max(p.Anchor, 0), n)
+	for !ok[a] {
+		a++
+	}
+	if prevSummary >= 0 && a > prevSummary && ok[prevSummary] {
+		a = prevSummary
+	}
+	return a
+}
+
+// planTurns is plan for the formats read through Understand (Claude Code,
+// Codex, pi). The kept tail starts at a user prompt at which a cut is
+// allowed (a turn start), always: KeepTurns keeps the last KeepTurns such
+// turns, KeepTokens the turns that start at or after the first entry the
+// budget covers (the last turn whole when even it is over the budget).
+// The tail may start among the summary entries of the current compaction
+// (an import's copies of a resume path, our previous tail): those are
+// carried into the new compaction as copies. Every reason for dropping
+// nothing names the counts.
+func planTurns(t []sessiondb.Entry, infos []bodyInfo, ok []bool, p Policy, prevSummary int) Plan {
+	n := len(t)
+	a := anchorEnd(n, ok, p, prevSummary)
+	var starts []int
+	for i := range t {
+		if i != prevSummary && ok[i] && infos[i].userRequest() {
+			starts = append(starts, i)
+		}
+	}
+	if len(starts) == 0 {
+		return Plan{Anchor: a, KeepFrom: a, Reason: fmt.Sprintf(
+			"nothing to drop: no entry of the transcript (%s) is a user prompt at which a kept tail could start (it is one turn, or has no prompt)", plural(n, "entry", "entries"))}
+	}
+	turns, tokens := p.KeepTurns, p.KeepTokens
+	if turns <= 0 && tokens <= 0 {
+		turns = DefaultKeepTurns
+	}
+	k := 0
+	if turns > 0 {
+		if len(starts) <= turns {
+			return Plan{Anchor: a, KeepFrom: a, Reason: fmt.Sprintf(
+				"nothing to drop: the transcript (%s) has %s and the policy keeps the last %d (a turn starts at a user prompt)", plural(n, "entry", "entries"), plural(len(starts), "turn", "turns"), turns)}
+		}
+		k = starts[len(starts)-turns]
+	}
+	if tokens > 0 {
+		count := p.counter()
+		sum, kt := 0, n
+		for i := n - 1; i >= 0; i-- {
+			sum += count(t[i])
+			if sum > tokens {
+				break
+			}
+			kt = i
+		}
+		kk := starts[len(starts)-1]
+		for _, s := range starts {
+			if s >= kt {
+				kk = s
+				break
+			}
+		}
+		k = max(k, kk)
+	}
+	if k <= a {
+		return Plan{Anchor: a, KeepFrom: a, Reason: fmt.Sprintf(
+			"nothing to drop: the anchor (%s) reaches the turn the kept tail starts with", plural(a, "entry", "entries"))}
+	}
+	if k == a+1 && a == prevSummary {
+		return Plan{Anchor: a, KeepFrom: k, Reason: ReasonOnlySummary}
+	}
+	return Plan{Anchor: a, KeepFrom: k, Drop: true}
+}
+
+// plural is "1 entry", "2 entries".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

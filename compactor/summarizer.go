@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport"
 )
 
 // A Summarizer turns dropped transcript entries into summary text. It must
@@ -20,13 +21,19 @@ type Summarizer interface {
 type Request struct {
 	// SessionID names the session (for logging; summarizers need not use it).
 	SessionID string
+	// Format is the session's source format (Session.SourceFormat: the
+	// jsonlimport names claude-code, codex, pi, …; "" for a session an
+	// application wrote). Entries of Claude Code, Codex and pi sessions are
+	// lines of the agent's own file, read with jsonlimport.Understand.
+	Format string
 	// Previous is the text of the previous summary when this compaction
 	// extends one made by this package ("" otherwise). The new summary must
 	// cover it and Entries together.
 	Previous string
 	// Entries are the newly dropped entries, oldest first: log entries
-	// (Seq > 0) and, when the current compaction was not made by this
-	// package, its summary messages (Seq 0).
+	// (Seq > 0) and summary entries of the current compaction (Seq 0): all
+	// of them when it was not made by this package, else the tail copies
+	// it carried (Claude Code, Codex and pi only).
 	Entries []sessiondb.Entry
 }
 
@@ -138,6 +145,60 @@ func RenderTranscript(entries []sessiondb.Entry, maxEntryBytes int) string {
 		}
 		if strings.TrimSpace(text) == "" {
 			text = string(compactJSON(e.Body))
+		}
+		if maxEntryBytes > 0 && len(text) > maxEntryBytes {
+			cut := len(text) - maxEntryBytes
+			text = truncate(text, maxEntryBytes) + fmt.Sprintf(" [%d more bytes]", cut)
+		}
+		fmt.Fprintf(&b, "--- %s ---\n%s\n", header, text)
+	}
+	return b.String()
+}
+
+// RenderFormat is RenderTranscript for the entries of a Claude Code, Codex
+// or pi session, read with jsonlimport.Understand: bookkeeping lines are
+// left out; each other entry is a block headed by its role ("context" for
+// injected context, with "summary" prepended for summary entries) holding
+// its thinking ("[thinking] …"), its text, its tool calls ("→ name(arguments)")
+// and its tool results ("← [call id] text"), each entry cut to
+// maxEntryBytes (0: no limit) as RenderTranscript cuts it.
+func RenderFormat(format string, entries []sessiondb.Entry, maxEntryBytes int) string {
+	var b strings.Builder
+	for _, e := range entries {
+		m := jsonlimport.Understand(format, e)
+		if m.Bookkeeping {
+			continue
+		}
+		header := m.Role
+		if m.Context {
+			header = "context"
+		}
+		if header == "" {
+			header = "entry"
+		}
+		if e.Summary {
+			header = "summary " + header
+		}
+		var parts []string
+		if m.Thinking != "" {
+			parts = append(parts, "[thinking] "+m.Thinking)
+		}
+		if m.Text != "" {
+			parts = append(parts, m.Text)
+		}
+		for _, c := range m.Calls {
+			parts = append(parts, "→ "+c.Name+"("+c.Arguments+")")
+		}
+		for _, r := range m.Results {
+			status := ""
+			if r.IsError {
+				status = " (error)"
+			}
+			parts = append(parts, "← ["+r.CallID+"]"+status+" "+r.Text)
+		}
+		text := strings.Join(parts, "\n")
+		if strings.TrimSpace(text) == "" {
+			continue
 		}
 		if maxEntryBytes > 0 && len(text) > maxEntryBytes {
 			cut := len(text) - maxEntryBytes

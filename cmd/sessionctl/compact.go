@@ -36,6 +36,10 @@ What is kept: the last --keep TURNS turns (a turn starts at a user message;
 default 2), or the most recent entries that fit in --budget TOKENS
 (estimated), whichever is shorter when both are given, plus the first
 --anchor entries. A tool call is never separated from its results.
+Claude Code, Codex and pi sessions are read as those tools write them: a
+turn starts at a user prompt (not a tool result, a bookkeeping line or
+injected context), the kept part starts at one, and the summary is written
+as a message of the session's own format.
 
 Summarizers: offline (default) writes a deterministic digest without any
 network; openai calls an OpenAI-compatible chat-completions endpoint
@@ -110,10 +114,11 @@ func (a *app) runCompact(arg string, o compactOptions) error {
 	policy := compactor.Policy{KeepTurns: o.keep, KeepTokens: o.budget, Anchor: o.anchor}
 
 	if o.dryRun {
-		transcript, err := st.Load(a.ctx, id, sessiondb.LoadOptions{})
+		full, err := st.LoadFull(a.ctx, id, sessiondb.LoadOptions{})
 		if err != nil {
 			return fmt.Errorf("load %s: %w", id, err)
 		}
+		transcript := full.Transcript
 		var tokens int64
 		for _, e := range transcript {
 			tokens += int64(compactor.EstimateTokens(e))
@@ -122,7 +127,7 @@ func (a *app) runCompact(arg string, o compactOptions) error {
 		if o.threshold > 0 && tokens <= o.threshold {
 			out.Reason = compactor.ReasonBelowThreshold
 		} else {
-			plan := compactor.PlanTranscript(transcript, policy)
+			plan := compactor.PlanFormat(full.Session.SourceFormat, transcript, policy)
 			out.Reason = plan.Reason
 			out.Anchor = plan.Anchor
 			if plan.Drop {

@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -130,4 +132,58 @@ func TestCompactOpenAI(t *testing.T) {
 	if st.Usage.Calls != 1 || st.Usage.InputTokens != 900 || st.Usage.OutputTokens != 12 {
 		t.Errorf("usage after openai compact: %+v", st.Usage)
 	}
+}
+
+// TestCompactClaudeCodeCorpus compacts a real Claude Code session of 707
+// messages from the corpus (issue 22: it said "nothing to compact"): exit
+// 0, what was dropped reported, the transcript starting again at a user
+// prompt after the summary, and the session still exporting.
+func TestCompactClaudeCodeCorpus(t *testing.T) {
+	const id = "13f6131f-3289-46a0-9662-a2a36f544e35"
+	file := filepath.Join(testdata, "corpus", "claude-code", "projects",
+		"-home-lena-lava-hazel-home-lena-glacier-dune-walnut-cipher-saffron-canyon", id+".jsonl")
+	if _, err := os.Stat(file); err != nil {
+		t.Skipf("no corpus: %v", err)
+	}
+	db := tempDB(t)
+	sessionctl(t, db, "import", file).mustSucceed(t)
+	before := transcriptBodies(t, db, id)
+
+	var plan compactReport
+	sessionctl(t, db, "compact", id, "--keep", "2", "--dry-run", "--json").mustSucceed(t).decode(t, &plan)
+	if plan.Dropped == 0 || plan.Reason != "" {
+		t.Fatalf("dry run: %+v", plan)
+	}
+	r := sessionctl(t, db, "compact", id, "--keep", "2", "--summarizer", "offline").mustSucceed(t)
+	want := fmt.Sprintf("compacted %s: summarized %d messages", id, plan.Dropped)
+	if !strings.HasPrefix(r.stdout, want) {
+		t.Fatalf("compact: %q, want it to start with %q", r.stdout, want)
+	}
+	after := transcriptBodies(t, db, id)
+	if len(after) >= len(before) {
+		t.Fatalf("transcript %d -> %d entries", len(before), len(after))
+	}
+	var summary struct {
+		Type             string `json:"type"`
+		IsCompactSummary bool   `json:"isCompactSummary"`
+		Message          struct {
+			Role    string `json:"role"`
+			Content string `json:"content"`
+		} `json:"message"`
+	}
+	if err := json.Unmarshal([]byte(after[0]), &summary); err != nil || summary.Type != "user" || !summary.IsCompactSummary ||
+		!strings.HasPrefix(summary.Message.Content, "[Summary of the earlier conversation]\n\n[Offline summary of ") {
+		t.Errorf("first entry is not a Claude Code compact summary: %.300s", after[0])
+	}
+	var first struct {
+		Type    string `json:"type"`
+		Message struct {
+			Content json.RawMessage `json:"content"`
+		} `json:"message"`
+	}
+	if err := json.Unmarshal([]byte(after[1]), &first); err != nil || first.Type != "user" || strings.Contains(string(first.Message.Content), "tool_result") {
+		t.Errorf("kept tail does not start at a user prompt: %.300s", after[1])
+	}
+	out := t.TempDir()
+	sessionctl(t, db, "export", id, "--format", "claude-code", "--out", out).mustSucceed(t)
 }

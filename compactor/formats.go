@@ -1,0 +1,135 @@
+package compactor
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport"
+)
+
+// ownShape reports whether sessions of the source format keep each line of
+// an agent's own file as an entry (Claude Code, Codex, pi): their entries
+// are read through jsonlimport.Understand, the one understanding of those
+// formats, and their summary message is written in the format's shape.
+// Every other format (picoclaw, zot, swink, sessions an application wrote)
+// stores message objects, which inspectBody reads.
+func ownShape(format string) bool {
+	switch format {
+	case jsonlimport.FormatClaudeCode, jsonlimport.FormatCodex, jsonlimport.FormatPi:
+		return true
+	}
+	return false
+}
+
+// inspectEntry is what the policy needs to know about entry e of a session
+// of the given source format.
+func inspectEntry(format string, e sessiondb.Entry) bodyInfo {
+	if !ownShape(format) {
+		return inspectBody(e.Body)
+	}
+	m := jsonlimport.Understand(format, e)
+	info := bodyInfo{role: m.Role, understood: true, text: m.Text}
+	seenCall := map[string]bool{}
+	for _, c := range m.Calls {
+		info.names = append(info.names, c.Name)
+		if c.ID != "" && !seenCall[c.ID] {
+			seenCall[c.ID] = true
+			info.calls = append(info.calls, c.ID)
+		}
+	}
+	seenResult := map[string]bool{}
+	for _, r := range m.Results {
+		if r.CallID != "" && !seenResult[r.CallID] {
+			seenResult[r.CallID] = true
+			info.results = append(info.results, r.CallID)
+		}
+	}
+	info.result = len(m.Results) > 0
+	// A later line of one streamed Claude Code response: no cut goes
+	// between the lines of one API response.
+	info.part = e.Kind == sessiondb.KindMessagePart
+	info.request = m.Role == "user" && !m.Bookkeeping && !m.Context && len(m.Results) == 0 &&
+		strings.TrimSpace(m.Text) != "" && !strings.HasPrefix(m.Text, SummaryPrefix)
+	if m.Bookkeeping {
+		// A bookkeeping line (an event_msg echo of a prompt, a command
+		// wrapper) is neither a request nor an answer for the summary.
+		info.role = ""
+	}
+	return info
+}
+
+// inspectAll reads every entry of a transcript.
+func inspectAll(format string, t []sessiondb.Entry) []bodyInfo {
+	infos := make([]bodyInfo, len(t))
+	for i, e := range t {
+		infos[i] = inspectEntry(format, e)
+	}
+	return infos
+}
+
+// FormatSummaryMessage returns the body of the summary message for a
+// session of the given source format (the names of jsonlimport), in that
+// format's own shape, so that every reader of the format (the viewer,
+// `sessionctl show`, search, cross-format export) reads it as a message:
+//
+//   - Claude Code: a "user" line whose message is the summary, marked
+//     isCompactSummary as Claude Code marks the summary that continues a
+//     compacted conversation.
+//   - Codex: a response_item user message with one input_text block, as
+//     Codex itself puts its summary into the replacement history of a
+//     compacted thread.
+//   - pi: a "message" line with a user message of one text block.
+//   - Any other format: DefaultSummaryMessage.
+//
+// The text is SummaryPrefix + text in every shape.
+func FormatSummaryMessage(format, text string) json.RawMessage {
+	text = SummaryPrefix + text
+	var v any
+	switch format {
+	case jsonlimport.FormatClaudeCode:
+		v = struct {
+			Type             string `json:"type"`
+			Message          any    `json:"message"`
+			IsCompactSummary bool   `json:"isCompactSummary"`
+		}{"user", struct {
+			Role    string `json:"role"`
+			Content string `json:"content"`
+		}{"user", text}, true}
+	case jsonlimport.FormatCodex:
+		v = struct {
+			Type    string `json:"type"`
+			Payload any    `json:"payload"`
+		}{"response_item", struct {
+			Type    string `json:"type"`
+			Role    string `json:"role"`
+			Content []any  `json:"content"`
+		}{"message", "user", []any{typedText{"input_text", text}}}}
+	case jsonlimport.FormatPi:
+		v = struct {
+			Type    string `json:"type"`
+			Message any    `json:"message"`
+		}{"message", struct {
+			Role    string `json:"role"`
+			Content []any  `json:"content"`
+		}{"user", []any{typedText{"text", text}}}}
+	default:
+		return DefaultSummaryMessage(strings.TrimPrefix(text, SummaryPrefix))
+	}
+	b, _ := json.Marshal(v)
+	return b
+}
+
+type typedText struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+// infoText is the plain text of an entry for summaries: what Understand
+// reads for the formats it reads, else entryText.
+func infoText(info bodyInfo, body json.RawMessage) string {
+	if info.understood {
+		return info.text
+	}
+	return entryText(body)
+}

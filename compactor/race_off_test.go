@@ -1,0 +1,5 @@
+//go:build !race
+
+package compactor
+
+const raceEnabled = false
