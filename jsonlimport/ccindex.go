@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 )
 
 // The index of a Claude Code project folder's API responses, which
@@ -315,7 +316,7 @@ func (c *ccKeys) scan(path string, before func(string)) (map[string]bool, error)
 	}
 	changed := map[string]bool{}
 	marker := []byte(`"usage"`)
-	err = scanLines(f, c.end, func(line []byte, _ int, _, end int64, complete bool) error {
+	err = jsonl.ScanLines(f, c.end, func(line []byte, _ int, _, end int64, complete bool) error {
 		if complete {
 			c.end = end
 		}

@@ -58,6 +58,7 @@ import (
 	"slices"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 )
 
 // ccResuming is the part of a Claude Code parse that serves resuming.
@@ -89,38 +90,45 @@ type ccCache struct {
 	entries int
 }
 
-func (f *Follow) ccPut(token string, p *ccParser) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	c := &f.cc
-	if c.states == nil {
-		c.states = map[string]*ccParser{}
-	}
-	c.states[token] = p
-	c.order = append(c.order, token)
-	c.entries += len(p.entries)
-	for len(c.order) > 1 && (len(c.order) > ccCacheMax || c.entries > ccCacheEntries) {
-		old := c.order[0]
-		c.order = c.order[1:]
-		if q := c.states[old]; q != nil {
-			c.entries -= len(q.entries)
-			delete(c.states, old)
+// ccPut keeps p under token in cache, dropping the least recently kept
+// states beyond ccCacheMax and ccCacheEntries.
+func ccPut(cache *jsonl.Cache, token string, p *ccParser) {
+	cache.Do(FormatClaudeCode, func(v any) any {
+		c, _ := v.(*ccCache)
+		if c == nil {
+			c = &ccCache{states: map[string]*ccParser{}}
 		}
-	}
+		c.states[token] = p
+		c.order = append(c.order, token)
+		c.entries += len(p.entries)
+		for len(c.order) > 1 && (len(c.order) > ccCacheMax || c.entries > ccCacheEntries) {
+			old := c.order[0]
+			c.order = c.order[1:]
+			if q := c.states[old]; q != nil {
+				c.entries -= len(q.entries)
+				delete(c.states, old)
+			}
+		}
+		return c
+	})
 }
 
 // ccTake removes and returns the state of token (nil when not kept).
-func (f *Follow) ccTake(token string) *ccParser {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	c := &f.cc
-	p := c.states[token]
-	if p == nil {
-		return nil
-	}
-	delete(c.states, token)
-	c.order = slices.DeleteFunc(c.order, func(t string) bool { return t == token })
-	c.entries -= len(p.entries)
+func ccTake(cache *jsonl.Cache, token string) *ccParser {
+	var p *ccParser
+	cache.Do(FormatClaudeCode, func(v any) any {
+		c, _ := v.(*ccCache)
+		if c == nil {
+			return v
+		}
+		if p = c.states[token]; p == nil {
+			return c
+		}
+		delete(c.states, token)
+		c.order = slices.DeleteFunc(c.order, func(t string) bool { return t == token })
+		c.entries -= len(p.entries)
+		return c
+	})
 	return p
 }
 
@@ -139,11 +147,11 @@ func (p *ccParser) sawIDs(node *ccNode, raw []byte) {
 	}
 }
 
-// keep puts the parse state into follow for the next import and names it
+// keep puts the parse state into cache for the next import and names it
 // in out.ResumeState. The entries from k on (those returned) lose their
 // bodies in the kept state: out gets copies.
-func (p *ccParser) keep(follow *Follow, out *Parsed, k int) {
-	if follow == nil {
+func (p *ccParser) keep(cache *jsonl.Cache, out *Parsed, k int) {
+	if cache == nil {
 		return
 	}
 	var rs ccResumeState
@@ -167,7 +175,7 @@ func (p *ccParser) keep(follow *Follow, out *Parsed, k int) {
 	}
 	p.hadComp = len(out.Compactions) > 0
 	p.ctx, p.problems, p.notes = nil, nil, nil
-	follow.ccPut(rs.Token, p)
+	ccPut(cache, rs.Token, p)
 }
 
 // entryOf returns the entry of message line n, its body read back from
@@ -196,10 +204,10 @@ func (p *ccParser) entryOf(n *ccNode) sessiondb.Entry {
 func ccResume(ctx context.Context, u Unit, from Resume) (*Parsed, error) {
 	notInc := fmt.Errorf("parse claude-code %s: %w", u.Path, ErrNotIncremental)
 	var prev ccResumeState
-	if from.follow == nil || json.Unmarshal(from.State, &prev) != nil || prev.V != 2 || prev.Token == "" {
+	if from.Cache == nil || json.Unmarshal(from.State, &prev) != nil || prev.V != 2 || prev.Token == "" {
 		return nil, notInc
 	}
-	p := from.follow.ccTake(prev.Token)
+	p := ccTake(from.Cache, prev.Token)
 	if p == nil || p.path != u.Path || p.offset != from.Offset || len(p.entries) != from.Entries || prev.Entries != from.Entries {
 		return nil, notInc
 	}
@@ -219,8 +227,8 @@ func ccResume(ctx context.Context, u Unit, from Resume) (*Parsed, error) {
 		return nil, fmt.Errorf("parse claude-code %s: %w", u.Path, err)
 	}
 	defer f.Close()
-	if from.size > 0 && from.size < size {
-		size = from.size // read no further than the side files were listed at
+	if from.Size > 0 && from.Size < size {
+		size = from.Size // read no further than the side files were listed at
 	}
 	if err := p.run(upTo(f, from.Offset, size), from.Offset, p.dispatch); err != nil {
 		return nil, fmt.Errorf("parse claude-code %s: %w", u.Path, err)
@@ -254,7 +262,7 @@ func ccResume(ctx context.Context, u Unit, from Resume) (*Parsed, error) {
 	if reason := trimReread(out, importState{Entries: k}); reason != "" {
 		return nil, notInc
 	}
-	p.keep(from.follow, out, k)
+	p.keep(from.Cache, out, k)
 	return out, nil
 }
 

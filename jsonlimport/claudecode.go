@@ -101,6 +101,7 @@ import (
 	"time"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 )
 
 // FormatClaudeCode names the Claude Code transcript format.
@@ -134,10 +135,10 @@ var ccTypes = map[string]bool{
 // "result","key","agentId",…} lines, not a transcript.
 var ccJournalRE = regexp.MustCompile(`(^|/)subagents/workflows/wf_[^/]+/journal\.jsonl$`)
 
-// skipReason implements skipper: a workflow journal and the
+// SkipReason implements jsonl.Skipper: a workflow journal and the
 // agent-<id>.meta.json beside a sub-agent transcript are skipped with a
 // note.
-func (ClaudeCode) skipReason(path string) string {
+func (ClaudeCode) SkipReason(path string) string {
 	switch {
 	case ccJournalRE.MatchString(filepath.ToSlash(path)):
 		return "Claude Code workflow journal (which agent ran and what it returned), not a transcript; skipped"
@@ -423,20 +424,20 @@ func (ClaudeCode) Parse(ctx context.Context, u Unit, from Resume) (parsed *Parse
 	var prev ccResumeState
 	if len(from.State) > 0 && json.Unmarshal(from.State, &prev) == nil && prev.V == 2 {
 		p.prevEntries = prev.Entries
-		p.readToolFiles(u, prev.Files, from.size)
+		p.readToolFiles(u, prev.Files, from.Size)
 	} else {
-		p.readToolFiles(u, nil, from.size)
+		p.readToolFiles(u, nil, from.Size)
 	}
 	f, _, err := openAt(u.Path, 0)
 	if err != nil {
 		return nil, fmt.Errorf("parse claude-code %s: %w", u.Path, err)
 	}
 	defer f.Close()
-	if err := p.run(upTo(f, 0, from.size), 0, p.dispatch); err != nil {
+	if err := p.run(upTo(f, 0, from.Size), 0, p.dispatch); err != nil {
 		return nil, fmt.Errorf("parse claude-code %s: %w", u.Path, err)
 	}
 	if len(p.entries) == 0 && p.offset == 0 && len(p.problems) == 0 {
-		return nil, fmt.Errorf("%w: empty file", errNoConversation)
+		return nil, fmt.Errorf("%w: empty file", jsonl.ErrNoConversation)
 	}
 	if len(p.entries) == 0 {
 		return nil, fmt.Errorf("parse claude-code %s: %w: no readable line", u.Path, sessiondb.ErrInvalid)
@@ -446,7 +447,7 @@ func (ClaudeCode) Parse(ctx context.Context, u Unit, from Resume) (parsed *Parse
 		// the summary-only files Claude Code 1.0 left behind, a 2.1 file
 		// of another session's title and queue lines): no conversation,
 		// and maybe no time to date a session by.
-		return nil, fmt.Errorf("%w: no user or assistant line, only %d bookkeeping line(s)", errNoConversation, len(p.entries))
+		return nil, fmt.Errorf("%w: no user or assistant line, only %d bookkeeping line(s)", jsonl.ErrNoConversation, len(p.entries))
 	}
 	p.placeToolFiles(nil)
 	for i := range p.files {
@@ -460,7 +461,7 @@ func (ClaudeCode) Parse(ctx context.Context, u Unit, from Resume) (parsed *Parse
 	}
 	out, err := p.finish(u)
 	if err == nil {
-		p.keep(from.follow, out, 0)
+		p.keep(from.Cache, out, 0)
 	}
 	return out, err
 }
@@ -816,12 +817,12 @@ func (p *ccParser) blocks(node *ccNode, content json.RawMessage) {
 	}
 }
 
-// sideFiles implements sideLister: the tool-results files of the session
+// SideFiles implements jsonl.SideLister: the tool-results files of the session
 // at path.
-func (ClaudeCode) sideFiles(path string) []string { return ccToolFiles(path) }
+func (ClaudeCode) SideFiles(path string) []string { return ccToolFiles(path) }
 
 // upTo returns f, read from offset from, limited to size bytes of the file
-// when size > 0 (Resume.size).
+// when size > 0 (Resume.Size).
 func upTo(f io.Reader, from, size int64) io.Reader {
 	if size <= 0 {
 		return f
@@ -842,7 +843,7 @@ func (p *ccParser) readToolFiles(u Unit, placed []ccPlaced, size int64) {
 	}
 	raw, _ := os.ReadFile(u.Path)
 	if size > 0 && int64(len(raw)) > size {
-		raw = raw[:size] // what the parse reads (Resume.size)
+		raw = raw[:size] // what the parse reads (Resume.Size)
 	}
 	for _, x := range u.Extra {
 		f, ok := p.loadToolFile(x, at[filepath.Base(x)])
@@ -877,7 +878,7 @@ func (p *ccParser) loadToolFile(x string, at int) (ccToolFile, bool) {
 		p.problem(0, "tool-results file %s is %d bytes (over %d); not imported", name, len(data), MaxLineSize)
 		return ccToolFile{}, false
 	}
-	body, _ := json.Marshal(map[string]string{"file": name, "content": string(zotValidUTF8(data))})
+	body, _ := json.Marshal(map[string]string{"file": name, "content": string(jsonl.ValidUTF8(data))})
 	return ccToolFile{name: name, stem: strings.TrimSuffix(name, filepath.Ext(name)), at: at,
 		stamp: fileStamp{Path: x, Size: fi.Size(), ModTime: fi.ModTime()},
 		entry: sessiondb.Entry{Kind: ccKindToolFile, CreatedAt: fi.ModTime().UTC(), Body: body}}, true

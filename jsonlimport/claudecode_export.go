@@ -44,16 +44,17 @@ import (
 	"strings"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 )
 
 // Export writes session id as Claude Code files under dir (see the notes
 // at the top of claudecode_export.go).
 func (cc ClaudeCode) Export(ctx context.Context, s sessiondb.Store, id string, dir string) ([]string, error) {
-	return exportDir(ctx, cc, s, id, dir)
+	return jsonl.ExportDir(ctx, cc, s, id, dir)
 }
 
-// exportFiles implements exporter.
-func (ClaudeCode) exportFiles(ctx context.Context, s sessiondb.Store, id string) ([]exportFile, error) {
+// ExportFiles implements jsonl.Exporter.
+func (ClaudeCode) ExportFiles(ctx context.Context, s sessiondb.Store, id string) ([]jsonl.File, error) {
 	sess, err := s.Get(ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("export claude-code %s: %w", id, err)
@@ -68,7 +69,7 @@ func (ClaudeCode) exportFiles(ctx context.Context, s sessiondb.Store, id string)
 	rel := ccExportPath(sess)
 	toolDir := strings.TrimSuffix(rel, ".jsonl") + "/tool-results/"
 	var buf bytes.Buffer
-	var tools []exportFile
+	var tools []jsonl.File
 	at := map[string]int{} // tool file name → index in tools (a later copy wins)
 	for _, e := range log {
 		if e.Kind == ccKindToolFile {
@@ -79,7 +80,7 @@ func (ClaudeCode) exportFiles(ctx context.Context, s sessiondb.Store, id string)
 			if err := json.Unmarshal(e.Body, &tf); err != nil || tf.File == "" || strings.ContainsAny(tf.File, `/\`) {
 				return nil, fmt.Errorf("export claude-code %s: entry %d: %w: not a tool-results file record", id, e.Seq, sessiondb.ErrInvalid)
 			}
-			f := bytesFile(toolDir+tf.File, []byte(tf.Content))
+			f := jsonl.BytesFile(toolDir+tf.File, []byte(tf.Content))
 			if i, ok := at[tf.File]; ok {
 				tools[i] = f
 			} else {
@@ -95,7 +96,7 @@ func (ClaudeCode) exportFiles(ctx context.Context, s sessiondb.Store, id string)
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("export claude-code %s: %w", id, err)
 	}
-	return append([]exportFile{bytesFile(rel, buf.Bytes())}, tools...), nil
+	return append([]jsonl.File{jsonl.BytesFile(rel, buf.Bytes())}, tools...), nil
 }
 
 // ccExportPath is the path, relative to the export directory, of the
@@ -148,5 +149,5 @@ func ccProjectFolder(cwd string) string {
 			out = append(out, '-')
 		}
 	}
-	return string(out[:min(len(out), maxNameLen)])
+	return string(out[:min(len(out), jsonl.MaxNameLen)])
 }

@@ -33,6 +33,7 @@ import (
 	"regexp"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 )
 
 // codexRolloutRE matches a rollout's file name and captures its date.
@@ -41,11 +42,11 @@ var codexRolloutRE = regexp.MustCompile(`^rollout-(\d{4})-(\d{2})-(\d{2})T[0-9-]
 // Export writes session id as a Codex rollout under dir (see the notes at
 // the top of codex_export.go).
 func (cx Codex) Export(ctx context.Context, s sessiondb.Store, id string, dir string) ([]string, error) {
-	return exportDir(ctx, cx, s, id, dir)
+	return jsonl.ExportDir(ctx, cx, s, id, dir)
 }
 
-// exportFiles implements exporter.
-func (Codex) exportFiles(ctx context.Context, s sessiondb.Store, id string) ([]exportFile, error) {
+// ExportFiles implements jsonl.Exporter.
+func (Codex) ExportFiles(ctx context.Context, s sessiondb.Store, id string) ([]jsonl.File, error) {
 	sess, err := s.Get(ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("export codex %s: %w", id, err)
@@ -66,7 +67,7 @@ func (Codex) exportFiles(ctx context.Context, s sessiondb.Store, id string) ([]e
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("export codex %s: %w", id, err)
 	}
-	return []exportFile{bytesFile(codexExportPath(sess), buf.Bytes())}, nil
+	return []jsonl.File{jsonl.BytesFile(codexExportPath(sess), buf.Bytes())}, nil
 }
 
 // codexExportPath is the rollout's path relative to the export directory:

@@ -7,19 +7,9 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-)
 
-// Formats returns every format this package reads and writes, in the order
-// in which they are offered the files of a directory: picoclaw, zot, swink,
-// claude-code, codex, pi. picoclaw claims only files it can tell apart by
-// name (.meta.json pairs, legacy session objects) or by a first line that is
-// a picoclaw message, so it goes first; zot and swink recognise their files
-// by their header lines; Claude Code, Codex and pi files are recognised by
-// the shape of their first lines (never by path alone), and come last so
-// that they cannot take a file an older format claims.
-func Formats() []Format {
-	return []Format{Picoclaw{}, Zot{}, Swink{}, ClaudeCode{}, Codex{}, Pi{}}
-}
+	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
+)
 
 // lookupFormat returns the named format, or nil.
 func lookupFormat(name string) Format {
@@ -146,8 +136,8 @@ func discover(paths []string, formats []Format) (units []planned, problems, skip
 	rest:
 		for _, f := range rest {
 			for _, fm := range formats {
-				if sk, ok := fm.(skipper); ok {
-					if reason := sk.skipReason(f); reason != "" {
+				if sk, ok := fm.(jsonl.Skipper); ok {
+					if reason := sk.SkipReason(f); reason != "" {
 						skipped = append(skipped, Problem{Path: f, Reason: reason})
 						continue rest
 					}
@@ -234,14 +224,6 @@ func walkRoot(root string, add func(string), problems, skipped *[]Problem) (int,
 func within(dir, path string) bool {
 	rel, err := filepath.Rel(dir, path)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
-}
-
-// skipper is implemented by formats whose archives hold files that are
-// not sessions but are known (a Claude Code workflow journal): skipReason
-// returns why such a file is skipped ("" for a file it does not know),
-// which the import reports as a note rather than a problem.
-type skipper interface {
-	skipReason(path string) string
 }
 
 func fileSize(path string) int64 {

@@ -312,7 +312,7 @@
 //
 // A session ID comes from an archive or a user, so it is hostile input to
 // the exporter. Each format renders a session into relative file names and
-// writers (exportFiles) without touching the disk; ExportWith plans every
+// writers (ExportFiles) without touching the disk; ExportWith plans every
 // session first and writes only when the whole plan holds: every name
 // component a plain file name (not "", "." or "..", no NUL, at most 255
 // bytes, so an ID ".." names "..jsonl" inside DIR, never DIR's parent, and
@@ -343,6 +343,55 @@
 // problem "not a regular file" and is not opened. A file no format claimed
 // because it cannot be opened is reported "cannot read", not "unknown
 // format".
+//
+// # Layout: formats as packages
+//
+// A format is a package of its own; this package keeps the importer (walk,
+// detect, resume, report, batching), the export of many sessions, the
+// translation between formats and the registry. Who imports whom (an arrow
+// reads "imports"; nothing imports upwards, so there is no cycle):
+//
+//	cmd/sessionctl, watch, viewer, mcpserver, bench, torture
+//	        │
+//	        ▼
+//	jsonlimport ──────────────► jsonlimport/swink, jsonlimport/zot, …
+//	  importer, registry         one package per format: Claim, Parse,
+//	  (Formats, formats.go),     ExportFiles, its message reading, its
+//	  translation, pricing,      tests, fuzz targets and fixtures
+//	  Understand, titles                │
+//	        │                           │
+//	        ▼                           ▼
+//	jsonlimport/jsonl: the interfaces (Format, Exporter, SideLister,
+//	  Skipper), Parsed/Unit/Resume/Problem/Branch, the line reader, the
+//	  readers' Cache, the export writer (Plan, ExportDir), SetTranslator
+//	        │
+//	        ▼
+//	sessiondb
+//
+// The registry is Formats in formats.go: adding a format is adding its
+// package and a line there (explicit, since the list's order decides which
+// format claims a file). This package keeps its public names: Format,
+// Parsed, Unit and the others are aliases of jsonl's, and each moved
+// format keeps its name here (Swink, FormatSwink, …), so callers did not
+// change. The tests of a format package are an external test package
+// (swink_test, zot_test): they import and export through jsonlimport, as
+// users do, and see the format's internals through its export_test.go;
+// jsonlimport/internal/jsonltest holds the helpers both share. Tests that
+// need several formats (cross-format export, the corpus, growth, golden
+// exports) stay here. Fixtures stay in the repository's testdata/, which
+// the CLI's tests read too.
+//
+// Moved so far (issue 27 item 2): swink and zot. Still in this package,
+// to move the same way: picoclaw (its Claim asks Claude Code whether a
+// .jsonl and .meta.json pair is a Claude Code sub-agent), Claude Code
+// (claudecode*.go, ccindex.go, ccresume.go), Codex (codex*.go) and pi
+// (pi*.go, translate_pi.go). What holds them: their titles go through
+// Understand (message.go dispatches on the format name to every
+// *_message.go), their exporters through the translation (translate*.go)
+// and Claude Code's and Codex's usage through pricing. The next step is a
+// message reader per format in the registry (Understand looks it up) and
+// the shared reading helpers (wildlines.go, message.go's) in jsonl; then
+// each of the four is a package like swink.
 //
 // # Reading messages back
 //

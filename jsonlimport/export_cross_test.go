@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport/zot"
 )
 
 // xDigest renders a neutral conversation as one line per message, with
@@ -268,7 +269,7 @@ func dropZotStubs(src, got []xMsg) []xMsg {
 	}
 	var out []xMsg
 	for _, m := range got {
-		if m.Role == xToolResult && m.IsError && !answered[m.CallID] && len(m.Blocks) == 1 && m.Blocks[0].Text == zotStubText {
+		if m.Role == xToolResult && m.IsError && !answered[m.CallID] && len(m.Blocks) == 1 && m.Blocks[0].Text == zot.StubText {
 			continue
 		}
 		out = append(out, m)

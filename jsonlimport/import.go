@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 )
 
 // Options configures Import.
@@ -482,7 +483,7 @@ func writeUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool,
 			if errors.Is(w.err, context.Canceled) || errors.Is(w.err, context.DeadlineExceeded) {
 				return fmt.Errorf("import: %w", w.err)
 			}
-			if errors.Is(w.err, errNoConversation) {
+			if errors.Is(w.err, jsonl.ErrNoConversation) {
 				rep.Files++
 				rep.Skipped++
 				rep.Notes = append(rep.Notes, Problem{Path: w.p.unit.Path, Reason: w.err.Error()})
@@ -551,8 +552,8 @@ func prepare(ctx context.Context, store sessiondb.Store, p planned) *work {
 		return w
 	}
 	w.stat = fi
-	if l, ok := p.format.(sideLister); ok {
-		u.Extra = l.sideFiles(u.Path) // after the stat: see sideLister
+	if l, ok := p.format.(jsonl.SideLister); ok {
+		u.Extra = l.SideFiles(u.Path) // after the stat: see jsonl.SideLister
 	}
 	w.extra = stampFiles(u.Extra)
 	prev, err := store.SourceFile(ctx, u.Path)
@@ -593,9 +594,9 @@ func prepare(ctx context.Context, store sessiondb.Store, p planned) *work {
 			}
 		}
 	}
-	from := Resume{follow: p.follow, size: fi.Size()}
+	from := Resume{Cache: p.follow.readerCache(), Size: fi.Size()}
 	if w.mode == modeResume {
-		from = Resume{Offset: w.prev.Offset, Entries: w.prevSt.Entries, State: w.prevSt.Reader, follow: p.follow, size: fi.Size()}
+		from = Resume{Offset: w.prev.Offset, Entries: w.prevSt.Entries, State: w.prevSt.Reader, Cache: p.follow.readerCache(), Size: fi.Size()}
 	}
 	parsed, err := p.format.Parse(ctx, u, from)
 	if w.mode == modeResume && err == nil {
@@ -605,7 +606,7 @@ func prepare(ctx context.Context, store sessiondb.Store, p planned) *work {
 		// The file grew, but the reader cannot continue from its state:
 		// read it whole, and append only what was not imported yet.
 		p.follow.count(func(s *FollowStats) { s.Rereads++ })
-		parsed, err = p.format.Parse(ctx, u, Resume{State: w.prevSt.Reader, follow: p.follow, size: fi.Size()})
+		parsed, err = p.format.Parse(ctx, u, Resume{State: w.prevSt.Reader, Cache: p.follow.readerCache(), Size: fi.Size()})
 		w.mode = modeReread
 		if err == nil && parsed != nil {
 			if reason := trimReread(parsed, w.prevSt); reason != "" {

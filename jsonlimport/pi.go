@@ -100,6 +100,7 @@ import (
 	"time"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 )
 
 // FormatPi names the pi session format.
@@ -873,7 +874,7 @@ func piForkSeq(source string, nodes map[string]*piNode) (int64, map[string]bool)
 	defer f.Close()
 	shared := map[string]bool{}
 	var n, last int64
-	_ = scanLines(f, 0, func(line []byte, _ int, _, _ int64, _ bool) error {
+	_ = jsonl.ScanLines(f, 0, func(line []byte, _ int, _, _ int64, _ bool) error {
 		if len(bytes.TrimSpace(line)) == 0 {
 			return nil
 		}
@@ -898,11 +899,11 @@ func piForkSeq(source string, nodes map[string]*piNode) (int64, map[string]bool)
 // Export writes session id as a pi session file under dir, at
 // --<cwd>--/<created>_<id>.jsonl (see the package notes above).
 func (pi Pi) Export(ctx context.Context, s sessiondb.Store, id string, dir string) ([]string, error) {
-	return exportDir(ctx, pi, s, id, dir)
+	return jsonl.ExportDir(ctx, pi, s, id, dir)
 }
 
-// exportFiles implements exporter.
-func (Pi) exportFiles(ctx context.Context, s sessiondb.Store, id string) ([]exportFile, error) {
+// ExportFiles implements jsonl.Exporter.
+func (Pi) ExportFiles(ctx context.Context, s sessiondb.Store, id string) ([]jsonl.File, error) {
 	sess, err := s.Get(ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("export pi %s: %w", id, err)
@@ -942,13 +943,13 @@ func (Pi) exportFiles(ctx context.Context, s sessiondb.Store, id string) ([]expo
 	// branch fork ("<id>@<tip>") and a disambiguated copy apart from the
 	// session whose header they share.
 	name := strings.NewReplacer(":", "-", ".", "-").Replace(piTime(sess.CreatedAt)) + "_" + piFileID(sess.ID) + ".jsonl"
-	return []exportFile{bytesFile(safe+"/"+name, buf.Bytes())}, nil
+	return []jsonl.File{jsonl.BytesFile(safe+"/"+name, buf.Bytes())}, nil
 }
 
 // piFileID returns id made safe for a file name (fileSafe, at most 200
 // bytes; "_" for "", "." and "..").
 func piFileID(id string) string {
-	if b := fileSafe(id, 200); b != "" && b != "." && b != ".." {
+	if b := jsonl.FileSafe(id, 200); b != "" && b != "." && b != ".." {
 		return b
 	}
 	return "_"

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 )
 
 // Picoclaw reads and writes picoclaw's session directories
@@ -141,7 +142,7 @@ func parsePicoclawLine(line []byte) picoLine {
 	out.msg = picoMessage{}
 	reason := "invalid JSON: " + err.Error()
 	switch {
-	case isBlank(line):
+	case jsonl.IsBlank(line):
 		reason = "whitespace-only line"
 	case json.Valid(line):
 		reason = "not a picoclaw message: " + err.Error()
@@ -298,13 +299,13 @@ func firstLineIsPicoclaw(path string) bool {
 	}
 	defer f.Close()
 	ok := false
-	_ = scanLines(io.LimitReader(f, 1<<20), 0, func(line []byte, _ int, _, _ int64, _ bool) error {
-		line = bytes.TrimLeft(trimCR(line), " \t\x00")
+	_ = jsonl.ScanLines(io.LimitReader(f, 1<<20), 0, func(line []byte, _ int, _, _ int64, _ bool) error {
+		line = bytes.TrimLeft(jsonl.TrimCR(line), " \t\x00")
 		if len(line) == 0 {
 			return nil
 		}
 		ok = bytes.HasPrefix(line, picoRoleMarker)
-		return errStopScan
+		return jsonl.ErrStopScan
 	})
 	return ok
 }
@@ -570,12 +571,12 @@ func (Picoclaw) parseJSONL(ctx context.Context, u Unit, from Resume) (*Parsed, e
 	var firstCreated time.Time
 	physBase := phys
 	tooLongForPicoclaw := false
-	err = scanLines(f, offset, func(line []byte, lineNo int, start, end int64, complete bool) error {
+	err = jsonl.ScanLines(f, offset, func(line []byte, lineNo int, start, end int64, complete bool) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		n := physBase + lineNo
-		if oversized(line) {
+		if jsonl.Oversized(line) {
 			pd.Problems = append(pd.Problems, Problem{Path: u.Path, Line: n, Reason: fmt.Sprintf("line of %d bytes exceeds the %d-byte limit; skipped (picoclaw cannot read this session at all)", end-start, MaxLineSize)})
 			if complete {
 				raw++
@@ -587,7 +588,7 @@ func (Picoclaw) parseJSONL(ctx context.Context, u Unit, from Resume) (*Parsed, e
 			}
 			return nil
 		}
-		line = trimCR(line)
+		line = jsonl.TrimCR(line)
 		if len(line) == 0 {
 			if complete {
 				phys = n
@@ -656,7 +657,7 @@ func (Picoclaw) parseJSONL(ctx context.Context, u Unit, from Resume) (*Parsed, e
 	if !haveMeta && from.Offset == 0 && entries == 0 && raw == 0 {
 		// No meta and no complete line yet (a file being written): no
 		// time to date a session by but the clock's.
-		return nil, fmt.Errorf("%w: no .meta.json and no complete line", errNoConversation)
+		return nil, fmt.Errorf("%w: no .meta.json and no complete line", jsonl.ErrNoConversation)
 	}
 	if !haveMeta {
 		pd.Session.UpdatedAt = fi.ModTime()
@@ -829,15 +830,15 @@ func sanitizePicoclawKey(key string) string {
 // body that is not a picoclaw Message (another format's message shape) is
 // written too, but picoclaw's own loader will skip it.
 func (p Picoclaw) Export(ctx context.Context, s sessiondb.Store, id string, dir string) ([]string, error) {
-	return exportDir(ctx, p, s, id, dir)
+	return jsonl.ExportDir(ctx, p, s, id, dir)
 }
 
-// exportFiles implements exporter. The files are named
+// ExportFiles implements jsonl.Exporter. The files are named
 // {sanitizeKey(id)}.jsonl and .meta.json as one file name each, so that an
 // ID such as ".." or "." names files inside the directory ("..jsonl")
 // rather than its parent; the key itself is in the meta file, which is
 // where the importer (and picoclaw) read it from.
-func (Picoclaw) exportFiles(ctx context.Context, s sessiondb.Store, id string) ([]exportFile, error) {
+func (Picoclaw) ExportFiles(ctx context.Context, s sessiondb.Store, id string) ([]jsonl.File, error) {
 	sess, err := s.Get(ctx, id)
 	if err != nil {
 		return nil, err
@@ -906,8 +907,8 @@ func (Picoclaw) exportFiles(ctx context.Context, s sessiondb.Store, id string) (
 	if err != nil {
 		return nil, fmt.Errorf("picoclaw: meta: %w", err)
 	}
-	return []exportFile{
-		{rel: base + ".jsonl", write: writeLines},
-		bytesFile(base+".meta.json", metaJSON),
+	return []jsonl.File{
+		{Rel: base + ".jsonl", Write: writeLines},
+		jsonl.BytesFile(base+".meta.json", metaJSON),
 	}, nil
 }

@@ -12,6 +12,32 @@ import (
 	"testing"
 )
 
+// picoSeedLines returns lines of every picoclaw sample as fuzz seeds.
+func picoSeedLines(f *testing.F) [][]byte {
+	var out [][]byte
+	for _, pattern := range []string{
+		filepath.Join(picoDir, "*.jsonl"),
+		filepath.Join(picoDamagedDir, "*", "*.jsonl"),
+	} {
+		files, err := filepath.Glob(pattern)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, file := range files {
+			data, err := os.ReadFile(file)
+			if err != nil {
+				f.Fatal(err)
+			}
+			for _, l := range bytes.Split(data, []byte("\n")) {
+				if len(l) > 0 && len(l) < 1<<16 {
+					out = append(out, l)
+				}
+			}
+		}
+	}
+	return out
+}
+
 // FuzzPicoclawLine checks the picoclaw line parser against picoclaw's own
 // rule (json.Unmarshal into Message decides) and the recovery guarantees:
 // a body is always valid JSON, always a byte range of the line, equal to the

@@ -7,6 +7,8 @@ import (
 	"hash"
 	"os"
 	"sync"
+
+	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 )
 
 // Deciding that a source file only grew, without reading what was
@@ -64,14 +66,23 @@ type prefixMark struct {
 // (package watch keeps one per run): the files whose imported prefix was
 // hashed whole once, by device and inode, so that later imports of them
 // check it cheaply, and readers' parse states kept between imports (Claude
-// Code's, see ccCache). A nil *Follow is valid: every import then hashes
+// Code's, see ccCache), in a jsonl.Cache. A nil *Follow is valid: every import then hashes
 // every consumed prefix whole, as Import does. It is safe for concurrent
 // use.
 type Follow struct {
 	mu       sync.Mutex
 	verified map[string]fileID
-	cc       ccCache
+	cache    jsonl.Cache // readers' parse states (Resume.Cache)
 	stats    FollowStats
+}
+
+// readerCache returns where readers keep their parse states under f (nil
+// for a nil f: none).
+func (f *Follow) readerCache() *jsonl.Cache {
+	if f == nil {
+		return nil
+	}
+	return &f.cache
 }
 
 // FollowStats counts what a Follow saved and what it could not.

@@ -89,6 +89,7 @@ import (
 	"time"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 )
 
 // ErrUntranslatable is returned (wrapped, with the counts of what cannot
@@ -836,7 +837,7 @@ func describe(msgs []xMsg, loss *xLoss) string {
 
 // translatedFiles is the exporter of Claude Code and Codex for a session
 // of another format: it refuses, naming what the session holds.
-func translatedFiles(ctx context.Context, s sessiondb.Store, sess sessiondb.Session, target string) ([]exportFile, error) {
+func translatedFiles(ctx context.Context, s sessiondb.Store, sess sessiondb.Session, target string) ([]jsonl.File, error) {
 	msgs, loss, err := readForeign(ctx, s, sess)
 	if err != nil {
 		return nil, fmt.Errorf("export %s %s: %w", target, sess.ID, err)

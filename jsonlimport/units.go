@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport/swink"
 )
 
 // This file serves importers that decide for themselves which units to
@@ -95,7 +96,7 @@ func ClaimScope(path string) Scope {
 			sc.Dirs = append(sc.Dirs, filepath.Dir(owner))
 		}
 	case filepath.Base(dir) == "checkpoints" && strings.HasSuffix(base, ".json"):
-		if owner := newSwClaim().checkpointOwner(path); owner != "" {
+		if owner := swink.CheckpointOwner(path); owner != "" {
 			sc.Dirs = append(sc.Dirs, filepath.Dir(owner))
 		}
 	case base == codexIndexName:

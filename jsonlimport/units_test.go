@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport/internal/jsonltest"
 )
 
 // TestImportUnitsEqualsImport checks that Discover followed by
@@ -80,13 +81,7 @@ func TestImportUnitsEqualsImport(t *testing.T) {
 	}
 }
 
-func bodies(es []sessiondb.Entry) []string {
-	var out []string
-	for _, e := range es {
-		out = append(out, string(e.Body))
-	}
-	return out
-}
+func bodies(es []sessiondb.Entry) []string { return jsonltest.Bodies(es) }
 
 func TestImportUnitsRefusesUnknownFormat(t *testing.T) {
 	st := openStore(t)

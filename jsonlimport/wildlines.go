@@ -16,6 +16,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 )
 
 // wildScan is the state of one scan of a wild JSONL file.
@@ -57,21 +59,21 @@ const maxGlueCandidates = 64
 //     for the next import (offset stops before it).
 func (s *wildScan) run(f io.Reader, from int64, obj func(raw []byte, lineNo int)) error {
 	s.offset = from
-	return scanLines(f, from, func(line []byte, n int, start, end int64, complete bool) error {
+	return jsonl.ScanLines(f, from, func(line []byte, n int, start, end int64, complete bool) error {
 		if n%256 == 0 {
 			if err := s.ctx.Err(); err != nil {
 				return err
 			}
 		}
 		lineNo := s.lineBase + n
-		if oversized(line) {
+		if jsonl.Oversized(line) {
 			s.problem(lineNo, "oversized line: longer than %d bytes; skipped", MaxLineSize)
 			if complete {
 				s.offset, s.lines = end, lineNo
 			}
 			return nil
 		}
-		line = trimCR(line)
+		line = jsonl.TrimCR(line)
 		if !complete {
 			t := bytes.TrimSpace(line)
 			if len(t) == 0 {
@@ -97,7 +99,7 @@ func (s *wildScan) run(f io.Reader, from int64, obj func(raw []byte, lineNo int)
 		s.bodyAt = start + int64(len(line)-len(bytes.TrimLeftFunc(line, unicode.IsSpace)))
 		if !utf8.Valid(line) {
 			s.problem(lineNo, "invalid UTF-8: invalid bytes replaced with U+FFFD")
-			line = zotValidUTF8(line)
+			line = jsonl.ValidUTF8(line)
 			s.bodyAt = -1
 		}
 		t := bytes.TrimSpace(line)

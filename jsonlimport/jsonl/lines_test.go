@@ -1,4 +1,4 @@
-package jsonlimport
+package jsonl
 
 import (
 	"bytes"
@@ -12,7 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// scannedLine records one scanLines callback.
+// scannedLine records one ScanLines callback.
 type scannedLine struct {
 	Line       string
 	Nil        bool
@@ -24,12 +24,12 @@ type scannedLine struct {
 func scanAll(t testing.TB, r io.Reader, from int64) []scannedLine {
 	t.Helper()
 	var out []scannedLine
-	err := scanLines(r, from, func(line []byte, no int, start, end int64, complete bool) error {
+	err := ScanLines(r, from, func(line []byte, no int, start, end int64, complete bool) error {
 		out = append(out, scannedLine{string(line), line == nil, no, start, end, complete})
 		return nil
 	})
 	if err != nil {
-		t.Fatalf("scanLines: %v", err)
+		t.Fatalf("ScanLines: %v", err)
 	}
 	return out
 }
@@ -107,8 +107,8 @@ func TestScanLinesOversized(t *testing.T) {
 	}
 	// Exactly MaxLineSize bytes is still a line.
 	var size int
-	err := scanLines(&repeatReader{'m', MaxLineSize}, 0, func(line []byte, _ int, _, _ int64, _ bool) error {
-		if oversized(line) {
+	err := ScanLines(&repeatReader{'m', MaxLineSize}, 0, func(line []byte, _ int, _, _ int64, _ bool) error {
+		if Oversized(line) {
 			t.Error("a line of exactly MaxLineSize bytes reported as oversized")
 		}
 		size = len(line)
@@ -121,23 +121,23 @@ func TestScanLinesOversized(t *testing.T) {
 
 func TestScanLinesStopAndErrors(t *testing.T) {
 	var seen int
-	err := scanLines(strings.NewReader("a\nb\nc\n"), 0, func([]byte, int, int64, int64, bool) error {
+	err := ScanLines(strings.NewReader("a\nb\nc\n"), 0, func([]byte, int, int64, int64, bool) error {
 		seen++
 		if seen == 2 {
-			return errStopScan
+			return ErrStopScan
 		}
 		return nil
 	})
 	if err != nil || seen != 2 {
-		t.Errorf("errStopScan: err %v after %d lines", err, seen)
+		t.Errorf("ErrStopScan: err %v after %d lines", err, seen)
 	}
 	boom := errors.New("boom")
-	err = scanLines(strings.NewReader("a\nb\n"), 0, func([]byte, int, int64, int64, bool) error { return boom })
+	err = ScanLines(strings.NewReader("a\nb\n"), 0, func([]byte, int, int64, int64, bool) error { return boom })
 	if !errors.Is(err, boom) {
 		t.Errorf("callback error: %v", err)
 	}
 	readErr := errors.New("disk")
-	err = scanLines(io.MultiReader(strings.NewReader("a\n"), errReader{readErr}), 0, func([]byte, int, int64, int64, bool) error { return nil })
+	err = ScanLines(io.MultiReader(strings.NewReader("a\n"), errReader{readErr}), 0, func([]byte, int, int64, int64, bool) error { return nil })
 	if !errors.Is(err, readErr) {
 		t.Errorf("read error: %v", err)
 	}
@@ -152,7 +152,7 @@ func checkScanInvariants(t *testing.T, in []byte, from int64) {
 	var rebuilt []byte
 	pos := from
 	no := 0
-	err := scanLines(bytes.NewReader(in), from, func(line []byte, n int, start, end int64, complete bool) error {
+	err := ScanLines(bytes.NewReader(in), from, func(line []byte, n int, start, end int64, complete bool) error {
 		no++
 		if n != no || start != pos || end <= start {
 			t.Fatalf("line %d: no %d start %d end %d (pos %d)", no, n, start, end, pos)
@@ -187,38 +187,20 @@ func checkScanInvariants(t *testing.T, in []byte, from int64) {
 	}
 }
 
-// picoSeedLines returns lines of every picoclaw sample as fuzz seeds.
-func picoSeedLines(f *testing.F) [][]byte {
-	var out [][]byte
-	for _, pattern := range []string{
-		filepath.Join(picoDir, "*.jsonl"),
-		filepath.Join(picoDamagedDir, "*", "*.jsonl"),
-	} {
-		files, err := filepath.Glob(pattern)
-		if err != nil {
-			f.Fatal(err)
-		}
-		for _, file := range files {
-			data, err := os.ReadFile(file)
-			if err != nil {
-				f.Fatal(err)
-			}
-			for _, l := range bytes.Split(data, []byte("\n")) {
-				if len(l) > 0 && len(l) < 1<<16 {
-					out = append(out, l)
-				}
-			}
-		}
-	}
-	return out
-}
-
 func FuzzScanLines(f *testing.F) {
 	f.Add([]byte(""), int64(0))
 	f.Add([]byte("a\n\nb\r\ntorn"), int64(7))
 	f.Add(bytes.Repeat([]byte("x"), lineReaderBuf+3), int64(0))
-	for _, l := range picoSeedLines(f)[:8] {
-		f.Add(append(append([]byte{}, l...), '\n'), int64(0))
+	// Lines of a picoclaw sample, each with its newline.
+	sample, err := os.ReadFile(filepath.Join("..", "..", "testdata", "picoclaw", "agent_main_cli_direct_alice.jsonl"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	for i, l := range bytes.SplitAfter(sample, []byte("\n")) {
+		if i == 8 {
+			break
+		}
+		f.Add(l, int64(0))
 	}
 	f.Fuzz(func(t *testing.T, in []byte, from int64) {
 		if from < 0 {

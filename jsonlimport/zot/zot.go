@@ -1,4 +1,4 @@
-package jsonlimport
+package zot
 
 // zot (github.com/patriceckhart/zot) keeps one append-only JSONL file per
 // session: ZOT_HOME/sessions/<hex(sha256(cwd))[:16]>/<YYYYMMDD-HHMMSS>-<id8>.jsonl.
@@ -97,12 +97,16 @@ import (
 	"unicode/utf8"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 )
 
 // Zot reads and writes zot session files.
 type Zot struct{}
 
-var _ Format = Zot{}
+// FormatZot is the format's name.
+const FormatZot = "zot"
+
+var _ jsonl.Format = Zot{}
 
 // Name returns FormatZot.
 func (Zot) Name() string { return FormatZot }
@@ -110,6 +114,10 @@ func (Zot) Name() string { return FormatZot }
 // zotStubText is the text of the stub result zot's loader synthesizes for a
 // tool call without result.
 const zotStubText = "tool call was aborted; no result recorded."
+
+// StubText is the result text zot's loader gives a tool call that has no
+// result.
+const StubText = zotStubText
 
 // zotExt is the extension of zot's portable session exports.
 const zotExt = ".zotsession"
@@ -154,10 +162,10 @@ type zotAttrs struct {
 // Claim takes zot session files: files laid out as in a zot home
 // (sessions/<16 hex>/<YYYYMMDD-HHMMSS>-<id>.jsonl), portable .zotsession
 // exports, and any other .jsonl file whose first line is a zot meta row.
-func (Zot) Claim(files []string) (units []Unit, rest []string) {
+func (Zot) Claim(files []string) (units []jsonl.Unit, rest []string) {
 	for _, f := range files {
 		if isZotHomeFile(f) || strings.HasSuffix(f, zotExt) || (strings.HasSuffix(f, ".jsonl") && sniffZotMeta(f)) {
-			units = append(units, Unit{Format: FormatZot, Path: f})
+			units = append(units, jsonl.Unit{Format: FormatZot, Path: f})
 			continue
 		}
 		rest = append(rest, f)
@@ -187,7 +195,7 @@ func sniffZotMeta(path string) bool {
 		Type string                     `json:"type"`
 		Meta map[string]json.RawMessage `json:"meta"`
 	}
-	if json.Unmarshal(trimCR(bytes.TrimSuffix(line, []byte("\n"))), &row) != nil || row.Type != "meta" {
+	if json.Unmarshal(jsonl.TrimCR(bytes.TrimSuffix(line, []byte("\n"))), &row) != nil || row.Type != "meta" {
 		return false
 	}
 	_, hasID := row.Meta["id"]
@@ -355,8 +363,8 @@ type zotParser struct {
 	resumed  bool
 	lineBase int
 
-	problems []Problem
-	notes    []Problem
+	problems []jsonl.Problem
+	notes    []jsonl.Problem
 	meta     zotMeta
 	haveMeta bool
 	id       string
@@ -381,16 +389,16 @@ type zotParser struct {
 }
 
 func (p *zotParser) problem(line int, format string, args ...any) {
-	p.problems = append(p.problems, Problem{Path: p.path, Line: line, Reason: fmt.Sprintf(format, args...)})
+	p.problems = append(p.problems, jsonl.Problem{Path: p.path, Line: line, Reason: fmt.Sprintf(format, args...)})
 }
 
 // note records what zot's own loader does too (see Parsed.Notes).
 func (p *zotParser) note(line int, format string, args ...any) {
-	p.notes = append(p.notes, Problem{Path: p.path, Line: line, Reason: fmt.Sprintf(format, args...)})
+	p.notes = append(p.notes, jsonl.Problem{Path: p.path, Line: line, Reason: fmt.Sprintf(format, args...)})
 }
 
 // Parse reads one zot session file (see the package notes on zot above).
-func (Zot) Parse(ctx context.Context, u Unit, from Resume) (parsed *Parsed, err error) {
+func (Zot) Parse(ctx context.Context, u jsonl.Unit, from jsonl.Resume) (parsed *jsonl.Parsed, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			parsed, err = nil, fmt.Errorf("parse zot %s: internal error: %v", u.Path, r)
@@ -412,7 +420,7 @@ func (Zot) Parse(ctx context.Context, u Unit, from Resume) (parsed *Parsed, err 
 	if from.Offset > 0 {
 		var rs zotResumeState
 		if from.Offset > st.Size() || len(from.State) == 0 || json.Unmarshal(from.State, &rs) != nil || rs.V != 1 || rs.ID == "" {
-			return nil, fmt.Errorf("parse zot %s: %w", u.Path, ErrNotIncremental)
+			return nil, fmt.Errorf("parse zot %s: %w", u.Path, jsonl.ErrNotIncremental)
 		}
 		p.resumed = true
 		p.id = rs.ID
@@ -429,7 +437,7 @@ func (Zot) Parse(ctx context.Context, u Unit, from Resume) (parsed *Parsed, err 
 		}
 	}
 	p.offset = from.Offset
-	if err := scanLines(f, from.Offset, p.line); err != nil {
+	if err := jsonl.ScanLines(f, from.Offset, p.line); err != nil {
 		return nil, fmt.Errorf("parse zot %s: %w", u.Path, err)
 	}
 	if !p.resumed && p.rows == 0 && len(p.items) == 0 {
@@ -453,14 +461,14 @@ func (p *zotParser) line(line []byte, n int, start, end int64, complete bool) er
 	consume := func(partial bool) {
 		p.offset, p.lines, p.partial = end, lineNo, partial
 	}
-	if oversized(line) {
-		p.problem(lineNo, "oversized line: longer than %d bytes; skipped", MaxLineSize)
+	if jsonl.Oversized(line) {
+		p.problem(lineNo, "oversized line: longer than %d bytes; skipped", jsonl.MaxLineSize)
 		if complete {
 			consume(false)
 		}
 		return nil
 	}
-	line = trimCR(line)
+	line = jsonl.TrimCR(line)
 	if !complete {
 		// A torn tail is left for the next import, unless it is already a
 		// whole row that only misses its '\n' (zot writes long rows and
@@ -469,8 +477,8 @@ func (p *zotParser) line(line []byte, n int, start, end int64, complete bool) er
 			consume(true)
 			return nil
 		}
-		clean := zotValidUTF8(line)
-		if !isBlank(clean) && json.Valid(clean) && bytes.HasPrefix(bytes.TrimSpace(clean), []byte("{")) {
+		clean := jsonl.ValidUTF8(line)
+		if !jsonl.IsBlank(clean) && json.Valid(clean) && bytes.HasPrefix(bytes.TrimSpace(clean), []byte("{")) {
 			p.row(line, lineNo)
 			consume(true)
 			return nil
@@ -486,34 +494,15 @@ func (p *zotParser) line(line []byte, n int, start, end int64, complete bool) er
 	return nil
 }
 
-// zotValidUTF8 replaces every invalid byte with U+FFFD, as encoding/json
-// does when it decodes a string (one replacement per byte).
-func zotValidUTF8(b []byte) []byte {
-	if utf8.Valid(b) {
-		return b
-	}
-	out := make([]byte, 0, len(b)+16)
-	for len(b) > 0 {
-		r, size := utf8.DecodeRune(b)
-		if r == utf8.RuneError && size == 1 {
-			out = append(out, "\uFFFD"...)
-		} else {
-			out = append(out, b[:size]...)
-		}
-		b = b[size:]
-	}
-	return out
-}
-
 var zotRowStart = []byte(`{"type":"`)
 
 // row handles one non-empty line.
 func (p *zotParser) row(line []byte, lineNo int) {
 	if !utf8.Valid(line) {
 		p.problem(lineNo, "invalid UTF-8: invalid bytes replaced with U+FFFD (as zot's decoder reads them)")
-		line = zotValidUTF8(line)
+		line = jsonl.ValidUTF8(line)
 	}
-	if isBlank(line) {
+	if jsonl.IsBlank(line) {
 		p.problem(lineNo, "blank line (whitespace only); skipped")
 		return
 	}
@@ -794,7 +783,7 @@ func sign(f float64) int {
 }
 
 // finish repairs tool-call pairs and assembles the Parsed.
-func (p *zotParser) finish(u Unit, from Resume) (*Parsed, error) {
+func (p *zotParser) finish(u jsonl.Unit, from jsonl.Resume) (*jsonl.Parsed, error) {
 	base := from.Entries
 	var last *zotComp
 	if len(p.comps) > 0 {
@@ -805,7 +794,7 @@ func (p *zotParser) finish(u Unit, from Resume) (*Parsed, error) {
 		// whose stub lives in a copy of the transcript (see below): what
 		// follows decides where the stub goes, or whether the real
 		// result came. The file is read whole again.
-		return nil, fmt.Errorf("parse zot %s: %w: messages arrived after a tool call without result", p.path, ErrNotIncremental)
+		return nil, fmt.Errorf("parse zot %s: %w: messages arrived after a tool call without result", p.path, jsonl.ErrNotIncremental)
 	}
 
 	// The transcript zot's loader sees: the latest compaction's messages and
@@ -858,7 +847,7 @@ func (p *zotParser) finish(u Unit, from Resume) (*Parsed, error) {
 		p.usage[k].Seq = int64(number[it])
 	}
 
-	out := &Parsed{Unit: u, Entries: entries, Usage: p.usage, Problems: p.problems, Notes: p.notes, Offset: p.offset}
+	out := &jsonl.Parsed{Unit: u, Entries: entries, Usage: p.usage, Problems: p.problems, Notes: p.notes, Offset: p.offset}
 	for _, c := range p.comps {
 		var sum []sessiondb.Entry
 		if c == last {
@@ -881,7 +870,7 @@ func (p *zotParser) finish(u Unit, from Resume) (*Parsed, error) {
 
 	if tail != nil && p.resumed {
 		// The copy needs the whole transcript: read the file whole.
-		return nil, fmt.Errorf("parse zot %s: %w: the last tool call has no result", p.path, ErrNotIncremental)
+		return nil, fmt.Errorf("parse zot %s: %w: the last tool call has no result", p.path, jsonl.ErrNotIncremental)
 	}
 	if tail != nil {
 		var view []sessiondb.Entry
@@ -1108,11 +1097,11 @@ func replaceValue(obj []byte, key string, val []byte) []byte {
 // block, an unparsable time is replaced by the entry's time, and a
 // multi-line body is compacted onto one line.
 func (z Zot) Export(ctx context.Context, s sessiondb.Store, id string, dir string) ([]string, error) {
-	return exportDir(ctx, z, s, id, dir)
+	return jsonl.ExportDir(ctx, z, s, id, dir)
 }
 
-// exportFiles implements exporter.
-func (Zot) exportFiles(ctx context.Context, s sessiondb.Store, id string) ([]exportFile, error) {
+// ExportFiles implements jsonl.Exporter.
+func (Zot) ExportFiles(ctx context.Context, s sessiondb.Store, id string) ([]jsonl.File, error) {
 	full, err := s.LoadFull(ctx, id, sessiondb.LoadOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("export zot %s: %w", id, err)
@@ -1189,7 +1178,7 @@ func (Zot) exportFiles(ctx context.Context, s sessiondb.Store, id string) ([]exp
 
 	sum := sha256.Sum256([]byte(attrs.CWD))
 	name := sess.CreatedAt.UTC().Format("20060102-150405") + "-" + zotFileID(sess.ID) + ".jsonl"
-	return []exportFile{bytesFile("sessions/"+hex.EncodeToString(sum[:8])+"/"+name, buf.Bytes())}, nil
+	return []jsonl.File{jsonl.BytesFile("sessions/"+hex.EncodeToString(sum[:8])+"/"+name, buf.Bytes())}, nil
 }
 
 // zotFileID is the id part of an exported file name: zot's uuid[:8] for
@@ -1203,19 +1192,7 @@ func zotFileID(id string) string {
 	if id == "" {
 		return "session"
 	}
-	return fileSafe(id, 64)
-}
-
-// fileSafe returns id with every byte outside [A-Za-z0-9_.-] replaced by
-// '_', cut to max bytes.
-func fileSafe(id string, max int) string {
-	b := []byte(id)
-	for i, c := range b {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.') {
-			b[i] = '_'
-		}
-	}
-	return string(b[:min(len(b), max)])
+	return jsonl.FileSafe(id, 64)
 }
 
 // zotWireBody returns the message object to write for e, such that zot's

@@ -1,4 +1,4 @@
-package jsonlimport
+package zot_test
 
 import (
 	"bytes"

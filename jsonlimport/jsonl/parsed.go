@@ -1,4 +1,4 @@
-package jsonlimport
+package jsonl
 
 import (
 	"context"
@@ -7,13 +7,6 @@ import (
 	"fmt"
 
 	"github.com/sessiondb/sessiondb"
-)
-
-// Format names.
-const (
-	FormatPicoclaw = "picoclaw"
-	FormatZot      = "zot"
-	FormatSwink    = "swink"
 )
 
 // MaxLineSize is the longest JSONL line a reader accepts (64 MiB). Longer
@@ -63,25 +56,33 @@ type Resume struct {
 	// files keep the places they were given); the importer then keeps the
 	// entries after those imported.
 	State json.RawMessage
-	// follow is Options.Follow (nil: none), where a reader may keep its
-	// parse state between imports.
-	follow *Follow
-	// size, when > 0, is the file's size when the importer listed the
-	// unit's side files (see sideLister): a reader whose side files are
+	// Cache is where a reader may keep its parse state between imports:
+	// the importer's Follow (nil: none, every import stands alone).
+	Cache *Cache
+	// Size, when > 0, is the file's size when the importer listed the
+	// unit's side files (see SideLister): a reader whose side files are
 	// named by its lines reads no further.
-	size int64
+	Size int64
 }
 
-// sideLister is implemented by a Format whose units read side files that
+// SideLister is implemented by a Format whose units read side files that
 // lines of the main file name (Claude Code's tool-results files, written
 // before the line that names them). The importer lists them again after
 // it has taken the main file's size, and the reader reads no further than
-// that size, so every file a line it reads names is in the list: the list
-// Claim made may be older than the lines (a watcher sees the file grow in
-// between), and a line read without its file would place the file later
-// than one import of the finished transcript does.
-type sideLister interface {
-	sideFiles(path string) []string
+// that size (Resume.Size), so every file a line it reads names is in the
+// list: the list Claim made may be older than the lines (a watcher sees the
+// file grow in between), and a line read without its file would place the
+// file later than one import of the finished transcript does.
+type SideLister interface {
+	SideFiles(path string) []string
+}
+
+// Skipper is implemented by formats whose archives hold files that are
+// not sessions but are known (a Claude Code workflow journal): SkipReason
+// returns why such a file is skipped ("" for a file it does not know),
+// which the import reports as a note rather than a problem.
+type Skipper interface {
+	SkipReason(path string) string
 }
 
 // Parsed is what a reader returns for one Unit: everything the importer
@@ -169,7 +170,7 @@ func BranchID(id, tip string) string { return id + "@" + tip }
 
 // Format reads and writes one on-disk session format.
 type Format interface {
-	// Name returns the format name (FormatPicoclaw, …).
+	// Name returns the format name ("picoclaw", …).
 	Name() string
 	// Claim takes the files of one directory (absolute paths, sorted) and
 	// returns the units it recognises plus the files it did not claim.
@@ -182,11 +183,11 @@ type Format interface {
 	Export(ctx context.Context, s sessiondb.Store, id string, dir string) ([]string, error)
 }
 
-// errNoConversation is returned by Parse for a file of the format that
+// ErrNoConversation is returned by Parse for a file of the format that
 // holds nothing to import yet (an empty file, or only lines without a
 // time). The importer reports it as a note and records nothing, so the
 // file is looked at again on the next import.
-var errNoConversation = errors.New("no conversation to import yet; skipped")
+var ErrNoConversation = errors.New("no conversation to import yet; skipped")
 
 // ErrNotIncremental is returned by Parse when the unit cannot be resumed
 // from Resume (the format rewrites files in place); the importer then reads

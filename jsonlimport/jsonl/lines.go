@@ -1,4 +1,4 @@
-package jsonlimport
+package jsonl
 
 import (
 	"bufio"
@@ -7,22 +7,21 @@ import (
 	"io"
 )
 
-// lineReaderBuf is the bufio.Reader size used by scanLines. Lines longer than
+// lineReaderBuf is the bufio.Reader size used by ScanLines. Lines longer than
 // it are assembled in a separate buffer (up to MaxLineSize).
 const lineReaderBuf = 64 << 10
 
-// errStopScan can be returned by a scanLines callback to stop early; scanLines
+// ErrStopScan can be returned by a ScanLines callback to stop early; ScanLines
 // then returns nil.
-var errStopScan = errors.New("stop scanning")
+var ErrStopScan = errors.New("stop scanning")
 
-// scanLines reads r line by line with bounded memory and calls fn for every
-// physical line, in order. It is the line reader shared by every format in
-// this package.
+// ScanLines reads r line by line with bounded memory and calls fn for every
+// physical line, in order. It is the line reader shared by every format.
 //
 //   - r must be positioned at byte offset from of the underlying file; from
-//     is only added to the offsets reported (scanLines does not seek).
+//     is only added to the offsets reported (ScanLines does not seek).
 //   - line is the line's bytes WITHOUT the terminating '\n'. A '\r' before the
-//     '\n' is kept (use trimCR when the format drops it). Empty lines are
+//     '\n' is kept (use TrimCR when the format drops it). Empty lines are
 //     reported too (line is then empty but non-nil). The slice is only valid
 //     during the call: copy it (bytes.Clone) to keep it.
 //   - lineNo is 1-based and counts the physical lines read by this call
@@ -37,12 +36,12 @@ var errStopScan = errors.New("stop scanning")
 //   - A line longer than MaxLineSize bytes (not counting '\n') is not
 //     buffered: its bytes are skipped and fn receives line == nil (the only
 //     case where line is nil), with start/end/complete set. Use
-//     oversized(line) to test for it.
+//     Oversized(line) to test for it.
 //
-// If fn returns an error, scanning stops; scanLines returns nil for
-// errStopScan and the error itself otherwise. Read errors are returned
+// If fn returns an error, scanning stops; ScanLines returns nil for
+// ErrStopScan and the error itself otherwise. Read errors are returned
 // as they are.
-func scanLines(r io.Reader, from int64, fn func(line []byte, lineNo int, start, end int64, complete bool) error) error {
+func ScanLines(r io.Reader, from int64, fn func(line []byte, lineNo int, start, end int64, complete bool) error) error {
 	br := bufio.NewReaderSize(r, lineReaderBuf)
 	var (
 		big        []byte // assembles lines longer than the bufio buffer
@@ -93,7 +92,7 @@ func scanLines(r io.Reader, from int64, fn func(line []byte, lineNo int, start, 
 					line = big
 				}
 				if ferr := emit(line, true); ferr != nil {
-					return stopOK(ferr)
+					return StopOK(ferr)
 				}
 			}
 		}
@@ -106,7 +105,7 @@ func scanLines(r io.Reader, from int64, fn func(line []byte, lineNo int, start, 
 					line = append([]byte{}, big...)
 				}
 				if ferr := emit(line, false); ferr != nil {
-					return stopOK(ferr)
+					return StopOK(ferr)
 				}
 			}
 			return nil
@@ -116,26 +115,27 @@ func scanLines(r io.Reader, from int64, fn func(line []byte, lineNo int, start, 
 	}
 }
 
-func stopOK(err error) error {
-	if err == errStopScan {
+// StopOK returns nil for ErrStopScan and err itself otherwise.
+func StopOK(err error) error {
+	if err == ErrStopScan {
 		return nil
 	}
 	return err
 }
 
-// oversized reports whether a line handed to a scanLines callback was longer
+// Oversized reports whether a line handed to a ScanLines callback was longer
 // than MaxLineSize and therefore skipped.
-func oversized(line []byte) bool { return line == nil }
+func Oversized(line []byte) bool { return line == nil }
 
-// trimCR drops one trailing '\r', as bufio.ScanLines does.
-func trimCR(line []byte) []byte {
+// TrimCR drops one trailing '\r', as bufio.ScanLines does.
+func TrimCR(line []byte) []byte {
 	if n := len(line); n > 0 && line[n-1] == '\r' {
 		return line[:n-1]
 	}
 	return line
 }
 
-// isBlank reports whether line holds only ASCII whitespace.
-func isBlank(line []byte) bool {
+// IsBlank reports whether line holds only ASCII whitespace.
+func IsBlank(line []byte) bool {
 	return len(bytes.TrimSpace(line)) == 0
 }

@@ -1,4 +1,4 @@
-package jsonlimport
+package swink_test
 
 import (
 	"bytes"

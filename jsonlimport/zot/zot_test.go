@@ -1,4 +1,4 @@
-package jsonlimport
+package zot_test
 
 import (
 	"bytes"
@@ -18,7 +18,7 @@ import (
 
 // zotTestdata is the copy of the zot samples (from samples/zot, zot-damaged
 // and zot-compaction) the tests read.
-const zotTestdata = "../testdata"
+const zotTestdata = "../../testdata"
 
 // zotGolden is one samples/zot/expected/*.json file: what zot's own
 // readers returned for a sample file.

@@ -1,4 +1,4 @@
-package jsonlimport
+package swink
 
 import (
 	"bytes"
@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 )
 
 // Swink reads and writes the session directories of swink-agent-memory
@@ -149,7 +150,10 @@ import (
 //     export with ErrInvalid.
 type Swink struct{}
 
-var _ Format = Swink{}
+// FormatSwink is the format's name.
+const FormatSwink = "swink"
+
+var _ jsonl.Format = Swink{}
 
 // ErrSwinkVersion is wrapped by the error Parse returns for a swink session
 // whose schema version is newer than the one swink-agent-memory knows (1).
@@ -175,7 +179,7 @@ func (Swink) Name() string { return FormatSwink }
 
 // Claim recognises swink session files, their interrupt files and their
 // checkpoints; see the type documentation.
-func (Swink) Claim(files []string) (units []Unit, rest []string) {
+func (Swink) Claim(files []string) (units []jsonl.Unit, rest []string) {
 	c := newSwClaim()
 	present := make(map[string]bool, len(files))
 	for _, f := range files {
@@ -191,7 +195,7 @@ func (Swink) Claim(files []string) (units []Unit, rest []string) {
 		if !validSwinkID(id) || !c.isSession(f) {
 			continue
 		}
-		u := Unit{Format: FormatSwink, Path: f}
+		u := jsonl.Unit{Format: FormatSwink, Path: f}
 		if ip := filepath.Join(filepath.Dir(f), id+".interrupt.json"); present[ip] {
 			u.Extra = append(u.Extra, ip)
 			claimed[ip] = true
@@ -224,6 +228,10 @@ type swClaim struct {
 	listed  map[string][]os.DirEntry
 	owned   map[string]map[string][]string // checkpoints dir → session file → checkpoint files
 }
+
+// CheckpointOwner returns the session file that the checkpoint file path
+// belongs to, "" when none does.
+func CheckpointOwner(path string) string { return newSwClaim().checkpointOwner(path) }
 
 func newSwClaim() *swClaim {
 	return &swClaim{sniffed: map[string]bool{}, listed: map[string][]os.DirEntry{}, owned: map[string]map[string][]string{}}
@@ -314,12 +322,12 @@ func isSwinkSession(path string) bool {
 	}
 	defer f.Close()
 	ok := false
-	_ = scanLines(f, 0, func(line []byte, _ int, _, _ int64, _ bool) error {
-		if !oversized(line) {
-			_, err := parseSwinkMeta(trimCR(line))
+	_ = jsonl.ScanLines(f, 0, func(line []byte, _ int, _, _ int64, _ bool) error {
+		if !jsonl.Oversized(line) {
+			_, err := parseSwinkMeta(jsonl.TrimCR(line))
 			ok = err == nil
 		}
-		return errStopScan
+		return jsonl.ErrStopScan
 	})
 	return ok
 }
@@ -380,9 +388,9 @@ type swLine struct {
 }
 
 // Parse reads one swink session; see the type documentation.
-func (Swink) Parse(ctx context.Context, u Unit, from Resume) (*Parsed, error) {
+func (Swink) Parse(ctx context.Context, u jsonl.Unit, from jsonl.Resume) (*jsonl.Parsed, error) {
 	if from.Offset > 0 {
-		return nil, ErrNotIncremental
+		return nil, jsonl.ErrNotIncremental
 	}
 	f, err := os.Open(u.Path)
 	if err != nil {
@@ -391,9 +399,9 @@ func (Swink) Parse(ctx context.Context, u Unit, from Resume) (*Parsed, error) {
 	defer f.Close()
 
 	id := strings.TrimSuffix(filepath.Base(u.Path), ".jsonl")
-	p := &Parsed{Unit: u}
+	p := &jsonl.Parsed{Unit: u}
 	problem := func(line int, format string, args ...any) {
-		p.Problems = append(p.Problems, Problem{Path: u.Path, Line: line, Reason: fmt.Sprintf(format, args...)})
+		p.Problems = append(p.Problems, jsonl.Problem{Path: u.Path, Line: line, Reason: fmt.Sprintf(format, args...)})
 	}
 
 	var (
@@ -405,7 +413,7 @@ func (Swink) Parse(ctx context.Context, u Unit, from Resume) (*Parsed, error) {
 		inBlock   bool
 		blockLine int
 	)
-	scanErr := scanLines(f, 0, func(line []byte, no int, start, end int64, complete bool) error {
+	scanErr := jsonl.ScanLines(f, 0, func(line []byte, no int, start, end int64, complete bool) error {
 		if no%1024 == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -416,10 +424,10 @@ func (Swink) Parse(ctx context.Context, u Unit, from Resume) (*Parsed, error) {
 		}
 		if no == 1 {
 			switch {
-			case oversized(line):
-				headerErr = fmt.Errorf("header longer than %d bytes", MaxLineSize)
+			case jsonl.Oversized(line):
+				headerErr = fmt.Errorf("header longer than %d bytes", jsonl.MaxLineSize)
 			default:
-				m, err := parseSwinkMeta(trimCR(line))
+				m, err := parseSwinkMeta(jsonl.TrimCR(line))
 				if err != nil {
 					headerErr = err
 				} else {
@@ -428,7 +436,7 @@ func (Swink) Parse(ctx context.Context, u Unit, from Resume) (*Parsed, error) {
 				}
 			}
 			if headerErr != nil {
-				return errStopScan
+				return jsonl.ErrStopScan
 			}
 			return nil
 		}
@@ -436,11 +444,11 @@ func (Swink) Parse(ctx context.Context, u Unit, from Resume) (*Parsed, error) {
 		if !complete {
 			torn = " (torn last line, no newline)"
 		}
-		if oversized(line) {
-			problem(no, "line longer than %d bytes skipped%s", MaxLineSize, torn)
+		if jsonl.Oversized(line) {
+			problem(no, "line longer than %d bytes skipped%s", jsonl.MaxLineSize, torn)
 			return nil
 		}
-		line = trimCR(line)
+		line = jsonl.TrimCR(line)
 		if !utf8.Valid(line) {
 			problem(no, "invalid UTF-8 skipped%s", torn)
 			return nil
@@ -573,9 +581,9 @@ func (Swink) Parse(ctx context.Context, u Unit, from Resume) (*Parsed, error) {
 }
 
 // swSideProblem returns a problem reporter for side file path.
-func swSideProblem(p *Parsed, path string) func(line int, format string, args ...any) {
+func swSideProblem(p *jsonl.Parsed, path string) func(line int, format string, args ...any) {
 	return func(line int, format string, args ...any) {
-		p.Problems = append(p.Problems, Problem{Path: path, Line: line, Reason: fmt.Sprintf(format, args...)})
+		p.Problems = append(p.Problems, jsonl.Problem{Path: path, Line: line, Reason: fmt.Sprintf(format, args...)})
 	}
 }
 
@@ -583,7 +591,7 @@ func swSideProblem(p *Parsed, path string) func(line int, format string, args ..
 // together: the class decides stage A, the entry stage B).
 func classifySwinkLine(line []byte, no int) swLine {
 	r := swLine{no: no, class: swOther}
-	if isBlank(line) {
+	if jsonl.IsBlank(line) {
 		r.class, r.reason = swBlank, "blank line skipped"
 		return r
 	}
@@ -999,13 +1007,13 @@ func swJsonEqual(a, b []byte) bool {
 // Export writes session id in swink's format under dir; see the type
 // documentation.
 func (sw Swink) Export(ctx context.Context, s sessiondb.Store, id string, dir string) ([]string, error) {
-	return exportDir(ctx, sw, s, id, dir)
+	return jsonl.ExportDir(ctx, sw, s, id, dir)
 }
 
-// exportFiles implements exporter. Without an interrupt, the session's
+// ExportFiles implements jsonl.Exporter. Without an interrupt, the session's
 // interrupt file is planned as a removal: a stale one would make swink
 // resume a finished turn.
-func (Swink) exportFiles(ctx context.Context, s sessiondb.Store, id string) ([]exportFile, error) {
+func (Swink) ExportFiles(ctx context.Context, s sessiondb.Store, id string) ([]jsonl.File, error) {
 	full, err := s.LoadFull(ctx, id, sessiondb.LoadOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("export swink %s: %w", id, err)
@@ -1075,14 +1083,14 @@ func (Swink) exportFiles(ctx context.Context, s sessiondb.Store, id string) ([]e
 		cpFiles = append(cpFiles, cpFile{cp.ID + ".json", doc})
 	}
 
-	files := []exportFile{bytesFile("sessions/"+sess.ID+".jsonl", buf.Bytes())}
+	files := []jsonl.File{jsonl.BytesFile("sessions/"+sess.ID+".jsonl", buf.Bytes())}
 	if full.Interrupt != nil {
-		files = append(files, bytesFile("sessions/"+sess.ID+".interrupt.json", full.Interrupt))
+		files = append(files, jsonl.BytesFile("sessions/"+sess.ID+".interrupt.json", full.Interrupt))
 	} else {
-		files = append(files, exportFile{rel: "sessions/" + sess.ID + ".interrupt.json"})
+		files = append(files, jsonl.File{Rel: "sessions/" + sess.ID + ".interrupt.json"})
 	}
 	for _, c := range cpFiles {
-		files = append(files, bytesFile("checkpoints/"+c.name, c.data))
+		files = append(files, jsonl.BytesFile("checkpoints/"+c.name, c.data))
 	}
 	return files, nil
 }

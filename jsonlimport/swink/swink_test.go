@@ -1,4 +1,4 @@
-package jsonlimport
+package swink_test
 
 import (
 	"bytes"
@@ -22,7 +22,7 @@ import (
 // The swink samples (copied from samples/swink) and what swink's own read
 // paths return for them.
 var (
-	swinkDir         = filepath.Join("..", "testdata", "swink")
+	swinkDir         = filepath.Join("..", "..", "testdata", "swink")
 	swinkSessionsDir = filepath.Join(swinkDir, "sessions")
 )
 

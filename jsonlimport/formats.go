@@ -1,0 +1,74 @@
+package jsonlimport
+
+import (
+	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
+	"github.com/sessiondb/sessiondb/jsonlimport/swink"
+	"github.com/sessiondb/sessiondb/jsonlimport/zot"
+)
+
+// The registry: the one place that names the formats. Adding a format is
+// adding its package (a jsonl.Format, and a jsonl.Exporter to export) and
+// a line in Formats. The list is explicit rather than filled by the
+// packages' init functions, as image.RegisterFormat and database/sql's
+// drivers are, because its order decides which format claims a file, and
+// init order would make that the order of the import paths.
+
+// Formats returns every format this package reads and writes, in the order
+// in which they are offered the files of a directory: picoclaw, zot, swink,
+// claude-code, codex, pi. picoclaw claims only files it can tell apart by
+// name (.meta.json pairs, legacy session objects) or by a first line that is
+// a picoclaw message, so it goes first; zot and swink recognise their files
+// by their header lines; Claude Code, Codex and pi files are recognised by
+// the shape of their first lines (never by path alone), and come last so
+// that they cannot take a file an older format claims.
+func Formats() []Format {
+	return []Format{Picoclaw{}, zot.Zot{}, swink.Swink{}, ClaudeCode{}, Codex{}, Pi{}}
+}
+
+func init() { jsonl.SetTranslator(translatedStore) }
+
+// The reader's types live in package jsonl, which the format packages
+// share; these names keep them where the callers of this package know
+// them.
+type (
+	// Problem is jsonl.Problem.
+	Problem = jsonl.Problem
+	// Unit is jsonl.Unit.
+	Unit = jsonl.Unit
+	// Resume is jsonl.Resume.
+	Resume = jsonl.Resume
+	// Parsed is jsonl.Parsed.
+	Parsed = jsonl.Parsed
+	// Branch is jsonl.Branch.
+	Branch = jsonl.Branch
+	// Format is jsonl.Format.
+	Format = jsonl.Format
+)
+
+// MaxLineSize is jsonl.MaxLineSize.
+const MaxLineSize = jsonl.MaxLineSize
+
+// ErrNotIncremental is jsonl.ErrNotIncremental.
+var ErrNotIncremental = jsonl.ErrNotIncremental
+
+// BranchID returns the ID of the fork that holds branch tip of session id
+// (jsonl.BranchID).
+func BranchID(id, tip string) string { return jsonl.BranchID(id, tip) }
+
+// The formats that are packages of their own, under the names they had
+// here.
+const (
+	FormatPicoclaw = "picoclaw"
+	FormatZot      = zot.FormatZot
+	FormatSwink    = swink.FormatSwink
+)
+
+type (
+	// Zot is zot.Zot.
+	Zot = zot.Zot
+	// Swink is swink.Swink.
+	Swink = swink.Swink
+)
+
+// ErrSwinkVersion is swink.ErrSwinkVersion.
+var ErrSwinkVersion = swink.ErrSwinkVersion
