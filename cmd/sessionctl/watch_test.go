@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sessiondb/sessiondb"
 	"github.com/sessiondb/sessiondb/internal/sessionview"
 	"github.com/sessiondb/sessiondb/jsonlimport"
 	"github.com/sessiondb/sessiondb/sqlstore"
@@ -53,6 +54,31 @@ func waitOutput(t *testing.T, out *syncBuffer, want string) {
 			t.Fatalf("no %q in the output:\n%s", want, out.String())
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// waitEntries waits until db's sessions hold n log entries in all.
+func waitEntries(t *testing.T, db string, n int64) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		var got int64
+		withStore(t, db, func(st *sqlstore.Store) {
+			infos, _, err := st.List(context.Background(), sessiondb.ListOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, si := range infos {
+				got += si.EntryCount
+			}
+		})
+		if got == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d entries in the database, want %d", got, n)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 
@@ -147,6 +173,10 @@ func TestWatchQuietLog(t *testing.T) {
 		appendTo(t, f, fmt.Sprintf(`{"role":"user","content":"more %d"}`+"\n", i))
 		time.Sleep(80 * time.Millisecond)
 	}
+	// The deletion must come after the watcher read the last append (on a
+	// loaded machine it may not have yet, and a deleted file's last lines
+	// cannot be read).
+	waitEntries(t, db, 6)
 	if err := os.Remove(f); err != nil {
 		t.Fatal(err)
 	}
