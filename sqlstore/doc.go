@@ -115,8 +115,11 @@
 //
 //   - A write only inserts rows. search_index holds, per source table
 //     (entries, summary_messages), the highest row id in the index: the
-//     cursor. Row ids are AUTOINCREMENT, so every row after the cursor is
-//     a row the index has not seen.
+//     cursor. A new entry's id is above every row and above the cursor
+//     (explicit ids, see nextEntryID; a trigger refuses any other writer's
+//     row at or below it), so every row after the cursor is a row the index
+//     has not seen. Until schema version 10 entries was AUTOINCREMENT,
+//     which wrote sqlite_sequence, one more page, at every append.
 //   - A background indexer on each writing Store adds the rows after the
 //     cursor in batches of up to 1,000 rows, each batch one write request
 //     through the group committer (one index segment and one cursor move in

@@ -8,6 +8,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/backend"
 	"github.com/sessiondb/sessiondb/internal/engine"
 )
 
@@ -81,7 +82,22 @@ func (d engineDriver) Describe(e sessiondb.Entry) (kind, role, text string) { re
 
 // dialect is SQLite's text where the engine's statements differ.
 // Copies need no row lock and no sequence to move: the write transaction
-// excludes every other writer, and AUTOINCREMENT follows explicit IDs.
-var dialect = engine.Dialect{SessionColumns: sessionColumns, HolderOrder: holderOrder, Instr: "instr"}
+// excludes every other writer, and AUTOINCREMENT (compactions) follows
+// explicit IDs. Entries take explicit ids (nextEntryID).
+var dialect = engine.Dialect{SessionColumns: sessionColumns, HolderOrder: holderOrder, Instr: "instr",
+	NextEntryID: nextEntryID, EntryText: entryText}
+
+// entryText writes an entry's extracted text to text_stored only where it
+// differs from the body's "content" string: the text column is generated
+// from the two (schema version 10), and for the common message,
+// {"role": …, "content": "…"}, whose extracted text is its content, the
+// text is then stored once, in the body. SQLite itself compares (so the
+// column derives exactly what was extracted, whatever its JSON escapes),
+// and only on a body it can parse (json_extract fails on any other).
+var entryText = backend.TextStore{
+	Column: "text_stored",
+	Value:  `CASE WHEN json_valid(?) AND json_extract(?, '$.content') IS ? THEN NULL ELSE ? END`,
+	Args:   func(text, body string) []any { return []any{body, body, text, text} },
+}
 
 var _ sessiondb.Copier = (*Store)(nil)
