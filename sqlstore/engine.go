@@ -96,8 +96,7 @@ var dialect = engine.Dialect{SessionColumns: sessionColumns, HolderOrder: holder
 // and only on a body it can parse (json_extract fails on any other).
 var entryText = backend.TextStore{
 	Column: "text_stored",
-	Value:  `CASE WHEN json_valid(?) AND json_extract(?, '$.content') IS ? THEN NULL ELSE ? END`,
-	Args:   func(text, body string) []any { return []any{body, body, text, text} },
+	Value:  `CASE WHEN json_valid({body}) AND json_extract({body}, '$.content') IS {text} THEN NULL ELSE {text} END`,
 }
 
 var _ sessiondb.Copier = (*Store)(nil)

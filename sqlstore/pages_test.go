@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"os"
 	"sort"
@@ -337,6 +338,46 @@ func TestTextStoredOnce(t *testing.T) {
 		}
 		if err := s.CatchUpIndex(ctx); err != nil {
 			t.Fatal(err)
+		}
+	}
+
+	// Re-extracting with another extractor stores every text that is no
+	// longer the content; back with the default, only those that differ.
+	upper := func(kind string, body json.RawMessage) (string, string) {
+		role, text := sessiondb.DefaultExtractor(kind, body)
+		return role, strings.ToUpper(text)
+	}
+	path := s.Path()
+	for _, ex := range []struct {
+		name   string
+		fn     sessiondb.Extractor
+		stored int
+	}{{"upper", upper, len(bodies)}, {"default", sessiondb.DefaultExtractor, 5}} {
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		s = MustOpenStoreAt(t, path, &Options{IndexDelay: -1, Extractor: ex.fn})
+		if err := s.Reindex(ctx, true); err != nil {
+			t.Fatal(err)
+		}
+		var stored int
+		if err := s.writer.GetContext(ctx, &stored, `SELECT count(*) FROM entries WHERE text_stored IS NOT NULL`); err != nil {
+			t.Fatal(err)
+		}
+		if stored != ex.stored {
+			t.Errorf("%s extractor: %d texts stored separately, want %d", ex.name, stored, ex.stored)
+		}
+		var got []string
+		if err := s.writer.SelectContext(ctx, &got, `SELECT text FROM transcript WHERE session_id = 't' ORDER BY seq`); err != nil {
+			t.Fatal(err)
+		}
+		for i, b := range bodies {
+			if _, want := ex.fn("message", []byte(b.body)); got[i] != want {
+				t.Errorf("%s extractor, entry %d: text %q, want %q", ex.name, i+1, got[i], want)
+			}
+		}
+		if hits, err := s.Search(ctx, "WALRUS", sessiondb.SearchOptions{}); err != nil || len(hits) != len(bodies) {
+			t.Errorf("%s extractor: search found %d of %d rows: %v", ex.name, len(hits), len(bodies), err)
 		}
 	}
 }

@@ -1,15 +1,17 @@
 package backend
 
+import "strings"
+
 // TextStore says how a backend writes the extracted text of a log entry.
 // The zero value writes it whole to the text column.
 type TextStore struct {
 	// Column is the column written ("text" when empty).
 	Column string
-	// Value is the SQL of the value written, its placeholders filled by
-	// Args ("?" with the text when empty).
+	// Value is the SQL of the value written, in which {text} and {body}
+	// stand for the entry's extracted text and its body ("{text}" when
+	// empty). A backend that sets it must accept numbered parameters
+	// (?NNN): each is then bound once however often Value names it.
 	Value string
-	// Args returns the arguments of Value for an entry's text and body.
-	Args func(text, body string) []any
 }
 
 // Col returns the column written.
@@ -20,18 +22,14 @@ func (t TextStore) Col() string {
 	return t.Column
 }
 
-// Expr returns the SQL of the value written.
-func (t TextStore) Expr() string {
-	if t.Value == "" {
-		return "?"
-	}
-	return t.Value
-}
+// Plain reports whether the text is written as given (one parameter).
+func (t TextStore) Plain() bool { return t.Value == "" }
 
-// Append appends the arguments of Expr to args.
-func (t TextStore) Append(args []any, text, body string) []any {
-	if t.Args == nil {
-		return append(args, text)
+// Expr returns the SQL of the value written, text and body being the SQL
+// of the entry's text and body (parameters or column names).
+func (t TextStore) Expr(text, body string) string {
+	if t.Value == "" {
+		return text
 	}
-	return append(args, t.Args(text, body)...)
+	return strings.NewReplacer("{text}", text, "{body}", body).Replace(t.Value)
 }

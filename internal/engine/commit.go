@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"time"
 
@@ -62,29 +63,44 @@ type EntryInsert struct {
 // the row id of the first row, the others following it (see
 // Dialect.NextEntryID); 0 lets the database assign ids.
 func EntryInserts(id string, lastSeq, firstRowID int64, ts backend.TextStore, rows []Row, now time.Time) []EntryInsert {
-	row, cols, per := "(?, ?, ?, ?, "+ts.Expr()+", ?, ?)", "", 7
+	cols := "session_id, seq, kind, role, " + ts.Col() + ", body, created_at"
 	if firstRowID > 0 {
-		row, cols, per = "(?, ?, ?, ?, ?, "+ts.Expr()+", ?, ?)", "id, ", 8
+		cols = "id, " + cols
 	}
 	out := make([]EntryInsert, 0, (len(rows)+InsertChunk-1)/InsertChunk)
+	var q strings.Builder
 	for len(rows) > 0 {
 		chunk := rows[:min(InsertChunk, len(rows))]
 		rows = rows[len(chunk):]
-		args := make([]any, 0, per*len(chunk))
+		args := make([]any, 0, 8*len(chunk))
 		first := lastSeq + 1
-		for _, e := range chunk {
+		q.Reset()
+		q.WriteString(`INSERT INTO entries (` + cols + `) VALUES `)
+		// param adds a parameter and returns its placeholder: numbered
+		// when the text's SQL may name the text or the body twice.
+		param := func(v any) string {
+			args = append(args, v)
+			if ts.Plain() {
+				return "?"
+			}
+			return "?" + strconv.Itoa(len(args))
+		}
+		for i, e := range chunk {
 			lastSeq++
+			if i > 0 {
+				q.WriteString(", ")
+			}
+			q.WriteString("(")
 			if firstRowID > 0 {
-				args = append(args, firstRowID)
+				q.WriteString(param(firstRowID) + ", ")
 				firstRowID++
 			}
-			args = append(args, id, lastSeq, e.Kind, e.Role)
-			args = ts.Append(args, e.Text, e.Body)
-			args = append(args, e.Body, FormatTime(OrNow(e.CreatedAt, now)))
+			q.WriteString(param(id) + ", " + param(lastSeq) + ", " + param(e.Kind) + ", " + param(e.Role) + ", ")
+			text := param(e.Text)
+			body := param(e.Body)
+			q.WriteString(ts.Expr(text, body) + ", " + body + ", " + param(FormatTime(OrNow(e.CreatedAt, now))) + ")")
 		}
-		q := `INSERT INTO entries (` + cols + `session_id, seq, kind, role, ` + ts.Col() + `, body, created_at) VALUES ` +
-			row + strings.Repeat(", "+row, len(chunk)-1)
-		out = append(out, EntryInsert{Query: q, Args: args, First: first, Last: lastSeq})
+		out = append(out, EntryInsert{Query: q.String(), Args: args, First: first, Last: lastSeq})
 	}
 	return out
 }

@@ -17,7 +17,7 @@ func Reextract(ctx context.Context, d Driver, tx Tx, table string, ts backend.Te
 	}
 	type upd struct {
 		id               int64
-		role, text, body string
+		role, text string
 	}
 	var updates []upd
 	for rows.Next() {
@@ -29,19 +29,18 @@ func Reextract(ctx context.Context, d Driver, tx Tx, table string, ts backend.Te
 			return err
 		}
 		_, role, text := d.Describe(sessiondb.Entry{Kind: kind, Body: body})
-		updates = append(updates, upd{id, role, text, string(body)})
+		updates = append(updates, upd{id, role, text})
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return err
 	}
 	for _, u := range updates {
-		col, expr, args := "text", "?", []any{u.role, u.text, u.id}
-		if table == "entries" {
-			col, expr = ts.Col(), ts.Expr()
-			args = append(ts.Append([]any{u.role}, u.text, u.body), u.id)
+		q := `UPDATE ` + table + ` SET role = ?, text = ? WHERE id = ?`
+		if table == "entries" && !ts.Plain() {
+			q = `UPDATE entries SET role = ?1, ` + ts.Col() + ` = ` + ts.Expr("?2", "body") + ` WHERE id = ?3`
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE `+table+` SET role = ?, `+col+` = `+expr+` WHERE id = ?`, args...); err != nil {
+		if _, err := tx.ExecContext(ctx, q, u.role, u.text, u.id); err != nil {
 			return err
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/sessiondb/sessiondb"
@@ -300,16 +301,28 @@ func Write(ctx context.Context, tx Tx, d sessiondb.SessionDump, expect *int64, o
 	}
 	for _, e := range d.Entries {
 		role, text := o.Describe(e)
-		cols, vals, args := "", "", []any{}
+		args := []any{id, e.Seq, kindOf(e), role, text, string(e.Body), formatTime(e.CreatedAt)}
+		// Numbered parameters, unless the text is written as given:
+		// EntryText may name the text and the body twice.
+		q := `INSERT INTO entries (session_id, seq, kind, role, ` + o.EntryText.Col() + `, body, created_at)
+		    VALUES (?1, ?2, ?3, ?4, ` + o.EntryText.Expr("?5", "?6") + `, ?6, ?7)`
+		if o.EntryText.Plain() {
+			q = `INSERT INTO entries (session_id, seq, kind, role, text, body, created_at)
+		    VALUES (?, ?, ?, ?, ?, ?, ?)`
+		}
 		if nextID > 0 {
-			cols, vals, args = "id, ", "?, ", append(args, nextID)
+			// The explicit id: first when positional, ?8 when numbered.
+			cols, val := "(id, session_id", "VALUES (?8, "
+			if o.EntryText.Plain() {
+				val = "VALUES (?, "
+				args = append([]any{nextID}, args...)
+			} else {
+				args = append(args, nextID)
+			}
+			q = strings.Replace(strings.Replace(q, "(session_id", cols, 1), "VALUES (", val, 1)
 			nextID++
 		}
-		args = append(args, id, e.Seq, kindOf(e), role)
-		args = o.EntryText.Append(args, text, string(e.Body))
-		args = append(args, string(e.Body), formatTime(e.CreatedAt))
-		_, err := tx.ExecContext(ctx, `INSERT INTO entries (`+cols+`session_id, seq, kind, role, `+o.EntryText.Col()+`, body, created_at)
-		    VALUES (`+vals+`?, ?, ?, ?, `+o.EntryText.Expr()+`, ?, ?)`, args...)
+		_, err := tx.ExecContext(ctx, q, args...)
 		if err != nil {
 			return fmt.Errorf("put %s: entry %d: %w", id, e.Seq, err)
 		}
