@@ -16,11 +16,13 @@
 -- text in full, and for the common message, {"role": …, "content": "…"},
 -- the text is the content string: the bodies and their text were 55 and
 -- 51 MiB of a 172 MiB database (bench workload 6). text is now a column
--- generated from text_stored, which holds the extracted text only where it
--- is not json_extract(body, '$.content') (SQLite compares when the row is
--- written, so the generated value is exactly the extracted text). Readers
--- (the transcript view, sqlite3, search) see text as before; writers write
--- text_stored (sqlstore's entryText).
+-- generated from text_stored, which holds the extracted text except where
+-- it is json_extract(body, '$.content') for certain (here SQLite compares;
+-- sqlstore's contentText decides for new rows, conservatively), so the
+-- generated value is exactly the extracted text. Readers (the transcript
+-- view, sqlite3, search) see text as before; writers write text_stored.
+-- PostgreSQL keeps its schema: TOAST already compresses long text, and its
+-- identity sequence is not a page of a table.
 
 -- +goose Up
 DROP VIEW session_stats;

@@ -8,7 +8,6 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/sessiondb/sessiondb"
-	"github.com/sessiondb/sessiondb/internal/backend"
 	"github.com/sessiondb/sessiondb/internal/engine"
 )
 
@@ -86,17 +85,5 @@ func (d engineDriver) Describe(e sessiondb.Entry) (kind, role, text string) { re
 // explicit IDs. Entries take explicit ids (nextEntryID).
 var dialect = engine.Dialect{SessionColumns: sessionColumns, HolderOrder: holderOrder, Instr: "instr",
 	NextEntryID: nextEntryID, EntryText: entryText}
-
-// entryText writes an entry's extracted text to text_stored only where it
-// differs from the body's "content" string: the text column is generated
-// from the two (schema version 10), and for the common message,
-// {"role": …, "content": "…"}, whose extracted text is its content, the
-// text is then stored once, in the body. SQLite itself compares (so the
-// column derives exactly what was extracted, whatever its JSON escapes),
-// and only on a body it can parse (json_extract fails on any other).
-var entryText = backend.TextStore{
-	Column: "text_stored",
-	Value:  `CASE WHEN json_valid({body}) AND json_extract({body}, '$.content') IS {text} THEN NULL ELSE {text} END`,
-}
 
 var _ sessiondb.Copier = (*Store)(nil)

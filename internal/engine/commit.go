@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
-	"strconv"
 	"strings"
 	"time"
 
@@ -63,44 +62,27 @@ type EntryInsert struct {
 // the row id of the first row, the others following it (see
 // Dialect.NextEntryID); 0 lets the database assign ids.
 func EntryInserts(id string, lastSeq, firstRowID int64, ts backend.TextStore, rows []Row, now time.Time) []EntryInsert {
-	cols := "session_id, seq, kind, role, " + ts.Col() + ", body, created_at"
+	row, cols, per := "(?, ?, ?, ?, ?, ?, ?)", "", 7
 	if firstRowID > 0 {
-		cols = "id, " + cols
+		row, cols, per = "(?, ?, ?, ?, ?, ?, ?, ?)", "id, ", 8
 	}
 	out := make([]EntryInsert, 0, (len(rows)+InsertChunk-1)/InsertChunk)
-	var q strings.Builder
 	for len(rows) > 0 {
 		chunk := rows[:min(InsertChunk, len(rows))]
 		rows = rows[len(chunk):]
-		args := make([]any, 0, 8*len(chunk))
+		args := make([]any, 0, per*len(chunk))
 		first := lastSeq + 1
-		q.Reset()
-		q.WriteString(`INSERT INTO entries (` + cols + `) VALUES `)
-		// param adds a parameter and returns its placeholder: numbered
-		// when the text's SQL may name the text or the body twice.
-		param := func(v any) string {
-			args = append(args, v)
-			if ts.Plain() {
-				return "?"
-			}
-			return "?" + strconv.Itoa(len(args))
-		}
-		for i, e := range chunk {
+		for _, e := range chunk {
 			lastSeq++
-			if i > 0 {
-				q.WriteString(", ")
-			}
-			q.WriteString("(")
 			if firstRowID > 0 {
-				q.WriteString(param(firstRowID) + ", ")
+				args = append(args, firstRowID)
 				firstRowID++
 			}
-			q.WriteString(param(id) + ", " + param(lastSeq) + ", " + param(e.Kind) + ", " + param(e.Role) + ", ")
-			text := param(e.Text)
-			body := param(e.Body)
-			q.WriteString(ts.Expr(text, body) + ", " + body + ", " + param(FormatTime(OrNow(e.CreatedAt, now))) + ")")
+			args = append(args, id, lastSeq, e.Kind, e.Role, ts.Arg(e.Text, e.Body), e.Body, FormatTime(OrNow(e.CreatedAt, now)))
 		}
-		out = append(out, EntryInsert{Query: q.String(), Args: args, First: first, Last: lastSeq})
+		q := `INSERT INTO entries (` + cols + `session_id, seq, kind, role, ` + ts.Col() + `, body, created_at) VALUES ` +
+			row + strings.Repeat(", "+row, len(chunk)-1)
+		out = append(out, EntryInsert{Query: q, Args: args, First: first, Last: lastSeq})
 	}
 	return out
 }

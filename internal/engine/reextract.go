@@ -17,7 +17,7 @@ func Reextract(ctx context.Context, d Driver, tx Tx, table string, ts backend.Te
 	}
 	type upd struct {
 		id               int64
-		role, text string
+		role, text, body string
 	}
 	var updates []upd
 	for rows.Next() {
@@ -29,18 +29,18 @@ func Reextract(ctx context.Context, d Driver, tx Tx, table string, ts backend.Te
 			return err
 		}
 		_, role, text := d.Describe(sessiondb.Entry{Kind: kind, Body: body})
-		updates = append(updates, upd{id, role, text})
+		updates = append(updates, upd{id, role, text, string(body)})
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return err
 	}
 	for _, u := range updates {
-		q := `UPDATE ` + table + ` SET role = ?, text = ? WHERE id = ?`
-		if table == "entries" && !ts.Plain() {
-			q = `UPDATE entries SET role = ?1, ` + ts.Col() + ` = ` + ts.Expr("?2", "body") + ` WHERE id = ?3`
+		col, text := "text", any(u.text)
+		if table == "entries" {
+			col, text = ts.Col(), ts.Arg(u.text, u.body)
 		}
-		if _, err := tx.ExecContext(ctx, q, u.role, u.text, u.id); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE `+table+` SET role = ?, `+col+` = ? WHERE id = ?`, u.role, text, u.id); err != nil {
 			return err
 		}
 	}

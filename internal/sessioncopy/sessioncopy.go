@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/sessiondb/sessiondb"
@@ -301,27 +300,15 @@ func Write(ctx context.Context, tx Tx, d sessiondb.SessionDump, expect *int64, o
 	}
 	for _, e := range d.Entries {
 		role, text := o.Describe(e)
-		args := []any{id, e.Seq, kindOf(e), role, text, string(e.Body), formatTime(e.CreatedAt)}
-		// Numbered parameters, unless the text is written as given:
-		// EntryText may name the text and the body twice.
-		q := `INSERT INTO entries (session_id, seq, kind, role, ` + o.EntryText.Col() + `, body, created_at)
-		    VALUES (?1, ?2, ?3, ?4, ` + o.EntryText.Expr("?5", "?6") + `, ?6, ?7)`
-		if o.EntryText.Plain() {
-			q = `INSERT INTO entries (session_id, seq, kind, role, text, body, created_at)
-		    VALUES (?, ?, ?, ?, ?, ?, ?)`
-		}
+		cols, vals := "", ""
+		args := []any{}
 		if nextID > 0 {
-			// The explicit id: first when positional, ?8 when numbered.
-			cols, val := "(id, session_id", "VALUES (?8, "
-			if o.EntryText.Plain() {
-				val = "VALUES (?, "
-				args = append([]any{nextID}, args...)
-			} else {
-				args = append(args, nextID)
-			}
-			q = strings.Replace(strings.Replace(q, "(session_id", cols, 1), "VALUES (", val, 1)
+			cols, vals, args = "id, ", "?, ", append(args, nextID)
 			nextID++
 		}
+		args = append(args, id, e.Seq, kindOf(e), role, o.EntryText.Arg(text, string(e.Body)), string(e.Body), formatTime(e.CreatedAt))
+		q := `INSERT INTO entries (` + cols + `session_id, seq, kind, role, ` + o.EntryText.Col() + `, body, created_at)
+		    VALUES (` + vals + `?, ?, ?, ?, ?, ?, ?)`
 		_, err := tx.ExecContext(ctx, q, args...)
 		if err != nil {
 			return fmt.Errorf("put %s: entry %d: %w", id, e.Seq, err)
