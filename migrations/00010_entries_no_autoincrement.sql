@@ -21,7 +21,8 @@
 -- sqlstore's contentText decides for new rows, conservatively), so the
 -- generated value is exactly the extracted text. Readers (the transcript
 -- view, sqlite3, search) see text as before; writers write text_stored.
--- PostgreSQL keeps its schema: TOAST already compresses long text, and its
+-- Another writer (sqlite3) writes text_stored: text can no longer be
+-- written. PostgreSQL keeps its schema: TOAST already compresses long text, and its
 -- identity sequence is not a page of a table.
 
 -- +goose Up
@@ -35,8 +36,12 @@ CREATE TABLE entries (
     seq         INTEGER NOT NULL,
     kind        TEXT NOT NULL,                -- message, custom, or a rich-entry type
     role        TEXT NOT NULL DEFAULT '',     -- extracted from body
-    -- plain text extracted from body: text_stored, or body's content string
-    text        TEXT NOT NULL GENERATED ALWAYS AS (coalesce(text_stored, json_extract(body, '$.content'))) VIRTUAL,
+    -- plain text extracted from body: text_stored, else body's content
+    -- string ('' for a row written without text by another writer, as the
+    -- column's old default, or with a body that is not JSON)
+    text        TEXT NOT NULL GENERATED ALWAYS AS (coalesce(text_stored,
+                    CASE WHEN json_valid(body) AND json_type(body, '$.content') = 'text'
+                         THEN json_extract(body, '$.content') END, '')) VIRTUAL,
     body        TEXT NOT NULL,                -- JSON, byte for byte as given
     created_at  TEXT NOT NULL,
     text_stored TEXT,                         -- the extracted text; NULL when it is body's $.content

@@ -11,7 +11,8 @@ import (
 // Text stored once (schema version 10, issue 26).
 //
 // entries.text is a column generated as coalesce(text_stored,
-// json_extract(body, '$.content')). An entry's extracted text goes to
+// json_extract(body, '$.content'), '') (the content only when it is a
+// string of a valid body: see migration 10). An entry's extracted text goes to
 // text_stored only when it is not what json_extract(body, '$.content')
 // gives: for the common message, {"role": …, "content": "…"}, whose
 // extracted text is its content, the text is stored once, in the body.
