@@ -268,3 +268,83 @@ func TestSharedAliasesMigration(t *testing.T) {
 		t.Error("after down, a second holder of an alias was accepted")
 	}
 }
+
+// TestTextStoredOnceMigration migrates a version-9 database to 10 and back:
+// every entry keeps its id, body and text; a text that is its body's
+// content string is no longer stored twice; the search cursor stays above
+// every id a new row can take, both ways.
+func TestTextStoredOnceMigration(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t)
+	p, err := NewProvider(db, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.UpTo(ctx, 9); err != nil {
+		t.Fatal(err)
+	}
+	rows := []struct {
+		id         int64
+		text, body string
+		stored     bool
+	}{
+		{1, "hello", `{"role":"user","content":"hello"}`, false},
+		{2, "trimmed", `{"role":"user","content":" trimmed "}`, true},
+		{3, "", `{"a":1}`, true},
+		{9, "x\ntitle", `{"content":"x","title":"title"}`, true},
+	}
+	exec := func(q string, args ...any) {
+		t.Helper()
+		if _, err := db.Exec(q, args...); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	exec(`INSERT INTO sessions (id, created_at, updated_at) VALUES ('s', 'x', 'x')`)
+	for i, r := range rows {
+		exec(`INSERT INTO entries (id, session_id, seq, kind, text, body, created_at) VALUES (?, 's', ?, 'message', ?, ?, 'x')`,
+			r.id, i+1, r.text, r.body)
+	}
+	// The highest row was indexed and deleted: the cursor is above max(id).
+	exec(`UPDATE search_index SET indexed_through = 12 WHERE source = 'entries'`)
+	check := func(version int) {
+		t.Helper()
+		for _, r := range rows {
+			var text, body string
+			if err := db.QueryRow(`SELECT text, body FROM entries WHERE id = ?`, r.id).Scan(&text, &body); err != nil {
+				t.Fatalf("v%d entry %d: %v", version, r.id, err)
+			}
+			if text != r.text || body != r.body {
+				t.Errorf("v%d entry %d: text %q body %s, want %q %s", version, r.id, text, body, r.text, r.body)
+			}
+		}
+	}
+	if _, err := p.UpTo(ctx, 10); err != nil {
+		t.Fatal(err)
+	}
+	check(10)
+	for _, r := range rows {
+		var stored bool
+		if err := db.QueryRow(`SELECT text_stored IS NOT NULL FROM entries WHERE id = ?`, r.id).Scan(&stored); err != nil || stored != r.stored {
+			t.Errorf("v10 entry %d: text stored %v (%v), want %v", r.id, stored, err, r.stored)
+		}
+	}
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM sqlite_sequence WHERE name = 'entries'`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("v10: %d sqlite_sequence rows for entries (%v), want none", n, err)
+	}
+	// SQLite's own id would be 10, at or below the cursor: refused.
+	if _, err := db.Exec(`INSERT INTO entries (session_id, seq, kind, body, created_at) VALUES ('s', 20, 'message', '{}', 'x')`); err == nil {
+		t.Error("v10 took a row id at or below the search cursor")
+	}
+	if _, err := p.DownTo(ctx, 9); err != nil {
+		t.Fatal(err)
+	}
+	check(9)
+	res, err := db.Exec(`INSERT INTO entries (session_id, seq, kind, body, created_at) VALUES ('s', 20, 'message', '{}', 'x')`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id, _ := res.LastInsertId(); id <= 12 {
+		t.Errorf("after going back to v9 a new entry got id %d, want above the cursor 12", id)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/backend"
 	"github.com/sessiondb/sessiondb/internal/engine"
 )
 
@@ -29,7 +30,7 @@ func (s *Store) Query(ctx context.Context, query string, args ...any) (*sql.Rows
 func (s *Store) Reindex(ctx context.Context) error {
 	return s.write(ctx, func(tx *ptx) error {
 		for _, table := range []string{"entries", "summary_messages"} {
-			if err := engine.Reextract(ctx, engineDriver{s}, tx, table); err != nil {
+			if err := engine.Reextract(ctx, engineDriver{s}, tx, table, backend.TextStore{}); err != nil {
 				return err
 			}
 		}

@@ -50,7 +50,7 @@ func (d engineDriver) FinishCommit(ctx context.Context, etx engine.Tx, id string
 // commit.
 func (d engineDriver) InsertEntries(ctx context.Context, etx engine.Tx, id string, lastSeq int64, rows []engine.Row, now time.Time) (int64, error) {
 	tx := etx.(*ptx)
-	ins := engine.EntryInserts(id, lastSeq, rows, now)
+	ins := engine.EntryInserts(id, lastSeq, 0, backend.TextStore{}, rows, now)
 	if len(ins) == 0 {
 		return lastSeq, nil
 	}

@@ -93,9 +93,15 @@ func (d engineDriver) FinishCommit(ctx context.Context, etx engine.Tx, id string
 }
 
 // InsertEntries appends described entries after lastSeq and returns the
-// new LastSeq (engine.EntryInserts).
-func (d engineDriver) InsertEntries(ctx context.Context, tx engine.Tx, id string, lastSeq int64, rows []engine.Row, now time.Time) (int64, error) {
-	for _, in := range engine.EntryInserts(id, lastSeq, rows, now) {
+// new LastSeq (engine.EntryInserts), with explicit row ids from
+// nextEntryID.
+func (d engineDriver) InsertEntries(ctx context.Context, etx engine.Tx, id string, lastSeq int64, rows []engine.Row, now time.Time) (int64, error) {
+	tx := etx.(*sqlx.Tx)
+	var next int64
+	if err := tx.GetContext(ctx, &next, nextEntryID); err != nil {
+		return 0, fmt.Errorf("append to %s: next entry id: %w", id, err)
+	}
+	for _, in := range engine.EntryInserts(id, lastSeq, next, dialect.EntryText, rows, now) {
 		if _, err := tx.ExecContext(ctx, in.Query, in.Args...); err != nil {
 			return 0, fmt.Errorf("append entries %d-%d to %s: %w", in.First, in.Last, id, err)
 		}
@@ -103,6 +109,18 @@ func (d engineDriver) InsertEntries(ctx context.Context, tx engine.Tx, id string
 	}
 	return lastSeq, nil
 }
+
+// nextEntryID is the row id the next entry takes: above every entry and
+// above the search cursor (see "Search" in doc.go). entries is not
+// AUTOINCREMENT since schema version 10: SQLite then wrote the
+// sqlite_sequence row at every insert, one page (8 KB of WAL) of the five
+// an append wrote. Without it SQLite would take max(id)+1, which after a
+// delete of the highest rows can be an id at or below the cursor, a row
+// the indexer would never see; this query costs two b-tree seeks and no
+// write. A trigger (entries_after_cursor) refuses such an id from any
+// other writer (sqlite3, an older binary).
+const nextEntryID = `SELECT max(coalesce((SELECT max(id) FROM entries), 0),
+	(SELECT indexed_through FROM search_index WHERE source = 'entries')) + 1`
 
 // describe fills the derived columns of an entry.
 func (s *Store) describe(e sessiondb.Entry) (kind, role, text string) {

@@ -81,7 +81,9 @@ func (d engineDriver) Describe(e sessiondb.Entry) (kind, role, text string) { re
 
 // dialect is SQLite's text where the engine's statements differ.
 // Copies need no row lock and no sequence to move: the write transaction
-// excludes every other writer, and AUTOINCREMENT follows explicit IDs.
-var dialect = engine.Dialect{SessionColumns: sessionColumns, HolderOrder: holderOrder, Instr: "instr"}
+// excludes every other writer, and AUTOINCREMENT (compactions) follows
+// explicit IDs. Entries take explicit ids (nextEntryID).
+var dialect = engine.Dialect{SessionColumns: sessionColumns, HolderOrder: holderOrder, Instr: "instr",
+	NextEntryID: nextEntryID, EntryText: entryText}
 
 var _ sessiondb.Copier = (*Store)(nil)

@@ -271,7 +271,7 @@ func (s *Store) Reindex(ctx context.Context, reextract bool) error {
 		}
 		if reextract {
 			for _, src := range ftsSources {
-				if err := engine.Reextract(ctx, engineDriver{s}, tx, src.table); err != nil {
+				if err := engine.Reextract(ctx, engineDriver{s}, tx, src.table, dialect.EntryText); err != nil {
 					return err
 				}
 			}

@@ -107,8 +107,12 @@ func TestCheckerCatchesTampering(t *testing.T) {
 			if err := db.QueryRow(`SELECT id FROM sessions WHERE id LIKE 'u-%' LIMIT 1`).Scan(&sid); err != nil {
 				return false, err
 			}
-			_, err := db.Exec(`INSERT INTO entries (session_id, seq, kind, role, text, body, created_at)
-				SELECT id, last_seq + 1, 'message', 'user', '', ?, created_at FROM sessions WHERE id = ?`,
+			// An id above the rows and the search cursor, as sqlstore
+			// gives one (a trigger refuses any other).
+			_, err := db.Exec(`INSERT INTO entries (id, session_id, seq, kind, role, text_stored, body, created_at)
+				SELECT max(coalesce((SELECT max(id) FROM entries), 0),
+					(SELECT indexed_through FROM search_index WHERE source = 'entries')) + 1,
+					id, last_seq + 1, 'message', 'user', '', ?, created_at FROM sessions WHERE id = ?`,
 				string(makeBody("w9.9.g9.9", sid, 1, 1, false)), sid)
 			if err != nil {
 				return false, err

@@ -42,7 +42,7 @@ func CountMessages(rows []Row) int64 {
 	return n
 }
 
-// InsertChunk is how many entries one INSERT statement writes (7
+// InsertChunk is how many entries one INSERT statement writes (7 or 8
 // parameters each, far below SQLite's 32766-parameter and PostgreSQL's
 // 65535-parameter limits).
 const InsertChunk = 512
@@ -57,20 +57,30 @@ type EntryInsert struct {
 // EntryInserts writes the INSERTs that append rows to session id after
 // lastSeq, InsertChunk rows each: multi-row INSERTs, not a statement per
 // entry (each statement costs SQLite a step of the VM and a statement
-// journal, and PostgreSQL a round trip).
-func EntryInserts(id string, lastSeq int64, rows []Row, now time.Time) []EntryInsert {
-	const row = "(?, ?, ?, ?, ?, ?, ?)"
+// journal, and PostgreSQL a round trip). ts says how the text is written
+// (Dialect.EntryText). firstRowID, when positive, is
+// the row id of the first row, the others following it (see
+// Dialect.NextEntryID); 0 lets the database assign ids.
+func EntryInserts(id string, lastSeq, firstRowID int64, ts backend.TextStore, rows []Row, now time.Time) []EntryInsert {
+	row, cols, per := "(?, ?, ?, ?, ?, ?, ?)", "", 7
+	if firstRowID > 0 {
+		row, cols, per = "(?, ?, ?, ?, ?, ?, ?, ?)", "id, ", 8
+	}
 	out := make([]EntryInsert, 0, (len(rows)+InsertChunk-1)/InsertChunk)
 	for len(rows) > 0 {
 		chunk := rows[:min(InsertChunk, len(rows))]
 		rows = rows[len(chunk):]
-		args := make([]any, 0, 7*len(chunk))
+		args := make([]any, 0, per*len(chunk))
 		first := lastSeq + 1
 		for _, e := range chunk {
 			lastSeq++
-			args = append(args, id, lastSeq, e.Kind, e.Role, e.Text, e.Body, FormatTime(OrNow(e.CreatedAt, now)))
+			if firstRowID > 0 {
+				args = append(args, firstRowID)
+				firstRowID++
+			}
+			args = append(args, id, lastSeq, e.Kind, e.Role, ts.Arg(e.Text, e.Body), e.Body, FormatTime(OrNow(e.CreatedAt, now)))
 		}
-		q := `INSERT INTO entries (session_id, seq, kind, role, text, body, created_at) VALUES ` +
+		q := `INSERT INTO entries (` + cols + `session_id, seq, kind, role, ` + ts.Col() + `, body, created_at) VALUES ` +
 			row + strings.Repeat(", "+row, len(chunk)-1)
 		out = append(out, EntryInsert{Query: q, Args: args, First: first, Last: lastSeq})
 	}

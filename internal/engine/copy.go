@@ -34,6 +34,8 @@ func (e *Engine) PutSession(ctx context.Context, d sessiondb.SessionDump, expect
 		err := sessioncopy.Write(ctx, tx, d, expectSequence, sessioncopy.WriteOptions{
 			LockSuffix:          e.sql.CopyLockSuffix,
 			ReserveCompactionID: e.sql.ReserveCompactionID,
+			NextEntryID:         e.sql.NextEntryID,
+			EntryText:           e.sql.EntryText,
 			Describe: func(en sessiondb.Entry) (string, string) {
 				_, role, text := e.d.Describe(en)
 				return role, text

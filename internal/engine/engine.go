@@ -10,6 +10,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/backend"
 )
 
 // Tx is one transaction of a backend. Statements are written with ?
@@ -96,6 +97,15 @@ type Dialect struct {
 	// CopyLockSuffix and ReserveCompactionID are PutSession's
 	// sessioncopy.WriteOptions of the same names.
 	CopyLockSuffix, ReserveCompactionID string
+	// NextEntryID, when set, is a query returning the row id the next
+	// entry takes: the backend then gives every inserted entry an
+	// explicit id, that one and upwards (SQLite: see sqlstore's
+	// nextEntryID). Empty: the database assigns ids (PostgreSQL's
+	// identity sequence).
+	NextEntryID string
+	// EntryText is how an entry's extracted text is written (SQLite
+	// stores it only where it differs from the body's content string).
+	EntryText backend.TextStore
 }
 
 // Engine is the behaviour of a store over one Driver. A backend embeds it

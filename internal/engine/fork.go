@@ -77,10 +77,24 @@ func (e *Engine) copyTranscript(ctx context.Context, tx Tx, parent sessiondb.Ses
 		return sessiondb.Session{}, err
 	}
 	// Entries keep their order and bodies; seqs restart at 1.
-	res, err := tx.ExecContext(ctx, `INSERT INTO entries (session_id, seq, kind, role, text, body, created_at)
-		SELECT ?, seq - ? + 1, kind, role, text, body, created_at FROM entries
-		WHERE session_id = ? AND seq >= ? AND seq <= ? ORDER BY seq`,
-		newID, cur.KeepFromSeq, parent.ID, cur.KeepFromSeq, toSeq)
+	text := e.sql.EntryText.Col() // copied as stored
+	q := `INSERT INTO entries (session_id, seq, kind, role, ` + text + `, body, created_at)
+		SELECT ?, seq - ? + 1, kind, role, ` + text + `, body, created_at FROM entries
+		WHERE session_id = ? AND seq >= ? AND seq <= ? ORDER BY seq`
+	args := []any{newID, cur.KeepFromSeq, parent.ID, cur.KeepFromSeq, toSeq}
+	if e.sql.NextEntryID != "" {
+		// Explicit ids in seq order from the next one (seqs are unique,
+		// so the ids are).
+		var next int64
+		if err := tx.GetContext(ctx, &next, e.sql.NextEntryID); err != nil {
+			return sessiondb.Session{}, err
+		}
+		q = `INSERT INTO entries (id, session_id, seq, kind, role, ` + text + `, body, created_at)
+		SELECT ? + seq - ?, ?, seq - ? + 1, kind, role, ` + text + `, body, created_at FROM entries
+		WHERE session_id = ? AND seq >= ? AND seq <= ? ORDER BY seq`
+		args = append([]any{next, cur.KeepFromSeq}, args...)
+	}
+	res, err := tx.ExecContext(ctx, q, args...)
 	if err != nil {
 		return sessiondb.Session{}, err
 	}

@@ -4,19 +4,20 @@ import (
 	"context"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/backend"
 )
 
 // Reextract derives the role and text of every row of table (entries or
 // summary_messages) again with Driver.Describe (after the extractor
-// changed), inside tx.
-func Reextract(ctx context.Context, d Driver, tx Tx, table string) error {
+// changed), inside tx; ts says how an entry's text is written.
+func Reextract(ctx context.Context, d Driver, tx Tx, table string, ts backend.TextStore) error {
 	rows, err := tx.QueryxContext(ctx, `SELECT id, kind, body FROM `+table)
 	if err != nil {
 		return err
 	}
 	type upd struct {
-		id         int64
-		role, text string
+		id               int64
+		role, text, body string
 	}
 	var updates []upd
 	for rows.Next() {
@@ -28,14 +29,18 @@ func Reextract(ctx context.Context, d Driver, tx Tx, table string) error {
 			return err
 		}
 		_, role, text := d.Describe(sessiondb.Entry{Kind: kind, Body: body})
-		updates = append(updates, upd{id, role, text})
+		updates = append(updates, upd{id, role, text, string(body)})
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return err
 	}
 	for _, u := range updates {
-		if _, err := tx.ExecContext(ctx, `UPDATE `+table+` SET role = ?, text = ? WHERE id = ?`, u.role, u.text, u.id); err != nil {
+		col, text := "text", any(u.text)
+		if table == "entries" {
+			col, text = ts.Col(), ts.Arg(u.text, u.body)
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE `+table+` SET role = ?, `+col+` = ? WHERE id = ?`, u.role, text, u.id); err != nil {
 			return err
 		}
 	}

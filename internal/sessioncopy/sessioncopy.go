@@ -230,6 +230,12 @@ type WriteOptions struct {
 	// with an explicit ID (its one argument): PostgreSQL must move the
 	// identity sequence past it, or a later insert would collide.
 	ReserveCompactionID string
+	// NextEntryID, when set, is a query returning the row id the next
+	// entry takes; entries are then inserted with explicit ids from it
+	// (engine.Dialect.NextEntryID).
+	NextEntryID string
+	// EntryText is how an entry's extracted text is written.
+	EntryText backend.TextStore
 	// Describe derives the stored role and text of an entry or summary
 	// message with the target's extractor.
 	Describe func(e sessiondb.Entry) (role, text string)
@@ -286,10 +292,25 @@ func Write(ctx context.Context, tx Tx, d sessiondb.SessionDump, expect *int64, o
 			return fmt.Errorf("put %s: alias %q: %w", id, a, err)
 		}
 	}
+	var nextID int64
+	if o.NextEntryID != "" && len(d.Entries) > 0 {
+		if err := query(ctx, tx, func(r *sql.Rows) error { return r.Scan(&nextID) }, o.NextEntryID); err != nil {
+			return fmt.Errorf("put %s: next entry id: %w", id, err)
+		}
+	}
 	for _, e := range d.Entries {
 		role, text := o.Describe(e)
-		if _, err := tx.ExecContext(ctx, `INSERT INTO entries (session_id, seq, kind, role, text, body, created_at)
-		    VALUES (?, ?, ?, ?, ?, ?, ?)`, id, e.Seq, kindOf(e), role, text, string(e.Body), formatTime(e.CreatedAt)); err != nil {
+		cols, vals := "", ""
+		args := []any{}
+		if nextID > 0 {
+			cols, vals, args = "id, ", "?, ", append(args, nextID)
+			nextID++
+		}
+		args = append(args, id, e.Seq, kindOf(e), role, o.EntryText.Arg(text, string(e.Body)), string(e.Body), formatTime(e.CreatedAt))
+		q := `INSERT INTO entries (` + cols + `session_id, seq, kind, role, ` + o.EntryText.Col() + `, body, created_at)
+		    VALUES (` + vals + `?, ?, ?, ?, ?, ?, ?)`
+		_, err := tx.ExecContext(ctx, q, args...)
+		if err != nil {
 			return fmt.Errorf("put %s: entry %d: %w", id, e.Seq, err)
 		}
 	}
