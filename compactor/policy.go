@@ -213,18 +213,23 @@ func tailStart(t []sessiondb.Entry, infos []bodyInfo, p Policy) int {
 		}
 	}
 	if tokens > 0 {
-		count := p.counter()
-		sum, kt := 0, n
-		for i := n - 1; i >= 0; i-- {
-			sum += count(t[i])
-			if sum > tokens {
-				break
-			}
-			kt = i
-		}
-		k = max(k, kt)
+		k = max(k, budgetStart(t, p.counter(), tokens))
 	}
 	return min(k, n-1)
+}
+
+// budgetStart is the first entry of the longest tail of t whose
+// estimated tokens fit in tokens (len(t) when not even the last does).
+func budgetStart(t []sessiondb.Entry, count TokenCounter, tokens int) int {
+	sum, k := 0, len(t)
+	for i := len(t) - 1; i >= 0; i-- {
+		sum += count(t[i])
+		if sum > tokens {
+			break
+		}
+		k = i
+	}
+	return k
 }
 
 // anchorEnd is where the anchor ends: Policy.Anchor moved later until the
@@ -275,15 +280,7 @@ func planTurns(t []sessiondb.Entry, infos []bodyInfo, ok []bool, p Policy, prevS
 		k = starts[len(starts)-turns]
 	}
 	if tokens > 0 {
-		count := p.counter()
-		sum, kt := 0, n
-		for i := n - 1; i >= 0; i-- {
-			sum += count(t[i])
-			if sum > tokens {
-				break
-			}
-			kt = i
-		}
+		kt := budgetStart(t, p.counter(), tokens)
 		kk := starts[len(starts)-1]
 		for _, s := range starts {
 			if s >= kt {
