@@ -14,6 +14,7 @@ import (
 
 	"github.com/sessiondb/sessiondb"
 	"github.com/sessiondb/sessiondb/internal/pgtest"
+	"github.com/sessiondb/sessiondb/internal/pinode"
 	"github.com/sessiondb/sessiondb/jsonlimport"
 	"github.com/sessiondb/sessiondb/pgstore"
 )
@@ -447,33 +448,7 @@ func TestCompactedExportsLoadInPi(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("imports and compacts the whole corpus, no concurrency: run without -short and -race")
 	}
-	script, err := filepath.Abs(filepath.Join("..", "testdata", "gen", "pi", "check-export.mjs"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	modules := filepath.Join(filepath.Dir(script), "node_modules")
-	if env := os.Getenv("SESSIONDB_PI_NODE"); env != "" {
-		modules = filepath.Join(env, "node_modules")
-	}
-	if _, err = exec.LookPath("node"); err == nil {
-		_, err = os.Stat(filepath.Join(modules, "@mariozechner", "pi-coding-agent", "package.json"))
-	}
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("pi is not installed (cd testdata/gen/pi && npm install): %v", err)
-		}
-		t.Skipf("pi is not installed (cd testdata/gen/pi && npm install, or set SESSIONDB_PI_NODE): %v", err)
-	}
-	if env := os.Getenv("SESSIONDB_PI_NODE"); env != "" {
-		data, err := os.ReadFile(script)
-		if err != nil {
-			t.Fatal(err)
-		}
-		script = filepath.Join(env, "check-export.mjs")
-		if err := os.WriteFile(script, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	node, script := pinode.Script(t, "check-export.mjs")
 	ctx := context.Background()
 	root := corpusDir(t)
 	st := openStore(t)
@@ -511,7 +486,8 @@ func TestCompactedExportsLoadInPi(t *testing.T) {
 	if len(files) == 0 {
 		t.Fatal("no compacted session exported to pi")
 	}
-	cmd := exec.Command("node", append([]string{script}, files...)...)
+	cmd := exec.Command(node, append([]string{script}, files...)...)
+	cmd.Dir = filepath.Dir(script)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

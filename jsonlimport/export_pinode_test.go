@@ -5,11 +5,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sessiondb/sessiondb/internal/pinode"
 )
 
 // TestExportCorpusPiLoadsInPi opens our translations of Claude Code
@@ -20,22 +21,7 @@ import (
 // SESSIONDB_PI_NODE naming a directory whose node_modules holds
 // @mariozechner/pi-coding-agent 0.73.1) and is skipped otherwise.
 func TestExportCorpusPiLoadsInPi(t *testing.T) {
-	dir := mustAbs(t, filepath.Join("..", "testdata", "gen", "pi"))
-	modules := filepath.Join(dir, "node_modules")
-	if env := os.Getenv("SESSIONDB_PI_NODE"); env != "" {
-		modules = filepath.Join(env, "node_modules")
-	}
-	_, err := exec.LookPath("node")
-	if err == nil {
-		_, err = os.Stat(filepath.Join(modules, "@mariozechner", "pi-coding-agent", "package.json"))
-	}
-	if err != nil {
-		// As watch's needPi: CI installs pi, so there it is a failure.
-		if os.Getenv("CI") != "" {
-			t.Fatalf("pi is not installed (cd testdata/gen/pi && npm install): %v", err)
-		}
-		t.Skipf("pi is not installed (cd testdata/gen/pi && npm install, or set SESSIONDB_PI_NODE): %v", err)
-	}
+	node, script := pinode.Script(t, "check-export.mjs")
 	ctx := context.Background()
 	roots := []string{filepath.Join(ccTestdata, "projects"), filepath.Join(codexTestdata, "codex-home")}
 	if !testing.Short() && !raceEnabled {
@@ -76,20 +62,8 @@ func TestExportCorpusPiLoadsInPi(t *testing.T) {
 			files = append(files, written[0])
 		}
 	}
-	// pi's modules are found from the script's directory; with
-	// SESSIONDB_PI_NODE the script is copied next to them.
-	script := filepath.Join(dir, "check-export.mjs")
-	if env := os.Getenv("SESSIONDB_PI_NODE"); env != "" {
-		data, err := os.ReadFile(script)
-		if err != nil {
-			t.Fatal(err)
-		}
-		script = filepath.Join(env, "check-export.mjs")
-		if err := os.WriteFile(script, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cmd := exec.Command("node", append([]string{script}, files...)...)
+	cmd := exec.Command(node, append([]string{script}, files...)...)
+	cmd.Dir = filepath.Dir(script)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	outb, err := cmd.Output()

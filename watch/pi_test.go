@@ -10,35 +10,15 @@ import (
 	"testing"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/pinode"
 )
-
-// piGen is the directory where pi 0.73.1 is installed for the tests
-// (npm install there; .ci/run does it).
-var piGen = filepath.Join("..", "testdata", "gen", "pi")
-
-// needPi returns node's path, skipping the test when node or pi is not
-// installed (failing instead under CI, which installs both).
-func needPi(t *testing.T) string {
-	t.Helper()
-	node, err := exec.LookPath("node")
-	if err == nil {
-		_, err = os.Stat(filepath.Join(piGen, "node_modules", "@mariozechner", "pi-coding-agent", "package.json"))
-	}
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("pi is not installed (cd testdata/gen/pi && npm install): %v", err)
-		}
-		t.Skipf("pi is not installed (cd testdata/gen/pi && npm install): %v", err)
-	}
-	return node
-}
 
 // TestPiSessionWrittenLive lets pi's own SessionManager (node, live.mjs)
 // write a session turn by turn while the watcher follows its folder: the
 // session must end up as one import of the final file gives it, with the
 // messages pi itself resumes, and its last words must be searchable.
 func TestPiSessionWrittenLive(t *testing.T) {
-	node := needPi(t)
+	node, script := pinode.Script(t, "live.mjs")
 	root := t.TempDir()
 	dir := filepath.Join(root, "sessions", "--home-dev-proj--")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -46,8 +26,8 @@ func TestPiSessionWrittenLive(t *testing.T) {
 	}
 	st := newStore(t, t.TempDir())
 	r := startWatch(t, st, Options{Paths: []string{root}})
-	cmd := exec.Command(node, "live.mjs", dir, "12", "60")
-	cmd.Dir = piGen
+	cmd := exec.Command(node, script, dir, "12", "60")
+	cmd.Dir = filepath.Dir(script)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
 	if err != nil {
