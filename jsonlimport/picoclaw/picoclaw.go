@@ -934,3 +934,14 @@ func fileSize(path string) int64 {
 	}
 	return fi.Size()
 }
+
+// Understand implements jsonl.MessageReader. A picoclaw entry is one
+// OpenAI message: {"role", "content", "tool_calls": [{"id", "function":
+// {"name", "arguments"}}], "reasoning_content"}, and {"role": "tool",
+// "tool_call_id"} results, which jsonl.MessageObject reads.
+func (Picoclaw) Understand(e sessiondb.Entry, obj map[string]any) jsonl.Message {
+	if obj["role"] == nil {
+		return jsonl.Extracted(e)
+	}
+	return jsonl.MessageObject(obj)
+}
