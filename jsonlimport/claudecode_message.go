@@ -91,7 +91,7 @@ func (ClaudeCode) Understand(e sessiondb.Entry, obj map[string]any) Message {
 		m.Bookkeeping = true
 		return m
 	}
-	if stripContext(m.Text) == "" {
+	if jsonl.StripContext(m.Text) == "" {
 		m.Context = true
 	}
 	return m

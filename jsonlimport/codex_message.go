@@ -58,7 +58,7 @@ func codexItem(ptype string, p map[string]any, e sessiondb.Entry) Message {
 		case "developer", "system":
 			m.Context = true
 		case "user":
-			m.Context = m.Text != "" && stripContext(m.Text) == ""
+			m.Context = m.Text != "" && jsonl.StripContext(m.Text) == ""
 		}
 		return m
 	case "reasoning":

@@ -225,8 +225,8 @@ func TestPromptTitle(t *testing.T) {
 		{"# AGENTS.md instructions for /x\n\n<INSTRUCTIONS>…</INSTRUCTIONS>", ""},
 		{strings.Repeat("word ", 40), strings.TrimSpace(strings.Repeat("word ", 16)) + "…"},
 	} {
-		if got := promptTitle(c.in); got != c.want {
-			t.Errorf("promptTitle(%q) = %q, want %q", c.in, got, c.want)
+		if got := jsonl.TitleOf(c.in); got != c.want {
+			t.Errorf("TitleOf(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
 }
@@ -253,7 +253,7 @@ func FuzzUnderstand(f *testing.F) {
 			if !cmp.Equal(a, b) {
 				t.Fatalf("Understand(%q) is not deterministic on %q", format, body)
 			}
-			_ = promptTitle(a.Text)
+			_ = jsonl.TitleOf(a.Text)
 		}
 	})
 }
