@@ -162,6 +162,10 @@ func ccAgentPair(path string) bool {
 	return sniffClaudeCode(base + ".jsonl")
 }
 
+// Reserves implements jsonl.Reserver: the .jsonl and .meta.json of a
+// Claude Code sub-agent (ccAgentPair) are Claude Code's, not picoclaw's.
+func (ClaudeCode) Reserves(path string) bool { return ccAgentPair(path) }
+
 // Claim takes .jsonl files whose first lines are Claude Code lines, and the
 // files of a tool-results directory (read with their session).
 func (ClaudeCode) Claim(files []string) (units []Unit, rest []string) {

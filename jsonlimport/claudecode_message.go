@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 )
 
 // ccLineTypes are the Claude Code line types that hold a message.
@@ -42,7 +43,9 @@ func ClaudeCodeAgentSession(parent, agentID string) string {
 	return parent + ":agent-" + agentID
 }
 
-// understandClaudeCode reads one Claude Code line. user and assistant
+// Understand implements jsonl.MessageReader.
+//
+// It reads one Claude Code line. user and assistant
 // lines are their message (Anthropic content blocks); a user line with
 // isMeta, or whose text is only a slash command's wrapper or its local
 // output, is bookkeeping; a user line that is only injected context
@@ -50,28 +53,28 @@ func ClaudeCodeAgentSession(parent, agentID string) string {
 // compacted conversation) is Context. A tool result line names the
 // sub-agent its call started (toolUseResult.agentId). Every other line
 // type is bookkeeping.
-func understandClaudeCode(e sessiondb.Entry, obj map[string]any) Message {
+func (ClaudeCode) Understand(e sessiondb.Entry, obj map[string]any) Message {
 	typ, _ := obj["type"].(string)
 	inner, _ := obj["message"].(map[string]any)
 	if !ccLineTypes[typ] || inner == nil {
 		if e.Kind == ccKindToolFile {
-			return Message{Role: "tool-result-file", Text: str(obj, "file"), Bookkeeping: true}
+			return Message{Role: "tool-result-file", Text: jsonl.Str(obj, "file"), Bookkeeping: true}
 		}
 		if typ == "" && obj["role"] != nil {
 			// A bare message (a summary copy, an application's entry).
-			return messageObject(obj)
+			return jsonl.MessageObject(obj)
 		}
-		return Message{Role: orString(typ, e.Role), Text: ccBookkeepingText(obj), Bookkeeping: true}
+		return Message{Role: jsonl.OrString(typ, e.Role), Text: ccBookkeepingText(obj), Bookkeeping: true}
 	}
-	m := messageObject(inner)
+	m := jsonl.MessageObject(inner)
 	if m.Role == "" {
-		m.Role = orString(e.Role, typ)
+		m.Role = jsonl.OrString(e.Role, typ)
 	}
 	if m.Role != "user" {
 		return m
 	}
 	if tr, ok := obj["toolUseResult"].(map[string]any); ok && len(m.Results) == 1 {
-		m.Results[0].Agent = str(tr, "agentId")
+		m.Results[0].Agent = jsonl.Str(tr, "agentId")
 	}
 	if meta, _ := obj["isMeta"].(bool); meta {
 		m.Bookkeeping = true
@@ -88,7 +91,7 @@ func understandClaudeCode(e sessiondb.Entry, obj map[string]any) Message {
 		m.Bookkeeping = true
 		return m
 	}
-	if stripContext(m.Text) == "" {
+	if jsonl.StripContext(m.Text) == "" {
 		m.Context = true
 	}
 	return m

@@ -42,7 +42,7 @@ package jsonlimport
 //   - Title: the thread_name of session_index.jsonl (4 directories above
 //     the rollout) when present, else the first user_message event that
 //     is not all injected context (else the first such user message),
-//     made a title by promptTitle: the IDE context before "## My request
+//     made a title by jsonl.TitleOf: the IDE context before "## My request
 //     for Codex:" and markdown syntax dropped, cut at a word boundary.
 //   - Resume: rollouts are append-only; parsing continues at the offset
 //     with the meta, model and usage totals in ResumeState.
@@ -60,6 +60,7 @@ import (
 	"time"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 )
 
 // FormatCodex names the Codex CLI rollout format.
@@ -366,7 +367,7 @@ func (p *codexParser) userText(item []byte) {
 		return
 	}
 	for _, c := range it.Content {
-		if promptTitle(c.Text) != "" {
+		if jsonl.TitleOf(c.Text) != "" {
 			p.firstUser = c.Text
 			return
 		}
@@ -403,7 +404,7 @@ func (p *codexParser) event(payload json.RawMessage, n int, t time.Time, lineNo 
 	}
 	switch ev.Type {
 	case "user_message":
-		if p.prompt == "" && promptTitle(ev.Message) != "" {
+		if p.prompt == "" && jsonl.TitleOf(ev.Message) != "" {
 			p.prompt = ev.Message
 		}
 	case "token_count":
@@ -498,9 +499,9 @@ func (p *codexParser) finish(u Unit, from Resume) (*Parsed, error) {
 	switch {
 	case p.rs.Title != "":
 	case p.prompt != "":
-		p.rs.Title = promptTitle(p.prompt)
+		p.rs.Title = jsonl.TitleOf(p.prompt)
 	case p.firstUser != "":
-		p.rs.Title = promptTitle(p.firstUser)
+		p.rs.Title = jsonl.TitleOf(p.firstUser)
 	}
 	title := p.rs.Title
 	for _, x := range u.Extra {

@@ -7,9 +7,12 @@ import (
 	"strings"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 )
 
-// understandCodex reads one Codex rollout line {"type", "payload"} (or a
+// Understand implements jsonl.MessageReader.
+//
+// It reads one Codex rollout line {"type", "payload"} (or a
 // legacy bare response item). Only response items are the conversation:
 // event_msg lines (echoes of the prompts and answers, token counts, task
 // events), turn_context, session_meta, compacted markers and legacy
@@ -17,7 +20,7 @@ import (
 // message that is only injected context (<environment_context>,
 // <user_instructions>, the AGENTS.md preamble, <turn_aborted>), is
 // Context.
-func understandCodex(e sessiondb.Entry, obj map[string]any) Message {
+func (Codex) Understand(e sessiondb.Entry, obj map[string]any) Message {
 	typ, _ := obj["type"].(string)
 	p, ok := obj["payload"].(map[string]any)
 	if !ok {
@@ -28,15 +31,15 @@ func understandCodex(e sessiondb.Entry, obj map[string]any) Message {
 			return Message{Role: "record", Text: rt, Bookkeeping: true}
 		}
 		if obj["role"] != nil {
-			return messageObject(obj)
+			return jsonl.MessageObject(obj)
 		}
 		// A legacy header: the meta fields at the top level.
-		return Message{Role: orString(typ, "session_meta"), Bookkeeping: true}
+		return Message{Role: jsonl.OrString(typ, "session_meta"), Bookkeeping: true}
 	}
 	if typ != "response_item" {
-		text := str(p, "message")
+		text := jsonl.Str(p, "message")
 		if typ == "event_msg" && text == "" {
-			text = str(p, "type")
+			text = jsonl.Str(p, "type")
 		}
 		return Message{Role: typ, Text: text, Bookkeeping: true}
 	}
@@ -50,31 +53,31 @@ func codexItem(ptype string, p map[string]any, e sessiondb.Entry) Message {
 	name, _ := p["name"].(string)
 	switch ptype {
 	case "message":
-		m := messageObject(p)
+		m := jsonl.MessageObject(p)
 		switch m.Role {
 		case "developer", "system":
 			m.Context = true
 		case "user":
-			m.Context = m.Text != "" && stripContext(m.Text) == ""
+			m.Context = m.Text != "" && jsonl.StripContext(m.Text) == ""
 		}
 		return m
 	case "reasoning":
-		t := contentText(p["summary"])
+		t := jsonl.ContentText(p["summary"])
 		if t == "" {
-			t = contentText(p["content"])
+			t = jsonl.ContentText(p["content"])
 		}
 		// Reasoning kept only encrypted says nothing a reader can see:
 		// bookkeeping.
 		return Message{Role: "assistant", Thinking: t, Bookkeeping: t == ""}
 	case "function_call", "custom_tool_call", "local_shell_call", "web_search_call", "tool_search_call":
-		args := firstOf(p, "arguments", "input", "action")
-		return Message{Role: "assistant", Calls: []ToolCall{{ID: orString(id, str(p, "id")), Name: orString(name, ptype), Arguments: argText(args)}}}
+		args := jsonl.FirstOf(p, "arguments", "input", "action")
+		return Message{Role: "assistant", Calls: []ToolCall{{ID: jsonl.OrString(id, jsonl.Str(p, "id")), Name: jsonl.OrString(name, ptype), Arguments: jsonl.ArgText(args)}}}
 	case "function_call_output", "custom_tool_call_output", "local_shell_call_output", "tool_search_output":
 		return Message{Role: "tool", Results: []ToolResult{{CallID: id, Text: codexOutputText(p["output"])}}}
 	case "ghost_snapshot":
 		return Message{Role: ptype, Bookkeeping: true}
 	}
-	return Message{Role: orString(e.Role, ptype), Text: extracted(e).Text}
+	return Message{Role: jsonl.OrString(e.Role, ptype), Text: jsonl.Extracted(e).Text}
 }
 
 // codexOutputText is a Codex tool output: a string (older rollouts wrap
@@ -89,5 +92,5 @@ func codexOutputText(v any) string {
 		}
 		return s
 	}
-	return contentText(v)
+	return jsonl.ContentText(v)
 }

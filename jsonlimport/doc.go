@@ -354,53 +354,71 @@
 //	cmd/sessionctl, watch, viewer, mcpserver, bench, torture
 //	        │
 //	        ▼
-//	jsonlimport ──────────────► jsonlimport/swink, jsonlimport/zot, …
+//	jsonlimport ──────────────► jsonlimport/picoclaw, zot, swink, …
 //	  importer, registry         one package per format: Claim, Parse,
-//	  (Formats, formats.go),     ExportFiles, its message reading, its
-//	  translation, pricing,      tests, fuzz targets and fixtures
-//	  Understand, titles                │
+//	  (Formats, formats.go),     ExportFiles, Understand (its message
+//	  translation, pricing,      reader), its tests, fuzz targets and
+//	  Understand, PromptTitle    fixtures
 //	        │                           │
 //	        ▼                           ▼
 //	jsonlimport/jsonl: the interfaces (Format, Exporter, SideLister,
-//	  Skipper), Parsed/Unit/Resume/Problem/Branch, the line reader, the
-//	  readers' Cache, the export writer (Plan, ExportDir), SetTranslator
+//	  Skipper, Reserver, MessageReader), Parsed/Unit/Resume/Problem/Branch,
+//	  the line reader, the readers' Cache, the export writer (Plan,
+//	  ExportDir), Message and the message-reading helpers (MessageObject,
+//	  ContentText, …), the prompt-title rules (TitleOf, StripContext),
+//	  SetTranslator, SetReserved
 //	        │
 //	        ▼
 //	sessiondb
 //
 // The registry is Formats in formats.go: adding a format is adding its
 // package and a line there (explicit, since the list's order decides which
-// format claims a file). This package keeps its public names: Format,
-// Parsed, Unit and the others are aliases of jsonl's, and each moved
-// format keeps its name here (Swink, FormatSwink, …), so callers did not
-// change. The tests of a format package are an external test package
-// (swink_test, zot_test): they import and export through jsonlimport, as
-// users do, and see the format's internals through its export_test.go;
-// jsonlimport/internal/jsonltest holds the helpers both share. Tests that
-// need several formats (cross-format export, the corpus, growth, golden
-// exports) stay here. Fixtures stay in the repository's testdata/, which
-// the CLI's tests read too.
+// format claims a file). What the registry answers for the formats:
+// Understand looks up the format's jsonl.MessageReader by name (a name no
+// format has is read by the body's shape), and jsonl.Reserved asks every
+// jsonl.Reserver, so that a format earlier in the claim order leaves a
+// later format's files alone without importing it (picoclaw leaves Claude
+// Code's agent-<id>.jsonl and .meta.json pairs, which ClaudeCode reserves).
+// This package keeps its public names: Format, Parsed, Unit, Message,
+// ToolCall, ToolResult and the others are aliases of jsonl's, and each
+// moved format keeps its name here (Picoclaw, FormatPicoclaw, Swink, …),
+// so callers did not change. The tests of a format package are an external
+// test package (picoclaw_test, swink_test, zot_test): they import and
+// export through jsonlimport, as users do, and see the format's internals
+// through its export_test.go (picoclaw's fuzz targets, which check its
+// line parser's internal result, are in package picoclaw);
+// jsonlimport/internal/jsonltest holds the helpers they share with this
+// package's tests. Tests that need several formats (cross-format export,
+// the corpus, growth, golden exports, Understand's golden file) and tests
+// of importer rules (disambiguate, in import_test) stay here. Fixtures stay
+// in the repository's testdata/, which the CLI's tests read too.
 //
-// Moved so far (issue 27 item 2): swink and zot. Still in this package,
-// to move the same way: picoclaw (its Claim asks Claude Code whether a
-// .jsonl and .meta.json pair is a Claude Code sub-agent), Claude Code
+// Moved so far (issue 27 item 2): picoclaw, swink and zot, each with its
+// message reader. Still in this package, to move the same way: Claude Code
 // (claudecode*.go, ccindex.go, ccresume.go), Codex (codex*.go) and pi
-// (pi*.go, translate_pi.go). What holds them: their titles go through
-// Understand (message.go dispatches on the format name to every
-// *_message.go), their exporters through the translation (translate*.go)
-// and Claude Code's and Codex's usage through pricing. The next step is a
-// message reader per format in the registry (Understand looks it up) and
-// the shared reading helpers (wildlines.go, message.go's) in jsonl; then
-// each of the four is a package like swink.
+// (pi*.go, translate_pi.go), whose message readers are already methods
+// (jsonl.MessageReader) looked up by the registry. What still holds them:
+// the shared reading of wild lines (wildlines.go: wildScan, embedded in
+// their parsers, whose fields they use), their exporters' use of the
+// translation (translatedFiles, importedLog, writeOneLine in translate*.go
+// and export.go) and of pricing (priceRows, for Claude Code's and Codex's
+// estimated usage), a few helpers across them (Codex's export names a file
+// with pi's piFileID), understandByShape's use of Claude Code's and pi's
+// line-type tables, and tests here that reach their internals. The next
+// step is wildlines.go to jsonl, and hooks for translation and pricing as
+// SetTranslator is for Render; then each of the three is a package like
+// picoclaw.
 //
 // # Reading messages back
 //
 // Understand(format, entry) is the one reading of a stored body as a
 // message (role, text, thinking, tool calls and results, bookkeeping,
-// injected context), written once per format beside its reader
-// (*_message.go) and used by the viewer, `sessionctl show`, the MCP server
-// and the readers' titles: a session the tool did not title is titled by
-// its first real user prompt (PromptTitle, title.go). SubAgent tells a
+// injected context), written once per format beside its reader (its
+// jsonl.MessageReader: *_message.go here, message.go or the format's file
+// in a format package) and used by the viewer, `sessionctl show`, the MCP
+// server and the readers' titles: a session the tool did not title is
+// titled by its first real user prompt (PromptTitle, title.go; the rules
+// are jsonl.TitleOf's). SubAgent tells a
 // sub-agent session from a fork; DropEchoes removes search hits on Codex
 // event_msg echoes.
 package jsonlimport

@@ -2,6 +2,7 @@ package jsonlimport
 
 import (
 	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
+	"github.com/sessiondb/sessiondb/jsonlimport/picoclaw"
 	"github.com/sessiondb/sessiondb/jsonlimport/swink"
 	"github.com/sessiondb/sessiondb/jsonlimport/zot"
 )
@@ -22,10 +23,25 @@ import (
 // the shape of their first lines (never by path alone), and come last so
 // that they cannot take a file an older format claims.
 func Formats() []Format {
-	return []Format{Picoclaw{}, zot.Zot{}, swink.Swink{}, ClaudeCode{}, Codex{}, Pi{}}
+	return []Format{picoclaw.Picoclaw{}, zot.Zot{}, swink.Swink{}, ClaudeCode{}, Codex{}, Pi{}}
 }
 
-func init() { jsonl.SetTranslator(translatedStore) }
+func init() {
+	jsonl.SetTranslator(translatedStore)
+	jsonl.SetReserved(reservedByFormat)
+}
+
+// reservedByFormat reports whether a format of the registry reserves path
+// (jsonl.Reserver): formats earlier in the claim order leave it to that
+// format.
+func reservedByFormat(path string) bool {
+	for _, f := range Formats() {
+		if r, ok := f.(jsonl.Reserver); ok && r.Reserves(path) {
+			return true
+		}
+	}
+	return false
+}
 
 // The reader's types live in package jsonl, which the format packages
 // share; these names keep them where the callers of this package know
@@ -58,12 +74,14 @@ func BranchID(id, tip string) string { return jsonl.BranchID(id, tip) }
 // The formats that are packages of their own, under the names they had
 // here.
 const (
-	FormatPicoclaw = "picoclaw"
+	FormatPicoclaw = picoclaw.FormatPicoclaw
 	FormatZot      = zot.FormatZot
 	FormatSwink    = swink.FormatSwink
 )
 
 type (
+	// Picoclaw is picoclaw.Picoclaw.
+	Picoclaw = picoclaw.Picoclaw
 	// Zot is zot.Zot.
 	Zot = zot.Zot
 	// Swink is swink.Swink.

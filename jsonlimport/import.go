@@ -1052,7 +1052,7 @@ func metaPatch(s sessiondb.Session) *sessiondb.MetaPatch {
 // (an alias that is not a valid ID: empty, too long, a control character).
 // Aliases other sessions also list are registered: aliases may be shared
 // (picoclaw puts "agent:main:main" on every routed session).
-const droppedAliasesKey = "source_aliases"
+const droppedAliasesKey = jsonl.DroppedAliasesKey
 
 // freeAliases keeps the aliases that can be registered. When it drops
 // some, the full list is recorded in attrs[droppedAliasesKey] so that
@@ -1088,22 +1088,9 @@ func freeAliases(id string, aliases []string, attrs json.RawMessage, path string
 	return keep, mustJSON(obj), problems
 }
 
-// sourceAliases returns a session's aliases as the source had them: the
-// list recorded by freeAliases when there is one, else Session.Aliases.
-func sourceAliases(s sessiondb.Session) []string {
-	if len(s.Attrs) > 0 {
-		var obj map[string]json.RawMessage
-		if json.Unmarshal(s.Attrs, &obj) == nil {
-			if raw, ok := obj[droppedAliasesKey]; ok {
-				var list []string
-				if json.Unmarshal(raw, &list) == nil {
-					return list
-				}
-			}
-		}
-	}
-	return s.Aliases
-}
+// sourceAliases returns a session's aliases as the source had them
+// (jsonl.SourceAliases).
+func sourceAliases(s sessiondb.Session) []string { return jsonl.SourceAliases(s) }
 
 // ownsFile reports whether session s, imported before in u's format, is
 // the session u continues: s was imported from one of u's files, or from a

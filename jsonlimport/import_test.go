@@ -622,3 +622,36 @@ func TestImportUnreadableFile(t *testing.T) {
 		t.Errorf("problems %v, want one 'cannot read'", rep.Problems)
 	}
 }
+
+// TestPicoclawKeyCollision: the discord:555 / discord_555 files hold one
+// session under the meta key; the same archive imported from a second
+// place gets distinct, stable IDs instead of failing.
+func TestPicoclawKeyCollision(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t)
+	picoImport(t, s, Options{}, picoDir)
+	got, err := s.Load(ctx, "discord:555", sessiondb.LoadOptions{})
+	if err != nil || len(got) != 2 {
+		t.Fatalf("discord:555: %d messages, %v", len(got), err)
+	}
+	if _, err := s.Get(ctx, "discord_555"); !errors.Is(err, sessiondb.ErrNotFound) {
+		t.Errorf("Get(discord_555) = %v, want ErrNotFound (one session)", err)
+	}
+	second := picoCopyDir(t, picoDir)
+	rep := picoImport(t, s, Options{}, second)
+	if rep.Sessions != 17 {
+		t.Fatalf("second copy: %d sessions; problems %v", rep.Sessions, rep.Problems)
+	}
+	alt := disambiguate("discord:555", filepath.Join(second, "discord_555.jsonl"))
+	got2, err := s.Load(ctx, alt, sessiondb.LoadOptions{})
+	if err != nil || len(got2) != 2 {
+		t.Fatalf("%s: %d messages, %v", alt, len(got2), err)
+	}
+	if !picoHasProblem(rep.Problems, "discord_555.jsonl", 0, "already exists") {
+		t.Errorf("collision not reported: %v", rep.Problems)
+	}
+	rep = picoImport(t, s, Options{}, second)
+	if rep.Unchanged != 17 {
+		t.Errorf("re-import of the second copy: unchanged %d, want 17", rep.Unchanged)
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 )
 
 var understandUpdate = flag.Bool("understand.update", false, "rewrite testdata/understand.golden")
@@ -224,8 +225,8 @@ func TestPromptTitle(t *testing.T) {
 		{"# AGENTS.md instructions for /x\n\n<INSTRUCTIONS>…</INSTRUCTIONS>", ""},
 		{strings.Repeat("word ", 40), strings.TrimSpace(strings.Repeat("word ", 16)) + "…"},
 	} {
-		if got := promptTitle(c.in); got != c.want {
-			t.Errorf("promptTitle(%q) = %q, want %q", c.in, got, c.want)
+		if got := jsonl.TitleOf(c.in); got != c.want {
+			t.Errorf("TitleOf(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
 }
@@ -252,7 +253,29 @@ func FuzzUnderstand(f *testing.F) {
 			if !cmp.Equal(a, b) {
 				t.Fatalf("Understand(%q) is not deterministic on %q", format, body)
 			}
-			_ = promptTitle(a.Text)
+			_ = jsonl.TitleOf(a.Text)
 		}
 	})
+}
+
+// TestUnderstandRegistry: every format of the registry reads its own
+// messages (Understand looks the reader up by name), so that none of them
+// falls back to reading its bodies by shape; and a name no format has is
+// read by shape.
+func TestUnderstandRegistry(t *testing.T) {
+	for _, f := range Formats() {
+		if _, ok := f.(jsonl.MessageReader); !ok {
+			t.Errorf("format %s has no message reader", f.Name())
+		}
+		if messageReaders()[f.Name()] == nil {
+			t.Errorf("Understand does not look up %s", f.Name())
+		}
+	}
+	e := sessiondb.Entry{Kind: sessiondb.KindMessage, Role: "assistant", Body: []byte(`{"type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{}","call_id":"c1"}}`)}
+	if m := Understand("no-such-format", e); len(m.Calls) != 1 || m.Calls[0].Name != "shell" {
+		t.Errorf("unknown format read by shape: %+v, want the Codex call", m)
+	}
+	if m := Understand(FormatPicoclaw, e); len(m.Calls) != 0 {
+		t.Errorf("picoclaw's reader read a Codex envelope: %+v", m)
+	}
 }

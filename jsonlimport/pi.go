@@ -606,7 +606,7 @@ func (p *piParser) finish(u Unit, from Resume) (*Parsed, error) {
 		p.rs.ID = strings.TrimSuffix(filepath.Base(u.Path), ".jsonl")
 		p.problem(0, "session header without id; the session ID %q is taken from the file name", p.rs.ID)
 	}
-	s := sessiondb.Session{ID: p.rs.ID, Title: orString(p.rs.Title, p.rs.Prompt), Attrs: attrs, ParentID: p.rs.Parent, ForkSeq: p.rs.ForkSeq,
+	s := sessiondb.Session{ID: p.rs.ID, Title: jsonl.OrString(p.rs.Title, p.rs.Prompt), Attrs: attrs, ParentID: p.rs.Parent, ForkSeq: p.rs.ForkSeq,
 		CreatedAt: p.rs.Created, UpdatedAt: p.rs.Last}
 	if s.UpdatedAt.Before(s.CreatedAt) {
 		s.UpdatedAt = s.CreatedAt

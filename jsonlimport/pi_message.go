@@ -2,7 +2,10 @@ package jsonlimport
 
 // How a pi session line reads as a message.
 
-import "github.com/sessiondb/sessiondb"
+import (
+	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
+)
 
 // piTypes are pi's line types without a message inside.
 var piTypes = map[string]bool{
@@ -11,49 +14,51 @@ var piTypes = map[string]bool{
 	"branch_summary": true,
 }
 
-// understandPi reads one pi line: {"type": "message", "message": {...}}
+// Understand implements jsonl.MessageReader.
+//
+// It reads one pi line: {"type": "message", "message": {...}}
 // with the roles user, assistant (text, thinking, toolCall blocks),
 // toolResult {toolCallId, toolName, content, isError}, bashExecution and
 // custom (hookMessage before version 3); custom_message, compaction and
 // branch_summary lines as the text pi puts into the context (Context);
 // model and thinking-level changes, labels, session_info, custom lines and
 // the session header as bookkeeping.
-func understandPi(e sessiondb.Entry, obj map[string]any) Message {
+func (Pi) Understand(e sessiondb.Entry, obj map[string]any) Message {
 	typ, _ := obj["type"].(string)
 	if inner, ok := obj["message"].(map[string]any); ok && typ == "message" {
 		return piMessageObject(inner, e)
 	}
 	switch typ {
 	case "custom_message":
-		return Message{Role: "custom", Text: contentText(obj["content"]), Context: true}
+		return Message{Role: "custom", Text: jsonl.ContentText(obj["content"]), Context: true}
 	case "compaction", "branch_summary":
-		return Message{Role: typ, Text: str(obj, "summary"), Context: true}
+		return Message{Role: typ, Text: jsonl.Str(obj, "summary"), Context: true}
 	}
 	if obj["role"] != nil {
 		return piMessageObject(obj, e)
 	}
 	for _, k := range []string{"name", "label", "modelId", "thinkingLevel", "customType", "cwd"} {
-		if s := str(obj, k); s != "" {
-			return Message{Role: orString(typ, e.Role), Text: s, Bookkeeping: true}
+		if s := jsonl.Str(obj, k); s != "" {
+			return Message{Role: jsonl.OrString(typ, e.Role), Text: s, Bookkeeping: true}
 		}
 	}
-	return Message{Role: orString(typ, e.Role), Bookkeeping: true}
+	return Message{Role: jsonl.OrString(typ, e.Role), Bookkeeping: true}
 }
 
 // piMessageObject reads pi's message object.
 func piMessageObject(inner map[string]any, e sessiondb.Entry) Message {
 	switch role, _ := inner["role"].(string); role {
 	case "bashExecution":
-		return Message{Role: role, Text: "$ " + str(inner, "command") + "\n" + str(inner, "output")}
+		return Message{Role: role, Text: "$ " + jsonl.Str(inner, "command") + "\n" + jsonl.Str(inner, "output")}
 	case "custom", "hookMessage", "branchSummary", "compactionSummary":
-		m := messageObject(inner)
+		m := jsonl.MessageObject(inner)
 		if m.Text == "" {
-			m.Text = str(inner, "summary")
+			m.Text = jsonl.Str(inner, "summary")
 		}
 		m.Context = true
 		return m
 	}
-	m := messageObject(inner)
+	m := jsonl.MessageObject(inner)
 	if m.Role == "" {
 		m.Role = e.Role
 	}

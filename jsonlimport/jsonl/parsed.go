@@ -193,3 +193,46 @@ var ErrNoConversation = errors.New("no conversation to import yet; skipped")
 // from Resume (the format rewrites files in place); the importer then reads
 // it whole and replaces the session's transcript.
 var ErrNotIncremental = fmt.Errorf("format cannot resume from an offset")
+
+// Reserver is implemented by a format that owns files an earlier format in
+// the registry's claim order would otherwise take (a Claude Code sub-agent
+// keeps agent-<id>.meta.json beside its transcript, a pair picoclaw's
+// Claim would read as one of its sessions). Reserves reports whether path
+// is such a file.
+type Reserver interface {
+	Reserves(path string) bool
+}
+
+var reserved func(path string) bool
+
+// SetReserved sets the predicate Reserved asks; the importer package calls
+// it once, at init, with one that asks every Reserver of its registry.
+func SetReserved(f func(path string) bool) { reserved = f }
+
+// Reserved reports whether a format of the registry reserves path (see
+// Reserver): a format's Claim leaves such a file in rest. It is false
+// before SetReserved.
+func Reserved(path string) bool { return reserved != nil && reserved(path) }
+
+// DroppedAliasesKey is the Attrs member where the importer keeps a source
+// session's full alias list when some of its aliases cannot be registered
+// (an alias that is not a valid ID: empty, too long, a control character).
+const DroppedAliasesKey = "source_aliases"
+
+// SourceAliases returns a session's aliases as the source had them: the
+// list the importer recorded under DroppedAliasesKey when there is one,
+// else Session.Aliases. Exporters write these.
+func SourceAliases(s sessiondb.Session) []string {
+	if len(s.Attrs) > 0 {
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(s.Attrs, &obj) == nil {
+			if raw, ok := obj[DroppedAliasesKey]; ok {
+				var list []string
+				if json.Unmarshal(raw, &list) == nil {
+					return list
+				}
+			}
+		}
+	}
+	return s.Aliases
+}

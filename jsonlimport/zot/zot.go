@@ -1234,3 +1234,14 @@ func zotWireBody(e sessiondb.Entry) ([]byte, error) {
 	}
 	return fixed, nil
 }
+
+// Understand implements jsonl.MessageReader. A zot entry is one message
+// whose content blocks are untyped: {"text"}, a call {"id", "name",
+// "arguments"}, and a tool message answers several calls with {"call_id",
+// "content", "is_error"} blocks, which jsonl.MessageObject reads.
+func (Zot) Understand(e sessiondb.Entry, obj map[string]any) jsonl.Message {
+	if obj["role"] == nil {
+		return jsonl.Extracted(e)
+	}
+	return jsonl.MessageObject(obj)
+}

@@ -1,4 +1,4 @@
-package jsonlimport
+package picoclaw
 
 import (
 	"bufio"
@@ -24,7 +24,10 @@ import (
 // the legacy pre-JSONL {key}.json session files.
 type Picoclaw struct{}
 
-var _ Format = Picoclaw{}
+// FormatPicoclaw is the format name of picoclaw sessions.
+const FormatPicoclaw = "picoclaw"
+
+var _ jsonl.Format = Picoclaw{}
 
 // picoclawScannerMax is picoclaw's bufio.Scanner limit: a line of this many
 // bytes or more makes picoclaw's loader fail for the whole session.
@@ -241,7 +244,7 @@ type picoResume struct {
 // meta-only sessions ({base}.meta.json alone), and legacy {base}.json
 // session objects. Side files are looked up on disk too, so that a single
 // .jsonl named on the command line finds its meta.
-func (Picoclaw) Claim(files []string) (units []Unit, rest []string) {
+func (Picoclaw) Claim(files []string) (units []jsonl.Unit, rest []string) {
 	inList := map[string]bool{}
 	for _, f := range files {
 		inList[f] = true
@@ -254,9 +257,10 @@ func (Picoclaw) Claim(files []string) (units []Unit, rest []string) {
 		return err == nil && fi.Mode().IsRegular()
 	}
 	for _, f := range files {
-		if ccAgentPair(f) {
+		if jsonl.Reserved(f) {
 			// Claude Code 2.1 keeps agent-<id>.meta.json beside a
-			// sub-agent transcript: not a picoclaw session.
+			// sub-agent transcript: not a picoclaw session (ClaudeCode
+			// reserves the pair).
 			rest = append(rest, f)
 			continue
 		}
@@ -268,21 +272,21 @@ func (Picoclaw) Claim(files []string) (units []Unit, rest []string) {
 			}
 			if exists(base + ".jsonl") {
 				// Only the meta was named: import the session it describes.
-				units = append(units, Unit{Format: FormatPicoclaw, Path: base + ".jsonl", Extra: []string{f}})
+				units = append(units, jsonl.Unit{Format: FormatPicoclaw, Path: base + ".jsonl", Extra: []string{f}})
 				continue
 			}
-			units = append(units, Unit{Format: FormatPicoclaw, Path: f})
+			units = append(units, jsonl.Unit{Format: FormatPicoclaw, Path: f})
 		case strings.HasSuffix(f, ".jsonl"):
 			base := strings.TrimSuffix(f, ".jsonl")
 			if meta := base + ".meta.json"; exists(meta) {
-				units = append(units, Unit{Format: FormatPicoclaw, Path: f, Extra: []string{meta}})
+				units = append(units, jsonl.Unit{Format: FormatPicoclaw, Path: f, Extra: []string{meta}})
 			} else if firstLineIsPicoclaw(f) {
-				units = append(units, Unit{Format: FormatPicoclaw, Path: f})
+				units = append(units, jsonl.Unit{Format: FormatPicoclaw, Path: f})
 			} else {
 				rest = append(rest, f)
 			}
 		case strings.HasSuffix(f, ".json") && isLegacyPicoclaw(f):
-			units = append(units, Unit{Format: FormatPicoclaw, Path: f})
+			units = append(units, jsonl.Unit{Format: FormatPicoclaw, Path: f})
 		default:
 			rest = append(rest, f)
 		}
@@ -351,18 +355,18 @@ func isLegacyPicoclaw(path string) bool {
 }
 
 // Parse implements Format.
-func (p Picoclaw) Parse(ctx context.Context, u Unit, from Resume) (*Parsed, error) {
+func (p Picoclaw) Parse(ctx context.Context, u jsonl.Unit, from jsonl.Resume) (*jsonl.Parsed, error) {
 	switch {
 	case strings.HasSuffix(u.Path, ".meta.json"):
 		if from.Offset > 0 {
-			return nil, ErrNotIncremental
+			return nil, jsonl.ErrNotIncremental
 		}
 		return p.parseMetaOnly(u)
 	case strings.HasSuffix(u.Path, ".jsonl"):
 		return p.parseJSONL(ctx, u, from)
 	case strings.HasSuffix(u.Path, ".json"):
 		if from.Offset > 0 {
-			return nil, ErrNotIncremental
+			return nil, jsonl.ErrNotIncremental
 		}
 		return p.parseLegacy(ctx, u)
 	}
@@ -384,7 +388,7 @@ func picoBase(path string) string {
 // the whole file). A corrupt meta makes picoclaw's loader fail for the whole
 // session; here the members before the damage are recovered, and the
 // problem is reported. ok is false when the file does not exist.
-func readPicoMeta(path string) (m picoMeta, ok bool, problems []Problem, err error) {
+func readPicoMeta(path string) (m picoMeta, ok bool, problems []jsonl.Problem, err error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return m, false, nil, nil
@@ -397,8 +401,8 @@ func readPicoMeta(path string) (m picoMeta, ok bool, problems []Problem, err err
 	if err != nil {
 		return m, false, nil, err
 	}
-	if fi.Size() > MaxLineSize {
-		return m, true, []Problem{{Path: path, Reason: fmt.Sprintf("meta file of %d bytes exceeds %d; ignored", fi.Size(), MaxLineSize)}}, nil
+	if fi.Size() > jsonl.MaxLineSize {
+		return m, true, []jsonl.Problem{{Path: path, Reason: fmt.Sprintf("meta file of %d bytes exceeds %d; ignored", fi.Size(), jsonl.MaxLineSize)}}, nil
 	}
 	data, err := io.ReadAll(f) // bounded by the check above; metas are small
 	if err != nil {
@@ -419,7 +423,7 @@ func readPicoMeta(path string) (m picoMeta, ok bool, problems []Problem, err err
 		} else {
 			reason += "; skip taken as 0"
 		}
-		return m, true, []Problem{{Path: path, Reason: reason}}, nil
+		return m, true, []jsonl.Problem{{Path: path, Reason: reason}}, nil
 	}
 }
 
@@ -492,7 +496,7 @@ func (m *picoMeta) session(base string, haveMeta bool) sessiondb.Session {
 	return s
 }
 
-func (Picoclaw) parseMetaOnly(u Unit) (*Parsed, error) {
+func (Picoclaw) parseMetaOnly(u jsonl.Unit) (*jsonl.Parsed, error) {
 	m, ok, problems, err := readPicoMeta(u.Path)
 	if err != nil {
 		return nil, err
@@ -501,7 +505,7 @@ func (Picoclaw) parseMetaOnly(u Unit) (*Parsed, error) {
 		return nil, fmt.Errorf("picoclaw: %s: %w", u.Path, os.ErrNotExist)
 	}
 	base := picoBase(u.Path)
-	pd := &Parsed{Unit: u, Session: m.session(base, true), Problems: problems, Offset: fileSize(u.Path)}
+	pd := &jsonl.Parsed{Unit: u, Session: m.session(base, true), Problems: problems, Offset: fileSize(u.Path)}
 	if err := sessiondb.ValidateID(pd.Session.ID); err != nil {
 		return pd, fmt.Errorf("picoclaw: session key: %w", err)
 	}
@@ -513,21 +517,21 @@ func (Picoclaw) parseMetaOnly(u Unit) (*Parsed, error) {
 // ignored and not counted, every other line counted; lines 1..skip hidden
 // (imported here as log entries before a truncation compaction), lines that
 // do not decode as a Message skipped, transient thoughts dropped.
-func (Picoclaw) parseJSONL(ctx context.Context, u Unit, from Resume) (*Parsed, error) {
+func (Picoclaw) parseJSONL(ctx context.Context, u jsonl.Unit, from jsonl.Resume) (*jsonl.Parsed, error) {
 	base := picoBase(u.Path)
 	metaPath := strings.TrimSuffix(u.Path, ".jsonl") + ".meta.json"
 	m, haveMeta, problems, err := readPicoMeta(metaPath)
 	if err != nil {
 		return nil, fmt.Errorf("picoclaw: read meta: %w", err)
 	}
-	var notes []Problem
+	var notes []jsonl.Problem
 	if !haveMeta {
-		notes = append(notes, Problem{Path: u.Path, Reason: "no .meta.json: all lines imported (skip 0), as picoclaw's GetHistory reads them; picoclaw's ListSessions does not list this session"})
+		notes = append(notes, jsonl.Problem{Path: u.Path, Reason: "no .meta.json: all lines imported (skip 0), as picoclaw's GetHistory reads them; picoclaw's ListSessions does not list this session"})
 	}
 	var rs picoResume
 	if from.Offset > 0 {
 		if err := json.Unmarshal(from.State, &rs); err != nil {
-			return nil, ErrNotIncremental
+			return nil, jsonl.ErrNotIncremental
 		}
 	}
 	skip := max(m.Skip, 0)
@@ -552,7 +556,7 @@ func (Picoclaw) parseJSONL(ctx context.Context, u Unit, from Resume) (*Parsed, e
 	if keepEntries < 0 && skip == raw {
 		keepEntries = entries
 	}
-	pd := &Parsed{Unit: u, Session: m.session(base, haveMeta), Offset: offset, Problems: problems, Notes: notes}
+	pd := &jsonl.Parsed{Unit: u, Session: m.session(base, haveMeta), Offset: offset, Problems: problems, Notes: notes}
 	if err := sessiondb.ValidateID(pd.Session.ID); err != nil {
 		return nil, fmt.Errorf("picoclaw: session key %q: %w", pd.Session.ID, err)
 	}
@@ -577,7 +581,7 @@ func (Picoclaw) parseJSONL(ctx context.Context, u Unit, from Resume) (*Parsed, e
 		}
 		n := physBase + lineNo
 		if jsonl.Oversized(line) {
-			pd.Problems = append(pd.Problems, Problem{Path: u.Path, Line: n, Reason: fmt.Sprintf("line of %d bytes exceeds the %d-byte limit; skipped (picoclaw cannot read this session at all)", end-start, MaxLineSize)})
+			pd.Problems = append(pd.Problems, jsonl.Problem{Path: u.Path, Line: n, Reason: fmt.Sprintf("line of %d bytes exceeds the %d-byte limit; skipped (picoclaw cannot read this session at all)", end-start, jsonl.MaxLineSize)})
 			if complete {
 				raw++
 				phys = n
@@ -598,13 +602,13 @@ func (Picoclaw) parseJSONL(ctx context.Context, u Unit, from Resume) (*Parsed, e
 		}
 		if len(line) >= picoclawScannerMax && !tooLongForPicoclaw {
 			tooLongForPicoclaw = true
-			pd.Problems = append(pd.Problems, Problem{Path: u.Path, Line: n, Reason: fmt.Sprintf("line of %d bytes is beyond picoclaw's 10 MiB scanner limit (picoclaw cannot read this session at all); imported", len(line))})
+			pd.Problems = append(pd.Problems, jsonl.Problem{Path: u.Path, Line: n, Reason: fmt.Sprintf("line of %d bytes is beyond picoclaw's 10 MiB scanner limit (picoclaw cannot read this session at all); imported", len(line))})
 		}
 		pl := parsePicoclawLine(line)
 		if !complete && pl.body == nil && !pl.dropped {
 			// A torn last line: not consumed, so that it is read again
 			// once the writer completes it.
-			pd.Problems = append(pd.Problems, Problem{Path: u.Path, Line: n, Reason: "torn last line (no trailing newline), not imported: " + pl.problem})
+			pd.Problems = append(pd.Problems, jsonl.Problem{Path: u.Path, Line: n, Reason: "torn last line (no trailing newline), not imported: " + pl.problem})
 			return nil
 		}
 		raw++
@@ -618,7 +622,7 @@ func (Picoclaw) parseJSONL(ctx context.Context, u Unit, from Resume) (*Parsed, e
 			if raw <= skip {
 				reason += " (in the part hidden by meta skip)"
 			}
-			pd.Problems = append(pd.Problems, Problem{Path: u.Path, Line: n, Reason: reason})
+			pd.Problems = append(pd.Problems, jsonl.Problem{Path: u.Path, Line: n, Reason: reason})
 		}
 		if pl.body != nil {
 			entries++
@@ -645,7 +649,7 @@ func (Picoclaw) parseJSONL(ctx context.Context, u Unit, from Resume) (*Parsed, e
 		keepEntries = entries // skip beyond the last line hides everything
 	}
 	if skip > raw {
-		pd.Problems = append(pd.Problems, Problem{Path: metaPath, Reason: fmt.Sprintf("meta skip %d exceeds the %d lines of the .jsonl; everything is hidden", skip, raw)})
+		pd.Problems = append(pd.Problems, jsonl.Problem{Path: metaPath, Reason: fmt.Sprintf("meta skip %d exceeds the %d lines of the .jsonl; everything is hidden", skip, raw)})
 	}
 	if skip > 0 {
 		pd.Compactions = []sessiondb.Compaction{{
@@ -685,7 +689,7 @@ type picoLegacy struct {
 // SetHistory writes them to the .jsonl (json.Compact of the indented
 // encoding equals json.Marshal). The legacy created/updated times, which the
 // migration drops, become the session's timestamps.
-func (Picoclaw) parseLegacy(ctx context.Context, u Unit) (*Parsed, error) {
+func (Picoclaw) parseLegacy(ctx context.Context, u jsonl.Unit) (*jsonl.Parsed, error) {
 	base := picoBase(u.Path)
 	if fileSize(strings.TrimSuffix(u.Path, ".json")+".jsonl") > 0 || fileExists(strings.TrimSuffix(u.Path, ".json")+".meta.json") {
 		return nil, fmt.Errorf("legacy session superseded by %s.jsonl/.meta.json (picoclaw migrates it over them); skipped", base)
@@ -699,7 +703,7 @@ func (Picoclaw) parseLegacy(ctx context.Context, u Unit) (*Parsed, error) {
 	if err != nil {
 		return nil, err
 	}
-	pd := &Parsed{Unit: u, Offset: fi.Size()}
+	pd := &jsonl.Parsed{Unit: u, Offset: fi.Size()}
 	dec := json.NewDecoder(f)
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return nil, fmt.Errorf("picoclaw: %s is not a legacy session object", u.Path)
@@ -749,12 +753,12 @@ loop:
 			msgNo++
 			var buf bytes.Buffer
 			if err := json.Compact(&buf, raw); err != nil {
-				pd.Problems = append(pd.Problems, Problem{Path: u.Path, Reason: fmt.Sprintf("message %d: %v; skipped", msgNo, err)})
+				pd.Problems = append(pd.Problems, jsonl.Problem{Path: u.Path, Reason: fmt.Sprintf("message %d: %v; skipped", msgNo, err)})
 				continue
 			}
 			pl := parsePicoclawLine(buf.Bytes())
 			if pl.body == nil {
-				pd.Problems = append(pd.Problems, Problem{Path: u.Path, Reason: fmt.Sprintf("message %d: %s; skipped (picoclaw's migration skips the whole file)", msgNo, pl.problem)})
+				pd.Problems = append(pd.Problems, jsonl.Problem{Path: u.Path, Reason: fmt.Sprintf("message %d: %s; skipped (picoclaw's migration skips the whole file)", msgNo, pl.problem)})
 				continue
 			}
 			e := sessiondb.Entry{Kind: sessiondb.KindMessage, Role: pl.msg.Role, Body: pl.body}
@@ -769,12 +773,12 @@ loop:
 		}
 	}
 	if broken != "" {
-		pd.Problems = append(pd.Problems, Problem{Path: u.Path, Reason: fmt.Sprintf("damaged legacy session (%s); imported what precedes the damage (picoclaw's migration skips the whole file)", broken)})
+		pd.Problems = append(pd.Problems, jsonl.Problem{Path: u.Path, Reason: fmt.Sprintf("damaged legacy session (%s); imported what precedes the damage (picoclaw's migration skips the whole file)", broken)})
 	}
 	var lg picoLegacy
 	obj, _ := json.Marshal(members)
 	if err := json.Unmarshal(obj, &lg); err != nil {
-		pd.Problems = append(pd.Problems, Problem{Path: u.Path, Reason: fmt.Sprintf("legacy metadata: %v", err)})
+		pd.Problems = append(pd.Problems, jsonl.Problem{Path: u.Path, Reason: fmt.Sprintf("legacy metadata: %v", err)})
 		rec, _ := recoverLegacy(members)
 		lg = rec
 	}
@@ -898,7 +902,7 @@ func (Picoclaw) ExportFiles(ctx context.Context, s sessiondb.Store, id string) (
 		Count:     len(lines),
 		CreatedAt: sess.CreatedAt,
 		UpdatedAt: sess.UpdatedAt,
-		Aliases:   sourceAliases(sess),
+		Aliases:   jsonl.SourceAliases(sess),
 	}
 	if len(sess.Scope) > 0 && string(sess.Scope) != "null" {
 		meta.Scope = sess.Scope
@@ -911,4 +915,33 @@ func (Picoclaw) ExportFiles(ctx context.Context, s sessiondb.Store, id string) (
 		{Rel: base + ".jsonl", Write: writeLines},
 		jsonl.BytesFile(base+".meta.json", metaJSON),
 	}, nil
+}
+
+// mustJSON marshals v, which always marshals.
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // only called with values that always marshal
+	}
+	return b
+}
+
+// fileSize returns the size of path, 0 when it cannot be read.
+func fileSize(path string) int64 {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
+}
+
+// Understand implements jsonl.MessageReader. A picoclaw entry is one
+// OpenAI message: {"role", "content", "tool_calls": [{"id", "function":
+// {"name", "arguments"}}], "reasoning_content"}, and {"role": "tool",
+// "tool_call_id"} results, which jsonl.MessageObject reads.
+func (Picoclaw) Understand(e sessiondb.Entry, obj map[string]any) jsonl.Message {
+	if obj["role"] == nil {
+		return jsonl.Extracted(e)
+	}
+	return jsonl.MessageObject(obj)
 }

@@ -1,4 +1,4 @@
-package jsonlimport
+package picoclaw_test
 
 import (
 	"bytes"
@@ -23,37 +23,13 @@ import (
 )
 
 const (
-	picoDir        = "../testdata/picoclaw"
-	picoExpected   = "../testdata/picoclaw-expected"
-	picoDamagedDir = "../testdata/picoclaw-damaged"
-	picoLegacyDir  = "../testdata/picoclaw-legacy-json"
+	picoDir        = "../../testdata/picoclaw"
+	picoExpected   = "../../testdata/picoclaw-expected"
+	picoDamagedDir = "../../testdata/picoclaw-damaged"
+	picoLegacyDir  = "../../testdata/picoclaw-legacy-json"
 	// picoToolKey is sample 02, the session the damaged variants copy.
 	picoToolKey = "sk_v1_4ff57da8088193dafdab12f43a7363f510e4b6b3d998a31aebc130a9aa666394"
 )
-
-// picoCopyDir copies the regular files of src into a fresh temp dir
-// (writable), so that tests may modify them.
-func picoCopyDir(tb testing.TB, src string) string {
-	tb.Helper()
-	dst := tb.TempDir()
-	ents, err := os.ReadDir(src)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for _, e := range ents {
-		if !e.Type().IsRegular() {
-			continue
-		}
-		data, err := os.ReadFile(filepath.Join(src, e.Name()))
-		if err != nil {
-			tb.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dst, e.Name()), data, 0o644); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	return dst
-}
 
 func picoImport(tb testing.TB, s sessiondb.Store, opts Options, paths ...string) Report {
 	tb.Helper()
@@ -174,27 +150,6 @@ func picoResolve(goldens []picoGolden, key string) string {
 	return ""
 }
 
-// picoLines returns the non-empty lines of a .jsonl (without "\n"), as
-// picoclaw counts them.
-func picoLines(t *testing.T, path string) [][]byte {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out [][]byte
-	for _, l := range bytes.Split(data, []byte("\n")) {
-		l = bytes.TrimSuffix(l, []byte("\r"))
-		if len(l) > 0 {
-			out = append(out, l)
-		}
-	}
-	return out
-}
-
 // TestPicoclawFidelity imports the picoclaw sample directory and checks,
 // for EVERY session picoclaw lists, that the effective transcript equals
 // picoclaw's GetHistory golden output as JSON values, that every body is
@@ -310,15 +265,6 @@ func TestPicoclawFidelity(t *testing.T) {
 	if id, err := s.Resolve(ctx, "agent:main:main"); err != nil || id != "sk_v1_4482d1d51c5f3deb9c5434ca6f0008c68ed47c167f55c7c69fc6e7a3e2dd132d" {
 		t.Errorf("Resolve(agent:main:main) = %q, %v", id, err)
 	}
-}
-
-func picoHasProblem(ps []Problem, pathSuffix string, line int, substr string) bool {
-	for _, p := range ps {
-		if strings.HasSuffix(p.Path, pathSuffix) && (line < 0 || p.Line == line) && strings.Contains(p.Reason, substr) {
-			return true
-		}
-	}
-	return false
 }
 
 // TestPicoclawSkipCompaction checks that meta skip became a truncation
@@ -581,45 +527,6 @@ func TestPicoclawDamagedOffsets(t *testing.T) {
 	}
 }
 
-func picoAppend(t *testing.T, path, data string) {
-	t.Helper()
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.WriteString(data); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
-	// Make sure the mtime differs even on coarse clocks.
-	future := time.Now().Add(2 * time.Second)
-	if err := os.Chtimes(path, future, future); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// picoSequences maps every session ID to its Sequence and LastSeq.
-func picoSequences(t *testing.T, s sessiondb.Store) map[string][2]int64 {
-	t.Helper()
-	out := map[string][2]int64{}
-	cursor := ""
-	for {
-		page, next, err := s.List(context.Background(), sessiondb.ListOptions{Cursor: cursor})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, si := range page {
-			out[si.ID] = [2]int64{si.Sequence, si.LastSeq}
-		}
-		if next == "" {
-			return out
-		}
-		cursor = next
-	}
-}
-
 // TestPicoclawIdempotent: a second import of unchanged files writes nothing.
 func TestPicoclawIdempotent(t *testing.T) {
 	s := openStore(t)
@@ -738,27 +645,6 @@ func TestPicoclawIncremental(t *testing.T) {
 	cs, _ := s.Compactions(ctx, key)
 	if len(cs) != 1 || cs[0].KeepFromSeq != 8 {
 		t.Errorf("compactions %+v, want one keeping from 8", cs)
-	}
-}
-
-func picoSetMeta(t *testing.T, path string, edit func(map[string]any)) {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := map[string]any{}
-	if err := json.Unmarshal(data, &m); err != nil {
-		t.Fatal(err)
-	}
-	edit(m)
-	out, _ := json.MarshalIndent(m, "", "  ")
-	if err := os.WriteFile(path, out, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	future := time.Now().Add(3 * time.Second)
-	if err := os.Chtimes(path, future, future); err != nil {
-		t.Fatal(err)
 	}
 }
 
@@ -926,39 +812,6 @@ func TestPicoclawExportCollision(t *testing.T) {
 	_, err := Export(ctx, s, []string{"discord:555", "discord_555"}, FormatPicoclaw, t.TempDir())
 	if !errors.Is(err, sessiondb.ErrExists) {
 		t.Fatalf("export of colliding keys: %v, want ErrExists", err)
-	}
-}
-
-// TestPicoclawKeyCollision: the discord:555 / discord_555 files hold one
-// session under the meta key; the same archive imported from a second
-// place gets distinct, stable IDs instead of failing.
-func TestPicoclawKeyCollision(t *testing.T) {
-	ctx := context.Background()
-	s := openStore(t)
-	picoImport(t, s, Options{}, picoDir)
-	got, err := s.Load(ctx, "discord:555", sessiondb.LoadOptions{})
-	if err != nil || len(got) != 2 {
-		t.Fatalf("discord:555: %d messages, %v", len(got), err)
-	}
-	if _, err := s.Get(ctx, "discord_555"); !errors.Is(err, sessiondb.ErrNotFound) {
-		t.Errorf("Get(discord_555) = %v, want ErrNotFound (one session)", err)
-	}
-	second := picoCopyDir(t, picoDir)
-	rep := picoImport(t, s, Options{}, second)
-	if rep.Sessions != 17 {
-		t.Fatalf("second copy: %d sessions; problems %v", rep.Sessions, rep.Problems)
-	}
-	alt := disambiguate("discord:555", filepath.Join(second, "discord_555.jsonl"))
-	got2, err := s.Load(ctx, alt, sessiondb.LoadOptions{})
-	if err != nil || len(got2) != 2 {
-		t.Fatalf("%s: %d messages, %v", alt, len(got2), err)
-	}
-	if !picoHasProblem(rep.Problems, "discord_555.jsonl", 0, "already exists") {
-		t.Errorf("collision not reported: %v", rep.Problems)
-	}
-	rep = picoImport(t, s, Options{}, second)
-	if rep.Unchanged != 17 {
-		t.Errorf("re-import of the second copy: unchanged %d, want 17", rep.Unchanged)
 	}
 }
 
@@ -1153,7 +1006,7 @@ func TestPicoclawDamagedGolden(t *testing.T) {
 		}
 		got[d.Name()] = sum
 	}
-	golden := filepath.Join("..", "testdata", "picoclaw-golden", "damaged.json")
+	golden := filepath.Join("..", "..", "testdata", "picoclaw-golden", "damaged.json")
 	if *picoUpdate {
 		data, _ := json.MarshalIndent(got, "", "  ")
 		if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {

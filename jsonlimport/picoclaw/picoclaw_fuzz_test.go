@@ -1,4 +1,4 @@
-package jsonlimport
+package picoclaw
 
 import (
 	"bytes"
@@ -10,6 +10,14 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
+)
+
+// The picoclaw samples the fuzz targets seed from.
+const (
+	picoDir        = "../../testdata/picoclaw"
+	picoDamagedDir = "../../testdata/picoclaw-damaged"
 )
 
 // picoSeedLines returns lines of every picoclaw sample as fuzz seeds.
@@ -116,11 +124,11 @@ func FuzzPicoclawParse(f *testing.F) {
 			t.Fatal(err)
 		}
 		defer os.RemoveAll(dir)
-		jsonl := filepath.Join(dir, "k.jsonl")
-		if err := os.WriteFile(jsonl, data, 0o644); err != nil {
+		path := filepath.Join(dir, "k.jsonl")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		u := Unit{Format: FormatPicoclaw, Path: jsonl}
+		u := jsonl.Unit{Format: FormatPicoclaw, Path: path}
 		if meta != nil {
 			mp := filepath.Join(dir, "k.meta.json")
 			if err := os.WriteFile(mp, meta, 0o644); err != nil {
@@ -128,7 +136,7 @@ func FuzzPicoclawParse(f *testing.F) {
 			}
 			u.Extra = []string{mp}
 		}
-		pd, err := Picoclaw{}.Parse(context.Background(), u, Resume{})
+		pd, err := Picoclaw{}.Parse(context.Background(), u, jsonl.Resume{})
 		if err != nil {
 			return // an invalid session key is the only failure
 		}
@@ -146,7 +154,7 @@ func FuzzPicoclawParse(f *testing.F) {
 			}
 		}
 		// Resuming at the consumed offset finds nothing new.
-		again, err := Picoclaw{}.Parse(context.Background(), u, Resume{Offset: pd.Offset, Entries: len(pd.Entries), State: pd.ResumeState})
+		again, err := Picoclaw{}.Parse(context.Background(), u, jsonl.Resume{Offset: pd.Offset, Entries: len(pd.Entries), State: pd.ResumeState})
 		if err != nil {
 			t.Fatalf("resume: %v", err)
 		}
