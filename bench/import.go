@@ -114,7 +114,7 @@ func runImport(ctx context.Context, e *env) (*Result, error) {
 	r.extra("raw_cpu_s", median(baseCPU))
 	r.note("peak RSS during the import: %s (sessiondb), %s (raw insert) — VmHWM reset before each phase",
 		fmtBytes(sdbPeak), fmtBytes(basePeak))
-	r.note("database size after the last run: sessiondb %s = %.2f× the JSONL (bodies + extracted text + trigram index), raw table %s",
+	r.note("database size after the last run: sessiondb %s = %.2f× the JSONL (bodies + text not derivable from them + trigram index), raw table %s",
 		fmtBytes(dbSize), float64(dbSize)/float64(size), fmtBytes(rawSize))
 	r.extra("import_peak_rss_bytes", float64(sdbPeak))
 	r.extra("raw_peak_rss_bytes", float64(basePeak))

@@ -351,13 +351,16 @@ func indexSizes(ctx context.Context, db *sql.DB, r *Result) error {
 			fts += n
 		}
 	}
-	var textLen, bodyLen int64
-	if err := db.QueryRowContext(ctx, `SELECT sum(length(CAST(text AS BLOB))), sum(length(CAST(body AS BLOB))) FROM entries`).Scan(&textLen, &bodyLen); err != nil {
+	// text is derived from text_stored or the body's content (schema
+	// version 10): what the table holds is the bodies and text_stored.
+	var textLen, storedLen, bodyLen int64
+	if err := db.QueryRowContext(ctx, `SELECT sum(length(CAST(text AS BLOB))), coalesce(sum(length(CAST(text_stored AS BLOB))), 0),
+		sum(length(CAST(body AS BLOB))) FROM entries`).Scan(&textLen, &storedLen, &bodyLen); err != nil {
 		return err
 	}
 	entries := sizes["entries"]
-	r.note("sizes: entries table %s (bodies %s + extracted text %s), its (session_id, seq) index %s, entries_fts_* %s = %.2f× the entries table, %.2f× the extracted text; whole file %s",
-		fmtBytes(entries), fmtBytes(bodyLen), fmtBytes(textLen), fmtBytes(sizes["sqlite_autoindex_entries_1"]), fmtBytes(fts),
+	r.note("sizes: entries table %s (bodies %s + text stored apart from them %s; extracted text, derived, %s), its (session_id, seq) index %s, entries_fts_* %s = %.2f× the entries table, %.2f× the extracted text; whole file %s",
+		fmtBytes(entries), fmtBytes(bodyLen), fmtBytes(storedLen), fmtBytes(textLen), fmtBytes(sizes["sqlite_autoindex_entries_1"]), fmtBytes(fts),
 		float64(fts)/float64(entries), float64(fts)/float64(textLen), fmtBytes(total))
 	r.extra("entries_table_bytes", float64(entries))
 	r.extra("fts_bytes", float64(fts))
