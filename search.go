@@ -13,7 +13,9 @@ type SearchOptions struct {
 	After  time.Time
 	Before time.Time
 	// Limit caps the page (0: DefaultSearchLimit, at most MaxSearchLimit);
-	// Offset skips that many hits.
+	// Offset skips that many hits. Hits are in one order whatever the page
+	// (a common term's hits are ranked a block of 1,000 at a time, newest
+	// block first), so paging by Offset never repeats or skips a hit.
 	Limit  int
 	Offset int
 }

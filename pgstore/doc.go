@@ -68,10 +68,11 @@
 // sqlstore's: hits containing the whole query as a phrase first (Score
 // gets +1e6), then a BM25-style relevance (term frequency against the
 // text's length), ties by session ID and seq; scan mode orders by time,
-// newest first. As in sqlstore, the ranking covers each table's newest
-// 1,000 verified hits (rows holding every term; more for deep pages,
-// backend.SearchWindow): a common word ranks its newest hits instead of
-// every one, and no hit the page needs is ever left out. Case folding follows the database's collation (Unicode on
+// newest first. As in sqlstore, a common word's hits are ranked in blocks
+// of 1,000 verified hits per table (rows holding every term), newest block
+// first (backend.SearchBlock, backend.SearchWindow): it ranks its newest
+// hits instead of every one, no hit the page needs is ever left out, and
+// pages never repeat or skip a hit. Case folding follows the database's collation (Unicode on
 // a UTF-8 database: "MONTRÉAL" finds "Montréal").
 //
 // Measured before choosing (PostgreSQL 15, 2 shared cores, 200,000 rows

@@ -83,21 +83,8 @@ func searchSQL(terms []string, phrase string, short bool, opts sessiondb.SearchO
 	for _, t := range terms {
 		filter, fargs = append(filter, "x.text ILIKE ?"), append(fargs, likePattern(t))
 	}
-	if opts.SessionID != "" {
-		filter, fargs = append(filter, "x.session_id = ?"), append(fargs, opts.SessionID)
-	}
-	if opts.Role != "" {
-		filter, fargs = append(filter, "x.role = ?"), append(fargs, opts.Role)
-	}
-	if opts.Kind != "" {
-		filter, fargs = append(filter, "x.kind = ?"), append(fargs, opts.Kind)
-	}
-	if !opts.After.IsZero() {
-		filter, fargs = append(filter, "x.created_at >= ?"), append(fargs, engine.FormatTime(opts.After))
-	}
-	if !opts.Before.IsZero() {
-		filter, fargs = append(filter, "x.created_at <= ?"), append(fargs, engine.FormatTime(opts.Before))
-	}
+	more, margs := backend.SearchFilter(opts)
+	filter, fargs = append(filter, more...), append(fargs, margs...)
 	where := strings.Join(filter, " AND ")
 	var args []any
 	args = append(args, fargs...)
@@ -109,6 +96,7 @@ func searchSQL(terms []string, phrase string, short bool, opts sessiondb.SearchO
 	// counting the matching rows.
 	rank := "0.0::float8"
 	order := "exact DESC, h.created_at DESC, h.session_id, h.seq"
+	block := "0" // scan mode: every row is read, one block
 	var rargs []any
 	if !short {
 		var parts []string
@@ -119,28 +107,30 @@ func searchSQL(terms []string, phrase string, short bool, opts sessiondb.SearchO
 			rargs = append(rargs, lt, utf8.RuneCountInString(lt), lt, utf8.RuneCountInString(lt))
 		}
 		rank = strings.Join(parts, " + ")
-		order = "exact DESC, rank DESC, h.session_id, h.seq"
+		order = "h.block, exact DESC, rank DESC, h.session_id, h.seq"
+		block = backend.SearchBlock()
 	}
 	// With the trigram index, each table yields its verified hits (every
 	// row the index answers is checked against the whole terms by ILIKE)
 	// newest first, up to the window: a rare term finds every hit
 	// however many older rows hold its trigrams, and a common term ranks
-	// the newest window of its hits instead of every one (as sqlstore).
+	// its newest blocks of hits instead of every one (as sqlstore;
+	// backend.SearchBlock).
 	cut := ""
 	if !short {
 		window := backend.SearchWindow(opts.Offset, limit)
 		cut = fmt.Sprintf(" ORDER BY x.id DESC LIMIT %d", window)
 	}
 	q := `WITH h AS (
-			(SELECT x.session_id, x.seq, false AS summary, x.kind, x.role, x.created_at, x.text
+			(SELECT x.id, x.session_id, x.seq, false AS summary, x.kind, x.role, x.created_at, x.text
 			FROM entries x WHERE ` + where + cut + `)
 			UNION ALL
-			(SELECT x.session_id, 0, true, x.kind, x.role, x.created_at, x.text
+			(SELECT x.id, x.session_id, 0, true, x.kind, x.role, x.created_at, x.text
 			FROM (SELECT m.*, c.session_id FROM summary_messages m JOIN compactions c ON c.id = m.compaction_id) x
 			WHERE ` + where + cut + `)
 		), r AS (
 			SELECT h.session_id, h.seq, h.summary, h.kind, h.role, h.created_at, h.text,
-				strpos(lower(h.text), lower(?)) > 0 AS exact, ` + rank + ` AS rank
+				strpos(lower(h.text), lower(?)) > 0 AS exact, ` + rank + ` AS rank, ` + block + ` AS block
 			FROM h
 		)
 		SELECT h.session_id, h.seq, h.summary, h.kind, h.role, h.created_at, h.text AS snippet,

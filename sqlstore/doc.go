@@ -152,9 +152,11 @@
 //     case-insensitive substrings (identifiers, paths, error messages, CJK
 //     words inside unsegmented text). The candidates are read newest
 //     first, each checked as it is read (LIKE first for ASCII terms), until
-//     1,000 verified hits per index are found (more for deep pages) or the
-//     candidates end: a word found in most entries answers in milliseconds
-//     by ranking its newest 1,000 hits instead of every match, and a rare
+//     1,000 verified hits per index are found (the blocks of 1,000 that
+//     cover a deep page) or the candidates end: a word found in most
+//     entries answers in milliseconds by ranking its newest 1,000 hits
+//     instead of every match (hits are ranked within blocks of 1,000,
+//     newest block first, so pages never repeat or skip one), and a rare
 //     word made of common trigrams is still found, however many older
 //     candidates lack it (before issue 23 the window counted candidates,
 //     and such a word's only hit could fall outside it).

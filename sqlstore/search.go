@@ -40,12 +40,13 @@ type hitRow struct {
 // text for every whole term (case-insensitive), and the hits are ranked by
 // sessiondb_rank: the whole query as one phrase first, then term frequency
 // against text length. The candidates are read newest first until
-// backend.SearchWindow verified hits per index are found (1,000, or four
-// times offset+limit for deep pages) or the candidates end: a word found
-// in most entries answers in milliseconds by ranking its newest hits
-// instead of every one, and a rare word made of common trigrams reads as
-// many candidates as it takes to find its hits, so no hit the page needs
-// is ever dropped. A query with a shorter term
+// backend.SearchWindow verified hits per index are found (the blocks of
+// 1,000 that cover offset+limit) or the candidates end: a word found in
+// most entries answers in milliseconds by ranking its newest hits instead
+// of every one, and a rare word made of common trigrams reads as many
+// candidates as it takes to find its hits, so no hit the page needs is
+// ever dropped. Hits are ranked within blocks of 1,000, newest block
+// first (backend.SearchBlock), so paging never repeats or skips a hit. A query with a shorter term
 // is answered by a scan of the extracted text (the index cannot see terms
 // that short), exact phrase first, then newest first.
 //
@@ -148,23 +149,7 @@ func trigramMatch(terms []string) string {
 // searchSQL builds the query over entries and summary messages. User terms
 // only ever reach SQLite as bound parameters.
 func searchSQL(terms []string, short bool, cursors [2]int64, opts sessiondb.SearchOptions, limit int) (string, []any) {
-	var filter []string
-	var fargs []any
-	if opts.SessionID != "" {
-		filter, fargs = append(filter, "x.session_id = ?"), append(fargs, opts.SessionID)
-	}
-	if opts.Role != "" {
-		filter, fargs = append(filter, "x.role = ?"), append(fargs, opts.Role)
-	}
-	if opts.Kind != "" {
-		filter, fargs = append(filter, "x.kind = ?"), append(fargs, opts.Kind)
-	}
-	if !opts.After.IsZero() {
-		filter, fargs = append(filter, "x.created_at >= ?"), append(fargs, engine.FormatTime(opts.After))
-	}
-	if !opts.Before.IsZero() {
-		filter, fargs = append(filter, "x.created_at <= ?"), append(fargs, engine.FormatTime(opts.Before))
-	}
+	filter, fargs := backend.SearchFilter(opts)
 	where := ""
 	if len(filter) > 0 {
 		where = " AND " + strings.Join(filter, " AND ")
@@ -184,7 +169,8 @@ func searchSQL(terms []string, short bool, cursors [2]int64, opts sessiondb.Sear
 		args = append(args, cargs...)
 		args = append(args, fargs...)
 	}
-	order := "score DESC, session_id, seq"
+	order := "block, score DESC, session_id, seq"
+	block := backend.SearchBlock()
 	// LIKE, which SQLite runs far faster than a call into Go, drops most
 	// rows that lack a term before sessiondb_rank sees them; it folds
 	// ASCII case only, so only ASCII terms can use it.
@@ -207,13 +193,14 @@ func searchSQL(terms []string, short bool, cursors [2]int64, opts sessiondb.Sear
 		branch("entries x", "1"+likes, 0, largs...)
 		branch(summaries+" x", "1"+likes, 1, largs...)
 		order = "score >= " + fmt.Sprint(exactBonus) + " DESC, created_at DESC, session_id, seq"
+		block = "0" // every row is read: one block
 	} else {
 		// The index's candidates, newest first, each checked against the
 		// whole terms; reading stops at the window's count of verified
 		// hits (or when the candidates end), so a rare term made of
 		// common trigrams still finds its only hit, however many older
-		// candidates lack it, and a common term ranks the newest window
-		// of its hits instead of every one.
+		// candidates lack it, and a common term ranks its newest blocks
+		// of hits instead of every one.
 		match := trigramMatch(terms)
 		window := backend.SearchWindow(opts.Offset, limit)
 		verified := func(fts, from string, summary int) {
@@ -233,15 +220,17 @@ func searchSQL(terms []string, short bool, cursors [2]int64, opts sessiondb.Sear
 		branch(summaries+" x", "x.id > ?"+likes, 1, append([]any{cursors[1]}, largs...)...)
 	}
 	// The rank is computed once per candidate (MATERIALIZED), then the
+	// hits are numbered into ranking blocks (backend.SearchBlock), the
 	// page is cut, and only the page's rows read their text for the
 	// snippet and their session's title.
-	q := `WITH h AS MATERIALIZED (` + strings.Join(branches, "\nUNION ALL\n") + `)
+	q := `WITH h AS MATERIALIZED (` + strings.Join(branches, "\nUNION ALL\n") + `),
+		v AS (SELECT *, ` + block + ` AS block FROM h WHERE score > 0)
 		SELECT h.id, h.session_id, h.seq, h.summary, h.kind, h.role, h.created_at, h.score, s.title,
 			CASE WHEN h.summary THEN (SELECT text FROM summary_messages WHERE id = h.id)
 				ELSE (SELECT text FROM entries WHERE id = h.id) END AS snippet
-		FROM (SELECT * FROM h WHERE score > 0 ORDER BY ` + order + ` LIMIT ? OFFSET ?) h
+		FROM (SELECT * FROM v ORDER BY ` + order + ` LIMIT ? OFFSET ?) h
 		JOIN sessions s ON s.id = h.session_id
-		ORDER BY ` + strings.ReplaceAll(order, "created_at", "h.created_at")
+		ORDER BY ` + strings.ReplaceAll(strings.ReplaceAll(order, "created_at", "h.created_at"), "block, ", "h.block, ")
 	args = append(args, limit, opts.Offset)
 	return q, args
 }

@@ -22,6 +22,7 @@ func searchTests() []testCase {
 		{name: "ReadYourWrites", fn: searchReadYourWrites},
 		{name: "UsageLedger", fn: usageLedger},
 		{name: "NeverMisses", fn: searchNeverMisses},
+		{name: "DeepPagination", fn: searchDeepPagination},
 	}
 }
 
@@ -112,6 +113,51 @@ func searchPagination(t *testing.T, s sessiondb.Store) {
 	}
 	if len(seen) != 25 {
 		t.Fatalf("pages covered %d entries, want 25", len(seen))
+	}
+}
+
+// searchDeepPagination pages through more hits than one ranking window
+// holds (see SearchOptions): every hit must come exactly once, whatever
+// the page size, even though the store ranks a common term's hits a window
+// at a time. The oldest entries score highest (the term repeated in a
+// short text), so a store whose ranked set grew with the offset would show
+// them again on a deep page or skip others.
+func searchDeepPagination(t *testing.T, s sessiondb.Store) {
+	ctx := bg(t)
+	const n = 2600
+	var entries []sessiondb.Entry
+	for i := range n {
+		text := fmt.Sprintf("%s filler text number %d of a deep page test", strings.Repeat("deepterm ", 1+(n-i)/400), i)
+		entries = append(entries, say("user", text))
+	}
+	if _, err := s.Commit(ctx, "deep", sessiondb.Commit{Create: &sessiondb.Session{}, Append: entries}); err != nil {
+		t.Fatal(err)
+	}
+	if c, ok := s.(indexCatcher); ok {
+		if err := c.CatchUpIndex(ctx); err != nil {
+			t.Fatalf("CatchUpIndex: %v", err)
+		}
+	}
+	for _, limit := range []int{100, 37} {
+		seen := map[int64]int{}
+		for off := 0; ; off += limit {
+			hits, err := s.Search(ctx, "deepterm", sessiondb.SearchOptions{Limit: limit, Offset: off})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, h := range hits {
+				if at, ok := seen[h.Seq]; ok {
+					t.Fatalf("limit %d: seq %d on the page at offset %d and again at offset %d", limit, h.Seq, at, off)
+				}
+				seen[h.Seq] = off
+			}
+			if len(hits) < limit {
+				break
+			}
+		}
+		if len(seen) != n {
+			t.Fatalf("limit %d: the pages covered %d entries, want %d", limit, len(seen), n)
+		}
 	}
 }
 

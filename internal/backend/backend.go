@@ -201,21 +201,6 @@ func ScanUsageTotals(rows *sql.Rows) (map[string]sessiondb.UsageTotals, error) {
 	return out, rows.Err()
 }
 
-// searchWindow is how many verified hits per table a trigram search ranks
-// at least.
-const searchWindow = 1000
-
-// SearchWindow is how many verified hits per table (entries, summary
-// messages) a trigram search reads, newest first, before it ranks them:
-// at least 1,000, and four times the rows the page needs. It bounds the
-// ranking work of a term found in most rows; it never drops a hit the
-// page needs, because only verified hits (rows that hold every term) count
-// towards it: a rare term made of common trigrams reads candidates until
-// it has found that many hits or the candidates end.
-func SearchWindow(offset, limit int) int {
-	return max(searchWindow, 4*(offset+limit))
-}
-
 // Execer is what both backends' write transactions offer (*sqlx.Tx, and
 // pgstore's transaction, which rebinds ? placeholders to $n).
 type Execer interface {

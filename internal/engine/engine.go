@@ -123,22 +123,13 @@ func New(d Driver, dialect Dialect, retention int) *Engine {
 	return &Engine{d: d, sql: dialect, retention: retention}
 }
 
-// timeLayout is how times are stored: UTC, fixed width, so that text
-// order is time order.
-const timeLayout = "2006-01-02T15:04:05.000000000Z"
-
-// FormatTime is t as stored.
-func FormatTime(t time.Time) string { return t.UTC().Format(timeLayout) }
+// FormatTime is t as stored (backend.FormatTime: UTC, fixed width, so
+// that text order is time order).
+func FormatTime(t time.Time) string { return backend.FormatTime(t) }
 
 // ParseTime reads a stored time (or, for rows written by hand, another
-// RFC 3339 form).
-func ParseTime(s string) time.Time {
-	t, err := time.Parse(timeLayout, s)
-	if err != nil {
-		t, _ = time.Parse(time.RFC3339Nano, s)
-	}
-	return t
-}
+// RFC 3339 form): backend.ParseTime.
+func ParseTime(s string) time.Time { return backend.ParseTime(s) }
 
 // OrNow is t, or now when t is zero.
 func OrNow(t, now time.Time) time.Time {
