@@ -11,22 +11,7 @@ import (
 	"github.com/sessiondb/sessiondb/internal/engine"
 )
 
-// exactBonus lifts hits that contain the whole query as one phrase above
-// every scattered match (relevance scores are far smaller).
-const exactBonus = 1e6
 
-type hitRow struct {
-	SessionID    string  `db:"session_id"`
-	SessionTitle string  `db:"title"`
-	Seq          int64   `db:"seq"`
-	Summary      bool    `db:"summary"`
-	Kind         string  `db:"kind"`
-	Role         string  `db:"role"`
-	CreatedAt    string  `db:"created_at"`
-	Snippet      string  `db:"snippet"`
-	Rank         float64 `db:"rank"`
-	Exact        bool    `db:"exact"`
-}
 
 // SearchHits is the search of engine.Engine.Search over PostgreSQL's
 // indexes. Every term must occur in the
@@ -41,22 +26,12 @@ type hitRow struct {
 // rank first, and ties go by session ID and seq.
 func (d engineDriver) SearchHits(ctx context.Context, etx engine.Tx, terms []string, short bool, opts sessiondb.SearchOptions, limit int) ([]sessiondb.Hit, error) {
 	tx := etx.(*ptx)
-	var rows []hitRow
+	var rows []engine.HitRow
 	q, args := searchSQL(terms, strings.Join(terms, " "), short, opts, limit)
 	if err := tx.SelectContext(ctx, &rows, q, args...); err != nil {
 		return nil, err
 	}
-	hits := make([]sessiondb.Hit, len(rows))
-	for i, r := range rows {
-		h := sessiondb.Hit{SessionID: r.SessionID, SessionTitle: r.SessionTitle, Seq: r.Seq, Summary: r.Summary,
-			Kind: r.Kind, Role: r.Role, CreatedAt: engine.ParseTime(r.CreatedAt), Score: r.Rank}
-		h.Snippet = engine.Snippet(r.Snippet, terms)
-		if r.Exact {
-			h.Score += exactBonus
-		}
-		hits[i] = h
-	}
-	return hits, nil
+	return engine.Hits(rows, terms), nil
 }
 
 // PrepareSearch makes the terms what the searched text can hold (noNUL,
@@ -134,7 +109,7 @@ func searchSQL(terms []string, phrase string, short bool, opts sessiondb.SearchO
 			FROM h
 		)
 		SELECT h.session_id, h.seq, h.summary, h.kind, h.role, h.created_at, h.text AS snippet,
-			h.exact, h.rank, s.title
+			CASE WHEN h.exact THEN ` + fmt.Sprint(engine.ExactBonus) + ` ELSE 0 END + h.rank AS score, s.title
 		FROM r h JOIN sessions s ON s.id = h.session_id
 		ORDER BY ` + order + ` LIMIT ? OFFSET ?`
 	args = append(args, phrase)

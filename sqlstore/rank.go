@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"modernc.org/sqlite"
+
+	"github.com/sessiondb/sessiondb/internal/engine"
 )
 
 // The search ranking function, registered with the driver for every
@@ -17,7 +19,7 @@ import (
 //
 // terms are the query's terms joined by U+001F (a query cannot contain
 // control characters). It returns 0 when some term does not occur in text,
-// else a positive score: exactBonus when the whole query occurs as one
+// else a positive score: engine.ExactBonus when the whole query occurs as one
 // phrase, plus a BM25-like term-frequency score normalised by text length
 // (the index keeps no frequencies, so they are counted here). Matching
 // folds case rune by rune, as the trigram tokenizer does, so "MONTRÉAL"
@@ -28,10 +30,6 @@ import (
 func init() {
 	sqlite.MustRegisterDeterministicScalarFunction("sessiondb_rank", 3, rankFunc)
 }
-
-// exactBonus lifts hits that contain the whole query as one phrase above
-// every scattered match (term scores are far smaller).
-const exactBonus = 1e6
 
 // BM25 constants: k1 saturates repeated terms, b weighs text length against
 // avgTextBytes (a typical extracted message).
@@ -64,7 +62,7 @@ func rank(text string, terms []string, phrase string) float64 {
 		score += tf * (bm25K1 + 1) / (tf + norm)
 	}
 	if strings.Contains(folded, fold(phrase)) {
-		score += exactBonus
+		score += engine.ExactBonus
 	}
 	return score
 }

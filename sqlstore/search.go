@@ -19,19 +19,6 @@ import (
 // the whole term.
 const maxTrigramsPerTerm = 8
 
-type hitRow struct {
-	ID           int64   `db:"id"`
-	SessionID    string  `db:"session_id"`
-	SessionTitle string  `db:"title"`
-	Seq          int64   `db:"seq"`
-	Summary      bool    `db:"summary"`
-	Kind         string  `db:"kind"`
-	Role         string  `db:"role"`
-	CreatedAt    string  `db:"created_at"`
-	Snippet      string  `db:"snippet"`
-	Score        float64 `db:"score"`
-}
-
 // SearchHits is the search of engine.Engine.Search over SQLite's index.
 //
 // A query whose terms all have three or more characters is answered by the
@@ -64,17 +51,12 @@ func (d engineDriver) SearchHits(ctx context.Context, etx engine.Tx, terms []str
 		}
 		cursors[i] = c
 	}
-	var rows []hitRow
+	var rows []engine.HitRow
 	q, args := searchSQL(terms, short, cursors, opts, limit)
 	if err := tx.SelectContext(ctx, &rows, q, args...); err != nil {
 		return nil, err
 	}
-	hits := make([]sessiondb.Hit, len(rows))
-	for i, r := range rows {
-		hits[i] = sessiondb.Hit{SessionID: r.SessionID, SessionTitle: r.SessionTitle, Seq: r.Seq, Summary: r.Summary,
-			Kind: r.Kind, Role: r.Role, CreatedAt: engine.ParseTime(r.CreatedAt), Snippet: engine.Snippet(r.Snippet, terms), Score: r.Score}
-	}
-	return hits, nil
+	return engine.Hits(rows, terms), nil
 }
 
 // PrepareSearch lets the index catch up first when its unindexed tail is
@@ -192,7 +174,7 @@ func searchSQL(terms []string, short bool, cursors [2]int64, opts sessiondb.Sear
 		// Scan mode: every row of both tables.
 		branch("entries x", "1"+likes, 0, largs...)
 		branch(summaries+" x", "1"+likes, 1, largs...)
-		order = "score >= " + fmt.Sprint(exactBonus) + " DESC, created_at DESC, session_id, seq"
+		order = "score >= " + fmt.Sprint(engine.ExactBonus) + " DESC, created_at DESC, session_id, seq"
 		block = "0" // every row is read: one block
 	} else {
 		// The index's candidates, newest first, each checked against the

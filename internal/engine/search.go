@@ -55,3 +55,35 @@ func (e *Engine) Search(ctx context.Context, query string, opts sessiondb.Search
 	}
 	return hits, nil
 }
+
+// ExactBonus lifts hits that contain the whole query as one phrase above
+// every scattered match (relevance scores are far smaller): both backends
+// add it to the score of such a hit.
+const ExactBonus = 1e6
+
+// HitRow is a search hit as both backends' queries return it: the hit's
+// columns, its whole extracted text (snippet, cut by Hits) and its score
+// (ExactBonus included). ID is the row id, which SQLite's query also
+// returns.
+type HitRow struct {
+	ID           int64   `db:"id"`
+	SessionID    string  `db:"session_id"`
+	SessionTitle string  `db:"title"`
+	Seq          int64   `db:"seq"`
+	Summary      bool    `db:"summary"`
+	Kind         string  `db:"kind"`
+	Role         string  `db:"role"`
+	CreatedAt    string  `db:"created_at"`
+	Snippet      string  `db:"snippet"`
+	Score        float64 `db:"score"`
+}
+
+// Hits turns rows into hits, each text cut to a snippet around terms.
+func Hits(rows []HitRow, terms []string) []sessiondb.Hit {
+	hits := make([]sessiondb.Hit, len(rows))
+	for i, r := range rows {
+		hits[i] = sessiondb.Hit{SessionID: r.SessionID, SessionTitle: r.SessionTitle, Seq: r.Seq, Summary: r.Summary,
+			Kind: r.Kind, Role: r.Role, CreatedAt: ParseTime(r.CreatedAt), Snippet: Snippet(r.Snippet, terms), Score: r.Score}
+	}
+	return hits
+}
