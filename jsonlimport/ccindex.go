@@ -329,7 +329,7 @@ func (c *ccKeys) scan(path string, before func(string)) (map[string]bool, error)
 		}
 		u := l.Message.Usage
 		k := ccCallID(l.Message.ID, l.RequestID)
-		r := ccReport{path: path, side: l.IsSidechain, at: parseTime(l.Timestamp)}
+		r := ccReport{path: path, side: l.IsSidechain, at: jsonl.ParseTime(l.Timestamp)}
 		tot := u.Input + u.Output + u.CacheRead + u.CacheWrite
 		old, ok := c.keys[k]
 		if !ok || ccBetter(ccCall{side: r.side, row: sessiondb.Usage{InputTokens: tot}}, ccCall{side: old.side, row: sessiondb.Usage{InputTokens: c.totals[k]}}) {

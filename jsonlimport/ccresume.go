@@ -163,7 +163,7 @@ func (p *ccParser) keep(cache *jsonl.Cache, out *Parsed, k int) {
 		return
 	}
 	rs.Token = hex.EncodeToString(tok[:])
-	out.ResumeState = mustJSON(rs)
+	out.ResumeState = jsonl.MustJSON(rs)
 	out.Entries = slices.Clone(out.Entries)
 	for i := k; i < len(p.entries); i++ {
 		p.entries[i].Body = nil
@@ -174,7 +174,7 @@ func (p *ccParser) keep(cache *jsonl.Cache, out *Parsed, k int) {
 		}
 	}
 	p.hadComp = len(out.Compactions) > 0
-	p.ctx, p.problems, p.notes = nil, nil, nil
+	p.Ctx, p.Problems, p.notes = nil, nil, nil
 	ccPut(cache, rs.Token, p)
 }
 
@@ -185,7 +185,7 @@ func (p *ccParser) entryOf(n *ccNode) sessiondb.Entry {
 	if e.Body != nil || n.at < 0 {
 		return e
 	}
-	f, err := os.Open(p.path)
+	f, err := os.Open(p.Path)
 	if err == nil {
 		body := make([]byte, n.size)
 		if _, err = f.ReadAt(body, n.at); err == nil {
@@ -208,18 +208,18 @@ func ccResume(ctx context.Context, u Unit, from Resume) (*Parsed, error) {
 		return nil, notInc
 	}
 	p := ccTake(from.Cache, prev.Token)
-	if p == nil || p.path != u.Path || p.offset != from.Offset || len(p.entries) != from.Entries || prev.Entries != from.Entries {
+	if p == nil || p.Path != u.Path || p.Offset != from.Offset || len(p.entries) != from.Entries || prev.Entries != from.Entries {
 		return nil, notInc
 	}
-	p.ctx = ctx
+	p.Ctx = ctx
 	if !p.resumeToolFiles(u) {
 		return nil, notInc
 	}
 	k := len(p.entries)
 	p.prevEntries, p.grownFrom, p.usageFrom = k, from.Offset, k
-	p.lineBase = p.lines
+	p.LineBase = p.Lines
 	hadComp := p.hadComp
-	f, size, err := openAt(u.Path, from.Offset)
+	f, size, err := jsonl.OpenAt(u.Path, from.Offset)
 	if errors.Is(err, ErrNotIncremental) {
 		return nil, notInc
 	}
@@ -230,7 +230,7 @@ func ccResume(ctx context.Context, u Unit, from Resume) (*Parsed, error) {
 	if from.Size > 0 && from.Size < size {
 		size = from.Size // read no further than the side files were listed at
 	}
-	if err := p.run(upTo(f, from.Offset, size), from.Offset, p.dispatch); err != nil {
+	if err := p.Run(upTo(f, from.Offset, size), from.Offset, p.dispatch); err != nil {
 		return nil, fmt.Errorf("parse claude-code %s: %w", u.Path, err)
 	}
 	// As at the end of a whole read: the files named by a line imported
@@ -238,9 +238,9 @@ func ccResume(ctx context.Context, u Unit, from Resume) (*Parsed, error) {
 	// byte), come now; the others wait.
 	p.placeToolFiles(nil)
 	var rest []byte
-	if size > p.offset && size-p.offset <= MaxLineSize {
-		rest = make([]byte, size-p.offset)
-		n, _ := f.ReadAt(rest, p.offset)
+	if size > p.Offset && size-p.Offset <= MaxLineSize {
+		rest = make([]byte, size-p.Offset)
+		n, _ := f.ReadAt(rest, p.Offset)
 		rest = rest[:n]
 	}
 	for i := range p.files {

@@ -75,7 +75,7 @@ package jsonlimport
 //     right after the line that names it; a file no line names comes
 //     first. When the file grows, files keep the entry numbers they had.
 //   - Corruption: torn lines and NUL runs anywhere are reported and what
-//     they still hold is recovered (see wildScan); a `<synthetic>` stop or
+//     they still hold is recovered (see jsonl.WildScan); a `<synthetic>` stop or
 //     a tool call without result at the end of the path is noted (it can
 //     block resume in Claude Code) and kept.
 //   - Resume: under the importer's Follow (sessionctl watch) the parse
@@ -218,12 +218,12 @@ func ccToolFiles(path string) []string {
 // lines: a known type together with sessionId, uuid or leafUuid, and no
 // Codex envelope or pi header.
 func sniffClaudeCode(path string) bool {
-	objs := firstObjects(path, 8)
+	objs := jsonl.FirstObjects(path, 8)
 	for _, m := range objs {
 		if _, ok := m["payload"]; ok {
 			return false
 		}
-		typ := rawString(m, "type")
+		typ := jsonl.RawString(m, "type")
 		if !ccTypes[typ] {
 			continue
 		}
@@ -339,7 +339,7 @@ func (c ccCall) total() int64 {
 }
 
 type ccParser struct {
-	wildScan
+	jsonl.WildScan
 	agentFile bool
 	owner     string // the parent session of a sub-agent file (from its path)
 
@@ -411,7 +411,7 @@ func (ClaudeCode) Parse(ctx context.Context, u Unit, from Resume) (parsed *Parse
 	}
 	agent, owner := ccAgentOwner(u.Path)
 	p := &ccParser{
-		wildScan:  wildScan{ctx: ctx, path: u.Path},
+		WildScan:  jsonl.WildScan{Ctx: ctx, Path: u.Path},
 		agentFile: agent,
 		owner:     owner,
 		stem:      strings.TrimSuffix(filepath.Base(u.Path), ".jsonl"),
@@ -432,15 +432,15 @@ func (ClaudeCode) Parse(ctx context.Context, u Unit, from Resume) (parsed *Parse
 	} else {
 		p.readToolFiles(u, nil, from.Size)
 	}
-	f, _, err := openAt(u.Path, 0)
+	f, _, err := jsonl.OpenAt(u.Path, 0)
 	if err != nil {
 		return nil, fmt.Errorf("parse claude-code %s: %w", u.Path, err)
 	}
 	defer f.Close()
-	if err := p.run(upTo(f, 0, from.Size), 0, p.dispatch); err != nil {
+	if err := p.Run(upTo(f, 0, from.Size), 0, p.dispatch); err != nil {
 		return nil, fmt.Errorf("parse claude-code %s: %w", u.Path, err)
 	}
-	if len(p.entries) == 0 && p.offset == 0 && len(p.problems) == 0 {
+	if len(p.entries) == 0 && p.Offset == 0 && len(p.Problems) == 0 {
 		return nil, fmt.Errorf("%w: empty file", jsonl.ErrNoConversation)
 	}
 	if len(p.entries) == 0 {
@@ -493,7 +493,7 @@ func (p *ccParser) dispatch(raw []byte, lineNo int) {
 	if err := json.Unmarshal(raw, &l); err != nil {
 		// Valid JSON of an unexpected shape (a field of another type): keep
 		// it as data.
-		p.problem(lineNo, "line has an unexpected shape (%v); kept as data", err)
+		p.Problem(lineNo, "line has an unexpected shape (%v); kept as data", err)
 		l = ccLine{}
 		var head struct {
 			Type string `json:"type"`
@@ -503,11 +503,11 @@ func (p *ccParser) dispatch(raw []byte, lineNo int) {
 		l.Message = nil
 	}
 	p.placeToolFiles(nil)
-	t := parseTime(l.Timestamp)
+	t := jsonl.ParseTime(l.Timestamp)
 	if t.IsZero() && l.Snapshot != nil {
 		// A file-history-snapshot has its time inside (not the time of
 		// a line: the session's times stay those of its lines).
-		t = parseTime(l.Snapshot.Timestamp)
+		t = jsonl.ParseTime(l.Snapshot.Timestamp)
 	} else if t.IsZero() {
 		t = p.lastT
 	} else {
@@ -517,7 +517,7 @@ func (p *ccParser) dispatch(raw []byte, lineNo int) {
 		}
 	}
 	n := len(p.entries) + 1
-	e := sessiondb.Entry{Kind: entryKind(FormatClaudeCode, l.Type), CreatedAt: t, Body: raw}
+	e := sessiondb.Entry{Kind: jsonl.EntryKind(FormatClaudeCode, l.Type), CreatedAt: t, Body: raw}
 	isMsg := (l.Type == "user" || l.Type == "assistant") && l.Message != nil
 	if isMsg {
 		e.Kind = sessiondb.KindMessage
@@ -526,7 +526,7 @@ func (p *ccParser) dispatch(raw []byte, lineNo int) {
 			e.Role = l.Type
 		}
 	} else if l.Type == "user" || l.Type == "assistant" {
-		p.problem(lineNo, "%s line without a message object; kept as data", l.Type)
+		p.Problem(lineNo, "%s line without a message object; kept as data", l.Type)
 	}
 	if p.sid == "" && l.SessionID != "" {
 		p.sid = l.SessionID
@@ -565,17 +565,17 @@ func (p *ccParser) dispatch(raw []byte, lineNo int) {
 		}
 		node = &ccNode{uuid: l.UUID, parent: parent, n: n, line: lineNo, typ: l.Type, msg: isMsg, side: l.IsSidechain,
 			boundary: l.Type == "system" && l.Subtype == "compact_boundary", meta: l.CompactMetadata}
-		node.at, node.size = p.bodyAt, len(raw)
+		node.at, node.size = p.BodyAt, len(raw)
 		if old, dup := p.nodes[l.UUID]; dup {
 			p.tree++ // the parent links resolved before may be stale
-			p.problem(lineNo, "uuid %s already used on line %d; the later line wins in the tree", l.UUID, old.line)
+			p.Problem(lineNo, "uuid %s already used on line %d; the later line wins in the tree", l.UUID, old.line)
 		}
 	} else if isMsg {
-		p.problem(lineNo, "%s line without uuid: kept in the log, not on the resume path", l.Type)
+		p.Problem(lineNo, "%s line without uuid: kept in the log, not on the resume path", l.Type)
 	}
 	if isMsg {
 		if node == nil {
-			node = &ccNode{n: n, line: lineNo, typ: l.Type, msg: true, at: p.bodyAt, size: len(raw)}
+			node = &ccNode{n: n, line: lineNo, typ: l.Type, msg: true, at: p.BodyAt, size: len(raw)}
 		}
 		if l.Type == "assistant" {
 			node.msgID = l.Message.ID
@@ -724,13 +724,13 @@ func (p *ccParser) usageOf(l ccLine, n int, t time.Time) {
 func (p *ccParser) countedUsage() []ccCall {
 	var out []ccCall
 	copied := map[string]int{}
-	others := ccCopies(p.path, p.grownFrom)
+	others := ccCopies(p.Path, p.grownFrom)
 	for _, c := range p.usage {
 		if c.row.Seq <= int64(p.usageFrom) {
 			continue // a resumed read counts the rows of its new lines only
 		}
 		if c.row.CallID != "" {
-			if o, ok := others(c.row.CallID); ok && ccWins(o, ccReport{path: p.path, side: c.side, at: c.row.CreatedAt}) {
+			if o, ok := others(c.row.CallID); ok && ccWins(o, ccReport{path: p.Path, side: c.side, at: c.row.CreatedAt}) {
 				copied[o.path]++
 				continue
 			}
@@ -743,7 +743,7 @@ func (p *ccParser) countedUsage() []ccCall {
 	}
 	sort.Strings(paths)
 	for _, path := range paths {
-		p.notes = append(p.notes, Problem{Path: p.path, Reason: fmt.Sprintf("%d API response(s) also in %s are counted there (once across files)", copied[path], path)})
+		p.notes = append(p.notes, Problem{Path: p.Path, Reason: fmt.Sprintf("%d API response(s) also in %s are counted there (once across files)", copied[path], path)})
 	}
 	return out
 }
@@ -875,11 +875,11 @@ func (p *ccParser) loadToolFile(x string, at int) (ccToolFile, bool) {
 		data, err = os.ReadFile(x)
 	}
 	if err != nil {
-		p.problem(0, "tool-results file %s: %v", name, err)
+		p.Problem(0, "tool-results file %s: %v", name, err)
 		return ccToolFile{}, false
 	}
 	if len(data) > MaxLineSize {
-		p.problem(0, "tool-results file %s is %d bytes (over %d); not imported", name, len(data), MaxLineSize)
+		p.Problem(0, "tool-results file %s is %d bytes (over %d); not imported", name, len(data), MaxLineSize)
 		return ccToolFile{}, false
 	}
 	body, _ := json.Marshal(map[string]string{"file": name, "content": string(jsonl.ValidUTF8(data))})
@@ -956,16 +956,16 @@ func (p *ccParser) resumePath(leaf string) (path []*ccNode, root *ccNode, open [
 	for cur := leaf; cur != ""; {
 		node, ok := prev.parentNode(p, cur)
 		if ok && node.seen == g {
-			p.problem(root.line, "parentUuid cycle at %s; the resume path stops there", cur)
+			p.Problem(root.line, "parentUuid cycle at %s; the resume path stops there", cur)
 			break
 		}
 		if !ok {
 			if p.agentFile || p.agentID != "" {
 				// A sub-agent's first line hangs off the line of the
 				// parent session that started it, in another file.
-				p.notes = append(p.notes, Problem{Path: p.path, Line: root.line, Reason: fmt.Sprintf("the sub-agent's path starts at a line of another file (parentUuid %s); as Claude Code resumes it", cur)})
+				p.notes = append(p.notes, Problem{Path: p.Path, Line: root.line, Reason: fmt.Sprintf("the sub-agent's path starts at a line of another file (parentUuid %s); as Claude Code resumes it", cur)})
 			} else {
-				p.problem(root.line, "parentUuid %s was never written; the resume path starts at this line (as Claude Code resumes), earlier lines stay in the log", cur)
+				p.Problem(root.line, "parentUuid %s was never written; the resume path starts at this line (as Claude Code resumes), earlier lines stay in the log", cur)
 			}
 			break
 		}
@@ -1011,7 +1011,7 @@ func (p *ccParser) resumePath(leaf string) (path []*ccNode, root *ccNode, open [
 }
 
 func (p *ccParser) finish(u Unit) (*Parsed, error) {
-	out := &Parsed{Unit: u, Offset: p.offset}
+	out := &Parsed{Unit: u, Offset: p.Offset}
 
 	// The leaf: the newest message line eligible for the main path.
 	leaf := ""
@@ -1058,12 +1058,12 @@ func (p *ccParser) finish(u Unit) (*Parsed, error) {
 		}
 		_ = json.Unmarshal(root.meta, &meta)
 		c.TokensBefore = meta.PreTokens
-		c.Details = mustJSON(map[string]any{"source": "claude-code compact_boundary", "trigger": meta.Trigger, "line": root.line})
+		c.Details = jsonl.MustJSON(map[string]any{"source": "claude-code compact_boundary", "trigger": meta.Trigger, "line": root.line})
 		out.Compactions = append(out.Compactions, c)
 	case suffix && before:
 		out.Compactions = append(out.Compactions, sessiondb.Compaction{
 			KeepFromSeq: int64(start),
-			Details:     mustJSON(map[string]any{"source": "claude-code resume path", "reason": "earlier lines are not on the path from the newest message"}),
+			Details:     jsonl.MustJSON(map[string]any{"source": "claude-code resume path", "reason": "earlier lines are not on the path from the newest message"}),
 		})
 	case suffix:
 	default:
@@ -1076,7 +1076,7 @@ func (p *ccParser) finish(u Unit) (*Parsed, error) {
 		c := sessiondb.Compaction{
 			KeepFromSeq: int64(len(p.entries) + 1),
 			Summary:     sum,
-			Details:     mustJSON(map[string]any{"source": "claude-code resume path", "reason": "the path from the newest message is not a suffix of the log (branches or side chains); its entries are copied here", "leaf": leaf}),
+			Details:     jsonl.MustJSON(map[string]any{"source": "claude-code resume path", "reason": "the path from the newest message is not a suffix of the log (branches or side chains); its entries are copied here", "leaf": leaf}),
 		}
 		if root != nil && root.boundary {
 			var meta struct {
@@ -1098,15 +1098,15 @@ func (p *ccParser) finish(u Unit) (*Parsed, error) {
 	for _, c := range p.countedUsage() {
 		out.Usage = append(out.Usage, c.row)
 	}
-	out.Notes = append(out.Notes, priceRows(u.Path, out.Usage)...)
+	jsonl.EstimateCosts(out.Usage)
 	out.Entries = p.entries
 
 	// Session metadata.
-	stem := strings.TrimSuffix(filepath.Base(p.path), ".jsonl")
+	stem := strings.TrimSuffix(filepath.Base(p.Path), ".jsonl")
 	id, parent := stem, ""
 	// A 2.0 sub-agent file beside the sessions (agent-<id>.jsonl) carries
 	// its parent's sessionId and its agentId.
-	agent2 := ccAgentFileRE.MatchString(filepath.Base(p.path)) && p.agentID != "" && p.sid != "" && p.sid != stem
+	agent2 := ccAgentFileRE.MatchString(filepath.Base(p.Path)) && p.agentID != "" && p.sid != "" && p.sid != stem
 	switch {
 	case p.agentFile || agent2:
 	case p.sid != "" && p.sid != stem && p.ownLines:
@@ -1114,7 +1114,7 @@ func (p *ccParser) finish(u Unit) (*Parsed, error) {
 		// first lines are those of the session continued.
 		p.attrs["continues"] = p.sid
 	case p.sid != "" && p.sid != stem:
-		p.problem(0, "sessionId %s differs from the file name; the file name is the session ID (Claude Code resumes by file name)", p.sid)
+		p.Problem(0, "sessionId %s differs from the file name; the file name is the session ID (Claude Code resumes by file name)", p.sid)
 	}
 	if p.agentFile || agent2 {
 		agent := p.agentID
@@ -1126,7 +1126,7 @@ func (p *ccParser) finish(u Unit) (*Parsed, error) {
 			owner = p.sid
 		}
 		if owner == "" {
-			owner = filepath.Base(filepath.Dir(filepath.Dir(p.path)))
+			owner = filepath.Base(filepath.Dir(filepath.Dir(p.Path)))
 		}
 		id, parent = owner+":agent-"+agent, owner
 		p.attrs["agentId"] = agent
@@ -1146,11 +1146,11 @@ func (p *ccParser) finish(u Unit) (*Parsed, error) {
 		}
 		title = p.promptTitle
 	}
-	attrs := mergeAttrs(p.attrs)
+	attrs := jsonl.MergeAttrs(p.attrs)
 	out.Session = sessiondb.Session{ID: id, Title: title, Attrs: attrs, ParentID: parent, CreatedAt: p.firstT, UpdatedAt: p.lastT}
-	out.Problems = p.problems
+	out.Problems = p.Problems
 	out.Notes = append(out.Notes, p.notes...)
-	out.ResumeState = mustJSON(ccResumeState{V: 2, ID: id, Files: p.placed, Entries: len(p.entries)})
+	out.ResumeState = jsonl.MustJSON(ccResumeState{V: 2, ID: id, Files: p.placed, Entries: len(p.entries)})
 	return out, nil
 }
 
@@ -1160,7 +1160,7 @@ func (p *ccParser) finish(u Unit) (*Parsed, error) {
 func (p *ccParser) reportPathEnd(path, open []*ccNode) {
 	i := len(path) - 1
 	for ; i >= 0 && p.synth[path[i].n]; i-- {
-		p.notes = append(p.notes, Problem{Path: p.path, Line: path[i].line, Reason: "the path ends with a <synthetic> assistant stop (Claude Code wrote it, after an API error or an interruption; it can block resume); kept"})
+		p.notes = append(p.notes, Problem{Path: p.Path, Line: path[i].line, Reason: "the path ends with a <synthetic> assistant stop (Claude Code wrote it, after an API error or an interruption; it can block resume); kept"})
 	}
 	for _, n := range open {
 		ids := []string{}
@@ -1170,7 +1170,7 @@ func (p *ccParser) reportPathEnd(path, open []*ccNode) {
 			}
 		}
 		if len(ids) > 0 {
-			p.notes = append(p.notes, Problem{Path: p.path, Line: n.line, Reason: fmt.Sprintf("tool call(s) %s on the path have no result in the file (cut off: the session stopped, or the tool is still running); kept", strings.Join(ids, ", "))})
+			p.notes = append(p.notes, Problem{Path: p.Path, Line: n.line, Reason: fmt.Sprintf("tool call(s) %s on the path have no result in the file (cut off: the session stopped, or the tool is still running); kept", strings.Join(ids, ", "))})
 		}
 	}
 }

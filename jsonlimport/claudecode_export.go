@@ -60,9 +60,10 @@ func (ClaudeCode) ExportFiles(ctx context.Context, s sessiondb.Store, id string)
 		return nil, fmt.Errorf("export claude-code %s: %w", id, err)
 	}
 	if sess.SourceFormat != FormatClaudeCode {
-		return translatedFiles(ctx, s, sess, FormatClaudeCode)
+		_, err := jsonl.WriteForeign(ctx, s, sess, FormatClaudeCode)
+		return nil, err
 	}
-	log, err := importedLog(ctx, s, id)
+	log, err := jsonl.ImportedLog(ctx, s, id)
 	if err != nil {
 		return nil, fmt.Errorf("export claude-code %s: %w", id, err)
 	}
@@ -89,7 +90,7 @@ func (ClaudeCode) ExportFiles(ctx context.Context, s sessiondb.Store, id string)
 			}
 			continue
 		}
-		if err := writeOneLine(&buf, e.Body); err != nil {
+		if err := jsonl.WriteLine(&buf, e.Body); err != nil {
 			return nil, fmt.Errorf("export claude-code %s: entry %d: %w", id, e.Seq, err)
 		}
 	}
@@ -121,7 +122,7 @@ func ccExportPath(sess sessiondb.Session) string {
 	}
 	folder := "projects/" + ccProjectFolder(attrs.CWD) + "/"
 	if !strings.HasSuffix(src, ".jsonl") {
-		return folder + piFileID(sess.ID) + ".jsonl"
+		return folder + jsonl.FileID(sess.ID) + ".jsonl"
 	}
 	if agent, _ := ccAgentOwner(sess.SourcePath); agent {
 		for i := len(parts) - 2; i >= 1; i-- {

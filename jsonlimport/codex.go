@@ -111,12 +111,12 @@ func (Codex) Claim(files []string) (units []Unit, rest []string) {
 }
 
 func sniffCodex(path string) bool {
-	objs := firstObjects(path, 1)
+	objs := jsonl.FirstObjects(path, 1)
 	if len(objs) == 0 {
 		return false
 	}
 	m := objs[0]
-	typ := rawString(m, "type")
+	typ := jsonl.RawString(m, "type")
 	if _, ok := m["payload"]; ok {
 		_, ts := m["timestamp"]
 		return ts && codexKinds[typ]
@@ -130,7 +130,7 @@ func sniffCodex(path string) bool {
 }
 
 func sniffCodexIndex(path string) bool {
-	objs := firstObjects(path, 1)
+	objs := jsonl.FirstObjects(path, 1)
 	if len(objs) == 0 {
 		return false
 	}
@@ -181,7 +181,7 @@ type codexResumeState struct {
 }
 
 type codexParser struct {
-	wildScan
+	jsonl.WildScan
 	resumed   bool
 	rs        codexResumeState
 	attrs     map[string]any
@@ -202,23 +202,23 @@ func (Codex) Parse(ctx context.Context, u Unit, from Resume) (parsed *Parsed, er
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("parse codex %s: %w", u.Path, err)
 	}
-	p := &codexParser{wildScan: wildScan{ctx: ctx, path: u.Path}, attrs: map[string]any{}}
+	p := &codexParser{WildScan: jsonl.WildScan{Ctx: ctx, Path: u.Path}, attrs: map[string]any{}}
 	if from.Offset > 0 {
 		if len(from.State) == 0 || json.Unmarshal(from.State, &p.rs) != nil || p.rs.V != 1 || p.rs.ID == "" {
 			return nil, fmt.Errorf("parse codex %s: %w", u.Path, ErrNotIncremental)
 		}
 		p.resumed = true
-		p.lineBase = p.rs.Lines
+		p.LineBase = p.rs.Lines
 		if len(p.rs.Attrs) > 0 {
-			restoreAttrs(p.rs.Attrs, p.attrs)
+			jsonl.RestoreAttrs(p.rs.Attrs, p.attrs)
 		}
 	}
-	f, _, err := openAt(u.Path, from.Offset)
+	f, _, err := jsonl.OpenAt(u.Path, from.Offset)
 	if err != nil {
 		return nil, fmt.Errorf("parse codex %s: %w", u.Path, err)
 	}
 	defer f.Close()
-	if err := p.run(f, from.Offset, p.dispatch); err != nil {
+	if err := p.Run(f, from.Offset, p.dispatch); err != nil {
 		return nil, fmt.Errorf("parse codex %s: %w", u.Path, err)
 	}
 	if !p.resumed && len(p.entries) == 0 {
@@ -243,16 +243,16 @@ type codexMeta struct {
 
 func (p *codexParser) meta(m codexMeta, lineNo int) {
 	if m.ID == "" {
-		p.problem(lineNo, "session_meta without id")
+		p.Problem(lineNo, "session_meta without id")
 		return
 	}
 	if p.rs.ID == "" {
 		p.rs.ID = m.ID
 	} else if m.ID != p.rs.ID {
-		p.problem(lineNo, "second session_meta with id %s; the session keeps id %s", m.ID, p.rs.ID)
+		p.Problem(lineNo, "second session_meta with id %s; the session keeps id %s", m.ID, p.rs.ID)
 		return
 	}
-	if t := parseTime(m.Timestamp); !t.IsZero() && p.rs.Created.IsZero() {
+	if t := jsonl.ParseTime(m.Timestamp); !t.IsZero() && p.rs.Created.IsZero() {
 		p.rs.Created = t
 	}
 	for k, v := range map[string]any{"cwd": m.CWD, "originator": m.Originator, "cli_version": m.CLIVersion,
@@ -284,10 +284,10 @@ func (p *codexParser) dispatch(raw []byte, lineNo int) {
 		Record    json.RawMessage `json:"record_type"`
 	}
 	if err := json.Unmarshal(raw, &env); err != nil {
-		p.problem(lineNo, "line has an unexpected shape (%v); kept as data", err)
+		p.Problem(lineNo, "line has an unexpected shape (%v); kept as data", err)
 		env.Type, env.Payload = "", nil
 	}
-	t := parseTime(env.Timestamp)
+	t := jsonl.ParseTime(env.Timestamp)
 	if t.IsZero() {
 		t = p.rs.Last
 	} else {
@@ -297,13 +297,13 @@ func (p *codexParser) dispatch(raw []byte, lineNo int) {
 		}
 	}
 	n := len(p.entries) + 1
-	e := sessiondb.Entry{Kind: entryKind(FormatCodex, env.Type), CreatedAt: t, Body: raw}
+	e := sessiondb.Entry{Kind: jsonl.EntryKind(FormatCodex, env.Type), CreatedAt: t, Body: raw}
 	hasPayload := len(env.Payload) > 0 && string(env.Payload) != "null"
 	switch {
 	case env.Type == "session_meta" && hasPayload:
 		var m codexMeta
 		if err := json.Unmarshal(env.Payload, &m); err != nil {
-			p.problem(lineNo, "unreadable session_meta payload (%v); kept as data", err)
+			p.Problem(lineNo, "unreadable session_meta payload (%v); kept as data", err)
 		} else {
 			p.meta(m, lineNo)
 		}
@@ -344,7 +344,7 @@ func (p *codexParser) dispatch(raw []byte, lineNo int) {
 		// Codex's own listing tolerates.
 		e.Kind = "record"
 	case env.Type == "":
-		p.problem(lineNo, "line without a type; kept as data")
+		p.Problem(lineNo, "line without a type; kept as data")
 	}
 	p.entries = append(p.entries, e)
 }
@@ -416,12 +416,12 @@ func (p *codexParser) event(payload json.RawMessage, n int, t time.Time, lineNo 
 		d := codexTokens{tot.Input - prev.Input, tot.Cached - prev.Cached, tot.Output - prev.Output, tot.Reasoning - prev.Reasoning, tot.Total - prev.Total}
 		if d.Input < 0 || d.Cached < 0 || d.Output < 0 || d.Reasoning < 0 {
 			if ev.Info.Last == nil {
-				p.problem(lineNo, "token_count total decreased and no last_token_usage; the count restarts here")
+				p.Problem(lineNo, "token_count total decreased and no last_token_usage; the count restarts here")
 				p.rs.Total = tot
 				return
 			}
 			d = *ev.Info.Last
-			p.problem(lineNo, "token_count total decreased; counted from last_token_usage")
+			p.Problem(lineNo, "token_count total decreased; counted from last_token_usage")
 		}
 		p.rs.Total = tot
 		if d == (codexTokens{}) {
@@ -441,10 +441,10 @@ func (p *codexParser) compacted(payload json.RawMessage, ts string, n int, t tim
 		History []json.RawMessage `json:"replacement_history"`
 	}
 	if err := json.Unmarshal(payload, &c); err != nil {
-		p.problem(lineNo, "unreadable compacted payload (%v); kept as data, no compaction recorded", err)
+		p.Problem(lineNo, "unreadable compacted payload (%v); kept as data, no compaction recorded", err)
 		return
 	}
-	tsJSON := mustJSON(ts)
+	tsJSON := jsonl.MustJSON(ts)
 	wrap := func(item []byte) sessiondb.Entry {
 		var b bytes.Buffer
 		b.WriteString(`{"timestamp":`)
@@ -460,18 +460,18 @@ func (p *codexParser) compacted(payload json.RawMessage, ts string, n int, t tim
 			sum = append(sum, wrap(it))
 		}
 	} else if c.Message != "" {
-		msg := mustJSON(map[string]any{"type": "message", "role": "user", "content": []map[string]string{{"type": "input_text", "text": c.Message}}})
+		msg := jsonl.MustJSON(map[string]any{"type": "message", "role": "user", "content": []map[string]string{{"type": "input_text", "text": c.Message}}})
 		sum = append(sum, wrap(msg))
 	}
 	p.comps = append(p.comps, sessiondb.Compaction{
 		AtSeq: int64(n), KeepFromSeq: int64(n + 1), Summary: sum, CreatedAt: t,
-		Details: mustJSON(map[string]any{"source": "codex compacted", "line": lineNo}),
+		Details: jsonl.MustJSON(map[string]any{"source": "codex compacted", "line": lineNo}),
 	})
 }
 
 func (p *codexParser) finish(u Unit, from Resume) (*Parsed, error) {
 	base := int64(from.Entries)
-	out := &Parsed{Unit: u, Offset: p.offset}
+	out := &Parsed{Unit: u, Offset: p.Offset}
 	for i := range p.entries {
 		if p.entries[i].CreatedAt.IsZero() {
 			p.entries[i].CreatedAt = p.rs.Created
@@ -487,14 +487,14 @@ func (p *codexParser) finish(u Unit, from Resume) (*Parsed, error) {
 		us.Seq += base
 		out.Usage = append(out.Usage, us)
 	}
-	out.Notes = append(out.Notes, priceRows(u.Path, out.Usage)...)
+	jsonl.EstimateCosts(out.Usage)
 	if p.rs.ID == "" {
 		id := strings.TrimSuffix(filepath.Base(u.Path), ".jsonl")
 		if len(id) > 36 && strings.HasPrefix(id, "rollout-") {
 			id = id[len(id)-36:]
 		}
 		p.rs.ID = id
-		p.problem(0, "no session_meta with an id; the session ID %q is taken from the file name", id)
+		p.Problem(0, "no session_meta with an id; the session ID %q is taken from the file name", id)
 	}
 	switch {
 	case p.rs.Title != "":
@@ -509,16 +509,16 @@ func (p *codexParser) finish(u Unit, from Resume) (*Parsed, error) {
 			title = name
 		}
 	}
-	attrs := mergeAttrs(p.attrs)
-	p.rs.Attrs, p.rs.Lines = attrs, p.lines
+	attrs := jsonl.MergeAttrs(p.attrs)
+	p.rs.Attrs, p.rs.Lines = attrs, p.Lines
 	out.Session = sessiondb.Session{ID: p.rs.ID, Title: title, Attrs: attrs, ParentID: p.rs.Parent,
 		CreatedAt: p.rs.Created, UpdatedAt: p.rs.Last}
 	if out.Session.UpdatedAt.Before(out.Session.CreatedAt) {
 		out.Session.UpdatedAt = out.Session.CreatedAt
 	}
-	out.Problems = p.problems
+	out.Problems = p.Problems
 	p.rs.V = 1
-	out.ResumeState = mustJSON(p.rs)
+	out.ResumeState = jsonl.MustJSON(p.rs)
 	return out, nil
 }
 

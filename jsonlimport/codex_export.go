@@ -52,15 +52,16 @@ func (Codex) ExportFiles(ctx context.Context, s sessiondb.Store, id string) ([]j
 		return nil, fmt.Errorf("export codex %s: %w", id, err)
 	}
 	if sess.SourceFormat != FormatCodex {
-		return translatedFiles(ctx, s, sess, FormatCodex)
+		_, err := jsonl.WriteForeign(ctx, s, sess, FormatCodex)
+		return nil, err
 	}
-	log, err := importedLog(ctx, s, id)
+	log, err := jsonl.ImportedLog(ctx, s, id)
 	if err != nil {
 		return nil, fmt.Errorf("export codex %s: %w", id, err)
 	}
 	var buf bytes.Buffer
 	for _, e := range log {
-		if err := writeOneLine(&buf, e.Body); err != nil {
+		if err := jsonl.WriteLine(&buf, e.Body); err != nil {
 			return nil, fmt.Errorf("export codex %s: entry %d: %w", id, e.Seq, err)
 		}
 	}
@@ -80,6 +81,6 @@ func codexExportPath(sess sessiondb.Session) string {
 		return "sessions/" + m[1] + "/" + m[2] + "/" + m[3] + "/" + name
 	}
 	t := sess.CreatedAt.UTC()
-	name = "rollout-" + t.Format("2006-01-02T15-04-05") + "-" + piFileID(sess.ID) + ".jsonl"
+	name = "rollout-" + t.Format("2006-01-02T15-04-05") + "-" + jsonl.FileID(sess.ID) + ".jsonl"
 	return "sessions/" + t.Format("2006/01/02") + "/" + name
 }

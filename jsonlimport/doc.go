@@ -398,7 +398,7 @@
 // (claudecode*.go, ccindex.go, ccresume.go), Codex (codex*.go) and pi
 // (pi*.go, translate_pi.go), whose message readers are already methods
 // (jsonl.MessageReader) looked up by the registry. What still holds them:
-// the shared reading of wild lines (wildlines.go: wildScan, embedded in
+// the shared reading of wild lines (wildlines.go: jsonl.WildScan, embedded in
 // their parsers, whose fields they use), their exporters' use of the
 // translation (translatedFiles, importedLog, writeOneLine in translate*.go
 // and export.go) and of pricing (priceRows, for Claude Code's and Codex's

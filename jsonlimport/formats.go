@@ -28,6 +28,8 @@ func Formats() []Format {
 
 func init() {
 	jsonl.SetTranslator(translatedStore)
+	jsonl.SetForeignWriter(foreignFile)
+	jsonl.SetEstimator(estimateCosts)
 	jsonl.SetReserved(reservedByFormat)
 }
 

@@ -801,7 +801,7 @@ func buildUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool,
 		// The old rows stay in the log for audit.
 		c.Compactions = append(c.Compactions, sessiondb.Compaction{
 			KeepFromSeq: w.sess.LastSeq + 1,
-			Details:     mustJSON(map[string]any{"reason": "source file rewritten; transcript replaced", "source": u.Path}),
+			Details:     jsonl.MustJSON(map[string]any{"reason": "source file rewritten; transcript replaced", "source": u.Path}),
 		})
 	}
 
@@ -814,7 +814,7 @@ func buildUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool,
 		// The whole file needs no compaction (its transcript is every
 		// entry), but an earlier import of a prefix recorded one.
 		pd.Compactions = []sessiondb.Compaction{{KeepFromSeq: 1,
-			Details: mustJSON(map[string]any{"reason": "the grown file's transcript is the whole file", "source": u.Path})}}
+			Details: jsonl.MustJSON(map[string]any{"reason": "the grown file's transcript is the whole file", "source": u.Path})}}
 	}
 	digest, ok := resumeDigest(w.prevSt)
 	if w.mode == modeNew || w.mode == modeReplace {
@@ -997,7 +997,7 @@ func forkMetaPatch(existing, now sessiondb.Session, forkSeq int64) *sessiondb.Me
 	}
 	p := &sessiondb.MetaPatch{Title: &now.Title, UpdatedAt: existing.UpdatedAt}
 	if len(merge) > 0 {
-		p.AttrsMerge = mustJSON(merge)
+		p.AttrsMerge = jsonl.MustJSON(merge)
 	}
 	if existing.ForkSeq != forkSeq {
 		p.ForkSeq = &forkSeq
@@ -1084,8 +1084,8 @@ func freeAliases(id string, aliases []string, attrs json.RawMessage, path string
 			return keep, attrs, problems
 		}
 	}
-	obj[droppedAliasesKey] = mustJSON(aliases)
-	return keep, mustJSON(obj), problems
+	obj[droppedAliasesKey] = jsonl.MustJSON(aliases)
+	return keep, jsonl.MustJSON(obj), problems
 }
 
 // sourceAliases returns a session's aliases as the source had them
@@ -1195,12 +1195,4 @@ func hashRange(path string, h hash.Hash, from, to int64) error {
 		return fmt.Errorf("hash %s: file shrank to %d bytes while reading", path, from+n)
 	}
 	return nil
-}
-
-func mustJSON(v any) json.RawMessage {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err) // only called with values that always marshal
-	}
-	return b
 }

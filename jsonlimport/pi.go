@@ -129,13 +129,13 @@ func (Pi) Claim(files []string) (units []Unit, rest []string) {
 }
 
 func sniffPi(path string) bool {
-	objs := firstObjects(path, 1)
+	objs := jsonl.FirstObjects(path, 1)
 	if len(objs) == 0 {
 		return false
 	}
 	m := objs[0]
 	_, cwd := m["cwd"]
-	return rawString(m, "type") == "session" && rawString(m, "id") != "" && cwd
+	return jsonl.RawString(m, "type") == "session" && jsonl.RawString(m, "id") != "" && cwd
 }
 
 // piResumeState is Parsed.ResumeState for pi files.
@@ -173,7 +173,7 @@ type piNode struct {
 }
 
 type piParser struct {
-	wildScan
+	jsonl.WildScan
 	notes       []Problem
 	metaOfForks bool // a label or session_info entry was read
 	resumed     bool
@@ -199,26 +199,26 @@ func (Pi) Parse(ctx context.Context, u Unit, from Resume) (parsed *Parsed, err e
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("parse pi %s: %w", u.Path, err)
 	}
-	p := &piParser{wildScan: wildScan{ctx: ctx, path: u.Path}, attrs: map[string]any{}, nodes: map[string]*piNode{}, base: from.Entries}
+	p := &piParser{WildScan: jsonl.WildScan{Ctx: ctx, Path: u.Path}, attrs: map[string]any{}, nodes: map[string]*piNode{}, base: from.Entries}
 	if from.Offset > 0 {
 		if len(from.State) == 0 || json.Unmarshal(from.State, &p.rs) != nil || p.rs.V != 1 || p.rs.ID == "" {
 			return nil, fmt.Errorf("parse pi %s: %w", u.Path, ErrNotIncremental)
 		}
 		p.resumed, p.header = true, true
-		p.lineBase = p.rs.Lines
+		p.LineBase = p.rs.Lines
 		if len(p.rs.Attrs) > 0 {
-			restoreAttrs(p.rs.Attrs, p.attrs)
+			jsonl.RestoreAttrs(p.rs.Attrs, p.attrs)
 		}
 	}
 	if p.rs.Labels == nil {
 		p.rs.Labels = map[string]string{}
 	}
-	f, _, err := openAt(u.Path, from.Offset)
+	f, _, err := jsonl.OpenAt(u.Path, from.Offset)
 	if err != nil {
 		return nil, fmt.Errorf("parse pi %s: %w", u.Path, err)
 	}
 	defer f.Close()
-	if err := p.run(f, from.Offset, p.dispatch); err != nil {
+	if err := p.Run(f, from.Offset, p.dispatch); err != nil {
 		return nil, fmt.Errorf("parse pi %s: %w", u.Path, err)
 	}
 	if !p.header {
@@ -264,14 +264,14 @@ type piLine struct {
 func (p *piParser) dispatch(raw []byte, lineNo int) {
 	var l piLine
 	if err := json.Unmarshal(raw, &l); err != nil {
-		p.problem(lineNo, "line has an unexpected shape (%v); kept as data", err)
+		p.Problem(lineNo, "line has an unexpected shape (%v); kept as data", err)
 		var head struct {
 			Type string `json:"type"`
 		}
 		_ = json.Unmarshal(raw, &head)
 		l = piLine{Type: head.Type}
 	}
-	t := parseTime(l.Timestamp)
+	t := jsonl.ParseTime(l.Timestamp)
 	if t.IsZero() {
 		t = p.rs.Last
 	} else {
@@ -281,7 +281,7 @@ func (p *piParser) dispatch(raw []byte, lineNo int) {
 		}
 	}
 	n := len(p.entries) + 1
-	e := sessiondb.Entry{Kind: entryKind(FormatPi, l.Type), CreatedAt: t, Body: raw}
+	e := sessiondb.Entry{Kind: jsonl.EntryKind(FormatPi, l.Type), CreatedAt: t, Body: raw}
 	var id string
 	_ = json.Unmarshal(l.ID, &id)
 	if l.Type == "session" {
@@ -290,7 +290,7 @@ func (p *piParser) dispatch(raw []byte, lineNo int) {
 			// pi's SessionManager writes its header a second time when
 			// it opens an empty file (testdata/gen/pi: double-header);
 			// pi loads the file all the same, the header being no entry.
-			p.notes = append(p.notes, Problem{Path: p.path, Line: lineNo, Reason: "a second session header (pi writes one when it opens an empty file); kept as data, as pi loads it"})
+			p.notes = append(p.notes, Problem{Path: p.Path, Line: lineNo, Reason: "a second session header (pi writes one when it opens an empty file); kept as data, as pi loads it"})
 		} else {
 			p.header = true
 			p.rs.ID = id
@@ -309,7 +309,7 @@ func (p *piParser) dispatch(raw []byte, lineNo int) {
 		return
 	}
 	if !p.header {
-		p.problem(lineNo, "entry before the session header; pi refuses such a file")
+		p.Problem(lineNo, "entry before the session header; pi refuses such a file")
 	}
 	node := &piNode{id: id, typ: l.Type, n: n, line: lineNo, firstKept: l.FirstKept}
 	if l.ParentID != nil {
@@ -355,7 +355,7 @@ func (p *piParser) dispatch(raw []byte, lineNo int) {
 				}
 			}
 		} else {
-			p.problem(lineNo, "message entry without a message object; kept as data")
+			p.Problem(lineNo, "message entry without a message object; kept as data")
 		}
 	case "custom_message":
 		e.Kind, e.Role, node.msg = sessiondb.KindMessage, "custom", true
@@ -392,11 +392,11 @@ func (p *piParser) dispatch(raw []byte, lineNo int) {
 		p.msgNs = append(p.msgNs, n)
 	}
 	if id == "" {
-		p.problem(lineNo, "entry without id; kept in the log, not in the tree")
+		p.Problem(lineNo, "entry without id; kept in the log, not in the tree")
 		return
 	}
 	if old, dup := p.nodes[id]; dup {
-		p.problem(lineNo, "entry id %s already used on line %d; the later entry wins in the tree, as in pi", id, old.line)
+		p.Problem(lineNo, "entry id %s already used on line %d; the later entry wins in the tree, as in pi", id, old.line)
 	}
 	p.nodes[id] = node
 	p.order = append(p.order, node)
@@ -404,7 +404,7 @@ func (p *piParser) dispatch(raw []byte, lineNo int) {
 
 func (p *piParser) finish(u Unit, from Resume) (*Parsed, error) {
 	base := from.Entries
-	out := &Parsed{Unit: u, Offset: p.offset}
+	out := &Parsed{Unit: u, Offset: p.Offset}
 	var leaf *piNode
 	if len(p.order) > 0 {
 		leaf = p.order[len(p.order)-1]
@@ -415,7 +415,7 @@ func (p *piParser) finish(u Unit, from Resume) (*Parsed, error) {
 		seen := map[string]bool{}
 		for cur := leaf.id; cur != ""; {
 			if seen[cur] {
-				p.problem(0, "parentId cycle at %s; the path stops there", cur)
+				p.Problem(0, "parentId cycle at %s; the path stops there", cur)
 				break
 			}
 			seen[cur] = true
@@ -424,7 +424,7 @@ func (p *piParser) finish(u Unit, from Resume) (*Parsed, error) {
 				if p.resumed && cur == p.rs.Leaf {
 					connected = true
 				} else if !p.resumed {
-					p.problem(0, "parentId %s was never written; the path starts after it, as in pi", cur)
+					p.Problem(0, "parentId %s was never written; the path starts after it, as in pi", cur)
 				}
 				break
 			}
@@ -438,16 +438,16 @@ func (p *piParser) finish(u Unit, from Resume) (*Parsed, error) {
 	if p.resumed && p.metaOfForks {
 		if _, forks := p.attrs["branches"]; forks {
 			// A title or a label: the branch forks show them too.
-			return nil, fmt.Errorf("parse pi %s: %w: a title or label for the branch forks", p.path, ErrNotIncremental)
+			return nil, fmt.Errorf("parse pi %s: %w: a title or label for the branch forks", p.Path, ErrNotIncremental)
 		}
 	}
 	if p.resumed && leaf != nil {
 		if !connected || p.rs.View {
-			return nil, fmt.Errorf("parse pi %s: %w: the new entries do not continue the previous leaf", p.path, ErrNotIncremental)
+			return nil, fmt.Errorf("parse pi %s: %w: the new entries do not continue the previous leaf", p.Path, ErrNotIncremental)
 		}
 		for _, n := range path {
 			if n.typ == "compaction" {
-				return nil, fmt.Errorf("parse pi %s: %w: a new compaction", p.path, ErrNotIncremental)
+				return nil, fmt.Errorf("parse pi %s: %w: a new compaction", p.Path, ErrNotIncremental)
 			}
 		}
 	}
@@ -494,10 +494,10 @@ func (p *piParser) finish(u Unit, from Resume) (*Parsed, error) {
 		out.Compactions = append(out.Compactions, p.compaction(comp, leaf.id, int64(base+start)))
 	case suffix && before:
 		out.Compactions = append(out.Compactions, sessiondb.Compaction{KeepFromSeq: int64(base + start),
-			Details: mustJSON(map[string]any{"source": "pi context", "leaf": leaf.id})})
+			Details: jsonl.MustJSON(map[string]any{"source": "pi context", "leaf": leaf.id})})
 	case suffix:
 	case p.resumed:
-		return nil, fmt.Errorf("parse pi %s: %w: the new entries branch", p.path, ErrNotIncremental)
+		return nil, fmt.Errorf("parse pi %s: %w: the new entries branch", p.Path, ErrNotIncremental)
 	default:
 		view = true
 		for _, n := range ctxNodes {
@@ -506,7 +506,7 @@ func (p *piParser) finish(u Unit, from Resume) (*Parsed, error) {
 			sum = append(sum, e)
 		}
 		c := sessiondb.Compaction{KeepFromSeq: int64(base + len(p.entries) + 1), Summary: sum,
-			Details: mustJSON(map[string]any{"source": "pi context", "reason": "the context is not a suffix of the log (branches); its entries are copied here", "leaf": leaf.id})}
+			Details: jsonl.MustJSON(map[string]any{"source": "pi context", "reason": "the context is not a suffix of the log (branches); its entries are copied here", "leaf": leaf.id})}
 		if comp != nil {
 			c.TokensBefore = piTokensBefore(p.entries[comp.n-1].Body)
 		}
@@ -597,14 +597,14 @@ func (p *piParser) finish(u Unit, from Resume) (*Parsed, error) {
 		us.Seq += int64(base)
 		out.Usage = append(out.Usage, us)
 	}
-	attrs := mergeAttrs(p.attrs)
-	p.rs.Attrs, p.rs.Lines, p.rs.View = attrs, p.lines, view
+	attrs := jsonl.MergeAttrs(p.attrs)
+	p.rs.Attrs, p.rs.Lines, p.rs.View = attrs, p.Lines, view
 	if leaf != nil {
 		p.rs.Leaf = leaf.id
 	}
 	if p.rs.ID == "" {
 		p.rs.ID = strings.TrimSuffix(filepath.Base(u.Path), ".jsonl")
-		p.problem(0, "session header without id; the session ID %q is taken from the file name", p.rs.ID)
+		p.Problem(0, "session header without id; the session ID %q is taken from the file name", p.rs.ID)
 	}
 	s := sessiondb.Session{ID: p.rs.ID, Title: jsonl.OrString(p.rs.Title, p.rs.Prompt), Attrs: attrs, ParentID: p.rs.Parent, ForkSeq: p.rs.ForkSeq,
 		CreatedAt: p.rs.Created, UpdatedAt: p.rs.Last}
@@ -619,10 +619,10 @@ func (p *piParser) finish(u Unit, from Resume) (*Parsed, error) {
 			b.UpdatedAt = b.CreatedAt
 		}
 	}
-	out.Problems = p.problems
+	out.Problems = p.Problems
 	out.Notes = append(out.Notes, p.notes...)
 	p.rs.V = 1
-	out.ResumeState = mustJSON(p.rs)
+	out.ResumeState = jsonl.MustJSON(p.rs)
 	return out, nil
 }
 
@@ -766,7 +766,7 @@ func (p *piParser) branch(tip *piNode, froms map[*piNode]string, budget *int) (B
 	if len(labels) > 0 {
 		attrs["labels"] = labels
 	}
-	b.Session.Attrs = mergeAttrs(attrs)
+	b.Session.Attrs = jsonl.MergeAttrs(attrs)
 	b.Session.UpdatedAt = p.entries[tip.n-1].CreatedAt
 	// The context is a suffix of the fork's message entries: the path holds
 	// no other branch, and a firstKeptEntryId off the path keeps nothing
@@ -796,7 +796,7 @@ func (p *piParser) compaction(comp *piNode, leaf string, keep int64) sessiondb.C
 	e := p.summaryEntry(comp)
 	return sessiondb.Compaction{KeepFromSeq: keep, Summary: []sessiondb.Entry{e},
 		TokensBefore: piTokensBefore(e.Body), CreatedAt: e.CreatedAt,
-		Details: mustJSON(map[string]any{"source": "pi compaction", "line": comp.line, "firstKeptEntryId": comp.firstKept, "leaf": leaf})}
+		Details: jsonl.MustJSON(map[string]any{"source": "pi compaction", "line": comp.line, "firstKeptEntryId": comp.firstKept, "leaf": leaf})}
 }
 
 func piTokensBefore(body []byte) int64 {
@@ -852,7 +852,7 @@ func piSourceFile(parentSession, parentID, fork string) string {
 		if p == fork || !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".jsonl") {
 			continue
 		}
-		if objs := firstObjects(p, 1); len(objs) == 1 && rawString(objs[0], "type") == "session" && rawString(objs[0], "id") == parentID {
+		if objs := jsonl.FirstObjects(p, 1); len(objs) == 1 && jsonl.RawString(objs[0], "type") == "session" && jsonl.RawString(objs[0], "id") == parentID {
 			return p
 		}
 	}
@@ -918,18 +918,19 @@ func (Pi) ExportFiles(ctx context.Context, s sessiondb.Store, id string) ([]json
 	if sess.SourceFormat == FormatPi {
 		// The log of the file's latest import: a file rewritten in place
 		// was imported again after a "source file rewritten" compaction.
-		log, err := importedLog(ctx, s, id)
+		log, err := jsonl.ImportedLog(ctx, s, id)
 		if err != nil {
 			return nil, fmt.Errorf("export pi %s: %w", id, err)
 		}
 		for _, e := range log {
-			if err := writeOneLine(&buf, e.Body); err != nil {
+			if err := jsonl.WriteLine(&buf, e.Body); err != nil {
 				return nil, fmt.Errorf("export pi %s: entry %d: %w", id, e.Seq, err)
 			}
 		}
 	} else {
-		// Another format's session: translated (translate_pi.go).
-		body, err := piTranslated(ctx, s, sess, attrs.CWD)
+		// Another format's session: translated (jsonlimport's
+		// translate_pi.go, through jsonl.WriteForeign).
+		body, err := jsonl.WriteForeign(ctx, s, sess, FormatPi)
 		if err != nil {
 			return nil, err
 		}
@@ -942,33 +943,10 @@ func (Pi) ExportFiles(ctx context.Context, s sessiondb.Store, id string) ([]json
 	// pi names a file <timestamp>_<session id>.jsonl; the whole ID keeps a
 	// branch fork ("<id>@<tip>") and a disambiguated copy apart from the
 	// session whose header they share.
-	name := strings.NewReplacer(":", "-", ".", "-").Replace(piTime(sess.CreatedAt)) + "_" + piFileID(sess.ID) + ".jsonl"
+	name := strings.NewReplacer(":", "-", ".", "-").Replace(piTime(sess.CreatedAt)) + "_" + jsonl.FileID(sess.ID) + ".jsonl"
 	return []jsonl.File{jsonl.BytesFile(safe+"/"+name, buf.Bytes())}, nil
-}
-
-// piFileID returns id made safe for a file name (fileSafe, at most 200
-// bytes; "_" for "", "." and "..").
-func piFileID(id string) string {
-	if b := jsonl.FileSafe(id, 200); b != "" && b != "." && b != ".." {
-		return b
-	}
-	return "_"
 }
 
 func piTime(t time.Time) string {
 	return t.UTC().Format("2006-01-02T15:04:05.000Z")
-}
-
-// writeOneLine writes body and '\n', compacting a body that spans lines.
-func writeOneLine(buf *bytes.Buffer, body []byte) error {
-	if bytes.ContainsAny(body, "\r\n") {
-		var c bytes.Buffer
-		if err := json.Compact(&c, body); err != nil {
-			return err
-		}
-		body = c.Bytes()
-	}
-	buf.Write(body)
-	buf.WriteByte('\n')
-	return nil
 }

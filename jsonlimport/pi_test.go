@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 )
 
 // piTestdata holds session files written by pi's own SessionManager
@@ -56,7 +57,7 @@ func piMessage(t *testing.T, e sessiondb.Entry) any {
 		}
 		return v
 	}
-	switch rawString(line, "type") {
+	switch jsonl.RawString(line, "type") {
 	case "message":
 		var m map[string]any
 		_ = json.Unmarshal(line["message"], &m)
@@ -79,11 +80,11 @@ func piMessage(t *testing.T, e sessiondb.Entry) any {
 			out["details"] = get("details")
 		}
 	default:
-		t.Fatalf("entry %d of type %q in the message transcript", e.Seq, rawString(line, "type"))
+		t.Fatalf("entry %d of type %q in the message transcript", e.Seq, jsonl.RawString(line, "type"))
 	}
 	// Round-trip so that numbers compare as JSON numbers.
 	var v any
-	_ = json.Unmarshal(mustJSON(out), &v)
+	_ = json.Unmarshal(jsonl.MustJSON(out), &v)
 	return v
 }
 
@@ -391,11 +392,11 @@ func TestPiNotIncrementalStray(t *testing.T) {
 
 func piHeaderID(t *testing.T, path string) string {
 	t.Helper()
-	objs := firstObjects(path, 1)
+	objs := jsonl.FirstObjects(path, 1)
 	if len(objs) != 1 {
 		t.Fatalf("%s: no header", path)
 	}
-	return rawString(objs[0], "id")
+	return jsonl.RawString(objs[0], "id")
 }
 
 func piLines(t *testing.T, path string) [][]byte {
