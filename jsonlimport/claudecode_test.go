@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport/internal/jsonltest"
 	"github.com/sessiondb/sessiondb/sqlstore"
 )
 
@@ -435,9 +436,9 @@ func TestClaudeCodeResume(t *testing.T) {
 func TestClaudeCodeClaim(t *testing.T) {
 	dir := t.TempDir()
 	cc := filepath.Join(dir, "whatever.jsonl")
-	copyFile(t, filepath.Join(ccTestdata, "projects", "-home-dev-proj", "5c2d8e41-0000-4000-8000-000000000002.jsonl"), cc)
+	jsonltest.CopyFile(t, filepath.Join(ccTestdata, "projects", "-home-dev-proj", "5c2d8e41-0000-4000-8000-000000000002.jsonl"), cc)
 	pi := filepath.Join(dir, "pi.jsonl")
-	copyFile(t, filepath.Join(piTestdata, "sessions", "linear.jsonl"), pi)
+	jsonltest.CopyFile(t, filepath.Join(piTestdata, "sessions", "linear.jsonl"), pi)
 	files := []string{cc, pi}
 	sort.Strings(files)
 	units, rest := ClaudeCode{}.Claim(files)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport/internal/jsonltest"
 )
 
 // codexTestdata holds a Codex home built line by line from the shapes of
@@ -184,11 +185,11 @@ func TestCodexResume(t *testing.T) {
 func TestCodexClaim(t *testing.T) {
 	dir := t.TempDir()
 	a := filepath.Join(dir, "a.jsonl")
-	copyFile(t, filepath.Join(codexTestdata, "codex-home", "sessions", "2025", "05", "02", "rollout-2025-05-02T10-00-00-019f26cb-0000-7000-8000-000000000002.jsonl"), a)
+	jsonltest.CopyFile(t, filepath.Join(codexTestdata, "codex-home", "sessions", "2025", "05", "02", "rollout-2025-05-02T10-00-00-019f26cb-0000-7000-8000-000000000002.jsonl"), a)
 	idx := filepath.Join(dir, "session_index.jsonl")
-	copyFile(t, filepath.Join(codexTestdata, "codex-home", "session_index.jsonl"), idx)
+	jsonltest.CopyFile(t, filepath.Join(codexTestdata, "codex-home", "session_index.jsonl"), idx)
 	other := filepath.Join(dir, "z.jsonl")
-	copyFile(t, filepath.Join(piTestdata, "sessions", "linear.jsonl"), other)
+	jsonltest.CopyFile(t, filepath.Join(piTestdata, "sessions", "linear.jsonl"), other)
 	units, rest := Codex{}.Claim([]string{a, idx, other})
 	if len(units) != 1 || units[0].Path != a || fmt.Sprint(rest) != fmt.Sprint([]string{other}) {
 		t.Fatalf("units %v rest %v", units, rest)

@@ -2,6 +2,7 @@ package jsonlimport
 
 import (
 	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
+	"github.com/sessiondb/sessiondb/jsonlimport/pi"
 	"github.com/sessiondb/sessiondb/jsonlimport/picoclaw"
 	"github.com/sessiondb/sessiondb/jsonlimport/swink"
 	"github.com/sessiondb/sessiondb/jsonlimport/zot"
@@ -23,7 +24,7 @@ import (
 // the shape of their first lines (never by path alone), and come last so
 // that they cannot take a file an older format claims.
 func Formats() []Format {
-	return []Format{picoclaw.Picoclaw{}, zot.Zot{}, swink.Swink{}, ClaudeCode{}, Codex{}, Pi{}}
+	return []Format{picoclaw.Picoclaw{}, zot.Zot{}, swink.Swink{}, ClaudeCode{}, Codex{}, pi.Format{}}
 }
 
 func init() {
@@ -79,6 +80,7 @@ const (
 	FormatPicoclaw = picoclaw.FormatPicoclaw
 	FormatZot      = zot.FormatZot
 	FormatSwink    = swink.FormatSwink
+	FormatPi       = pi.Name
 )
 
 type (
@@ -88,6 +90,8 @@ type (
 	Zot = zot.Zot
 	// Swink is swink.Swink.
 	Swink = swink.Swink
+	// Pi is pi.Format.
+	Pi = pi.Format
 )
 
 // ErrSwinkVersion is swink.ErrSwinkVersion.

@@ -2,6 +2,7 @@ package jsonlimport
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -31,6 +32,10 @@ const (
 	picoDamagedDir = "../testdata/picoclaw-damaged"
 	picoLegacyDir  = "../testdata/picoclaw-legacy-json"
 )
+
+// The pi samples the importer's tests read (pi's own tests are in package
+// pi_test).
+var piTestdata = filepath.Join("..", "testdata", "pi")
 
 // picoImport imports paths into s with opts and fails the test on an error.
 func picoImport(tb testing.TB, s sessiondb.Store, opts Options, paths ...string) Report {
