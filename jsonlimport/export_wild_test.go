@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport/codex"
 )
 
 // allSessions lists every session of s.
@@ -133,7 +134,7 @@ func TestExportCorpusByteIdentity(t *testing.T) {
 				if c.format == FormatClaudeCode {
 					rel = ccExportPath(sess)
 				} else {
-					rel = codexExportPath(sess)
+					rel = codex.ExportPath(sess)
 				}
 				dst := filepath.Join(out, filepath.FromSlash(rel))
 				check(sess.SourcePath, dst)
@@ -177,7 +178,7 @@ func TestExportCorpusByteIdentity(t *testing.T) {
 				rel = filepath.ToSlash(rel)
 				switch {
 				case c.format == FormatClaudeCode && strings.HasPrefix(rel, "projects/"):
-				case c.format == FormatCodex && codexRolloutRE.MatchString(filepath.Base(rel)) && len(strings.Split(rel, "/")) == 5 && strings.HasPrefix(rel, "sessions/"):
+				case c.format == FormatCodex && codex.RolloutName(filepath.Base(rel)) && len(strings.Split(rel, "/")) == 5 && strings.HasPrefix(rel, "sessions/"):
 				default:
 					t.Errorf("%s is not where %s keeps its files", rel, c.format)
 				}

@@ -1,6 +1,7 @@
 package jsonlimport
 
 import (
+	"github.com/sessiondb/sessiondb/jsonlimport/codex"
 	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 	"github.com/sessiondb/sessiondb/jsonlimport/pi"
 	"github.com/sessiondb/sessiondb/jsonlimport/picoclaw"
@@ -24,7 +25,7 @@ import (
 // the shape of their first lines (never by path alone), and come last so
 // that they cannot take a file an older format claims.
 func Formats() []Format {
-	return []Format{picoclaw.Picoclaw{}, zot.Zot{}, swink.Swink{}, ClaudeCode{}, Codex{}, pi.Format{}}
+	return []Format{picoclaw.Picoclaw{}, zot.Zot{}, swink.Swink{}, ClaudeCode{}, codex.Format{}, pi.Format{}}
 }
 
 func init() {
@@ -81,6 +82,7 @@ const (
 	FormatZot      = zot.FormatZot
 	FormatSwink    = swink.FormatSwink
 	FormatPi       = pi.Name
+	FormatCodex    = codex.Name
 )
 
 type (
@@ -92,6 +94,8 @@ type (
 	Swink = swink.Swink
 	// Pi is pi.Format.
 	Pi = pi.Format
+	// Codex is codex.Format.
+	Codex = codex.Format
 )
 
 // ErrSwinkVersion is swink.ErrSwinkVersion.

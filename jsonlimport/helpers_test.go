@@ -33,9 +33,12 @@ const (
 	picoLegacyDir  = "../testdata/picoclaw-legacy-json"
 )
 
-// The pi samples the importer's tests read (pi's own tests are in package
-// pi_test).
-var piTestdata = filepath.Join("..", "testdata", "pi")
+// The pi and Codex samples the importer's tests read (the formats' own
+// tests are in packages pi_test and codex_test).
+var (
+	piTestdata    = filepath.Join("..", "testdata", "pi")
+	codexTestdata = filepath.Join("..", "testdata", "codex")
+)
 
 // picoImport imports paths into s with opts and fails the test on an error.
 func picoImport(tb testing.TB, s sessiondb.Store, opts Options, paths ...string) Report {

@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport/codex"
 	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 	"github.com/sessiondb/sessiondb/jsonlimport/pi"
 )
@@ -77,7 +78,7 @@ func understandByShape(e sessiondb.Entry, obj map[string]any) Message {
 	_, hasRole := obj["role"]
 	switch {
 	case typ != "" && obj["payload"] != nil:
-		return Codex{}.Understand(e, obj)
+		return codex.Format{}.Understand(e, obj)
 	case typ != "" && obj["message"] != nil:
 		if _, ok := obj["uuid"]; ok || ccLineTypes[typ] {
 			return ClaudeCode{}.Understand(e, obj)

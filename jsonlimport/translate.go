@@ -89,6 +89,7 @@ import (
 	"time"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport/codex"
 	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 )
 
@@ -339,7 +340,7 @@ func (r *xReader) codex(e sessiondb.Entry) {
 	item := env.Payload
 	switch {
 	case env.Type == "response_item":
-	case len(env.Payload) == 0 && codexItemTypes[env.Type]:
+	case len(env.Payload) == 0 && codex.ItemType(env.Type):
 		item = e.Body // a legacy file's bare item
 	case env.Type == "turn_context":
 		var tc struct {

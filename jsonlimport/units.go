@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport/codex"
 	"github.com/sessiondb/sessiondb/jsonlimport/swink"
 )
 
@@ -99,7 +100,7 @@ func ClaimScope(path string) Scope {
 		if owner := swink.CheckpointOwner(path); owner != "" {
 			sc.Dirs = append(sc.Dirs, filepath.Dir(owner))
 		}
-	case base == codexIndexName:
+	case base == codex.IndexName:
 		for _, t := range []string{"sessions", "archived_sessions"} {
 			if fi, err := os.Stat(filepath.Join(dir, t)); err == nil && fi.IsDir() {
 				sc.Trees = append(sc.Trees, filepath.Join(dir, t))

@@ -1,51 +1,4 @@
-package jsonlimport
-
-// OpenAI Codex CLI keeps one "rollout" JSONL file per thread:
-// ~/.codex/sessions/YYYY/MM/DD/rollout-<ts>-<thread-uuid>.jsonl, every line
-// an envelope {"timestamp":…,"type":<kind>,"payload":{…}} (formats/wild.md
-// §2). Thread names live in ~/.codex/session_index.jsonl.
-//
-// How the Codex reader maps that onto sessiondb:
-//
-//   - Every readable line is one log entry whose Body is the line's exact
-//     bytes. "response_item" lines (what Codex rebuilds its model history
-//     from on resume) are entries of Kind "message"; their Role is the
-//     payload's role for a message, "assistant" for reasoning and tool calls,
-//     "tool" for *_output items. Every other kind ("session_meta",
-//     "turn_context", "event_msg", "compacted", kinds added later) is kept as
-//     data, Kind = its type. So the event_msg mirrors of user and agent text
-//     are in the log but not in the Kind "message" view, which is not
-//     duplicated.
-//   - compacted: a compaction recorded at the line, keeping the entries
-//     after it, whose summary messages are the replacement_history items,
-//     each wrapped in the response_item envelope of the compacted line's
-//     timestamp (the item's bytes unchanged inside). A compacted line
-//     without replacement_history (older Codex) gets one user message
-//     holding its "message" text (inferred: the exact bridge text older Codex
-//     builds is not reproduced).
-//   - session_meta: the thread id is the session ID; cwd, originator,
-//     cli_version, source, model_provider, git and the root session_id go to
-//     Attrs; forked_from_id (else parent_thread_id) is the ParentID. Legacy
-//     files (a first line with the meta fields at top level and bare response
-//     items without envelope) are read too; the bare items are Kind
-//     "message"; their {"record_type":…} filler lines are Kind "record".
-//   - turn_context: the last model and effort go to Attrs; the model names
-//     the usage rows.
-//   - Usage: event_msg/token_count lines carry cumulative totals
-//     (total_token_usage) that are repeated; each increase becomes one row
-//     holding the difference, so the session total equals the last
-//     total_token_usage. A total that decreases starts a new count (its
-//     last_token_usage is taken). token_count with info null is skipped.
-//     InputTokens excludes cached input (cached_input_tokens is
-//     CacheReadTokens); ReasoningTokens is reasoning_output_tokens, which
-//     Codex also counts in output_tokens.
-//   - Title: the thread_name of session_index.jsonl (4 directories above
-//     the rollout) when present, else the first user_message event that
-//     is not all injected context (else the first such user message),
-//     made a title by jsonl.TitleOf: the IDE context before "## My request
-//     for Codex:" and markdown syntax dropped, cut at a word boundary.
-//   - Resume: rollouts are append-only; parsing continues at the offset
-//     with the meta, model and usage totals in ResumeState.
+package codex
 
 import (
 	"bufio"
@@ -63,17 +16,16 @@ import (
 	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 )
 
-// FormatCodex names the Codex CLI rollout format.
-const FormatCodex = "codex"
+// Name names the Codex CLI rollout format.
+const Name = "codex"
 
-// Codex reads Codex CLI rollout files and writes them back
-// (codex_export.go).
-type Codex struct{}
+// Format reads Codex CLI rollout files and writes them back (export.go).
+type Format struct{}
 
-var _ Format = Codex{}
+var _ jsonl.Format = Format{}
 
-// Name returns FormatCodex.
-func (Codex) Name() string { return FormatCodex }
+// Name returns Name.
+func (Format) Name() string { return Name }
 
 // codexItemTypes are the payload types of response items (bare in legacy
 // files).
@@ -83,22 +35,28 @@ var codexItemTypes = map[string]bool{
 	"web_search_call": true, "ghost_snapshot": true,
 }
 
+// ItemType reports whether typ is the payload type of a response item (a
+// legacy file's lines are bare items of these types).
+func ItemType(typ string) bool { return codexItemTypes[typ] }
+
 var codexKinds = map[string]bool{
 	"session_meta": true, "turn_context": true, "response_item": true, "event_msg": true, "compacted": true,
 }
 
-const codexIndexName = "session_index.jsonl"
+// IndexName is the name of the file, beside sessions/ in Codex's home,
+// where Codex keeps the names of its threads.
+const IndexName = "session_index.jsonl"
 
 // Claim takes .jsonl files whose first line is a Codex session_meta (either
 // envelope or legacy) or a Codex envelope, and the session_index.jsonl of a
 // Codex home (read with the rollouts).
-func (Codex) Claim(files []string) (units []Unit, rest []string) {
+func (Format) Claim(files []string) (units []jsonl.Unit, rest []string) {
 	for _, f := range files {
-		if filepath.Base(f) == codexIndexName && sniffCodexIndex(f) {
+		if filepath.Base(f) == IndexName && sniffCodexIndex(f) {
 			continue
 		}
 		if strings.HasSuffix(f, ".jsonl") && sniffCodex(f) {
-			u := Unit{Format: FormatCodex, Path: f}
+			u := jsonl.Unit{Format: Name, Path: f}
 			if idx := codexIndexFor(f); idx != "" {
 				u.Extra = []string{idx}
 			}
@@ -149,7 +107,7 @@ func codexIndexFor(path string) string {
 	if filepath.Base(d) != "sessions" && filepath.Base(d) != "archived_sessions" {
 		return ""
 	}
-	idx := filepath.Join(filepath.Dir(d), codexIndexName)
+	idx := filepath.Join(filepath.Dir(d), IndexName)
 	if fi, err := os.Stat(idx); err == nil && fi.Mode().IsRegular() {
 		return idx
 	}
@@ -193,7 +151,7 @@ type codexParser struct {
 }
 
 // Parse reads one Codex rollout (see the package notes above).
-func (Codex) Parse(ctx context.Context, u Unit, from Resume) (parsed *Parsed, err error) {
+func (Format) Parse(ctx context.Context, u jsonl.Unit, from jsonl.Resume) (parsed *jsonl.Parsed, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			parsed, err = nil, fmt.Errorf("parse codex %s: internal error: %v", u.Path, r)
@@ -205,7 +163,7 @@ func (Codex) Parse(ctx context.Context, u Unit, from Resume) (parsed *Parsed, er
 	p := &codexParser{WildScan: jsonl.WildScan{Ctx: ctx, Path: u.Path}, attrs: map[string]any{}}
 	if from.Offset > 0 {
 		if len(from.State) == 0 || json.Unmarshal(from.State, &p.rs) != nil || p.rs.V != 1 || p.rs.ID == "" {
-			return nil, fmt.Errorf("parse codex %s: %w", u.Path, ErrNotIncremental)
+			return nil, fmt.Errorf("parse codex %s: %w", u.Path, jsonl.ErrNotIncremental)
 		}
 		p.resumed = true
 		p.LineBase = p.rs.Lines
@@ -297,7 +255,7 @@ func (p *codexParser) dispatch(raw []byte, lineNo int) {
 		}
 	}
 	n := len(p.entries) + 1
-	e := sessiondb.Entry{Kind: jsonl.EntryKind(FormatCodex, env.Type), CreatedAt: t, Body: raw}
+	e := sessiondb.Entry{Kind: jsonl.EntryKind(Name, env.Type), CreatedAt: t, Body: raw}
 	hasPayload := len(env.Payload) > 0 && string(env.Payload) != "null"
 	switch {
 	case env.Type == "session_meta" && hasPayload:
@@ -469,9 +427,9 @@ func (p *codexParser) compacted(payload json.RawMessage, ts string, n int, t tim
 	})
 }
 
-func (p *codexParser) finish(u Unit, from Resume) (*Parsed, error) {
+func (p *codexParser) finish(u jsonl.Unit, from jsonl.Resume) (*jsonl.Parsed, error) {
 	base := int64(from.Entries)
-	out := &Parsed{Unit: u, Offset: p.Offset}
+	out := &jsonl.Parsed{Unit: u, Offset: p.Offset}
 	for i := range p.entries {
 		if p.entries[i].CreatedAt.IsZero() {
 			p.entries[i].CreatedAt = p.rs.Created
