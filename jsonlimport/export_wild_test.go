@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport/claudecode"
 	"github.com/sessiondb/sessiondb/jsonlimport/codex"
 )
 
@@ -132,7 +133,7 @@ func TestExportCorpusByteIdentity(t *testing.T) {
 			for _, sess := range sessions {
 				var rel string
 				if c.format == FormatClaudeCode {
-					rel = ccExportPath(sess)
+					rel = claudecode.ExportPath(sess)
 				} else {
 					rel = codex.ExportPath(sess)
 				}
@@ -145,7 +146,7 @@ func TestExportCorpusByteIdentity(t *testing.T) {
 				held := map[string]bool{}
 				log, _ := s.Entries(ctx, sess.ID, 1, 0)
 				for _, e := range log {
-					if e.Kind == ccKindToolFile {
+					if e.Kind == claudecode.KindToolFile {
 						var tf struct {
 							File string `json:"file"`
 						}

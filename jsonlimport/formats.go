@@ -1,6 +1,7 @@
 package jsonlimport
 
 import (
+	"github.com/sessiondb/sessiondb/jsonlimport/claudecode"
 	"github.com/sessiondb/sessiondb/jsonlimport/codex"
 	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 	"github.com/sessiondb/sessiondb/jsonlimport/pi"
@@ -25,7 +26,7 @@ import (
 // the shape of their first lines (never by path alone), and come last so
 // that they cannot take a file an older format claims.
 func Formats() []Format {
-	return []Format{picoclaw.Picoclaw{}, zot.Zot{}, swink.Swink{}, ClaudeCode{}, codex.Format{}, pi.Format{}}
+	return []Format{picoclaw.Picoclaw{}, zot.Zot{}, swink.Swink{}, claudecode.Format{}, codex.Format{}, pi.Format{}}
 }
 
 func init() {
@@ -78,11 +79,12 @@ func BranchID(id, tip string) string { return jsonl.BranchID(id, tip) }
 // The formats that are packages of their own, under the names they had
 // here.
 const (
-	FormatPicoclaw = picoclaw.FormatPicoclaw
-	FormatZot      = zot.FormatZot
-	FormatSwink    = swink.FormatSwink
-	FormatPi       = pi.Name
-	FormatCodex    = codex.Name
+	FormatPicoclaw   = picoclaw.FormatPicoclaw
+	FormatZot        = zot.FormatZot
+	FormatSwink      = swink.FormatSwink
+	FormatPi         = pi.Name
+	FormatCodex      = codex.Name
+	FormatClaudeCode = claudecode.Name
 )
 
 type (
@@ -96,7 +98,15 @@ type (
 	Pi = pi.Format
 	// Codex is codex.Format.
 	Codex = codex.Format
+	// ClaudeCode is claudecode.Format.
+	ClaudeCode = claudecode.Format
 )
 
 // ErrSwinkVersion is swink.ErrSwinkVersion.
 var ErrSwinkVersion = swink.ErrSwinkVersion
+
+// ClaudeCodeAgentSession returns the ID the importer gives the sub-agent
+// agentID of Claude Code session parent (claudecode.AgentSession).
+func ClaudeCodeAgentSession(parent, agentID string) string {
+	return claudecode.AgentSession(parent, agentID)
+}

@@ -33,9 +33,11 @@ const (
 	picoLegacyDir  = "../testdata/picoclaw-legacy-json"
 )
 
-// The pi and Codex samples the importer's tests read (the formats' own
-// tests are in packages pi_test and codex_test).
+// The Claude Code, pi and Codex samples the importer's tests read (the
+// formats' own tests are in packages claudecode_test, pi_test and
+// codex_test).
 var (
+	ccTestdata    = filepath.Join("..", "testdata", "claudecode")
 	piTestdata    = filepath.Join("..", "testdata", "pi")
 	codexTestdata = filepath.Join("..", "testdata", "codex")
 )

@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport/claudecode"
 	"github.com/sessiondb/sessiondb/jsonlimport/codex"
 	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 	"github.com/sessiondb/sessiondb/jsonlimport/pi"
@@ -80,8 +81,8 @@ func understandByShape(e sessiondb.Entry, obj map[string]any) Message {
 	case typ != "" && obj["payload"] != nil:
 		return codex.Format{}.Understand(e, obj)
 	case typ != "" && obj["message"] != nil:
-		if _, ok := obj["uuid"]; ok || ccLineTypes[typ] {
-			return ClaudeCode{}.Understand(e, obj)
+		if _, ok := obj["uuid"]; ok || claudecode.LineType(typ) {
+			return claudecode.Format{}.Understand(e, obj)
 		}
 		return pi.Format{}.Understand(e, obj)
 	case typ != "" && !hasRole:
@@ -91,8 +92,8 @@ func understandByShape(e sessiondb.Entry, obj map[string]any) Message {
 		// entries ("label", "summary", …) are its data.
 		_, cc := obj["sessionId"]
 		_, piParent := obj["parentId"]
-		if ccBookkeeping[typ] && (cc || ccOwnTypes[typ]) {
-			return ClaudeCode{}.Understand(e, obj)
+		if claudecode.BookkeepingType(typ, cc) {
+			return claudecode.Format{}.Understand(e, obj)
 		}
 		if pi.LineType(typ) && piParent {
 			return pi.Format{}.Understand(e, obj)

@@ -89,6 +89,7 @@ import (
 	"time"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport/claudecode"
 	"github.com/sessiondb/sessiondb/jsonlimport/codex"
 	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 )
@@ -272,7 +273,7 @@ var ccUntranslated = map[string]bool{
 	"system": true, "summary": true, "progress": true, "file-history-snapshot": true,
 	"last-prompt": true, "queue-operation": true, "mode": true, "permission-mode": true,
 	"ai-title": true, "custom-title": true, "agent-name": true, "bridge-session": true,
-	"file-history-delta": true, ccKindToolFile: true,
+	"file-history-delta": true, claudecode.KindToolFile: true,
 }
 
 func (r *xReader) claudeCode(e sessiondb.Entry) {

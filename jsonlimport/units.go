@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport/claudecode"
 	"github.com/sessiondb/sessiondb/jsonlimport/codex"
 	"github.com/sessiondb/sessiondb/jsonlimport/swink"
 )
@@ -93,7 +94,7 @@ func ClaimScope(path string) Scope {
 	sc := Scope{Dirs: []string{dir}}
 	switch base := filepath.Base(path); {
 	case filepath.Base(dir) == "tool-results":
-		if owner := ccSessionFile(filepath.Dir(dir)); owner != "" {
+		if owner := claudecode.SessionFile(filepath.Dir(dir)); owner != "" {
 			sc.Dirs = append(sc.Dirs, filepath.Dir(owner))
 		}
 	case filepath.Base(dir) == "checkpoints" && strings.HasSuffix(base, ".json"):

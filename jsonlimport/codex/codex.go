@@ -150,7 +150,7 @@ type codexParser struct {
 	firstUser string // first user response item typed by a person
 }
 
-// Parse reads one Codex rollout (see the package notes above).
+// Parse reads one Codex rollout (see the package doc).
 func (Format) Parse(ctx context.Context, u jsonl.Unit, from jsonl.Resume) (parsed *jsonl.Parsed, err error) {
 	defer func() {
 		if r := recover(); r != nil {

@@ -60,6 +60,6 @@ func ExportPath(sess sessiondb.Session) string {
 		return "sessions/" + m[1] + "/" + m[2] + "/" + m[3] + "/" + name
 	}
 	t := sess.CreatedAt.UTC()
-	name = "rollout-" + t.Format("2006-01-02T15-04-05") + "-" + jsonl.FileID(sess.ID) + ".jsonl"
+	name = "rollout-" + t.Format("2006-01-02T15-04-05") + "-" + jsonl.FileName(sess.ID) + ".jsonl"
 	return "sessions/" + t.Format("2006/01/02") + "/" + name
 }

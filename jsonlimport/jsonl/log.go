@@ -50,10 +50,10 @@ func WriteLine(buf *bytes.Buffer, body []byte) error {
 	return nil
 }
 
-// FileID returns session id made safe for a file name (FileSafe, at most
+// FileName returns session id made safe for a file name (FileSafe, at most
 // 200 bytes; "_" for "", "." and ".."): the name pi, Codex and Claude Code
 // give the file of a session that has no name of its own.
-func FileID(id string) string {
+func FileName(id string) string {
 	if b := FileSafe(id, 200); b != "" && b != "." && b != ".." {
 		return b
 	}

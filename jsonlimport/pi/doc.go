@@ -56,7 +56,7 @@
 //     the source file can be read, ForkSeq is the entry number in it of the
 //     last entry the fork copied.
 //   - Title: the name of the last session_info entry, else the first
-//     real user prompt (PromptTitle). Labels: the current
+//     real user prompt (jsonl.PromptTitle). Labels: the current
 //     label of each entry (pi's rules: a label entry without label clears
 //     it) in Attrs.labels. Attrs also hold cwd, version, parentSession and
 //     the model and thinking level in force at the leaf.

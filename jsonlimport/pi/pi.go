@@ -855,7 +855,7 @@ func (Format) ExportFiles(ctx context.Context, s sessiondb.Store, id string) ([]
 	// pi names a file <timestamp>_<session id>.jsonl; the whole ID keeps a
 	// branch fork ("<id>@<tip>") and a disambiguated copy apart from the
 	// session whose header they share.
-	name := strings.NewReplacer(":", "-", ".", "-").Replace(Timestamp(sess.CreatedAt)) + "_" + jsonl.FileID(sess.ID) + ".jsonl"
+	name := strings.NewReplacer(":", "-", ".", "-").Replace(Timestamp(sess.CreatedAt)) + "_" + jsonl.FileName(sess.ID) + ".jsonl"
 	return []jsonl.File{jsonl.BytesFile(safe+"/"+name, buf.Bytes())}, nil
 }
 
