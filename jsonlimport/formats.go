@@ -26,7 +26,7 @@ import (
 // the shape of their first lines (never by path alone), and come last so
 // that they cannot take a file an older format claims.
 func Formats() []Format {
-	return []Format{picoclaw.Picoclaw{}, zot.Zot{}, swink.Swink{}, claudecode.Format{}, codex.Format{}, pi.Format{}}
+	return []Format{picoclaw.Picoclaw{}, zot.Format{}, swink.Swink{}, claudecode.Format{}, codex.Format{}, pi.Format{}}
 }
 
 func init() {
@@ -80,7 +80,7 @@ func BranchID(id, tip string) string { return jsonl.BranchID(id, tip) }
 // here.
 const (
 	FormatPicoclaw   = picoclaw.FormatPicoclaw
-	FormatZot        = zot.FormatZot
+	FormatZot        = zot.Name
 	FormatSwink      = swink.FormatSwink
 	FormatPi         = pi.Name
 	FormatCodex      = codex.Name
@@ -90,8 +90,8 @@ const (
 type (
 	// Picoclaw is picoclaw.Picoclaw.
 	Picoclaw = picoclaw.Picoclaw
-	// Zot is zot.Zot.
-	Zot = zot.Zot
+	// Zot is zot.Format.
+	Zot = zot.Format
 	// Swink is swink.Swink.
 	Swink = swink.Swink
 	// Pi is pi.Format.
