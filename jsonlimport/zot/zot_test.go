@@ -15,9 +15,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/sessiondb/sessiondb"
 	"github.com/sessiondb/sessiondb/jsonlimport"
+	"github.com/sessiondb/sessiondb/jsonlimport/internal/jsonltest"
 	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 	"github.com/sessiondb/sessiondb/jsonlimport/zot"
-	"github.com/sessiondb/sessiondb/jsonlimport/internal/jsonltest"
 )
 
 // zotTestdata is the copy of the zot samples (from samples/zot, zot-damaged
@@ -28,10 +28,10 @@ const zotTestdata = "../../testdata"
 // readers returned for a sample file.
 type zotGolden struct {
 	File               string            `json:"file"`
-	OpenSessionMeta    zot.Meta           `json:"open_session_meta"`
+	OpenSessionMeta    zot.Meta          `json:"open_session_meta"`
 	OpenSessionCount   int               `json:"open_session_message_count"`
 	OpenSessionMessage []json.RawMessage `json:"open_session_messages"`
-	SessionUsage       zot.Usage          `json:"session_usage"`
+	SessionUsage       zot.Usage         `json:"session_usage"`
 	Describe           *struct {
 		Title        string `json:"Title"`
 		MessageCount int    `json:"MessageCount"`
