@@ -26,7 +26,7 @@ import (
 // the shape of their first lines (never by path alone), and come last so
 // that they cannot take a file an older format claims.
 func Formats() []Format {
-	return []Format{picoclaw.Picoclaw{}, zot.Format{}, swink.Swink{}, claudecode.Format{}, codex.Format{}, pi.Format{}}
+	return []Format{picoclaw.Picoclaw{}, zot.Format{}, swink.Format{}, claudecode.Format{}, codex.Format{}, pi.Format{}}
 }
 
 func init() {
@@ -81,7 +81,7 @@ func BranchID(id, tip string) string { return jsonl.BranchID(id, tip) }
 const (
 	FormatPicoclaw   = picoclaw.FormatPicoclaw
 	FormatZot        = zot.Name
-	FormatSwink      = swink.FormatSwink
+	FormatSwink      = swink.Name
 	FormatPi         = pi.Name
 	FormatCodex      = codex.Name
 	FormatClaudeCode = claudecode.Name
@@ -92,8 +92,8 @@ type (
 	Picoclaw = picoclaw.Picoclaw
 	// Zot is zot.Format.
 	Zot = zot.Format
-	// Swink is swink.Swink.
-	Swink = swink.Swink
+	// Swink is swink.Format.
+	Swink = swink.Format
 	// Pi is pi.Format.
 	Pi = pi.Format
 	// Codex is codex.Format.
@@ -102,8 +102,8 @@ type (
 	ClaudeCode = claudecode.Format
 )
 
-// ErrSwinkVersion is swink.ErrSwinkVersion.
-var ErrSwinkVersion = swink.ErrSwinkVersion
+// ErrSwinkVersion is swink.ErrVersion.
+var ErrSwinkVersion = swink.ErrVersion
 
 // ClaudeCodeAgentSession returns the ID the importer gives the sub-agent
 // agentID of Claude Code session parent (claudecode.AgentSession).
