@@ -26,7 +26,7 @@ import (
 // the shape of their first lines (never by path alone), and come last so
 // that they cannot take a file an older format claims.
 func Formats() []Format {
-	return []Format{picoclaw.Picoclaw{}, zot.Format{}, swink.Format{}, claudecode.Format{}, codex.Format{}, pi.Format{}}
+	return []Format{picoclaw.Format{}, zot.Format{}, swink.Format{}, claudecode.Format{}, codex.Format{}, pi.Format{}}
 }
 
 func init() {
@@ -79,7 +79,7 @@ func BranchID(id, tip string) string { return jsonl.BranchID(id, tip) }
 // The formats that are packages of their own, under the names they had
 // here.
 const (
-	FormatPicoclaw   = picoclaw.FormatPicoclaw
+	FormatPicoclaw   = picoclaw.Name
 	FormatZot        = zot.Name
 	FormatSwink      = swink.Name
 	FormatPi         = pi.Name
@@ -88,8 +88,8 @@ const (
 )
 
 type (
-	// Picoclaw is picoclaw.Picoclaw.
-	Picoclaw = picoclaw.Picoclaw
+	// Picoclaw is picoclaw.Format.
+	Picoclaw = picoclaw.Format
 	// Zot is zot.Format.
 	Zot = zot.Format
 	// Swink is swink.Format.
