@@ -33,6 +33,6 @@ func FuzzClaudeCodeLine(f *testing.F) {
 	const head = `{"parentUuid":null,"sessionId":"fz","type":"user","message":{"role":"user","content":"start"},"uuid":"u1","timestamp":"2026-01-10T09:00:00.000Z"}`
 	const tail = `{"parentUuid":"u1","sessionId":"fz","type":"assistant","requestId":"r9","message":{"id":"m9","role":"assistant","model":"m","content":[{"type":"text","text":"end"}],"usage":{"input_tokens":1,"output_tokens":1}},"uuid":"u2","timestamp":"2026-01-10T09:00:05.000Z"}`
 	f.Fuzz(func(t *testing.T, line []byte) {
-		jsonltest.FuzzWild(t, claudecode.Format{}, "fz.jsonl", head, string(line), tail)
+		jsonltest.CheckWildLine(t, claudecode.Format{}, "fz.jsonl", head, string(line), tail)
 	})
 }

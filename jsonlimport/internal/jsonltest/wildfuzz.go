@@ -41,13 +41,13 @@ func WildFuzzSeeds(f *testing.F, dirs []string, extra ...string) {
 	}
 }
 
-// FuzzWild puts one arbitrary line between head and tail lines of a file of
+// CheckWildLine puts one arbitrary line between head and tail lines of a file of
 // format fm and checks the reader's invariants: it never fails or panics,
 // consumes the file whole, returns valid entries (the tail line last, byte
 // for byte), compaction points inside the log, valid attrs, problems with
 // path and line; and resuming after the fuzzed line gives the same entries
 // as reading the whole file, or ErrNotIncremental.
-func FuzzWild(t *testing.T, fm jsonl.Format, name, head, line, tail string) {
+func CheckWildLine(t *testing.T, fm jsonl.Format, name, head, line, tail string) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, name)
 	pre := head + "\n" + line + "\n"
