@@ -397,23 +397,25 @@
 // package imports another (pi and Codex name files with jsonl.FileName, not
 // with each other's helpers).
 // This package keeps its public names: Format, Parsed, Unit, Message,
-// ToolCall, ToolResult and the others are aliases of jsonl's, and each
-// moved format keeps its name here (Picoclaw, FormatPicoclaw, Swink, …),
-// so callers did not change (the new packages' own names do not stutter:
-// claudecode.Format, codex.Name, pi.Format). The tests of a format package
-// are an external test package (picoclaw_test, swink_test, zot_test,
-// claudecode_test, codex_test, pi_test): they import and export through
-// jsonlimport, as users do, and see the format's internals through its
-// export_test.go (picoclaw's fuzz targets, which check its line parser's
-// internal result, are in package picoclaw); jsonlimport/internal/jsonltest
-// holds the helpers they share with this package's tests (the store, the
-// growth snapshot, the one-line fuzz harness of the wild formats), and
-// jsonlimport/internal/wildtest, which imports jsonlimport and so serves
-// only external test packages, the golden snapshots of Claude Code's and
-// Codex's fixtures. Tests that need several formats (cross-format export,
-// the corpus, growth, golden exports, Understand's golden file) and tests
-// of importer rules (disambiguate, in import_test) stay here. Fixtures stay
-// in the repository's testdata/, which the CLI's tests read too.
+// ToolCall, ToolResult and the others are aliases of jsonl's, and each moved
+// format keeps its name here (Picoclaw, FormatPicoclaw, Swink, …), so
+// callers did not change (the format packages' own names do not stutter:
+// claudecode.Format, codex.Name, zot.Format, swink.ErrVersion). The tests of
+// a format package are an external test package (picoclaw_test, swink_test,
+// zot_test, claudecode_test, codex_test, pi_test): they import and export
+// through jsonlimport, as users do, and see the format's internals through
+// its export_test.go (picoclaw's fuzz targets, which check its line parser's
+// internal result, are in package picoclaw) and call jsonlimport, jsonl and
+// the helpers by their own names (no list of aliases);
+// jsonlimport/internal/jsonltest holds the helpers they share with this
+// package's tests (the store, the growth snapshot, the one-line fuzz harness
+// of the wild formats), and jsonlimport/internal/wildtest, which imports
+// jsonlimport and so serves only external test packages, the golden
+// snapshots of Claude Code's and Codex's fixtures. Tests that need several
+// formats (cross-format export, the corpus, growth, golden exports,
+// Understand's golden file) and tests of importer rules (disambiguate, in
+// import_test) stay here. Fixtures stay in the repository's testdata/, which
+// the CLI's tests read too.
 //
 // Moved (issue 27 item 2): picoclaw, swink and zot, then pi, Codex and
 // Claude Code, each with its message reader, tests, fuzz targets and doc.
