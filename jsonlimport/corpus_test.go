@@ -264,7 +264,7 @@ func TestClaudeCodeCorpusTranscripts(t *testing.T) {
 		results := map[string]bool{}
 		ids := map[string]bool{}
 		for _, e := range full.Transcript {
-			if e.Kind != sessiondb.KindMessage && e.Kind != ccKindPart {
+			if e.Kind != sessiondb.KindMessage && e.Kind != sessiondb.KindMessagePart {
 				continue
 			}
 			var l struct {

@@ -61,7 +61,7 @@
 //     sha256 state recorded with it (prefix.go: what that check cannot see
 //     and why it is acceptable). When the reader cannot continue from its
 //     state (it returns ErrNotIncremental: Claude Code without a Follow or
-//     in the cases ccresume.go lists, pi when the new entries do not
+//     in the cases claudecode/resume.go lists, pi when the new entries do not
 //     simply continue the previous leaf, a new compaction, or a new title
 //     or label while the file has branch forks, zot after or before a
 //     tool call without result, swink always), the file is read
@@ -128,7 +128,7 @@
 // # Claude Code, Codex CLI and pi
 //
 // The three "wild" formats (formats/wild.md) are read under one set of
-// rules, detailed at the top of claudecode.go, codex.go and pi.go:
+// rules, detailed in the doc.go of packages claudecode, codex and pi:
 //
 //   - Every readable line is one log entry whose body is the line's exact
 //     bytes (unknown line types included, Kind = the line's type); lines
@@ -149,7 +149,7 @@
 //     chains stay in the log only.
 //   - Line damage (torn lines, NUL runs, a torn write with the next append
 //     glued onto it, invalid UTF-8, a torn tail) is handled by one scanner
-//     (wildlines.go): whole objects still in a damaged line are recovered,
+//     (jsonl.WildScan, jsonl/wild.go): whole objects still in a damaged line are recovered,
 //     everything is reported with path, line and reason, and a torn tail is
 //     not consumed so that it is read again once complete.
 //   - Incremental import: see above. Codex continues at the offset; pi
@@ -282,13 +282,13 @@
 // loader (and Import) returns the same transcript.
 //
 // Same format: a session imported from Claude Code, Codex or pi is written
-// back from the log of its file's latest import (importedLog; after a
+// back from the log of its file's latest import (jsonl.ImportedLog; after a
 // rewrite in place, the entries of the re-import), one line per entry,
 // which gives the file's bytes: Claude Code in its layout
 // (projects/<folder>/<id>.jsonl, sub-agent files under
 // <id>/subagents/, tool-results files under <id>/tool-results/, each at
-// the path below "projects" it was imported from; claudecode_export.go),
-// Codex at sessions/YYYY/MM/DD/rollout-….jsonl (codex_export.go). Over the
+// the path below "projects" it was imported from; claudecode/export.go),
+// Codex at sessions/YYYY/MM/DD/rollout-….jsonl (codex/export.go). Over the
 // real corpus and the fixtures (TestExportCorpusByteIdentity) every file
 // comes back byte for byte but a damaged one (NUL runs, torn lines: what
 // the import recovered is written) and a tool-results file no line names
@@ -354,7 +354,8 @@
 //	cmd/sessionctl, watch, viewer, mcpserver, bench, torture
 //	        │
 //	        ▼
-//	jsonlimport ──────────────► jsonlimport/picoclaw, zot, swink, …
+//	jsonlimport ──────────────► jsonlimport/picoclaw, zot, swink,
+//	                             claudecode, codex, pi
 //	  importer, registry         one package per format: Claim, Parse,
 //	  (Formats, formats.go),     ExportFiles, Understand (its message
 //	  translation, pricing,      reader), its tests, fuzz targets and
@@ -365,8 +366,12 @@
 //	  Skipper, Reserver, MessageReader), Parsed/Unit/Resume/Problem/Branch,
 //	  the line reader, the readers' Cache, the export writer (Plan,
 //	  ExportDir), Message and the message-reading helpers (MessageObject,
-//	  ContentText, …), the prompt-title rules (TitleOf, StripContext),
-//	  SetTranslator, SetReserved
+//	  ContentText, …, ReadMessage), the prompt titles (TitleOf,
+//	  StripContext, PromptTitle), the wild-line scanner (WildScan) and
+//	  its helpers, the own-format export helpers (ImportedLog, WriteLine,
+//	  FileName), file identity and hashes (Inode, TailHash, HashRange),
+//	  TrimReread, and the hooks SetTranslator, SetForeignWriter,
+//	  SetEstimator, SetReserved
 //	        │
 //	        ▼
 //	sessiondb
@@ -378,36 +383,47 @@
 // format has is read by the body's shape), and jsonl.Reserved asks every
 // jsonl.Reserver, so that a format earlier in the claim order leaves a
 // later format's files alone without importing it (picoclaw leaves Claude
-// Code's agent-<id>.jsonl and .meta.json pairs, which ClaudeCode reserves).
+// Code's agent-<id>.jsonl and .meta.json pairs, which claudecode.Format
+// reserves). What is the importer's business stays here and reaches the
+// format packages through hooks set at init: the translation of another
+// format's sessions (SetTranslator for picoclaw, zot and swink, which
+// write translated bodies; SetForeignWriter for Claude Code, Codex and pi,
+// which write their own sessions back as imported and, for another
+// format's, pi's translation or a refusal) and the estimate of the cost of
+// usage rows with the built-in prices (SetEstimator, for Claude Code's and
+// Codex's rows). What this package reads of a format is exported by the
+// format, under names that do not repeat the package's
+// (claudecode.SessionFile, codex.IndexName, pi.LineType, …); no format
+// package imports another (pi and Codex name files with jsonl.FileName, not
+// with each other's helpers).
 // This package keeps its public names: Format, Parsed, Unit, Message,
-// ToolCall, ToolResult and the others are aliases of jsonl's, and each
-// moved format keeps its name here (Picoclaw, FormatPicoclaw, Swink, …),
-// so callers did not change. The tests of a format package are an external
-// test package (picoclaw_test, swink_test, zot_test): they import and
-// export through jsonlimport, as users do, and see the format's internals
-// through its export_test.go (picoclaw's fuzz targets, which check its
-// line parser's internal result, are in package picoclaw);
+// ToolCall, ToolResult and the others are aliases of jsonl's, and each moved
+// format keeps its name here (Picoclaw, FormatPicoclaw, Swink, …), so
+// callers did not change (the format packages' own names do not stutter:
+// claudecode.Format, codex.Name, zot.Format, swink.ErrVersion). The tests of
+// a format package are an external test package (picoclaw_test, swink_test,
+// zot_test, claudecode_test, codex_test, pi_test): they import and export
+// through jsonlimport, as users do, and see the format's internals through
+// its export_test.go (picoclaw's fuzz targets, which check its line parser's
+// internal result, are in package picoclaw) and call jsonlimport, jsonl and
+// the helpers by their own names (no list of aliases);
 // jsonlimport/internal/jsonltest holds the helpers they share with this
-// package's tests. Tests that need several formats (cross-format export,
-// the corpus, growth, golden exports, Understand's golden file) and tests
-// of importer rules (disambiguate, in import_test) stay here. Fixtures stay
-// in the repository's testdata/, which the CLI's tests read too.
+// package's tests (the store, the growth snapshot, the one-line fuzz harness
+// of the wild formats), and jsonlimport/internal/wildtest, which imports
+// jsonlimport and so serves only external test packages, the golden
+// snapshots of Claude Code's and Codex's fixtures. Tests that need several
+// formats (cross-format export, the corpus, growth, golden exports,
+// Understand's golden file) and tests of importer rules (disambiguate, in
+// import_test) stay here. Fixtures stay in the repository's testdata/, which
+// the CLI's tests read too.
 //
-// Moved so far (issue 27 item 2): picoclaw, swink and zot, each with its
-// message reader. Still in this package, to move the same way: Claude Code
-// (claudecode*.go, ccindex.go, ccresume.go), Codex (codex*.go) and pi
-// (pi*.go, translate_pi.go), whose message readers are already methods
-// (jsonl.MessageReader) looked up by the registry. What still holds them:
-// the shared reading of wild lines (wildlines.go: wildScan, embedded in
-// their parsers, whose fields they use), their exporters' use of the
-// translation (translatedFiles, importedLog, writeOneLine in translate*.go
-// and export.go) and of pricing (priceRows, for Claude Code's and Codex's
-// estimated usage), a few helpers across them (Codex's export names a file
-// with pi's piFileID), understandByShape's use of Claude Code's and pi's
-// line-type tables, and tests here that reach their internals. The next
-// step is wildlines.go to jsonl, and hooks for translation and pricing as
-// SetTranslator is for Render; then each of the three is a package like
-// picoclaw.
+// Moved (issue 27 item 2): picoclaw, swink and zot, then pi, Codex and
+// Claude Code, each with its message reader, tests, fuzz targets and doc.
+// Still here, as rules across formats: SubAgent (Claude Code's and Codex's
+// sub-agents), DropEchoes (Codex's echoes, a rule of search results),
+// ClaimScope (which folders a watcher covers), the translation
+// (translate*.go) and the corpus tests, which compare several formats or
+// the importer's growth.
 //
 // # Reading messages back
 //

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport/claudecode"
+	"github.com/sessiondb/sessiondb/jsonlimport/codex"
 )
 
 // allSessions lists every session of s.
@@ -131,9 +133,9 @@ func TestExportCorpusByteIdentity(t *testing.T) {
 			for _, sess := range sessions {
 				var rel string
 				if c.format == FormatClaudeCode {
-					rel = ccExportPath(sess)
+					rel = claudecode.ExportPath(sess)
 				} else {
-					rel = codexExportPath(sess)
+					rel = codex.ExportPath(sess)
 				}
 				dst := filepath.Join(out, filepath.FromSlash(rel))
 				check(sess.SourcePath, dst)
@@ -144,7 +146,7 @@ func TestExportCorpusByteIdentity(t *testing.T) {
 				held := map[string]bool{}
 				log, _ := s.Entries(ctx, sess.ID, 1, 0)
 				for _, e := range log {
-					if e.Kind == ccKindToolFile {
+					if e.Kind == claudecode.KindToolFile {
 						var tf struct {
 							File string `json:"file"`
 						}
@@ -177,7 +179,7 @@ func TestExportCorpusByteIdentity(t *testing.T) {
 				rel = filepath.ToSlash(rel)
 				switch {
 				case c.format == FormatClaudeCode && strings.HasPrefix(rel, "projects/"):
-				case c.format == FormatCodex && codexRolloutRE.MatchString(filepath.Base(rel)) && len(strings.Split(rel, "/")) == 5 && strings.HasPrefix(rel, "sessions/"):
+				case c.format == FormatCodex && codex.RolloutName(filepath.Base(rel)) && len(strings.Split(rel, "/")) == 5 && strings.HasPrefix(rel, "sessions/"):
 				default:
 					t.Errorf("%s is not where %s keeps its files", rel, c.format)
 				}

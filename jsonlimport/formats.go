@@ -1,7 +1,10 @@
 package jsonlimport
 
 import (
+	"github.com/sessiondb/sessiondb/jsonlimport/claudecode"
+	"github.com/sessiondb/sessiondb/jsonlimport/codex"
 	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
+	"github.com/sessiondb/sessiondb/jsonlimport/pi"
 	"github.com/sessiondb/sessiondb/jsonlimport/picoclaw"
 	"github.com/sessiondb/sessiondb/jsonlimport/swink"
 	"github.com/sessiondb/sessiondb/jsonlimport/zot"
@@ -23,11 +26,13 @@ import (
 // the shape of their first lines (never by path alone), and come last so
 // that they cannot take a file an older format claims.
 func Formats() []Format {
-	return []Format{picoclaw.Picoclaw{}, zot.Zot{}, swink.Swink{}, ClaudeCode{}, Codex{}, Pi{}}
+	return []Format{picoclaw.Format{}, zot.Format{}, swink.Format{}, claudecode.Format{}, codex.Format{}, pi.Format{}}
 }
 
 func init() {
 	jsonl.SetTranslator(translatedStore)
+	jsonl.SetForeignWriter(foreignFile)
+	jsonl.SetEstimator(estimateCosts)
 	jsonl.SetReserved(reservedByFormat)
 }
 
@@ -74,19 +79,34 @@ func BranchID(id, tip string) string { return jsonl.BranchID(id, tip) }
 // The formats that are packages of their own, under the names they had
 // here.
 const (
-	FormatPicoclaw = picoclaw.FormatPicoclaw
-	FormatZot      = zot.FormatZot
-	FormatSwink    = swink.FormatSwink
+	FormatPicoclaw   = picoclaw.Name
+	FormatZot        = zot.Name
+	FormatSwink      = swink.Name
+	FormatPi         = pi.Name
+	FormatCodex      = codex.Name
+	FormatClaudeCode = claudecode.Name
 )
 
 type (
-	// Picoclaw is picoclaw.Picoclaw.
-	Picoclaw = picoclaw.Picoclaw
-	// Zot is zot.Zot.
-	Zot = zot.Zot
-	// Swink is swink.Swink.
-	Swink = swink.Swink
+	// Picoclaw is picoclaw.Format.
+	Picoclaw = picoclaw.Format
+	// Zot is zot.Format.
+	Zot = zot.Format
+	// Swink is swink.Format.
+	Swink = swink.Format
+	// Pi is pi.Format.
+	Pi = pi.Format
+	// Codex is codex.Format.
+	Codex = codex.Format
+	// ClaudeCode is claudecode.Format.
+	ClaudeCode = claudecode.Format
 )
 
-// ErrSwinkVersion is swink.ErrSwinkVersion.
-var ErrSwinkVersion = swink.ErrSwinkVersion
+// ErrSwinkVersion is swink.ErrVersion.
+var ErrSwinkVersion = swink.ErrVersion
+
+// ClaudeCodeAgentSession returns the ID the importer gives the sub-agent
+// agentID of Claude Code session parent (claudecode.AgentSession).
+func ClaudeCodeAgentSession(parent, agentID string) string {
+	return claudecode.AgentSession(parent, agentID)
+}

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-
+	"github.com/sessiondb/sessiondb/jsonlimport/internal/jsonltest"
 	"github.com/sessiondb/sessiondb/sqlstore"
 )
 
@@ -89,7 +89,7 @@ func FuzzGrowth(f *testing.F) {
 					t.Fatalf("import: %v", err)
 				}
 			}
-			if d := cmp.Diff(growthSnapshot(t, once, since), growthSnapshot(t, grown, since)); d != "" {
+			if d := cmp.Diff(jsonltest.GrowthSnapshot(t, once, since), jsonltest.GrowthSnapshot(t, grown, since)); d != "" {
 				t.Fatalf("%s cut at %d of %d, follow %v (-one-shot +grown):\n%s", fm.format, c, len(content), follow != nil, d)
 			}
 		}

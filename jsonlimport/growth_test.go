@@ -12,8 +12,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport/internal/jsonltest"
 )
 
 // Growth equality (issue 21, item 0): a file imported at several growing
@@ -21,90 +20,6 @@ import (
 // final file does: the log (bodies byte for byte, kinds, roles, order,
 // times), the effective transcript, usage per day and model and per
 // session, the metadata, and the forks (pi branches).
-
-// growthEntry is one log or transcript entry as compared.
-type growthEntry struct {
-	Kind, Role string
-	Summary    bool
-	CreatedAt  time.Time
-	Body       string
-}
-
-// growthSession is everything compared of one session.
-type growthSession struct {
-	Title      string
-	Summary    string
-	Attrs      string
-	ParentID   string
-	ForkSeq    int64
-	CreatedAt  time.Time
-	UpdatedAt  time.Time
-	Messages   int64
-	Log        []growthEntry
-	Transcript []growthEntry
-	// Usage per provider, model and UTC day, then the session's totals.
-	Usage  map[string]sessiondb.UsageTotals
-	Totals sessiondb.UsageTotals
-}
-
-// growthSnapshot reads every session of s.
-func growthSnapshot(t testing.TB, s sessiondb.Store, since time.Time) map[string]growthSession {
-	t.Helper()
-	// A time the importer took from the clock (a session whose source
-	// has none) differs between two imports: compare it as "now".
-	clock := func(tm time.Time) time.Time {
-		if !tm.Before(since) {
-			return time.Time{}
-		}
-		return tm.UTC()
-	}
-	ctx := context.Background()
-	out := map[string]growthSession{}
-	for _, id := range storeIDs(t.(*testing.T), s) {
-		sess, err := s.Get(ctx, id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		g := growthSession{Title: sess.Title, Summary: sess.Summary, Attrs: string(sess.Attrs), ParentID: sess.ParentID,
-			ForkSeq: sess.ForkSeq, CreatedAt: clock(sess.CreatedAt), UpdatedAt: clock(sess.UpdatedAt), Usage: map[string]sessiondb.UsageTotals{}}
-		full, err := s.LoadFull(ctx, id, sessiondb.LoadOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		g.Messages = full.Session.MessageCount
-		for _, e := range full.Transcript {
-			g.Transcript = append(g.Transcript, growthEntry{Kind: e.Kind, Role: e.Role, Summary: e.Summary, CreatedAt: clock(e.CreatedAt), Body: string(e.Body)})
-		}
-		log, err := s.Entries(ctx, id, 1, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, e := range log {
-			g.Log = append(g.Log, growthEntry{Kind: e.Kind, Role: e.Role, CreatedAt: clock(e.CreatedAt), Body: string(e.Body)})
-		}
-		rows, err := s.UsageReport(ctx, sessiondb.UsageQuery{SessionID: id, ByModel: true, ByDay: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, r := range rows {
-			g.Usage[r.Provider+"/"+r.Model+"@"+r.Day] = roundCost(r.UsageTotals)
-		}
-		tot, err := s.UsageTotals(ctx, id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		g.Totals = roundCost(tot)
-		out[id] = g
-	}
-	return out
-}
-
-// roundCost keeps costs comparable: a sum of the same estimates added in
-// another order may differ in the last bits.
-func roundCost(u sessiondb.UsageTotals) sessiondb.UsageTotals {
-	u.Cost = float64(int64(u.Cost*1e9+0.5)) / 1e9
-	return u
-}
 
 // growthCuts returns the prefix lengths at which a file of content is
 // imported before it is imported whole. With lines, it is every line
@@ -242,7 +157,7 @@ func runGrowth(t *testing.T, c growthCase, cuts []int) growthResult {
 	if _, err := Import(ctx, once, paths, Options{Jobs: 1}); err != nil {
 		t.Fatalf("%s one-shot: %v", c.rel, err)
 	}
-	d := cmp.Diff(growthSnapshot(t, once, since), growthSnapshot(t, grown, since))
+	d := cmp.Diff(jsonltest.GrowthSnapshot(t, once, since), jsonltest.GrowthSnapshot(t, grown, since))
 	return growthResult{equal: d == "", diff: d}
 }
 

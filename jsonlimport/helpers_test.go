@@ -2,6 +2,7 @@ package jsonlimport
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -30,6 +31,15 @@ const (
 	picoDir        = "../testdata/picoclaw"
 	picoDamagedDir = "../testdata/picoclaw-damaged"
 	picoLegacyDir  = "../testdata/picoclaw-legacy-json"
+)
+
+// The Claude Code, pi and Codex samples the importer's tests read (the
+// formats' own tests are in packages claudecode_test, pi_test and
+// codex_test).
+var (
+	ccTestdata    = filepath.Join("..", "testdata", "claudecode")
+	piTestdata    = filepath.Join("..", "testdata", "pi")
+	codexTestdata = filepath.Join("..", "testdata", "codex")
 )
 
 // picoImport imports paths into s with opts and fails the test on an error.

@@ -10,12 +10,10 @@ import (
 	"errors"
 	"fmt"
 	"hash"
-	"io"
 	"os"
 	"runtime"
 	"sort"
 	"sync"
-	"time"
 
 	"github.com/sessiondb/sessiondb"
 	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
@@ -102,7 +100,7 @@ type importState struct {
 	LastCompaction *compID `json:"last_compaction,omitempty"`
 	// Extra fingerprints the unit's side files, so that a change to them
 	// alone (a picoclaw meta rewritten by TruncateHistory) is noticed.
-	Extra []fileStamp `json:"extra,omitempty"`
+	Extra []jsonl.FileStamp `json:"extra,omitempty"`
 	// Reader is the format reader's own state (Parsed.ResumeState).
 	Reader json.RawMessage `json:"reader,omitempty"`
 	// Digest is the marshalled sha256 state over the entries imported
@@ -170,13 +168,6 @@ func compactionID(c sessiondb.Compaction) *compID {
 	return id
 }
 
-// fileStamp is the size and modification time of a side file.
-type fileStamp struct {
-	Path    string    `json:"path"`
-	Size    int64     `json:"size"`
-	ModTime time.Time `json:"mtime"`
-}
-
 // seqOf maps a 1-based file entry number to a log position.
 func (st *importState) seqOf(n int64) int64 {
 	base := st.SeqBase
@@ -224,7 +215,7 @@ type work struct {
 	prevSt  importState
 	sess    sessiondb.Session // the existing session (resume, replace)
 	stat    os.FileInfo
-	extra   []fileStamp
+	extra   []jsonl.FileStamp
 	sha     string     // hex sha256 of the first parsed.Offset bytes
 	prefix  hash.Hash  // sha256 state after the previously consumed prefix
 	mark    prefixMark // the prefix state after parsed.Offset, for the next import
@@ -640,14 +631,14 @@ func prepare(ctx context.Context, store sessiondb.Store, p planned) *work {
 	if w.mode == modeReread && w.prefix != nil && parsed.Offset >= w.prev.Offset {
 		h, hashed = w.prefix, w.prev.Offset
 	}
-	if err := hashRange(u.Path, h, hashed, parsed.Offset); err != nil {
+	if err := jsonl.HashRange(u.Path, h, hashed, parsed.Offset); err != nil {
 		w.err = err
 		return w
 	}
 	w.sha = hex.EncodeToString(h.Sum(nil))
 	if hashed == 0 {
 		// The whole prefix was hashed just now.
-		p.follow.markVerified(u.Path, fileIDOf(fi))
+		p.follow.markVerified(u.Path, jsonl.InodeOf(fi))
 	}
 	w.mark = markOf(u.Path, fi, h, parsed.Offset)
 	w.bytes = fi.Size() - from.Offset
@@ -657,48 +648,20 @@ func prepare(ctx context.Context, store sessiondb.Store, p planned) *work {
 	return w
 }
 
-// trimReread turns the whole read pd of a file that grew into what a
-// resumed read would have returned: the entries after the prevSt.Entries
-// imported before (the reader numbers a file's entries the same way
-// whatever its length, so the first ones are those already in the store:
-// checked against prevSt.Digest), the usage rows of those new entries (a
-// row with a CallID replaces the stored row of its call, so a call whose
-// last report is new is counted with it; a row of no entry, Seq 0, is
-// kept only with a CallID), and the compactions from the
-// first that reaches into the new entries on, the last one always (it
-// decides the transcript; the importer skips it when it is the one
-// recorded last). Branches stay whole: existing forks are left alone. It
-// returns why the file cannot be continued ("" when it can).
+// trimReread is jsonl.TrimReread after a check of the entries imported
+// before against prevSt.Digest (the reader numbers a file's entries the
+// same way whatever its length, so the first ones are those already in the
+// store). It returns why the file cannot be continued ("" when it can).
 func trimReread(pd *Parsed, prevSt importState) string {
 	k := prevSt.Entries
-	if len(pd.Entries) < k {
-		return fmt.Sprintf("its reader now finds %d entries where %d were imported", len(pd.Entries), k)
-	}
-	if h, ok := resumeDigest(prevSt); ok {
+	if h, ok := resumeDigest(prevSt); ok && len(pd.Entries) >= k {
 		again := sha256.New()
 		entryDigest(again, pd.Entries[:k])
 		if !bytes.Equal(h.Sum(nil), again.Sum(nil)) {
 			return fmt.Sprintf("its first %d entries no longer read as they were imported", k)
 		}
 	}
-	pd.Entries = pd.Entries[k:]
-	usage := pd.Usage[:0]
-	for _, u := range pd.Usage {
-		// A row of no known entry (Seq 0) may be new: kept when its
-		// CallID makes writing it again harmless.
-		if u.Seq > int64(k) || (u.Seq == 0 && u.CallID != "") {
-			usage = append(usage, u)
-		}
-	}
-	pd.Usage = usage
-	var comps []sessiondb.Compaction
-	for i, c := range pd.Compactions {
-		if len(comps) > 0 || c.KeepFromSeq > int64(k) || c.AtSeq > int64(k) || i == len(pd.Compactions)-1 {
-			comps = append(comps, c)
-		}
-	}
-	pd.Compactions = comps
-	return ""
+	return jsonl.TrimReread(pd, k)
 }
 
 // buildUnit builds the commits that write a parsed unit (the session's,
@@ -801,7 +764,7 @@ func buildUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool,
 		// The old rows stay in the log for audit.
 		c.Compactions = append(c.Compactions, sessiondb.Compaction{
 			KeepFromSeq: w.sess.LastSeq + 1,
-			Details:     mustJSON(map[string]any{"reason": "source file rewritten; transcript replaced", "source": u.Path}),
+			Details:     jsonl.MustJSON(map[string]any{"reason": "source file rewritten; transcript replaced", "source": u.Path}),
 		})
 	}
 
@@ -814,7 +777,7 @@ func buildUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool,
 		// The whole file needs no compaction (its transcript is every
 		// entry), but an earlier import of a prefix recorded one.
 		pd.Compactions = []sessiondb.Compaction{{KeepFromSeq: 1,
-			Details: mustJSON(map[string]any{"reason": "the grown file's transcript is the whole file", "source": u.Path})}}
+			Details: jsonl.MustJSON(map[string]any{"reason": "the grown file's transcript is the whole file", "source": u.Path})}}
 	}
 	digest, ok := resumeDigest(w.prevSt)
 	if w.mode == modeNew || w.mode == modeReplace {
@@ -997,7 +960,7 @@ func forkMetaPatch(existing, now sessiondb.Session, forkSeq int64) *sessiondb.Me
 	}
 	p := &sessiondb.MetaPatch{Title: &now.Title, UpdatedAt: existing.UpdatedAt}
 	if len(merge) > 0 {
-		p.AttrsMerge = mustJSON(merge)
+		p.AttrsMerge = jsonl.MustJSON(merge)
 	}
 	if existing.ForkSeq != forkSeq {
 		p.ForkSeq = &forkSeq
@@ -1084,8 +1047,8 @@ func freeAliases(id string, aliases []string, attrs json.RawMessage, path string
 			return keep, attrs, problems
 		}
 	}
-	obj[droppedAliasesKey] = mustJSON(aliases)
-	return keep, mustJSON(obj), problems
+	obj[droppedAliasesKey] = jsonl.MustJSON(aliases)
+	return keep, jsonl.MustJSON(obj), problems
 }
 
 // sourceAliases returns a session's aliases as the source had them
@@ -1152,10 +1115,10 @@ func usageDelta(tot sessiondb.UsageTotals, rows []sessiondb.Usage) []sessiondb.U
 }
 
 // stampFiles fingerprints side files (missing ones get size -1).
-func stampFiles(paths []string) []fileStamp {
-	var out []fileStamp
+func stampFiles(paths []string) []jsonl.FileStamp {
+	var out []jsonl.FileStamp
 	for _, p := range paths {
-		s := fileStamp{Path: p, Size: -1}
+		s := jsonl.FileStamp{Path: p, Size: -1}
 		if fi, err := os.Stat(p); err == nil {
 			s.Size, s.ModTime = fi.Size(), fi.ModTime().UTC()
 		}
@@ -1165,7 +1128,7 @@ func stampFiles(paths []string) []fileStamp {
 	return out
 }
 
-func sameStamps(a, b []fileStamp) bool {
+func sameStamps(a, b []jsonl.FileStamp) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -1175,32 +1138,4 @@ func sameStamps(a, b []fileStamp) bool {
 		}
 	}
 	return true
-}
-
-// hashRange feeds bytes [from, to) of the file at path into h.
-func hashRange(path string, h hash.Hash, from, to int64) error {
-	if to <= from {
-		return nil
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	n, err := io.Copy(h, io.NewSectionReader(f, from, to-from))
-	if err != nil {
-		return fmt.Errorf("hash %s: %w", path, err)
-	}
-	if n != to-from {
-		return fmt.Errorf("hash %s: file shrank to %d bytes while reading", path, from+n)
-	}
-	return nil
-}
-
-func mustJSON(v any) json.RawMessage {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err) // only called with values that always marshal
-	}
-	return b
 }

@@ -13,7 +13,10 @@ import (
 	"sync"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport/claudecode"
+	"github.com/sessiondb/sessiondb/jsonlimport/codex"
 	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
+	"github.com/sessiondb/sessiondb/jsonlimport/pi"
 )
 
 // The message types live in package jsonl, beside the helpers the formats'
@@ -35,17 +38,23 @@ type (
 // the text sessiondb.DefaultExtractor finds in it, under the entry's
 // role. A format it does not know is read by the shape of the body.
 func Understand(format string, e sessiondb.Entry) Message {
-	obj := jsonl.DecodeObject(e.Body)
-	if obj == nil {
-		_, text := sessiondb.DefaultExtractor(e.Kind, e.Body)
-		if text == "" {
-			text = string(e.Body)
-		}
-		return Message{Role: e.Role, Text: text}
-	}
+	return jsonl.ReadMessage(messageReader(format), e)
+}
+
+// messageReader returns the message reader of format: the registry's, or
+// the reading by shape for a format it does not know.
+func messageReader(format string) jsonl.MessageReader {
 	if r := messageReaders()[format]; r != nil {
-		return r.Understand(e, obj)
+		return r
 	}
+	return byShape{}
+}
+
+// byShape is the message reader of a format that is not named
+// (understandByShape).
+type byShape struct{}
+
+func (byShape) Understand(e sessiondb.Entry, obj map[string]any) Message {
 	return understandByShape(e, obj)
 }
 
@@ -70,24 +79,24 @@ func understandByShape(e sessiondb.Entry, obj map[string]any) Message {
 	_, hasRole := obj["role"]
 	switch {
 	case typ != "" && obj["payload"] != nil:
-		return Codex{}.Understand(e, obj)
+		return codex.Format{}.Understand(e, obj)
 	case typ != "" && obj["message"] != nil:
-		if _, ok := obj["uuid"]; ok || ccLineTypes[typ] {
-			return ClaudeCode{}.Understand(e, obj)
+		if _, ok := obj["uuid"]; ok || claudecode.LineType(typ) {
+			return claudecode.Format{}.Understand(e, obj)
 		}
-		return Pi{}.Understand(e, obj)
+		return pi.Format{}.Understand(e, obj)
 	case typ != "" && !hasRole:
 		// A Claude Code line type no one else uses, or a copy of a
 		// Claude Code or pi line (which name their session or parent), is
 		// read as that format's bookkeeping; an application's own typed
 		// entries ("label", "summary", …) are its data.
 		_, cc := obj["sessionId"]
-		_, pi := obj["parentId"]
-		if ccBookkeeping[typ] && (cc || ccOwnTypes[typ]) {
-			return ClaudeCode{}.Understand(e, obj)
+		_, piParent := obj["parentId"]
+		if claudecode.BookkeepingType(typ, cc) {
+			return claudecode.Format{}.Understand(e, obj)
 		}
-		if piTypes[typ] && pi {
-			return Pi{}.Understand(e, obj)
+		if pi.LineType(typ) && piParent {
+			return pi.Format{}.Understand(e, obj)
 		}
 	case hasRole:
 		return jsonl.MessageObject(obj)

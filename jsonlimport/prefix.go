@@ -50,9 +50,6 @@ import (
 // the next import or the next run, and re-imported by the rules for a
 // rewritten file.
 
-// tailWindow is how many bytes before Offset the cheap check hashes.
-const tailWindow = 4 << 10
-
 // prefixMark is the part of the import state that lets the next import
 // continue the prefix hash (see above).
 type prefixMark struct {
@@ -71,7 +68,7 @@ type prefixMark struct {
 // use.
 type Follow struct {
 	mu       sync.Mutex
-	verified map[string]fileID
+	verified map[string]jsonl.Inode
 	cache    jsonl.Cache // readers' parse states (Resume.Cache)
 	stats    FollowStats
 }
@@ -101,7 +98,7 @@ type FollowStats struct {
 
 // NewFollow returns an empty Follow.
 func NewFollow() *Follow {
-	return &Follow{verified: map[string]fileID{}}
+	return &Follow{verified: map[string]jsonl.Inode{}}
 }
 
 // Stats returns the counts so far.
@@ -123,14 +120,9 @@ func (f *Follow) count(c func(*FollowStats)) {
 	f.mu.Unlock()
 }
 
-// fileID is a file's device and inode (zero when unknown).
-type fileID struct{ dev, ino uint64 }
-
-func (id fileID) known() bool { return id.ino != 0 }
-
 // markVerified records that path, the file id, had its prefix hashed whole.
-func (f *Follow) markVerified(path string, id fileID) {
-	if f == nil || !id.known() {
+func (f *Follow) markVerified(path string, id jsonl.Inode) {
+	if f == nil || !id.Known() {
 		return
 	}
 	f.mu.Lock()
@@ -138,8 +130,8 @@ func (f *Follow) markVerified(path string, id fileID) {
 	f.mu.Unlock()
 }
 
-func (f *Follow) isVerified(path string, id fileID) bool {
-	if f == nil || !id.known() {
+func (f *Follow) isVerified(path string, id jsonl.Inode) bool {
+	if f == nil || !id.Known() {
 		return false
 	}
 	f.mu.Lock()
@@ -154,14 +146,14 @@ func (f *Follow) isVerified(path string, id fileID) bool {
 // hashes the whole prefix and, when it matches, remembers the file in
 // follow.
 func checkPrefix(follow *Follow, path string, fi os.FileInfo, prevSHA string, offset int64, st prefixMark) (hash.Hash, error) {
-	id := fileIDOf(fi)
+	id := jsonl.InodeOf(fi)
 	if h := cheapPrefix(follow, path, id, fi, prevSHA, offset, st); h != nil {
 		follow.count(func(s *FollowStats) { s.CheapChecks++ })
 		return h, nil
 	}
 	follow.count(func(s *FollowStats) { s.FullHashes++ })
 	h := sha256.New()
-	if err := hashRange(path, h, 0, offset); err != nil {
+	if err := jsonl.HashRange(path, h, 0, offset); err != nil {
 		return nil, err
 	}
 	if hex.EncodeToString(h.Sum(nil)) != prevSHA {
@@ -173,8 +165,8 @@ func checkPrefix(follow *Follow, path string, fi os.FileInfo, prevSHA string, of
 
 // cheapPrefix returns the restored prefix state when the cheap check
 // accepts the file, else nil.
-func cheapPrefix(follow *Follow, path string, id fileID, fi os.FileInfo, prevSHA string, offset int64, st prefixMark) hash.Hash {
-	if !follow.isVerified(path, id) || st.Dev != id.dev || st.Ino != id.ino || fi.Size() < offset || len(st.Prefix) == 0 || st.Tail == "" {
+func cheapPrefix(follow *Follow, path string, id jsonl.Inode, fi os.FileInfo, prevSHA string, offset int64, st prefixMark) hash.Hash {
+	if !follow.isVerified(path, id) || st.Dev != id.Dev || st.Ino != id.Ino || fi.Size() < offset || len(st.Prefix) == 0 || st.Tail == "" {
 		return nil
 	}
 	h := sha256.New()
@@ -184,28 +176,19 @@ func cheapPrefix(follow *Follow, path string, id fileID, fi os.FileInfo, prevSHA
 	if hex.EncodeToString(h.Sum(nil)) != prevSHA {
 		return nil
 	}
-	tail, err := tailHash(path, offset)
+	tail, err := jsonl.TailHash(path, offset)
 	if err != nil || tail != st.Tail {
 		return nil
 	}
 	return h
 }
 
-// tailHash returns the hex sha256 of the tailWindow bytes before offset.
-func tailHash(path string, offset int64) (string, error) {
-	h := sha256.New()
-	if err := hashRange(path, h, max(0, offset-tailWindow), offset); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
 // markOf returns the prefix mark of a file whose first offset bytes
 // hash to state h.
 func markOf(path string, fi os.FileInfo, h hash.Hash, offset int64) prefixMark {
-	id := fileIDOf(fi)
-	m := prefixMark{Prefix: digestState(h), Dev: id.dev, Ino: id.ino}
-	if tail, err := tailHash(path, offset); err == nil {
+	id := jsonl.InodeOf(fi)
+	m := prefixMark{Prefix: digestState(h), Dev: id.Dev, Ino: id.Ino}
+	if tail, err := jsonl.TailHash(path, offset); err == nil {
 		m.Tail = tail
 	}
 	if m.Tail == "" {

@@ -228,15 +228,14 @@ func (t *PriceTable) Source() string {
 	return fmt.Sprintf("%s over %s", t.file, builtin)
 }
 
-// priceRows marks the rows a reader produced for a tool that records no
-// cost (Claude Code but for the costUSD of old versions, Codex) as
-// estimated, and estimates them from the built-in table so that a Parsed
-// is complete on its own. Rows with a cost keep it: the tool recorded it.
-// The importer prices the estimated rows again with the table of the
-// import (Options.Prices) and notes each model without a price once per
-// import, so priceRows itself returns no notes (path is unused; the
-// readers' call stays as it was).
-func priceRows(path string, rows []sessiondb.Usage) []Problem {
+// estimateCosts is the jsonl.Estimator: it marks the rows a reader
+// produced for a tool that records no cost (Claude Code but for the
+// costUSD of old versions, Codex) as estimated, and estimates them from the
+// built-in table so that a Parsed is complete on its own. Rows with a cost
+// keep it: the tool recorded it. The importer prices the estimated rows
+// again with the table of the import (Options.Prices) and notes each model
+// without a price once per import.
+func estimateCosts(rows []sessiondb.Usage) {
 	for i := range rows {
 		u := &rows[i]
 		if u.Cost != 0 && !u.CostEstimated {
@@ -248,7 +247,6 @@ func priceRows(path string, rows []sessiondb.Usage) []Problem {
 			u.Cost = p.Estimate(*u)
 		}
 	}
-	return nil
 }
 
 // pricer prices the estimated usage rows of one import with its table and

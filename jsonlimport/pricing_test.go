@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 )
 
 func TestPriceOf(t *testing.T) {
@@ -475,7 +476,7 @@ func TestPricesMatchLiteLLM(t *testing.T) {
 			var chosen string
 			for key := range raw {
 				if n, pre := modelName(key); pre && (n == model || undated(n) == model) {
-					if q, _, _ := parsePriceEntry(mustJSON(raw[key])); q == pp && (chosen == "" || closer(0, key, 0, chosen)) {
+					if q, _, _ := parsePriceEntry(jsonl.MustJSON(raw[key])); q == pp && (chosen == "" || closer(0, key, 0, chosen)) {
 						chosen = key
 					}
 				}

@@ -1,7 +1,8 @@
 package jsonlimport
 
-// Titles from prompts (issue 22): the rules are jsonl.TitleOf's (title.go
-// in package jsonl, shared by the readers); PromptTitle finds the prompt.
+// Titles from prompts (issue 22): the rules are jsonl.TitleOf's and the
+// search for the prompt jsonl.PromptTitle's (title.go in package jsonl,
+// shared by the readers).
 
 import (
 	"github.com/sessiondb/sessiondb"
@@ -10,20 +11,7 @@ import (
 
 // PromptTitle returns the title of a session of the given format made of
 // its first real user prompt among entries (see jsonl.TitleOf), "" when
-// there is none. The readers use it for sessions whose format records no
-// title.
+// there is none: jsonl.PromptTitle with the format's message reader.
 func PromptTitle(format string, entries []sessiondb.Entry) string {
-	for _, e := range entries {
-		if e.Kind != sessiondb.KindMessage && e.Kind != "user" {
-			continue
-		}
-		m := Understand(format, e)
-		if m.Role != "user" || m.Bookkeeping || m.Context || len(m.Results) > 0 {
-			continue
-		}
-		if t := jsonl.TitleOf(m.Text); t != "" {
-			return t
-		}
-	}
-	return ""
+	return jsonl.PromptTitle(messageReader(format), entries)
 }

@@ -89,6 +89,8 @@ import (
 	"time"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport/claudecode"
+	"github.com/sessiondb/sessiondb/jsonlimport/codex"
 	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 )
 
@@ -249,7 +251,7 @@ func (r *xReader) entry(e sessiondb.Entry) {
 		r.pi(e)
 	default:
 		var obj map[string]json.RawMessage
-		if json.Unmarshal(e.Body, &obj) != nil || rawString(obj, "role") == "" {
+		if json.Unmarshal(e.Body, &obj) != nil || jsonl.RawString(obj, "role") == "" {
 			if e.Kind == "" || e.Kind == sessiondb.KindMessage {
 				r.loss.add("entry without a role")
 			} else {
@@ -271,7 +273,7 @@ var ccUntranslated = map[string]bool{
 	"system": true, "summary": true, "progress": true, "file-history-snapshot": true,
 	"last-prompt": true, "queue-operation": true, "mode": true, "permission-mode": true,
 	"ai-title": true, "custom-title": true, "agent-name": true, "bridge-session": true,
-	"file-history-delta": true, ccKindToolFile: true,
+	"file-history-delta": true, claudecode.KindToolFile: true,
 }
 
 func (r *xReader) claudeCode(e sessiondb.Entry) {
@@ -339,7 +341,7 @@ func (r *xReader) codex(e sessiondb.Entry) {
 	item := env.Payload
 	switch {
 	case env.Type == "response_item":
-	case len(env.Payload) == 0 && codexItemTypes[env.Type]:
+	case len(env.Payload) == 0 && codex.ItemType(env.Type):
 		item = e.Body // a legacy file's bare item
 	case env.Type == "turn_context":
 		var tc struct {
@@ -414,7 +416,7 @@ func (r *xReader) codex(e sessiondb.Entry) {
 			r.loss.add("custom_tool_call whose input is not text")
 			return
 		}
-		r.call(e.CreatedAt, it.CallID, it.Name, mustJSON(map[string]string{"input": input}))
+		r.call(e.CreatedAt, it.CallID, it.Name, jsonl.MustJSON(map[string]string{"input": input}))
 	case "local_shell_call":
 		obj, ok := jsonObject(it.Action)
 		if !ok {
@@ -482,7 +484,7 @@ func (r *xReader) pi(e sessiondb.Entry) {
 // ---- message objects (picoclaw, zot, swink, applications) ----
 
 func (r *xReader) object(obj map[string]json.RawMessage, t time.Time) {
-	role := rawString(obj, "role")
+	role := jsonl.RawString(obj, "role")
 	for _, k := range []string{"media", "attachments", "system_parts"} {
 		// picoclaw's media references, attachments and system prompt parts.
 		if v := bytes.TrimSpace(obj[k]); len(v) > 0 && string(v) != "null" && string(v) != "[]" {
@@ -543,7 +545,7 @@ func (r *xReader) object(obj map[string]json.RawMessage, t time.Time) {
 	case "tool", "tool_result", "function":
 		var isErr bool
 		_ = json.Unmarshal(obj["is_error"], &isErr)
-		id := rawString(obj, "tool_call_id")
+		id := jsonl.RawString(obj, "tool_call_id")
 		var list []struct {
 			CallID  string          `json:"call_id"`
 			Content json.RawMessage `json:"content"`
@@ -835,9 +837,20 @@ func describe(msgs []xMsg, loss *xLoss) string {
 	return what
 }
 
-// translatedFiles is the exporter of Claude Code and Codex for a session
-// of another format: it refuses, naming what the session holds.
-func translatedFiles(ctx context.Context, s sessiondb.Store, sess sessiondb.Session, target string) ([]jsonl.File, error) {
+// foreignFile is the jsonl.ForeignWriter, the file Claude Code, Codex and
+// pi write for a session of another format: pi's translation
+// (translate_pi.go); Claude Code and Codex refuse, naming what the session
+// holds.
+func foreignFile(ctx context.Context, s sessiondb.Store, sess sessiondb.Session, target string) ([]byte, error) {
+	if target == FormatPi {
+		var attrs struct {
+			CWD string `json:"cwd"`
+		}
+		if len(sess.Attrs) > 0 {
+			_ = json.Unmarshal(sess.Attrs, &attrs)
+		}
+		return piTranslated(ctx, s, sess, attrs.CWD)
+	}
 	msgs, loss, err := readForeign(ctx, s, sess)
 	if err != nil {
 		return nil, fmt.Errorf("export %s %s: %w", target, sess.ID, err)

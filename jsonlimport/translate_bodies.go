@@ -42,6 +42,7 @@ import (
 	"time"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 )
 
 // translatedStore returns a Store that gives the exporter of target the
@@ -280,7 +281,7 @@ func zotImage(b xBlock) any {
 	return struct {
 		MimeType string          `json:"mime_type"`
 		Data     json.RawMessage `json:"data"`
-	}{b.MIME, mustJSON(b.Data)}
+	}{b.MIME, jsonl.MustJSON(b.Data)}
 }
 
 // swinkBodies writes msgs as swink messages.

@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport/pi"
 )
 
 // piBlock is a pi content block (TextContent, ThinkingContent,
@@ -91,7 +92,7 @@ func piTranslated(ctx context.Context, s sessiondb.Store, sess sessiondb.Session
 		ID        string `json:"id"`
 		Timestamp string `json:"timestamp"`
 		CWD       string `json:"cwd"`
-	}{"session", 3, sess.ID, piTime(sess.CreatedAt), cwd}
+	}{"session", 3, sess.ID, pi.Timestamp(sess.CreatedAt), cwd}
 	if err := line(hdr); err != nil {
 		return nil, fmt.Errorf("export pi %s: %w", sess.ID, err)
 	}
@@ -99,7 +100,7 @@ func piTranslated(ctx context.Context, s sessiondb.Store, sess sessiondb.Session
 	for i, m := range msgs {
 		sum := sha256.Sum256([]byte(fmt.Sprintf("%s/%d", sess.ID, i)))
 		id := hex.EncodeToString(sum[:4])
-		ts := piTime(m.Time)
+		ts := pi.Timestamp(m.Time)
 		var entry any
 		if m.Role == xContext {
 			entry = struct {

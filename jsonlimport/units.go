@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport/claudecode"
+	"github.com/sessiondb/sessiondb/jsonlimport/codex"
 	"github.com/sessiondb/sessiondb/jsonlimport/swink"
 )
 
@@ -92,14 +94,14 @@ func ClaimScope(path string) Scope {
 	sc := Scope{Dirs: []string{dir}}
 	switch base := filepath.Base(path); {
 	case filepath.Base(dir) == "tool-results":
-		if owner := ccSessionFile(filepath.Dir(dir)); owner != "" {
+		if owner := claudecode.SessionFile(filepath.Dir(dir)); owner != "" {
 			sc.Dirs = append(sc.Dirs, filepath.Dir(owner))
 		}
 	case filepath.Base(dir) == "checkpoints" && strings.HasSuffix(base, ".json"):
 		if owner := swink.CheckpointOwner(path); owner != "" {
 			sc.Dirs = append(sc.Dirs, filepath.Dir(owner))
 		}
-	case base == codexIndexName:
+	case base == codex.IndexName:
 		for _, t := range []string{"sessions", "archived_sessions"} {
 			if fi, err := os.Stat(filepath.Join(dir, t)); err == nil && fi.IsDir() {
 				sc.Trees = append(sc.Trees, filepath.Join(dir, t))

@@ -131,7 +131,7 @@
 // imports a file, then checked by inode, size and the last 4 KiB before
 // the offset, the hash continuing from its recorded state; and Claude
 // Code's reader continues the parse it keeps in memory instead of reading
-// the file again (jsonlimport's prefix.go and ccresume.go say what that
-// check cannot see and when a file is still read whole). BENCHMARKS.md
-// has the figures.
+// the file again (jsonlimport's prefix.go and jsonlimport/claudecode's
+// resume.go say what that check cannot see and when a file is still read
+// whole). BENCHMARKS.md has the figures.
 package watch

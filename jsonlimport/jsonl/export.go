@@ -47,6 +47,30 @@ var translator Translator
 // package calls it once, at init.
 func SetTranslator(t Translator) { translator = t }
 
+// A ForeignWriter returns the file a format that writes its own sessions
+// back as they were imported (Claude Code, Codex, pi) writes for session
+// sess, which was imported from another format: the session translated
+// into the format's lines, or an error when it cannot be written in the
+// format. jsonlimport, which knows every format's messages, sets it
+// (SetForeignWriter).
+type ForeignWriter func(ctx context.Context, s sessiondb.Store, sess sessiondb.Session, format string) ([]byte, error)
+
+var foreignWriter ForeignWriter
+
+// SetForeignWriter sets what WriteForeign does; the importer package calls
+// it once, at init.
+func SetForeignWriter(w ForeignWriter) { foreignWriter = w }
+
+// WriteForeign returns the file format writes for session sess of another
+// format (the ForeignWriter's answer), or an error wrapping
+// sessiondb.ErrInvalid when no ForeignWriter is set.
+func WriteForeign(ctx context.Context, s sessiondb.Store, sess sessiondb.Session, format string) ([]byte, error) {
+	if foreignWriter == nil {
+		return nil, fmt.Errorf("export %s %s: a session of %s is not translated: %w", format, sess.ID, sess.SourceFormat, sessiondb.ErrInvalid)
+	}
+	return foreignWriter(ctx, s, sess, format)
+}
+
 // Render renders session id with ex. picoclaw, zot and swink write
 // a session's bodies as stored: a session of another format is given to
 // them translated into their shapes, or refused (the Translator).

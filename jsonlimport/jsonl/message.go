@@ -71,6 +71,22 @@ type MessageReader interface {
 	Understand(e sessiondb.Entry, obj map[string]any) Message
 }
 
+// ReadMessage reads entry e with r: its body decoded (DecodeObject) and
+// given to r.Understand, or, when the body is not a JSON object, the text
+// sessiondb.DefaultExtractor finds in it (the body itself when none) under
+// the entry's role. It never fails.
+func ReadMessage(r MessageReader, e sessiondb.Entry) Message {
+	obj := DecodeObject(e.Body)
+	if obj == nil {
+		_, text := sessiondb.DefaultExtractor(e.Kind, e.Body)
+		if text == "" {
+			text = string(e.Body)
+		}
+		return Message{Role: e.Role, Text: text}
+	}
+	return r.Understand(e, obj)
+}
+
 // Extracted is the fallback for a body no understanding covers: the text
 // sessiondb.DefaultExtractor finds, under the entry's role.
 func Extracted(e sessiondb.Entry) Message {

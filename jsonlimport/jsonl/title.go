@@ -13,7 +13,28 @@ import (
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/sessiondb/sessiondb"
 )
+
+// PromptTitle returns the title made of the first real user prompt among
+// entries, read with r (see TitleOf), "" when there is none. The readers
+// use it for sessions whose format records no title.
+func PromptTitle(r MessageReader, entries []sessiondb.Entry) string {
+	for _, e := range entries {
+		if e.Kind != sessiondb.KindMessage && e.Kind != "user" {
+			continue
+		}
+		m := ReadMessage(r, e)
+		if m.Role != "user" || m.Bookkeeping || m.Context || len(m.Results) > 0 {
+			continue
+		}
+		if t := TitleOf(m.Text); t != "" {
+			return t
+		}
+	}
+	return ""
+}
 
 // titleLen is the length, in runes, a prompt title is cut to.
 const titleLen = 80

@@ -1,7 +1,7 @@
 // Package picoclaw reads and writes picoclaw's session directories
 // (github.com/sipeed/picoclaw, pkg/memory.JSONLStore: {key}.jsonl and
 // {key}.meta.json, meta-only sessions, legacy {key}.json session objects):
-// the Picoclaw format, one of the formats package jsonlimport imports and
+// Format, named Name, one of the formats package jsonlimport imports and
 // exports. It implements jsonl.Format and jsonl.Exporter; the comments in
 // picoclaw.go tell what is carried over and how. It is used through
 // jsonlimport, which registers it (jsonlimport.Formats) and translates the

@@ -5,10 +5,10 @@ package picoclaw
 // internals. The fuzz targets are in package picoclaw itself: they check
 // the line parser's internal result.
 type (
-	PicoMessage = picoMessage
-	PicoMeta    = picoMeta
+	Message = picoMessage
+	Meta    = picoMeta
 )
 
-const PicoclawScannerMax = picoclawScannerMax
+const ScannerMax = picoclawScannerMax
 
 var FileSize = fileSize

@@ -18,16 +18,16 @@ import (
 	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 )
 
-// Picoclaw reads and writes picoclaw's session directories
+// Format reads and writes picoclaw's session directories
 // (github.com/sipeed/picoclaw, pkg/memory.JSONLStore): {key}.jsonl with one
 // providers.Message per line plus {key}.meta.json, meta-only sessions, and
 // the legacy pre-JSONL {key}.json session files.
-type Picoclaw struct{}
+type Format struct{}
 
-// FormatPicoclaw is the format name of picoclaw sessions.
-const FormatPicoclaw = "picoclaw"
+// Name is the format name of picoclaw sessions.
+const Name = "picoclaw"
 
-var _ jsonl.Format = Picoclaw{}
+var _ jsonl.Format = Format{}
 
 // picoclawScannerMax is picoclaw's bufio.Scanner limit: a line of this many
 // bytes or more makes picoclaw's loader fail for the whole session.
@@ -37,7 +37,7 @@ const picoclawScannerMax = 10 * 1024 * 1024
 const picoclawMaxKey = 245
 
 // Name implements Format.
-func (Picoclaw) Name() string { return FormatPicoclaw }
+func (Format) Name() string { return Name }
 
 // picoMeta mirrors picoclaw's SessionMeta; Export writes it too (its field
 // order is picoclaw's).
@@ -244,7 +244,7 @@ type picoResume struct {
 // meta-only sessions ({base}.meta.json alone), and legacy {base}.json
 // session objects. Side files are looked up on disk too, so that a single
 // .jsonl named on the command line finds its meta.
-func (Picoclaw) Claim(files []string) (units []jsonl.Unit, rest []string) {
+func (Format) Claim(files []string) (units []jsonl.Unit, rest []string) {
 	inList := map[string]bool{}
 	for _, f := range files {
 		inList[f] = true
@@ -272,21 +272,21 @@ func (Picoclaw) Claim(files []string) (units []jsonl.Unit, rest []string) {
 			}
 			if exists(base + ".jsonl") {
 				// Only the meta was named: import the session it describes.
-				units = append(units, jsonl.Unit{Format: FormatPicoclaw, Path: base + ".jsonl", Extra: []string{f}})
+				units = append(units, jsonl.Unit{Format: Name, Path: base + ".jsonl", Extra: []string{f}})
 				continue
 			}
-			units = append(units, jsonl.Unit{Format: FormatPicoclaw, Path: f})
+			units = append(units, jsonl.Unit{Format: Name, Path: f})
 		case strings.HasSuffix(f, ".jsonl"):
 			base := strings.TrimSuffix(f, ".jsonl")
 			if meta := base + ".meta.json"; exists(meta) {
-				units = append(units, jsonl.Unit{Format: FormatPicoclaw, Path: f, Extra: []string{meta}})
+				units = append(units, jsonl.Unit{Format: Name, Path: f, Extra: []string{meta}})
 			} else if firstLineIsPicoclaw(f) {
-				units = append(units, jsonl.Unit{Format: FormatPicoclaw, Path: f})
+				units = append(units, jsonl.Unit{Format: Name, Path: f})
 			} else {
 				rest = append(rest, f)
 			}
 		case strings.HasSuffix(f, ".json") && isLegacyPicoclaw(f):
-			units = append(units, jsonl.Unit{Format: FormatPicoclaw, Path: f})
+			units = append(units, jsonl.Unit{Format: Name, Path: f})
 		default:
 			rest = append(rest, f)
 		}
@@ -355,7 +355,7 @@ func isLegacyPicoclaw(path string) bool {
 }
 
 // Parse implements Format.
-func (p Picoclaw) Parse(ctx context.Context, u jsonl.Unit, from jsonl.Resume) (*jsonl.Parsed, error) {
+func (p Format) Parse(ctx context.Context, u jsonl.Unit, from jsonl.Resume) (*jsonl.Parsed, error) {
 	switch {
 	case strings.HasSuffix(u.Path, ".meta.json"):
 		if from.Offset > 0 {
@@ -496,7 +496,7 @@ func (m *picoMeta) session(base string, haveMeta bool) sessiondb.Session {
 	return s
 }
 
-func (Picoclaw) parseMetaOnly(u jsonl.Unit) (*jsonl.Parsed, error) {
+func (Format) parseMetaOnly(u jsonl.Unit) (*jsonl.Parsed, error) {
 	m, ok, problems, err := readPicoMeta(u.Path)
 	if err != nil {
 		return nil, err
@@ -517,7 +517,7 @@ func (Picoclaw) parseMetaOnly(u jsonl.Unit) (*jsonl.Parsed, error) {
 // ignored and not counted, every other line counted; lines 1..skip hidden
 // (imported here as log entries before a truncation compaction), lines that
 // do not decode as a Message skipped, transient thoughts dropped.
-func (Picoclaw) parseJSONL(ctx context.Context, u jsonl.Unit, from jsonl.Resume) (*jsonl.Parsed, error) {
+func (Format) parseJSONL(ctx context.Context, u jsonl.Unit, from jsonl.Resume) (*jsonl.Parsed, error) {
 	base := picoBase(u.Path)
 	metaPath := strings.TrimSuffix(u.Path, ".jsonl") + ".meta.json"
 	m, haveMeta, problems, err := readPicoMeta(metaPath)
@@ -689,7 +689,7 @@ type picoLegacy struct {
 // SetHistory writes them to the .jsonl (json.Compact of the indented
 // encoding equals json.Marshal). The legacy created/updated times, which the
 // migration drops, become the session's timestamps.
-func (Picoclaw) parseLegacy(ctx context.Context, u jsonl.Unit) (*jsonl.Parsed, error) {
+func (Format) parseLegacy(ctx context.Context, u jsonl.Unit) (*jsonl.Parsed, error) {
 	base := picoBase(u.Path)
 	if fileSize(strings.TrimSuffix(u.Path, ".json")+".jsonl") > 0 || fileExists(strings.TrimSuffix(u.Path, ".json")+".meta.json") {
 		return nil, fmt.Errorf("legacy session superseded by %s.jsonl/.meta.json (picoclaw migrates it over them); skipped", base)
@@ -833,7 +833,7 @@ func sanitizePicoclawKey(key string) string {
 // written as they are, compacted onto one line when they span several; a
 // body that is not a picoclaw Message (another format's message shape) is
 // written too, but picoclaw's own loader will skip it.
-func (p Picoclaw) Export(ctx context.Context, s sessiondb.Store, id string, dir string) ([]string, error) {
+func (p Format) Export(ctx context.Context, s sessiondb.Store, id string, dir string) ([]string, error) {
 	return jsonl.ExportDir(ctx, p, s, id, dir)
 }
 
@@ -842,7 +842,7 @@ func (p Picoclaw) Export(ctx context.Context, s sessiondb.Store, id string, dir 
 // ID such as ".." or "." names files inside the directory ("..jsonl")
 // rather than its parent; the key itself is in the meta file, which is
 // where the importer (and picoclaw) read it from.
-func (Picoclaw) ExportFiles(ctx context.Context, s sessiondb.Store, id string) ([]jsonl.File, error) {
+func (Format) ExportFiles(ctx context.Context, s sessiondb.Store, id string) ([]jsonl.File, error) {
 	sess, err := s.Get(ctx, id)
 	if err != nil {
 		return nil, err
@@ -939,7 +939,7 @@ func fileSize(path string) int64 {
 // OpenAI message: {"role", "content", "tool_calls": [{"id", "function":
 // {"name", "arguments"}}], "reasoning_content"}, and {"role": "tool",
 // "tool_call_id"} results, which jsonl.MessageObject reads.
-func (Picoclaw) Understand(e sessiondb.Entry, obj map[string]any) jsonl.Message {
+func (Format) Understand(e sessiondb.Entry, obj map[string]any) jsonl.Message {
 	if obj["role"] == nil {
 		return jsonl.Extracted(e)
 	}

@@ -128,7 +128,7 @@ func FuzzPicoclawParse(f *testing.F) {
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		u := jsonl.Unit{Format: FormatPicoclaw, Path: path}
+		u := jsonl.Unit{Format: Name, Path: path}
 		if meta != nil {
 			mp := filepath.Join(dir, "k.meta.json")
 			if err := os.WriteFile(mp, meta, 0o644); err != nil {
@@ -136,7 +136,7 @@ func FuzzPicoclawParse(f *testing.F) {
 			}
 			u.Extra = []string{mp}
 		}
-		pd, err := Picoclaw{}.Parse(context.Background(), u, jsonl.Resume{})
+		pd, err := Format{}.Parse(context.Background(), u, jsonl.Resume{})
 		if err != nil {
 			return // an invalid session key is the only failure
 		}
@@ -154,7 +154,7 @@ func FuzzPicoclawParse(f *testing.F) {
 			}
 		}
 		// Resuming at the consumed offset finds nothing new.
-		again, err := Picoclaw{}.Parse(context.Background(), u, jsonl.Resume{Offset: pd.Offset, Entries: len(pd.Entries), State: pd.ResumeState})
+		again, err := Format{}.Parse(context.Background(), u, jsonl.Resume{Offset: pd.Offset, Entries: len(pd.Entries), State: pd.ResumeState})
 		if err != nil {
 			t.Fatalf("resume: %v", err)
 		}

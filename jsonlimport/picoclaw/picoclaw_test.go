@@ -18,8 +18,11 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport"
+	"github.com/sessiondb/sessiondb/jsonlimport/internal/jsonltest"
+	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
+	"github.com/sessiondb/sessiondb/jsonlimport/picoclaw"
 )
 
 const (
@@ -31,9 +34,9 @@ const (
 	picoToolKey = "sk_v1_4ff57da8088193dafdab12f43a7363f510e4b6b3d998a31aebc130a9aa666394"
 )
 
-func picoImport(tb testing.TB, s sessiondb.Store, opts Options, paths ...string) Report {
+func picoImport(tb testing.TB, s sessiondb.Store, opts jsonlimport.Options, paths ...string) jsonlimport.Report {
 	tb.Helper()
-	rep, err := Import(context.Background(), s, paths, opts)
+	rep, err := jsonlimport.Import(context.Background(), s, paths, opts)
 	if err != nil {
 		tb.Fatalf("Import(%v): %v", paths, err)
 	}
@@ -157,8 +160,8 @@ func picoResolve(goldens []picoGolden, key string) string {
 // and that summary, scope, aliases and timestamps match the golden meta.
 func TestPicoclawFidelity(t *testing.T) {
 	ctx := context.Background()
-	s := openStore(t)
-	rep := picoImport(t, s, Options{}, picoDir)
+	s := jsonltest.OpenStore(t)
+	rep := picoImport(t, s, jsonlimport.Options{}, picoDir)
 	goldens := picoGoldens(t)
 	if len(goldens) != 17 {
 		t.Fatalf("got %d goldens, want 17", len(goldens))
@@ -194,7 +197,7 @@ func TestPicoclawFidelity(t *testing.T) {
 			}
 			// Bytes: every stored row equals its line, hidden lines
 			// included; the transcript is the tail after skip.
-			lines := picoLines(t, filepath.Join(picoDir, g.FileBase+".jsonl"))
+			lines := jsonltest.Lines(t, filepath.Join(picoDir, g.FileBase+".jsonl"))
 			all, err := s.Entries(ctx, g.Key, 1, 0)
 			if err != nil {
 				t.Fatal(err)
@@ -224,7 +227,7 @@ func TestPicoclawFidelity(t *testing.T) {
 			} else if sess.Scope != nil {
 				fail("scope %s, want none", sess.Scope)
 			}
-			if d := cmp.Diff(g.Meta.Aliases, sourceAliases(sess)); d != "" {
+			if d := cmp.Diff(g.Meta.Aliases, jsonl.SourceAliases(sess)); d != "" {
 				fail("aliases (-want +got):\n%s", d)
 			}
 			for _, a := range sess.Aliases {
@@ -236,7 +239,7 @@ func TestPicoclawFidelity(t *testing.T) {
 			if !sess.CreatedAt.Equal(g.Meta.CreatedAt) || !sess.UpdatedAt.Equal(g.Meta.UpdatedAt) {
 				fail("times %v / %v, want %v / %v", sess.CreatedAt, sess.UpdatedAt, g.Meta.CreatedAt, g.Meta.UpdatedAt)
 			}
-			if sess.SourceFormat != FormatPicoclaw || !strings.HasSuffix(sess.SourcePath, g.FileBase+".jsonl") && g.RawLines >= 0 {
+			if sess.SourceFormat != picoclaw.Name || !strings.HasSuffix(sess.SourcePath, g.FileBase+".jsonl") && g.RawLines >= 0 {
 				fail("source %q %q", sess.SourceFormat, sess.SourcePath)
 			}
 			if ok {
@@ -255,7 +258,7 @@ func TestPicoclawFidelity(t *testing.T) {
 	// problem, and the shared alias "agent:main:main" resolves to the first
 	// session listing it in picoclaw's file-name order.
 	for _, name := range []string{"README.md", "MANIFEST.tsv"} {
-		if !picoHasProblem(rep.Notes, name, 0, "not a session file") {
+		if !jsonltest.HasProblem(rep.Notes, name, 0, "not a session file") {
 			t.Errorf("no note for %s: %v", name, rep.Notes)
 		}
 	}
@@ -271,8 +274,8 @@ func TestPicoclawFidelity(t *testing.T) {
 // compaction: the hidden lines are in the log before KeepFromSeq.
 func TestPicoclawSkipCompaction(t *testing.T) {
 	ctx := context.Background()
-	s := openStore(t)
-	picoImport(t, s, Options{}, picoDir)
+	s := jsonltest.OpenStore(t)
+	picoImport(t, s, jsonlimport.Options{}, picoDir)
 	for _, tc := range []struct {
 		key      string
 		keepFrom int64
@@ -309,12 +312,12 @@ func TestPicoclawSkipCompaction(t *testing.T) {
 // TestPicoclawLegacy imports the legacy *.json sessions.
 func TestPicoclawLegacy(t *testing.T) {
 	ctx := context.Background()
-	s := openStore(t)
-	rep := picoImport(t, s, Options{}, picoLegacyDir)
+	s := jsonltest.OpenStore(t)
+	rep := picoImport(t, s, jsonlimport.Options{}, picoLegacyDir)
 	if rep.Sessions != 2 {
 		t.Fatalf("sessions %d, want 2; problems %v", rep.Sessions, rep.Problems)
 	}
-	if !picoHasProblem(rep.Notes, "README.md", 0, "not a session file") {
+	if !jsonltest.HasProblem(rep.Notes, "README.md", 0, "not a session file") {
 		t.Errorf("README.md not noted: %v", rep.Notes)
 	}
 	for _, tc := range []struct {
@@ -358,7 +361,7 @@ func TestPicoclawLegacy(t *testing.T) {
 				t.Errorf("%s message %d: body %s, want %s", tc.key, i, got[i].Body, compact.Bytes())
 			}
 			// What picoclaw's migration writes: json.Marshal(Message).
-			var m picoMessage
+			var m picoclaw.Message
 			if err := json.Unmarshal(legacy.Messages[i], &m); err != nil {
 				t.Fatal(err)
 			}
@@ -378,8 +381,8 @@ type picoDamagedCase struct {
 	keep     []int    // indices into sample 02's golden history
 	extra    []string // contents of recovered messages, appended in order
 	id       string
-	problems []Problem
-	notes    []Problem
+	problems []jsonl.Problem
+	notes    []jsonl.Problem
 	// picoclawLen is what picoclaw's GetHistory returned (-1: error).
 	picoclawLen int
 }
@@ -398,40 +401,40 @@ func TestPicoclawDamaged(t *testing.T) {
 	const appended = "new message appended after the damage"
 	cases := []picoDamagedCase{
 		{dir: "torn-last-line", keep: []int{0, 1, 2, 3, 4, 5, 6, 7}, picoclawLen: 8,
-			problems: []Problem{{Path: ".jsonl", Line: 9, Reason: "torn last line (no trailing newline), not imported"}}},
+			problems: []jsonl.Problem{{Path: ".jsonl", Line: 9, Reason: "torn last line (no trailing newline), not imported"}}},
 		{dir: "corrupt-middle-line", keep: []int{0, 1, 2, 4, 5, 6, 7, 8}, picoclawLen: 8,
-			problems: []Problem{{Path: ".jsonl", Line: 4, Reason: "invalid JSON: unexpected end of JSON input"}}},
+			problems: []jsonl.Problem{{Path: ".jsonl", Line: 4, Reason: "invalid JSON: unexpected end of JSON input"}}},
 		{dir: "torn-last-and-corrupt-middle", keep: []int{0, 1, 2, 4, 5, 6, 7}, picoclawLen: 7,
-			problems: []Problem{
+			problems: []jsonl.Problem{
 				{Path: ".jsonl", Line: 4, Reason: "invalid JSON"},
 				{Path: ".jsonl", Line: 9, Reason: "torn last line"},
 			}},
 		{dir: "torn-then-appended", keep: []int{0, 1, 2, 3, 4, 5, 6, 7}, extra: []string{appended}, picoclawLen: 8,
-			problems: []Problem{{Path: ".jsonl", Line: 9, Reason: "a complete message appended after a torn fragment"}}},
+			problems: []jsonl.Problem{{Path: ".jsonl", Line: 9, Reason: "a complete message appended after a torn fragment"}}},
 		{dir: "nul-tail-then-appended", keep: []int{0, 1, 2, 3, 4, 5, 6, 7, 8}, extra: []string{appended}, picoclawLen: 9,
-			problems: []Problem{{Path: ".jsonl", Line: 10, Reason: "NUL padding (64 bytes) before the line; the message after it was recovered"}}},
+			problems: []jsonl.Problem{{Path: ".jsonl", Line: 10, Reason: "NUL padding (64 bytes) before the line; the message after it was recovered"}}},
 		{dir: "corrupt-meta", keep: []int{0, 1, 2, 3, 4, 5, 6, 7, 8}, picoclawLen: -1,
-			problems: []Problem{{Path: ".meta.json", Line: 0, Reason: "corrupt meta"}}},
+			problems: []jsonl.Problem{{Path: ".meta.json", Line: 0, Reason: "corrupt meta"}}},
 		{dir: "missing-meta", keep: []int{0, 1, 2, 3, 4, 5, 6, 7, 8}, picoclawLen: 9,
-			notes: []Problem{{Path: ".jsonl", Line: 0, Reason: "no .meta.json"}}},
+			notes: []jsonl.Problem{{Path: ".jsonl", Line: 0, Reason: "no .meta.json"}}},
 	}
 	seen := map[string]bool{}
 	for _, tc := range cases {
 		seen[tc.dir] = true
 		t.Run(tc.dir, func(t *testing.T) {
-			s := openStore(t)
+			s := jsonltest.OpenStore(t)
 			dir := filepath.Join(picoDamagedDir, tc.dir)
-			rep := picoImport(t, s, Options{}, dir)
+			rep := picoImport(t, s, jsonlimport.Options{}, dir)
 			if rep.Sessions != 1 {
 				t.Fatalf("sessions %d, want 1; problems %v", rep.Sessions, rep.Problems)
 			}
 			for _, p := range tc.problems {
-				if !picoHasProblem(rep.Problems, p.Path, p.Line, p.Reason) {
+				if !jsonltest.HasProblem(rep.Problems, p.Path, p.Line, p.Reason) {
 					t.Errorf("missing problem %v in %v", p, rep.Problems)
 				}
 			}
 			for _, p := range tc.notes {
-				if !picoHasProblem(rep.Notes, p.Path, p.Line, p.Reason) {
+				if !jsonltest.HasProblem(rep.Notes, p.Path, p.Line, p.Reason) {
 					t.Errorf("missing note %v in %v", p, rep.Notes)
 				}
 			}
@@ -462,7 +465,7 @@ func TestPicoclawDamaged(t *testing.T) {
 				}
 			}
 			for j, content := range tc.extra {
-				var m picoMessage
+				var m picoclaw.Message
 				if err := json.Unmarshal(got[len(tc.keep)+j].Body, &m); err != nil || m.Content != content || m.Role != "user" {
 					t.Errorf("recovered message %d = %s (%v), want user %q", j, got[len(tc.keep)+j].Body, err, content)
 				}
@@ -495,10 +498,10 @@ func TestPicoclawDamaged(t *testing.T) {
 // once picoclaw's next append glues a message onto it.
 func TestPicoclawDamagedOffsets(t *testing.T) {
 	ctx := context.Background()
-	s := openStore(t)
-	dir := picoCopyDir(t, filepath.Join(picoDamagedDir, "torn-last-line"))
+	s := jsonltest.OpenStore(t)
+	dir := jsonltest.CopyDir(t, filepath.Join(picoDamagedDir, "torn-last-line"))
 	jsonl := filepath.Join(dir, picoToolKey+".jsonl")
-	picoImport(t, s, Options{}, dir)
+	picoImport(t, s, jsonlimport.Options{}, dir)
 	sf, err := s.SourceFile(ctx, jsonl)
 	if err != nil {
 		t.Fatal(err)
@@ -510,12 +513,12 @@ func TestPicoclawDamagedOffsets(t *testing.T) {
 	}
 	// picoclaw appends right after the torn bytes.
 	line := `{"role":"user","content":"after the crash","created_at":"2026-11-29T13:00:00Z"}` + "\n"
-	picoAppend(t, jsonl, line)
-	rep := picoImport(t, s, Options{}, dir)
+	jsonltest.Append(t, jsonl, line)
+	rep := picoImport(t, s, jsonlimport.Options{}, dir)
 	if rep.Entries != 1 || rep.Sessions != 1 {
 		t.Fatalf("re-import: entries %d sessions %d, want 1 1; problems %v", rep.Entries, rep.Sessions, rep.Problems)
 	}
-	if !picoHasProblem(rep.Problems, ".jsonl", 9, "torn fragment") {
+	if !jsonltest.HasProblem(rep.Problems, ".jsonl", 9, "torn fragment") {
 		t.Errorf("line 9 not reported: %v", rep.Problems)
 	}
 	got, err := s.Load(ctx, picoToolKey, sessiondb.LoadOptions{})
@@ -529,18 +532,18 @@ func TestPicoclawDamagedOffsets(t *testing.T) {
 
 // TestPicoclawIdempotent: a second import of unchanged files writes nothing.
 func TestPicoclawIdempotent(t *testing.T) {
-	s := openStore(t)
-	first := picoImport(t, s, Options{}, picoDir, picoLegacyDir)
-	before := picoSequences(t, s)
+	s := jsonltest.OpenStore(t)
+	first := picoImport(t, s, jsonlimport.Options{}, picoDir, picoLegacyDir)
+	before := jsonltest.Sequences(t, s)
 	if len(before) != 19 {
 		t.Fatalf("%d sessions after the first import, want 19", len(before))
 	}
-	second := picoImport(t, s, Options{}, picoDir, picoLegacyDir)
+	second := picoImport(t, s, jsonlimport.Options{}, picoDir, picoLegacyDir)
 	if second.Unchanged != second.Files || second.Files != first.Files || second.Sessions != 0 || second.Entries != 0 || second.Bytes != 0 {
 		t.Errorf("second import: files %d unchanged %d sessions %d entries %d bytes %d; want all %d unchanged",
 			second.Files, second.Unchanged, second.Sessions, second.Entries, second.Bytes, first.Files)
 	}
-	if d := cmp.Diff(before, picoSequences(t, s)); d != "" {
+	if d := cmp.Diff(before, jsonltest.Sequences(t, s)); d != "" {
 		t.Errorf("sequences changed (-before +after):\n%s", d)
 	}
 }
@@ -548,9 +551,9 @@ func TestPicoclawIdempotent(t *testing.T) {
 // TestPicoclawIncremental: lines appended to a .jsonl are imported alone.
 func TestPicoclawIncremental(t *testing.T) {
 	ctx := context.Background()
-	s := openStore(t)
-	dir := picoCopyDir(t, picoDir)
-	picoImport(t, s, Options{}, dir)
+	s := jsonltest.OpenStore(t)
+	dir := jsonltest.CopyDir(t, picoDir)
+	picoImport(t, s, jsonlimport.Options{}, dir)
 	const key = "agent:main:cli:direct:alice"
 	before, err := s.Get(ctx, key)
 	if err != nil {
@@ -561,9 +564,9 @@ func TestPicoclawIncremental(t *testing.T) {
 		`{"role":"user","content":"one more question","created_at":"2026-11-29T13:00:00Z"}`,
 		`{"role":"assistant","content":"one more answer","model_name":"m","created_at":"2026-11-29T13:00:01Z"}`,
 	}
-	picoAppend(t, jsonl, added[0]+"\n"+added[1]+"\n")
-	others := picoSequences(t, s)
-	rep := picoImport(t, s, Options{}, dir)
+	jsonltest.Append(t, jsonl, added[0]+"\n"+added[1]+"\n")
+	others := jsonltest.Sequences(t, s)
+	rep := picoImport(t, s, jsonlimport.Options{}, dir)
 	if rep.Entries != 2 || rep.Sessions != 1 || rep.Unchanged != 16 {
 		t.Fatalf("re-import: entries %d sessions %d unchanged %d, want 2 1 16; problems %v", rep.Entries, rep.Sessions, rep.Unchanged, rep.Problems)
 	}
@@ -588,7 +591,7 @@ func TestPicoclawIncremental(t *testing.T) {
 	if len(got) != 8 {
 		t.Errorf("transcript %d messages, want 8", len(got))
 	}
-	afterAll := picoSequences(t, s)
+	afterAll := jsonltest.Sequences(t, s)
 	for id, seq := range others {
 		if id != key && afterAll[id] != seq {
 			t.Errorf("session %s changed: %v → %v", id, seq, afterAll[id])
@@ -598,18 +601,18 @@ func TestPicoclawIncremental(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sf.Offset != fileSize(jsonl) {
-		t.Errorf("source offset %d, want %d", sf.Offset, fileSize(jsonl))
+	if sf.Offset != picoclaw.FileSize(jsonl) {
+		t.Errorf("source offset %d, want %d", sf.Offset, picoclaw.FileSize(jsonl))
 	}
 
 	// A torn append is not consumed; completing it imports it once.
-	picoAppend(t, jsonl, `{"role":"user","content":"half`)
-	rep = picoImport(t, s, Options{}, dir)
-	if rep.Entries != 0 || !picoHasProblem(rep.Problems, "alice.jsonl", 9, "torn last line") {
+	jsonltest.Append(t, jsonl, `{"role":"user","content":"half`)
+	rep = picoImport(t, s, jsonlimport.Options{}, dir)
+	if rep.Entries != 0 || !jsonltest.HasProblem(rep.Problems, "alice.jsonl", 9, "torn last line") {
 		t.Fatalf("torn append: entries %d problems %v", rep.Entries, rep.Problems)
 	}
-	picoAppend(t, jsonl, ` done"}`+"\n")
-	rep = picoImport(t, s, Options{}, dir)
+	jsonltest.Append(t, jsonl, ` done"}`+"\n")
+	rep = picoImport(t, s, jsonlimport.Options{}, dir)
 	if rep.Entries != 1 {
 		t.Fatalf("completed append: entries %d, want 1; problems %v", rep.Entries, rep.Problems)
 	}
@@ -620,12 +623,12 @@ func TestPicoclawIncremental(t *testing.T) {
 
 	// TruncateHistory changes only the meta: the skip becomes a new
 	// compaction, and the transcript shrinks without new rows.
-	picoSetMeta(t, filepath.Join(dir, "agent_main_cli_direct_alice.meta.json"), func(m map[string]any) {
+	jsonltest.SetMeta(t, filepath.Join(dir, "agent_main_cli_direct_alice.meta.json"), func(m map[string]any) {
 		m["skip"] = 7
 		m["summary"] = "earlier talk"
 	})
-	lastSeq := picoSequences(t, s)[key][1]
-	rep = picoImport(t, s, Options{}, dir)
+	lastSeq := jsonltest.Sequences(t, s)[key][1]
+	rep = picoImport(t, s, jsonlimport.Options{}, dir)
 	if rep.Entries != 0 || rep.Sessions != 1 {
 		t.Fatalf("meta change: entries %d sessions %d; problems %v", rep.Entries, rep.Sessions, rep.Problems)
 	}
@@ -638,7 +641,7 @@ func TestPicoclawIncremental(t *testing.T) {
 		t.Errorf("summary %q LastSeq %d (was %d)", sess.Summary, sess.LastSeq, lastSeq)
 	}
 	// And once more, unchanged.
-	rep = picoImport(t, s, Options{}, dir)
+	rep = picoImport(t, s, jsonlimport.Options{}, dir)
 	if rep.Unchanged != rep.Files {
 		t.Errorf("third import: unchanged %d of %d", rep.Unchanged, rep.Files)
 	}
@@ -652,12 +655,12 @@ func TestPicoclawIncremental(t *testing.T) {
 // replaces the transcript; the old rows stay in the log.
 func TestPicoclawRewrite(t *testing.T) {
 	ctx := context.Background()
-	s := openStore(t)
-	dir := picoCopyDir(t, picoDir)
-	picoImport(t, s, Options{}, dir)
+	s := jsonltest.OpenStore(t)
+	dir := jsonltest.CopyDir(t, picoDir)
+	picoImport(t, s, jsonlimport.Options{}, dir)
 	const key = "agent:main:cli:direct:alice"
 	jsonl := filepath.Join(dir, "agent_main_cli_direct_alice.jsonl")
-	oldLines := picoLines(t, jsonl)
+	oldLines := jsonltest.Lines(t, jsonl)
 	newLines := []string{
 		`{"role":"user","content":"fresh start"}`,
 		`{"role":"assistant","content":"ok"}`,
@@ -667,7 +670,7 @@ func TestPicoclawRewrite(t *testing.T) {
 	}
 	future := time.Now().Add(2 * time.Second)
 	os.Chtimes(jsonl, future, future)
-	rep := picoImport(t, s, Options{}, dir)
+	rep := picoImport(t, s, jsonlimport.Options{}, dir)
 	if rep.Sessions != 1 || rep.Entries != 2 {
 		t.Fatalf("rewrite: sessions %d entries %d; problems %v", rep.Sessions, rep.Entries, rep.Problems)
 	}
@@ -695,8 +698,8 @@ func TestPicoclawRewrite(t *testing.T) {
 		t.Errorf("compactions %+v, want one keeping from %d", cs, len(oldLines)+1)
 	}
 	// Appending after the rewrite is incremental again.
-	picoAppend(t, jsonl, `{"role":"user","content":"next"}`+"\n")
-	rep = picoImport(t, s, Options{}, dir)
+	jsonltest.Append(t, jsonl, `{"role":"user","content":"next"}`+"\n")
+	rep = picoImport(t, s, jsonlimport.Options{}, dir)
 	if rep.Entries != 1 {
 		t.Fatalf("append after rewrite: entries %d", rep.Entries)
 	}
@@ -710,7 +713,7 @@ func TestPicoclawRewrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.Chtimes(jsonl, future.Add(time.Second), future.Add(time.Second))
-	rep = picoImport(t, s, Options{}, dir)
+	rep = picoImport(t, s, jsonlimport.Options{}, dir)
 	got, _ = s.Load(ctx, key, sessiondb.LoadOptions{})
 	if rep.Entries != 1 || len(got) != 1 || string(got[0].Body) != newLines[1] {
 		t.Fatalf("second rewrite: entries %d, transcript %v", rep.Entries, got)
@@ -722,22 +725,22 @@ func TestPicoclawRewrite(t *testing.T) {
 // checks that transcripts (byte for byte) and metadata are the same.
 func TestPicoclawExportRoundTrip(t *testing.T) {
 	ctx := context.Background()
-	src := openStore(t)
-	picoImport(t, src, Options{}, picoDir, picoLegacyDir)
+	src := jsonltest.OpenStore(t)
+	picoImport(t, src, jsonlimport.Options{}, picoDir, picoLegacyDir)
 	ids := picoSortedIDs(t, src)
 	if len(ids) != 19 {
 		t.Fatalf("%d sessions, want 19", len(ids))
 	}
 	out := t.TempDir()
-	files, err := Export(ctx, src, ids, FormatPicoclaw, out)
+	files, err := jsonlimport.Export(ctx, src, ids, picoclaw.Name, out)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(files) != 2*len(ids) {
 		t.Errorf("%d files written, want %d", len(files), 2*len(ids))
 	}
-	dst := openStore(t)
-	rep := picoImport(t, dst, Options{}, out)
+	dst := jsonltest.OpenStore(t)
+	rep := picoImport(t, dst, jsonlimport.Options{}, out)
 	if rep.Sessions != len(ids) {
 		got := picoSortedIDs(t, dst)
 		t.Fatalf("re-import: %d sessions, want %d; problems %v\nsrc %q\ndst %q\nfiles %q", rep.Sessions, len(ids), rep.Problems, ids, got, files)
@@ -762,19 +765,19 @@ func TestPicoclawExportRoundTrip(t *testing.T) {
 		if sa.Summary != sb.Summary || !sa.CreatedAt.Equal(sb.CreatedAt) || !sa.UpdatedAt.Equal(sb.UpdatedAt) {
 			t.Errorf("%s: meta %q %v %v, want %q %v %v", id, sb.Summary, sb.CreatedAt, sb.UpdatedAt, sa.Summary, sa.CreatedAt, sa.UpdatedAt)
 		}
-		if !reflect.DeepEqual(sourceAliases(sa), sourceAliases(sb)) {
-			t.Errorf("%s: aliases %v, want %v", id, sourceAliases(sb), sourceAliases(sa))
+		if !reflect.DeepEqual(jsonl.SourceAliases(sa), jsonl.SourceAliases(sb)) {
+			t.Errorf("%s: aliases %v, want %v", id, jsonl.SourceAliases(sb), jsonl.SourceAliases(sa))
 		}
 		if (sa.Scope == nil) != (sb.Scope == nil) || sa.Scope != nil && !reflect.DeepEqual(picoValue(t, sa.Scope), picoValue(t, sb.Scope)) {
 			t.Errorf("%s: scope %s, want %s", id, sb.Scope, sa.Scope)
 		}
 	}
 	// A truncated session keeps its hidden lines and its skip.
-	lines := picoLines(t, filepath.Join(out, "agent_main_discord_channel_998877.jsonl"))
+	lines := jsonltest.Lines(t, filepath.Join(out, "agent_main_discord_channel_998877.jsonl"))
 	if len(lines) != 24 {
 		t.Errorf("exported discord session has %d lines, want 24", len(lines))
 	}
-	var m picoMeta
+	var m picoclaw.Meta
 	data, _ := os.ReadFile(filepath.Join(out, "agent_main_discord_channel_998877.meta.json"))
 	if err := json.Unmarshal(data, &m); err != nil || m.Skip != 18 || m.Count != 24 {
 		t.Errorf("exported meta %s (%v), want skip 18 count 24", data, err)
@@ -792,7 +795,7 @@ func TestPicoclawExportRoundTrip(t *testing.T) {
 func picoSortedIDs(t *testing.T, s sessiondb.Store) []string {
 	t.Helper()
 	var ids []string
-	for id := range picoSequences(t, s) {
+	for id := range jsonltest.Sequences(t, s) {
 		ids = append(ids, id)
 	}
 	sort.Strings(ids)
@@ -803,13 +806,13 @@ func picoSortedIDs(t *testing.T, s sessiondb.Store) []string {
 // file name cannot both be exported into one directory.
 func TestPicoclawExportCollision(t *testing.T) {
 	ctx := context.Background()
-	s := openStore(t)
+	s := jsonltest.OpenStore(t)
 	for _, id := range []string{"discord:555", "discord_555"} {
 		if _, err := s.Commit(ctx, id, sessiondb.Commit{Create: &sessiondb.Session{}, Append: []sessiondb.Entry{sessiondb.Message(`{"role":"user","content":"x"}`)}}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	_, err := Export(ctx, s, []string{"discord:555", "discord_555"}, FormatPicoclaw, t.TempDir())
+	_, err := jsonlimport.Export(ctx, s, []string{"discord:555", "discord_555"}, picoclaw.Name, t.TempDir())
 	if !errors.Is(err, sessiondb.ErrExists) {
 		t.Fatalf("export of colliding keys: %v, want ErrExists", err)
 	}
@@ -818,7 +821,7 @@ func TestPicoclawExportCollision(t *testing.T) {
 // TestPicoclawLineRules checks picoclaw's loose-line rules one by one.
 func TestPicoclawLineRules(t *testing.T) {
 	ctx := context.Background()
-	huge := `{"role":"tool","content":"` + strings.Repeat("x", picoclawScannerMax) + `"}`
+	huge := `{"role":"tool","content":"` + strings.Repeat("x", picoclaw.ScannerMax) + `"}`
 	// Every message start of this line opens one more nesting level that
 	// never closes: each recovery attempt scans to the end of the line.
 	// Trying them all took 15 s for 416 KB (quadratic); this is 2.6 MB.
@@ -830,40 +833,40 @@ func TestPicoclawLineRules(t *testing.T) {
 		content  string
 		skip     int
 		want     []string // transcript bodies
-		problems []Problem
+		problems []jsonl.Problem
 	}{
 		{name: "blank lines ignored", content: "\n\n" + `{"role":"user","content":"a"}` + "\n\n",
 			want: []string{`{"role":"user","content":"a"}`}},
 		{name: "crlf", content: `{"role":"user","content":"a"}` + "\r\n" + `{"role":"user","content":"b"}` + "\r\n",
 			want: []string{`{"role":"user","content":"a"}`, `{"role":"user","content":"b"}`}},
 		{name: "whitespace-only line counts", content: "  \n" + `{"role":"user","content":"a"}` + "\n" + `{"role":"user","content":"b"}` + "\n", skip: 2,
-			want: []string{`{"role":"user","content":"b"}`}, problems: []Problem{{Line: 1, Reason: "whitespace-only"}}},
+			want: []string{`{"role":"user","content":"b"}`}, problems: []jsonl.Problem{{Line: 1, Reason: "whitespace-only"}}},
 		{name: "corrupt line counts for skip", content: "{bad\n" + `{"role":"user","content":"a"}` + "\n" + `{"role":"user","content":"b"}` + "\n", skip: 1,
-			want: []string{`{"role":"user","content":"a"}`, `{"role":"user","content":"b"}`}, problems: []Problem{{Line: 1, Reason: "invalid JSON"}}},
+			want: []string{`{"role":"user","content":"a"}`, `{"role":"user","content":"b"}`}, problems: []jsonl.Problem{{Line: 1, Reason: "invalid JSON"}}},
 		{name: "null and empty object", content: "null\n{}\n",
 			want: []string{"null", "{}"}},
 		{name: "case-insensitive and unknown keys", content: `{"ROLE":"user","Content":"a","extra":1}` + "\n",
 			want: []string{`{"ROLE":"user","Content":"a","extra":1}`}},
 		{name: "bad created_at skips the line", content: `{"role":"user","content":"a","created_at":"yesterday"}` + "\n" + `{"role":"user","content":"b"}` + "\n",
-			want: []string{`{"role":"user","content":"b"}`}, problems: []Problem{{Line: 1, Reason: "not a picoclaw message"}}},
+			want: []string{`{"role":"user","content":"b"}`}, problems: []jsonl.Problem{{Line: 1, Reason: "not a picoclaw message"}}},
 		{name: "wrong type skips the line", content: `{"role":"user","content":5}` + "\n[]\n",
-			problems: []Problem{{Line: 1, Reason: "not a picoclaw message"}, {Line: 2, Reason: "not a picoclaw message"}}},
+			problems: []jsonl.Problem{{Line: 1, Reason: "not a picoclaw message"}, {Line: 2, Reason: "not a picoclaw message"}}},
 		{name: "transient thought dropped", content: `{"role":"assistant","content":" ","reasoning_content":"hmm"}` + "\n" + `{"role":"assistant","content":"","reasoning_content":"r","tool_calls":[{"id":"c"}]}` + "\n",
-			want: []string{`{"role":"assistant","content":"","reasoning_content":"r","tool_calls":[{"id":"c"}]}`}, problems: []Problem{{Line: 1, Reason: "transient"}}},
+			want: []string{`{"role":"assistant","content":"","reasoning_content":"r","tool_calls":[{"id":"c"}]}`}, problems: []jsonl.Problem{{Line: 1, Reason: "transient"}}},
 		{name: "complete last line without newline", content: `{"role":"user","content":"a"}`,
 			want: []string{`{"role":"user","content":"a"}`}},
 		{name: "invalid utf-8 kept byte for byte", content: "{\"role\":\"user\",\"content\":\"\xff\xfe\"}\n",
-			want: []string{"{\"role\":\"user\",\"content\":\"\xff\xfe\"}"}, problems: []Problem{{Line: 1, Reason: "invalid UTF-8"}}},
+			want: []string{"{\"role\":\"user\",\"content\":\"\xff\xfe\"}"}, problems: []jsonl.Problem{{Line: 1, Reason: "invalid UTF-8"}}},
 		{name: "skip beyond the file hides all", content: `{"role":"user","content":"a"}` + "\n", skip: 5,
-			problems: []Problem{{Line: 0, Reason: "exceeds the 1 lines"}}},
+			problems: []jsonl.Problem{{Line: 0, Reason: "exceeds the 1 lines"}}},
 		{name: "message after several torn fragments recovered", content: fragments + `{"role":"user","content":"whole"}` + "\n",
-			want: []string{`{"role":"user","content":"whole"}`}, problems: []Problem{{Line: 1, Reason: "torn fragment of " + strconv.Itoa(len(fragments)) + " bytes was recovered"}}},
+			want: []string{`{"role":"user","content":"whole"}`}, problems: []jsonl.Problem{{Line: 1, Reason: "torn fragment of " + strconv.Itoa(len(fragments)) + " bytes was recovered"}}},
 		{name: "recovered message holding nested message starts", content: fragments + withNested + "\n",
-			want: []string{withNested}, problems: []Problem{{Line: 1, Reason: "torn fragment of " + strconv.Itoa(len(fragments)) + " bytes was recovered"}}},
+			want: []string{withNested}, problems: []jsonl.Problem{{Line: 1, Reason: "torn fragment of " + strconv.Itoa(len(fragments)) + " bytes was recovered"}}},
 		{name: "hostile line: recovery work is bounded", content: nested + "\n" + `{"role":"user","content":"after"}` + "\n",
-			want: []string{`{"role":"user","content":"after"}`}, problems: []Problem{{Line: 1, Reason: "recovery gave up"}}},
+			want: []string{`{"role":"user","content":"after"}`}, problems: []jsonl.Problem{{Line: 1, Reason: "recovery gave up"}}},
 		{name: "line over picoclaw's 10 MiB limit", content: huge + "\n",
-			want: []string{huge}, problems: []Problem{{Line: 1, Reason: "10 MiB scanner limit"}}},
+			want: []string{huge}, problems: []jsonl.Problem{{Line: 1, Reason: "10 MiB scanner limit"}}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -876,8 +879,8 @@ func TestPicoclawLineRules(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, "k.meta.json"), []byte(meta), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			s := openStore(t)
-			rep := picoImport(t, s, Options{}, dir)
+			s := jsonltest.OpenStore(t)
+			rep := picoImport(t, s, jsonlimport.Options{}, dir)
 			got, err := s.Load(ctx, "k", sessiondb.LoadOptions{})
 			if err != nil {
 				t.Fatalf("Load: %v (problems %v)", err, rep.Problems)
@@ -895,7 +898,7 @@ func TestPicoclawLineRules(t *testing.T) {
 				}
 			}
 			for _, p := range tc.problems {
-				if !picoHasProblem(rep.Problems, "", p.Line, p.Reason) {
+				if !jsonltest.HasProblem(rep.Problems, "", p.Line, p.Reason) {
 					t.Errorf("missing problem line %d %q in %v", p.Line, p.Reason, rep.Problems)
 				}
 			}
@@ -923,12 +926,12 @@ func TestPicoclawClaim(t *testing.T) {
 	text := write("g.txt", "hello")
 	files := []string{paired, pairedMeta, lone, metaOnly, legacy, notLegacy, other, text}
 	sort.Strings(files)
-	units, rest := Picoclaw{}.Claim(files)
-	want := []Unit{
-		{Format: FormatPicoclaw, Path: paired, Extra: []string{pairedMeta}},
-		{Format: FormatPicoclaw, Path: lone},
-		{Format: FormatPicoclaw, Path: metaOnly},
-		{Format: FormatPicoclaw, Path: legacy},
+	units, rest := picoclaw.Format{}.Claim(files)
+	want := []jsonl.Unit{
+		{Format: picoclaw.Name, Path: paired, Extra: []string{pairedMeta}},
+		{Format: picoclaw.Name, Path: lone},
+		{Format: picoclaw.Name, Path: metaOnly},
+		{Format: picoclaw.Name, Path: legacy},
 	}
 	if d := cmp.Diff(want, units); d != "" {
 		t.Errorf("units (-want +got):\n%s", d)
@@ -937,12 +940,12 @@ func TestPicoclawClaim(t *testing.T) {
 		t.Errorf("rest (-want +got):\n%s", d)
 	}
 	// A meta named alone brings its .jsonl; a .jsonl named alone its meta.
-	units, rest = Picoclaw{}.Claim([]string{pairedMeta})
-	if d := cmp.Diff([]Unit{{Format: FormatPicoclaw, Path: paired, Extra: []string{pairedMeta}}}, units); d != "" || len(rest) != 0 {
+	units, rest = picoclaw.Format{}.Claim([]string{pairedMeta})
+	if d := cmp.Diff([]jsonl.Unit{{Format: picoclaw.Name, Path: paired, Extra: []string{pairedMeta}}}, units); d != "" || len(rest) != 0 {
 		t.Errorf("meta alone (-want +got):\n%s rest %v", d, rest)
 	}
-	units, _ = Picoclaw{}.Claim([]string{paired})
-	if d := cmp.Diff([]Unit{{Format: FormatPicoclaw, Path: paired, Extra: []string{pairedMeta}}}, units); d != "" {
+	units, _ = picoclaw.Format{}.Claim([]string{paired})
+	if d := cmp.Diff([]jsonl.Unit{{Format: picoclaw.Name, Path: paired, Extra: []string{pairedMeta}}}, units); d != "" {
 		t.Errorf(".jsonl alone (-want +got):\n%s", d)
 	}
 }
@@ -953,9 +956,9 @@ var picoUpdate = flag.Bool("picoclaw.update", false, "rewrite testdata/picoclaw-
 // the transcript's roles and contents and every problem reported (paths
 // relative to the folder).
 type picoImportSummary struct {
-	Messages []string  `json:"messages"`
-	Problems []Problem `json:"problems"`
-	Notes    []Problem `json:"notes,omitempty"`
+	Messages []string        `json:"messages"`
+	Problems []jsonl.Problem `json:"problems"`
+	Notes    []jsonl.Problem `json:"notes,omitempty"`
 }
 
 // TestPicoclawDamagedGolden locks down, for every picoclaw-damaged folder,
@@ -974,8 +977,8 @@ func TestPicoclawDamagedGolden(t *testing.T) {
 		}
 		dir := filepath.Join(picoDamagedDir, d.Name())
 		abs := mustAbs(t, dir)
-		s := openStore(t)
-		rep := picoImport(t, s, Options{}, dir)
+		s := jsonltest.OpenStore(t)
+		rep := picoImport(t, s, jsonlimport.Options{}, dir)
 		var sum picoImportSummary
 		for _, p := range rep.Problems {
 			p.Path = strings.TrimPrefix(p.Path, abs+string(filepath.Separator))
@@ -994,7 +997,7 @@ func TestPicoclawDamagedGolden(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, e := range tr {
-			var m picoMessage
+			var m picoclaw.Message
 			if err := json.Unmarshal(e.Body, &m); err != nil {
 				t.Fatal(err)
 			}
@@ -1048,8 +1051,8 @@ func TestPicoclawAliasOfPlainKey(t *testing.T) {
 	}
 	write(router, `{"key":"`+router+`","skip":0,"count":1,"created_at":"2026-03-01T10:00:00Z","updated_at":"2026-03-01T10:00:00Z","aliases":["agent:main:main","`+main+`"]}`)
 	write(main, `{"key":"`+main+`","skip":0,"count":1,"created_at":"2026-03-01T10:00:00Z","updated_at":"2026-03-01T10:00:00Z"}`)
-	s := openStore(t)
-	rep := picoImport(t, s, Options{}, dir)
+	s := jsonltest.OpenStore(t)
+	rep := picoImport(t, s, jsonlimport.Options{}, dir)
 	if rep.Sessions != 2 || len(rep.Problems) != 0 {
 		t.Fatalf("report: %d sessions, problems %v; want 2 and none", rep.Sessions, rep.Problems)
 	}
@@ -1061,4 +1064,13 @@ func TestPicoclawAliasOfPlainKey(t *testing.T) {
 	if g, err := s.Get(ctx, router); err != nil || !slices.Equal(g.Aliases, []string{"agent:main:main", main}) {
 		t.Errorf("router aliases %q, %v", g.Aliases, err)
 	}
+}
+
+// mustAbs returns the absolute form of p.
+func mustAbs(t *testing.T, p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return abs
 }

@@ -14,7 +14,7 @@ import (
 // {"entry_type", "data"} other than messages (model and thinking-level
 // changes, compaction markers, labels) and _custom records are
 // bookkeeping.
-func (Swink) Understand(e sessiondb.Entry, obj map[string]any) jsonl.Message {
+func (Format) Understand(e sessiondb.Entry, obj map[string]any) jsonl.Message {
 	if obj["role"] != nil {
 		return jsonl.MessageObject(obj)
 	}

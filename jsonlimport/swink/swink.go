@@ -21,7 +21,7 @@ import (
 	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 )
 
-// Swink reads and writes the session directories of swink-agent-memory
+// Format reads and writes the session directories of swink-agent-memory
 // (JsonlSessionStore and FileCheckpointStore), as described in
 // formats/swink.md:
 //
@@ -91,7 +91,7 @@ import (
 //
 // Schema versions: a committed meta whose version is above 1 (swink's
 // CURRENT_VERSION) is refused: Parse returns an error wrapping
-// ErrSwinkVersion and sessiondb.ErrInvalid (with a Parsed that carries only
+// ErrVersion and sessiondb.ErrInvalid (with a Parsed that carries only
 // the line Problems, for the report), and nothing of the unit is imported;
 // nothing is guessed. A version below 1 (swink needs a registered
 // SessionMigrator to load it) is imported unmigrated with Session.Version
@@ -148,16 +148,16 @@ import (
 //     turn_count = user messages, the checkpoint's state).
 //   - IDs that are not valid swink IDs (':' or '/' for instance) fail the
 //     export with ErrInvalid.
-type Swink struct{}
+type Format struct{}
 
-// FormatSwink is the format's name.
-const FormatSwink = "swink"
+// Name is the format's name.
+const Name = "swink"
 
-var _ jsonl.Format = Swink{}
+var _ jsonl.Format = Format{}
 
-// ErrSwinkVersion is wrapped by the error Parse returns for a swink session
+// ErrVersion is wrapped by the error Parse returns for a swink session
 // whose schema version is newer than the one swink-agent-memory knows (1).
-var ErrSwinkVersion = fmt.Errorf("%w: swink session schema version too new", sessiondb.ErrInvalid)
+var ErrVersion = fmt.Errorf("%w: swink session schema version too new", sessiondb.ErrInvalid)
 
 // swinkCurrentVersion is swink-agent-memory's CURRENT_VERSION.
 const swinkCurrentVersion = 1
@@ -171,15 +171,15 @@ const swinkHeaderPadding = 64
 // messages).
 const swinkKindCustomEntry = "custom_entry"
 
-// Name returns FormatSwink.
-func (Swink) Name() string { return FormatSwink }
+// Name returns Name.
+func (Format) Name() string { return Name }
 
 // ---------------------------------------------------------------------------
 // Claim
 
 // Claim recognises swink session files, their interrupt files and their
 // checkpoints; see the type documentation.
-func (Swink) Claim(files []string) (units []jsonl.Unit, rest []string) {
+func (Format) Claim(files []string) (units []jsonl.Unit, rest []string) {
 	c := newSwClaim()
 	present := make(map[string]bool, len(files))
 	for _, f := range files {
@@ -195,7 +195,7 @@ func (Swink) Claim(files []string) (units []jsonl.Unit, rest []string) {
 		if !validSwinkID(id) || !c.isSession(f) {
 			continue
 		}
-		u := jsonl.Unit{Format: FormatSwink, Path: f}
+		u := jsonl.Unit{Format: Name, Path: f}
 		if ip := filepath.Join(filepath.Dir(f), id+".interrupt.json"); present[ip] {
 			u.Extra = append(u.Extra, ip)
 			claimed[ip] = true
@@ -388,7 +388,7 @@ type swLine struct {
 }
 
 // Parse reads one swink session; see the type documentation.
-func (Swink) Parse(ctx context.Context, u jsonl.Unit, from jsonl.Resume) (*jsonl.Parsed, error) {
+func (Format) Parse(ctx context.Context, u jsonl.Unit, from jsonl.Resume) (*jsonl.Parsed, error) {
 	if from.Offset > 0 {
 		return nil, jsonl.ErrNotIncremental
 	}
@@ -496,7 +496,7 @@ func (Swink) Parse(ctx context.Context, u jsonl.Unit, from jsonl.Resume) (*jsonl
 	if meta.Version > swinkCurrentVersion {
 		byLine()
 		// The line problems are still handed back for the report.
-		return p, fmt.Errorf("parse swink %s: unsupported session version %d (current: %d), not imported: %w", u.Path, meta.Version, swinkCurrentVersion, ErrSwinkVersion)
+		return p, fmt.Errorf("parse swink %s: unsupported session version %d (current: %d), not imported: %w", u.Path, meta.Version, swinkCurrentVersion, ErrVersion)
 	}
 	if meta.Version < swinkCurrentVersion {
 		problem(0, "session schema version %d is older than %d: swink loads it only through a %d -> %d SessionMigrator; imported unmigrated with version %d", meta.Version, swinkCurrentVersion, meta.Version, meta.Version+1, meta.Version)
@@ -1006,14 +1006,14 @@ func swJsonEqual(a, b []byte) bool {
 
 // Export writes session id in swink's format under dir; see the type
 // documentation.
-func (sw Swink) Export(ctx context.Context, s sessiondb.Store, id string, dir string) ([]string, error) {
+func (sw Format) Export(ctx context.Context, s sessiondb.Store, id string, dir string) ([]string, error) {
 	return jsonl.ExportDir(ctx, sw, s, id, dir)
 }
 
 // ExportFiles implements jsonl.Exporter. Without an interrupt, the session's
 // interrupt file is planned as a removal: a stale one would make swink
 // resume a finished turn.
-func (Swink) ExportFiles(ctx context.Context, s sessiondb.Store, id string) ([]jsonl.File, error) {
+func (Format) ExportFiles(ctx context.Context, s sessiondb.Store, id string) ([]jsonl.File, error) {
 	full, err := s.LoadFull(ctx, id, sessiondb.LoadOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("export swink %s: %w", id, err)
@@ -1023,7 +1023,7 @@ func (Swink) ExportFiles(ctx context.Context, s sessiondb.Store, id string) ([]j
 		return nil, fmt.Errorf("export swink %s: %w: not a valid swink session ID", id, sessiondb.ErrInvalid)
 	}
 	version := sess.Version
-	if version == 0 && sess.SourceFormat != FormatSwink {
+	if version == 0 && sess.SourceFormat != Name {
 		// A session that never had a swink schema version: its bodies are
 		// whatever they are, and swink reads only version 1 without a
 		// migrator.

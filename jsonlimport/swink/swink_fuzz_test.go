@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport/swink"
 )
 
 // swinkCanonical is what must survive an export of an entry: a message's
@@ -19,13 +20,13 @@ func swinkCanonical(t *testing.T, e sessiondb.Entry) []byte {
 	if e.Kind == sessiondb.KindMessage {
 		return e.Body
 	}
-	kvs, err := swDecodeObject(e.Body)
+	kvs, err := swink.DecodeObject(e.Body)
 	if err != nil {
 		t.Fatalf("%s body %q is not an object: %v", e.Kind, e.Body, err)
 	}
 	var parts []json.RawMessage
 	for _, k := range []string{"entry_type", "type", "data"} {
-		if v, ok := swLastKV(kvs, k); ok {
+		if v, ok := swink.LastKV(kvs, k); ok {
 			parts = append(parts, v)
 		}
 	}
@@ -63,7 +64,7 @@ func FuzzSwinkLine(f *testing.F) {
 		content := swinkTestHeader + "\n" + string(in) + "\n" + swUser + "\n"
 		p, err := parseSwinkString(t, content)
 		if err != nil {
-			if errors.Is(err, ErrSwinkVersion) {
+			if errors.Is(err, swink.ErrVersion) {
 				return // a _meta commit raised the version: refused, as swink does
 			}
 			t.Fatalf("Parse: %v", err)
@@ -93,7 +94,7 @@ func FuzzSwinkLine(f *testing.F) {
 		var b strings.Builder
 		b.WriteString(swinkTestHeader + "\n")
 		for _, e := range p.Entries {
-			line, err := swinkEntryLine(e)
+			line, err := swink.EntryLine(e)
 			if err != nil {
 				t.Fatalf("swinkEntryLine(%s %q): %v", e.Kind, e.Body, err)
 			}
@@ -101,7 +102,7 @@ func FuzzSwinkLine(f *testing.F) {
 			b.WriteByte('\n')
 		}
 		if p.State != nil {
-			data, err := swCompactJSON(p.State)
+			data, err := swink.CompactJSON(p.State)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -115,11 +116,11 @@ func FuzzSwinkLine(f *testing.F) {
 			t.Fatalf("re-parse: %d entries (want %d), problems %v\n%s", len(q.Entries), len(p.Entries), q.Problems, b.String())
 		}
 		for i := range q.Entries {
-			if q.Entries[i].Kind != p.Entries[i].Kind || !swJsonEqual(swinkCanonical(t, q.Entries[i]), swinkCanonical(t, p.Entries[i])) {
+			if q.Entries[i].Kind != p.Entries[i].Kind || !swink.JSONEqual(swinkCanonical(t, q.Entries[i]), swinkCanonical(t, p.Entries[i])) {
 				t.Errorf("entry %d: %s %s became %s %s", i, p.Entries[i].Kind, p.Entries[i].Body, q.Entries[i].Kind, q.Entries[i].Body)
 			}
 		}
-		if (p.State == nil) != (q.State == nil) || (p.State != nil && !swJsonEqual(p.State, q.State)) {
+		if (p.State == nil) != (q.State == nil) || (p.State != nil && !swink.JSONEqual(p.State, q.State)) {
 			t.Errorf("state %s became %s", p.State, q.State)
 		}
 	})

@@ -17,6 +17,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport"
+	"github.com/sessiondb/sessiondb/jsonlimport/internal/jsonltest"
+	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
+	"github.com/sessiondb/sessiondb/jsonlimport/swink"
 )
 
 // The swink samples (copied from samples/swink) and what swink's own read
@@ -103,13 +107,13 @@ func swinkFiles(t *testing.T, dir string) []string {
 
 // swinkUnits claims the sample sessions directory and returns the units by
 // session ID.
-func swinkUnits(t *testing.T, dir string) map[string]Unit {
+func swinkUnits(t *testing.T, dir string) map[string]jsonl.Unit {
 	t.Helper()
-	units, rest := Swink{}.Claim(swinkFiles(t, dir))
+	units, rest := swink.Format{}.Claim(swinkFiles(t, dir))
 	if len(rest) != 0 {
 		t.Fatalf("Claim left %v unclaimed", rest)
 	}
-	out := map[string]Unit{}
+	out := map[string]jsonl.Unit{}
 	for _, u := range units {
 		out[strings.TrimSuffix(filepath.Base(u.Path), ".jsonl")] = u
 	}
@@ -191,7 +195,7 @@ func swinkEntryTypes(entries []sessiondb.Entry) []string {
 	for _, e := range entries {
 		switch e.Kind {
 		case sessiondb.KindCustom:
-		case swinkKindCustomEntry:
+		case swink.KindCustomEntry:
 			out = append(out, "custom")
 		default:
 			out = append(out, e.Kind)
@@ -211,7 +215,7 @@ func swinkTime(t *testing.T, s string) time.Time {
 
 func swinkJSONEqual(t *testing.T, got, want []byte) bool {
 	t.Helper()
-	return swJsonEqual(got, want)
+	return swink.JSONEqual(got, want)
 }
 
 // TestSwinkParseGolden checks the reader against expected.json for every
@@ -229,14 +233,14 @@ func TestSwinkParseGolden(t *testing.T) {
 			if !ok {
 				t.Fatalf("no unit for %s", id)
 			}
-			p, err := Swink{}.Parse(context.Background(), u, Resume{})
+			p, err := swink.Format{}.Parse(context.Background(), u, jsonl.Resume{})
 
 			// S10: a newer schema version is refused, never guessed.
 			if !want.LoadNoReg.OK && strings.Contains(want.LoadNoReg.ErrorMessageContains, "unsupported session version") {
 				if err == nil {
 					t.Fatalf("Parse succeeded, swink fails with %q", want.LoadNoReg.ErrorMessageContains)
 				}
-				if !errors.Is(err, ErrSwinkVersion) || !errors.Is(err, sessiondb.ErrInvalid) {
+				if !errors.Is(err, swink.ErrVersion) || !errors.Is(err, sessiondb.ErrInvalid) {
 					t.Errorf("error %v does not wrap ErrSwinkVersion and ErrInvalid", err)
 				}
 				if !strings.Contains(err.Error(), want.LoadNoReg.ErrorMessageContains) {
@@ -398,7 +402,7 @@ var swinkCmpEmpty = cmp.Transformer("nilToEmpty", func(s []string) []string {
 	return s
 })
 
-func swinkHasProblem(ps []Problem, line int, substr string) bool {
+func swinkHasProblem(ps []jsonl.Problem, line int, substr string) bool {
 	for _, p := range ps {
 		if p.Line == line && strings.Contains(p.Reason, substr) {
 			return true
@@ -409,7 +413,7 @@ func swinkHasProblem(ps []Problem, line int, substr string) bool {
 
 // checkSwinkSkipped matches the Problems against expected.json's
 // lines_skipped_while_reading.
-func checkSwinkSkipped(t *testing.T, p *Parsed, skipped []string, lines [][]byte, versionProblem bool) {
+func checkSwinkSkipped(t *testing.T, p *jsonl.Parsed, skipped []string, lines [][]byte, versionProblem bool) {
 	t.Helper()
 	want := len(skipped)
 	if versionProblem {
@@ -492,7 +496,7 @@ func TestSwinkCheckpoint(t *testing.T) {
 			t.Errorf("%s got side files %v", id, o.Extra)
 		}
 	}
-	p, err := Swink{}.Parse(context.Background(), u, Resume{})
+	p, err := swink.Format{}.Parse(context.Background(), u, jsonl.Resume{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -565,10 +569,10 @@ func TestSwinkClaim(t *testing.T) {
 	cpNone := write(filepath.Join(cps, "rolling.json"), "{}")
 	cpOther := write(filepath.Join(cps, "q-turn-1.json"), "{}")
 
-	units, rest := Swink{}.Claim([]string{ab, aInt, a, badHeader, empty, notSwink, tmp, badID, orphan})
-	want := []Unit{
-		{Format: FormatSwink, Path: ab, Extra: []string{cpAB}},
-		{Format: FormatSwink, Path: a, Extra: []string{aInt, cpA}},
+	units, rest := swink.Format{}.Claim([]string{ab, aInt, a, badHeader, empty, notSwink, tmp, badID, orphan})
+	want := []jsonl.Unit{
+		{Format: swink.Name, Path: ab, Extra: []string{cpAB}},
+		{Format: swink.Name, Path: a, Extra: []string{aInt, cpA}},
 	}
 	if diff := cmp.Diff(want, units); diff != "" {
 		t.Errorf("units (-want +got):\n%s", diff)
@@ -579,12 +583,12 @@ func TestSwinkClaim(t *testing.T) {
 
 	// The checkpoints directory on its own: the files of known sessions are
 	// taken (they travel with their session's unit), the others are left.
-	units, rest = Swink{}.Claim([]string{cpAB, cpA, cpNone, cpOther})
+	units, rest = swink.Format{}.Claim([]string{cpAB, cpA, cpNone, cpOther})
 	if len(units) != 0 || !cmp.Equal(rest, []string{cpNone, cpOther}) {
 		t.Errorf("checkpoints dir: units %v rest %v", units, rest)
 	}
 	// swink's search index is opaque.
-	units, rest = Swink{}.Claim([]string{idx})
+	units, rest = swink.Format{}.Claim([]string{idx})
 	if len(units) != 0 || len(rest) != 0 {
 		t.Errorf("search index: units %v rest %v", units, rest)
 	}
@@ -593,7 +597,7 @@ func TestSwinkClaim(t *testing.T) {
 // TestSwinkResumeNotIncremental: swink rewrites its header in place.
 func TestSwinkResumeNotIncremental(t *testing.T) {
 	for _, u := range swinkUnits(t, swinkSessionsDir) {
-		if _, err := (Swink{}).Parse(context.Background(), u, Resume{Offset: 10, Entries: 1}); !errors.Is(err, ErrNotIncremental) {
+		if _, err := (swink.Format{}).Parse(context.Background(), u, jsonl.Resume{Offset: 10, Entries: 1}); !errors.Is(err, jsonl.ErrNotIncremental) {
 			t.Errorf("%s: Parse with offset: %v, want ErrNotIncremental", u.Path, err)
 		}
 	}
@@ -609,7 +613,7 @@ func TestSwinkOffset(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := int64(bytes.LastIndexByte(b, '\n') + 1)
-		p, err := Swink{}.Parse(context.Background(), u, Resume{})
+		p, err := swink.Format{}.Parse(context.Background(), u, jsonl.Resume{})
 		if p == nil {
 			continue // the refused newer version
 		}
@@ -636,7 +640,7 @@ func swinkItoa(n int) string {
 }
 
 // parseSwinkString writes content as <dir>/sessions/s.jsonl and parses it.
-func parseSwinkString(t *testing.T, content string) (*Parsed, error) {
+func parseSwinkString(t *testing.T, content string) (*jsonl.Parsed, error) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "sessions")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -646,7 +650,7 @@ func parseSwinkString(t *testing.T, content string) (*Parsed, error) {
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return Swink{}.Parse(context.Background(), Unit{Format: FormatSwink, Path: path}, Resume{})
+	return swink.Format{}.Parse(context.Background(), jsonl.Unit{Format: swink.Name, Path: path}, jsonl.Resume{})
 }
 
 // TestSwinkRecovery covers swink's read rules on synthetic files.
@@ -836,11 +840,11 @@ func TestSwinkInterruptAndCheckpointDefects(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	units, rest := Swink{}.Claim(swinkFiles(t, sess))
+	units, rest := swink.Format{}.Claim(swinkFiles(t, sess))
 	if len(units) != 1 || len(rest) != 0 || len(units[0].Extra) != 5 {
 		t.Fatalf("units %+v rest %v", units, rest)
 	}
-	p, err := Swink{}.Parse(context.Background(), units[0], Resume{})
+	p, err := swink.Format{}.Parse(context.Background(), units[0], jsonl.Resume{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -915,16 +919,16 @@ func TestSwinkTimeFormat(t *testing.T) {
 		{557310046, "2026-03-13T10:19:30.557310046Z"},
 	} {
 		tm := time.Date(2026, 3, 13, 10, 19, 30, tc.ns, time.UTC)
-		if got := formatSwinkTime(tm); got != tc.want {
+		if got := swink.FormatTime(tm); got != tc.want {
 			t.Errorf("formatSwinkTime(%d ns) = %s, want %s", tc.ns, got, tc.want)
 		}
-		back, err := parseSwinkTime(json.RawMessage(`"` + tc.want + `"`))
+		back, err := swink.ParseTime(json.RawMessage(`"` + tc.want + `"`))
 		if err != nil || !back.Equal(tm) {
 			t.Errorf("parse %s = %v %v", tc.want, back, err)
 		}
 	}
 	for _, s := range []string{"2026-03-13 10:19:30z", "2026-03-13t10:19:30+02:00"} {
-		if _, err := parseSwinkTime(json.RawMessage(`"` + s + `"`)); err != nil {
+		if _, err := swink.ParseTime(json.RawMessage(`"` + s + `"`)); err != nil {
 			t.Errorf("parse %s: %v", s, err)
 		}
 	}
@@ -941,7 +945,7 @@ func TestSwinkEntryLineRoundTrip(t *testing.T) {
 		{Kind: sessiondb.KindCustom, Body: json.RawMessage(`{"_custom":true,"data":{"x":1},"type":"n"}`)},
 		{Kind: "label", Body: json.RawMessage(`{"entry_type":"label","data":{"text":"x","message_index":0,"timestamp":6}}`)},
 		{Kind: "label", Body: json.RawMessage(`{"text":"x","message_index":0,"timestamp":6}`)},
-		{Kind: swinkKindCustomEntry, Body: json.RawMessage(`{"type_name":"g","data":null,"timestamp":5}`)},
+		{Kind: swink.KindCustomEntry, Body: json.RawMessage(`{"type_name":"g","data":null,"timestamp":5}`)},
 		// Stray keys that would trip swink's state reader are dropped.
 		{Kind: sessiondb.KindCustom, Body: json.RawMessage(`{"_custom":true,"_state":false,"data":{"x":1},"type":"n"}`)},
 		{Kind: "label", Body: json.RawMessage(`{"_state":0,"entry_type":"label","data":{"text":"x","message_index":0,"timestamp":6}}`)},
@@ -949,7 +953,7 @@ func TestSwinkEntryLineRoundTrip(t *testing.T) {
 	var b strings.Builder
 	b.WriteString(swinkTestHeader + "\n")
 	for _, e := range entries {
-		line, err := swinkEntryLine(e)
+		line, err := swink.EntryLine(e)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -990,22 +994,22 @@ func TestSwinkEntryLineRoundTrip(t *testing.T) {
 			}
 		}
 	}
-	if _, err := swinkEntryLine(sessiondb.Entry{Kind: "message", Body: json.RawMessage("{\"role\":\"\xff\"}")}); !errors.Is(err, sessiondb.ErrInvalid) {
+	if _, err := swink.EntryLine(sessiondb.Entry{Kind: "message", Body: json.RawMessage("{\"role\":\"\xff\"}")}); !errors.Is(err, sessiondb.ErrInvalid) {
 		t.Errorf("invalid UTF-8 body: %v", err)
 	}
 }
 
 func TestSwinkSerdeString(t *testing.T) {
-	got := swSerdeString("a\"b\\c\nd\x01é\u2028<>&\xff")
+	got := swink.SerdeString("a\"b\\c\nd\x01é\u2028<>&\xff")
 	want := `"a\"b\\c\nd\u0001é` + "\u2028" + `<>&` + "\uFFFD" + `"`
 	if got != want {
 		t.Errorf("got %s want %s", got, want)
 	}
 }
 
-func swinkImport(t *testing.T, store sessiondb.Store, paths ...string) Report {
+func swinkImport(t *testing.T, store sessiondb.Store, paths ...string) jsonlimport.Report {
 	t.Helper()
-	rep, err := Import(context.Background(), store, paths, Options{Jobs: 2})
+	rep, err := jsonlimport.Import(context.Background(), store, paths, jsonlimport.Options{Jobs: 2})
 	if err != nil {
 		t.Fatalf("import %v: %v", paths, err)
 	}
@@ -1026,7 +1030,7 @@ func swinkSameEntries(t *testing.T, what string, got, want []sessiondb.Entry) {
 	}
 }
 
-func swinkHasReportProblem(rep Report, pathSuffix, substr string) bool {
+func swinkHasReportProblem(rep jsonlimport.Report, pathSuffix, substr string) bool {
 	for _, p := range rep.Problems {
 		if strings.HasSuffix(p.Path, pathSuffix) && strings.Contains(p.Reason, substr) {
 			return true
@@ -1035,8 +1039,8 @@ func swinkHasReportProblem(rep Report, pathSuffix, substr string) bool {
 	return false
 }
 
-func swinkHasNote(rep Report, pathSuffix, substr string) bool {
-	return swinkHasReportProblem(Report{Problems: rep.Notes}, pathSuffix, substr)
+func swinkHasNote(rep jsonlimport.Report, pathSuffix, substr string) bool {
+	return swinkHasReportProblem(jsonlimport.Report{Problems: rep.Notes}, pathSuffix, substr)
 }
 
 // TestSwinkStoreEndToEnd imports the samples into a SQLite store (format
@@ -1047,9 +1051,9 @@ func TestSwinkStoreEndToEnd(t *testing.T) {
 	ctx := context.Background()
 	exp := loadSwinkExpected(t)
 	units := swinkUnits(t, swinkSessionsDir)
-	parsed := map[string]*Parsed{}
+	parsed := map[string]*jsonl.Parsed{}
 	for id, u := range units {
-		p, err := Swink{}.Parse(ctx, u, Resume{})
+		p, err := swink.Format{}.Parse(ctx, u, jsonl.Resume{})
 		if err == nil {
 			parsed[id] = p
 		}
@@ -1058,7 +1062,7 @@ func TestSwinkStoreEndToEnd(t *testing.T) {
 		t.Fatalf("%d samples parse, want 9", len(parsed))
 	}
 
-	store := openStore(t)
+	store := jsonltest.OpenStore(t)
 	root, err := filepath.Abs(swinkDir)
 	if err != nil {
 		t.Fatal(err)
@@ -1110,7 +1114,7 @@ func TestSwinkStoreEndToEnd(t *testing.T) {
 		s := full.Session
 		lm := want.ListMeta
 		if s.Title != lm.Title || !s.CreatedAt.Equal(swinkTime(t, lm.CreatedAt)) || !s.UpdatedAt.Equal(swinkTime(t, lm.UpdatedAt)) ||
-			s.Version != lm.Version || s.SourceFormat != FormatSwink || !strings.HasSuffix(s.SourcePath, id+".jsonl") {
+			s.Version != lm.Version || s.SourceFormat != swink.Name || !strings.HasSuffix(s.SourcePath, id+".jsonl") {
 			t.Errorf("%s: session %+v, want %+v", id, s, lm)
 		}
 		swinkSameEntries(t, id+" store vs reader", full.Transcript, p.Entries)
@@ -1187,7 +1191,7 @@ func TestSwinkStoreEndToEnd(t *testing.T) {
 	// import it into a second store.
 	out := t.TempDir()
 	for id, p := range parsed {
-		files, err := Swink{}.Export(ctx, store, id, out)
+		files, err := swink.Format{}.Export(ctx, store, id, out)
 		if err != nil {
 			t.Fatalf("export %s: %v", id, err)
 		}
@@ -1204,7 +1208,7 @@ func TestSwinkStoreEndToEnd(t *testing.T) {
 			t.Errorf("export %s: header %q is not padded with 64 spaces", id, lines[0])
 		}
 		eu := swinkUnits(t, filepath.Join(out, "sessions"))[id]
-		ep, err := Swink{}.Parse(ctx, eu, Resume{})
+		ep, err := swink.Format{}.Parse(ctx, eu, jsonl.Resume{})
 		if err != nil {
 			t.Fatalf("parse export %s: %v", id, err)
 		}
@@ -1231,7 +1235,7 @@ func TestSwinkStoreEndToEnd(t *testing.T) {
 			}
 		}
 	}
-	store2 := openStore(t)
+	store2 := jsonltest.OpenStore(t)
 	rep2 := swinkImport(t, store2, out)
 	if rep2.Sessions != 9 || len(rep2.Problems) != 1 || !strings.Contains(rep2.Problems[0].Reason, "SessionMigrator") {
 		t.Errorf("re-import of the export: %d sessions, problems %v", rep2.Sessions, rep2.Problems)
@@ -1264,7 +1268,7 @@ func TestSwinkStoreEndToEnd(t *testing.T) {
 // document. The reader then sees what swink's loader would.
 func TestSwinkExportNative(t *testing.T) {
 	ctx := context.Background()
-	store := openStore(t)
+	store := jsonltest.OpenStore(t)
 	const id = "native-1"
 	created := time.Date(2026, 4, 1, 8, 0, 0, 123456000, time.UTC)
 	if _, err := store.Create(ctx, sessiondb.Session{ID: id, Title: "Native \"one\"\n", CreatedAt: created, UpdatedAt: created}); err != nil {
@@ -1303,7 +1307,7 @@ func TestSwinkExportNative(t *testing.T) {
 	}
 
 	out := t.TempDir()
-	files, err := Swink{}.Export(ctx, store, id, out)
+	files, err := swink.Format{}.Export(ctx, store, id, out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1316,7 +1320,7 @@ func TestSwinkExportNative(t *testing.T) {
 		t.Errorf("header %s", lines[0])
 	}
 	units := swinkUnits(t, filepath.Join(out, "sessions"))
-	p, err := Swink{}.Parse(ctx, units[id], Resume{})
+	p, err := swink.Format{}.Parse(ctx, units[id], jsonl.Resume{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1366,7 +1370,7 @@ func TestSwinkExportNative(t *testing.T) {
 		t.Fatal(err)
 	}
 	out2 := t.TempDir()
-	if _, err := (Swink{}).Export(ctx, store, id, out2); !errors.Is(err, sessiondb.ErrInvalid) {
+	if _, err := (swink.Format{}).Export(ctx, store, id, out2); !errors.Is(err, sessiondb.ErrInvalid) {
 		t.Errorf("export with a foreign interrupt: %v", err)
 	}
 	if des, _ := os.ReadDir(out2); len(des) != 0 {
@@ -1376,7 +1380,7 @@ func TestSwinkExportNative(t *testing.T) {
 	if _, err := store.ClearInterrupt(ctx, id); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := (Swink{}).Export(ctx, store, id, out); err != nil {
+	if _, err := (swink.Format{}).Export(ctx, store, id, out); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(out, "sessions", id+".interrupt.json")); !errors.Is(err, os.ErrNotExist) {
@@ -1386,7 +1390,7 @@ func TestSwinkExportNative(t *testing.T) {
 	if _, err := store.Create(ctx, sessiondb.Session{ID: "a:b"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := (Swink{}).Export(ctx, store, "a:b", out2); !errors.Is(err, sessiondb.ErrInvalid) {
+	if _, err := (swink.Format{}).Export(ctx, store, "a:b", out2); !errors.Is(err, sessiondb.ErrInvalid) {
 		t.Errorf("export of a:b: %v", err)
 	}
 }
@@ -1414,14 +1418,14 @@ func TestSwinkStoreReimportChanged(t *testing.T) {
 	if err := os.WriteFile(path, bytes.Join(lines[:7], nil), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	store := openStore(t)
+	store := jsonltest.OpenStore(t)
 	if rep := swinkImport(t, store, dir); rep.Sessions != 1 || rep.Entries != 4 {
 		t.Fatalf("first import: %+v", rep)
 	}
 	check := func(what string, wantEntries int) {
 		t.Helper()
 		u := swinkUnits(t, dir)[id]
-		p, err := Swink{}.Parse(ctx, u, Resume{})
+		p, err := swink.Format{}.Parse(ctx, u, jsonl.Resume{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -1506,7 +1510,7 @@ type swinkGolden struct {
 	Offset int64 `json:"offset"`
 }
 
-func swinkGoldenOf(t *testing.T, p *Parsed, err error) []byte {
+func swinkGoldenOf(t *testing.T, p *jsonl.Parsed, err error) []byte {
 	t.Helper()
 	var g swinkGolden
 	if err != nil {
@@ -1580,7 +1584,7 @@ func TestSwinkGoldenFiles(t *testing.T) {
 	}
 	for id, u := range units {
 		t.Run(id, func(t *testing.T) {
-			p, err := Swink{}.Parse(context.Background(), u, Resume{})
+			p, err := swink.Format{}.Parse(context.Background(), u, jsonl.Resume{})
 			if p == nil {
 				t.Fatalf("Parse returned no Parsed (%v)", err)
 			}

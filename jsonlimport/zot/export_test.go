@@ -3,18 +3,18 @@ package zot
 // What the external tests (package zot_test, which imports jsonlimport to
 // import and export through it) use of this package's internals.
 var (
-	IsZotHomeFile = isZotHomeFile
-	ZotHydrate    = zotHydrate
+	IsHomeFile = isZotHomeFile
+	Hydrate    = zotHydrate
 )
 
-const ZotExt = zotExt
+const Ext = zotExt
 
 type (
-	ZotImageBlock      = zotImageBlock
-	ZotMeta            = zotMeta
-	ZotTextBlock       = zotTextBlock
-	ZotToolCallBlock   = zotToolCallBlock
-	ZotToolResultBlock = zotToolResultBlock
-	ZotUsage           = zotUsage
-	ZotResumeState     = zotResumeState
+	ImageBlock      = zotImageBlock
+	Meta            = zotMeta
+	TextBlock       = zotTextBlock
+	ToolCallBlock   = zotToolCallBlock
+	ToolResultBlock = zotToolResultBlock
+	Usage           = zotUsage
+	ResumeState     = zotResumeState
 )

@@ -100,16 +100,16 @@ import (
 	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 )
 
-// Zot reads and writes zot session files.
-type Zot struct{}
+// Format reads and writes zot session files.
+type Format struct{}
 
-// FormatZot is the format's name.
-const FormatZot = "zot"
+// Name is the format's name.
+const Name = "zot"
 
-var _ jsonl.Format = Zot{}
+var _ jsonl.Format = Format{}
 
-// Name returns FormatZot.
-func (Zot) Name() string { return FormatZot }
+// Name returns Name.
+func (Format) Name() string { return Name }
 
 // zotStubText is the text of the stub result zot's loader synthesizes for a
 // tool call without result.
@@ -162,10 +162,10 @@ type zotAttrs struct {
 // Claim takes zot session files: files laid out as in a zot home
 // (sessions/<16 hex>/<YYYYMMDD-HHMMSS>-<id>.jsonl), portable .zotsession
 // exports, and any other .jsonl file whose first line is a zot meta row.
-func (Zot) Claim(files []string) (units []jsonl.Unit, rest []string) {
+func (Format) Claim(files []string) (units []jsonl.Unit, rest []string) {
 	for _, f := range files {
 		if isZotHomeFile(f) || strings.HasSuffix(f, zotExt) || (strings.HasSuffix(f, ".jsonl") && sniffZotMeta(f)) {
-			units = append(units, jsonl.Unit{Format: FormatZot, Path: f})
+			units = append(units, jsonl.Unit{Format: Name, Path: f})
 			continue
 		}
 		rest = append(rest, f)
@@ -398,7 +398,7 @@ func (p *zotParser) note(line int, format string, args ...any) {
 }
 
 // Parse reads one zot session file (see the package notes on zot above).
-func (Zot) Parse(ctx context.Context, u jsonl.Unit, from jsonl.Resume) (parsed *jsonl.Parsed, err error) {
+func (Format) Parse(ctx context.Context, u jsonl.Unit, from jsonl.Resume) (parsed *jsonl.Parsed, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			parsed, err = nil, fmt.Errorf("parse zot %s: internal error: %v", u.Path, r)
@@ -1096,12 +1096,12 @@ func replaceValue(obj []byte, key string, val []byte) []byte {
 // a body zot could not load is adapted: string content becomes one text
 // block, an unparsable time is replaced by the entry's time, and a
 // multi-line body is compacted onto one line.
-func (z Zot) Export(ctx context.Context, s sessiondb.Store, id string, dir string) ([]string, error) {
+func (z Format) Export(ctx context.Context, s sessiondb.Store, id string, dir string) ([]string, error) {
 	return jsonl.ExportDir(ctx, z, s, id, dir)
 }
 
 // ExportFiles implements jsonl.Exporter.
-func (Zot) ExportFiles(ctx context.Context, s sessiondb.Store, id string) ([]jsonl.File, error) {
+func (Format) ExportFiles(ctx context.Context, s sessiondb.Store, id string) ([]jsonl.File, error) {
 	full, err := s.LoadFull(ctx, id, sessiondb.LoadOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("export zot %s: %w", id, err)
@@ -1239,7 +1239,7 @@ func zotWireBody(e sessiondb.Entry) ([]byte, error) {
 // whose content blocks are untyped: {"text"}, a call {"id", "name",
 // "arguments"}, and a tool message answers several calls with {"call_id",
 // "content", "is_error"} blocks, which jsonl.MessageObject reads.
-func (Zot) Understand(e sessiondb.Entry, obj map[string]any) jsonl.Message {
+func (Format) Understand(e sessiondb.Entry, obj map[string]any) jsonl.Message {
 	if obj["role"] == nil {
 		return jsonl.Extracted(e)
 	}

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
+	"github.com/sessiondb/sessiondb/jsonlimport/zot"
 )
 
 // FuzzZotLine puts one arbitrary line between a meta row and a final user
@@ -21,7 +23,7 @@ import (
 func FuzzZotLine(f *testing.F) {
 	for _, sub := range []string{"zot", "zot-damaged", "zot-compaction"} {
 		filepath.WalkDir(filepath.Join(zotTestdata, sub), func(path string, d os.DirEntry, err error) error {
-			if err != nil || d.IsDir() || !(strings.HasSuffix(path, ".jsonl") || strings.HasSuffix(path, zotExt)) {
+			if err != nil || d.IsDir() || !(strings.HasSuffix(path, ".jsonl") || strings.HasSuffix(path, zot.Ext)) {
 				return nil
 			}
 			raw, err := os.ReadFile(path)
@@ -60,8 +62,8 @@ func FuzzZotLine(f *testing.F) {
 			t.Fatal(err)
 		}
 		ctx := context.Background()
-		u := Unit{Format: FormatZot, Path: path}
-		p, err := Zot{}.Parse(ctx, u, Resume{})
+		u := jsonl.Unit{Format: zot.Name, Path: path}
+		p, err := zot.Format{}.Parse(ctx, u, jsonl.Resume{})
 		if err != nil {
 			t.Fatalf("parse: %v", err)
 		}
@@ -98,7 +100,7 @@ func FuzzZotLine(f *testing.F) {
 				t.Fatalf("problem %+v", pr)
 			}
 		}
-		var rs zotResumeState
+		var rs zot.ResumeState
 		if err := json.Unmarshal(p.ResumeState, &rs); err != nil {
 			t.Fatal(err)
 		}
@@ -107,15 +109,15 @@ func FuzzZotLine(f *testing.F) {
 		if err := os.WriteFile(path, []byte(head), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		first, err := Zot{}.Parse(ctx, u, Resume{})
+		first, err := zot.Format{}.Parse(ctx, u, jsonl.Resume{})
 		if err != nil {
 			t.Fatalf("parse head: %v", err)
 		}
 		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		second, err := Zot{}.Parse(ctx, u, Resume{Offset: first.Offset, Entries: len(first.Entries), State: first.ResumeState})
-		if errors.Is(err, ErrNotIncremental) {
+		second, err := zot.Format{}.Parse(ctx, u, jsonl.Resume{Offset: first.Offset, Entries: len(first.Entries), State: first.ResumeState})
+		if errors.Is(err, jsonl.ErrNotIncremental) {
 			return
 		}
 		if err != nil {

@@ -14,6 +14,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport"
+	"github.com/sessiondb/sessiondb/jsonlimport/internal/jsonltest"
+	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
+	"github.com/sessiondb/sessiondb/jsonlimport/zot"
 )
 
 // zotTestdata is the copy of the zot samples (from samples/zot, zot-damaged
@@ -24,10 +28,10 @@ const zotTestdata = "../../testdata"
 // readers returned for a sample file.
 type zotGolden struct {
 	File               string            `json:"file"`
-	OpenSessionMeta    zotMeta           `json:"open_session_meta"`
+	OpenSessionMeta    zot.Meta          `json:"open_session_meta"`
 	OpenSessionCount   int               `json:"open_session_message_count"`
 	OpenSessionMessage []json.RawMessage `json:"open_session_messages"`
-	SessionUsage       zotUsage          `json:"session_usage"`
+	SessionUsage       zot.Usage         `json:"session_usage"`
 	Describe           *struct {
 		Title        string `json:"Title"`
 		MessageCount int    `json:"MessageCount"`
@@ -76,7 +80,7 @@ func zotReadJSON(t *testing.T, path string, v any) {
 // zotEffective computes the effective transcript from a whole-file Parsed:
 // the summary of the latest compaction, then the entries from its
 // KeepFromSeq on.
-func zotEffective(p *Parsed) []sessiondb.Entry {
+func zotEffective(p *jsonl.Parsed) []sessiondb.Entry {
 	if len(p.Compactions) == 0 {
 		return p.Entries
 	}
@@ -91,7 +95,7 @@ func zotHydratedJSON(t *testing.T, entries []sessiondb.Entry) []any {
 	t.Helper()
 	out := []any{}
 	for i, e := range entries {
-		m, _, err := zotHydrate(e.Body)
+		m, _, err := zot.Hydrate(e.Body)
 		if err != nil {
 			t.Fatalf("entry %d: zot's loader cannot decode body %s: %v", i+1, e.Body, err)
 		}
@@ -126,9 +130,9 @@ func zotRawJSON(t *testing.T, raws []json.RawMessage) []any {
 	return out
 }
 
-func zotParse(t *testing.T, path string) *Parsed {
+func zotParse(t *testing.T, path string) *jsonl.Parsed {
 	t.Helper()
-	p, err := Zot{}.Parse(context.Background(), Unit{Format: FormatZot, Path: path}, Resume{})
+	p, err := zot.Format{}.Parse(context.Background(), jsonl.Unit{Format: zot.Name, Path: path}, jsonl.Resume{})
 	if err != nil {
 		t.Fatalf("parse %s: %v", path, err)
 	}
@@ -143,8 +147,8 @@ func zotTotals(us []sessiondb.Usage) sessiondb.UsageTotals {
 	return t
 }
 
-func zotUsageOf(t sessiondb.UsageTotals) zotUsage {
-	return zotUsage{t.InputTokens, t.OutputTokens, t.CacheReadTokens, t.CacheWriteTokens, t.Cost}
+func zotUsageOf(t sessiondb.UsageTotals) zot.Usage {
+	return zot.Usage{t.InputTokens, t.OutputTokens, t.CacheReadTokens, t.CacheWriteTokens, t.Cost}
 }
 
 func zotRoles(entries []sessiondb.Entry) []string {
@@ -156,7 +160,7 @@ func zotRoles(entries []sessiondb.Entry) []string {
 }
 
 // zotCheckMeta compares the session metadata with zot's OpenSession meta.
-func zotCheckMeta(t *testing.T, s sessiondb.Session, m zotMeta) {
+func zotCheckMeta(t *testing.T, s sessiondb.Session, m zot.Meta) {
 	t.Helper()
 	if s.ID != m.ID {
 		t.Errorf("ID = %q, want %q", s.ID, m.ID)
@@ -387,7 +391,7 @@ type zotDamagedResult struct {
 func zotBlockKinds(t *testing.T, entries []sessiondb.Entry) map[string]int {
 	out := map[string]int{}
 	for _, e := range entries {
-		m, _, err := zotHydrate(e.Body)
+		m, _, err := zot.Hydrate(e.Body)
 		if err != nil {
 			continue
 		}
@@ -398,7 +402,7 @@ func zotBlockKinds(t *testing.T, entries []sessiondb.Entry) map[string]int {
 	return out
 }
 
-func zotHasProblem(ps []Problem, line int, substr string) bool {
+func zotHasProblem(ps []jsonl.Problem, line int, substr string) bool {
 	for _, p := range ps {
 		if (line < 0 || p.Line == line) && strings.Contains(p.Reason, substr) {
 			return true
@@ -490,7 +494,7 @@ func TestZotDamaged(t *testing.T) {
 			if r.Case == "05-empty-file" {
 				// zot returns no meta and no messages; there is no session
 				// to import, so Parse refuses the unit.
-				_, err := Zot{}.Parse(context.Background(), Unit{Format: FormatZot, Path: path}, Resume{})
+				_, err := zot.Format{}.Parse(context.Background(), jsonl.Unit{Format: zot.Name, Path: path}, jsonl.Resume{})
 				if !errors.Is(err, sessiondb.ErrInvalid) || !strings.Contains(err.Error(), "empty file") {
 					t.Fatalf("err = %v, want ErrInvalid: empty file", err)
 				}
@@ -520,7 +524,7 @@ func TestZotDamaged(t *testing.T) {
 			}
 			stubs := 0
 			for _, e := range eff {
-				if bytes.Contains(e.Body, []byte(zotStubText)) {
+				if bytes.Contains(e.Body, []byte(zot.StubText)) {
 					stubs++
 				}
 			}
@@ -607,13 +611,13 @@ func TestZotDamagedDetails(t *testing.T) {
 	t.Run("stub for the lost tool row", func(t *testing.T) {
 		p := zotParse(t, filepath.Join(dir, "02-corrupt-middle-line.jsonl"))
 		stub := p.Entries[2]
-		m, _, err := zotHydrate(stub.Body)
+		m, _, err := zot.Hydrate(stub.Body)
 		if err != nil || m.Role != "tool" || len(m.Content) != 1 {
 			t.Fatalf("stub %s: %v", stub.Body, err)
 		}
-		tr := m.Content[0].Value.(zotToolResultBlock)
+		tr := m.Content[0].Value.(zot.ToolResultBlock)
 		call := zotToolCalls(t, p.Entries[1])[0]
-		if tr.CallID != call || !tr.IsError || tr.Content[0].Value.(zotTextBlock).Text != zotStubText {
+		if tr.CallID != call || !tr.IsError || tr.Content[0].Value.(zot.TextBlock).Text != zot.StubText {
 			t.Errorf("stub %+v for call %s", tr, call)
 		}
 		if !stub.CreatedAt.Equal(p.Entries[1].CreatedAt) {
@@ -628,7 +632,7 @@ func TestZotDamagedDetails(t *testing.T) {
 				t.Errorf("entry %d not in the file", i+1)
 			}
 		}
-		m, _, _ := zotHydrate(p.Entries[9].Body)
+		m, _, _ := zot.Hydrate(p.Entries[9].Body)
 		if m.Role != "user" {
 			t.Errorf("recovered entry %s", p.Entries[9].Body)
 		}
@@ -646,13 +650,13 @@ func TestZotDamagedDetails(t *testing.T) {
 
 func zotToolCalls(t *testing.T, e sessiondb.Entry) []string {
 	t.Helper()
-	m, _, err := zotHydrate(e.Body)
+	m, _, err := zot.Hydrate(e.Body)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var ids []string
 	for _, b := range m.Content {
-		if tc, ok := b.Value.(zotToolCallBlock); ok {
+		if tc, ok := b.Value.(zot.ToolCallBlock); ok {
 			ids = append(ids, tc.ID)
 		}
 	}
@@ -691,7 +695,7 @@ func TestZotRepairMerge(t *testing.T) {
 		t.Fatalf("%d entries", len(p.Entries))
 	}
 	got := p.Entries[2].Body
-	want := `{"role":"tool","content":[ {"call_id":"t1","content":[{"text":"ok"}],"is_error":false},{"call_id":"t2","content":[{"text":"` + zotStubText + `"}],"is_error":true} ],"time":"2026-01-02T03:04:07Z"}`
+	want := `{"role":"tool","content":[ {"call_id":"t1","content":[{"text":"ok"}],"is_error":false},{"call_id":"t2","content":[{"text":"` + zot.StubText + `"}],"is_error":true} ],"time":"2026-01-02T03:04:07Z"}`
 	if string(got) != want {
 		t.Errorf("merged body\n got %s\nwant %s", got, want)
 	}
@@ -741,7 +745,7 @@ func TestZotLineDefects(t *testing.T) {
 		if err := os.WriteFile(path, []byte(content+"\n"+msg("two")+"\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		q, err := Zot{}.Parse(context.Background(), Unit{Format: FormatZot, Path: path}, Resume{Offset: p.Offset, Entries: 1, State: p.ResumeState})
+		q, err := zot.Format{}.Parse(context.Background(), jsonl.Unit{Format: zot.Name, Path: path}, jsonl.Resume{Offset: p.Offset, Entries: 1, State: p.ResumeState})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -789,7 +793,7 @@ func TestZotLineDefects(t *testing.T) {
 		}
 	})
 	t.Run("summary-only reasoning hydrates as an empty text block", func(t *testing.T) {
-		m, _, err := zotHydrate([]byte(`{"role":"assistant","content":[{"summary":"s"},{"reasoning_id":"r","summary":"s"},{"id":"c","name":"n"},{"call_id":"c","content":[{"mime_type":"image/png","data":"!!"}]},"str",null],"time":"2026-01-02T03:04:05Z"}`))
+		m, _, err := zot.Hydrate([]byte(`{"role":"assistant","content":[{"summary":"s"},{"reasoning_id":"r","summary":"s"},{"id":"c","name":"n"},{"call_id":"c","content":[{"mime_type":"image/png","data":"!!"}]},"str",null],"time":"2026-01-02T03:04:05Z"}`))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -801,7 +805,7 @@ func TestZotLineDefects(t *testing.T) {
 		if d := cmp.Diff(want, kinds); d != "" {
 			t.Errorf("kinds (-want +got):\n%s", d)
 		}
-		if img := m.Content[3].Value.(zotToolResultBlock).Content[0].Value.(zotImageBlock); img.MimeType != "image/png" || img.Data != nil {
+		if img := m.Content[3].Value.(zot.ToolResultBlock).Content[0].Value.(zot.ImageBlock); img.MimeType != "image/png" || img.Data != nil {
 			t.Errorf("inner image %+v", img)
 		}
 	})
@@ -813,7 +817,7 @@ func TestZotResume(t *testing.T) {
 	var files []string
 	for _, sub := range []string{"zot", "zot-damaged", "zot-compaction"} {
 		filepath.WalkDir(filepath.Join(zotTestdata, sub), func(path string, d os.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && (strings.HasSuffix(path, ".jsonl") || strings.HasSuffix(path, zotExt)) &&
+			if err == nil && !d.IsDir() && (strings.HasSuffix(path, ".jsonl") || strings.HasSuffix(path, zot.Ext)) &&
 				!strings.Contains(path, "05-empty") {
 				files = append(files, path)
 			}
@@ -847,15 +851,15 @@ func TestZotResume(t *testing.T) {
 			if err := os.WriteFile(path, raw[:cut], 0o644); err != nil {
 				t.Fatal(err)
 			}
-			first, err := Zot{}.Parse(ctx, Unit{Format: FormatZot, Path: path}, Resume{})
+			first, err := zot.Format{}.Parse(ctx, jsonl.Unit{Format: zot.Name, Path: path}, jsonl.Resume{})
 			if err != nil {
 				continue // nothing readable yet (a torn meta line)
 			}
 			if err := os.WriteFile(path, raw, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			second, err := Zot{}.Parse(ctx, Unit{Format: FormatZot, Path: path}, Resume{Offset: first.Offset, Entries: len(first.Entries), State: first.ResumeState})
-			if errors.Is(err, ErrNotIncremental) {
+			second, err := zot.Format{}.Parse(ctx, jsonl.Unit{Format: zot.Name, Path: path}, jsonl.Resume{Offset: first.Offset, Entries: len(first.Entries), State: first.ResumeState})
+			if errors.Is(err, jsonl.ErrNotIncremental) {
 				continue // checked in TestZotNotIncremental
 			}
 			if err != nil {
@@ -919,36 +923,36 @@ func TestZotNotIncremental(t *testing.T) {
 		t.Fatalf("%d compactions, want the view", n)
 	}
 	view := first.Compactions[0]
-	if view.KeepFromSeq != 3 || len(view.Summary) != 3 || !bytes.Contains(view.Summary[2].Body, []byte(zotStubText)) {
+	if view.KeepFromSeq != 3 || len(view.Summary) != 3 || !bytes.Contains(view.Summary[2].Body, []byte(zot.StubText)) {
 		t.Fatalf("view keeps from %d, %d messages", view.KeepFromSeq, len(view.Summary))
 	}
 	call := zotToolCalls(t, first.Entries[1])[0]
-	resume := Resume{Offset: first.Offset, Entries: len(first.Entries), State: first.ResumeState}
+	resume := jsonl.Resume{Offset: first.Offset, Entries: len(first.Entries), State: first.ResumeState}
 
 	// A user row after the crash: zot inserts the stub before it, which
 	// the resumed read cannot place.
 	user := `{"type":"message","message":{"role":"user","content":[{"text":"again"}],"time":"2026-11-29T13:00:00Z"}}`
 	os.WriteFile(path, append(append([]byte{}, raw...), user+"\n"...), 0o644)
-	if _, err := (Zot{}).Parse(context.Background(), Unit{Format: FormatZot, Path: path}, resume); !errors.Is(err, ErrNotIncremental) {
+	if _, err := (zot.Format{}).Parse(context.Background(), jsonl.Unit{Format: zot.Name, Path: path}, resume); !errors.Is(err, jsonl.ErrNotIncremental) {
 		t.Fatalf("err = %v, want ErrNotIncremental", err)
 	}
 	whole := zotParse(t, path)
-	if len(whole.Entries) != 4 || !bytes.Contains(whole.Entries[2].Body, []byte(zotStubText)) || whole.Entries[3].Role != "user" {
+	if len(whole.Entries) != 4 || !bytes.Contains(whole.Entries[2].Body, []byte(zot.StubText)) || whole.Entries[3].Role != "user" {
 		t.Fatalf("whole file after a user row: %v", whole.Entries)
 	}
 
 	// The real tool result: no stub at all.
 	tool := `{"type":"message","message":{"role":"tool","content":[{"call_id":"` + call + `","content":[{"text":"ok"}],"is_error":false}],"time":"2026-11-29T13:00:00Z"}}`
 	os.WriteFile(path, append(append([]byte{}, raw...), tool+"\n"...), 0o644)
-	if _, err := (Zot{}).Parse(context.Background(), Unit{Format: FormatZot, Path: path}, resume); !errors.Is(err, ErrNotIncremental) {
+	if _, err := (zot.Format{}).Parse(context.Background(), jsonl.Unit{Format: zot.Name, Path: path}, resume); !errors.Is(err, jsonl.ErrNotIncremental) {
 		t.Fatalf("err = %v, want ErrNotIncremental", err)
 	}
 	whole = zotParse(t, path)
-	if len(whole.Entries) != 3 || bytes.Contains(whole.Entries[2].Body, []byte(zotStubText)) || len(whole.Compactions) != 0 {
+	if len(whole.Entries) != 3 || bytes.Contains(whole.Entries[2].Body, []byte(zot.StubText)) || len(whole.Compactions) != 0 {
 		t.Errorf("whole file: %v", whole.Entries)
 	}
 	// Without resume state an offset cannot be continued either.
-	if _, err := (Zot{}).Parse(context.Background(), Unit{Format: FormatZot, Path: path}, Resume{Offset: 10}); !errors.Is(err, ErrNotIncremental) {
+	if _, err := (zot.Format{}).Parse(context.Background(), jsonl.Unit{Format: zot.Name, Path: path}, jsonl.Resume{Offset: 10}); !errors.Is(err, jsonl.ErrNotIncremental) {
 		t.Errorf("err = %v, want ErrNotIncremental", err)
 	}
 }
@@ -972,10 +976,10 @@ func TestZotClaim(t *testing.T) {
 		all = append(all, f)
 	}
 	sort.Strings(all)
-	units, rest := Zot{}.Claim(all)
+	units, rest := zot.Format{}.Claim(all)
 	var got []string
 	for _, u := range units {
-		if u.Format != FormatZot {
+		if u.Format != zot.Name {
 			t.Errorf("unit format %q", u.Format)
 		}
 		rel, _ := filepath.Rel(dir, u.Path)
@@ -997,14 +1001,14 @@ func TestZotClaim(t *testing.T) {
 		}
 		return nil
 	})
-	if u, r := (Zot{}).Claim(sample); len(u) != 11 || len(r) != 0 {
+	if u, r := (zot.Format{}).Claim(sample); len(u) != 11 || len(r) != 0 {
 		t.Errorf("sample home: %d units, rest %v", len(u), r)
 	}
 }
 
-func zotImport(t *testing.T, store sessiondb.Store, paths ...string) Report {
+func zotImport(t *testing.T, store sessiondb.Store, paths ...string) jsonlimport.Report {
 	t.Helper()
-	rep, err := Import(context.Background(), store, paths, Options{Format: FormatZot, Jobs: 2})
+	rep, err := jsonlimport.Import(context.Background(), store, paths, jsonlimport.Options{Format: zot.Name, Jobs: 2})
 	if err != nil {
 		t.Fatalf("import %v: %v", paths, err)
 	}
@@ -1017,7 +1021,7 @@ func zotImport(t *testing.T, store sessiondb.Store, paths ...string) Report {
 func TestZotStoreEndToEnd(t *testing.T) {
 	ctx := context.Background()
 	goldens := zotGoldens(t)
-	store := openStore(t)
+	store := jsonltest.OpenStore(t)
 	homes := []string{
 		filepath.Join(zotTestdata, "zot", "zot_home"),
 		filepath.Join(zotTestdata, "zot", "nonflow", "zot_home"),
@@ -1028,13 +1032,13 @@ func TestZotStoreEndToEnd(t *testing.T) {
 		t.Fatalf("report: files %d sessions %d problems %v", rep.Files, rep.Sessions, rep.Problems)
 	}
 	// With format detection, every file of the homes is recognised as zot.
-	autoStore := openStore(t)
-	auto, err := Import(ctx, autoStore, homes, Options{})
+	autoStore := jsonltest.OpenStore(t)
+	auto, err := jsonlimport.Import(ctx, autoStore, homes, jsonlimport.Options{})
 	if err != nil || auto.Files != 13 || auto.Sessions != 13 || len(auto.Problems) != 0 {
 		t.Errorf("auto-detected import: %+v, %v", auto, err)
 	}
 	for _, g := range goldens {
-		if s, err := autoStore.Get(ctx, g.OpenSessionMeta.ID); err != nil || s.SourceFormat != FormatZot {
+		if s, err := autoStore.Get(ctx, g.OpenSessionMeta.ID); err != nil || s.SourceFormat != zot.Name {
 			t.Errorf("auto-detected import of %s: %+v, %v", g.File, s, err)
 		}
 	}
@@ -1077,7 +1081,7 @@ func TestZotStoreEndToEnd(t *testing.T) {
 			t.Fatal(err)
 		}
 		zotCheckMeta(t, sess, g.OpenSessionMeta)
-		if sess.SourceFormat != FormatZot || sess.Title != parsed.Session.Title {
+		if sess.SourceFormat != zot.Name || sess.Title != parsed.Session.Title {
 			t.Errorf("%s: session %+v", file, sess)
 		}
 		tot, err := store.UsageTotals(ctx, id)
@@ -1127,16 +1131,16 @@ func TestZotStoreEndToEnd(t *testing.T) {
 	out := t.TempDir()
 	var files []string
 	for _, id := range ids {
-		fs, err := (Zot{}).Export(ctx, store, id, out)
+		fs, err := (zot.Format{}).Export(ctx, store, id, out)
 		if err != nil {
 			t.Fatalf("export %s: %v", id, err)
 		}
-		if len(fs) != 1 || !isZotHomeFile(fs[0]) {
+		if len(fs) != 1 || !zot.IsHomeFile(fs[0]) {
 			t.Fatalf("export %s: files %v", id, fs)
 		}
 		files = append(files, fs...)
 	}
-	store2 := openStore(t)
+	store2 := jsonltest.OpenStore(t)
 	rep2 := zotImport(t, store2, out)
 	if rep2.Sessions != len(ids) || len(rep2.Problems) != 0 {
 		t.Fatalf("re-import of the export: %+v", rep2)
@@ -1177,7 +1181,7 @@ func TestZotStoreEndToEnd(t *testing.T) {
 			t.Errorf("%s: problems %v compactions %d", f, p.Problems, len(p.Compactions))
 		}
 		for _, e := range p.Entries {
-			if m, n, err := zotHydrate(e.Body); err != nil || len(m.Content) == 0 || n < len(m.Content) {
+			if m, n, err := zot.Hydrate(e.Body); err != nil || len(m.Content) == 0 || n < len(m.Content) {
 				t.Errorf("%s: zot cannot load %s", f, e.Body)
 			}
 		}
@@ -1189,7 +1193,7 @@ func TestZotStoreEndToEnd(t *testing.T) {
 // for a stubbed call (the importer must replace the transcript).
 func TestZotStoreIncremental(t *testing.T) {
 	ctx := context.Background()
-	store := openStore(t)
+	store := jsonltest.OpenStore(t)
 	src := filepath.Join(zotTestdata, "zot", "zot_home", "sessions", "70490179fb06dad3", "20261129-124252-c60f7bd8.jsonl")
 	raw, _ := os.ReadFile(src)
 	home := t.TempDir()
@@ -1244,7 +1248,7 @@ func TestZotStoreIncremental(t *testing.T) {
 	cp := zotParse(t, cpath)
 	id := cp.Session.ID
 	got, _ = store.Load(ctx, id, sessiondb.LoadOptions{})
-	if len(got) != 3 || !bytes.Contains(got[2].Body, []byte(zotStubText)) {
+	if len(got) != 3 || !bytes.Contains(got[2].Body, []byte(zot.StubText)) {
 		t.Fatalf("crash session: %d entries", len(got))
 	}
 	// The real result arrives: the reader refuses to resume, the importer
@@ -1254,7 +1258,7 @@ func TestZotStoreIncremental(t *testing.T) {
 	os.WriteFile(cpath, append(append([]byte{}, craw...), tool...), 0o644)
 	zotImport(t, store, home)
 	got, _ = store.Load(ctx, id, sessiondb.LoadOptions{})
-	if len(got) != 3 || bytes.Contains(got[2].Body, []byte(zotStubText)) || !bytes.Contains(got[2].Body, []byte(`"text":"ok"`)) {
+	if len(got) != 3 || bytes.Contains(got[2].Body, []byte(zot.StubText)) || !bytes.Contains(got[2].Body, []byte(`"text":"ok"`)) {
 		t.Errorf("after the real result: %d entries, last %s", len(got), got[len(got)-1].Body)
 	}
 }
@@ -1265,7 +1269,7 @@ func TestZotStoreIncremental(t *testing.T) {
 // reads back the same transcript.
 func TestZotExportNative(t *testing.T) {
 	ctx := context.Background()
-	store := openStore(t)
+	store := jsonltest.OpenStore(t)
 	created := time.Date(2026, 3, 20, 14, 30, 0, 0, time.UTC)
 	at := created.Add(time.Minute)
 	entries := []sessiondb.Entry{
@@ -1285,7 +1289,7 @@ func TestZotExportNative(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, err := (Zot{}).Export(ctx, store, "native-1", t.TempDir())
+	files, err := (zot.Format{}).Export(ctx, store, "native-1", t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1299,11 +1303,11 @@ func TestZotExportNative(t *testing.T) {
 	}
 	var texts []string
 	for _, e := range p.Entries {
-		m, _, err := zotHydrate(e.Body)
+		m, _, err := zot.Hydrate(e.Body)
 		if err != nil {
 			t.Fatalf("zot cannot load %s: %v", e.Body, err)
 		}
-		texts = append(texts, m.Role+":"+m.Content[0].Value.(zotTextBlock).Text)
+		texts = append(texts, m.Role+":"+m.Content[0].Value.(zot.TextBlock).Text)
 	}
 	want := []string{"user:summary", "user:plain string content", "assistant:bad time", "assistant:fine <"}
 	if d := cmp.Diff(want, texts); d != "" {
@@ -1323,7 +1327,7 @@ func TestZotExportNative(t *testing.T) {
 	if got := zotTotals(p.Usage); got.InputTokens != 11 || got.OutputTokens != 5 || got.CacheReadTokens != 7 || got.Cost != c1+c2 {
 		t.Errorf("usage %+v", got)
 	}
-	if _, err := (Zot{}).Export(ctx, store, "missing", t.TempDir()); !errors.Is(err, sessiondb.ErrNotFound) {
+	if _, err := (zot.Format{}).Export(ctx, store, "missing", t.TempDir()); !errors.Is(err, sessiondb.ErrNotFound) {
 		t.Errorf("export of a missing session: %v", err)
 	}
 }

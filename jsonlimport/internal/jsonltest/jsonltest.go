@@ -165,3 +165,18 @@ func SetMeta(t testing.TB, path string, edit func(map[string]any)) {
 		t.Fatal(err)
 	}
 }
+
+// CopyFile copies file from to to, making to's directory.
+func CopyFile(t testing.TB, from, to string) {
+	t.Helper()
+	raw, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -2,7 +2,7 @@
 # formats/wild.md §1 (Claude Code cannot be run here). Run by hand:
 #   python3 testdata/gen/claudecode/gen.py
 # The goldens in testdata/claudecode/expected are then rewritten with
-#   go test ./jsonlimport -run TestClaudeCodeGolden -args -wild.update
+#   go test ./jsonlimport/claudecode -run TestClaudeCodeGolden -args -wild.update
 # and checked by hand.
 import json, os
 root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "claudecode", "projects", "-home-dev-proj")

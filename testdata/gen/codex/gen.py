@@ -2,7 +2,7 @@
 # formats/wild.md §2 (Codex cannot be run here). Run by hand:
 #   python3 testdata/gen/codex/gen.py
 # The goldens in testdata/codex/expected are then rewritten with
-#   go test ./jsonlimport -run TestCodexGolden -args -wild.update
+#   go test ./jsonlimport/codex -run TestCodexGolden -args -wild.update
 # and checked by hand.
 import json, os
 root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "codex", "codex-home")

@@ -1,4 +1,4 @@
-package jsonlimport
+package claudecode
 
 // How a Claude Code line reads as a message. The reader stores every line
 // as its own entry: a streamed response is several "assistant" lines of
@@ -25,7 +25,7 @@ var ccBookkeeping = map[string]bool{
 	"last-prompt": true, "mode": true, "permission-mode": true, "queue-operation": true,
 	"attachment": true, "ai-title": true, "custom-title": true, "agent-name": true,
 	"bridge-session": true, "file-history-delta": true, "pr-link": true, "tag": true,
-	ccKindToolFile: true,
+	KindToolFile: true,
 }
 
 // ccOwnTypes are the bookkeeping line types whose names only Claude Code
@@ -37,9 +37,21 @@ var ccOwnTypes = map[string]bool{
 	"bridge-session": true, "file-history-delta": true, "pr-link": true,
 }
 
-// ClaudeCodeAgentSession returns the ID the importer gives the sub-agent
+// LineType reports whether typ is a Claude Code line type that holds a
+// message (user, assistant).
+func LineType(typ string) bool { return ccLineTypes[typ] }
+
+// BookkeepingType reports whether a line of type typ, with no format
+// recorded, is Claude Code's bookkeeping: a type that records the tool's
+// own state, either one only Claude Code uses or in a line that names its
+// session (namesSession: it has a sessionId).
+func BookkeepingType(typ string, namesSession bool) bool {
+	return ccBookkeeping[typ] && (namesSession || ccOwnTypes[typ])
+}
+
+// AgentSession returns the ID the importer gives the sub-agent
 // agentID of session parent (see the reader's notes on sub-agents).
-func ClaudeCodeAgentSession(parent, agentID string) string {
+func AgentSession(parent, agentID string) string {
 	return parent + ":agent-" + agentID
 }
 
@@ -53,18 +65,18 @@ func ClaudeCodeAgentSession(parent, agentID string) string {
 // compacted conversation) is Context. A tool result line names the
 // sub-agent its call started (toolUseResult.agentId). Every other line
 // type is bookkeeping.
-func (ClaudeCode) Understand(e sessiondb.Entry, obj map[string]any) Message {
+func (Format) Understand(e sessiondb.Entry, obj map[string]any) jsonl.Message {
 	typ, _ := obj["type"].(string)
 	inner, _ := obj["message"].(map[string]any)
 	if !ccLineTypes[typ] || inner == nil {
-		if e.Kind == ccKindToolFile {
-			return Message{Role: "tool-result-file", Text: jsonl.Str(obj, "file"), Bookkeeping: true}
+		if e.Kind == KindToolFile {
+			return jsonl.Message{Role: "tool-result-file", Text: jsonl.Str(obj, "file"), Bookkeeping: true}
 		}
 		if typ == "" && obj["role"] != nil {
 			// A bare message (a summary copy, an application's entry).
 			return jsonl.MessageObject(obj)
 		}
-		return Message{Role: jsonl.OrString(typ, e.Role), Text: ccBookkeepingText(obj), Bookkeeping: true}
+		return jsonl.Message{Role: jsonl.OrString(typ, e.Role), Text: ccBookkeepingText(obj), Bookkeeping: true}
 	}
 	m := jsonl.MessageObject(inner)
 	if m.Role == "" {

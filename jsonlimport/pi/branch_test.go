@@ -1,4 +1,4 @@
-package jsonlimport
+package pi_test
 
 import (
 	"bytes"
@@ -14,6 +14,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport"
+	"github.com/sessiondb/sessiondb/jsonlimport/internal/jsonltest"
+	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
+	"github.com/sessiondb/sessiondb/jsonlimport/pi"
 )
 
 // piBranchesExpected reads expected/<name>.branches.json: for every branch
@@ -37,13 +41,13 @@ func piBranchesExpected(t *testing.T, name string) map[string]piExpected {
 
 // piImportFixtures copies the pi fixtures into a temporary directory and
 // imports them.
-func piImportFixtures(t *testing.T, s sessiondb.Store) (string, Report) {
+func piImportFixtures(t *testing.T, s sessiondb.Store) (string, jsonlimport.Report) {
 	t.Helper()
 	dir := t.TempDir()
 	for _, f := range piFixtures(t) {
-		copyFile(t, f, filepath.Join(dir, filepath.Base(f)))
+		jsonltest.CopyFile(t, f, filepath.Join(dir, filepath.Base(f)))
 	}
-	rep, err := Import(context.Background(), s, []string{dir}, Options{Format: FormatPi})
+	rep, err := jsonlimport.Import(context.Background(), s, []string{dir}, jsonlimport.Options{Format: pi.Name})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +76,7 @@ func piTranscript(t *testing.T, s sessiondb.Store, id string) []any {
 // message, what pi's buildSessionContext returns after branch(tip).
 func TestPiBranchForks(t *testing.T) {
 	ctx := context.Background()
-	s := openStore(t)
+	s := jsonltest.OpenStore(t)
 	dir, rep := piImportFixtures(t, s)
 	total := 0
 	for _, f := range piFixtures(t) {
@@ -90,11 +94,11 @@ func TestPiBranchForks(t *testing.T) {
 				t.Fatal(err)
 			}
 			for tip, want := range exp {
-				fork, err := s.Get(ctx, BranchID(main, tip))
+				fork, err := s.Get(ctx, jsonl.BranchID(main, tip))
 				if err != nil {
 					t.Fatalf("branch %s: %v", tip, err)
 				}
-				if fork.ParentID != main || fork.SourceFormat != FormatPi {
+				if fork.ParentID != main || fork.SourceFormat != pi.Name {
 					t.Fatalf("branch %s: parent %q format %q, want %q pi", tip, fork.ParentID, fork.SourceFormat, main)
 				}
 				var attrs struct {
@@ -168,15 +172,15 @@ func TestPiBranchForks(t *testing.T) {
 // forks untouched.
 func TestPiBranchForksReimport(t *testing.T) {
 	ctx := context.Background()
-	s := openStore(t)
+	s := jsonltest.OpenStore(t)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "s.jsonl")
-	copyFile(t, filepath.Join(piTestdata, "sessions", "branched.jsonl"), path)
-	rep, err := Import(ctx, s, []string{dir}, Options{})
+	jsonltest.CopyFile(t, filepath.Join(piTestdata, "sessions", "branched.jsonl"), path)
+	rep, err := jsonlimport.Import(ctx, s, []string{dir}, jsonlimport.Options{})
 	if err != nil || rep.Forks != 1 {
 		t.Fatalf("first import: %d forks, %v %+v", rep.Forks, err, rep.Problems)
 	}
-	rep, err = Import(ctx, s, []string{dir}, Options{})
+	rep, err = jsonlimport.Import(ctx, s, []string{dir}, jsonlimport.Options{})
 	if err != nil || rep.Forks != 0 || rep.Unchanged != 1 {
 		t.Fatalf("second import: %+v %v", rep, err)
 	}
@@ -190,7 +194,7 @@ func TestPiBranchForksReimport(t *testing.T) {
 	for k := range exp {
 		tip = k
 	}
-	before, err := s.Get(ctx, BranchID(main, tip))
+	before, err := s.Get(ctx, jsonl.BranchID(main, tip))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,15 +211,15 @@ func TestPiBranchForksReimport(t *testing.T) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	rep, err = Import(ctx, s, []string{dir}, Options{})
+	rep, err = jsonlimport.Import(ctx, s, []string{dir}, jsonlimport.Options{})
 	if err != nil || rep.Forks != 1 {
 		t.Fatalf("import after the branch grew: %d forks, %v %+v", rep.Forks, err, rep.Problems)
 	}
-	after, err := s.Get(ctx, BranchID(main, tip))
+	after, err := s.Get(ctx, jsonl.BranchID(main, tip))
 	if err != nil || after.Sequence != before.Sequence {
 		t.Fatalf("existing fork changed: sequence %d -> %d (%v)", before.Sequence, after.Sequence, err)
 	}
-	old, err := s.Get(ctx, BranchID(main, oldLeaf))
+	old, err := s.Get(ctx, jsonl.BranchID(main, oldLeaf))
 	if err != nil || old.ParentID != main {
 		t.Fatalf("no fork for the old leaf %s: %+v %v", oldLeaf, old, err)
 	}
@@ -235,21 +239,21 @@ func TestPiBranchForksReimport(t *testing.T) {
 // not that fork is reported and kept; the session itself is imported.
 func TestPiBranchForkIDTaken(t *testing.T) {
 	ctx := context.Background()
-	s := openStore(t)
+	s := jsonltest.OpenStore(t)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "s.jsonl")
-	copyFile(t, filepath.Join(piTestdata, "sessions", "branched.jsonl"), path)
+	jsonltest.CopyFile(t, filepath.Join(piTestdata, "sessions", "branched.jsonl"), path)
 	main := piHeaderID(t, path)
 	var tips []string
 	for k := range piBranchesExpected(t, "branched") {
 		tips = append(tips, k)
 	}
 	sort.Strings(tips)
-	squatter := BranchID(main, tips[0])
+	squatter := jsonl.BranchID(main, tips[0])
 	if _, err := s.Create(ctx, sessiondb.Session{ID: squatter, Title: "mine"}); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Import(ctx, s, []string{dir}, Options{})
+	rep, err := jsonlimport.Import(ctx, s, []string{dir}, jsonlimport.Options{})
 	if err != nil || rep.Sessions != 1 || rep.Forks != len(tips)-1 {
 		t.Fatalf("import: %+v %v", rep, err)
 	}
@@ -272,18 +276,18 @@ func TestPiBranchForkIDTaken(t *testing.T) {
 // export gives a session whose transcript is pi's context at the tip.
 func TestPiBranchForkExport(t *testing.T) {
 	ctx := context.Background()
-	s := openStore(t)
+	s := jsonltest.OpenStore(t)
 	dir, _ := piImportFixtures(t, s)
 	main := piHeaderID(t, filepath.Join(dir, "compaction-branch.jsonl"))
 	exp := piBranchesExpected(t, "compaction-branch")
 	var ids []string
 	for tip := range exp {
-		ids = append(ids, BranchID(main, tip))
+		ids = append(ids, jsonl.BranchID(main, tip))
 	}
 	sort.Strings(ids)
 	ids = append(ids, main)
 	out := t.TempDir()
-	files, err := Export(ctx, s, ids, FormatPi, out)
+	files, err := jsonlimport.Export(ctx, s, ids, pi.Name, out)
 	if err != nil || len(files) != len(ids) {
 		t.Fatalf("export: %v %v", files, err)
 	}
@@ -292,8 +296,8 @@ func TestPiBranchForkExport(t *testing.T) {
 		if !strings.HasSuffix(f, "_"+tip+".jsonl") {
 			t.Fatalf("fork %s exported as %s", ids[i], f)
 		}
-		s2 := openStore(t)
-		rep, err := Import(ctx, s2, []string{f}, Options{})
+		s2 := jsonltest.OpenStore(t)
+		rep, err := jsonlimport.Import(ctx, s2, []string{f}, jsonlimport.Options{})
 		if err != nil || rep.Sessions != 1 || rep.Forks != 0 {
 			t.Fatalf("re-import %s: %+v %v", f, rep, err)
 		}
@@ -332,8 +336,8 @@ func TestPiBranchForksBounded(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "hostile.jsonl"), []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s := openStore(t)
-	rep, err := Import(context.Background(), s, []string{dir}, Options{})
+	s := jsonltest.OpenStore(t)
+	rep, err := jsonlimport.Import(context.Background(), s, []string{dir}, jsonlimport.Options{})
 	if err != nil || rep.Sessions != 1 {
 		t.Fatalf("import: %+v %v", rep, err)
 	}
@@ -359,8 +363,8 @@ func TestPiBranchForksBounded(t *testing.T) {
 	if err := json.Unmarshal(sess.Attrs, &attrs); err != nil {
 		t.Fatal(err)
 	}
-	if len(attrs.Branches) != maxPiBranches || attrs.BranchCount != depth {
-		t.Fatalf("attrs list %d tips, count %d; want %d and %d", len(attrs.Branches), attrs.BranchCount, maxPiBranches, depth)
+	if len(attrs.Branches) != pi.MaxBranches || attrs.BranchCount != depth {
+		t.Fatalf("attrs list %d tips, count %d; want %d and %d", len(attrs.Branches), attrs.BranchCount, pi.MaxBranches, depth)
 	}
 	copies := 0
 	all, _, err := s.List(context.Background(), sessiondb.ListOptions{Limit: sessiondb.MaxListLimit})
@@ -376,11 +380,11 @@ func TestPiBranchForksBounded(t *testing.T) {
 			copies += int(full.LastSeq)
 		}
 	}
-	if copies > maxPiForkCopies {
-		t.Fatalf("forks copied %d entries, bound %d", copies, maxPiForkCopies)
+	if copies > pi.MaxForkCopies {
+		t.Fatalf("forks copied %d entries, bound %d", copies, pi.MaxForkCopies)
 	}
 	// The forks made are those of the first tips, each its own path.
-	f, err := s.Get(context.Background(), BranchID(id, "s0"))
+	f, err := s.Get(context.Background(), jsonl.BranchID(id, "s0"))
 	if err != nil || f.LastSeq != 3 {
 		t.Fatalf("fork of s0: %+v %v", f, err)
 	}

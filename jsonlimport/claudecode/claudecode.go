@@ -1,91 +1,4 @@
-package jsonlimport
-
-// Claude Code (Anthropic's CLI) keeps one JSONL transcript per session:
-// ~/.claude/projects/<encoded-cwd>/<session-id>.jsonl, sub-agent transcripts
-// in <session-id>/subagents/agent-<agentId>.jsonl and oversized tool
-// outputs in <session-id>/tool-results/. The format is undocumented; the
-// shapes read here are those of formats/wild.md §1.
-//
-// How the ClaudeCode reader maps that onto sessiondb:
-//
-//   - Every readable line is one log entry whose Body is the line's exact
-//     bytes. Lines of type "user" and "assistant" are entries of Kind
-//     "message" (Role from message.role), or "message-part" when they
-//     continue the message of an earlier line of their path: an assistant
-//     line whose first assistant ancestor (passing lines of other types
-//     and the result lines of the same response) has its message.id
-//     (Claude Code writes a streamed response one content block per line),
-//     and a tool_result line answering a call of a response that already
-//     has a result line (each result of parallel calls is its own line).
-//     The decision uses only the lines before, so a line's Kind never
-//     changes as the file grows. Every other type ("system", "summary",
-//     "file-history-snapshot", "progress", "attachment", "last-prompt",
-//     "ai-title", "queue-operation", "mode", "permission-mode", and types
-//     nobody has seen yet) is kept as data, Kind = its type.
-//   - The transcript: Claude Code resumes by walking parentUuid links from
-//     the newest message back to a root. The leaf is the last user or
-//     assistant line in file order that is not a side chain (in a sub-agent
-//     file, the last one); the walk passes through lines of any type that
-//     carry a uuid and stops at a null parent, at a parent never written (a
-//     Problem: the history before it is not on the resume path, as in
-//     Claude Code; a note in a sub-agent file, whose first line hangs off
-//     its parent's line in another file), or at a cycle. The resume path
-//     is that walk plus every line of each API response met on it and the
-//     result lines of all its tool calls: the lines of parallel calls hang
-//     off each other and each result off its own tool_use line, the next
-//     assistant line off the last result only, so the walk alone misses
-//     results. When the path's messages are exactly the message entries
-//     from some entry on (the usual case), the transcript is that suffix
-//     of the log: a compaction with that KeepFromSeq is recorded when it
-//     does not start at the first entry. When the path is not a suffix (an
-//     edited prompt left an abandoned branch, side-chain lines are
-//     interleaved), a compaction whose summary holds copies of the path's
-//     entries (Summary true) and which keeps no log entry makes the
-//     effective transcript exactly the path.
-//   - Compaction: a "system" line with subtype "compact_boundary" has a
-//     null parentUuid, so the resume path starts there; the compaction
-//     recorded then carries compactMetadata.preTokens as TokensBefore and
-//     the trigger in Details. The isCompactSummary user line after it is an
-//     ordinary message entry on the path. Pre-compaction lines stay in the
-//     log.
-//   - Title: the last "custom-title" (a rename), else the last "summary",
-//     else the last "ai-title", else the first real user prompt
-//     (PromptTitle). Attrs: cwd, version, gitBranch, entrypoint
-//     and model (of the last assistant line), agentId for a sub-agent,
-//     continues (the session whose lines a continued session's file
-//     repeats). A file-history-snapshot takes its snapshot's time; other
-//     lines without a timestamp take the previous line's. The session is
-//     dated by the first time in file order.
-//   - Sub-agents: a file <session>/subagents/agent-*.jsonl, a workflow's
-//     <session>/subagents/workflows/wf_*/agent-*.jsonl (its lines carry the
-//     parent's sessionId too) and Claude Code 2.0's agent-*.jsonl beside
-//     the sessions (lines with an agentId and the parent's sessionId) is a
-//     session of its own, ID "<session>:agent-<agentId>", whose ParentID
-//     is the parent session's ID. A workflow's journal.jsonl and the
-//     agent-<id>.meta.json beside a sub-agent are skipped with a note.
-//   - Usage: one row per API response (see the package notes): CallID
-//     message.id + "|" + requestId, the report with the largest total (in
-//     every real response its last line), a response other transcripts of
-//     the project folder also hold counted once among them. Model
-//     "<synthetic>" (a stop inserted by the CLI, not an API call) is not
-//     counted.
-//   - Oversized tool outputs (<session-id>/tool-results/<tool_use id>.txt)
-//     are read with the session: each file becomes an entry of Kind
-//     "tool-result-file" whose body is {"file": name, "content": text},
-//     right after the line that names it; a file no line names comes
-//     first. When the file grows, files keep the entry numbers they had.
-//   - Corruption: torn lines and NUL runs anywhere are reported and what
-//     they still hold is recovered (see wildScan); a `<synthetic>` stop or
-//     a tool call without result at the end of the path is noted (it can
-//     block resume in Claude Code) and kept.
-//   - Resume: under the importer's Follow (sessionctl watch) the parse
-//     state is kept in memory between imports and a file that grew is
-//     continued from the offset (see ccresume.go for how, and for the few
-//     cases that still read the file whole). Without a Follow (sessionctl
-//     import) a file that grew is read whole (Parse returns
-//     ErrNotIncremental for an offset): the importer keeps the new lines.
-//     A file with no user or assistant line, or no time at all, is skipped
-//     with a note until it has one.
+package claudecode
 
 import (
 	"bytes"
@@ -104,20 +17,19 @@ import (
 	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 )
 
-// FormatClaudeCode names the Claude Code transcript format.
-const FormatClaudeCode = "claude-code"
+// Name names the Claude Code transcript format.
+const Name = "claude-code"
 
-// ClaudeCode reads Claude Code transcripts and writes them back
-// (claudecode_export.go).
-type ClaudeCode struct{}
+// Format reads Claude Code transcripts and writes them back (export.go).
+type Format struct{}
 
-var _ Format = ClaudeCode{}
+var _ jsonl.Format = Format{}
 
-// Name returns FormatClaudeCode.
-func (ClaudeCode) Name() string { return FormatClaudeCode }
+// Name returns Name.
+func (Format) Name() string { return Name }
 
-// ccKindToolFile is the Kind of an entry holding a tool-results/ file.
-const ccKindToolFile = "tool-result-file"
+// KindToolFile is the Kind of an entry holding a tool-results/ file.
+const KindToolFile = "tool-result-file"
 
 var ccAgentFileRE = regexp.MustCompile(`^agent-[A-Za-z0-9_.-]+\.jsonl$`)
 
@@ -138,7 +50,7 @@ var ccJournalRE = regexp.MustCompile(`(^|/)subagents/workflows/wf_[^/]+/journal\
 // SkipReason implements jsonl.Skipper: a workflow journal and the
 // agent-<id>.meta.json beside a sub-agent transcript are skipped with a
 // note.
-func (ClaudeCode) SkipReason(path string) string {
+func (Format) SkipReason(path string) string {
 	switch {
 	case ccJournalRE.MatchString(filepath.ToSlash(path)):
 		return "Claude Code workflow journal (which agent ran and what it returned), not a transcript; skipped"
@@ -164,17 +76,17 @@ func ccAgentPair(path string) bool {
 
 // Reserves implements jsonl.Reserver: the .jsonl and .meta.json of a
 // Claude Code sub-agent (ccAgentPair) are Claude Code's, not picoclaw's.
-func (ClaudeCode) Reserves(path string) bool { return ccAgentPair(path) }
+func (Format) Reserves(path string) bool { return ccAgentPair(path) }
 
 // Claim takes .jsonl files whose first lines are Claude Code lines, and the
 // files of a tool-results directory (read with their session).
-func (ClaudeCode) Claim(files []string) (units []Unit, rest []string) {
+func (Format) Claim(files []string) (units []jsonl.Unit, rest []string) {
 	for _, f := range files {
-		if filepath.Base(filepath.Dir(f)) == "tool-results" && ccSessionFile(filepath.Dir(filepath.Dir(f))) != "" {
+		if filepath.Base(filepath.Dir(f)) == "tool-results" && SessionFile(filepath.Dir(filepath.Dir(f))) != "" {
 			continue // read by the session's unit
 		}
 		if strings.HasSuffix(f, ".jsonl") && sniffClaudeCode(f) {
-			u := Unit{Format: FormatClaudeCode, Path: f}
+			u := jsonl.Unit{Format: Name, Path: f}
 			u.Extra = ccToolFiles(f)
 			units = append(units, u)
 			continue
@@ -184,9 +96,9 @@ func (ClaudeCode) Claim(files []string) (units []Unit, rest []string) {
 	return units, rest
 }
 
-// ccSessionFile returns the transcript that owns the directory
+// SessionFile returns the transcript that owns the directory
 // <session-id>/ (dir), or "".
-func ccSessionFile(dir string) string {
+func SessionFile(dir string) string {
 	p := dir + ".jsonl"
 	if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
 		return p
@@ -218,12 +130,12 @@ func ccToolFiles(path string) []string {
 // lines: a known type together with sessionId, uuid or leafUuid, and no
 // Codex envelope or pi header.
 func sniffClaudeCode(path string) bool {
-	objs := firstObjects(path, 8)
+	objs := jsonl.FirstObjects(path, 8)
 	for _, m := range objs {
 		if _, ok := m["payload"]; ok {
 			return false
 		}
-		typ := rawString(m, "type")
+		typ := jsonl.RawString(m, "type")
 		if !ccTypes[typ] {
 			continue
 		}
@@ -240,7 +152,7 @@ func sniffClaudeCode(path string) bool {
 
 // ccResumeState is Parsed.ResumeState for Claude Code files. The state
 // identifies the session and names the parse state a Follow keeps (the
-// parse itself is not in it: see ccresume.go).
+// parse itself is not in it: see resume.go).
 type ccResumeState struct {
 	V  int    `json:"v"`
 	ID string `json:"id"`
@@ -250,7 +162,7 @@ type ccResumeState struct {
 	// Entries is the number of entries the read numbered.
 	Entries int `json:"entries"`
 	// Token names the parse state kept in the importer's Follow, from
-	// which the next import continues (see ccresume.go).
+	// which the next import continues (see resume.go).
 	Token string `json:"token,omitempty"`
 }
 
@@ -339,7 +251,7 @@ func (c ccCall) total() int64 {
 }
 
 type ccParser struct {
-	wildScan
+	jsonl.WildScan
 	agentFile bool
 	owner     string // the parent session of a sub-agent file (from its path)
 
@@ -351,7 +263,7 @@ type ccParser struct {
 	usage   []ccCall
 	summary string
 	aiTitle string
-	// promptTitle is the first real user prompt's title (PromptTitle),
+	// promptTitle is the first real user prompt's title (jsonl.PromptTitle),
 	// once a parse has found one.
 	promptTitle string
 	custom      string
@@ -370,7 +282,7 @@ type ccParser struct {
 	// this whole read continues (0: a first read).
 	prevEntries int
 	placed      []ccPlaced
-	notes       []Problem
+	notes       []jsonl.Problem
 	stem        string // the file name without .jsonl
 	ownLines    bool   // some line carries the file name as sessionId
 	walks       uint64 // resumePath walks so far
@@ -387,17 +299,17 @@ type ccToolFile struct {
 	at      int  // the entry number it had in the import that returned the state (0: none)
 	named   bool // some line of the file names it
 	namedAt int  // the entry number of the first line naming it (0: none yet)
-	stamp   fileStamp
+	stamp   jsonl.FileStamp
 }
 
-// Parse reads one Claude Code transcript (see the package notes above).
+// Parse reads one Claude Code transcript (see the package doc).
 // The resume path, the lines of one response and the results of parallel
 // tool calls can all change with a line added anywhere in the tree, so
 // resuming needs the whole parse: a file that grew is continued from the
 // parse state kept in Options.Follow (ccResume), else read again, the
 // importer keeping only the entries after those imported before (Parse
 // returns ErrNotIncremental for a Resume with an offset).
-func (ClaudeCode) Parse(ctx context.Context, u Unit, from Resume) (parsed *Parsed, err error) {
+func (Format) Parse(ctx context.Context, u jsonl.Unit, from jsonl.Resume) (parsed *jsonl.Parsed, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			parsed, err = nil, fmt.Errorf("parse claude-code %s: internal error: %v", u.Path, r)
@@ -411,7 +323,7 @@ func (ClaudeCode) Parse(ctx context.Context, u Unit, from Resume) (parsed *Parse
 	}
 	agent, owner := ccAgentOwner(u.Path)
 	p := &ccParser{
-		wildScan:  wildScan{ctx: ctx, path: u.Path},
+		WildScan:  jsonl.WildScan{Ctx: ctx, Path: u.Path},
 		agentFile: agent,
 		owner:     owner,
 		stem:      strings.TrimSuffix(filepath.Base(u.Path), ".jsonl"),
@@ -432,15 +344,15 @@ func (ClaudeCode) Parse(ctx context.Context, u Unit, from Resume) (parsed *Parse
 	} else {
 		p.readToolFiles(u, nil, from.Size)
 	}
-	f, _, err := openAt(u.Path, 0)
+	f, _, err := jsonl.OpenAt(u.Path, 0)
 	if err != nil {
 		return nil, fmt.Errorf("parse claude-code %s: %w", u.Path, err)
 	}
 	defer f.Close()
-	if err := p.run(upTo(f, 0, from.Size), 0, p.dispatch); err != nil {
+	if err := p.Run(upTo(f, 0, from.Size), 0, p.dispatch); err != nil {
 		return nil, fmt.Errorf("parse claude-code %s: %w", u.Path, err)
 	}
-	if len(p.entries) == 0 && p.offset == 0 && len(p.problems) == 0 {
+	if len(p.entries) == 0 && p.Offset == 0 && len(p.Problems) == 0 {
 		return nil, fmt.Errorf("%w: empty file", jsonl.ErrNoConversation)
 	}
 	if len(p.entries) == 0 {
@@ -460,7 +372,7 @@ func (ClaudeCode) Parse(ctx context.Context, u Unit, from Resume) (parsed *Parse
 		case f.named: // a new file, named by a line imported before
 			p.appendToolFile(f)
 		default:
-			p.notes = append(p.notes, Problem{Path: u.Path, Reason: fmt.Sprintf("tool-results file %s is named by no line yet; it is imported after the line that names it", f.name)})
+			p.notes = append(p.notes, jsonl.Problem{Path: u.Path, Reason: fmt.Sprintf("tool-results file %s is named by no line yet; it is imported after the line that names it", f.name)})
 		}
 	}
 	out, err := p.finish(u)
@@ -493,7 +405,7 @@ func (p *ccParser) dispatch(raw []byte, lineNo int) {
 	if err := json.Unmarshal(raw, &l); err != nil {
 		// Valid JSON of an unexpected shape (a field of another type): keep
 		// it as data.
-		p.problem(lineNo, "line has an unexpected shape (%v); kept as data", err)
+		p.Problem(lineNo, "line has an unexpected shape (%v); kept as data", err)
 		l = ccLine{}
 		var head struct {
 			Type string `json:"type"`
@@ -503,11 +415,11 @@ func (p *ccParser) dispatch(raw []byte, lineNo int) {
 		l.Message = nil
 	}
 	p.placeToolFiles(nil)
-	t := parseTime(l.Timestamp)
+	t := jsonl.ParseTime(l.Timestamp)
 	if t.IsZero() && l.Snapshot != nil {
 		// A file-history-snapshot has its time inside (not the time of
 		// a line: the session's times stay those of its lines).
-		t = parseTime(l.Snapshot.Timestamp)
+		t = jsonl.ParseTime(l.Snapshot.Timestamp)
 	} else if t.IsZero() {
 		t = p.lastT
 	} else {
@@ -517,7 +429,7 @@ func (p *ccParser) dispatch(raw []byte, lineNo int) {
 		}
 	}
 	n := len(p.entries) + 1
-	e := sessiondb.Entry{Kind: entryKind(FormatClaudeCode, l.Type), CreatedAt: t, Body: raw}
+	e := sessiondb.Entry{Kind: jsonl.EntryKind(Name, l.Type), CreatedAt: t, Body: raw}
 	isMsg := (l.Type == "user" || l.Type == "assistant") && l.Message != nil
 	if isMsg {
 		e.Kind = sessiondb.KindMessage
@@ -526,7 +438,7 @@ func (p *ccParser) dispatch(raw []byte, lineNo int) {
 			e.Role = l.Type
 		}
 	} else if l.Type == "user" || l.Type == "assistant" {
-		p.problem(lineNo, "%s line without a message object; kept as data", l.Type)
+		p.Problem(lineNo, "%s line without a message object; kept as data", l.Type)
 	}
 	if p.sid == "" && l.SessionID != "" {
 		p.sid = l.SessionID
@@ -565,17 +477,17 @@ func (p *ccParser) dispatch(raw []byte, lineNo int) {
 		}
 		node = &ccNode{uuid: l.UUID, parent: parent, n: n, line: lineNo, typ: l.Type, msg: isMsg, side: l.IsSidechain,
 			boundary: l.Type == "system" && l.Subtype == "compact_boundary", meta: l.CompactMetadata}
-		node.at, node.size = p.bodyAt, len(raw)
+		node.at, node.size = p.BodyAt, len(raw)
 		if old, dup := p.nodes[l.UUID]; dup {
 			p.tree++ // the parent links resolved before may be stale
-			p.problem(lineNo, "uuid %s already used on line %d; the later line wins in the tree", l.UUID, old.line)
+			p.Problem(lineNo, "uuid %s already used on line %d; the later line wins in the tree", l.UUID, old.line)
 		}
 	} else if isMsg {
-		p.problem(lineNo, "%s line without uuid: kept in the log, not on the resume path", l.Type)
+		p.Problem(lineNo, "%s line without uuid: kept in the log, not on the resume path", l.Type)
 	}
 	if isMsg {
 		if node == nil {
-			node = &ccNode{n: n, line: lineNo, typ: l.Type, msg: true, at: p.bodyAt, size: len(raw)}
+			node = &ccNode{n: n, line: lineNo, typ: l.Type, msg: true, at: p.BodyAt, size: len(raw)}
 		}
 		if l.Type == "assistant" {
 			node.msgID = l.Message.ID
@@ -724,13 +636,13 @@ func (p *ccParser) usageOf(l ccLine, n int, t time.Time) {
 func (p *ccParser) countedUsage() []ccCall {
 	var out []ccCall
 	copied := map[string]int{}
-	others := ccCopies(p.path, p.grownFrom)
+	others := ccCopies(p.Path, p.grownFrom)
 	for _, c := range p.usage {
 		if c.row.Seq <= int64(p.usageFrom) {
 			continue // a resumed read counts the rows of its new lines only
 		}
 		if c.row.CallID != "" {
-			if o, ok := others(c.row.CallID); ok && ccWins(o, ccReport{path: p.path, side: c.side, at: c.row.CreatedAt}) {
+			if o, ok := others(c.row.CallID); ok && ccWins(o, ccReport{path: p.Path, side: c.side, at: c.row.CreatedAt}) {
 				copied[o.path]++
 				continue
 			}
@@ -743,7 +655,7 @@ func (p *ccParser) countedUsage() []ccCall {
 	}
 	sort.Strings(paths)
 	for _, path := range paths {
-		p.notes = append(p.notes, Problem{Path: p.path, Reason: fmt.Sprintf("%d API response(s) also in %s are counted there (once across files)", copied[path], path)})
+		p.notes = append(p.notes, jsonl.Problem{Path: p.Path, Reason: fmt.Sprintf("%d API response(s) also in %s are counted there (once across files)", copied[path], path)})
 	}
 	return out
 }
@@ -823,7 +735,7 @@ func (p *ccParser) blocks(node *ccNode, content json.RawMessage) {
 
 // SideFiles implements jsonl.SideLister: the tool-results files of the session
 // at path.
-func (ClaudeCode) SideFiles(path string) []string { return ccToolFiles(path) }
+func (Format) SideFiles(path string) []string { return ccToolFiles(path) }
 
 // upTo returns f, read from offset from, limited to size bytes of the file
 // when size > 0 (Resume.Size).
@@ -837,7 +749,7 @@ func upTo(f io.Reader, from, size int64) io.Reader {
 // readToolFiles reads the unit's tool-results files. Each becomes an
 // entry of its own (see placeToolFiles for where). placed are the places
 // a previous read gave them.
-func (p *ccParser) readToolFiles(u Unit, placed []ccPlaced, size int64) {
+func (p *ccParser) readToolFiles(u jsonl.Unit, placed []ccPlaced, size int64) {
 	if len(u.Extra) == 0 {
 		return
 	}
@@ -875,17 +787,17 @@ func (p *ccParser) loadToolFile(x string, at int) (ccToolFile, bool) {
 		data, err = os.ReadFile(x)
 	}
 	if err != nil {
-		p.problem(0, "tool-results file %s: %v", name, err)
+		p.Problem(0, "tool-results file %s: %v", name, err)
 		return ccToolFile{}, false
 	}
-	if len(data) > MaxLineSize {
-		p.problem(0, "tool-results file %s is %d bytes (over %d); not imported", name, len(data), MaxLineSize)
+	if len(data) > jsonl.MaxLineSize {
+		p.Problem(0, "tool-results file %s is %d bytes (over %d); not imported", name, len(data), jsonl.MaxLineSize)
 		return ccToolFile{}, false
 	}
 	body, _ := json.Marshal(map[string]string{"file": name, "content": string(jsonl.ValidUTF8(data))})
 	return ccToolFile{name: name, stem: strings.TrimSuffix(name, filepath.Ext(name)), at: at,
-		stamp: fileStamp{Path: x, Size: fi.Size(), ModTime: fi.ModTime()},
-		entry: sessiondb.Entry{Kind: ccKindToolFile, CreatedAt: fi.ModTime().UTC(), Body: body}}, true
+		stamp: jsonl.FileStamp{Path: x, Size: fi.Size(), ModTime: fi.ModTime()},
+		entry: sessiondb.Entry{Kind: KindToolFile, CreatedAt: fi.ModTime().UTC(), Body: body}}, true
 }
 
 // placeToolFiles appends the tool-results files due before the next
@@ -956,16 +868,16 @@ func (p *ccParser) resumePath(leaf string) (path []*ccNode, root *ccNode, open [
 	for cur := leaf; cur != ""; {
 		node, ok := prev.parentNode(p, cur)
 		if ok && node.seen == g {
-			p.problem(root.line, "parentUuid cycle at %s; the resume path stops there", cur)
+			p.Problem(root.line, "parentUuid cycle at %s; the resume path stops there", cur)
 			break
 		}
 		if !ok {
 			if p.agentFile || p.agentID != "" {
 				// A sub-agent's first line hangs off the line of the
 				// parent session that started it, in another file.
-				p.notes = append(p.notes, Problem{Path: p.path, Line: root.line, Reason: fmt.Sprintf("the sub-agent's path starts at a line of another file (parentUuid %s); as Claude Code resumes it", cur)})
+				p.notes = append(p.notes, jsonl.Problem{Path: p.Path, Line: root.line, Reason: fmt.Sprintf("the sub-agent's path starts at a line of another file (parentUuid %s); as Claude Code resumes it", cur)})
 			} else {
-				p.problem(root.line, "parentUuid %s was never written; the resume path starts at this line (as Claude Code resumes), earlier lines stay in the log", cur)
+				p.Problem(root.line, "parentUuid %s was never written; the resume path starts at this line (as Claude Code resumes), earlier lines stay in the log", cur)
 			}
 			break
 		}
@@ -1010,8 +922,8 @@ func (p *ccParser) resumePath(leaf string) (path []*ccNode, root *ccNode, open [
 	return path, root, open
 }
 
-func (p *ccParser) finish(u Unit) (*Parsed, error) {
-	out := &Parsed{Unit: u, Offset: p.offset}
+func (p *ccParser) finish(u jsonl.Unit) (*jsonl.Parsed, error) {
+	out := &jsonl.Parsed{Unit: u, Offset: p.Offset}
 
 	// The leaf: the newest message line eligible for the main path.
 	leaf := ""
@@ -1058,12 +970,12 @@ func (p *ccParser) finish(u Unit) (*Parsed, error) {
 		}
 		_ = json.Unmarshal(root.meta, &meta)
 		c.TokensBefore = meta.PreTokens
-		c.Details = mustJSON(map[string]any{"source": "claude-code compact_boundary", "trigger": meta.Trigger, "line": root.line})
+		c.Details = jsonl.MustJSON(map[string]any{"source": "claude-code compact_boundary", "trigger": meta.Trigger, "line": root.line})
 		out.Compactions = append(out.Compactions, c)
 	case suffix && before:
 		out.Compactions = append(out.Compactions, sessiondb.Compaction{
 			KeepFromSeq: int64(start),
-			Details:     mustJSON(map[string]any{"source": "claude-code resume path", "reason": "earlier lines are not on the path from the newest message"}),
+			Details:     jsonl.MustJSON(map[string]any{"source": "claude-code resume path", "reason": "earlier lines are not on the path from the newest message"}),
 		})
 	case suffix:
 	default:
@@ -1076,7 +988,7 @@ func (p *ccParser) finish(u Unit) (*Parsed, error) {
 		c := sessiondb.Compaction{
 			KeepFromSeq: int64(len(p.entries) + 1),
 			Summary:     sum,
-			Details:     mustJSON(map[string]any{"source": "claude-code resume path", "reason": "the path from the newest message is not a suffix of the log (branches or side chains); its entries are copied here", "leaf": leaf}),
+			Details:     jsonl.MustJSON(map[string]any{"source": "claude-code resume path", "reason": "the path from the newest message is not a suffix of the log (branches or side chains); its entries are copied here", "leaf": leaf}),
 		}
 		if root != nil && root.boundary {
 			var meta struct {
@@ -1098,15 +1010,15 @@ func (p *ccParser) finish(u Unit) (*Parsed, error) {
 	for _, c := range p.countedUsage() {
 		out.Usage = append(out.Usage, c.row)
 	}
-	out.Notes = append(out.Notes, priceRows(u.Path, out.Usage)...)
+	jsonl.EstimateCosts(out.Usage)
 	out.Entries = p.entries
 
 	// Session metadata.
-	stem := strings.TrimSuffix(filepath.Base(p.path), ".jsonl")
+	stem := strings.TrimSuffix(filepath.Base(p.Path), ".jsonl")
 	id, parent := stem, ""
 	// A 2.0 sub-agent file beside the sessions (agent-<id>.jsonl) carries
 	// its parent's sessionId and its agentId.
-	agent2 := ccAgentFileRE.MatchString(filepath.Base(p.path)) && p.agentID != "" && p.sid != "" && p.sid != stem
+	agent2 := ccAgentFileRE.MatchString(filepath.Base(p.Path)) && p.agentID != "" && p.sid != "" && p.sid != stem
 	switch {
 	case p.agentFile || agent2:
 	case p.sid != "" && p.sid != stem && p.ownLines:
@@ -1114,7 +1026,7 @@ func (p *ccParser) finish(u Unit) (*Parsed, error) {
 		// first lines are those of the session continued.
 		p.attrs["continues"] = p.sid
 	case p.sid != "" && p.sid != stem:
-		p.problem(0, "sessionId %s differs from the file name; the file name is the session ID (Claude Code resumes by file name)", p.sid)
+		p.Problem(0, "sessionId %s differs from the file name; the file name is the session ID (Claude Code resumes by file name)", p.sid)
 	}
 	if p.agentFile || agent2 {
 		agent := p.agentID
@@ -1126,7 +1038,7 @@ func (p *ccParser) finish(u Unit) (*Parsed, error) {
 			owner = p.sid
 		}
 		if owner == "" {
-			owner = filepath.Base(filepath.Dir(filepath.Dir(p.path)))
+			owner = filepath.Base(filepath.Dir(filepath.Dir(p.Path)))
 		}
 		id, parent = owner+":agent-"+agent, owner
 		p.attrs["agentId"] = agent
@@ -1142,15 +1054,15 @@ func (p *ccParser) finish(u Unit) (*Parsed, error) {
 		// Found once and kept: a parse resumed under a Follow holds the
 		// earlier entries without their bodies.
 		if p.promptTitle == "" {
-			p.promptTitle = PromptTitle(FormatClaudeCode, p.entries)
+			p.promptTitle = jsonl.PromptTitle(Format{}, p.entries)
 		}
 		title = p.promptTitle
 	}
-	attrs := mergeAttrs(p.attrs)
+	attrs := jsonl.MergeAttrs(p.attrs)
 	out.Session = sessiondb.Session{ID: id, Title: title, Attrs: attrs, ParentID: parent, CreatedAt: p.firstT, UpdatedAt: p.lastT}
-	out.Problems = p.problems
+	out.Problems = p.Problems
 	out.Notes = append(out.Notes, p.notes...)
-	out.ResumeState = mustJSON(ccResumeState{V: 2, ID: id, Files: p.placed, Entries: len(p.entries)})
+	out.ResumeState = jsonl.MustJSON(ccResumeState{V: 2, ID: id, Files: p.placed, Entries: len(p.entries)})
 	return out, nil
 }
 
@@ -1160,7 +1072,7 @@ func (p *ccParser) finish(u Unit) (*Parsed, error) {
 func (p *ccParser) reportPathEnd(path, open []*ccNode) {
 	i := len(path) - 1
 	for ; i >= 0 && p.synth[path[i].n]; i-- {
-		p.notes = append(p.notes, Problem{Path: p.path, Line: path[i].line, Reason: "the path ends with a <synthetic> assistant stop (Claude Code wrote it, after an API error or an interruption; it can block resume); kept"})
+		p.notes = append(p.notes, jsonl.Problem{Path: p.Path, Line: path[i].line, Reason: "the path ends with a <synthetic> assistant stop (Claude Code wrote it, after an API error or an interruption; it can block resume); kept"})
 	}
 	for _, n := range open {
 		ids := []string{}
@@ -1170,7 +1082,7 @@ func (p *ccParser) reportPathEnd(path, open []*ccNode) {
 			}
 		}
 		if len(ids) > 0 {
-			p.notes = append(p.notes, Problem{Path: p.path, Line: n.line, Reason: fmt.Sprintf("tool call(s) %s on the path have no result in the file (cut off: the session stopped, or the tool is still running); kept", strings.Join(ids, ", "))})
+			p.notes = append(p.notes, jsonl.Problem{Path: p.Path, Line: n.line, Reason: fmt.Sprintf("tool call(s) %s on the path have no result in the file (cut off: the session stopped, or the tool is still running); kept", strings.Join(ids, ", "))})
 		}
 	}
 }

@@ -1,39 +1,4 @@
-package jsonlimport
-
-// Export to Claude Code.
-//
-// A session imported from Claude Code is written back byte for byte:
-// the log of its file's latest import (importedLog), one line per entry,
-// which gives the file's bytes (every line's exact bytes are the entry's
-// body), and each tool-results file kept as a "tool-result-file" entry
-// written back as <session>/tool-results/<name> beside it. The file goes
-// where Claude Code keeps it, relative to the export directory:
-//
-//	projects/<project folder>/<sessionId>.jsonl
-//	projects/<project folder>/<sessionId>/tool-results/<tool_use id>.txt
-//	projects/<project folder>/<sessionId>/subagents/agent-<id>.jsonl
-//	projects/<project folder>/<sessionId>/subagents/workflows/wf_*/agent-<id>.jsonl
-//	projects/<project folder>/agent-<id>.jsonl (Claude Code 2.0 sub-agents)
-//
-// The path is the imported file's own path below its "projects" folder
-// (SourcePath), so sub-agents, workflow agents and a session imported
-// under a disambiguated ID land on the file names they came from; a file
-// that was not under a "projects" folder goes into the folder Claude Code
-// derives from the session's cwd (every character other than an ASCII
-// letter or digit becomes '-'). A sub-agent is a session of its own
-// ("<session>:agent-<id>"): exporting the parent does not write it
-// (export it by ID, or with --all). Copied into ~/.claude on another
-// machine, the files are what Claude Code lists and resumes, provided the
-// project folder matches the cwd there.
-//
-// Not byte for byte: what the import did not keep as a line (empty lines,
-// a trailing '\r' of a CRLF line, a torn line whose remains were recovered
-// as a separate entry or reported, a tool-results file that was not valid
-// UTF-8, which was stored with U+FFFD). TestExportClaudeCodeCorpus counts
-// the files of the real corpus that come back identical.
-//
-// A session of another format is translated (translate.go), or refused
-// with ErrUntranslatable.
+package claudecode
 
 import (
 	"bytes"
@@ -47,32 +12,33 @@ import (
 	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 )
 
-// Export writes session id as Claude Code files under dir (see the notes
-// at the top of claudecode_export.go).
-func (cc ClaudeCode) Export(ctx context.Context, s sessiondb.Store, id string, dir string) ([]string, error) {
-	return jsonl.ExportDir(ctx, cc, s, id, dir)
+// Export writes session id as Claude Code files under dir (see the
+// package doc, "Export").
+func (f Format) Export(ctx context.Context, s sessiondb.Store, id string, dir string) ([]string, error) {
+	return jsonl.ExportDir(ctx, f, s, id, dir)
 }
 
 // ExportFiles implements jsonl.Exporter.
-func (ClaudeCode) ExportFiles(ctx context.Context, s sessiondb.Store, id string) ([]jsonl.File, error) {
+func (Format) ExportFiles(ctx context.Context, s sessiondb.Store, id string) ([]jsonl.File, error) {
 	sess, err := s.Get(ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("export claude-code %s: %w", id, err)
 	}
-	if sess.SourceFormat != FormatClaudeCode {
-		return translatedFiles(ctx, s, sess, FormatClaudeCode)
+	if sess.SourceFormat != Name {
+		_, err := jsonl.WriteForeign(ctx, s, sess, Name)
+		return nil, err
 	}
-	log, err := importedLog(ctx, s, id)
+	log, err := jsonl.ImportedLog(ctx, s, id)
 	if err != nil {
 		return nil, fmt.Errorf("export claude-code %s: %w", id, err)
 	}
-	rel := ccExportPath(sess)
+	rel := ExportPath(sess)
 	toolDir := strings.TrimSuffix(rel, ".jsonl") + "/tool-results/"
 	var buf bytes.Buffer
 	var tools []jsonl.File
 	at := map[string]int{} // tool file name → index in tools (a later copy wins)
 	for _, e := range log {
-		if e.Kind == ccKindToolFile {
+		if e.Kind == KindToolFile {
 			var tf struct {
 				File    string `json:"file"`
 				Content string `json:"content"`
@@ -89,7 +55,7 @@ func (ClaudeCode) ExportFiles(ctx context.Context, s sessiondb.Store, id string)
 			}
 			continue
 		}
-		if err := writeOneLine(&buf, e.Body); err != nil {
+		if err := jsonl.WriteLine(&buf, e.Body); err != nil {
 			return nil, fmt.Errorf("export claude-code %s: entry %d: %w", id, e.Seq, err)
 		}
 	}
@@ -99,11 +65,11 @@ func (ClaudeCode) ExportFiles(ctx context.Context, s sessiondb.Store, id string)
 	return append([]jsonl.File{jsonl.BytesFile(rel, buf.Bytes())}, tools...), nil
 }
 
-// ccExportPath is the path, relative to the export directory, of the
+// ExportPath is the path, relative to the export directory, of the
 // transcript of Claude Code session sess: its source path below the last
 // "projects" folder, else projects/<encoded cwd>/ and the file's name (for
 // a sub-agent, from its session folder on).
-func ccExportPath(sess sessiondb.Session) string {
+func ExportPath(sess sessiondb.Session) string {
 	src := filepath.ToSlash(sess.SourcePath)
 	parts := strings.Split(src, "/")
 	if strings.HasSuffix(src, ".jsonl") {
@@ -121,7 +87,7 @@ func ccExportPath(sess sessiondb.Session) string {
 	}
 	folder := "projects/" + ccProjectFolder(attrs.CWD) + "/"
 	if !strings.HasSuffix(src, ".jsonl") {
-		return folder + piFileID(sess.ID) + ".jsonl"
+		return folder + jsonl.FileName(sess.ID) + ".jsonl"
 	}
 	if agent, _ := ccAgentOwner(sess.SourcePath); agent {
 		for i := len(parts) - 2; i >= 1; i-- {

@@ -1,4 +1,4 @@
-package jsonlimport
+package jsonl
 
 import (
 	"bytes"
@@ -26,16 +26,16 @@ func TestWildLineNestedTooDeep(t *testing.T) {
 		{"torn, not deep", good + "\n" + shallowTorn + "\n", []string{"torn or corrupt"}, 1},
 		{"brackets in a string", inString + "\n", []string{"torn or corrupt"}, 0},
 	} {
-		s := &wildScan{ctx: context.Background(), path: "f.jsonl"}
+		s := &WildScan{Ctx: context.Background(), Path: "f.jsonl"}
 		objects := 0
-		if err := s.run(bytes.NewReader([]byte(tc.file)), 0, func([]byte, int) { objects++ }); err != nil {
+		if err := s.Run(bytes.NewReader([]byte(tc.file)), 0, func([]byte, int) { objects++ }); err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
-		if len(s.problems) != len(tc.want) || objects != tc.objects {
-			t.Errorf("%s: %d objects, problems %v; want %d objects, %v", tc.name, objects, s.problems, tc.objects, tc.want)
+		if len(s.Problems) != len(tc.want) || objects != tc.objects {
+			t.Errorf("%s: %d objects, problems %v; want %d objects, %v", tc.name, objects, s.Problems, tc.objects, tc.want)
 			continue
 		}
-		for i, p := range s.problems {
+		for i, p := range s.Problems {
 			if !strings.Contains(p.Reason, tc.want[i]) || (tc.want[i] == "nested too deep" && strings.Contains(p.Reason, "torn")) {
 				t.Errorf("%s: problem %q, want it to say %q", tc.name, p.Reason, tc.want[i])
 			}

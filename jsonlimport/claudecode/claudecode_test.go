@@ -1,11 +1,10 @@
-package jsonlimport
+package claudecode_test
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,149 +15,20 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/sessiondb/sessiondb"
-	"github.com/sessiondb/sessiondb/sqlstore"
+	"github.com/sessiondb/sessiondb/jsonlimport"
+	"github.com/sessiondb/sessiondb/jsonlimport/claudecode"
+	"github.com/sessiondb/sessiondb/jsonlimport/internal/jsonltest"
+	"github.com/sessiondb/sessiondb/jsonlimport/internal/wildtest"
+	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 )
-
-var wildUpdate = flag.Bool("wild.update", false, "rewrite testdata/claudecode/expected and testdata/codex/expected")
 
 // ccTestdata holds Claude Code fixtures built line by line from the shapes
 // of formats/wild.md §1 (Claude Code cannot be run here), with every
 // corruption case listed there.
-var ccTestdata = filepath.Join("..", "testdata", "claudecode")
-
-// wildGolden is what an imported session of a wild format must look like.
-// Transcript lists, for each entry of the effective transcript filtered to
-// Kind "message", its id in the source (uuid, pi entry id, or for Codex the
-// payload type and role with the line number).
-type wildGolden struct {
-	ID          string          `json:"id"`
-	Title       string          `json:"title"`
-	ParentID    string          `json:"parent_id,omitempty"`
-	Attrs       json.RawMessage `json:"attrs,omitempty"`
-	Transcript  []string        `json:"transcript"`
-	Compactions []string        `json:"compactions,omitempty"`
-	LogEntries  int             `json:"log_entries"`
-	Usage       []string        `json:"usage"`
-	Problems    []string        `json:"problems"`
-	Notes       []string        `json:"notes,omitempty"`
-}
-
-// wildSnapshot imports dir with format and describes every session.
-func wildSnapshot(t *testing.T, format, dir string, label func(e sessiondb.Entry) string) map[string]wildGolden {
-	t.Helper()
-	ctx := context.Background()
-	s := openStore(t)
-	rep, err := Import(ctx, s, []string{dir}, Options{Format: format})
-	if err != nil {
-		t.Fatal(err)
-	}
-	byPath := map[string][]string{}
-	abs, _ := filepath.Abs(dir)
-	for _, p := range rep.Problems {
-		rel, _ := filepath.Rel(abs, p.Path)
-		byPath[rel] = append(byPath[rel], fmt.Sprintf("%d: %s", p.Line, p.Reason))
-	}
-	notes := map[string][]string{}
-	for _, p := range rep.Notes {
-		if strings.Contains(p.Reason, "has no price") {
-			continue // the price table is another branch's
-		}
-		rel, _ := filepath.Rel(abs, p.Path)
-		notes[rel] = append(notes[rel], fmt.Sprintf("%d: %s", p.Line, p.Reason))
-	}
-	list, _, err := s.List(ctx, sessiondb.ListOptions{Limit: sessiondb.MaxListLimit})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]wildGolden{}
-	for _, info := range list {
-		sess := info.Session
-		rel, _ := filepath.Rel(abs, sess.SourcePath)
-		g := wildGolden{ID: sess.ID, Title: sess.Title, ParentID: sess.ParentID, Attrs: sess.Attrs, Problems: byPath[rel], Notes: notes[rel]}
-		if g.Problems == nil {
-			g.Problems = []string{}
-		}
-		tr, err := s.Load(ctx, sess.ID, sessiondb.LoadOptions{Kinds: []string{sessiondb.KindMessage}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, e := range tr {
-			g.Transcript = append(g.Transcript, label(e))
-		}
-		log, err := s.Entries(ctx, sess.ID, 1, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		g.LogEntries = len(log)
-		cs, err := s.Compactions(ctx, sess.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, c := range cs {
-			g.Compactions = append(g.Compactions, fmt.Sprintf("keep_from=%d summary=%d tokens_before=%d", c.KeepFromSeq, len(c.Summary), c.TokensBefore))
-		}
-		rows, err := s.Query(ctx, `SELECT substr(created_at, 1, 10), provider, model, input_tokens, output_tokens,
-			cache_read_tokens, cache_write_tokens, reasoning_tokens, cost, coalesce(seq, 0) FROM usage WHERE session_id = ? ORDER BY id`, sess.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		g.Usage = []string{}
-		for rows.Next() {
-			var day, provider, model string
-			var in, out, cr, cw, rs, seq int64
-			var cost float64
-			if err := rows.Scan(&day, &provider, &model, &in, &out, &cr, &cw, &rs, &cost, &seq); err != nil {
-				t.Fatal(err)
-			}
-			g.Usage = append(g.Usage, fmt.Sprintf("%s %s/%s in=%d out=%d cache_read=%d cache_write=%d reasoning=%d cost=%g seq=%d",
-				day, provider, model, in, out, cr, cw, rs, cost, seq))
-		}
-		rows.Close()
-		out[rel] = g
-	}
-	return out
-}
-
-// checkWildGoldens compares snapshots with the golden files in goldDir
-// (one per source file), or rewrites them with -wild.update.
-func checkWildGoldens(t *testing.T, goldDir string, got map[string]wildGolden, want int) {
-	t.Helper()
-	if len(got) != want {
-		names := make([]string, 0, len(got))
-		for k := range got {
-			names = append(names, k)
-		}
-		t.Fatalf("imported %d sessions, want %d: %v", len(got), want, names)
-	}
-	for rel, g := range got {
-		name := strings.NewReplacer("/", "__").Replace(strings.TrimSuffix(rel, ".jsonl")) + ".json"
-		path := filepath.Join(goldDir, name)
-		b, _ := json.MarshalIndent(g, "", "  ")
-		b = append(b, '\n')
-		if *wildUpdate {
-			if err := os.MkdirAll(goldDir, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(path, b, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		raw, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatalf("%s: %v (run with -wild.update)", rel, err)
-		}
-		var exp wildGolden
-		if err := json.Unmarshal(raw, &exp); err != nil {
-			t.Fatal(err)
-		}
-		var cur wildGolden
-		_ = json.Unmarshal(b, &cur)
-		if d := cmp.Diff(exp, cur); d != "" {
-			t.Errorf("%s (-golden +got):\n%s", rel, d)
-		}
-	}
-}
+var (
+	ccTestdata = filepath.Join("..", "..", "testdata", "claudecode")
+	piTestdata = filepath.Join("..", "..", "testdata", "pi")
+)
 
 func ccLabel(e sessiondb.Entry) string {
 	var l struct {
@@ -174,15 +44,15 @@ func ccLabel(e sessiondb.Entry) string {
 // the rules in claudecode.go; see also TestClaudeCodeTranscripts, which
 // states the resume paths independently.
 func TestClaudeCodeGolden(t *testing.T) {
-	got := wildSnapshot(t, FormatClaudeCode, filepath.Join(ccTestdata, "projects"), ccLabel)
-	checkWildGoldens(t, filepath.Join(ccTestdata, "expected"), got, 6)
+	got := wildtest.Snapshot(t, claudecode.Name, filepath.Join(ccTestdata, "projects"), ccLabel)
+	wildtest.CheckGoldens(t, filepath.Join(ccTestdata, "expected"), got, 6)
 }
 
 // TestClaudeCodeTranscripts states the expected resume path of each fixture
 // by hand (the uuids Claude Code walks from the newest message back to a
 // root), independently of the golden files.
 func TestClaudeCodeTranscripts(t *testing.T) {
-	got := wildSnapshot(t, FormatClaudeCode, filepath.Join(ccTestdata, "projects"), ccLabel)
+	got := wildtest.Snapshot(t, claudecode.Name, filepath.Join(ccTestdata, "projects"), ccLabel)
 	e := func(n int) string { return fmt.Sprintf("e3000000-0000-4000-8000-%012d", n) }
 	b := func(n int) string { return fmt.Sprintf("b2000000-0000-4000-8000-%012d", n) }
 	d := func(n int) string { return fmt.Sprintf("d3000000-0000-4000-8000-%012d", n) }
@@ -220,7 +90,7 @@ func TestClaudeCodeTranscripts(t *testing.T) {
 // byte for byte, in file order, with unknown line types kept as data.
 func TestClaudeCodeLogBytes(t *testing.T) {
 	path := filepath.Join(ccTestdata, "projects", "-home-dev-proj", "5c2d8e41-0000-4000-8000-000000000001.jsonl")
-	p, err := ClaudeCode{}.Parse(context.Background(), Unit{Format: FormatClaudeCode, Path: path}, Resume{})
+	p, err := claudecode.Format{}.Parse(context.Background(), jsonl.Unit{Format: claudecode.Name, Path: path}, jsonl.Resume{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -322,9 +192,9 @@ func ccDedupTotals(t *testing.T, root string) map[string][4]int64 {
 // de-duplicating reader.
 func TestClaudeCodeUsageDaily(t *testing.T) {
 	ctx := context.Background()
-	s := openStore(t)
+	s := jsonltest.OpenStore(t)
 	root := filepath.Join(ccTestdata, "projects")
-	if _, err := Import(ctx, s, []string{root}, Options{}); err != nil {
+	if _, err := jsonlimport.Import(ctx, s, []string{root}, jsonlimport.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	want := ccDedupTotals(t, root)
@@ -332,7 +202,7 @@ func TestClaudeCodeUsageDaily(t *testing.T) {
 	// a torn line, which a line-by-line reader cannot parse.
 	v := want["2026-01-13 claude-sonnet-4-5"]
 	want["2026-01-13 claude-sonnet-4-5"] = [4]int64{v[0] + 7, v[1] + 6, v[2], v[3]}
-	got := usageDaily(t, s)
+	got := wildtest.UsageDaily(t, s)
 	if d := cmp.Diff(want, got); d != "" {
 		t.Fatalf("usage_daily (-dedup reader +sessiondb):\n%s", d)
 	}
@@ -341,26 +211,6 @@ func TestClaudeCodeUsageDaily(t *testing.T) {
 	if v := got["2026-01-10 claude-sonnet-4-5"]; v != [4]int64{12 + 30, 40 + 25, 1000 + 1200, 200} {
 		t.Fatalf("sonnet 2026-01-10: %v", v)
 	}
-}
-
-// usageDaily sums the usage_daily view over sessions, by day and model.
-func usageDaily(t *testing.T, s *sqlstore.Store) map[string][4]int64 {
-	t.Helper()
-	rows, err := s.Query(context.Background(), `SELECT day, model, sum(input_tokens), sum(output_tokens), sum(cache_read_tokens), sum(cache_write_tokens) FROM usage_daily GROUP BY day, model`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	out := map[string][4]int64{}
-	for rows.Next() {
-		var day, model string
-		var v [4]int64
-		if err := rows.Scan(&day, &model, &v[0], &v[1], &v[2], &v[3]); err != nil {
-			t.Fatal(err)
-		}
-		out[day+" "+model] = v
-	}
-	return out
 }
 
 // TestClaudeCodeResume grows transcripts through the importer: a turn
@@ -378,12 +228,12 @@ func TestClaudeCodeResume(t *testing.T) {
 	if err := os.WriteFile(path, bytes.Join(lines[:7], nil), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	first, err := ClaudeCode{}.Parse(ctx, Unit{Format: FormatClaudeCode, Path: path}, Resume{})
+	first, err := claudecode.Format{}.Parse(ctx, jsonl.Unit{Format: claudecode.Name, Path: path}, jsonl.Resume{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	from := Resume{Offset: first.Offset, Entries: len(first.Entries), State: first.ResumeState}
-	if _, err := (ClaudeCode{}).Parse(ctx, Unit{Format: FormatClaudeCode, Path: path}, from); !errors.Is(err, ErrNotIncremental) {
+	from := jsonl.Resume{Offset: first.Offset, Entries: len(first.Entries), State: first.ResumeState}
+	if _, err := (claudecode.Format{}).Parse(ctx, jsonl.Unit{Format: claudecode.Name, Path: path}, from); !errors.Is(err, jsonl.ErrNotIncremental) {
 		t.Fatalf("resume at an offset: %v, want ErrNotIncremental", err)
 	}
 
@@ -405,24 +255,24 @@ func TestClaudeCodeResume(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := filepath.Join(t.TempDir(), "5c2d8e41-0000-4000-8000-000000000009.jsonl")
 			since := time.Now().Add(-time.Second)
-			grown := openStore(t)
+			grown := jsonltest.OpenStore(t)
 			os.WriteFile(p, tc.prefix, 0o644)
-			if _, err := Import(ctx, grown, []string{p}, Options{}); err != nil {
+			if _, err := jsonlimport.Import(ctx, grown, []string{p}, jsonlimport.Options{}); err != nil {
 				t.Fatal(err)
 			}
 			os.WriteFile(p, tc.whole, 0o644)
-			rep, err := Import(ctx, grown, []string{p}, Options{})
+			rep, err := jsonlimport.Import(ctx, grown, []string{p}, jsonlimport.Options{})
 			if err != nil || len(rep.Problems) > 0 && strings.Contains(rep.Problems[0].Reason, "replacement") {
 				t.Fatalf("grown import: %+v %v", rep, err)
 			}
-			once := openStore(t)
-			if _, err := Import(ctx, once, []string{p}, Options{}); err != nil {
+			once := jsonltest.OpenStore(t)
+			if _, err := jsonlimport.Import(ctx, once, []string{p}, jsonlimport.Options{}); err != nil {
 				t.Fatal(err)
 			}
-			if d := cmp.Diff(growthSnapshot(t, once, since), growthSnapshot(t, grown, since)); d != "" {
+			if d := cmp.Diff(jsonltest.GrowthSnapshot(t, once, since), jsonltest.GrowthSnapshot(t, grown, since)); d != "" {
 				t.Fatalf("grown (-one-shot +grown):\n%s", d)
 			}
-			rep, err = Import(ctx, grown, []string{p}, Options{})
+			rep, err = jsonlimport.Import(ctx, grown, []string{p}, jsonlimport.Options{})
 			if err != nil || rep.Unchanged != 1 {
 				t.Fatalf("unchanged import: %+v %v", rep, err)
 			}
@@ -435,12 +285,12 @@ func TestClaudeCodeResume(t *testing.T) {
 func TestClaudeCodeClaim(t *testing.T) {
 	dir := t.TempDir()
 	cc := filepath.Join(dir, "whatever.jsonl")
-	copyFile(t, filepath.Join(ccTestdata, "projects", "-home-dev-proj", "5c2d8e41-0000-4000-8000-000000000002.jsonl"), cc)
+	jsonltest.CopyFile(t, filepath.Join(ccTestdata, "projects", "-home-dev-proj", "5c2d8e41-0000-4000-8000-000000000002.jsonl"), cc)
 	pi := filepath.Join(dir, "pi.jsonl")
-	copyFile(t, filepath.Join(piTestdata, "sessions", "linear.jsonl"), pi)
+	jsonltest.CopyFile(t, filepath.Join(piTestdata, "sessions", "linear.jsonl"), pi)
 	files := []string{cc, pi}
 	sort.Strings(files)
-	units, rest := ClaudeCode{}.Claim(files)
+	units, rest := claudecode.Format{}.Claim(files)
 	if len(units) != 1 || units[0].Path != cc || len(rest) != 1 || rest[0] != pi {
 		t.Fatalf("units %v rest %v", units, rest)
 	}

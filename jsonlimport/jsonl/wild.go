@@ -1,6 +1,6 @@
-package jsonlimport
+package jsonl
 
-// Shared line handling of the Claude Code, Codex and pi readers ("wild"
+// The line handling the Claude Code, Codex and pi readers share ("wild"
 // formats: their files are written by tools whose crashes leave torn lines
 // and NUL runs anywhere, see formats/wild.md).
 
@@ -16,27 +16,28 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 )
 
-// wildScan is the state of one scan of a wild JSONL file.
-type wildScan struct {
-	ctx      context.Context
-	path     string
-	lineBase int // physical lines before the scan's start offset
-	problems []Problem
+// WildScan is the state of one scan of a wild JSONL file. A reader embeds
+// it in its parser and reads the position (Offset, Lines) and the problems
+// it reported after Run.
+type WildScan struct {
+	Ctx      context.Context
+	Path     string
+	LineBase int // physical lines before the scan's start offset
+	Problems []Problem
 
-	offset int64 // end of the last consumed line
-	lines  int   // physical lines consumed
-	// bodyAt is where the object handed to obj starts in the file when
+	Offset int64 // end of the last consumed line
+	Lines  int   // physical lines consumed
+	// BodyAt is where the object handed to obj starts in the file when
 	// it is a verbatim slice of the file (-1 otherwise: a recovered or
 	// repaired object).
-	bodyAt int64
+	BodyAt int64
 }
 
-func (s *wildScan) problem(line int, format string, args ...any) {
-	s.problems = append(s.problems, Problem{Path: s.path, Line: line, Reason: fmt.Sprintf(format, args...)})
+// Problem reports a problem at physical line line of the scanned file.
+func (s *WildScan) Problem(line int, format string, args ...any) {
+	s.Problems = append(s.Problems, Problem{Path: s.Path, Line: line, Reason: fmt.Sprintf(format, args...)})
 }
 
 // maxGlueCandidates bounds the start positions tried when recovering JSON
@@ -44,7 +45,7 @@ func (s *wildScan) problem(line int, format string, args ...any) {
 // time.
 const maxGlueCandidates = 64
 
-// run scans f (positioned at from) and calls obj for every JSON object the
+// Run scans f (positioned at from) and calls obj for every JSON object the
 // file holds, with its 1-based physical line number. Rules:
 //
 //   - empty lines (and a lone '\r') are ignored; a trailing '\r' is dropped;
@@ -57,54 +58,54 @@ const maxGlueCandidates = 64
 //   - a last line without '\n' is consumed only when it is a complete JSON
 //     object (it cannot grow any more); otherwise it is reported and left
 //     for the next import (offset stops before it).
-func (s *wildScan) run(f io.Reader, from int64, obj func(raw []byte, lineNo int)) error {
-	s.offset = from
-	return jsonl.ScanLines(f, from, func(line []byte, n int, start, end int64, complete bool) error {
+func (s *WildScan) Run(f io.Reader, from int64, obj func(raw []byte, lineNo int)) error {
+	s.Offset = from
+	return ScanLines(f, from, func(line []byte, n int, start, end int64, complete bool) error {
 		if n%256 == 0 {
-			if err := s.ctx.Err(); err != nil {
+			if err := s.Ctx.Err(); err != nil {
 				return err
 			}
 		}
-		lineNo := s.lineBase + n
-		if jsonl.Oversized(line) {
-			s.problem(lineNo, "oversized line: longer than %d bytes; skipped", MaxLineSize)
+		lineNo := s.LineBase + n
+		if Oversized(line) {
+			s.Problem(lineNo, "oversized line: longer than %d bytes; skipped", MaxLineSize)
 			if complete {
-				s.offset, s.lines = end, lineNo
+				s.Offset, s.Lines = end, lineNo
 			}
 			return nil
 		}
-		line = jsonl.TrimCR(line)
+		line = TrimCR(line)
 		if !complete {
 			t := bytes.TrimSpace(line)
 			if len(t) == 0 {
 				return nil
 			}
 			if t[0] == '{' && json.Valid(t) && utf8.Valid(t) {
-				s.offset, s.lines = end, lineNo
-				s.bodyAt = start + int64(len(line)-len(bytes.TrimLeftFunc(line, unicode.IsSpace)))
+				s.Offset, s.Lines = end, lineNo
+				s.BodyAt = start + int64(len(line)-len(bytes.TrimLeftFunc(line, unicode.IsSpace)))
 				obj(bytes.Clone(t), lineNo)
 				return nil
 			}
 			if nestedTooDeep(t) {
-				s.problem(lineNo, "JSON nested too deep (more than %d levels of arrays and objects, more than the JSON decoder reads; last line, no trailing newline): not imported", maxJSONDepth)
+				s.Problem(lineNo, "JSON nested too deep (more than %d levels of arrays and objects, more than the JSON decoder reads; last line, no trailing newline): not imported", maxJSONDepth)
 				return nil
 			}
-			s.problem(lineNo, "torn last line (%d bytes, no trailing newline, not a complete JSON object): not imported; it is read again once complete", len(line))
+			s.Problem(lineNo, "torn last line (%d bytes, no trailing newline, not a complete JSON object): not imported; it is read again once complete", len(line))
 			return nil
 		}
-		s.offset, s.lines = end, lineNo
+		s.Offset, s.Lines = end, lineNo
 		if len(line) == 0 {
 			return nil
 		}
-		s.bodyAt = start + int64(len(line)-len(bytes.TrimLeftFunc(line, unicode.IsSpace)))
+		s.BodyAt = start + int64(len(line)-len(bytes.TrimLeftFunc(line, unicode.IsSpace)))
 		if !utf8.Valid(line) {
-			s.problem(lineNo, "invalid UTF-8: invalid bytes replaced with U+FFFD")
-			line = jsonl.ValidUTF8(line)
-			s.bodyAt = -1
+			s.Problem(lineNo, "invalid UTF-8: invalid bytes replaced with U+FFFD")
+			line = ValidUTF8(line)
+			s.BodyAt = -1
 		}
 		t := bytes.TrimSpace(line)
 		if len(t) == 0 {
-			s.problem(lineNo, "blank line (whitespace only); skipped")
+			s.Problem(lineNo, "blank line (whitespace only); skipped")
 			return nil
 		}
 		if t[0] == '{' && json.Valid(t) {
@@ -115,17 +116,17 @@ func (s *wildScan) run(f io.Reader, from int64, obj func(raw []byte, lineNo int)
 		hasNUL := bytes.IndexByte(line, 0) >= 0
 		switch {
 		case hasNUL && len(good) == 0:
-			s.problem(lineNo, "NUL bytes: line of %d bytes holds no readable JSON object; skipped", len(line))
+			s.Problem(lineNo, "NUL bytes: line of %d bytes holds no readable JSON object; skipped", len(line))
 		case hasNUL:
-			s.problem(lineNo, "NUL bytes: %d JSON object(s) recovered from the line, the rest skipped", len(good))
+			s.Problem(lineNo, "NUL bytes: %d JSON object(s) recovered from the line, the rest skipped", len(good))
 		case len(good) == 0 && nestedTooDeep(t):
-			s.problem(lineNo, "JSON nested too deep (more than %d levels of arrays and objects, more than the JSON decoder reads, %d bytes); skipped", maxJSONDepth, len(line))
+			s.Problem(lineNo, "JSON nested too deep (more than %d levels of arrays and objects, more than the JSON decoder reads, %d bytes); skipped", maxJSONDepth, len(line))
 		case len(good) == 0:
-			s.problem(lineNo, "invalid JSON (torn or corrupt line, %d bytes); skipped", len(line))
+			s.Problem(lineNo, "invalid JSON (torn or corrupt line, %d bytes); skipped", len(line))
 		default:
-			s.problem(lineNo, "invalid JSON: torn line with %d complete object(s) glued after it; the torn part is skipped, the complete object(s) recovered", len(good))
+			s.Problem(lineNo, "invalid JSON: torn line with %d complete object(s) glued after it; the torn part is skipped, the complete object(s) recovered", len(good))
 		}
-		s.bodyAt = -1
+		s.BodyAt = -1
 		for _, g := range good {
 			obj(bytes.Clone(g), lineNo)
 		}
@@ -189,9 +190,9 @@ func recoverObjects(line []byte) [][]byte {
 	return out
 }
 
-// openAt opens path and positions it at from; it checks that from is not
+// OpenAt opens path and positions it at from; it checks that from is not
 // past the end of the file.
-func openAt(path string, from int64) (*os.File, int64, error) {
+func OpenAt(path string, from int64) (*os.File, int64, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, 0, err
@@ -214,9 +215,9 @@ func openAt(path string, from int64) (*os.File, int64, error) {
 	return f, st.Size(), nil
 }
 
-// firstObjects returns up to n JSON objects from the first lines of path
+// FirstObjects returns up to n JSON objects from the first lines of path
 // (at most 1 MiB read), skipping blank and unreadable lines.
-func firstObjects(path string, n int) []map[string]json.RawMessage {
+func FirstObjects(path string, n int) []map[string]json.RawMessage {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil
@@ -237,8 +238,8 @@ func firstObjects(path string, n int) []map[string]json.RawMessage {
 	return out
 }
 
-// rawString decodes a JSON string member ("" when missing or not a string).
-func rawString(m map[string]json.RawMessage, key string) string {
+// RawString decodes a JSON string member ("" when missing or not a string).
+func RawString(m map[string]json.RawMessage, key string) string {
 	var s string
 	if raw, ok := m[key]; ok {
 		_ = json.Unmarshal(raw, &s)
@@ -246,8 +247,8 @@ func rawString(m map[string]json.RawMessage, key string) string {
 	return s
 }
 
-// parseTime parses an ISO 8601 / RFC 3339 timestamp (zero when it cannot).
-func parseTime(s string) time.Time {
+// ParseTime parses an ISO 8601 / RFC 3339 timestamp (zero when it cannot).
+func ParseTime(s string) time.Time {
 	if s == "" {
 		return time.Time{}
 	}
@@ -258,9 +259,9 @@ func parseTime(s string) time.Time {
 	return t.UTC()
 }
 
-// entryKind is the Kind of a non-message line of type typ: the type itself,
+// EntryKind is the Kind of a non-message line of type typ: the type itself,
 // unless it is empty, too long or one of sessiondb's own kinds.
-func entryKind(format, typ string) string {
+func EntryKind(format, typ string) string {
 	switch {
 	case typ == "", typ == "message", typ == "custom", len(typ) > 64, strings.ContainsFunc(typ, func(r rune) bool { return r < 0x20 || r == 0x7f }):
 		return format + ".other"
@@ -268,8 +269,8 @@ func entryKind(format, typ string) string {
 	return typ
 }
 
-// mergeAttrs returns a JSON object of the non-empty values.
-func mergeAttrs(kv map[string]any) json.RawMessage {
+// MergeAttrs returns a JSON object of the non-empty values.
+func MergeAttrs(kv map[string]any) json.RawMessage {
 	out := map[string]any{}
 	for k, v := range kv {
 		switch x := v.(type) {
@@ -289,13 +290,13 @@ func mergeAttrs(kv map[string]any) json.RawMessage {
 	if len(out) == 0 {
 		return nil
 	}
-	return mustJSON(out)
+	return MustJSON(out)
 }
 
-// restoreAttrs puts the members of the attrs object raw (saved in a
-// resume state) into kv as raw JSON, so that mergeAttrs writes them back
+// RestoreAttrs puts the members of the attrs object raw (saved in a
+// resume state) into kv as raw JSON, so that MergeAttrs writes them back
 // byte for byte, as a read of the whole file does.
-func restoreAttrs(raw json.RawMessage, kv map[string]any) {
+func RestoreAttrs(raw json.RawMessage, kv map[string]any) {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(raw, &m) != nil {
 		return

@@ -1,92 +1,4 @@
-package jsonlimport
-
-// pi (badlogic/pi-mono, npm @mariozechner/pi-coding-agent) keeps one JSONL
-// file per session: ~/.pi/agent/sessions/--<cwd>--/<ts>_<uuid>.jsonl. Line
-// 1 is a header {"type":"session","version":3,"id":…,"cwd":…}; every other
-// line is an entry with id/parentId forming a tree (formats/wild.md §3,
-// pi's docs/session.md and session-manager.ts).
-//
-// How the Pi reader maps that onto sessiondb:
-//
-//   - Every readable line is one log entry whose Body is the line's exact
-//     bytes: the header (Kind "session"), "message" entries (Kind
-//     "message", Role = message.role), and the entry types that pi turns
-//     into context messages, "custom_message" and "branch_summary", also
-//     Kind "message" (Role "custom" and "branchSummary"). Every other type
-//     (compaction, model_change, thinking_level_change, custom, label,
-//     session_info, types added later) keeps its type as Kind.
-//   - The transcript follows pi's buildSessionContext: the leaf is the last
-//     entry in file order (pi persists no leaf), the path runs from it to
-//     the root through parentId (it stops at a parent never written, a
-//     Problem). With a compaction on the path, the transcript is its
-//     summary, then the path entries from firstKeptEntryId up to the
-//     compaction, then those after it. The compaction becomes a sessiondb
-//     compaction whose one summary message is a copy of the compaction line
-//     (Summary true); pi renders it as {"role":"compactionSummary",…}. When
-//     the context entries are exactly the Kind "message" entries from some
-//     entry on, that KeepFromSeq is used; otherwise (abandoned branches, a
-//     firstKeptEntryId on another branch) the summary also holds copies of
-//     the context entries and no log entry is kept. Filtered to Kind
-//     "message", the effective transcript is then, entry for entry, what
-//     pi's loader returns (checked against pi 0.73.1 by the golden tests).
-//   - Branches: every entry stays in the session's log, and the branch
-//     tips other than the leaf are listed in Attrs.branches (tip id and the
-//     id where the branch leaves the resume path). Each tip also becomes a
-//     fork session (Parsed.Branches), written in the same transaction:
-//     ID "<session>@<tip>", ParentID the session, ForkSeq the log position
-//     of the entry where the branch leaves the resumed path; its log is
-//     the header and the lines on the path from the root to the tip, and
-//     its transcript is what pi resumes after /tree moves the leaf to the
-//     tip (checked against pi 0.73.1: expected/*.branches.json). A path
-//     never changes, so an existing fork's log is not rewritten; when pi
-//     later continues a branch, the old leaf's path becomes a new fork and
-//     the forks already made keep their logs (their branch points move
-//     with the resumed path). Forks hold no usage (the
-//     session counts every branch's calls), and their lines are copies of
-//     the session's, so a search finds a branch's text in both.
-//   - A file made by /fork has a header with parentSession (the source
-//     file's path): its ParentID is the uuid of that file name, and, when
-//     the source file can be read, ForkSeq is the entry number in it of the
-//     last entry the fork copied.
-//   - Title: the name of the last session_info entry, else the first
-//     real user prompt (PromptTitle). Labels: the current
-//     label of each entry (pi's rules: a label entry without label clears
-//     it) in Attrs.labels. Attrs also hold cwd, version, parentSession and
-//     the model and thinking level in force at the leaf.
-//   - Usage: one row per assistant message (every branch: each was a model
-//     call), with pi's own token counts and cost.total, dated by the
-//     message's own timestamp (the entry's when it has none). The messages
-//     a /fork copied from a source file that can be read are not counted
-//     again in the fork (when the source is gone, they are).
-//   - Corruption: pi skips lines that JSON.parse rejects; so do we, with a
-//     Problem. Beyond pi (and reported): an entry glued onto a torn line or
-//     written behind NUL bytes is recovered, so the transcript can then hold
-//     more than pi loads. A file whose first line is not a session header
-//     is one pi refuses (it starts it afresh); it is not claimed.
-//   - Versions: pi migrates older files on load and rewrites them; we keep
-//     the bytes and apply the migrations' meaning: a version 1 file (no
-//     ids) is a chain in file order, its entries named "v1:<position>" in
-//     the tree and its compaction's firstKeptEntryIndex honoured; a
-//     version 2 "hookMessage" role is Role "custom", as version 3 names it.
-//   - Resume: a file that only grew is read from the offset when the new
-//     entries continue the previous leaf in a line without a compaction;
-//     otherwise Parse returns ErrNotIncremental, the importer reads the
-//     file whole and appends only the new entries (the context, branches
-//     and metadata being those of the whole file). A fork made for a tip
-//     keeps its log; its title, labels and branch point (ForkSeq,
-//     attrs.branch) follow the file: when pi's resumed path moves, the
-//     branch leaves it elsewhere (sessiondb.MetaPatch.ForkSeq). A /fork
-//     file imported while pi was still copying the source's entries gets
-//     the ForkSeq of its last copy once the copies are all there.
-//   - A second session header (pi's SessionManager writes one when it
-//     opens an empty file, testdata/gen/pi: double-header) is kept as
-//     data with a note; pi loads such a file as usual.
-//
-// Export writes a session as a pi file that pi's SessionManager opens: a
-// session imported from pi is written back line for line (its whole log,
-// so branches survive and a re-import gives the same bytes); another
-// session is translated into pi's shapes (translate_pi.go), or refused
-// with ErrUntranslatable naming what pi has no shape for.
+package pi
 
 import (
 	"bytes"
@@ -103,24 +15,24 @@ import (
 	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 )
 
-// FormatPi names the pi session format.
-const FormatPi = "pi"
+// Name names the pi session format.
+const Name = "pi"
 
-// Pi reads and writes pi session files.
-type Pi struct{}
+// Format reads and writes pi session files.
+type Format struct{}
 
-var _ Format = Pi{}
+var _ jsonl.Format = Format{}
 
-// Name returns FormatPi.
-func (Pi) Name() string { return FormatPi }
+// Name returns Name.
+func (Format) Name() string { return Name }
 
 var piUUIDRE = regexp.MustCompile(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`)
 
 // Claim takes .jsonl files whose first line is a pi session header.
-func (Pi) Claim(files []string) (units []Unit, rest []string) {
+func (Format) Claim(files []string) (units []jsonl.Unit, rest []string) {
 	for _, f := range files {
 		if strings.HasSuffix(f, ".jsonl") && sniffPi(f) {
-			units = append(units, Unit{Format: FormatPi, Path: f})
+			units = append(units, jsonl.Unit{Format: Name, Path: f})
 			continue
 		}
 		rest = append(rest, f)
@@ -129,13 +41,13 @@ func (Pi) Claim(files []string) (units []Unit, rest []string) {
 }
 
 func sniffPi(path string) bool {
-	objs := firstObjects(path, 1)
+	objs := jsonl.FirstObjects(path, 1)
 	if len(objs) == 0 {
 		return false
 	}
 	m := objs[0]
 	_, cwd := m["cwd"]
-	return rawString(m, "type") == "session" && rawString(m, "id") != "" && cwd
+	return jsonl.RawString(m, "type") == "session" && jsonl.RawString(m, "id") != "" && cwd
 }
 
 // piResumeState is Parsed.ResumeState for pi files.
@@ -173,8 +85,8 @@ type piNode struct {
 }
 
 type piParser struct {
-	wildScan
-	notes       []Problem
+	jsonl.WildScan
+	notes       []jsonl.Problem
 	metaOfForks bool // a label or session_info entry was read
 	resumed     bool
 	rs          piResumeState
@@ -189,8 +101,8 @@ type piParser struct {
 	base        int    // entries before this parse
 }
 
-// Parse reads one pi session file (see the package notes above).
-func (Pi) Parse(ctx context.Context, u Unit, from Resume) (parsed *Parsed, err error) {
+// Parse reads one pi session file (see the package doc).
+func (Format) Parse(ctx context.Context, u jsonl.Unit, from jsonl.Resume) (parsed *jsonl.Parsed, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			parsed, err = nil, fmt.Errorf("parse pi %s: internal error: %v", u.Path, r)
@@ -199,26 +111,26 @@ func (Pi) Parse(ctx context.Context, u Unit, from Resume) (parsed *Parsed, err e
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("parse pi %s: %w", u.Path, err)
 	}
-	p := &piParser{wildScan: wildScan{ctx: ctx, path: u.Path}, attrs: map[string]any{}, nodes: map[string]*piNode{}, base: from.Entries}
+	p := &piParser{WildScan: jsonl.WildScan{Ctx: ctx, Path: u.Path}, attrs: map[string]any{}, nodes: map[string]*piNode{}, base: from.Entries}
 	if from.Offset > 0 {
 		if len(from.State) == 0 || json.Unmarshal(from.State, &p.rs) != nil || p.rs.V != 1 || p.rs.ID == "" {
-			return nil, fmt.Errorf("parse pi %s: %w", u.Path, ErrNotIncremental)
+			return nil, fmt.Errorf("parse pi %s: %w", u.Path, jsonl.ErrNotIncremental)
 		}
 		p.resumed, p.header = true, true
-		p.lineBase = p.rs.Lines
+		p.LineBase = p.rs.Lines
 		if len(p.rs.Attrs) > 0 {
-			restoreAttrs(p.rs.Attrs, p.attrs)
+			jsonl.RestoreAttrs(p.rs.Attrs, p.attrs)
 		}
 	}
 	if p.rs.Labels == nil {
 		p.rs.Labels = map[string]string{}
 	}
-	f, _, err := openAt(u.Path, from.Offset)
+	f, _, err := jsonl.OpenAt(u.Path, from.Offset)
 	if err != nil {
 		return nil, fmt.Errorf("parse pi %s: %w", u.Path, err)
 	}
 	defer f.Close()
-	if err := p.run(f, from.Offset, p.dispatch); err != nil {
+	if err := p.Run(f, from.Offset, p.dispatch); err != nil {
 		return nil, fmt.Errorf("parse pi %s: %w", u.Path, err)
 	}
 	if !p.header {
@@ -264,14 +176,14 @@ type piLine struct {
 func (p *piParser) dispatch(raw []byte, lineNo int) {
 	var l piLine
 	if err := json.Unmarshal(raw, &l); err != nil {
-		p.problem(lineNo, "line has an unexpected shape (%v); kept as data", err)
+		p.Problem(lineNo, "line has an unexpected shape (%v); kept as data", err)
 		var head struct {
 			Type string `json:"type"`
 		}
 		_ = json.Unmarshal(raw, &head)
 		l = piLine{Type: head.Type}
 	}
-	t := parseTime(l.Timestamp)
+	t := jsonl.ParseTime(l.Timestamp)
 	if t.IsZero() {
 		t = p.rs.Last
 	} else {
@@ -281,7 +193,7 @@ func (p *piParser) dispatch(raw []byte, lineNo int) {
 		}
 	}
 	n := len(p.entries) + 1
-	e := sessiondb.Entry{Kind: entryKind(FormatPi, l.Type), CreatedAt: t, Body: raw}
+	e := sessiondb.Entry{Kind: jsonl.EntryKind(Name, l.Type), CreatedAt: t, Body: raw}
 	var id string
 	_ = json.Unmarshal(l.ID, &id)
 	if l.Type == "session" {
@@ -290,7 +202,7 @@ func (p *piParser) dispatch(raw []byte, lineNo int) {
 			// pi's SessionManager writes its header a second time when
 			// it opens an empty file (testdata/gen/pi: double-header);
 			// pi loads the file all the same, the header being no entry.
-			p.notes = append(p.notes, Problem{Path: p.path, Line: lineNo, Reason: "a second session header (pi writes one when it opens an empty file); kept as data, as pi loads it"})
+			p.notes = append(p.notes, jsonl.Problem{Path: p.Path, Line: lineNo, Reason: "a second session header (pi writes one when it opens an empty file); kept as data, as pi loads it"})
 		} else {
 			p.header = true
 			p.rs.ID = id
@@ -309,7 +221,7 @@ func (p *piParser) dispatch(raw []byte, lineNo int) {
 		return
 	}
 	if !p.header {
-		p.problem(lineNo, "entry before the session header; pi refuses such a file")
+		p.Problem(lineNo, "entry before the session header; pi refuses such a file")
 	}
 	node := &piNode{id: id, typ: l.Type, n: n, line: lineNo, firstKept: l.FirstKept}
 	if l.ParentID != nil {
@@ -355,7 +267,7 @@ func (p *piParser) dispatch(raw []byte, lineNo int) {
 				}
 			}
 		} else {
-			p.problem(lineNo, "message entry without a message object; kept as data")
+			p.Problem(lineNo, "message entry without a message object; kept as data")
 		}
 	case "custom_message":
 		e.Kind, e.Role, node.msg = sessiondb.KindMessage, "custom", true
@@ -385,26 +297,26 @@ func (p *piParser) dispatch(raw []byte, lineNo int) {
 		}
 	}
 	if p.rs.Prompt == "" && e.Role == "user" {
-		p.rs.Prompt = PromptTitle(FormatPi, []sessiondb.Entry{e})
+		p.rs.Prompt = jsonl.PromptTitle(Format{}, []sessiondb.Entry{e})
 	}
 	p.entries = append(p.entries, e)
 	if node.msg {
 		p.msgNs = append(p.msgNs, n)
 	}
 	if id == "" {
-		p.problem(lineNo, "entry without id; kept in the log, not in the tree")
+		p.Problem(lineNo, "entry without id; kept in the log, not in the tree")
 		return
 	}
 	if old, dup := p.nodes[id]; dup {
-		p.problem(lineNo, "entry id %s already used on line %d; the later entry wins in the tree, as in pi", id, old.line)
+		p.Problem(lineNo, "entry id %s already used on line %d; the later entry wins in the tree, as in pi", id, old.line)
 	}
 	p.nodes[id] = node
 	p.order = append(p.order, node)
 }
 
-func (p *piParser) finish(u Unit, from Resume) (*Parsed, error) {
+func (p *piParser) finish(u jsonl.Unit, from jsonl.Resume) (*jsonl.Parsed, error) {
 	base := from.Entries
-	out := &Parsed{Unit: u, Offset: p.offset}
+	out := &jsonl.Parsed{Unit: u, Offset: p.Offset}
 	var leaf *piNode
 	if len(p.order) > 0 {
 		leaf = p.order[len(p.order)-1]
@@ -415,7 +327,7 @@ func (p *piParser) finish(u Unit, from Resume) (*Parsed, error) {
 		seen := map[string]bool{}
 		for cur := leaf.id; cur != ""; {
 			if seen[cur] {
-				p.problem(0, "parentId cycle at %s; the path stops there", cur)
+				p.Problem(0, "parentId cycle at %s; the path stops there", cur)
 				break
 			}
 			seen[cur] = true
@@ -424,7 +336,7 @@ func (p *piParser) finish(u Unit, from Resume) (*Parsed, error) {
 				if p.resumed && cur == p.rs.Leaf {
 					connected = true
 				} else if !p.resumed {
-					p.problem(0, "parentId %s was never written; the path starts after it, as in pi", cur)
+					p.Problem(0, "parentId %s was never written; the path starts after it, as in pi", cur)
 				}
 				break
 			}
@@ -438,16 +350,16 @@ func (p *piParser) finish(u Unit, from Resume) (*Parsed, error) {
 	if p.resumed && p.metaOfForks {
 		if _, forks := p.attrs["branches"]; forks {
 			// A title or a label: the branch forks show them too.
-			return nil, fmt.Errorf("parse pi %s: %w: a title or label for the branch forks", p.path, ErrNotIncremental)
+			return nil, fmt.Errorf("parse pi %s: %w: a title or label for the branch forks", p.Path, jsonl.ErrNotIncremental)
 		}
 	}
 	if p.resumed && leaf != nil {
 		if !connected || p.rs.View {
-			return nil, fmt.Errorf("parse pi %s: %w: the new entries do not continue the previous leaf", p.path, ErrNotIncremental)
+			return nil, fmt.Errorf("parse pi %s: %w: the new entries do not continue the previous leaf", p.Path, jsonl.ErrNotIncremental)
 		}
 		for _, n := range path {
 			if n.typ == "compaction" {
-				return nil, fmt.Errorf("parse pi %s: %w: a new compaction", p.path, ErrNotIncremental)
+				return nil, fmt.Errorf("parse pi %s: %w: a new compaction", p.Path, jsonl.ErrNotIncremental)
 			}
 		}
 	}
@@ -494,10 +406,10 @@ func (p *piParser) finish(u Unit, from Resume) (*Parsed, error) {
 		out.Compactions = append(out.Compactions, p.compaction(comp, leaf.id, int64(base+start)))
 	case suffix && before:
 		out.Compactions = append(out.Compactions, sessiondb.Compaction{KeepFromSeq: int64(base + start),
-			Details: mustJSON(map[string]any{"source": "pi context", "leaf": leaf.id})})
+			Details: jsonl.MustJSON(map[string]any{"source": "pi context", "leaf": leaf.id})})
 	case suffix:
 	case p.resumed:
-		return nil, fmt.Errorf("parse pi %s: %w: the new entries branch", p.path, ErrNotIncremental)
+		return nil, fmt.Errorf("parse pi %s: %w: the new entries branch", p.Path, jsonl.ErrNotIncremental)
 	default:
 		view = true
 		for _, n := range ctxNodes {
@@ -506,14 +418,14 @@ func (p *piParser) finish(u Unit, from Resume) (*Parsed, error) {
 			sum = append(sum, e)
 		}
 		c := sessiondb.Compaction{KeepFromSeq: int64(base + len(p.entries) + 1), Summary: sum,
-			Details: mustJSON(map[string]any{"source": "pi context", "reason": "the context is not a suffix of the log (branches); its entries are copied here", "leaf": leaf.id})}
+			Details: jsonl.MustJSON(map[string]any{"source": "pi context", "reason": "the context is not a suffix of the log (branches); its entries are copied here", "leaf": leaf.id})}
 		if comp != nil {
 			c.TokensBefore = piTokensBefore(p.entries[comp.n-1].Body)
 		}
 		out.Compactions = append(out.Compactions, c)
 	}
 
-	// Branch tips other than the leaf.
+	// jsonl.Branch tips other than the leaf.
 	var tips []*piNode
 	froms := map[*piNode]string{}
 	if !p.resumed {
@@ -531,14 +443,14 @@ func (p *piParser) finish(u Unit, from Resume) (*Parsed, error) {
 				continue
 			}
 			tips = append(tips, n)
-			if len(branches) < maxPiBranches {
+			if len(branches) < maxBranches {
 				branches = append(branches, map[string]string{"tip": n.id, "from": p.branchFrom(n, onPath, froms)})
 			}
 		}
 		if len(branches) > 0 {
 			p.attrs["branches"] = branches
 		}
-		if len(tips) > maxPiBranches {
+		if len(tips) > maxBranches {
 			p.attrs["branchCount"] = len(tips)
 		}
 	} else if _, ok := p.attrs["branches"]; !ok {
@@ -556,17 +468,17 @@ func (p *piParser) finish(u Unit, from Resume) (*Parsed, error) {
 		}
 	}
 	out.Entries = p.entries
-	budget := maxPiForkCopies
+	budget := maxForkCopies
 	for i, tip := range tips {
-		var b Branch
-		ok := i < maxPiBranches
+		var b jsonl.Branch
+		ok := i < maxBranches
 		if ok {
 			b, ok = p.branch(tip, froms, &budget)
 		}
 		if !ok {
-			out.Notes = append(out.Notes, Problem{Path: u.Path, Reason: fmt.Sprintf(
+			out.Notes = append(out.Notes, jsonl.Problem{Path: u.Path, Reason: fmt.Sprintf(
 				"%d of %d branch tips made fork sessions (at most %d forks and %d copied entries per file); every line is in the session's log",
-				i, len(tips), maxPiBranches, maxPiForkCopies)})
+				i, len(tips), maxBranches, maxForkCopies)})
 			break
 		}
 		out.Branches = append(out.Branches, b)
@@ -597,14 +509,14 @@ func (p *piParser) finish(u Unit, from Resume) (*Parsed, error) {
 		us.Seq += int64(base)
 		out.Usage = append(out.Usage, us)
 	}
-	attrs := mergeAttrs(p.attrs)
-	p.rs.Attrs, p.rs.Lines, p.rs.View = attrs, p.lines, view
+	attrs := jsonl.MergeAttrs(p.attrs)
+	p.rs.Attrs, p.rs.Lines, p.rs.View = attrs, p.Lines, view
 	if leaf != nil {
 		p.rs.Leaf = leaf.id
 	}
 	if p.rs.ID == "" {
 		p.rs.ID = strings.TrimSuffix(filepath.Base(u.Path), ".jsonl")
-		p.problem(0, "session header without id; the session ID %q is taken from the file name", p.rs.ID)
+		p.Problem(0, "session header without id; the session ID %q is taken from the file name", p.rs.ID)
 	}
 	s := sessiondb.Session{ID: p.rs.ID, Title: jsonl.OrString(p.rs.Title, p.rs.Prompt), Attrs: attrs, ParentID: p.rs.Parent, ForkSeq: p.rs.ForkSeq,
 		CreatedAt: p.rs.Created, UpdatedAt: p.rs.Last}
@@ -619,10 +531,10 @@ func (p *piParser) finish(u Unit, from Resume) (*Parsed, error) {
 			b.UpdatedAt = b.CreatedAt
 		}
 	}
-	out.Problems = p.problems
+	out.Problems = p.Problems
 	out.Notes = append(out.Notes, p.notes...)
 	p.rs.V = 1
-	out.ResumeState = mustJSON(p.rs)
+	out.ResumeState = jsonl.MustJSON(p.rs)
 	return out, nil
 }
 
@@ -679,8 +591,8 @@ func piContext(path []*piNode) (comp *piNode, ctxNodes []*piNode) {
 // its path: the forks of one file are bounded, and the tips beyond the
 // bounds are named in a Note (their lines are in the session's log).
 const (
-	maxPiBranches   = 1000    // forks, and tips listed in Attrs.branches
-	maxPiForkCopies = 200_000 // entries copied into the forks
+	maxBranches   = 1000    // forks, and tips listed in Attrs.branches
+	maxForkCopies = 200_000 // entries copied into the forks
 )
 
 // branchPath returns the path from the root to tip through parentId,
@@ -735,13 +647,13 @@ func (p *piParser) branchFrom(tip *piNode, onPath map[string]bool, froms map[*pi
 //
 // budget is the number of entries the forks may still copy; false when
 // this one would exceed it.
-func (p *piParser) branch(tip *piNode, froms map[*piNode]string, budget *int) (Branch, bool) {
+func (p *piParser) branch(tip *piNode, froms map[*piNode]string, budget *int) (jsonl.Branch, bool) {
 	path, ok := p.branchPath(tip, *budget-1)
 	if !ok {
-		return Branch{}, false
+		return jsonl.Branch{}, false
 	}
 	*budget -= len(path) + 1
-	b := Branch{Tip: tip.id}
+	b := jsonl.Branch{Tip: tip.id}
 	if len(p.entries) > 0 && p.entries[0].Kind == "session" {
 		b.Entries = append(b.Entries, p.entries[0])
 	}
@@ -766,7 +678,7 @@ func (p *piParser) branch(tip *piNode, froms map[*piNode]string, budget *int) (B
 	if len(labels) > 0 {
 		attrs["labels"] = labels
 	}
-	b.Session.Attrs = mergeAttrs(attrs)
+	b.Session.Attrs = jsonl.MergeAttrs(attrs)
 	b.Session.UpdatedAt = p.entries[tip.n-1].CreatedAt
 	// The context is a suffix of the fork's message entries: the path holds
 	// no other branch, and a firstKeptEntryId off the path keeps nothing
@@ -796,7 +708,7 @@ func (p *piParser) compaction(comp *piNode, leaf string, keep int64) sessiondb.C
 	e := p.summaryEntry(comp)
 	return sessiondb.Compaction{KeepFromSeq: keep, Summary: []sessiondb.Entry{e},
 		TokensBefore: piTokensBefore(e.Body), CreatedAt: e.CreatedAt,
-		Details: mustJSON(map[string]any{"source": "pi compaction", "line": comp.line, "firstKeptEntryId": comp.firstKept, "leaf": leaf})}
+		Details: jsonl.MustJSON(map[string]any{"source": "pi compaction", "line": comp.line, "firstKeptEntryId": comp.firstKept, "leaf": leaf})}
 }
 
 func piTokensBefore(body []byte) int64 {
@@ -852,7 +764,7 @@ func piSourceFile(parentSession, parentID, fork string) string {
 		if p == fork || !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".jsonl") {
 			continue
 		}
-		if objs := firstObjects(p, 1); len(objs) == 1 && rawString(objs[0], "type") == "session" && rawString(objs[0], "id") == parentID {
+		if objs := jsonl.FirstObjects(p, 1); len(objs) == 1 && jsonl.RawString(objs[0], "type") == "session" && jsonl.RawString(objs[0], "id") == parentID {
 			return p
 		}
 	}
@@ -897,13 +809,13 @@ func piForkSeq(source string, nodes map[string]*piNode) (int64, map[string]bool)
 // ---- Export ----
 
 // Export writes session id as a pi session file under dir, at
-// --<cwd>--/<created>_<id>.jsonl (see the package notes above).
-func (pi Pi) Export(ctx context.Context, s sessiondb.Store, id string, dir string) ([]string, error) {
-	return jsonl.ExportDir(ctx, pi, s, id, dir)
+// --<cwd>--/<created>_<id>.jsonl (see the package doc).
+func (f Format) Export(ctx context.Context, s sessiondb.Store, id string, dir string) ([]string, error) {
+	return jsonl.ExportDir(ctx, f, s, id, dir)
 }
 
 // ExportFiles implements jsonl.Exporter.
-func (Pi) ExportFiles(ctx context.Context, s sessiondb.Store, id string) ([]jsonl.File, error) {
+func (Format) ExportFiles(ctx context.Context, s sessiondb.Store, id string) ([]jsonl.File, error) {
 	sess, err := s.Get(ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("export pi %s: %w", id, err)
@@ -915,21 +827,22 @@ func (Pi) ExportFiles(ctx context.Context, s sessiondb.Store, id string) ([]json
 		_ = json.Unmarshal(sess.Attrs, &attrs)
 	}
 	var buf bytes.Buffer
-	if sess.SourceFormat == FormatPi {
+	if sess.SourceFormat == Name {
 		// The log of the file's latest import: a file rewritten in place
 		// was imported again after a "source file rewritten" compaction.
-		log, err := importedLog(ctx, s, id)
+		log, err := jsonl.ImportedLog(ctx, s, id)
 		if err != nil {
 			return nil, fmt.Errorf("export pi %s: %w", id, err)
 		}
 		for _, e := range log {
-			if err := writeOneLine(&buf, e.Body); err != nil {
+			if err := jsonl.WriteLine(&buf, e.Body); err != nil {
 				return nil, fmt.Errorf("export pi %s: entry %d: %w", id, e.Seq, err)
 			}
 		}
 	} else {
-		// Another format's session: translated (translate_pi.go).
-		body, err := piTranslated(ctx, s, sess, attrs.CWD)
+		// Another format's session: translated (jsonlimport's
+		// translate_pi.go, through jsonl.WriteForeign).
+		body, err := jsonl.WriteForeign(ctx, s, sess, Name)
 		if err != nil {
 			return nil, err
 		}
@@ -942,33 +855,11 @@ func (Pi) ExportFiles(ctx context.Context, s sessiondb.Store, id string) ([]json
 	// pi names a file <timestamp>_<session id>.jsonl; the whole ID keeps a
 	// branch fork ("<id>@<tip>") and a disambiguated copy apart from the
 	// session whose header they share.
-	name := strings.NewReplacer(":", "-", ".", "-").Replace(piTime(sess.CreatedAt)) + "_" + piFileID(sess.ID) + ".jsonl"
+	name := strings.NewReplacer(":", "-", ".", "-").Replace(Timestamp(sess.CreatedAt)) + "_" + jsonl.FileName(sess.ID) + ".jsonl"
 	return []jsonl.File{jsonl.BytesFile(safe+"/"+name, buf.Bytes())}, nil
 }
 
-// piFileID returns id made safe for a file name (fileSafe, at most 200
-// bytes; "_" for "", "." and "..").
-func piFileID(id string) string {
-	if b := jsonl.FileSafe(id, 200); b != "" && b != "." && b != ".." {
-		return b
-	}
-	return "_"
-}
-
-func piTime(t time.Time) string {
+// Timestamp is how pi writes time t: UTC, in milliseconds, with a Z.
+func Timestamp(t time.Time) string {
 	return t.UTC().Format("2006-01-02T15:04:05.000Z")
-}
-
-// writeOneLine writes body and '\n', compacting a body that spans lines.
-func writeOneLine(buf *bytes.Buffer, body []byte) error {
-	if bytes.ContainsAny(body, "\r\n") {
-		var c bytes.Buffer
-		if err := json.Compact(&c, body); err != nil {
-			return err
-		}
-		body = c.Bytes()
-	}
-	buf.Write(body)
-	buf.WriteByte('\n')
-	return nil
 }

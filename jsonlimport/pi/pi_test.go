@@ -1,4 +1,4 @@
-package jsonlimport
+package pi_test
 
 import (
 	"bytes"
@@ -14,12 +14,19 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport"
+	"github.com/sessiondb/sessiondb/jsonlimport/internal/jsonltest"
+	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
+	"github.com/sessiondb/sessiondb/jsonlimport/pi"
 )
 
 // piTestdata holds session files written by pi's own SessionManager
 // (testdata/gen/pi/gen.mjs) and, in expected/, what pi 0.73.1 resumes
 // from each.
-var piTestdata = filepath.Join("..", "testdata", "pi")
+var (
+	piTestdata = filepath.Join("..", "..", "testdata", "pi")
+	ccTestdata = filepath.Join("..", "..", "testdata", "claudecode")
+)
 
 // piExpected is what gen.mjs records for one file.
 type piExpected struct {
@@ -56,7 +63,7 @@ func piMessage(t *testing.T, e sessiondb.Entry) any {
 		}
 		return v
 	}
-	switch rawString(line, "type") {
+	switch jsonl.RawString(line, "type") {
 	case "message":
 		var m map[string]any
 		_ = json.Unmarshal(line["message"], &m)
@@ -79,11 +86,11 @@ func piMessage(t *testing.T, e sessiondb.Entry) any {
 			out["details"] = get("details")
 		}
 	default:
-		t.Fatalf("entry %d of type %q in the message transcript", e.Seq, rawString(line, "type"))
+		t.Fatalf("entry %d of type %q in the message transcript", e.Seq, jsonl.RawString(line, "type"))
 	}
 	// Round-trip so that numbers compare as JSON numbers.
 	var v any
-	_ = json.Unmarshal(mustJSON(out), &v)
+	_ = json.Unmarshal(jsonl.MustJSON(out), &v)
 	return v
 }
 
@@ -116,12 +123,12 @@ func piFixtures(t *testing.T) []string {
 // and that the title, labels and model are pi's.
 func TestPiGolden(t *testing.T) {
 	ctx := context.Background()
-	s := openStore(t)
+	s := jsonltest.OpenStore(t)
 	dir := t.TempDir()
 	for _, f := range piFixtures(t) {
-		copyFile(t, f, filepath.Join(dir, filepath.Base(f)))
+		jsonltest.CopyFile(t, f, filepath.Join(dir, filepath.Base(f)))
 	}
-	rep, err := Import(ctx, s, []string{dir}, Options{Format: FormatPi})
+	rep, err := jsonlimport.Import(ctx, s, []string{dir}, jsonlimport.Options{Format: pi.Name})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +182,7 @@ func TestPiGolden(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if wantTitle = PromptTitle(FormatPi, log); wantTitle == "" {
+				if wantTitle = jsonlimport.PromptTitle(pi.Name, log); wantTitle == "" {
 					t.Errorf("no prompt title in %s", id)
 				}
 			}
@@ -228,9 +235,9 @@ func TestPiFork(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	for _, f := range piFixtures(t) {
-		copyFile(t, f, filepath.Join(dir, filepath.Base(f)))
+		jsonltest.CopyFile(t, f, filepath.Join(dir, filepath.Base(f)))
 	}
-	p, err := Pi{}.Parse(ctx, Unit{Format: FormatPi, Path: filepath.Join(dir, "fork-of-branched.jsonl")}, Resume{})
+	p, err := pi.Format{}.Parse(ctx, jsonl.Unit{Format: pi.Name, Path: filepath.Join(dir, "fork-of-branched.jsonl")}, jsonl.Resume{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +254,7 @@ func TestPiFork(t *testing.T) {
 
 // TestPiBranches checks that abandoned branch tips are listed.
 func TestPiBranches(t *testing.T) {
-	p, err := Pi{}.Parse(context.Background(), Unit{Format: FormatPi, Path: filepath.Join(piTestdata, "sessions", "compaction-branch.jsonl")}, Resume{})
+	p, err := pi.Format{}.Parse(context.Background(), jsonl.Unit{Format: pi.Name, Path: filepath.Join(piTestdata, "sessions", "compaction-branch.jsonl")}, jsonl.Resume{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,7 +276,7 @@ func TestPiBranches(t *testing.T) {
 // reported with its line, and that the torn tail is not consumed.
 func TestPiDamaged(t *testing.T) {
 	path := filepath.Join(piTestdata, "sessions", "damaged.jsonl")
-	p, err := Pi{}.Parse(context.Background(), Unit{Format: FormatPi, Path: path}, Resume{})
+	p, err := pi.Format{}.Parse(context.Background(), jsonl.Unit{Format: pi.Name, Path: path}, jsonl.Resume{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -297,7 +304,7 @@ func TestPiDamaged(t *testing.T) {
 // second import only appends the new lines.
 func TestPiResume(t *testing.T) {
 	ctx := context.Background()
-	s := openStore(t)
+	s := jsonltest.OpenStore(t)
 	src := filepath.Join(piTestdata, "sessions", "linear.jsonl")
 	lines := piLines(t, src)
 	dir := t.TempDir()
@@ -308,11 +315,11 @@ func TestPiResume(t *testing.T) {
 		}
 	}
 	write(5)
-	if _, err := Import(ctx, s, []string{path}, Options{}); err != nil {
+	if _, err := jsonlimport.Import(ctx, s, []string{path}, jsonlimport.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	write(len(lines))
-	rep, err := Import(ctx, s, []string{path}, Options{})
+	rep, err := jsonlimport.Import(ctx, s, []string{path}, jsonlimport.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -324,7 +331,7 @@ func TestPiResume(t *testing.T) {
 	if len(log) != len(lines) {
 		t.Fatalf("log %d entries, want %d", len(log), len(lines))
 	}
-	rep, err = Import(ctx, s, []string{path}, Options{})
+	rep, err = jsonlimport.Import(ctx, s, []string{path}, jsonlimport.Options{})
 	if err != nil || rep.Unchanged != 1 {
 		t.Fatalf("third import: %+v %v", rep, err)
 	}
@@ -345,15 +352,15 @@ func TestPiNotIncremental(t *testing.T) {
 	if err := os.WriteFile(path, append(bytes.Join(lines[:6], []byte("\n")), '\n'), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	first, err := Pi{}.Parse(context.Background(), Unit{Format: FormatPi, Path: path}, Resume{})
+	first, err := pi.Format{}.Parse(context.Background(), jsonl.Unit{Format: pi.Name, Path: path}, jsonl.Resume{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(path, append(bytes.Join(lines, []byte("\n")), '\n'), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err = Pi{}.Parse(context.Background(), Unit{Format: FormatPi, Path: path}, Resume{Offset: first.Offset, Entries: len(first.Entries), State: first.ResumeState})
-	if !errors.Is(err, ErrNotIncremental) {
+	_, err = pi.Format{}.Parse(context.Background(), jsonl.Unit{Format: pi.Name, Path: path}, jsonl.Resume{Offset: first.Offset, Entries: len(first.Entries), State: first.ResumeState})
+	if !errors.Is(err, jsonl.ErrNotIncremental) {
 		t.Fatalf("resume across a branch: %v, want ErrNotIncremental", err)
 	}
 }
@@ -370,7 +377,7 @@ func TestPiNotIncrementalStray(t *testing.T) {
 	if err := os.WriteFile(path, head, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	first, err := Pi{}.Parse(context.Background(), Unit{Format: FormatPi, Path: path}, Resume{})
+	first, err := pi.Format{}.Parse(context.Background(), jsonl.Unit{Format: pi.Name, Path: path}, jsonl.Resume{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -383,19 +390,19 @@ func TestPiNotIncrementalStray(t *testing.T) {
 	if err := os.WriteFile(path, append(head, stray+cont...), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err = Pi{}.Parse(context.Background(), Unit{Format: FormatPi, Path: path}, Resume{Offset: first.Offset, Entries: len(first.Entries), State: first.ResumeState})
-	if !errors.Is(err, ErrNotIncremental) {
+	_, err = pi.Format{}.Parse(context.Background(), jsonl.Unit{Format: pi.Name, Path: path}, jsonl.Resume{Offset: first.Offset, Entries: len(first.Entries), State: first.ResumeState})
+	if !errors.Is(err, jsonl.ErrNotIncremental) {
 		t.Fatalf("resume over a stray message: %v, want ErrNotIncremental", err)
 	}
 }
 
 func piHeaderID(t *testing.T, path string) string {
 	t.Helper()
-	objs := firstObjects(path, 1)
+	objs := jsonl.FirstObjects(path, 1)
 	if len(objs) != 1 {
 		t.Fatalf("%s: no header", path)
 	}
-	return rawString(objs[0], "id")
+	return jsonl.RawString(objs[0], "id")
 }
 
 func piLines(t *testing.T, path string) [][]byte {
@@ -413,20 +420,6 @@ func piLines(t *testing.T, path string) [][]byte {
 	return out
 }
 
-func copyFile(t *testing.T, from, to string) {
-	t.Helper()
-	raw, err := os.ReadFile(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(to, raw, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestPiExportRoundTrip exports every imported pi session and checks that
 // the file is the source file line for line (without the damaged lines),
 // and that importing the export gives the same log bytes and transcript.
@@ -434,8 +427,8 @@ func copyFile(t *testing.T, from, to string) {
 // context was checked with testdata/gen/pi/gen.mjs check DIR.)
 func TestPiExportRoundTrip(t *testing.T) {
 	ctx := context.Background()
-	s := openStore(t)
-	if _, err := Import(ctx, s, []string{filepath.Join(piTestdata, "sessions")}, Options{Format: FormatPi}); err != nil {
+	s := jsonltest.OpenStore(t)
+	if _, err := jsonlimport.Import(ctx, s, []string{filepath.Join(piTestdata, "sessions")}, jsonlimport.Options{Format: pi.Name}); err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range piFixtures(t) {
@@ -445,7 +438,7 @@ func TestPiExportRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 		out := t.TempDir()
-		files, err := Export(ctx, s, []string{src.SessionID}, FormatPi, out)
+		files, err := jsonlimport.Export(ctx, s, []string{src.SessionID}, pi.Name, out)
 		if err != nil || len(files) != 1 {
 			t.Fatalf("export %s: %v %v", f, files, err)
 		}
@@ -456,8 +449,8 @@ func TestPiExportRoundTrip(t *testing.T) {
 				t.Fatalf("%s: export differs from the source file", f)
 			}
 		}
-		s2 := openStore(t)
-		if _, err := Import(ctx, s2, []string{files[0]}, Options{}); err != nil {
+		s2 := jsonltest.OpenStore(t)
+		if _, err := jsonlimport.Import(ctx, s2, []string{files[0]}, jsonlimport.Options{}); err != nil {
 			t.Fatal(err)
 		}
 		src2, err := s2.SourceFile(ctx, files[0])
@@ -492,17 +485,17 @@ func TestPiExportRoundTrip(t *testing.T) {
 // pi reader loads one message entry per message of their transcript.
 func TestPiExportForeign(t *testing.T) {
 	ctx := context.Background()
-	s := openStore(t)
-	if _, err := Import(ctx, s, []string{filepath.Join(ccTestdata, "projects", "-home-dev-proj", "5c2d8e41-0000-4000-8000-000000000002.jsonl")}, Options{}); err != nil {
+	s := jsonltest.OpenStore(t)
+	if _, err := jsonlimport.Import(ctx, s, []string{filepath.Join(ccTestdata, "projects", "-home-dev-proj", "5c2d8e41-0000-4000-8000-000000000002.jsonl")}, jsonlimport.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	id := "5c2d8e41-0000-4000-8000-000000000002"
 	out := t.TempDir()
-	files, err := Export(ctx, s, []string{id}, FormatPi, out)
+	files, err := jsonlimport.Export(ctx, s, []string{id}, pi.Name, out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := Pi{}.Parse(ctx, Unit{Format: FormatPi, Path: files[0]}, Resume{})
+	p, err := pi.Format{}.Parse(ctx, jsonl.Unit{Format: pi.Name, Path: files[0]}, jsonl.Resume{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -525,7 +518,7 @@ func TestPiExportForeign(t *testing.T) {
 // once, in the source session; the fork counts only its own.
 func TestPiForkUsage(t *testing.T) {
 	ctx := context.Background()
-	p, err := Pi{}.Parse(ctx, Unit{Format: FormatPi, Path: filepath.Join(piTestdata, "sessions", "fork-of-branched.jsonl")}, Resume{})
+	p, err := pi.Format{}.Parse(ctx, jsonl.Unit{Format: pi.Name, Path: filepath.Join(piTestdata, "sessions", "fork-of-branched.jsonl")}, jsonl.Resume{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package jsonlimport
+package codex
 
 // How a Codex rollout line reads as a message.
 
@@ -20,7 +20,7 @@ import (
 // message that is only injected context (<environment_context>,
 // <user_instructions>, the AGENTS.md preamble, <turn_aborted>), is
 // Context.
-func (Codex) Understand(e sessiondb.Entry, obj map[string]any) Message {
+func (Format) Understand(e sessiondb.Entry, obj map[string]any) jsonl.Message {
 	typ, _ := obj["type"].(string)
 	p, ok := obj["payload"].(map[string]any)
 	if !ok {
@@ -28,27 +28,27 @@ func (Codex) Understand(e sessiondb.Entry, obj map[string]any) Message {
 			return codexItem(typ, obj, e)
 		}
 		if rt, ok := obj["record_type"].(string); ok {
-			return Message{Role: "record", Text: rt, Bookkeeping: true}
+			return jsonl.Message{Role: "record", Text: rt, Bookkeeping: true}
 		}
 		if obj["role"] != nil {
 			return jsonl.MessageObject(obj)
 		}
 		// A legacy header: the meta fields at the top level.
-		return Message{Role: jsonl.OrString(typ, "session_meta"), Bookkeeping: true}
+		return jsonl.Message{Role: jsonl.OrString(typ, "session_meta"), Bookkeeping: true}
 	}
 	if typ != "response_item" {
 		text := jsonl.Str(p, "message")
 		if typ == "event_msg" && text == "" {
 			text = jsonl.Str(p, "type")
 		}
-		return Message{Role: typ, Text: text, Bookkeeping: true}
+		return jsonl.Message{Role: typ, Text: text, Bookkeeping: true}
 	}
 	ptype, _ := p["type"].(string)
 	return codexItem(ptype, p, e)
 }
 
 // codexItem reads a response item of type ptype.
-func codexItem(ptype string, p map[string]any, e sessiondb.Entry) Message {
+func codexItem(ptype string, p map[string]any, e sessiondb.Entry) jsonl.Message {
 	id, _ := p["call_id"].(string)
 	name, _ := p["name"].(string)
 	switch ptype {
@@ -68,16 +68,16 @@ func codexItem(ptype string, p map[string]any, e sessiondb.Entry) Message {
 		}
 		// Reasoning kept only encrypted says nothing a reader can see:
 		// bookkeeping.
-		return Message{Role: "assistant", Thinking: t, Bookkeeping: t == ""}
+		return jsonl.Message{Role: "assistant", Thinking: t, Bookkeeping: t == ""}
 	case "function_call", "custom_tool_call", "local_shell_call", "web_search_call", "tool_search_call":
 		args := jsonl.FirstOf(p, "arguments", "input", "action")
-		return Message{Role: "assistant", Calls: []ToolCall{{ID: jsonl.OrString(id, jsonl.Str(p, "id")), Name: jsonl.OrString(name, ptype), Arguments: jsonl.ArgText(args)}}}
+		return jsonl.Message{Role: "assistant", Calls: []jsonl.ToolCall{{ID: jsonl.OrString(id, jsonl.Str(p, "id")), Name: jsonl.OrString(name, ptype), Arguments: jsonl.ArgText(args)}}}
 	case "function_call_output", "custom_tool_call_output", "local_shell_call_output", "tool_search_output":
-		return Message{Role: "tool", Results: []ToolResult{{CallID: id, Text: codexOutputText(p["output"])}}}
+		return jsonl.Message{Role: "tool", Results: []jsonl.ToolResult{{CallID: id, Text: codexOutputText(p["output"])}}}
 	case "ghost_snapshot":
-		return Message{Role: ptype, Bookkeeping: true}
+		return jsonl.Message{Role: ptype, Bookkeeping: true}
 	}
-	return Message{Role: jsonl.OrString(e.Role, ptype), Text: jsonl.Extracted(e).Text}
+	return jsonl.Message{Role: jsonl.OrString(e.Role, ptype), Text: jsonl.Extracted(e).Text}
 }
 
 // codexOutputText is a Codex tool output: a string (older rollouts wrap

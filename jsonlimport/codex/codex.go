@@ -1,51 +1,4 @@
-package jsonlimport
-
-// OpenAI Codex CLI keeps one "rollout" JSONL file per thread:
-// ~/.codex/sessions/YYYY/MM/DD/rollout-<ts>-<thread-uuid>.jsonl, every line
-// an envelope {"timestamp":…,"type":<kind>,"payload":{…}} (formats/wild.md
-// §2). Thread names live in ~/.codex/session_index.jsonl.
-//
-// How the Codex reader maps that onto sessiondb:
-//
-//   - Every readable line is one log entry whose Body is the line's exact
-//     bytes. "response_item" lines (what Codex rebuilds its model history
-//     from on resume) are entries of Kind "message"; their Role is the
-//     payload's role for a message, "assistant" for reasoning and tool calls,
-//     "tool" for *_output items. Every other kind ("session_meta",
-//     "turn_context", "event_msg", "compacted", kinds added later) is kept as
-//     data, Kind = its type. So the event_msg mirrors of user and agent text
-//     are in the log but not in the Kind "message" view, which is not
-//     duplicated.
-//   - compacted: a compaction recorded at the line, keeping the entries
-//     after it, whose summary messages are the replacement_history items,
-//     each wrapped in the response_item envelope of the compacted line's
-//     timestamp (the item's bytes unchanged inside). A compacted line
-//     without replacement_history (older Codex) gets one user message
-//     holding its "message" text (inferred: the exact bridge text older Codex
-//     builds is not reproduced).
-//   - session_meta: the thread id is the session ID; cwd, originator,
-//     cli_version, source, model_provider, git and the root session_id go to
-//     Attrs; forked_from_id (else parent_thread_id) is the ParentID. Legacy
-//     files (a first line with the meta fields at top level and bare response
-//     items without envelope) are read too; the bare items are Kind
-//     "message"; their {"record_type":…} filler lines are Kind "record".
-//   - turn_context: the last model and effort go to Attrs; the model names
-//     the usage rows.
-//   - Usage: event_msg/token_count lines carry cumulative totals
-//     (total_token_usage) that are repeated; each increase becomes one row
-//     holding the difference, so the session total equals the last
-//     total_token_usage. A total that decreases starts a new count (its
-//     last_token_usage is taken). token_count with info null is skipped.
-//     InputTokens excludes cached input (cached_input_tokens is
-//     CacheReadTokens); ReasoningTokens is reasoning_output_tokens, which
-//     Codex also counts in output_tokens.
-//   - Title: the thread_name of session_index.jsonl (4 directories above
-//     the rollout) when present, else the first user_message event that
-//     is not all injected context (else the first such user message),
-//     made a title by jsonl.TitleOf: the IDE context before "## My request
-//     for Codex:" and markdown syntax dropped, cut at a word boundary.
-//   - Resume: rollouts are append-only; parsing continues at the offset
-//     with the meta, model and usage totals in ResumeState.
+package codex
 
 import (
 	"bufio"
@@ -63,17 +16,16 @@ import (
 	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 )
 
-// FormatCodex names the Codex CLI rollout format.
-const FormatCodex = "codex"
+// Name names the Codex CLI rollout format.
+const Name = "codex"
 
-// Codex reads Codex CLI rollout files and writes them back
-// (codex_export.go).
-type Codex struct{}
+// Format reads Codex CLI rollout files and writes them back (export.go).
+type Format struct{}
 
-var _ Format = Codex{}
+var _ jsonl.Format = Format{}
 
-// Name returns FormatCodex.
-func (Codex) Name() string { return FormatCodex }
+// Name returns Name.
+func (Format) Name() string { return Name }
 
 // codexItemTypes are the payload types of response items (bare in legacy
 // files).
@@ -83,22 +35,28 @@ var codexItemTypes = map[string]bool{
 	"web_search_call": true, "ghost_snapshot": true,
 }
 
+// ItemType reports whether typ is the payload type of a response item (a
+// legacy file's lines are bare items of these types).
+func ItemType(typ string) bool { return codexItemTypes[typ] }
+
 var codexKinds = map[string]bool{
 	"session_meta": true, "turn_context": true, "response_item": true, "event_msg": true, "compacted": true,
 }
 
-const codexIndexName = "session_index.jsonl"
+// IndexName is the name of the file, beside sessions/ in Codex's home,
+// where Codex keeps the names of its threads.
+const IndexName = "session_index.jsonl"
 
 // Claim takes .jsonl files whose first line is a Codex session_meta (either
 // envelope or legacy) or a Codex envelope, and the session_index.jsonl of a
 // Codex home (read with the rollouts).
-func (Codex) Claim(files []string) (units []Unit, rest []string) {
+func (Format) Claim(files []string) (units []jsonl.Unit, rest []string) {
 	for _, f := range files {
-		if filepath.Base(f) == codexIndexName && sniffCodexIndex(f) {
+		if filepath.Base(f) == IndexName && sniffCodexIndex(f) {
 			continue
 		}
 		if strings.HasSuffix(f, ".jsonl") && sniffCodex(f) {
-			u := Unit{Format: FormatCodex, Path: f}
+			u := jsonl.Unit{Format: Name, Path: f}
 			if idx := codexIndexFor(f); idx != "" {
 				u.Extra = []string{idx}
 			}
@@ -111,12 +69,12 @@ func (Codex) Claim(files []string) (units []Unit, rest []string) {
 }
 
 func sniffCodex(path string) bool {
-	objs := firstObjects(path, 1)
+	objs := jsonl.FirstObjects(path, 1)
 	if len(objs) == 0 {
 		return false
 	}
 	m := objs[0]
-	typ := rawString(m, "type")
+	typ := jsonl.RawString(m, "type")
 	if _, ok := m["payload"]; ok {
 		_, ts := m["timestamp"]
 		return ts && codexKinds[typ]
@@ -130,7 +88,7 @@ func sniffCodex(path string) bool {
 }
 
 func sniffCodexIndex(path string) bool {
-	objs := firstObjects(path, 1)
+	objs := jsonl.FirstObjects(path, 1)
 	if len(objs) == 0 {
 		return false
 	}
@@ -149,7 +107,7 @@ func codexIndexFor(path string) string {
 	if filepath.Base(d) != "sessions" && filepath.Base(d) != "archived_sessions" {
 		return ""
 	}
-	idx := filepath.Join(filepath.Dir(d), codexIndexName)
+	idx := filepath.Join(filepath.Dir(d), IndexName)
 	if fi, err := os.Stat(idx); err == nil && fi.Mode().IsRegular() {
 		return idx
 	}
@@ -181,7 +139,7 @@ type codexResumeState struct {
 }
 
 type codexParser struct {
-	wildScan
+	jsonl.WildScan
 	resumed   bool
 	rs        codexResumeState
 	attrs     map[string]any
@@ -192,8 +150,8 @@ type codexParser struct {
 	firstUser string // first user response item typed by a person
 }
 
-// Parse reads one Codex rollout (see the package notes above).
-func (Codex) Parse(ctx context.Context, u Unit, from Resume) (parsed *Parsed, err error) {
+// Parse reads one Codex rollout (see the package doc).
+func (Format) Parse(ctx context.Context, u jsonl.Unit, from jsonl.Resume) (parsed *jsonl.Parsed, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			parsed, err = nil, fmt.Errorf("parse codex %s: internal error: %v", u.Path, r)
@@ -202,23 +160,23 @@ func (Codex) Parse(ctx context.Context, u Unit, from Resume) (parsed *Parsed, er
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("parse codex %s: %w", u.Path, err)
 	}
-	p := &codexParser{wildScan: wildScan{ctx: ctx, path: u.Path}, attrs: map[string]any{}}
+	p := &codexParser{WildScan: jsonl.WildScan{Ctx: ctx, Path: u.Path}, attrs: map[string]any{}}
 	if from.Offset > 0 {
 		if len(from.State) == 0 || json.Unmarshal(from.State, &p.rs) != nil || p.rs.V != 1 || p.rs.ID == "" {
-			return nil, fmt.Errorf("parse codex %s: %w", u.Path, ErrNotIncremental)
+			return nil, fmt.Errorf("parse codex %s: %w", u.Path, jsonl.ErrNotIncremental)
 		}
 		p.resumed = true
-		p.lineBase = p.rs.Lines
+		p.LineBase = p.rs.Lines
 		if len(p.rs.Attrs) > 0 {
-			restoreAttrs(p.rs.Attrs, p.attrs)
+			jsonl.RestoreAttrs(p.rs.Attrs, p.attrs)
 		}
 	}
-	f, _, err := openAt(u.Path, from.Offset)
+	f, _, err := jsonl.OpenAt(u.Path, from.Offset)
 	if err != nil {
 		return nil, fmt.Errorf("parse codex %s: %w", u.Path, err)
 	}
 	defer f.Close()
-	if err := p.run(f, from.Offset, p.dispatch); err != nil {
+	if err := p.Run(f, from.Offset, p.dispatch); err != nil {
 		return nil, fmt.Errorf("parse codex %s: %w", u.Path, err)
 	}
 	if !p.resumed && len(p.entries) == 0 {
@@ -243,16 +201,16 @@ type codexMeta struct {
 
 func (p *codexParser) meta(m codexMeta, lineNo int) {
 	if m.ID == "" {
-		p.problem(lineNo, "session_meta without id")
+		p.Problem(lineNo, "session_meta without id")
 		return
 	}
 	if p.rs.ID == "" {
 		p.rs.ID = m.ID
 	} else if m.ID != p.rs.ID {
-		p.problem(lineNo, "second session_meta with id %s; the session keeps id %s", m.ID, p.rs.ID)
+		p.Problem(lineNo, "second session_meta with id %s; the session keeps id %s", m.ID, p.rs.ID)
 		return
 	}
-	if t := parseTime(m.Timestamp); !t.IsZero() && p.rs.Created.IsZero() {
+	if t := jsonl.ParseTime(m.Timestamp); !t.IsZero() && p.rs.Created.IsZero() {
 		p.rs.Created = t
 	}
 	for k, v := range map[string]any{"cwd": m.CWD, "originator": m.Originator, "cli_version": m.CLIVersion,
@@ -284,10 +242,10 @@ func (p *codexParser) dispatch(raw []byte, lineNo int) {
 		Record    json.RawMessage `json:"record_type"`
 	}
 	if err := json.Unmarshal(raw, &env); err != nil {
-		p.problem(lineNo, "line has an unexpected shape (%v); kept as data", err)
+		p.Problem(lineNo, "line has an unexpected shape (%v); kept as data", err)
 		env.Type, env.Payload = "", nil
 	}
-	t := parseTime(env.Timestamp)
+	t := jsonl.ParseTime(env.Timestamp)
 	if t.IsZero() {
 		t = p.rs.Last
 	} else {
@@ -297,13 +255,13 @@ func (p *codexParser) dispatch(raw []byte, lineNo int) {
 		}
 	}
 	n := len(p.entries) + 1
-	e := sessiondb.Entry{Kind: entryKind(FormatCodex, env.Type), CreatedAt: t, Body: raw}
+	e := sessiondb.Entry{Kind: jsonl.EntryKind(Name, env.Type), CreatedAt: t, Body: raw}
 	hasPayload := len(env.Payload) > 0 && string(env.Payload) != "null"
 	switch {
 	case env.Type == "session_meta" && hasPayload:
 		var m codexMeta
 		if err := json.Unmarshal(env.Payload, &m); err != nil {
-			p.problem(lineNo, "unreadable session_meta payload (%v); kept as data", err)
+			p.Problem(lineNo, "unreadable session_meta payload (%v); kept as data", err)
 		} else {
 			p.meta(m, lineNo)
 		}
@@ -344,7 +302,7 @@ func (p *codexParser) dispatch(raw []byte, lineNo int) {
 		// Codex's own listing tolerates.
 		e.Kind = "record"
 	case env.Type == "":
-		p.problem(lineNo, "line without a type; kept as data")
+		p.Problem(lineNo, "line without a type; kept as data")
 	}
 	p.entries = append(p.entries, e)
 }
@@ -416,12 +374,12 @@ func (p *codexParser) event(payload json.RawMessage, n int, t time.Time, lineNo 
 		d := codexTokens{tot.Input - prev.Input, tot.Cached - prev.Cached, tot.Output - prev.Output, tot.Reasoning - prev.Reasoning, tot.Total - prev.Total}
 		if d.Input < 0 || d.Cached < 0 || d.Output < 0 || d.Reasoning < 0 {
 			if ev.Info.Last == nil {
-				p.problem(lineNo, "token_count total decreased and no last_token_usage; the count restarts here")
+				p.Problem(lineNo, "token_count total decreased and no last_token_usage; the count restarts here")
 				p.rs.Total = tot
 				return
 			}
 			d = *ev.Info.Last
-			p.problem(lineNo, "token_count total decreased; counted from last_token_usage")
+			p.Problem(lineNo, "token_count total decreased; counted from last_token_usage")
 		}
 		p.rs.Total = tot
 		if d == (codexTokens{}) {
@@ -441,10 +399,10 @@ func (p *codexParser) compacted(payload json.RawMessage, ts string, n int, t tim
 		History []json.RawMessage `json:"replacement_history"`
 	}
 	if err := json.Unmarshal(payload, &c); err != nil {
-		p.problem(lineNo, "unreadable compacted payload (%v); kept as data, no compaction recorded", err)
+		p.Problem(lineNo, "unreadable compacted payload (%v); kept as data, no compaction recorded", err)
 		return
 	}
-	tsJSON := mustJSON(ts)
+	tsJSON := jsonl.MustJSON(ts)
 	wrap := func(item []byte) sessiondb.Entry {
 		var b bytes.Buffer
 		b.WriteString(`{"timestamp":`)
@@ -460,18 +418,18 @@ func (p *codexParser) compacted(payload json.RawMessage, ts string, n int, t tim
 			sum = append(sum, wrap(it))
 		}
 	} else if c.Message != "" {
-		msg := mustJSON(map[string]any{"type": "message", "role": "user", "content": []map[string]string{{"type": "input_text", "text": c.Message}}})
+		msg := jsonl.MustJSON(map[string]any{"type": "message", "role": "user", "content": []map[string]string{{"type": "input_text", "text": c.Message}}})
 		sum = append(sum, wrap(msg))
 	}
 	p.comps = append(p.comps, sessiondb.Compaction{
 		AtSeq: int64(n), KeepFromSeq: int64(n + 1), Summary: sum, CreatedAt: t,
-		Details: mustJSON(map[string]any{"source": "codex compacted", "line": lineNo}),
+		Details: jsonl.MustJSON(map[string]any{"source": "codex compacted", "line": lineNo}),
 	})
 }
 
-func (p *codexParser) finish(u Unit, from Resume) (*Parsed, error) {
+func (p *codexParser) finish(u jsonl.Unit, from jsonl.Resume) (*jsonl.Parsed, error) {
 	base := int64(from.Entries)
-	out := &Parsed{Unit: u, Offset: p.offset}
+	out := &jsonl.Parsed{Unit: u, Offset: p.Offset}
 	for i := range p.entries {
 		if p.entries[i].CreatedAt.IsZero() {
 			p.entries[i].CreatedAt = p.rs.Created
@@ -487,14 +445,14 @@ func (p *codexParser) finish(u Unit, from Resume) (*Parsed, error) {
 		us.Seq += base
 		out.Usage = append(out.Usage, us)
 	}
-	out.Notes = append(out.Notes, priceRows(u.Path, out.Usage)...)
+	jsonl.EstimateCosts(out.Usage)
 	if p.rs.ID == "" {
 		id := strings.TrimSuffix(filepath.Base(u.Path), ".jsonl")
 		if len(id) > 36 && strings.HasPrefix(id, "rollout-") {
 			id = id[len(id)-36:]
 		}
 		p.rs.ID = id
-		p.problem(0, "no session_meta with an id; the session ID %q is taken from the file name", id)
+		p.Problem(0, "no session_meta with an id; the session ID %q is taken from the file name", id)
 	}
 	switch {
 	case p.rs.Title != "":
@@ -509,16 +467,16 @@ func (p *codexParser) finish(u Unit, from Resume) (*Parsed, error) {
 			title = name
 		}
 	}
-	attrs := mergeAttrs(p.attrs)
-	p.rs.Attrs, p.rs.Lines = attrs, p.lines
+	attrs := jsonl.MergeAttrs(p.attrs)
+	p.rs.Attrs, p.rs.Lines = attrs, p.Lines
 	out.Session = sessiondb.Session{ID: p.rs.ID, Title: title, Attrs: attrs, ParentID: p.rs.Parent,
 		CreatedAt: p.rs.Created, UpdatedAt: p.rs.Last}
 	if out.Session.UpdatedAt.Before(out.Session.CreatedAt) {
 		out.Session.UpdatedAt = out.Session.CreatedAt
 	}
-	out.Problems = p.problems
+	out.Problems = p.Problems
 	p.rs.V = 1
-	out.ResumeState = mustJSON(p.rs)
+	out.ResumeState = jsonl.MustJSON(p.rs)
 	return out, nil
 }
 

@@ -1,4 +1,4 @@
-package jsonlimport
+package codex_test
 
 import (
 	"bytes"
@@ -11,11 +11,18 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport"
+	"github.com/sessiondb/sessiondb/jsonlimport/codex"
+	"github.com/sessiondb/sessiondb/jsonlimport/internal/jsonltest"
+	"github.com/sessiondb/sessiondb/jsonlimport/internal/wildtest"
 )
 
 // codexTestdata holds a Codex home built line by line from the shapes of
 // formats/wild.md §2 (Codex cannot be run here).
-var codexTestdata = filepath.Join("..", "testdata", "codex")
+var (
+	codexTestdata = filepath.Join("..", "..", "testdata", "codex")
+	piTestdata    = filepath.Join("..", "..", "testdata", "pi")
+)
 
 // codexLabel names a transcript entry: the item type, role and first text.
 func codexLabel(e sessiondb.Entry) string {
@@ -58,15 +65,15 @@ func codexLabel(e sessiondb.Entry) string {
 // TestCodexGolden imports the Codex fixtures and compares every session
 // with testdata/codex/expected (checked by hand against codex.go's rules).
 func TestCodexGolden(t *testing.T) {
-	got := wildSnapshot(t, FormatCodex, codexTestdata, codexLabel)
-	checkWildGoldens(t, filepath.Join(codexTestdata, "expected"), got, 4)
+	got := wildtest.Snapshot(t, codex.Name, codexTestdata, codexLabel)
+	wildtest.CheckGoldens(t, filepath.Join(codexTestdata, "expected"), got, 4)
 }
 
 // TestCodexTranscripts states the expected transcripts by hand: after a
 // compacted line, its replacement history and the items after it; the
 // event_msg mirrors are never in it.
 func TestCodexTranscripts(t *testing.T) {
-	got := wildSnapshot(t, FormatCodex, codexTestdata, codexLabel)
+	got := wildtest.Snapshot(t, codex.Name, codexTestdata, codexLabel)
 	const dir = "codex-home/sessions/"
 	want := map[string][]string{
 		dir + "2026/01/10/rollout-2026-01-10T09-00-00-019f26cb-0000-7000-8000-000000000001.jsonl": {
@@ -119,9 +126,9 @@ func TestCodexTranscripts(t *testing.T) {
 // split by day and model in usage_daily.
 func TestCodexUsage(t *testing.T) {
 	ctx := context.Background()
-	s := openStore(t)
+	s := jsonltest.OpenStore(t)
 	path := filepath.Join(codexTestdata, "codex-home", "sessions", "2026", "01", "10", "rollout-2026-01-10T09-00-00-019f26cb-0000-7000-8000-000000000001.jsonl")
-	if _, err := Import(ctx, s, []string{path}, Options{}); err != nil {
+	if _, err := jsonlimport.Import(ctx, s, []string{path}, jsonlimport.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	tot, err := s.UsageTotals(ctx, "019f26cb-0000-7000-8000-000000000001")
@@ -136,7 +143,7 @@ func TestCodexUsage(t *testing.T) {
 		tot.OutputTokens != want.OutputTokens || tot.ReasoningTokens != want.ReasoningTokens {
 		t.Fatalf("totals %+v, want %+v", tot, want)
 	}
-	got := usageDaily(t, s)
+	got := wildtest.UsageDaily(t, s)
 	wantDaily := map[string][4]int64{
 		"2026-01-10 gpt-5-codex": {19545 - 12000, 700, 12000, 0},
 		"2026-01-11 gpt-5":       {27500 - 19545 - (15000 - 12000), 980 - 700, 15000 - 12000, 0},
@@ -155,12 +162,12 @@ func TestCodexResume(t *testing.T) {
 	lines := bytes.SplitAfter(raw, []byte("\n"))
 	dir := t.TempDir()
 	path := filepath.Join(dir, filepath.Base(src))
-	s := openStore(t)
+	s := jsonltest.OpenStore(t)
 	for _, n := range []int{10, 20, len(lines)} {
 		if err := os.WriteFile(path, bytes.Join(lines[:n], nil), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := Import(ctx, s, []string{path}, Options{}); err != nil {
+		if _, err := jsonlimport.Import(ctx, s, []string{path}, jsonlimport.Options{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -184,12 +191,12 @@ func TestCodexResume(t *testing.T) {
 func TestCodexClaim(t *testing.T) {
 	dir := t.TempDir()
 	a := filepath.Join(dir, "a.jsonl")
-	copyFile(t, filepath.Join(codexTestdata, "codex-home", "sessions", "2025", "05", "02", "rollout-2025-05-02T10-00-00-019f26cb-0000-7000-8000-000000000002.jsonl"), a)
+	jsonltest.CopyFile(t, filepath.Join(codexTestdata, "codex-home", "sessions", "2025", "05", "02", "rollout-2025-05-02T10-00-00-019f26cb-0000-7000-8000-000000000002.jsonl"), a)
 	idx := filepath.Join(dir, "session_index.jsonl")
-	copyFile(t, filepath.Join(codexTestdata, "codex-home", "session_index.jsonl"), idx)
+	jsonltest.CopyFile(t, filepath.Join(codexTestdata, "codex-home", "session_index.jsonl"), idx)
 	other := filepath.Join(dir, "z.jsonl")
-	copyFile(t, filepath.Join(piTestdata, "sessions", "linear.jsonl"), other)
-	units, rest := Codex{}.Claim([]string{a, idx, other})
+	jsonltest.CopyFile(t, filepath.Join(piTestdata, "sessions", "linear.jsonl"), other)
+	units, rest := codex.Format{}.Claim([]string{a, idx, other})
 	if len(units) != 1 || units[0].Path != a || fmt.Sprint(rest) != fmt.Sprint([]string{other}) {
 		t.Fatalf("units %v rest %v", units, rest)
 	}

@@ -1,4 +1,4 @@
-package jsonlimport
+package pi
 
 // How a pi session line reads as a message.
 
@@ -14,6 +14,11 @@ var piTypes = map[string]bool{
 	"branch_summary": true,
 }
 
+// LineType reports whether typ is one of pi's line types without a
+// message inside (jsonlimport reads a body of no named format whose type
+// is one of them, and that names a parentId, as a pi line).
+func LineType(typ string) bool { return piTypes[typ] }
+
 // Understand implements jsonl.MessageReader.
 //
 // It reads one pi line: {"type": "message", "message": {...}}
@@ -23,33 +28,33 @@ var piTypes = map[string]bool{
 // branch_summary lines as the text pi puts into the context (Context);
 // model and thinking-level changes, labels, session_info, custom lines and
 // the session header as bookkeeping.
-func (Pi) Understand(e sessiondb.Entry, obj map[string]any) Message {
+func (Format) Understand(e sessiondb.Entry, obj map[string]any) jsonl.Message {
 	typ, _ := obj["type"].(string)
 	if inner, ok := obj["message"].(map[string]any); ok && typ == "message" {
 		return piMessageObject(inner, e)
 	}
 	switch typ {
 	case "custom_message":
-		return Message{Role: "custom", Text: jsonl.ContentText(obj["content"]), Context: true}
+		return jsonl.Message{Role: "custom", Text: jsonl.ContentText(obj["content"]), Context: true}
 	case "compaction", "branch_summary":
-		return Message{Role: typ, Text: jsonl.Str(obj, "summary"), Context: true}
+		return jsonl.Message{Role: typ, Text: jsonl.Str(obj, "summary"), Context: true}
 	}
 	if obj["role"] != nil {
 		return piMessageObject(obj, e)
 	}
 	for _, k := range []string{"name", "label", "modelId", "thinkingLevel", "customType", "cwd"} {
 		if s := jsonl.Str(obj, k); s != "" {
-			return Message{Role: jsonl.OrString(typ, e.Role), Text: s, Bookkeeping: true}
+			return jsonl.Message{Role: jsonl.OrString(typ, e.Role), Text: s, Bookkeeping: true}
 		}
 	}
-	return Message{Role: jsonl.OrString(typ, e.Role), Bookkeeping: true}
+	return jsonl.Message{Role: jsonl.OrString(typ, e.Role), Bookkeeping: true}
 }
 
 // piMessageObject reads pi's message object.
-func piMessageObject(inner map[string]any, e sessiondb.Entry) Message {
+func piMessageObject(inner map[string]any, e sessiondb.Entry) jsonl.Message {
 	switch role, _ := inner["role"].(string); role {
 	case "bashExecution":
-		return Message{Role: role, Text: "$ " + jsonl.Str(inner, "command") + "\n" + jsonl.Str(inner, "output")}
+		return jsonl.Message{Role: role, Text: "$ " + jsonl.Str(inner, "command") + "\n" + jsonl.Str(inner, "output")}
 	case "custom", "hookMessage", "branchSummary", "compactionSummary":
 		m := jsonl.MessageObject(inner)
 		if m.Text == "" {

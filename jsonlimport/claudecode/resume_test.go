@@ -1,4 +1,4 @@
-package jsonlimport
+package claudecode_test
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/sessiondb/sessiondb/jsonlimport"
+	"github.com/sessiondb/sessiondb/jsonlimport/internal/jsonltest"
 )
 
 // TestClaudeCodeResumesUnderFollow: a Claude Code transcript grown line
@@ -18,7 +20,7 @@ func TestClaudeCodeResumesUnderFollow(t *testing.T) {
 	ctx := context.Background()
 	for _, name := range []string{"5c2d8e41-0000-4000-8000-000000000002.jsonl", "5c2d8e41-0000-4000-8000-000000000003.jsonl"} {
 		t.Run(name, func(t *testing.T) {
-			src, err := os.ReadFile(filepath.Join("../testdata/claudecode/projects/-home-dev-proj", name))
+			src, err := os.ReadFile(filepath.Join(ccTestdata, "projects", "-home-dev-proj", name))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -28,7 +30,7 @@ func TestClaudeCodeResumesUnderFollow(t *testing.T) {
 			}
 			path := filepath.Join(dir, name)
 			since := time.Now().Add(-time.Second)
-			grown, follow := openStore(t), NewFollow()
+			grown, follow := jsonltest.OpenStore(t), jsonlimport.NewFollow()
 			lines := bytes.SplitAfter(src, []byte("\n"))
 			f, err := os.Create(path)
 			if err != nil {
@@ -39,7 +41,7 @@ func TestClaudeCodeResumesUnderFollow(t *testing.T) {
 				if _, err := f.Write(l); err != nil {
 					t.Fatal(err)
 				}
-				if _, err := Import(ctx, grown, []string{path}, Options{Jobs: 1, Follow: follow}); err != nil {
+				if _, err := jsonlimport.Import(ctx, grown, []string{path}, jsonlimport.Options{Jobs: 1, Follow: follow}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -47,11 +49,11 @@ func TestClaudeCodeResumesUnderFollow(t *testing.T) {
 			if s.Rereads != 0 || s.Resumes < int64(len(lines))/2 {
 				t.Errorf("grown line by line: %+v; want resumed appends and no whole re-read", s)
 			}
-			once := openStore(t)
-			if _, err := Import(ctx, once, []string{path}, Options{Jobs: 1}); err != nil {
+			once := jsonltest.OpenStore(t)
+			if _, err := jsonlimport.Import(ctx, once, []string{path}, jsonlimport.Options{Jobs: 1}); err != nil {
 				t.Fatal(err)
 			}
-			if d := cmp.Diff(growthSnapshot(t, once, since), growthSnapshot(t, grown, since)); d != "" {
+			if d := cmp.Diff(jsonltest.GrowthSnapshot(t, once, since), jsonltest.GrowthSnapshot(t, grown, since)); d != "" {
 				t.Errorf("(-one-shot +grown):\n%s", d)
 			}
 		})

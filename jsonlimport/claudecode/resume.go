@@ -1,4 +1,4 @@
-package jsonlimport
+package claudecode
 
 // Claude Code without a whole re-read on append.
 //
@@ -42,7 +42,7 @@ package jsonlimport
 // suffix (branches, interleaved side chains), the compaction that copies
 // the path's entries reads their lines back from the file (by offset) —
 // that compaction is written again whenever the path changes, so that
-// cost is the write's. The folder's response index (ccindex.go) is
+// cost is the write's. The folder's response index (index.go) is
 // updated from the new lines.
 
 import (
@@ -93,7 +93,7 @@ type ccCache struct {
 // ccPut keeps p under token in cache, dropping the least recently kept
 // states beyond ccCacheMax and ccCacheEntries.
 func ccPut(cache *jsonl.Cache, token string, p *ccParser) {
-	cache.Do(FormatClaudeCode, func(v any) any {
+	cache.Do(Name, func(v any) any {
 		c, _ := v.(*ccCache)
 		if c == nil {
 			c = &ccCache{states: map[string]*ccParser{}}
@@ -116,7 +116,7 @@ func ccPut(cache *jsonl.Cache, token string, p *ccParser) {
 // ccTake removes and returns the state of token (nil when not kept).
 func ccTake(cache *jsonl.Cache, token string) *ccParser {
 	var p *ccParser
-	cache.Do(FormatClaudeCode, func(v any) any {
+	cache.Do(Name, func(v any) any {
 		c, _ := v.(*ccCache)
 		if c == nil {
 			return v
@@ -150,7 +150,7 @@ func (p *ccParser) sawIDs(node *ccNode, raw []byte) {
 // keep puts the parse state into cache for the next import and names it
 // in out.ResumeState. The entries from k on (those returned) lose their
 // bodies in the kept state: out gets copies.
-func (p *ccParser) keep(cache *jsonl.Cache, out *Parsed, k int) {
+func (p *ccParser) keep(cache *jsonl.Cache, out *jsonl.Parsed, k int) {
 	if cache == nil {
 		return
 	}
@@ -163,7 +163,7 @@ func (p *ccParser) keep(cache *jsonl.Cache, out *Parsed, k int) {
 		return
 	}
 	rs.Token = hex.EncodeToString(tok[:])
-	out.ResumeState = mustJSON(rs)
+	out.ResumeState = jsonl.MustJSON(rs)
 	out.Entries = slices.Clone(out.Entries)
 	for i := k; i < len(p.entries); i++ {
 		p.entries[i].Body = nil
@@ -174,7 +174,7 @@ func (p *ccParser) keep(cache *jsonl.Cache, out *Parsed, k int) {
 		}
 	}
 	p.hadComp = len(out.Compactions) > 0
-	p.ctx, p.problems, p.notes = nil, nil, nil
+	p.Ctx, p.Problems, p.notes = nil, nil, nil
 	ccPut(cache, rs.Token, p)
 }
 
@@ -185,7 +185,7 @@ func (p *ccParser) entryOf(n *ccNode) sessiondb.Entry {
 	if e.Body != nil || n.at < 0 {
 		return e
 	}
-	f, err := os.Open(p.path)
+	f, err := os.Open(p.Path)
 	if err == nil {
 		body := make([]byte, n.size)
 		if _, err = f.ReadAt(body, n.at); err == nil {
@@ -201,26 +201,26 @@ func (p *ccParser) entryOf(n *ccNode) sessiondb.Entry {
 
 // ccResume continues the parse kept in from's Follow (see above); it
 // returns ErrNotIncremental when it cannot.
-func ccResume(ctx context.Context, u Unit, from Resume) (*Parsed, error) {
-	notInc := fmt.Errorf("parse claude-code %s: %w", u.Path, ErrNotIncremental)
+func ccResume(ctx context.Context, u jsonl.Unit, from jsonl.Resume) (*jsonl.Parsed, error) {
+	notInc := fmt.Errorf("parse claude-code %s: %w", u.Path, jsonl.ErrNotIncremental)
 	var prev ccResumeState
 	if from.Cache == nil || json.Unmarshal(from.State, &prev) != nil || prev.V != 2 || prev.Token == "" {
 		return nil, notInc
 	}
 	p := ccTake(from.Cache, prev.Token)
-	if p == nil || p.path != u.Path || p.offset != from.Offset || len(p.entries) != from.Entries || prev.Entries != from.Entries {
+	if p == nil || p.Path != u.Path || p.Offset != from.Offset || len(p.entries) != from.Entries || prev.Entries != from.Entries {
 		return nil, notInc
 	}
-	p.ctx = ctx
+	p.Ctx = ctx
 	if !p.resumeToolFiles(u) {
 		return nil, notInc
 	}
 	k := len(p.entries)
 	p.prevEntries, p.grownFrom, p.usageFrom = k, from.Offset, k
-	p.lineBase = p.lines
+	p.LineBase = p.Lines
 	hadComp := p.hadComp
-	f, size, err := openAt(u.Path, from.Offset)
-	if errors.Is(err, ErrNotIncremental) {
+	f, size, err := jsonl.OpenAt(u.Path, from.Offset)
+	if errors.Is(err, jsonl.ErrNotIncremental) {
 		return nil, notInc
 	}
 	if err != nil {
@@ -230,7 +230,7 @@ func ccResume(ctx context.Context, u Unit, from Resume) (*Parsed, error) {
 	if from.Size > 0 && from.Size < size {
 		size = from.Size // read no further than the side files were listed at
 	}
-	if err := p.run(upTo(f, from.Offset, size), from.Offset, p.dispatch); err != nil {
+	if err := p.Run(upTo(f, from.Offset, size), from.Offset, p.dispatch); err != nil {
 		return nil, fmt.Errorf("parse claude-code %s: %w", u.Path, err)
 	}
 	// As at the end of a whole read: the files named by a line imported
@@ -238,9 +238,9 @@ func ccResume(ctx context.Context, u Unit, from Resume) (*Parsed, error) {
 	// byte), come now; the others wait.
 	p.placeToolFiles(nil)
 	var rest []byte
-	if size > p.offset && size-p.offset <= MaxLineSize {
-		rest = make([]byte, size-p.offset)
-		n, _ := f.ReadAt(rest, p.offset)
+	if size > p.Offset && size-p.Offset <= jsonl.MaxLineSize {
+		rest = make([]byte, size-p.Offset)
+		n, _ := f.ReadAt(rest, p.Offset)
 		rest = rest[:n]
 	}
 	for i := range p.files {
@@ -249,7 +249,7 @@ func ccResume(ctx context.Context, u Unit, from Resume) (*Parsed, error) {
 		case tf.named || ccNames(rest, *tf):
 			p.appendToolFile(tf)
 		default:
-			p.notes = append(p.notes, Problem{Path: u.Path, Reason: fmt.Sprintf("tool-results file %s is named by no line yet; it is imported after the line that names it", tf.name)})
+			p.notes = append(p.notes, jsonl.Problem{Path: u.Path, Reason: fmt.Sprintf("tool-results file %s is named by no line yet; it is imported after the line that names it", tf.name)})
 		}
 	}
 	out, err := p.finish(u)
@@ -259,7 +259,7 @@ func ccResume(ctx context.Context, u Unit, from Resume) (*Parsed, error) {
 	if hadComp && len(out.Compactions) == 0 {
 		return nil, notInc
 	}
-	if reason := trimReread(out, importState{Entries: k}); reason != "" {
+	if reason := jsonl.TrimReread(out, k); reason != "" {
 		return nil, notInc
 	}
 	p.keep(from.Cache, out, k)
@@ -270,7 +270,7 @@ func ccResume(ctx context.Context, u Unit, from Resume) (*Parsed, error) {
 // u.Extra: those placed must be unchanged; those waiting are read again;
 // new ones are read, and must be named by a line imported before when
 // they are named at all (see the notes above). false: read the file whole.
-func (p *ccParser) resumeToolFiles(u Unit) bool {
+func (p *ccParser) resumeToolFiles(u jsonl.Unit) bool {
 	extra := map[string]string{}
 	for _, x := range u.Extra {
 		extra[filepath.Base(x)] = x

@@ -1,4 +1,4 @@
-package jsonlimport
+package claudecode
 
 import (
 	"bytes"
@@ -26,7 +26,7 @@ import (
 type ccKeys struct {
 	size   int64
 	mod    time.Time
-	id     fileID
+	id     jsonl.Inode
 	end    int64  // offset after the last complete line scanned
 	tail   string // tailHash before end
 	keys   map[string]ccReport
@@ -208,10 +208,10 @@ func ccTop2(b [2]ccReport, r ccReport) [2]ccReport {
 func (pr *ccProject) grow(path string, grownFrom int64) (*ccIndex, bool) {
 	c := pr.files[path]
 	fi, err := os.Stat(path)
-	if c == nil || err != nil || !c.id.known() || fileIDOf(fi) != c.id || c.end > grownFrom || fi.Size() < c.end {
+	if c == nil || err != nil || !c.id.Known() || jsonl.InodeOf(fi) != c.id || c.end > grownFrom || fi.Size() < c.end {
 		return nil, false
 	}
-	if tail, err := tailHash(path, c.end); err != nil || tail != c.tail {
+	if tail, err := jsonl.TailHash(path, c.end); err != nil || tail != c.tail {
 		return nil, false
 	}
 	old := map[string]ccReport{}
@@ -282,18 +282,18 @@ func (pr *ccProject) fileKeys(path string) map[string]ccReport {
 	case c == nil:
 	case c.size == fi.Size() && c.mod.Equal(fi.ModTime()):
 		return c.keys
-	case c.id.known() && fileIDOf(fi) == c.id && fi.Size() >= c.end:
+	case c.id.Known() && jsonl.InodeOf(fi) == c.id && fi.Size() >= c.end:
 		// Grown, as far as its inode, size and the bytes before the end
 		// scanned tell (the trust of jsonlimport's cheap prefix check):
 		// read the new lines only.
-		if tail, err := tailHash(path, c.end); err == nil && tail == c.tail {
+		if tail, err := jsonl.TailHash(path, c.end); err == nil && tail == c.tail {
 			if _, err := c.scan(path, nil); err == nil {
 				c.size, c.mod = fi.Size(), fi.ModTime()
 				return c.keys
 			}
 		}
 	}
-	c = &ccKeys{size: fi.Size(), mod: fi.ModTime(), id: fileIDOf(fi), keys: map[string]ccReport{}, totals: map[string]int64{}}
+	c = &ccKeys{size: fi.Size(), mod: fi.ModTime(), id: jsonl.InodeOf(fi), keys: map[string]ccReport{}, totals: map[string]int64{}}
 	if _, err := c.scan(path, nil); err != nil {
 		delete(pr.files, path)
 		return nil
@@ -329,7 +329,7 @@ func (c *ccKeys) scan(path string, before func(string)) (map[string]bool, error)
 		}
 		u := l.Message.Usage
 		k := ccCallID(l.Message.ID, l.RequestID)
-		r := ccReport{path: path, side: l.IsSidechain, at: parseTime(l.Timestamp)}
+		r := ccReport{path: path, side: l.IsSidechain, at: jsonl.ParseTime(l.Timestamp)}
 		tot := u.Input + u.Output + u.CacheRead + u.CacheWrite
 		old, ok := c.keys[k]
 		if !ok || ccBetter(ccCall{side: r.side, row: sessiondb.Usage{InputTokens: tot}}, ccCall{side: old.side, row: sessiondb.Usage{InputTokens: c.totals[k]}}) {
@@ -344,6 +344,6 @@ func (c *ccKeys) scan(path string, before func(string)) (map[string]bool, error)
 	if err != nil {
 		return nil, err
 	}
-	c.tail, err = tailHash(path, c.end)
+	c.tail, err = jsonl.TailHash(path, c.end)
 	return changed, err
 }
