@@ -14,7 +14,6 @@ import (
 	"github.com/sessiondb/sessiondb/internal/engine"
 )
 
-
 var contentSeeds = []string{
 	`{"role":"user","content":"plain"}`,
 	`{"content":"line\nbreak \"q\" \\ \/ \t"}`,
