@@ -367,10 +367,6 @@ func importPlanned(ctx context.Context, store sessiondb.Store, units []planned, 
 		if err := b.flush(context.WithoutCancel(ctx), store, opts.DryRun, &rep); err != nil {
 			fatal = errors.Join(fatal, err)
 		}
-	default:
-		// The batch in flight was sent before the failure: wait for it
-		// (no write outlives Import) and record it if it committed.
-		b.settle(&rep)
 	}
 	rep.Notes = append(rep.Notes, pr.notes()...)
 	return rep, fatal
@@ -386,43 +382,23 @@ func importPlanned(ctx context.Context, store sessiondb.Store, units []planned, 
 // a batch fails (another importer created one of its sessions meanwhile,
 // two units of the batch carry the same ID, …), its units are written
 // again one by one, which handles each case as before.
-//
-// A full batch is written on a goroutine of its own while the next one
-// is queued (issue 26): before, the writer loop waited for each
-// CommitMany, and the parsers, which run at most a window of units ahead,
-// stopped a few units into the wait, so parsing and writing took turns.
-// One batch is in flight at a time, and it is waited for before the next
-// one is sent or a unit is written alone, so writes stay in discovery
-// order and a failed batch is rewritten before anything after it. The
-// queued and the sent batch together may hold twice batchMaxBytes of
-// bodies; halving it (8 MB) doubled the transactions, hence the fsyncs
-// and index passes, and made the bulk import slower under load.
 const (
 	batchMaxUnits   = 256
 	batchMaxEntries = 512      // per unit
 	batchMaxBytes   = 16 << 20 // bodies per batch
 )
 
-// batch is the queue of units waiting for one CommitMany, and the batch
-// sent before it while its CommitMany runs.
+// batch is the queue of units waiting for one CommitMany.
 type batch struct {
 	units   []queued
 	commits []sessiondb.SessionCommit
 	bytes   int
-	sent    *sentBatch
 }
 
 type queued struct {
 	w        *work
 	entries  int
 	problems []Problem
-}
-
-// sentBatch is a batch whose CommitMany runs on its own goroutine; the
-// outcome arrives on done.
-type sentBatch struct {
-	units []queued
-	done  chan error
 }
 
 // batchable reports whether w may wait in the queue.
@@ -459,76 +435,31 @@ func (b *batch) write(ctx context.Context, store sessiondb.Store, w *work, dryRu
 		}
 	}
 	if len(b.units) >= batchMaxUnits || b.bytes >= batchMaxBytes {
-		return b.send(ctx, store, dryRun, rep)
+		return b.flush(ctx, store, dryRun, rep)
 	}
 	return nil
 }
 
-// flush writes the queue and waits until every batch is written.
+// flush writes the queue with one CommitMany and records its units in
+// rep; on failure it writes them one by one.
 func (b *batch) flush(ctx context.Context, store sessiondb.Store, dryRun bool, rep *Report) error {
-	if err := b.send(ctx, store, dryRun, rep); err != nil {
-		return err
-	}
-	return b.wait(ctx, store, dryRun, rep)
-}
-
-// send waits for the batch in flight, then starts the queue's CommitMany
-// on a goroutine of its own.
-func (b *batch) send(ctx context.Context, store sessiondb.Store, dryRun bool, rep *Report) error {
-	if err := b.wait(ctx, store, dryRun, rep); err != nil {
-		return err
-	}
 	if len(b.units) == 0 {
 		return nil
 	}
-	sb := &sentBatch{units: b.units, done: make(chan error, 1)}
-	commits := b.commits
+	units, commits := b.units, b.commits
 	b.units, b.commits, b.bytes = nil, nil, 0
-	go func() {
-		_, err := store.CommitMany(ctx, commits)
-		sb.done <- err
-	}()
-	b.sent = sb
-	return nil
-}
-
-// wait waits for the batch in flight and records its units in rep; if it
-// failed, it writes them one by one.
-func (b *batch) wait(ctx context.Context, store sessiondb.Store, dryRun bool, rep *Report) error {
-	sb := b.sent
-	if sb == nil {
-		return nil
-	}
-	b.sent = nil
-	if err := <-sb.done; err != nil {
+	if _, err := store.CommitMany(ctx, commits); err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("import: %w", ctx.Err())
 		}
-		for _, q := range sb.units {
+		for _, q := range units {
 			if err := writeUnit(ctx, store, q.w, dryRun, rep); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	sb.record(rep)
-	return nil
-}
-
-// settle waits for the batch in flight and records it if it committed,
-// without rewriting it if it failed (the import is failing).
-func (b *batch) settle(rep *Report) {
-	if sb := b.sent; sb != nil {
-		b.sent = nil
-		if err := <-sb.done; err == nil {
-			sb.record(rep)
-		}
-	}
-}
-
-// record counts a committed batch's units in rep.
-func (sb *sentBatch) record(rep *Report) {
-	for _, q := range sb.units {
+	for _, q := range units {
 		rep.Files++
 		rep.Sessions++
 		rep.Entries += q.entries
@@ -539,6 +470,7 @@ func (sb *sentBatch) record(rep *Report) {
 		rep.Notes = append(rep.Notes, q.w.parsed.Notes...)
 		rep.Problems = append(rep.Problems, q.problems...)
 	}
+	return nil
 }
 
 // writeUnit records one prepared unit in rep and, unless dryRun, writes it.
