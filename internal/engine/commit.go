@@ -22,8 +22,12 @@ type Row struct {
 	// Text is the value bound to the text column: Dialect.EntryText's
 	// decision (backend.TextStore.Arg; nil is NULL), made when the entry
 	// is described, before the write transaction (see DescribeAll).
-	Text      any
-	Body      string
+	Text any
+	// Body is the entry's body, not copied: it becomes a string (the
+	// bound value, TEXT, not a BLOB) only in the INSERT that writes it
+	// (EntryInserts), so that a CommitMany described before its
+	// transaction does not hold a second copy of every body of the batch.
+	Body      []byte
 	CreatedAt time.Time
 }
 
@@ -43,8 +47,7 @@ func DescribeAll(d Driver, ts backend.TextStore, entries []sessiondb.Entry) (row
 	rows = make([]Row, len(entries))
 	for i, e := range entries {
 		kind, role, text := d.Describe(e)
-		body := string(e.Body)
-		rows[i] = Row{Kind: kind, Role: role, Text: ts.Arg(text, body), Body: body, CreatedAt: e.CreatedAt}
+		rows[i] = Row{Kind: kind, Role: role, Text: ts.Arg(text, string(e.Body)), Body: e.Body, CreatedAt: e.CreatedAt}
 	}
 	return rows, nil
 }
@@ -149,7 +152,7 @@ func EntryInserts(id string, lastSeq, firstRowID int64, ts backend.TextStore, ro
 				args = append(args, firstRowID)
 				firstRowID++
 			}
-			args = append(args, id, lastSeq, e.Kind, e.Role, e.Text, e.Body, FormatTime(OrNow(e.CreatedAt, now)))
+			args = append(args, id, lastSeq, e.Kind, e.Role, e.Text, string(e.Body), FormatTime(OrNow(e.CreatedAt, now)))
 		}
 		q := `INSERT INTO entries (` + cols + `session_id, seq, kind, role, ` + ts.Col() + `, body, created_at) VALUES ` +
 			row + strings.Repeat(", "+row, len(chunk)-1)
