@@ -17,9 +17,10 @@ import (
 // gives: for the common message, {"role": …, "content": "…"}, whose
 // extracted text is its content, the text is stored once, in the body.
 //
-// The decision is made here, in Go, before the INSERT, and only where Go
-// can be sure of SQLite's answer (contentText); everywhere else the text is
-// stored. Deciding in SQL (CASE WHEN json_valid(body) AND json_extract(…)
+// The decision is made here, in Go, when the entry is described, before
+// the write transaction (engine.DescribeAll: off the single writer), and
+// only where Go can be sure of SQLite's answer (contentText); everywhere
+// else the text is stored. Deciding in SQL (CASE WHEN json_valid(body) AND json_extract(…)
 // IS text …) was exact by construction but raised the peak RSS of a bulk
 // import from 96 to 142-149 MiB (bench workload 6): SQLite parsed every
 // body twice more inside the multi-row INSERT.
