@@ -1,11 +1,13 @@
 package pgstore
 
 import (
+	"context"
 	"errors"
 	"io"
 	"testing"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/engine"
 )
 
 // TestLostCommitAnswerCommitted: COMMIT succeeded but its answer was lost
@@ -95,5 +97,21 @@ func TestRetryGivesUpWithErrBusy(t *testing.T) {
 	err := s.retry(t.Context(), func() (bool, error) { calls++; return true, errLostConn })
 	if !errors.Is(err, sessiondb.ErrBusy) || calls < 2 {
 		t.Fatalf("retry = %v after %d calls, want ErrBusy after several", err, calls)
+	}
+}
+
+// TestSessionColumnsOrder checks that the session select list gives the
+// columns in the order engine.SessionRow.Fields scans them (by position).
+func TestSessionColumnsOrder(t *testing.T) {
+	requireServer(t)
+	ctx := context.Background()
+	s := MustOpenStore(t, nil)
+	tx, err := s.db.BeginTxx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if err := engine.CheckSessionColumns(ctx, tx, sessionColumns); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -29,11 +29,14 @@ func (d engineDriver) AppendCommit(ctx context.Context, etx engine.Tx, id string
 	if c.ExpectSequence != nil {
 		expect = *c.ExpectSequence
 	}
+	// The row id of the first new entry (nextEntryID) comes back with the
+	// row: one statement fewer per append.
 	var r engine.SessionRow
-	err := tx.GetContext(ctx, &r, `UPDATE sessions SET sequence = sequence + 1, last_seq = last_seq + ?1,
+	var next int64
+	err := tx.QueryRowxContext(ctx, `UPDATE sessions SET sequence = sequence + 1, last_seq = last_seq + ?1,
 		entry_count = entry_count + ?1, message_count = message_count + ?2, updated_at = ?3
-		WHERE id = ?4 AND (?5 IS NULL OR sequence = ?5) RETURNING `+returningColumns,
-		len(rows), engine.CountMessages(rows), engine.FormatTime(now), id, expect)
+		WHERE id = ?4 AND (?5 IS NULL OR sequence = ?5) RETURNING `+returningColumns+`, (`+nextEntryID+`)`,
+		len(rows), engine.CountMessages(rows), engine.FormatTime(now), id, expect).Scan(append(r.Fields(), &next)...)
 	if errors.Is(err, sql.ErrNoRows) {
 		// Not there, or not at the expected sequence: say which.
 		sess, err := getSession(ctx, tx, id)
@@ -49,7 +52,7 @@ func (d engineDriver) AppendCommit(ctx context.Context, etx engine.Tx, id string
 		return sessiondb.Session{}, err
 	}
 	sess := r.Session()
-	if _, err := d.InsertEntries(ctx, tx, id, sess.LastSeq-int64(len(rows)), rows, now); err != nil {
+	if err := insertEntries(ctx, tx, id, sess.LastSeq-int64(len(rows)), next, rows, now); err != nil {
 		return sessiondb.Session{}, err
 	}
 	if err := engine.PutDoc(ctx, tx, "states", id, c.State, c.ClearState, now); err != nil {
@@ -101,13 +104,20 @@ func (d engineDriver) InsertEntries(ctx context.Context, etx engine.Tx, id strin
 	if err := tx.GetContext(ctx, &next, nextEntryID); err != nil {
 		return 0, fmt.Errorf("append to %s: next entry id: %w", id, err)
 	}
+	if err := insertEntries(ctx, tx, id, lastSeq, next, rows, now); err != nil {
+		return 0, err
+	}
+	return lastSeq + int64(len(rows)), nil
+}
+
+// insertEntries runs engine.EntryInserts, the first row taking id next.
+func insertEntries(ctx context.Context, tx *sqlx.Tx, id string, lastSeq, next int64, rows []engine.Row, now time.Time) error {
 	for _, in := range engine.EntryInserts(id, lastSeq, next, dialect.EntryText, rows, now) {
 		if _, err := tx.ExecContext(ctx, in.Query, in.Args...); err != nil {
-			return 0, fmt.Errorf("append entries %d-%d to %s: %w", in.First, in.Last, id, err)
+			return fmt.Errorf("append entries %d-%d to %s: %w", in.First, in.Last, id, err)
 		}
-		lastSeq = in.Last
 	}
-	return lastSeq, nil
+	return nil
 }
 
 // nextEntryID is the row id the next entry takes: above every entry and

@@ -5,10 +5,14 @@ import (
 	"database/sql"
 	"errors"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/jmoiron/sqlx"
+
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/engine"
 )
 
 // damageSchema rewrites the stored CREATE text of one object, the way a
@@ -174,5 +178,42 @@ func TestOpenRefusesPlantedTrigger(t *testing.T) {
 	defer d.Close()
 	if err := d.CheckSchema(ctx); !errors.Is(err, sessiondb.ErrCorrupt) || !strings.Contains(err.Error(), "rewrite_bodies") {
 		t.Errorf("CheckSchema = %v, want ErrCorrupt naming the trigger", err)
+	}
+}
+
+// TestSessionColumnsOrder checks that the session select list gives the
+// columns in the order engine.SessionRow.Fields scans them (by position),
+// and that an append, which reads the row back from its RETURNING list,
+// returns the session as Get reads it, every field set.
+func TestSessionColumnsOrder(t *testing.T) {
+	ctx := context.Background()
+	s := MustOpenStore(t, nil)
+	err := s.write(ctx, func(tx *sqlx.Tx) error { return engine.CheckSessionColumns(ctx, tx, sessionColumns) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	created, err := s.Create(ctx, sessiondb.Session{ID: "full", Title: "a title", Summary: "a summary",
+		Scope: []byte(`{"repo":"x"}`), Attrs: []byte(`{"model":"m"}`), Version: 3, Aliases: []string{"b-alias", "a-alias"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Fork(ctx, "full", 0, "fork"); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"full", "fork"} {
+		got, err := s.Append(ctx, id, sessiondb.Message(`{"role":"user","content":"hi"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := s.Get(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("append returned\n%+v\nGet reads\n%+v", got, want)
+		}
+	}
+	if created.Title != "a title" {
+		t.Fatalf("created %+v", created)
 	}
 }

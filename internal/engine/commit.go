@@ -6,7 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sessiondb/sessiondb"
@@ -15,19 +18,90 @@ import (
 
 // Row is an entry with the columns a backend stores derived from it.
 type Row struct {
-	Kind, Role, Text string
-	Body             string
-	CreatedAt        time.Time
+	Kind, Role string
+	// Text is the value bound to the text column: Dialect.EntryText's
+	// decision (backend.TextStore.Arg; nil is NULL), made when the entry
+	// is described, before the write transaction (see DescribeAll).
+	Text any
+	// Body is the entry's body, not copied: it becomes a string (the
+	// bound value, TEXT, not a BLOB) only in the INSERT that writes it
+	// (EntryInserts), so that a CommitMany described before its
+	// transaction does not hold a second copy of every body of the batch.
+	Body      []byte
+	CreatedAt time.Time
 }
 
-// DescribeAll derives the stored columns of entries (Driver.Describe).
-func DescribeAll(d Driver, entries []sessiondb.Entry) []Row {
-	rows := make([]Row, len(entries))
+// DescribeAll derives the stored columns of entries (Driver.Describe, then
+// ts decides what the text column holds). Callers run it before
+// Driver.Write, in the writing goroutine: the extraction (a JSON decode of
+// every body) and the text decision (a scan of every body on SQLite) are
+// then done by the writers in parallel, and the one goroutine that
+// serialises every write only runs the statements. A panic in a custom
+// extractor becomes an error, as it would inside Driver.Write.
+func DescribeAll(d Driver, ts backend.TextStore, entries []sessiondb.Entry) (rows []Row, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			rows, err = nil, fmt.Errorf("describe entries: internal error: %v", p)
+		}
+	}()
+	rows = make([]Row, len(entries))
 	for i, e := range entries {
 		kind, role, text := d.Describe(e)
-		rows[i] = Row{Kind: kind, Role: role, Text: text, Body: string(e.Body), CreatedAt: e.CreatedAt}
+		rows[i] = Row{Kind: kind, Role: role, Text: ts.Arg(text, string(e.Body)), Body: e.Body, CreatedAt: e.CreatedAt}
 	}
-	return rows
+	return rows, nil
+}
+
+// DescribeParallelMin is the number of entries from which describeMany
+// spreads the work over the CPUs: below it, starting goroutines costs more
+// than it saves.
+const DescribeParallelMin = 256
+
+// describeMany is DescribeAll for each commit of a CommitMany, on up to
+// GOMAXPROCS goroutines when the batch is large (an import's batch of
+// sessions): the caller of CommitMany (the importer's writer loop) waits
+// for the write anyway, and the parsers that feed it are then mostly
+// idle.
+func describeMany(d Driver, ts backend.TextStore, commits []sessiondb.SessionCommit) ([][]Row, error) {
+	out := make([][]Row, len(commits))
+	total := 0
+	for _, sc := range commits {
+		total += len(sc.Commit.Append)
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(commits))
+	if total < DescribeParallelMin || workers < 2 {
+		for i, sc := range commits {
+			rows, err := DescribeAll(d, ts, sc.Commit.Append)
+			if err != nil {
+				return nil, fmt.Errorf("session %q (commit %d): %w", sc.ID, i, err)
+			}
+			out[i] = rows
+		}
+		return out, nil
+	}
+	var next atomic.Int64
+	errs := make([]error, len(commits))
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(commits) {
+					return
+				}
+				out[i], errs[i] = DescribeAll(d, ts, commits[i].Commit.Append)
+			}
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("session %q (commit %d): %w", commits[i].ID, i, err)
+		}
+	}
+	return out, nil
 }
 
 // CountMessages counts the rows that are messages (see
@@ -57,8 +131,8 @@ type EntryInsert struct {
 // EntryInserts writes the INSERTs that append rows to session id after
 // lastSeq, InsertChunk rows each: multi-row INSERTs, not a statement per
 // entry (each statement costs SQLite a step of the VM and a statement
-// journal, and PostgreSQL a round trip). ts says how the text is written
-// (Dialect.EntryText). firstRowID, when positive, is
+// journal, and PostgreSQL a round trip). ts names the text column
+// (Dialect.EntryText; each row's value was decided by DescribeAll). firstRowID, when positive, is
 // the row id of the first row, the others following it (see
 // Dialect.NextEntryID); 0 lets the database assign ids.
 func EntryInserts(id string, lastSeq, firstRowID int64, ts backend.TextStore, rows []Row, now time.Time) []EntryInsert {
@@ -78,7 +152,7 @@ func EntryInserts(id string, lastSeq, firstRowID int64, ts backend.TextStore, ro
 				args = append(args, firstRowID)
 				firstRowID++
 			}
-			args = append(args, id, lastSeq, e.Kind, e.Role, ts.Arg(e.Text, e.Body), e.Body, FormatTime(OrNow(e.CreatedAt, now)))
+			args = append(args, id, lastSeq, e.Kind, e.Role, e.Text, string(e.Body), FormatTime(OrNow(e.CreatedAt, now)))
 		}
 		q := `INSERT INTO entries (` + cols + `session_id, seq, kind, role, ` + ts.Col() + `, body, created_at) VALUES ` +
 			row + strings.Repeat(", "+row, len(chunk)-1)
@@ -130,15 +204,18 @@ func (e *Engine) Commit(ctx context.Context, id string, c sessiondb.Commit) (ses
 	// goroutine and outside the transaction: concurrent writers then
 	// extract in parallel, and SQLite's committer, which serialises every
 	// write, only inserts.
-	rows := DescribeAll(e.d, c.Append)
+	rows, err := DescribeAll(e.d, e.sql.EntryText, c.Append)
+	if err != nil {
+		return sessiondb.Session{}, fmt.Errorf("commit %q: %w", id, err)
+	}
 	a, fast := e.d.(Appender)
 	fast = fast && AppendOnly(c)
 	var out sessiondb.Session
-	err := e.d.Write(ctx, func(tx Tx) (err error) {
+	err = e.d.Write(ctx, func(tx Tx) (err error) {
 		if fast {
 			out, err = a.AppendCommit(ctx, tx, id, c, rows)
 		} else {
-			out, err = ApplyCommit(ctx, e.d, tx, id, c, rows)
+			out, err = ApplyCommit(ctx, e.d, e.sql.EntryText, tx, id, c, rows)
 		}
 		return err
 	})
@@ -151,16 +228,22 @@ func (e *Engine) CommitMany(ctx context.Context, commits []sessiondb.SessionComm
 	if err := sessiondb.ValidateCommitMany(commits); err != nil {
 		return nil, fmt.Errorf("commit many: %w", err)
 	}
+	// Every commit's entries are described before the transaction, off
+	// the writer (see DescribeAll). On SQLite a row holds no extracted
+	// text where the body's content gives it (the common message), so a
+	// batch holds little more than its bodies, which the caller holds
+	// anyway.
+	rows, err := describeMany(e.d, e.sql.EntryText, commits)
+	if err != nil {
+		return nil, fmt.Errorf("commit many: %w", err)
+	}
 	out := make([]sessiondb.Session, len(commits))
-	err := e.d.Write(ctx, func(tx Tx) error {
+	err = e.d.Write(ctx, func(tx Tx) error {
 		if err := e.d.LockCommits(ctx, tx, commits); err != nil {
 			return err
 		}
 		for i, sc := range commits {
-			// Each commit's entries are described as it is applied, so
-			// that a large batch (an import) never holds the extracted
-			// text of all its commits at once.
-			sess, err := e.applyCommit(ctx, tx, sc.ID, sc.Commit)
+			sess, err := ApplyCommit(ctx, e.d, e.sql.EntryText, tx, sc.ID, sc.Commit, rows[i])
 			if err != nil {
 				return fmt.Errorf("commit many: session %q (commit %d): %w", sc.ID, i, err)
 			}
@@ -174,17 +257,24 @@ func (e *Engine) CommitMany(ctx context.Context, commits []sessiondb.SessionComm
 	return out, nil
 }
 
-// applyCommit is ApplyCommit with the entries of c described here.
+// applyCommit is ApplyCommit with the entries of c described here, for
+// the writes that build their commit from what they read inside the
+// transaction (SaveFull, Restore).
 func (e *Engine) applyCommit(ctx context.Context, tx Tx, id string, c sessiondb.Commit) (sessiondb.Session, error) {
-	return ApplyCommit(ctx, e.d, tx, id, c, DescribeAll(e.d, c.Append))
+	rows, err := DescribeAll(e.d, e.sql.EntryText, c.Append)
+	if err != nil {
+		return sessiondb.Session{}, err
+	}
+	return ApplyCommit(ctx, e.d, e.sql.EntryText, tx, id, c, rows)
 }
 
 // ApplyCommit is the one write path: every public write method builds a
 // Commit (possibly after reading inside the same transaction) and applies
-// it here, rows[i] being c.Append[i] described. c must have passed
+// it here, rows[i] being c.Append[i] described (DescribeAll with ts, which
+// also describes the entries of c.History). c must have passed
 // sessiondb.ValidateCommit. A commit that changes nothing writes nothing
 // (see sessiondb.Commit): no Sequence bump.
-func ApplyCommit(ctx context.Context, d Driver, tx Tx, id string, c sessiondb.Commit, rows []Row) (sessiondb.Session, error) {
+func ApplyCommit(ctx context.Context, d Driver, ts backend.TextStore, tx Tx, id string, c sessiondb.Commit, rows []Row) (sessiondb.Session, error) {
 	now := OrNow(c.Now, time.Now())
 	create := c.Create
 	if create != nil {
@@ -250,7 +340,11 @@ func ApplyCommit(ctx context.Context, d Driver, tx Tx, id string, c sessiondb.Co
 		if err := HistoryCommit(ctx, d, tx, id, c.History, &h); err != nil {
 			return sessiondb.Session{}, err
 		}
-		rows = append(DescribeAll(d, h.Append), rows...)
+		hrows, err := DescribeAll(d, ts, h.Append)
+		if err != nil {
+			return sessiondb.Session{}, err
+		}
+		rows = append(hrows, rows...)
 		compactions = append(h.Compactions, c.Compactions...)
 	}
 	var before backend.Before // the transcript before a compaction of this commit

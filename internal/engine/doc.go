@@ -76,6 +76,30 @@
 // method of Engine is a method of sqlstore.Store and pgstore.Store, and
 // TestMethodsAreStoreMethods keeps those to the public interfaces.
 //
+// # Work before the write transaction (issue 26)
+//
+// On SQLite every write of a process runs on one goroutine (the group
+// committer), so what a write computes inside its transaction is CPU the
+// other writers wait for. Commit and CommitMany therefore describe their
+// entries before Driver.Write, in the caller's goroutine (DescribeAll):
+// the extractor's JSON decode, and the Dialect.EntryText decision of what
+// the text column holds (on SQLite a scan of the body for its content
+// string), whose result travels in Row.Text. CommitMany spreads a large
+// batch (DescribeParallelMin entries and more: an import's batch of
+// sessions) over GOMAXPROCS goroutines, since its caller waits for the
+// write anyway. Session rows are scanned by position (SessionRow.Fields,
+// held to Dialect.SessionColumns by CheckSessionColumns in each backend's
+// tests), not through sqlx's reflection. Measured in the commits that made
+// these changes and in BENCHMARKS.md.
+//
+// Rejected: describing in the importer's parse goroutines and handing
+// rows to the store (the Store interface carries entries, and a row whose
+// text was derived by another extractor than the store's would disagree
+// with its body); describing each commit of a CommitMany inside the
+// transaction to hold less memory (on SQLite a described row keeps no
+// text where the body's content gives it, so a batch holds little more
+// than its bodies, which the caller holds anyway).
+//
 // # Rejected
 //
 //   - An executor with one method per database operation and typed

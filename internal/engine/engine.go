@@ -85,7 +85,7 @@ type Driver interface {
 type Dialect struct {
 	// SessionColumns is the select list of a session row of "sessions s"
 	// (SessionRow), its aliases aggregated as a JSON array in insertion
-	// order.
+	// order, the columns in the order of SessionColumnNames.
 	SessionColumns string
 	// HolderOrder orders the rows of "session_aliases a" listing one
 	// alias: the first is the session the alias resolves to (see

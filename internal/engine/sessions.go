@@ -68,7 +68,7 @@ func (r *SessionRow) Session() sessiondb.Session {
 // (Dialect.SessionColumns); ErrNotFound when absent.
 func GetSession(ctx context.Context, tx Tx, columns, id string) (sessiondb.Session, error) {
 	var r SessionRow
-	err := tx.GetContext(ctx, &r, `SELECT `+columns+` FROM sessions s WHERE s.id = ?`, id)
+	err := tx.QueryRowxContext(ctx, `SELECT `+columns+` FROM sessions s WHERE s.id = ?`, id).Scan(r.Fields()...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return sessiondb.Session{}, fmt.Errorf("session %q: %w", id, sessiondb.ErrNotFound)
 	}
