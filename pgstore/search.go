@@ -11,8 +11,6 @@ import (
 	"github.com/sessiondb/sessiondb/internal/engine"
 )
 
-
-
 // SearchHits is the search of engine.Engine.Search over PostgreSQL's
 // indexes. Every term must occur in the
 // extracted text, case-insensitively (ILIKE, with the database's Unicode
