@@ -11,6 +11,7 @@ import (
 
 	"github.com/sessiondb/sessiondb"
 	"github.com/sessiondb/sessiondb/jsonlimport"
+	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 )
 
 // DefaultMaxAttempts bounds how many times Compact re-reads the session
@@ -18,7 +19,7 @@ import (
 const DefaultMaxAttempts = 5
 
 // SummaryPrefix starts the text of the default summary message.
-const SummaryPrefix = "[Summary of the earlier conversation]\n\n"
+const SummaryPrefix = jsonl.SummaryHeading + "\n\n"
 
 // DetailsCompactor is the "compactor" value this package writes into the
 // details of its compactions; it recognises its own compactions by it.

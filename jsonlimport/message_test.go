@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -277,5 +278,33 @@ func TestUnderstandRegistry(t *testing.T) {
 	}
 	if m := Understand(FormatPicoclaw, e); len(m.Calls) != 0 {
 		t.Errorf("picoclaw's reader read a Codex envelope: %+v", m)
+	}
+}
+
+// TestCompactionSummaryIsContext: the summary message sessiondb's
+// compactor writes into a Codex or pi session (a user message opened by
+// jsonl.SummaryHeading) is context, not a prompt the user typed; a
+// prompt that merely quotes the heading further on stays a prompt.
+func TestCompactionSummaryIsContext(t *testing.T) {
+	summary := jsonl.SummaryHeading + "\n\nThe user asked for a parser; it was written."
+	lines := map[string]string{
+		FormatCodex: `{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":%q}]}}`,
+		FormatPi:    `{"type":"message","message":{"role":"user","content":[{"type":"text","text":%q}]}}`,
+	}
+	for format, line := range lines {
+		for _, c := range []struct {
+			text    string
+			context bool
+		}{
+			{summary, true},
+			{"please fix the parser", false},
+			{"quote: " + summary, false},
+		} {
+			body := fmt.Sprintf(line, c.text)
+			m := Understand(format, sessiondb.Entry{Kind: "message", Role: "user", Body: []byte(body)})
+			if m.Role != "user" || m.Context != c.context {
+				t.Errorf("%s %q: role %q context %v, want user context %v", format, c.text, m.Role, m.Context, c.context)
+			}
+		}
 	}
 }

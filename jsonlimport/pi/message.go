@@ -67,5 +67,10 @@ func piMessageObject(inner map[string]any, e sessiondb.Entry) jsonl.Message {
 	if m.Role == "" {
 		m.Role = e.Role
 	}
+	if m.Role == "user" {
+		// All context (an AGENTS.md preamble, sessiondb's compaction
+		// summary), as in Codex and Claude Code.
+		m.Context = m.Text != "" && jsonl.StripContext(m.Text) == ""
+	}
 	return m
 }
