@@ -7,10 +7,10 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport/internal/jsonltest"
 	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 	"github.com/sessiondb/sessiondb/jsonlimport/zot"
 )
@@ -21,24 +21,11 @@ import (
 // message last, gives compaction points inside the log, and resuming after
 // the fuzzed line gives the same entries as reading the file whole.
 func FuzzZotLine(f *testing.F) {
+	var dirs []string
 	for _, sub := range []string{"zot", "zot-damaged", "zot-compaction"} {
-		filepath.WalkDir(filepath.Join(zotTestdata, sub), func(path string, d os.DirEntry, err error) error {
-			if err != nil || d.IsDir() || !(strings.HasSuffix(path, ".jsonl") || strings.HasSuffix(path, zot.Ext)) {
-				return nil
-			}
-			raw, err := os.ReadFile(path)
-			if err != nil {
-				return nil
-			}
-			for _, line := range bytes.Split(raw, []byte("\n")) {
-				if len(line) < 1<<16 {
-					f.Add(line)
-				}
-			}
-			return nil
-		})
+		dirs = append(dirs, filepath.Join(zotTestdata, sub))
 	}
-	for _, s := range []string{
+	jsonltest.LineSeeds(f, dirs, []string{".jsonl", zot.Ext}, 1<<16,
 		`{"type":"compaction","messages":[{"role":"assistant","content":[{"id":"a","name":"b"}]}]}`,
 		`{"type":"compaction","messages":null}`,
 		`{"type":"message","message":{"role":"assistant","content":[{"id":"x","name":"y","arguments":{}}],"time":"2026-01-01T00:00:00Z"}}`,
@@ -48,9 +35,7 @@ func FuzzZotLine(f *testing.F) {
 		`{"type":"usage","cumulative":{"input_tokens":-5,"cost_usd":1e308}}`,
 		`{"TYPE":"META","meta":{"id":"other"}}`,
 		"{\"type\":\"message\",\"message\":{\"role\":\"user\",\"content\":[{\"text\":\"\xff\"}]}}",
-	} {
-		f.Add([]byte(s))
-	}
+	)
 
 	const tail = `{"role":"user","content":[{"text":"the end"}],"time":"2026-01-02T03:04:09Z"}`
 	f.Fuzz(func(t *testing.T, line []byte) {

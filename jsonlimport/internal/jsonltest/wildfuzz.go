@@ -9,6 +9,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -16,12 +17,18 @@ import (
 	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 )
 
-// WildFuzzSeeds adds every line of the fixture files under dirs (and the
-// extra strings) to f's corpus.
+// WildFuzzSeeds adds every line of the .jsonl fixture files under dirs
+// (and the extra strings) to f's corpus.
 func WildFuzzSeeds(f *testing.F, dirs []string, extra ...string) {
+	LineSeeds(f, dirs, []string{".jsonl"}, 1<<14, extra...)
+}
+
+// LineSeeds adds to f's corpus every line shorter than maxLen of the files
+// under dirs whose names end in one of exts, then the extra strings.
+func LineSeeds(f *testing.F, dirs, exts []string, maxLen int, extra ...string) {
 	for _, dir := range dirs {
 		_ = filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
-			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".jsonl") {
+			if err != nil || d.IsDir() || !slices.ContainsFunc(exts, func(ext string) bool { return strings.HasSuffix(path, ext) }) {
 				return nil
 			}
 			raw, err := os.ReadFile(path)
@@ -29,7 +36,7 @@ func WildFuzzSeeds(f *testing.F, dirs []string, extra ...string) {
 				return nil
 			}
 			for _, line := range bytes.Split(raw, []byte("\n")) {
-				if len(line) < 1<<14 {
+				if len(line) < maxLen {
 					f.Add(line)
 				}
 			}
