@@ -29,8 +29,8 @@ import (
 var entryText = backend.TextStore{Column: "text_stored", Value: storedText}
 
 // storedText is what text_stored holds for an entry's text and body.
-func storedText(text, body string) any {
-	if s, ok := contentText([]byte(body)); ok && s == text {
+func storedText(text string, body []byte) any {
+	if s, ok := contentText(body); ok && s == text {
 		return nil
 	}
 	return text

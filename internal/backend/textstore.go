@@ -7,7 +7,7 @@ type TextStore struct {
 	Column string
 	// Value returns what is written for an entry's text and body (nil is
 	// NULL); nil writes the text.
-	Value func(text, body string) any
+	Value func(text string, body []byte) any
 }
 
 // Col returns the column written.
@@ -19,7 +19,7 @@ func (t TextStore) Col() string {
 }
 
 // Arg returns the value written for an entry's text and body.
-func (t TextStore) Arg(text, body string) any {
+func (t TextStore) Arg(text string, body []byte) any {
 	if t.Value == nil {
 		return text
 	}

@@ -47,7 +47,7 @@ func DescribeAll(d Driver, ts backend.TextStore, entries []sessiondb.Entry) (row
 	rows = make([]Row, len(entries))
 	for i, e := range entries {
 		kind, role, text := d.Describe(e)
-		rows[i] = Row{Kind: kind, Role: role, Text: ts.Arg(text, string(e.Body)), Body: e.Body, CreatedAt: e.CreatedAt}
+		rows[i] = Row{Kind: kind, Role: role, Text: ts.Arg(text, e.Body), Body: e.Body, CreatedAt: e.CreatedAt}
 	}
 	return rows, nil
 }

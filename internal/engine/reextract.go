@@ -16,8 +16,9 @@ func Reextract(ctx context.Context, d Driver, tx Tx, table string, ts backend.Te
 		return err
 	}
 	type upd struct {
-		id               int64
-		role, text, body string
+		id         int64
+		role, text string
+		body       []byte
 	}
 	var updates []upd
 	for rows.Next() {
@@ -29,7 +30,7 @@ func Reextract(ctx context.Context, d Driver, tx Tx, table string, ts backend.Te
 			return err
 		}
 		_, role, text := d.Describe(sessiondb.Entry{Kind: kind, Body: body})
-		updates = append(updates, upd{id, role, text, string(body)})
+		updates = append(updates, upd{id, role, text, body})
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {

@@ -306,7 +306,7 @@ func Write(ctx context.Context, tx Tx, d sessiondb.SessionDump, expect *int64, o
 			cols, vals, args = "id, ", "?, ", append(args, nextID)
 			nextID++
 		}
-		args = append(args, id, e.Seq, kindOf(e), role, o.EntryText.Arg(text, string(e.Body)), string(e.Body), formatTime(e.CreatedAt))
+		args = append(args, id, e.Seq, kindOf(e), role, o.EntryText.Arg(text, e.Body), string(e.Body), formatTime(e.CreatedAt))
 		q := `INSERT INTO entries (` + cols + `session_id, seq, kind, role, ` + o.EntryText.Col() + `, body, created_at)
 		    VALUES (` + vals + `?, ?, ?, ?, ?, ?, ?)`
 		_, err := tx.ExecContext(ctx, q, args...)
