@@ -358,10 +358,16 @@ func indexSizes(ctx context.Context, db *sql.DB, r *Result) error {
 		sum(length(CAST(body AS BLOB))) FROM entries`).Scan(&textLen, &storedLen, &bodyLen); err != nil {
 		return err
 	}
+	// Pages on the free list are in the file but in no b-tree (dbstat
+	// does not list them): what merges and deletes left for reuse.
+	var free, pageSize int64
+	if err := db.QueryRowContext(ctx, `SELECT * FROM pragma_freelist_count, pragma_page_size`).Scan(&free, &pageSize); err != nil {
+		return err
+	}
 	entries := sizes["entries"]
-	r.note("sizes: entries table %s (bodies %s + text stored apart from them %s; extracted text, derived, %s), its (session_id, seq) index %s, entries_fts_* %s = %.2f× the entries table, %.2f× the extracted text; whole file %s",
+	r.note("sizes: entries table %s (bodies %s + text stored apart from them %s; extracted text, derived, %s), its (session_id, seq) index %s, entries_fts_* %s = %.2f× the entries table, %.2f× the extracted text; in b-trees %s, free pages %s",
 		fmtBytes(entries), fmtBytes(bodyLen), fmtBytes(storedLen), fmtBytes(textLen), fmtBytes(sizes["sqlite_autoindex_entries_1"]), fmtBytes(fts),
-		float64(fts)/float64(entries), float64(fts)/float64(textLen), fmtBytes(total))
+		float64(fts)/float64(entries), float64(fts)/float64(textLen), fmtBytes(total), fmtBytes(free*pageSize))
 	r.extra("entries_table_bytes", float64(entries))
 	r.extra("fts_bytes", float64(fts))
 	r.extra("fts_over_entries", float64(fts)/float64(entries))

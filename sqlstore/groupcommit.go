@@ -136,6 +136,18 @@ func (s *Store) commitBatch(batch []writeReq) {
 // each request's own outcome, or a transaction-level error, in which case
 // nothing of the batch was committed.
 func (s *Store) tryBatch(batch []writeReq) (errs []error, err error) {
+	relax := s.opts.Durability == DurabilityFull && indexOnly(batch)
+	if err := s.setRelaxed(relax); err != nil {
+		return nil, err
+	}
+	if relax {
+		// Back to FULL at once, not only before the next batch: a VACUUM
+		// or checkpoint run on the writer outside the committer must not
+		// find the connection relaxed. If this fails, the next batch
+		// retries it before its BEGIN and fails rather than commit
+		// without fsync.
+		defer s.setRelaxed(false) //nolint:errcheck // see above
+	}
 	// The transaction outlives any one request, so it does not take a
 	// request's context; statements inside fn use their request's context.
 	tx, err := s.writer.BeginTxx(context.Background(), nil)
@@ -175,6 +187,45 @@ func (s *Store) tryBatch(batch []writeReq) (errs []error, err error) {
 	}
 	committed = true
 	return errs, nil
+}
+
+// indexOnly reports whether every request of the batch is the indexer's.
+func indexOnly(batch []writeReq) bool {
+	for _, r := range batch {
+		if !r.indexing {
+			return false
+		}
+	}
+	return true
+}
+
+// setRelaxed switches the writer connection between the store's
+// synchronous level and NORMAL, outside any transaction (SQLite refuses
+// the change inside one).
+//
+// An index-only batch commits with synchronous=NORMAL even under
+// DurabilityFull: the full-text index and its cursor move together in one
+// transaction and can be rebuilt from the log, so a power loss that takes
+// that commit away loses nothing; the rows stay after the cursor and the
+// next indexer run adds them again. Without it, every indexing batch and
+// every idle merge step cost an fsync under the one write lock, which the
+// appends of the same moment waited behind. The WAL keeps the order: the
+// next FULL commit's fsync covers the frames before it, and a torn tail
+// after a power loss is cut at the first frame whose checksum fails,
+// never in the middle of a durable commit.
+func (s *Store) setRelaxed(relax bool) error {
+	if s.relaxed == relax {
+		return nil
+	}
+	level := "FULL"
+	if relax {
+		level = "NORMAL"
+	}
+	if _, err := s.writer.Exec(`PRAGMA synchronous = ` + level); err != nil {
+		return fmt.Errorf("set synchronous=%s: %w", level, translate(err))
+	}
+	s.relaxed = relax
+	return nil
 }
 
 // runInSavepoint runs one request of a shared transaction. A request error

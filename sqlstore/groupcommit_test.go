@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/jmoiron/sqlx"
 
@@ -118,5 +119,70 @@ func TestWriteAfterCloseAndCancelled(t *testing.T) {
 	}
 	if err := s.Close(); err != nil {
 		t.Fatalf("second Close = %v", err)
+	}
+}
+
+// TestIndexBatchesSkipTheFsync checks the synchronous level each kind of
+// batch commits with: an index-only batch relaxes DurabilityFull to NORMAL
+// (its work can be rebuilt from the log), every other batch runs at the
+// store's level, and the connection is back at FULL as soon as the index
+// batch is done, so a write after it is fsynced again.
+func TestIndexBatchesSkipTheFsync(t *testing.T) {
+	ctx := context.Background()
+	const normal, full = 1, 2
+	for _, tc := range []struct {
+		name              string
+		dur               Durability
+		indexing, writing int
+	}{
+		{"Full", DurabilityFull, normal, full},
+		{"Normal", DurabilityNormal, normal, normal},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := Open(filepath.Join(t.TempDir(), "s.db"), &Options{Durability: tc.dur, IndexDelay: time.Hour})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			level := func(indexing bool) int {
+				t.Helper()
+				var got int
+				err := s.submit(writeReq{ctx: ctx, indexing: indexing, fn: func(tx *sqlx.Tx) error {
+					return tx.Get(&got, `PRAGMA synchronous`)
+				}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return got
+			}
+			for range 2 {
+				if got := level(true); got != tc.indexing {
+					t.Errorf("index batch: synchronous = %d, want %d", got, tc.indexing)
+				}
+				var after int
+				if err := s.writer.Get(&after, `PRAGMA synchronous`); err != nil {
+					t.Fatal(err)
+				}
+				if after != tc.writing {
+					t.Errorf("writer connection after an index batch: synchronous = %d, want %d", after, tc.writing)
+				}
+				if got := level(false); got != tc.writing {
+					t.Errorf("write after an index batch: synchronous = %d, want %d", got, tc.writing)
+				}
+			}
+			// The real indexer path ends relaxed-free too.
+			if _, err := s.Create(ctx, sessiondb.Session{ID: "a"}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.Append(ctx, "a", sessiondb.Message(`{"role":"user","content":"hello"}`)); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.CatchUpIndex(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if got := level(false); got != tc.writing {
+				t.Errorf("write after CatchUpIndex: synchronous = %d, want %d", got, tc.writing)
+			}
+		})
 	}
 }

@@ -37,6 +37,10 @@ type Store struct {
 	// time anyway, and a single connection turns contention between
 	// goroutines into a Go-side queue instead of SQLITE_BUSY retries.
 	writer *sqlx.DB
+	// relaxed says the writer connection runs synchronous=NORMAL for an
+	// index-only batch under DurabilityFull (setRelaxed). Only the
+	// committer goroutine touches it.
+	relaxed bool
 	// reader is a bounded pool of query_only connections. In WAL mode
 	// readers never block the writer nor each other.
 	reader *sqlx.DB
