@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
+	"net/url"
 	"os"
 	"runtime"
 	"sync"
@@ -114,10 +116,22 @@ func runAppend(ctx context.Context, e *env) (*Result, error) {
 			return r, err
 		}
 	}
-	var allS, allB, allW []float64
+	// SQLite's own floor at the same durability: the row alone in its own
+	// transaction in a plain table (synchronous=FULL), for information.
+	fullIns, err := newRawSQLiteInserter(ctx, e.path("append-raw.db"), "FULL")
+	if err != nil {
+		return r, err
+	}
+	defer fullIns.Close()
+	for i := 0; i < 20; i++ {
+		if _, err := fullIns.insert(ctx, i, lines[i]); err != nil {
+			return r, err
+		}
+	}
+	var allS, allB, allW, allQ []float64
 	for run := 0; run < e.runs; run++ {
 		var sdb, base []float64
-		// Alternate the three, op by op, so that all see the same disk
+		// Alternate the four, op by op, so that all see the same disk
 		// and the same neighbours.
 		for i := 0; i < k; i++ {
 			b, err := openAppend(e.path("open-append.jsonl"), nl[i])
@@ -128,6 +142,11 @@ func runAppend(ctx context.Context, e *env) (*Result, error) {
 			if err != nil {
 				return r, err
 			}
+			q, err := fullIns.insert(ctx, run*k+i+20, lines[i])
+			if err != nil {
+				return r, err
+			}
+			allQ = append(allQ, q)
 			t := time.Now()
 			if _, err := st.Append(ctx, "append", sessiondb.Entry{Body: lines[i]}); err != nil {
 				return r, err
@@ -155,7 +174,10 @@ func runAppend(ctx context.Context, e *env) (*Result, error) {
 		fmtDur(percentile(allS, 50)), fmtDur(percentile(allS, 99)), fmtDur(percentile(allB, 50)), fmtDur(percentile(allB, 99)))
 	r.note("stricter, for information: write+fsync on a file kept open, p50 %s: sessiondb is %.2f× that",
 		fmtDur(percentile(allW, 50)), percentile(allS, 50)/percentile(allW, 50))
+	r.note("SQLite's floor, for information: the same row inserted alone into a plain table (own transaction, WAL, synchronous=FULL, same driver), p50 %s = %.2f× the baseline; sessiondb is %.2f× that",
+		fmtDur(percentile(allQ, 50)), percentile(allQ, 50)/percentile(allB, 50), percentile(allS, 50)/percentile(allQ, 50))
 	r.extra("write_fsync_p50_s", percentile(allW, 50))
+	r.extra("raw_sqlite_full_p50_s", percentile(allQ, 50))
 	r.extra("sessiondb_p99_s", percentile(allS, 99))
 	r.extra("baseline_p99_s", percentile(allB, 99))
 
@@ -169,18 +191,85 @@ func runAppend(ctx context.Context, e *env) (*Result, error) {
 	if _, err := nst.Create(ctx, sessiondb.Session{ID: "append"}); err != nil {
 		return r, err
 	}
-	var normal []float64
-	for i := 0; i < k; i++ {
-		t := time.Now()
-		if _, err := nst.Append(ctx, "append", sessiondb.Entry{Body: lines[i]}); err != nil {
+	// Its own physical limit: the same row inserted alone, in its own
+	// transaction, into a plain table of an SQLite file at the same
+	// synchronous level, through the same driver. Interleaved op by op.
+	ins, err := newRawSQLiteInserter(ctx, e.path("append-normal-raw.db"), "NORMAL")
+	if err != nil {
+		return r, err
+	}
+	defer ins.Close()
+	for i := 0; i < 20; i++ {
+		if _, err := ins.insert(ctx, i, lines[i]); err != nil {
 			return r, err
 		}
-		normal = append(normal, time.Since(t).Seconds())
+	}
+	var normal, rawNormal, pairs []float64
+	for run := 0; run < e.runs; run++ {
+		var sdb, base []float64
+		for i := 0; i < k; i++ {
+			b, err := ins.insert(ctx, run*k+i+20, lines[i])
+			if err != nil {
+				return r, err
+			}
+			t := time.Now()
+			if _, err := nst.Append(ctx, "append", sessiondb.Entry{Body: lines[i]}); err != nil {
+				return r, err
+			}
+			sdb, base = append(sdb, time.Since(t).Seconds()), append(base, b)
+		}
+		normal, rawNormal = append(normal, sdb...), append(rawNormal, base...)
+		pairs = append(pairs, median(sdb)/median(base))
 	}
 	r.note("for information, DurabilityNormal (NOT power-loss durable): median %s, %.2f× the baseline",
 		fmtDur(median(normal)), median(normal)/median(r.BaseRuns))
+	r.note("DurabilityNormal against a raw SQLite insert of the same row (plain table, own transaction, WAL, synchronous=NORMAL, same driver), median %s: %.2f× (per-run ratios %s)",
+		fmtDur(median(rawNormal)), median(pairs), fmtRatios(pairs))
 	r.extra("normal_median_s", median(normal))
+	r.extra("raw_sqlite_normal_median_s", median(rawNormal))
+	r.extra("normal_over_raw_sqlite", median(pairs))
 	return r, nil
+}
+
+// rawSQLiteInserter inserts rows one transaction each into a plain table:
+// what SQLite itself costs per small commit, the limit of an append.
+type rawSQLiteInserter struct {
+	db   *sql.DB
+	stmt *sql.Stmt
+}
+
+func newRawSQLiteInserter(ctx context.Context, path, sync string) (*rawSQLiteInserter, error) {
+	u := url.URL{Scheme: "file", OmitHost: true, Path: path}
+	q := url.Values{}
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous("+sync+")")
+	db, err := sql.Open("sqlite", u.String()+"?"+q.Encode())
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1)
+	if _, err := db.ExecContext(ctx, `CREATE TABLE rows (session_id TEXT NOT NULL, seq INTEGER NOT NULL, body TEXT NOT NULL)`); err != nil {
+		db.Close()
+		return nil, err
+	}
+	stmt, err := db.PrepareContext(ctx, `INSERT INTO rows (session_id, seq, body) VALUES ('append', ?, ?)`)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	return &rawSQLiteInserter{db: db, stmt: stmt}, nil
+}
+
+// insert commits one row and returns its latency in seconds.
+func (r *rawSQLiteInserter) insert(ctx context.Context, seq int, body []byte) (float64, error) {
+	t := time.Now()
+	_, err := r.stmt.ExecContext(ctx, seq, string(body))
+	return time.Since(t).Seconds(), err
+}
+
+func (r *rawSQLiteInserter) Close() error {
+	r.stmt.Close()
+	return r.db.Close()
 }
 
 // runConcurrent: workload 2.
