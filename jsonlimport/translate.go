@@ -596,8 +596,10 @@ func (r *xReader) userContent(raw json.RawMessage, t time.Time) {
 		}
 		rest = append(rest, b)
 	}
-	if len(rest) > 0 {
-		r.msgs = append(r.msgs, xMsg{Role: xUser, Time: t, Blocks: r.blockList(rest)})
+	// As above: blocks that carry nothing (an empty thinking block) make
+	// no message, which a writer would drop and a reader never see.
+	if b := r.blockList(rest); len(b) > 0 {
+		r.msgs = append(r.msgs, xMsg{Role: xUser, Time: t, Blocks: b})
 	}
 }
 
