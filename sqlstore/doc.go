@@ -40,6 +40,15 @@
 // synchronous=NORMAL: commits survive a crash of the process but the last
 // ones may be lost if the machine loses power.
 //
+// The one exception is the background indexer's own batches (index
+// segments, their cursor, idle merges): they commit with synchronous=NORMAL
+// under either level. What they write is derived from the log and moves
+// with its cursor in one transaction, so a power loss that takes one away
+// leaves the rows after the cursor, to be indexed again; and the next FULL
+// commit's fsync covers every WAL frame before it. Their fsync bought no
+// guarantee and cost one under the single write lock per batch and per
+// merge step (see setRelaxed).
+//
 // # Concurrency
 //
 // All writes of one process go to one committer goroutine that owns the
