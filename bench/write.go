@@ -118,16 +118,11 @@ func runAppend(ctx context.Context, e *env) (*Result, error) {
 	}
 	// SQLite's own floor at the same durability: the row alone in its own
 	// transaction in a plain table (synchronous=FULL), for information.
-	fullIns, err := newRawSQLiteInserter(ctx, e.path("append-raw.db"), "FULL")
+	fullIns, err := newRawSQLiteInserter(ctx, e.path("append-raw.db"), "FULL", lines[:20])
 	if err != nil {
 		return r, err
 	}
 	defer fullIns.Close()
-	for i := 0; i < 20; i++ {
-		if _, err := fullIns.insert(ctx, i, lines[i]); err != nil {
-			return r, err
-		}
-	}
 	var allS, allB, allW, allQ []float64
 	for run := 0; run < e.runs; run++ {
 		var sdb, base []float64
@@ -194,16 +189,11 @@ func runAppend(ctx context.Context, e *env) (*Result, error) {
 	// Its own physical limit: the same row inserted alone, in its own
 	// transaction, into a plain table of an SQLite file at the same
 	// synchronous level, through the same driver. Interleaved op by op.
-	ins, err := newRawSQLiteInserter(ctx, e.path("append-normal-raw.db"), "NORMAL")
+	ins, err := newRawSQLiteInserter(ctx, e.path("append-normal-raw.db"), "NORMAL", lines[:20])
 	if err != nil {
 		return r, err
 	}
 	defer ins.Close()
-	for i := 0; i < 20; i++ {
-		if _, err := ins.insert(ctx, i, lines[i]); err != nil {
-			return r, err
-		}
-	}
 	var normal, rawNormal, pairs []float64
 	for run := 0; run < e.runs; run++ {
 		var sdb, base []float64
@@ -238,7 +228,9 @@ type rawSQLiteInserter struct {
 	stmt *sql.Stmt
 }
 
-func newRawSQLiteInserter(ctx context.Context, path, sync string) (*rawSQLiteInserter, error) {
+// newRawSQLiteInserter creates the file and its table, then inserts warm
+// (rows numbered from 0) to warm it up as the store is.
+func newRawSQLiteInserter(ctx context.Context, path, sync string, warm [][]byte) (*rawSQLiteInserter, error) {
 	u := url.URL{Scheme: "file", OmitHost: true, Path: path}
 	q := url.Values{}
 	q.Add("_pragma", "journal_mode(WAL)")
@@ -257,7 +249,14 @@ func newRawSQLiteInserter(ctx context.Context, path, sync string) (*rawSQLiteIns
 		db.Close()
 		return nil, err
 	}
-	return &rawSQLiteInserter{db: db, stmt: stmt}, nil
+	ins := &rawSQLiteInserter{db: db, stmt: stmt}
+	for i, line := range warm {
+		if _, err := ins.insert(ctx, i, line); err != nil {
+			ins.Close()
+			return nil, err
+		}
+	}
+	return ins, nil
 }
 
 // insert commits one row and returns its latency in seconds.
