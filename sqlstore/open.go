@@ -193,6 +193,14 @@ func prepareFile(path string) error {
 	return f.Close()
 }
 
+// walSizeLimit is the size the -wal file is cut back to when SQLite starts
+// it over after a checkpoint (journal_size_limit): twice what the
+// automatic checkpoint lets it reach (1,000 pages of 8 KB), so that the
+// usual cycle never truncates and regrows it, and a large transaction
+// (an import of a long session) does not leave a file of its size behind
+// for the life of the process.
+const walSizeLimit = 16 << 20
+
 // dsn builds the connection string. Pragmas, in the order SQLite must see
 // them (the driver runs busy_timeout first whatever the order here):
 //
@@ -213,6 +221,7 @@ func prepareFile(path string) error {
 //     the readers, and a crash mid-commit leaves the last commit intact.
 //   - synchronous: FULL fsyncs the WAL at every commit (survives power
 //     loss); NORMAL only at checkpoints (survives process crashes).
+//   - journal_size_limit: see walSizeLimit.
 //   - foreign_keys: deleting a session cascades to every row it owns, and
 //     no row can point at a missing session.
 //
@@ -245,6 +254,7 @@ func (s *Store) dsn(readOnly bool) string {
 			sync = "NORMAL"
 		}
 		q.Add("_pragma", "synchronous("+sync+")")
+		q.Add("_pragma", fmt.Sprintf("journal_size_limit(%d)", walSizeLimit))
 		if s.opts.SecureDelete {
 			// secure_delete: deleted content is overwritten with zeros
 			// rather than left in free pages until a vacuum.

@@ -6,8 +6,10 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/sessiondb/sessiondb"
@@ -243,5 +245,53 @@ func TestQueryCannotWrite(t *testing.T) {
 	}
 	if _, err := s.Query(ctx, "DELETE FROM sessions"); !errors.Is(err, sessiondb.ErrReadOnly) {
 		t.Fatalf("write through Query = %v, want ErrReadOnly", err)
+	}
+}
+
+// TestWALShrinksAfterALargeCommit commits one transaction larger than the
+// WAL's usual size (an import of a long session does), then small ones:
+// once a checkpoint has copied the large one into the database, the -wal
+// file must not keep its size for the life of the process (a watcher runs
+// for weeks), but come back under walSizeLimit.
+func TestWALShrinksAfterALargeCommit(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "w.db")
+	s := MustOpenStoreAt(t, path, &Options{IndexDelay: -1})
+	defer s.Close()
+	if _, err := s.Create(ctx, sessiondb.Session{ID: "big"}); err != nil {
+		t.Fatal(err)
+	}
+	// 3,000 entries of 10 KB in one commit: about 30 MB of WAL frames.
+	body := []byte(`{"role":"user","content":"` + strings.Repeat("x", 10*1024) + `"}`)
+	big := make([]sessiondb.Entry, 3000)
+	for i := range big {
+		big[i] = sessiondb.Entry{Body: body}
+	}
+	if _, err := s.Commit(ctx, "big", sessiondb.Commit{Append: big}); err != nil {
+		t.Fatal(err)
+	}
+	walSize := func() int64 {
+		fi, err := os.Stat(path + "-wal")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Size()
+	}
+	grown := walSize()
+	if grown <= walSizeLimit {
+		t.Fatalf("the large commit left a WAL of %d bytes, not above the limit %d: the test proves nothing", grown, walSizeLimit)
+	}
+	// The commit's own automatic checkpoint copied it into the database
+	// (no reader held it back); the next writes start the WAL over.
+	for i := range 3 {
+		if _, err := s.Append(ctx, "big", sessiondb.Message(fmt.Sprintf(`{"role":"user","content":"small %d"}`, i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := walSize(); got > walSizeLimit {
+		t.Fatalf("WAL is %d bytes after the large commit was checkpointed (it grew to %d), want at most %d", got, grown, walSizeLimit)
+	}
+	if n, err := s.Get(ctx, "big"); err != nil || n.LastSeq != 3003 {
+		t.Fatalf("after the commits: LastSeq %d, %v", n.LastSeq, err)
 	}
 }
