@@ -45,9 +45,9 @@
 // under either level. What they write is derived from the log and moves
 // with its cursor in one transaction, so a power loss that takes one away
 // leaves the rows after the cursor, to be indexed again; and the next FULL
-// commit's fsync covers every WAL frame before it. Their fsync bought no
-// guarantee and cost one under the single write lock per batch and per
-// merge step (see setRelaxed).
+// commit's fsync covers every WAL frame before it. Their fsyncs, one per
+// batch and per merge step, bought no guarantee and each held the single
+// write lock (see setRelaxed).
 //
 // # Concurrency
 //
