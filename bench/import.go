@@ -134,23 +134,35 @@ func fileSize(path string) int64 {
 	return n
 }
 
+// openRawSQLite creates an SQLite file in WAL mode at the given
+// synchronous level, with one connection and the plain table the raw
+// baselines write: rows (session_id, seq, body), no index.
+func openRawSQLite(ctx context.Context, path, sync string) (*sql.DB, error) {
+	u := url.URL{Scheme: "file", OmitHost: true, Path: path}
+	q := url.Values{}
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous("+sync+")")
+	db, err := sql.Open("sqlite", u.String()+"?"+q.Encode())
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1)
+	if _, err := db.ExecContext(ctx, `CREATE TABLE rows (session_id TEXT NOT NULL, seq INTEGER NOT NULL, body TEXT NOT NULL)`); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
 // rawInsert is the physical limit of importing: the rows, and nothing
 // else, in one transaction with the same journal and sync settings as
 // sqlstore. It returns the time taken, reading the files included.
 func rawInsert(ctx context.Context, dbPath, archive string) (float64, error) {
-	u := url.URL{Scheme: "file", OmitHost: true, Path: dbPath}
-	q := url.Values{}
-	q.Add("_pragma", "journal_mode(WAL)")
-	q.Add("_pragma", "synchronous(FULL)")
-	db, err := sql.Open("sqlite", u.String()+"?"+q.Encode())
+	db, err := openRawSQLite(ctx, dbPath, "FULL")
 	if err != nil {
 		return 0, err
 	}
 	defer db.Close()
-	db.SetMaxOpenConns(1)
-	if _, err := db.ExecContext(ctx, `CREATE TABLE rows (session_id TEXT NOT NULL, seq INTEGER NOT NULL, body TEXT NOT NULL)`); err != nil {
-		return 0, err
-	}
 	t := time.Now()
 	files, err := filepath.Glob(filepath.Join(archive, "*.jsonl"))
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"net/url"
 	"os"
 	"runtime"
 	"sync"
@@ -231,17 +230,8 @@ type rawSQLiteInserter struct {
 // newRawSQLiteInserter creates the file and its table, then inserts warm
 // (rows numbered from 0) to warm it up as the store is.
 func newRawSQLiteInserter(ctx context.Context, path, sync string, warm [][]byte) (*rawSQLiteInserter, error) {
-	u := url.URL{Scheme: "file", OmitHost: true, Path: path}
-	q := url.Values{}
-	q.Add("_pragma", "journal_mode(WAL)")
-	q.Add("_pragma", "synchronous("+sync+")")
-	db, err := sql.Open("sqlite", u.String()+"?"+q.Encode())
+	db, err := openRawSQLite(ctx, path, sync)
 	if err != nil {
-		return nil, err
-	}
-	db.SetMaxOpenConns(1)
-	if _, err := db.ExecContext(ctx, `CREATE TABLE rows (session_id TEXT NOT NULL, seq INTEGER NOT NULL, body TEXT NOT NULL)`); err != nil {
-		db.Close()
 		return nil, err
 	}
 	stmt, err := db.PrepareContext(ctx, `INSERT INTO rows (session_id, seq, body) VALUES ('append', ?, ?)`)

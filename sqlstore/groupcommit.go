@@ -146,7 +146,7 @@ func (s *Store) tryBatch(batch []writeReq) (errs []error, err error) {
 		// find the connection relaxed. If this fails, the next batch
 		// retries it before its BEGIN and fails rather than commit
 		// without fsync.
-		defer s.setRelaxed(false) //nolint:errcheck // see above
+		defer s.setRelaxed(false) //nolint:errcheck // the next batch retries it, see above
 	}
 	// The transaction outlives any one request, so it does not take a
 	// request's context; statements inside fn use their request's context.
@@ -201,18 +201,11 @@ func indexOnly(batch []writeReq) bool {
 
 // setRelaxed switches the writer connection between the store's
 // synchronous level and NORMAL, outside any transaction (SQLite refuses
-// the change inside one).
-//
-// An index-only batch commits with synchronous=NORMAL even under
-// DurabilityFull: the full-text index and its cursor move together in one
-// transaction and can be rebuilt from the log, so a power loss that takes
-// that commit away loses nothing; the rows stay after the cursor and the
-// next indexer run adds them again. Without it, every indexing batch and
-// every idle merge step cost an fsync under the one write lock, which the
-// appends of the same moment waited behind. The WAL keeps the order: the
-// next FULL commit's fsync covers the frames before it, and a torn tail
-// after a power loss is cut at the first frame whose checksum fails,
-// never in the middle of a durable commit.
+// the change inside one). Index-only batches commit relaxed: why that
+// loses nothing is under "Durability" in doc.go. After a power loss a torn
+// WAL tail is cut at the first frame whose checksum fails, never inside a
+// durable commit, since the next FULL commit's fsync covers every frame
+// before it.
 func (s *Store) setRelaxed(relax bool) error {
 	if s.relaxed == relax {
 		return nil
