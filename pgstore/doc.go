@@ -104,10 +104,14 @@
 // must be one reading statement (first keyword SELECT, WITH, VALUES, TABLE,
 // SHOW, or EXPLAIN without ANALYZE), may not name an unsafe function
 // (advisory locks, pg_notify, set_config — which could SET ROLE back —,
-// functions that run SQL text such as query_to_xml and ts_stat, dblink,
-// large objects, server files, signals, replication), is sent with the
-// extended protocol (one statement, whatever default_query_exec_mode the
-// URL sets), runs in a READ ONLY transaction that is rolled back, and runs
+// functions that run SQL text such as query_to_xml, ts_stat and
+// ts_rewrite, dblink, large objects, server files, signals, replication),
+// is tokenized as PostgreSQL 15 does (a number glued to a name is refused,
+// as the server does, since older servers split it into a number and a
+// call), is sent with the extended protocol (one statement, whatever
+// default_query_exec_mode the URL sets), runs in a READ ONLY transaction
+// that is rolled back with standard_conforming_strings on (so '\'' ends
+// where the check saw it end, whatever the server's default), and runs
 // as the schema's read-only role (migration 00005) after SET LOCAL ROLE.
 // The role is checked first: it must exist, hold no attribute and no
 // membership (so that switching to it can only take powers away), and the

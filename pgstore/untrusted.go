@@ -57,7 +57,8 @@ func (s *Store) ReaderRole(ctx context.Context) (string, error) {
 //     set_config, query_to_xml, dblink, large objects, server files and
 //     signals, …: ErrInvalid), whatever its case, quoting, schema
 //     qualification or the comments around it;
-//   - runs in a READ ONLY transaction that is always rolled back, sent
+//   - runs in a READ ONLY transaction that is always rolled back, with
+//     standard_conforming_strings on (as the check reads strings), sent
 //     with the extended protocol (the server itself refuses a second
 //     statement, whatever the URL's default_query_exec_mode), with
 //     statement_timeout set for that transaction;
@@ -85,6 +86,12 @@ func (s *Store) QueryUntrusted(ctx context.Context, query string, o UntrustedQue
 	fail := func(err error) (*sql.Rows, func(), error) {
 		done()
 		return nil, nil, err
+	}
+	// checkUntrusted reads '…' as PostgreSQL does with standard-conforming
+	// strings (a backslash is text); a server, database or role default of
+	// off would make '\'' end elsewhere than the check saw.
+	if _, err := tx.ExecContext(ctx, "SET LOCAL standard_conforming_strings = on"); err != nil {
+		return fail(fmt.Errorf("query: %w", translate(err)))
 	}
 	if o.Timeout > 0 {
 		ms := max(o.Timeout.Milliseconds(), 1)
@@ -193,17 +200,17 @@ var (
 	unsafeNames = map[string]bool{
 		"set_config": true, "pg_notify": true,
 		"query_to_xml": true, "query_to_xml_and_xmlschema": true, "query_to_xmlschema": true,
-		"cursor_to_xml": true, "cursor_to_xmlschema": true, "ts_stat": true,
+		"cursor_to_xml": true, "cursor_to_xmlschema": true, "ts_stat": true, "ts_rewrite": true,
 		"pg_reload_conf": true, "pg_rotate_logfile": true, "pg_terminate_backend": true, "pg_cancel_backend": true,
 		"pg_stat_file": true, "pg_switch_wal": true, "pg_promote": true, "pg_log_backend_memory_contexts": true,
 		"pg_backup_start": true, "pg_backup_stop": true, "pg_start_backup": true, "pg_stop_backup": true,
-		"pg_logical_emit_message": true, "pg_import_system_collations": true,
-		"pg_wal_replay_pause": true, "pg_wal_replay_resume": true,
+		"pg_import_system_collations": true, "pg_wal_replay_pause": true, "pg_wal_replay_resume": true,
 		"loread": true, "lowrite": true,
 	}
 	unsafePrefixes = []string{
 		"pg_advisory_", "pg_try_advisory_", "dblink", "lo_", "pg_ls_", "pg_read_", "pg_file_", "pg_logdir_",
 		"pg_stat_reset", "pg_replication_", "pg_create_", "pg_drop_replication_", "pg_copy_", "pg_sequence_",
+		"pg_logical_",
 	}
 )
 
@@ -338,16 +345,64 @@ func sqlTokens(q string) ([]sqlToken, error) {
 			}
 			toks = append(toks, sqlToken{text: q[i:j], ident: true})
 			i = j
-		case c >= '0' && c <= '9':
-			for i < len(q) && (isIdent(q[i]) || q[i] == '.') {
-				i++
+		case c >= '0' && c <= '9' || c == '.' && i+1 < len(q) && q[i+1] >= '0' && q[i+1] <= '9':
+			j := numberEnd(q, i)
+			if j < len(q) && isIdent(q[j]) {
+				// PostgreSQL 15 and later refuse this ("trailing junk
+				// after numeric literal"); earlier versions split it into
+				// a number and a name, so 0pg_advisory_lock(1) is a call.
+				return nil, fmt.Errorf("trailing junk after numeric literal at %q", q[i:min(j+1, len(q))])
 			}
+			i = j
 		default:
 			toks = append(toks, sqlToken{text: string(c)})
 			i++
 		}
 	}
 	return toks, nil
+}
+
+// numberEnd returns where the numeric constant starting at q[i] ends, by
+// PostgreSQL's rules: a decimal integer with optional _ separators and an
+// optional fraction and exponent, or a 0x, 0o or 0b integer (PostgreSQL
+// 16). "1..2" is the integer 1 followed by "..". An exponent marker
+// without digits is left for the caller, which refuses it as junk.
+func numberEnd(q string, i int) int {
+	digits := func(j int, ok func(byte) bool) int {
+		for j < len(q) && (ok(q[j]) || q[j] == '_' && j+1 < len(q) && ok(q[j+1]) && j > 0 && ok(q[j-1])) {
+			j++
+		}
+		return j
+	}
+	dec := func(c byte) bool { return c >= '0' && c <= '9' }
+	if q[i] == '0' && i+2 < len(q) {
+		var ok func(byte) bool
+		switch q[i+1] {
+		case 'x', 'X':
+			ok = func(c byte) bool { return dec(c) || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
+		case 'o', 'O':
+			ok = func(c byte) bool { return c >= '0' && c <= '7' }
+		case 'b', 'B':
+			ok = func(c byte) bool { return c == '0' || c == '1' }
+		}
+		if ok != nil && ok(q[i+2]) {
+			return digits(i+2, ok)
+		}
+	}
+	j := digits(i, dec)
+	if j < len(q) && q[j] == '.' && !(j+1 < len(q) && q[j+1] == '.') {
+		j = digits(j+1, dec)
+	}
+	if j+1 < len(q) && (q[j] == 'e' || q[j] == 'E') {
+		k := j + 1
+		if q[k] == '+' || q[k] == '-' {
+			k++
+		}
+		if k < len(q) && dec(q[k]) {
+			j = digits(k, dec)
+		}
+	}
+	return j
 }
 
 // DropReaderRoles drops the read-only roles that the migrations created for

@@ -19,6 +19,7 @@ func TestCheckUntrusted(t *testing.T) {
 		`SELECT 'pg_advisory_lock(1)'`, `SELECT $$set_config(1)$$`, `SELECT $x$ lo_import( $x$`,
 		`SELECT E'\'pg_read_file(\''`, `SELECT "analyze" FROM t`, `SELECT lo_x FROM t`,
 		`SELECT substr(text, 1, 80) FROM transcript WHERE text LIKE '%lo_import(%'`,
+		`SELECT 0x1F, 0o17, 0b101, 1_000, 1.5e-3, 2E+2, .5, 3., a.b FROM t WHERE x IN (1,2) AND y>1`, `SELECT $1, $2::int`,
 	} {
 		if err := checkUntrusted(q); err != nil {
 			t.Errorf("checkUntrusted(%q) = %v, want accepted", q, err)
@@ -35,6 +36,9 @@ func TestCheckUntrusted(t *testing.T) {
 		`SELECT pg_read_file('/x')`, `SELECT pg_terminate_backend(1)`, `SELECT pg_reload_conf()`, `SELECT pg_notify('c','x')`,
 		`SELECT U&"\0070g_notify"('c','x')`, `SELECT U&'x'`, `EXPLAIN ANALYZE SELECT 1`, `EXPLAIN (ANALYZE) SELECT 1`,
 		`EXPLAIN (analyse true) SELECT 1`, `SELECT 'unterminated`, `SELECT /* unterminated`, `SELECT $a$ x`,
+		`SELECT 0pg_advisory_lock(1)`, `SELECT 1.pg_advisory_lock(1)`, `SELECT 1e5pg_advisory_lock(1)`, `SELECT $1pg_advisory_lock(1)`,
+		`SELECT 1_pg_advisory_lock(1)`, `SELECT 0xpg_advisory_lock(1)`, `SELECT 1E'x'`, `SELECT 1e`,
+		`SELECT ts_rewrite('a'::tsquery, 'SELECT 1')`, `SELECT pg_logical_slot_get_changes('s', NULL, NULL)`,
 		`((SET ROLE x))`, `SELECT 1 LIMIT length(pg_advisory_lock(1)::text)`, `VALUES (1), (pg_advisory_lock(1)::text::int)`,
 	} {
 		if err := checkUntrusted(q); !errors.Is(err, sessiondb.ErrInvalid) {

@@ -95,6 +95,8 @@ func TestSQLPostgresCannotReachServer(t *testing.T) {
 		`SELECT set_config('session_authorization', 'postgres', false)`,
 		`SELECT query_to_xml('SELECT pg_read_file(''/etc/hostname'')', true, true, '')`,
 		`SELECT ts_stat('SELECT to_tsvector(pg_read_file(''/etc/hostname''))')`,
+		`SELECT ts_rewrite('a'::tsquery, 'SELECT ''a''::tsquery, (''b'' || pg_advisory_lock(4242)::text)::tsquery')`,
+		`SELECT 0pg_advisory_lock(4242)`,
 		`DO $$ BEGIN PERFORM pg_advisory_lock(4242); END $$`,
 		`LISTEN sessiondb_test`,
 		`LOCK TABLE sessions`,
@@ -158,6 +160,20 @@ func TestSQLPostgresCannotReachServer(t *testing.T) {
 		}
 	}
 	sessionctl(t, u, "sql", "EXPLAIN SELECT * FROM transcript").mustSucceed(t)
+
+	// With standard_conforming_strings off by default, '\'' would end
+	// the string where the check does not see it end, and the call after
+	// it would run; sql turns the setting on for its transaction.
+	if _, err := admin.Exec(`ALTER DATABASE ` + dbname + ` SET standard_conforming_strings = off`); err != nil {
+		t.Fatal(err)
+	}
+	hidden := `SELECT '\'', pg_advisory_lock(4243) --'`
+	if r := sessionctl(t, u, "sql", "--csv", hidden); r.code != 0 || !strings.Contains(r.stdout, `', pg_advisory_lock(4243) --`) {
+		t.Errorf("sql %q: exit %d, stdout %q, stderr %q; want the whole query read as one string", hidden, r.code, r.stdout, r.stderr)
+	}
+	if err := victim.QueryRowContext(ctx, `SELECT pg_try_advisory_lock(4243)`).Scan(&free); err != nil || !free {
+		t.Errorf("advisory lock 4243 is held by someone after %q (%v)", hidden, err)
+	}
 }
 
 // TestSQLPostgresWithoutReaderRole (issue 23 item 4): a user that may not
