@@ -64,7 +64,9 @@
 //     in the cases claudecode/resume.go lists, pi when the new entries do not
 //     simply continue the previous leaf, a new compaction, or a new title
 //     or label while the file has branch forks, zot after or before a
-//     tool call without result, swink always), the file is read
+//     tool call without result, swink always; swink also patches its
+//     header in place, so a swink file whose consumed bytes changed is
+//     treated so too, jsonl.HeaderRewriter), the file is read
 //     whole again (Resume with Offset 0 and the reader's state) and only
 //     the entries after those imported are appended: a reader numbers a
 //     file's entries the same way whatever its length, which a digest of

@@ -606,6 +606,15 @@ func prepare(ctx context.Context, store sessiondb.Store, p planned) *work {
 			}
 		}
 	}
+	if w.mode == modeReplace && err == nil && parsed != nil && rewritesHeader(p.format) {
+		// The consumed bytes changed, but this format's tool rewrites its
+		// header in place as it appends: when the entries imported still
+		// read the same, the file only grew.
+		if _, ok := resumeDigest(w.prevSt); ok && trimReread(parsed, w.prevSt) == "" {
+			p.follow.count(func(s *FollowStats) { s.Rereads++ })
+			w.mode = modeReread
+		}
+	}
 	if err != nil {
 		w.err = err
 		w.parsed = parsed
@@ -646,6 +655,13 @@ func prepare(ctx context.Context, store sessiondb.Store, p planned) *work {
 		w.bytes += x.Size
 	}
 	return w
+}
+
+// rewritesHeader reports whether f's tool rewrites the start of its files
+// in place as it appends (jsonl.HeaderRewriter).
+func rewritesHeader(f Format) bool {
+	h, ok := f.(jsonl.HeaderRewriter)
+	return ok && h.RewritesHeader()
 }
 
 // trimReread is jsonl.TrimReread after a check of the entries imported

@@ -194,6 +194,19 @@ var ErrNoConversation = errors.New("no conversation to import yet; skipped")
 // it whole and replaces the session's transcript.
 var ErrNotIncremental = fmt.Errorf("format cannot resume from an offset")
 
+// HeaderRewriter is implemented by a format whose tool rewrites the start
+// of a file in place as it appends to it (swink patches its header line
+// with the new metadata on every append, and rewrites the file whole when
+// that line outgrows its slot), so that the bytes an import consumed change
+// although the entries read from them do not. When the consumed prefix no
+// longer hashes as recorded, the importer reads such a file whole and, if
+// its first entries still read as they were imported (the import state's
+// digest), appends only the new ones, as after ErrNotIncremental;
+// otherwise it replaces the transcript, as for any rewritten file.
+type HeaderRewriter interface {
+	RewritesHeader() bool
+}
+
 // Reserver is implemented by a format that owns files an earlier format in
 // the registry's claim order would otherwise take (a Claude Code sub-agent
 // keeps agent-<id>.meta.json beside its transcript, a pair picoclaw's

@@ -113,6 +113,10 @@ import (
 //
 // Because swink rewrites its header in place, a file cannot be resumed from
 // an offset: Parse returns ErrNotIncremental for any Resume with Offset > 0.
+// For the same reason Format is a jsonl.HeaderRewriter: a file whose
+// consumed bytes changed is read whole and, when the records imported still
+// read the same, only the new ones are appended (a new header alone is no
+// rewrite).
 //
 // # Export
 //
@@ -386,6 +390,11 @@ type swLine struct {
 	stateSeen int
 	stateErr  string
 }
+
+// RewritesHeader reports that swink patches a file's header in place on
+// every append (jsonl.HeaderRewriter): a grown file whose first line changed
+// is continued, not replaced, when its records still read the same.
+func (Format) RewritesHeader() bool { return true }
 
 // Parse reads one swink session; see the type documentation.
 func (Format) Parse(ctx context.Context, u jsonl.Unit, from jsonl.Resume) (*jsonl.Parsed, error) {

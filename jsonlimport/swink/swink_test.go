@@ -1395,9 +1395,9 @@ func TestSwinkExportNative(t *testing.T) {
 	}
 }
 
-// TestSwinkStoreReimportChanged: a swink file that grew by an append (header
-// patched in place) is read whole again and replaces the transcript; a crash
-// in the middle of a later append changes nothing but the report.
+// TestSwinkStoreReimportChanged: a swink file that grew by an append is
+// read whole again and its new records appended; a crash in the middle of a
+// later append changes nothing but the report.
 func TestSwinkStoreReimportChanged(t *testing.T) {
 	ctx := context.Background()
 	const id = "20260312_160744_21fee71e81d14816b55bfd9862e4e959"
@@ -1604,6 +1604,79 @@ func TestSwinkGoldenFiles(t *testing.T) {
 			}
 			if diff := cmp.Diff(string(want), string(got)); diff != "" {
 				t.Errorf("%s (-golden +got):\n%s", path, diff)
+			}
+		})
+	}
+}
+
+// TestSwinkStoreGrowsLikeOneImport: swink appends by patching its header
+// in place (or, when the new header does not fit its slot, by rewriting
+// the file whole) and writing the new records after the old ones. A
+// session imported before and after such an append must equal one import
+// of the final file: the log holds each record once and the usage rows
+// keep their model and day (the prefix hash alone saw a rewrite, read the
+// whole file again into the log and collapsed the usage into one
+// "import-correction" row).
+func TestSwinkStoreGrowsLikeOneImport(t *testing.T) {
+	ctx := context.Background()
+	const id = "20260312_160744_21fee71e81d14816b55bfd9862e4e959"
+	src, err := os.ReadFile(filepath.Join(swinkSessionsDir, id+".jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.SplitAfter(src, []byte("\n"))
+	hdr := lines[0]
+	// The header as the first append's commit (line 7) left it.
+	patched := bytes.Replace(hdr, []byte(`"updated_at":"2026-03-12T16:08:41.877092315Z","version":1,"sequence":3}`),
+		[]byte(`"updated_at":"2026-03-12T16:08:09.315520947Z","version":1,"sequence":2}`), 1)
+	if len(patched) != len(hdr) || bytes.Equal(patched, hdr) {
+		t.Fatal("the sample's header changed")
+	}
+	unpadded := append(bytes.TrimRight(patched, " \n"), '\n')
+	body := func(from, to int) []byte { return bytes.Join(lines[from:to], nil) }
+	cases := []struct {
+		name         string
+		first, final []byte
+	}{
+		{"header patched in place", append(bytes.Clone(patched), body(1, 7)...), src},
+		{"header outgrew its slot", append(bytes.Clone(unpadded), body(1, 7)...), src},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			for _, follow := range []*jsonlimport.Follow{nil, jsonlimport.NewFollow()} {
+				dir := filepath.Join(t.TempDir(), "sessions")
+				if err := os.MkdirAll(dir, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				path := filepath.Join(dir, id+".jsonl")
+				since := time.Now().Add(-time.Second)
+				grown := jsonltest.OpenStore(t)
+				for _, b := range [][]byte{c.first, c.final} {
+					// In place, as swink's append does (same inode).
+					f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if err := f.Truncate(0); err != nil {
+						t.Fatal(err)
+					}
+					if _, err := f.WriteAt(b, 0); err != nil {
+						t.Fatal(err)
+					}
+					if err := f.Close(); err != nil {
+						t.Fatal(err)
+					}
+					if _, err := jsonlimport.Import(ctx, grown, []string{path}, jsonlimport.Options{Jobs: 1, Follow: follow}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				once := jsonltest.OpenStore(t)
+				if _, err := jsonlimport.Import(ctx, once, []string{path}, jsonlimport.Options{Jobs: 1}); err != nil {
+					t.Fatal(err)
+				}
+				if d := cmp.Diff(jsonltest.GrowthSnapshot(t, once, since), jsonltest.GrowthSnapshot(t, grown, since)); d != "" {
+					t.Errorf("follow %v (-one import +imported twice):\n%s", follow != nil, d)
+				}
 			}
 		})
 	}
