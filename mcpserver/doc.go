@@ -81,7 +81,11 @@
 // # Transports and safety
 //
 // Run serves one client over stdio (end of input or a cancelled context
-// ends it cleanly). HTTPHandler serves the streamable HTTP transport
+// ends it cleanly). StdioTransport reads the client's lines: one that is
+// not a JSON-RPC message (not JSON, bytes after the message, a batch
+// where the negotiated version has none, a line over 1 MiB) gets a
+// -32700 or -32600 error and the session goes on, where the SDK's own
+// transport would end it. HTTPHandler serves the streamable HTTP transport
 // behind internal/httpguard, the Host and token rules of `sessionctl
 // serve`: without HTTPOptions.Remote only Host headers naming loopback are
 // served (421 otherwise: DNS rebinding), with Token every request needs

@@ -78,7 +78,8 @@ func New(st sessiondb.Store, opts Options) *Server {
 // MCP returns the SDK server, to connect it to a transport of one's own.
 func (s *Server) MCP() *mcp.Server { return s.mcp }
 
-// Run serves one client over t (stdio: &mcp.StdioTransport{}) until the
+// Run serves one client over t (stdio: a StdioTransport, which answers
+// a line that is not JSON-RPC instead of ending the session) until the
 // client closes the connection (end of input) or ctx is cancelled, which
 // are both a normal end: Run then returns nil.
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error {

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
 	"github.com/sessiondb/sessiondb/internal/httpguard"
@@ -81,12 +80,13 @@ func (a *app) runMCP(o mcpOptions) error {
 	srv := mcpserver.New(st, mcpserver.Options{Version: buildVersion(), Logger: logger})
 	if o.http == "" {
 		// stdio: the client owns stdin and stdout; nothing else may be
-		// printed there. End of input or a signal ends the server.
+		// printed there. End of input or a signal ends the server; a
+		// line that is not JSON-RPC gets an error answer and does not.
 		in, ok := a.stdin.(io.ReadCloser)
 		if !ok {
 			in = io.NopCloser(a.stdin)
 		}
-		if err := srv.Run(a.ctx, &mcp.IOTransport{Reader: in, Writer: nopWriteCloser{a.stdout}}); err != nil {
+		if err := srv.Run(a.ctx, &mcpserver.StdioTransport{Reader: in, Writer: nopWriteCloser{a.stdout}}); err != nil {
 			return fmt.Errorf("mcp: %w", err)
 		}
 		return nil

@@ -1,0 +1,186 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
+
+// wireClient speaks raw JSON-RPC lines to `sessionctl mcp` over stdio,
+// as a broken or hostile client would.
+type wireClient struct {
+	t      *testing.T
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	lines  *bufio.Scanner
+	stderr strings.Builder
+	n      int
+}
+
+// wireMsg is one line the server wrote.
+type wireMsg struct {
+	ID     json.RawMessage `json:"id"`
+	Result json.RawMessage `json:"result"`
+	Error  *struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+	raw string
+}
+
+func startWire(t *testing.T, db, version string) *wireClient {
+	t.Helper()
+	c := &wireClient{t: t, cmd: exec.Command(buildSessionctl(t), "--db", db, "mcp")}
+	c.stdin, _ = c.cmd.StdinPipe()
+	stdout, _ := c.cmd.StdoutPipe()
+	c.cmd.Stderr = &c.stderr
+	if err := c.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// A server that stops answering fails the test instead of hanging it.
+	timer := time.AfterFunc(2*time.Minute, func() { c.cmd.Process.Kill() })
+	t.Cleanup(func() {
+		timer.Stop()
+		c.stdin.Close()
+		io.Copy(io.Discard, stdout)
+		if err := c.cmd.Wait(); err != nil {
+			t.Errorf("server exit: %v; stderr: %s", err, c.stderr.String())
+		}
+	})
+	c.lines = bufio.NewScanner(stdout)
+	c.lines.Buffer(nil, 4<<20)
+	c.send(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"` + version + `","capabilities":{},"clientInfo":{"name":"wire","version":"1"}}}`)
+	if m := c.read(); string(m.ID) != `"init"` || m.Result == nil {
+		t.Fatalf("initialize: %s", m.raw)
+	}
+	c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	return c
+}
+
+func (c *wireClient) send(line string) {
+	c.t.Helper()
+	if _, err := io.WriteString(c.stdin, line+"\n"); err != nil {
+		c.t.Fatalf("write: %v; stderr: %s", err, c.stderr.String())
+	}
+}
+
+func (c *wireClient) read() wireMsg {
+	c.t.Helper()
+	if !c.lines.Scan() {
+		c.t.Fatalf("the server wrote nothing more (%v); stderr: %s", c.lines.Err(), c.stderr.String())
+	}
+	m := wireMsg{raw: c.lines.Text()}
+	if strings.HasPrefix(m.raw, "[") { // a batch's answers
+		return m
+	}
+	if err := json.Unmarshal(c.lines.Bytes(), &m); err != nil {
+		c.t.Fatalf("stdout line is not JSON: %q", m.raw)
+	}
+	return m
+}
+
+// exchange sends line, then a ping, and returns what the server wrote
+// before the ping's answer (the server must still be serving to answer
+// it) and, when wantID is set, until the answer with that ID came.
+func (c *wireClient) exchange(line, wantID string) []wireMsg {
+	c.t.Helper()
+	c.n++
+	ping := fmt.Sprintf(`"ping-%d"`, c.n)
+	c.send(line)
+	c.send(`{"jsonrpc":"2.0","id":` + ping + `,"method":"ping"}`)
+	var got []wireMsg
+	pinged, found := false, wantID == ""
+	for !pinged || !found {
+		m := c.read()
+		switch string(m.ID) {
+		case ping:
+			pinged = true
+		case wantID:
+			found = true
+			got = append(got, m)
+		default:
+			if !pinged {
+				got = append(got, m)
+			}
+		}
+	}
+	return got
+}
+
+// TestMCPWireHostileLines: a line that is not a valid JSON-RPC message
+// gets a JSON-RPC error (-32700 parse error, -32600 invalid request) and
+// the server goes on serving; before, any such line ended the server
+// (exit status 1), so one bad byte from a client lost the session.
+func TestMCPWireHostileLines(t *testing.T) {
+	db := tempDB(t)
+	sessionctl(t, db, "import", "../../testdata/samples").mustSucceed(t)
+	c := startWire(t, db, "2025-06-18")
+	deep := strings.Repeat("[", 5000) + strings.Repeat("]", 5000)
+	for _, tc := range []struct {
+		line   string
+		code   int
+		id     string // the error's ID: null when the request's could not be read
+		inText string
+	}{
+		{`{not json`, -32700, "null", ""},
+		{`{"jsonrpc":"2.0","id":5,"method":"ping"} trailing`, -32700, "null", ""},
+		{`{"jsonrpc":"2.0","id":5,"method":"ping"}{"jsonrpc":"2.0","id":6,"method":"ping"}`, -32700, "null", ""},
+		{`"a string"`, -32600, "null", ""},
+		{`42`, -32600, "null", ""},
+		{`null`, -32600, "null", ""},
+		{`{}`, -32600, "null", ""},
+		{`{"jsonrpc":"1.0","id":5,"method":"ping"}`, -32600, "5", "version"},
+		{`{"id":5,"method":"ping"}`, -32600, "5", "version"},
+		{`{"jsonrpc":"2.0","id":5,"method":5}`, -32600, "5", ""},
+		{`{"jsonrpc":"2.0","id":true,"method":"ping"}`, -32600, "null", "id"},
+		{`{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`, -32600, "null", "id"},
+		{`{"jsonrpc":"2.0","id":[1],"method":"ping"}`, -32600, "null", "id"},
+		{`[]`, -32600, "null", "batch"},
+		{`[{"jsonrpc":"2.0","id":6,"method":"ping"}]`, -32600, "null", "batch"},
+		{deep, -32600, "null", ""},
+		{`{"jsonrpc":"2.0","id":7,"method":"ping","params":{"s":"` + strings.Repeat("x", 2<<20) + `"}}`, -32600, "null", "long"},
+	} {
+		got := c.exchange(tc.line, "")
+		short := tc.line
+		if len(short) > 80 {
+			short = short[:80] + "…"
+		}
+		if len(got) != 1 || got[0].Error == nil || got[0].Error.Code != tc.code || string(got[0].ID) != tc.id ||
+			!strings.Contains(strings.ToLower(got[0].Error.Message), tc.inText) {
+			var raws []string
+			for _, m := range got {
+				raws = append(raws, m.raw)
+			}
+			t.Errorf("%s: want one error %d with id %s (mentioning %q), got %q", short, tc.code, tc.id, tc.inText, raws)
+		}
+	}
+	// A byte order mark before a message and CRLF endings are read.
+	for _, line := range []string{"\ufeff" + `{"jsonrpc":"2.0","id":"bom","method":"ping"}`, `{"jsonrpc":"2.0","id":"bom","method":"ping"}` + "\r"} {
+		if got := c.exchange(line, `"bom"`); len(got) != 1 || got[0].Error != nil {
+			t.Errorf("%q: %v", line, got)
+		}
+	}
+}
+
+// TestMCPWireBatches: where the client asked for protocol version
+// 2025-03-26, which has JSON-RPC batches, a batch is still answered by
+// the SDK with an array; a batch the SDK would choke on (a repeated ID)
+// is refused without ending the session.
+func TestMCPWireBatches(t *testing.T) {
+	db := tempDB(t)
+	sessionctl(t, db, "import", "../../testdata/samples").mustSucceed(t)
+	c := startWire(t, db, "2025-03-26")
+	got := c.exchange(`[{"jsonrpc":"2.0","id":"b1","method":"ping"},{"jsonrpc":"2.0","id":"b2","method":"ping"}]`, "")
+	if len(got) != 1 || !strings.HasPrefix(got[0].raw, "[") || !strings.Contains(got[0].raw, `"b1"`) || !strings.Contains(got[0].raw, `"b2"`) {
+		t.Errorf("batch: %v", got)
+	}
+	got = c.exchange(`[{"jsonrpc":"2.0","id":"b3","method":"ping"},{"jsonrpc":"2.0","id":"b3","method":"ping"}]`, "")
+	if len(got) != 1 || got[0].Error == nil || got[0].Error.Code != -32600 {
+		t.Errorf("batch with a repeated ID: %v", got)
+	}
+}

@@ -1,0 +1,272 @@
+package mcpserver
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// StdioTransport is the MCP stdio transport (newline-delimited JSON-RPC
+// over a reader and a writer) for a client that may send anything.
+//
+// The SDK's mcp.IOTransport ends the connection on the first line that
+// is not a valid JSON-RPC message (not JSON, trailing bytes, a wrong ID
+// type, a batch where the negotiated version forbids them, a line over
+// its limit): one bad line from a client lost its session and exited
+// `sessionctl mcp` with status 1. StdioTransport reads the input a line
+// at a time and answers such a line itself with a JSON-RPC error (-32700
+// parse error, -32600 invalid request; the request's ID when it can be
+// read, else null), then goes on; every valid line goes to an
+// mcp.IOTransport unchanged.
+type StdioTransport struct {
+	Reader io.ReadCloser
+	Writer io.WriteCloser
+}
+
+// maxLine bounds one input line, as maxRequestBody bounds an HTTP
+// request: the largest arguments are a search query and a cursor.
+const maxLine = maxRequestBody
+
+// maxDepth is the nesting the SDK's decoder accepts (it refuses deeper
+// input by ending the connection).
+const maxDepth = 1000
+
+// Connect starts reading the input and returns the SDK's connection over
+// the lines that passed.
+func (t *StdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	pr, pw := io.Pipe()
+	out := &lineWriter{w: t.Writer}
+	g := &gate{out: out}
+	go g.run(t.Reader, pw)
+	return (&mcp.IOTransport{Reader: &gateReader{PipeReader: pr, in: t.Reader}, Writer: out}).Connect(ctx)
+}
+
+// gateReader is what the SDK reads: closing it stops the gate.
+type gateReader struct {
+	*io.PipeReader
+	in io.Closer
+}
+
+func (r *gateReader) Close() error {
+	r.PipeReader.Close()
+	return r.in.Close()
+}
+
+// lineWriter serializes the SDK's writes (one whole message each) and the
+// gate's error answers.
+type lineWriter struct {
+	mu     sync.Mutex
+	w      io.WriteCloser
+	closed bool
+}
+
+func (w *lineWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return 0, io.ErrClosedPipe
+	}
+	return w.w.Write(p)
+}
+
+func (w *lineWriter) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return nil
+	}
+	w.closed = true
+	return w.w.Close()
+}
+
+// gate passes valid lines on and answers the others.
+type gate struct {
+	out *lineWriter
+	// version is the protocol version the client's initialize asked for
+	// ("" before it): batches pass only where the SDK accepts them.
+	version string
+}
+
+func (g *gate) run(in io.Reader, pw *io.PipeWriter) {
+	r := bufio.NewReaderSize(in, 64<<10)
+	var line []byte
+	tooLong := false
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if !tooLong {
+			if len(line)+len(chunk) > maxLine+2 {
+				tooLong, line = true, line[:0]
+			} else {
+				line = append(line, chunk...)
+			}
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if tooLong {
+			g.refuse(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("message longer than %d bytes", maxLine))
+		} else if msg := g.check(line); msg != nil {
+			if _, werr := pw.Write(append(msg, '\n')); werr != nil {
+				return
+			}
+		}
+		line, tooLong = line[:0], false
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				pw.Close()
+			} else {
+				pw.CloseWithError(err)
+			}
+			return
+		}
+	}
+}
+
+// check returns the line to pass on, or nil when it answered the line
+// itself or there is nothing in it.
+func (g *gate) check(line []byte) []byte {
+	line = bytes.TrimPrefix(line, []byte("\ufeff"))
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 {
+		return nil
+	}
+	if !json.Valid(line) {
+		g.refuse(nil, jsonrpc.CodeParseError, "parse error: a line must hold one JSON-RPC message")
+		return nil
+	}
+	if depth(line) > maxDepth {
+		g.refuse(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("JSON nested deeper than %d levels", maxDepth))
+		return nil
+	}
+	if line[0] == '[' {
+		if g.version != "2024-11-05" && g.version != "2025-03-26" && g.version != "" {
+			g.refuse(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("JSON-RPC batches are not supported in protocol version %s: send one message per line", g.version))
+			return nil
+		}
+		var batch []json.RawMessage
+		if err := json.Unmarshal(line, &batch); err != nil || len(batch) == 0 {
+			g.refuse(nil, jsonrpc.CodeInvalidRequest, "empty batch")
+			return nil
+		}
+		ids := map[string]bool{}
+		for i, m := range batch {
+			id, ok := g.checkMessage(m)
+			if !ok {
+				return nil
+			}
+			if id != nil && ids[string(id)] {
+				g.refuse(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("batch message %d repeats the ID %s", i+1, id))
+				return nil
+			}
+			if id != nil {
+				ids[string(id)] = true
+			}
+		}
+		return line
+	}
+	if _, ok := g.checkMessage(line); !ok {
+		return nil
+	}
+	return line
+}
+
+// checkMessage checks one message (an object) as the SDK will read it,
+// answers it if the SDK could not, and returns the request's ID.
+func (g *gate) checkMessage(m json.RawMessage) (json.RawMessage, bool) {
+	var head struct {
+		ID     json.RawMessage `json:"id"`
+		Method json.RawMessage `json:"method"`
+		Result json.RawMessage `json:"result"`
+		Error  json.RawMessage `json:"error"`
+		Params struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		} `json:"params"`
+	}
+	if m = bytes.TrimSpace(m); len(m) == 0 || m[0] != '{' || json.Unmarshal(m, &head) != nil {
+		g.refuse(nil, jsonrpc.CodeInvalidRequest, "invalid request: a JSON-RPC message is an object")
+		return nil, false
+	}
+	id := head.ID
+	if !validID(id) {
+		id = nil
+	}
+	_, err := jsonrpc.DecodeMessage(m)
+	if head.Method == nil && (head.Result != nil || head.Error != nil) {
+		// A response: one the SDK cannot read is dropped, not answered
+		// (JSON-RPC answers requests only).
+		return nil, err == nil
+	}
+	if err != nil {
+		g.refuse(id, jsonrpc.CodeInvalidRequest, "invalid request: "+err.Error())
+		return nil, false
+	}
+	if g.version == "" && string(head.Method) == `"initialize"` {
+		g.version = head.Params.ProtocolVersion
+		if g.version == "" {
+			g.version = "?"
+		}
+	}
+	return id, true
+}
+
+// validID reports whether id is a request ID: a string or a number.
+func validID(id json.RawMessage) bool {
+	var v any
+	if len(id) == 0 || json.Unmarshal(id, &v) != nil {
+		return false
+	}
+	switch v.(type) {
+	case string:
+		return true
+	case float64:
+		return true
+	}
+	return false
+}
+
+// refuse answers a line with a JSON-RPC error.
+func (g *gate) refuse(id json.RawMessage, code int64, message string) {
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	b, _ := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   jsonrpc.Error   `json:"error"`
+	}{"2.0", id, jsonrpc.Error{Code: code, Message: oneLine(message)}})
+	g.out.Write(append(b, '\n'))
+}
+
+// depth is the deepest nesting of arrays and objects in valid JSON.
+func depth(b []byte) int {
+	d, deepest, inString, escaped := 0, 0, false, false
+	for _, c := range b {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '[' || c == '{':
+			d++
+			deepest = max(deepest, d)
+		case c == ']' || c == '}':
+			d--
+		}
+	}
+	return deepest
+}
