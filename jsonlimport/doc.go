@@ -92,7 +92,12 @@
 //     the session's transcript: its entries are appended and a compaction
 //     whose KeepFromSeq is the first of them makes them the transcript.
 //     Old rows stay in the log for audit, as DESIGN.md requires of
-//     SetHistory.
+//     SetHistory. The usage ledger has no replacement: the new file's
+//     rows are not written, and one row of provider "import-correction"
+//     (no model, dated as the session's update) adds the difference of
+//     the totals. The session's token and cost totals are the new file's;
+//     its rows per model and day, its call count and its 1-hour cache
+//     writes are not. When the totals did not change, nothing is added.
 //
 // A file of a known format that holds nothing to import yet (an empty
 // .jsonl, a Claude Code file with no user or assistant line or no time, a

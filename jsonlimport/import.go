@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"hash"
+	"math"
 	"os"
 	"runtime"
 	"sort"
@@ -1123,6 +1124,11 @@ func usageDelta(tot sessiondb.UsageTotals, rows []sessiondb.Usage) []sessiondb.U
 		ReasoningTokens:  want.ReasoningTokens - tot.ReasoningTokens,
 		Cost:             want.Cost - tot.Cost,
 		Provider:         "import-correction",
+	}
+	if math.Abs(d.Cost) <= 1e-9*math.Max(math.Abs(want.Cost), math.Abs(tot.Cost)) {
+		// The same costs summed in another order: no correction (a row
+		// counts as a call).
+		d.Cost = 0
 	}
 	if d == (sessiondb.Usage{Provider: d.Provider}) {
 		return nil

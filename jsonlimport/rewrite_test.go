@@ -1,0 +1,69 @@
+package jsonlimport
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/sessiondb/sessiondb/jsonlimport/internal/jsonltest"
+)
+
+// TestImportRewriteUsage: a file rewritten in place replaces the
+// session's transcript. When the rewrite leaves the usage as it was (an
+// earlier message edited), the ledger must stay as one import of the new
+// file leaves it: no correction row (which counted as one more call, on no
+// model, because the sums of the same costs in another order differ in
+// their last bits).
+func TestImportRewriteUsage(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct{ name, src, old, new string }{
+		{"pi", "../testdata/pi/sessions/linear.jsonl", "Add a retry to the uploader.", "Add two retries to the uploader."},
+		{"swink", "../testdata/swink/sessions/20260312_160744_21fee71e81d14816b55bfd9862e4e959.jsonl", "Let me read the parser first.", "Let me read the lexer first."},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			src, err := os.ReadFile(c.src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			edited := bytes.Replace(src, []byte(c.old), []byte(c.new), 1)
+			if bytes.Equal(edited, src) {
+				t.Fatal("nothing edited")
+			}
+			path := filepath.Join(t.TempDir(), "sessions", filepath.Base(c.src))
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			since := time.Now().Add(-time.Second)
+			twice := openStore(t)
+			for _, b := range [][]byte{src, edited} {
+				if err := os.WriteFile(path, b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := Import(ctx, twice, []string{path}, Options{Jobs: 1}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			once := openStore(t)
+			if _, err := Import(ctx, once, []string{path}, Options{Jobs: 1}); err != nil {
+				t.Fatal(err)
+			}
+			want, got := jsonltest.GrowthSnapshot(t, once, since), jsonltest.GrowthSnapshot(t, twice, since)
+			if len(want) != 1 || len(got) != 1 {
+				t.Fatalf("sessions: %d imported once, %d twice", len(want), len(got))
+			}
+			for _, m := range []map[string]jsonltest.GrowthSession{want, got} {
+				for id, s := range m {
+					s.Log = nil // the old rows stay for audit
+					m[id] = s
+				}
+			}
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("(-one import +rewritten):\n%s", d)
+			}
+		})
+	}
+}
