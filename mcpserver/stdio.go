@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/big"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -25,7 +26,10 @@ import (
 // at a time and answers such a line itself with a JSON-RPC error (-32700
 // parse error, -32600 invalid request; the request's ID when it can be
 // read, else null), then goes on; every valid line goes to an
-// mcp.IOTransport unchanged.
+// mcp.IOTransport unchanged. It also refuses the request IDs the SDK
+// would answer with another ID (it reads numbers as float64: 1.5 came
+// back as 1, 2^53+1 as 2^53) and an id of null, which MCP forbids and
+// the SDK took for a notification, leaving the client waiting.
 type StdioTransport struct {
 	Reader io.ReadCloser
 	Writer io.WriteCloser
@@ -208,6 +212,10 @@ func (g *gate) checkMessage(m json.RawMessage) (json.RawMessage, bool) {
 		g.refuse(id, jsonrpc.CodeInvalidRequest, "invalid request: "+err.Error())
 		return nil, false
 	}
+	if head.ID != nil && id == nil {
+		g.refuse(nil, jsonrpc.CodeInvalidRequest, "invalid request: id must be a string or an integer")
+		return nil, false
+	}
 	if g.version == "" && string(head.Method) == `"initialize"` {
 		g.version = head.Params.ProtocolVersion
 		if g.version == "" {
@@ -217,7 +225,8 @@ func (g *gate) checkMessage(m json.RawMessage) (json.RawMessage, bool) {
 	return id, true
 }
 
-// validID reports whether id is a request ID: a string or a number.
+// validID reports whether id is a request ID the SDK reads back as sent:
+// a string or an integer (JSON numbers travel as float64 in the SDK).
 func validID(id json.RawMessage) bool {
 	var v any
 	if len(id) == 0 || json.Unmarshal(id, &v) != nil {
@@ -227,7 +236,8 @@ func validID(id json.RawMessage) bool {
 	case string:
 		return true
 	case float64:
-		return true
+		r, ok := new(big.Rat).SetString(string(id))
+		return ok && r.IsInt() && r.Num().IsInt64() && -(1<<53) < r.Num().Int64() && r.Num().Int64() < 1<<53
 	}
 	return false
 }

@@ -184,3 +184,32 @@ func TestMCPWireBatches(t *testing.T) {
 		t.Errorf("batch with a repeated ID: %v", got)
 	}
 }
+
+// TestMCPWireIDs: a request's answer carries the ID it was sent with. The
+// SDK reads numeric IDs as float64, so it answered 1.5 as 1,
+// 9007199254740993 as 9007199254740992 and 12345678901234567890 as
+// -9223372036854775808, and it took an id of null (which MCP forbids)
+// for a notification and never answered. Those are refused (-32600);
+// strings and integers up to 2^53 come back as sent.
+func TestMCPWireIDs(t *testing.T) {
+	db := tempDB(t)
+	sessionctl(t, db, "import", "../../testdata/samples").mustSucceed(t)
+	c := startWire(t, db, "2025-06-18")
+	for _, id := range []string{`null`, `1.5`, `9007199254740993`, `12345678901234567890`, `-9007199254740993`} {
+		got := c.exchange(`{"jsonrpc":"2.0","id":`+id+`,"method":"ping"}`, "")
+		if len(got) != 1 || got[0].Error == nil || got[0].Error.Code != -32600 || string(got[0].ID) != "null" {
+			t.Errorf("id %s: want one -32600 error with id null, got %v", id, got)
+		}
+	}
+	for _, id := range []string{`0`, `-1`, `9007199254740991`, `-9007199254740991`, `""`, `"\u00e9\"x"`, `"` + strings.Repeat("k", 1000) + `"`} {
+		got := c.exchange(`{"jsonrpc":"2.0","id":`+id+`,"method":"ping"}`, "")
+		var sent, back any
+		json.Unmarshal([]byte(id), &sent)
+		if len(got) == 1 {
+			json.Unmarshal(got[0].ID, &back)
+		}
+		if len(got) != 1 || got[0].Error != nil || sent != back {
+			t.Errorf("id %s: want its answer, got %v", id, got)
+		}
+	}
+}
