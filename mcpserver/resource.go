@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sessiondb/sessiondb"
@@ -49,7 +50,7 @@ func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 	defer func() {
 		if v := recover(); v != nil {
 			s.log.Error("panic in resource", "uri", req.Params.URI, "panic", v)
-			res, err = nil, errors.New("internal error reading the resource (please report it)")
+			res, err = nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "internal error reading the resource (please report it)"}
 		}
 	}()
 	uri := req.Params.URI
@@ -62,11 +63,14 @@ func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 		return nil, mcp.ResourceNotFoundError(uri)
 	}
 	text, err := s.transcriptJSON(ctx, id)
-	if errors.Is(err, sessiondb.ErrNotFound) {
+	// An ID no session can have (a control character, too long) names no
+	// resource either. Other failures are the server's: a plain error
+	// would go out with code 0, which JSON-RPC does not define.
+	if errors.Is(err, sessiondb.ErrNotFound) || errors.Is(err, sessiondb.ErrInvalid) || errors.Is(err, errInput) {
 		return nil, mcp.ResourceNotFoundError(uri)
 	}
 	if err != nil {
-		return nil, errors.New(oneLine(toolError(err).Error()))
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: oneLine(toolError(err).Error())}
 	}
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "application/json", Text: string(text)}}}, nil
 }

@@ -3,11 +3,13 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sessiondb/sessiondb"
@@ -131,5 +133,50 @@ func TestToolPanicIsAToolError(t *testing.T) {
 	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "session_info", Arguments: map[string]any{"session": "s"}})
 	if err != nil || res.IsError {
 		t.Fatalf("after the panic: %v %+v", err, res)
+	}
+}
+
+// TestResourceErrorCodes: a resource read that fails answers with a
+// JSON-RPC error code a client can act on: not found (-32002 or the
+// SDK's -32602) for an ID that cannot name a session, internal error
+// (-32603) for a bug. Before, both came with code 0, which JSON-RPC does
+// not define.
+func TestResourceErrorCodes(t *testing.T) {
+	st, err := sqlstore.Open(filepath.Join(t.TempDir(), "s.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	if _, err := st.Commit(ctx, "s", sessiondb.Commit{Create: &sessiondb.Session{}, Append: []sessiondb.Entry{sessiondb.Message(`{"role":"user","content":"x"}`)}}); err != nil {
+		t.Fatal(err)
+	}
+	code := func(cs *mcp.ClientSession, uri string) int64 {
+		_, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+		var werr *jsonrpc.Error
+		if !errors.As(err, &werr) {
+			t.Fatalf("%s: want a JSON-RPC error, got %v", uri, err)
+		}
+		return werr.Code
+	}
+	cs := connect(t, st)
+	notFound := code(cs, SessionURI("no-such-session"))
+	for _, id := range []string{"\x00", "a\x1bb", strings.Repeat("x", 5000)} {
+		if c := code(cs, SessionURI(id)); c != notFound {
+			t.Errorf("%.40q: code %d, want %d as for a missing session", id, c, notFound)
+		}
+	}
+	srv := New(st, Options{Understand: func(string, sessiondb.Entry) jsonlimport.Message { panic("boom") }})
+	a, b := mcp.NewInMemoryTransports()
+	if _, err := srv.MCP().Connect(ctx, a, nil); err != nil {
+		t.Fatal(err)
+	}
+	cs2, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, b, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs2.Close()
+	if c := code(cs2, SessionURI("s")); c != jsonrpc.CodeInternalError {
+		t.Errorf("panic: code %d, want %d", c, jsonrpc.CodeInternalError)
 	}
 }
