@@ -92,7 +92,9 @@
 //     the session's transcript: its entries are appended and a compaction
 //     whose KeepFromSeq is the first of them makes them the transcript.
 //     Old rows stay in the log for audit, as DESIGN.md requires of
-//     SetHistory. The usage ledger has no replacement: the new file's
+//     SetHistory. The branch forks (pi) whose tips the file still has get
+//     their branch's path in the same way; a fork whose tip is gone is
+//     kept as it was. The usage ledger has no replacement: the new file's
 //     rows are not written, and one row of provider "import-correction"
 //     (no model, dated as the session's update) adds the difference of
 //     the totals. The session's token and cost totals are the new file's;

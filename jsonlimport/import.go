@@ -857,7 +857,7 @@ func buildUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool,
 	}
 	c.ExpectSource = expect
 	commits := []sessiondb.SessionCommit{{ID: id, Commit: c}}
-	forks, fprobs, err := branchForks(ctx, store, pd, id, u, st.seqOf)
+	forks, fprobs, err := branchForks(ctx, store, pd, id, u, st.seqOf, w.mode == modeReplace)
 	if err != nil {
 		return 0, problems, err
 	}
@@ -902,11 +902,13 @@ func buildUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool,
 }
 
 // branchForks returns the commits that create the forks of pd's branches
-// which do not exist yet. A branch's path never changes, so an existing
-// fork of this session is left alone; a session of that ID that is not
-// this session's fork is reported and kept. seqOf maps a file entry number
-// to the session's log position.
-func branchForks(ctx context.Context, store sessiondb.Store, pd *Parsed, id string, u Unit, seqOf func(int64) int64) ([]sessiondb.SessionCommit, []Problem, error) {
+// which do not exist yet. A branch's path never changes while the file
+// grows, so an existing fork of this session keeps its log (its metadata
+// follows the file); when the file was rewritten (replace), its branch's
+// path replaces the fork's transcript, as the file's does the session's. A
+// session of that ID that is not this session's fork is reported and kept.
+// seqOf maps a file entry number to the session's log position.
+func branchForks(ctx context.Context, store sessiondb.Store, pd *Parsed, id string, u Unit, seqOf func(int64) int64, replace bool) ([]sessiondb.SessionCommit, []Problem, error) {
 	var out []sessiondb.SessionCommit
 	var problems []Problem
 	for _, b := range pd.Branches {
@@ -927,6 +929,10 @@ func branchForks(ctx context.Context, store sessiondb.Store, pd *Parsed, id stri
 			at := int64(0)
 			if b.FromEntry > 0 {
 				at = seqOf(b.FromEntry)
+			}
+			if replace {
+				out = append(out, sessiondb.SessionCommit{ID: fid, Commit: replaceFork(existing, b, u, at)})
+				continue
 			}
 			if patch := forkMetaPatch(existing, b.Session, at); patch != nil {
 				out = append(out, sessiondb.SessionCommit{ID: fid, Commit: sessiondb.Commit{Meta: patch, Now: existing.UpdatedAt}})
@@ -951,6 +957,35 @@ func branchForks(ctx context.Context, store sessiondb.Store, pd *Parsed, id stri
 		out = append(out, sessiondb.SessionCommit{ID: fid, Commit: c})
 	}
 	return out, problems, nil
+}
+
+// replaceFork returns the commit that gives the existing fork of branch b,
+// whose file was rewritten, the branch's path as read now: its entries
+// appended and made the transcript by a compaction (the old rows stay in
+// the log, as for the session), its compactions after it, its metadata
+// and its branch point forkSeq.
+func replaceFork(existing sessiondb.Session, b jsonl.Branch, u Unit, forkSeq int64) sessiondb.Commit {
+	base := existing.LastSeq
+	c := sessiondb.Commit{ExpectSequence: sessiondb.Expect(existing.Sequence), Append: b.Entries, Now: b.Session.UpdatedAt}
+	c.Compactions = append(c.Compactions, sessiondb.Compaction{KeepFromSeq: base + 1,
+		Details: jsonl.MustJSON(map[string]any{"reason": "source file rewritten; branch transcript replaced", "source": u.Path})})
+	for _, cp := range b.Compactions {
+		cp.ID = 0
+		cp.KeepFromSeq += base
+		if cp.AtSeq > 0 {
+			cp.AtSeq += base
+		}
+		c.Compactions = append(c.Compactions, cp)
+	}
+	attrs := b.Session.Attrs
+	if attrs == nil {
+		attrs = json.RawMessage("null")
+	}
+	c.Meta = &sessiondb.MetaPatch{Title: &b.Session.Title, Summary: &b.Session.Summary, Attrs: attrs, UpdatedAt: b.Session.UpdatedAt}
+	if existing.ForkSeq != forkSeq {
+		c.Meta.ForkSeq = &forkSeq
+	}
+	return c
 }
 
 // forkMetaPatch returns the patch that gives an existing branch fork the

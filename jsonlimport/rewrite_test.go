@@ -67,3 +67,48 @@ func TestImportRewriteUsage(t *testing.T) {
 		})
 	}
 }
+
+// TestImportRewriteBranchFork: a pi file rewritten in place (an entry on
+// the path its branches share edited) replaces the transcript of its
+// branch forks too: each fork then resumes what pi resumes at its tip in
+// the new file, as one import of it gives, not the path of the old file.
+func TestImportRewriteBranchFork(t *testing.T) {
+	ctx := context.Background()
+	src, err := os.ReadFile("../testdata/pi/sessions/branched.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := bytes.Replace(src, []byte(`"content":"Make the uploader robust."`), []byte(`"content":"Make the uploader ROBUST."`), 1)
+	if bytes.Equal(edited, src) {
+		t.Fatal("nothing edited")
+	}
+	path := filepath.Join(t.TempDir(), "branched.jsonl")
+	since := time.Now().Add(-time.Second)
+	twice := openStore(t)
+	for _, b := range [][]byte{src, edited} {
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Import(ctx, twice, []string{path}, Options{Jobs: 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	once := openStore(t)
+	if _, err := Import(ctx, once, []string{path}, Options{Jobs: 1}); err != nil {
+		t.Fatal(err)
+	}
+	want, got := jsonltest.GrowthSnapshot(t, once, since), jsonltest.GrowthSnapshot(t, twice, since)
+	if len(want) != 2 {
+		t.Fatalf("one import gives %d sessions, want the session and its fork", len(want))
+	}
+	for _, m := range []map[string]jsonltest.GrowthSession{want, got} {
+		for id, s := range m {
+			s.Log = nil   // the old rows stay for audit
+			s.ForkSeq = 0 // a log position: the rewritten parent's log is longer
+			m[id] = s
+		}
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("(-one import +rewritten):\n%s", d)
+	}
+}
