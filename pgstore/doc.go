@@ -110,8 +110,9 @@
 // as the server does, since older servers split it into a number and a
 // call), is sent with the extended protocol (one statement, whatever
 // default_query_exec_mode the URL sets), runs in a READ ONLY transaction
-// that is rolled back with standard_conforming_strings on (so '\'' ends
-// where the check saw it end, whatever the server's default), and runs
+// that is rolled back with standard_conforming_strings on (so a backslash
+// in a string is text, as the check reads it, whatever the server's
+// default), and runs
 // as the schema's read-only role (migration 00005) after SET LOCAL ROLE.
 // The role is checked first: it must exist, hold no attribute and no
 // membership (so that switching to it can only take powers away), and the
