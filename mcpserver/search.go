@@ -95,7 +95,7 @@ func (s *Server) search(ctx context.Context, in searchIn) (searchOut, error) {
 		}
 		hits, err := s.st.Search(ctx, c.Query, opts)
 		if err != nil {
-			return searchOut{}, fmt.Errorf("search: %w", err)
+			return searchOut{}, err // the store's error already says "search: …"
 		}
 		for _, h := range hits {
 			format, ok := formats[h.SessionID]
