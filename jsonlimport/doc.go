@@ -107,8 +107,14 @@
 // and looked at again on the next import.
 //
 // A source session whose ID is already used by a session imported from a
-// different file (the same archive in two places) is imported under the ID
-// plus "~" and 8 hex digits of its path's hash, with a Problem saying so.
+// different file (two machines' picoclaw "agent:main:cli:direct:alice") is
+// imported under the ID plus "~" and 8 hex digits of its path's hash, with
+// a Problem saying so. But a file whose bytes are those of that other file,
+// or their start, with its side files likewise (the same archive copied to
+// a second place, or a backup taken earlier), is a copy: it is skipped with
+// a note and counted as unchanged, so that the session is not shown twice
+// nor its usage counted twice (copies.go; a copy longer than the file
+// imported first is still imported beside it).
 // Aliases are registered as the source lists them, shared ones included
 // (picoclaw puts "agent:main:main" on every routed session), so that the
 // store's Resolve returns what picoclaw's ResolveSessionKey returns. Only an

@@ -59,7 +59,8 @@ type Report struct {
 	// Sessions.
 	Forks int
 	// Unchanged counts the units skipped because their files did not change
-	// since the last import.
+	// since the last import, or because they are copies of the file a
+	// session was imported from (a note names it; see copies.go).
 	Unchanged int
 	// Bytes counts the bytes of source files parsed.
 	Bytes int64
@@ -205,6 +206,9 @@ const (
 	// modeReplace: the file was rewritten in place.
 	modeReplace
 	modeUnchanged
+	// modeCopy: a new file whose session ID is taken by a session imported
+	// from another file that holds all of it (copies.go): skipped.
+	modeCopy
 )
 
 // work is one unit, prepared by a parser goroutine for the writer.
@@ -223,7 +227,8 @@ type work struct {
 	bytes   int64      // bytes parsed
 	err     error      // the unit could not be read at all
 	problem []Problem
-	forks   int // branch forks the unit's commit creates
+	forks   int    // branch forks the unit's commit creates
+	copyOf  string // modeCopy: the file the session was imported from
 }
 
 // Import reads the sessions under paths (files and directory trees) and
@@ -341,7 +346,7 @@ func importPlanned(ctx context.Context, store sessiondb.Store, units []planned, 
 				break
 			}
 			sessions := 0
-			if w.err == nil && w.mode != modeUnchanged {
+			if w.err == nil && w.mode != modeUnchanged && w.mode != modeCopy {
 				sessions = 1
 			}
 			prog.done(w.p.files, w.p.size, sessions)
@@ -495,6 +500,13 @@ func writeUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool,
 			rep.Unchanged++
 			return nil
 		}
+		if w.mode == modeCopy {
+			rep.Files++
+			rep.Unchanged++
+			rep.Notes = append(rep.Notes, Problem{Path: w.p.unit.Path, Reason: fmt.Sprintf(
+				"a copy of %s, imported as session %q, which holds all of it; skipped", w.copyOf, w.parsed.Session.ID)})
+			return nil
+		}
 		n, problems, err := buildUnit(ctx, store, w, dryRun, func(cs []sessiondb.SessionCommit) error {
 			if len(cs) == 1 {
 				_, err := store.Commit(ctx, cs[0].ID, cs[0].Commit)
@@ -626,6 +638,12 @@ func prepare(ctx context.Context, store sessiondb.Store, p planned) *work {
 		return w
 	}
 	w.parsed = parsed
+	if w.mode == modeNew {
+		if of := copyOf(ctx, store, u, parsed.Session.ID); of != "" {
+			w.mode, w.copyOf = modeCopy, of
+			return w
+		}
+	}
 	if p.pricer != nil {
 		p.pricer.price(u.Path, parsed.Usage)
 	}

@@ -1,0 +1,103 @@
+package jsonlimport
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/sessiondb/sessiondb"
+)
+
+// A file found at a new path whose session ID an earlier import already
+// gave to a session of another file is, as a rule, another session (two
+// machines' picoclaw "agent:main:cli:direct:alice"): it is imported beside
+// it under a derived ID (disambiguate). But when its bytes are those of
+// that other file, or their start (the same archive copied to a second
+// place, a backup taken before the session went on), it is a copy: it
+// holds nothing the session lacks, and importing it would show the
+// session twice and count its usage twice, which ccusage, deduplicating
+// API responses across files, does not. Such a file is skipped with a
+// note (modeCopy). A copy that is longer than the file imported first
+// (the backup imported before the live file) is not recognised: it is
+// imported beside it as before.
+
+// The side files of a copy (picoclaw's meta, Codex's session index, Claude
+// Code's tool results) must be copies too, found at the same place
+// relative to the session file. An archive that itself holds two files of
+// one session ID (the second imported under a derived ID) is compared with
+// the first only.
+
+// copyOf returns the path of the file imported as session id when the unit
+// u is a copy of it (see above), else "".
+func copyOf(ctx context.Context, store sessiondb.Store, u Unit, id string) string {
+	if sessiondb.ValidateID(id) != nil {
+		return ""
+	}
+	existing, err := store.Get(ctx, id)
+	if err != nil || existing.SourcePath == "" || existing.SourcePath == u.Path ||
+		existing.SourceFormat != u.Format || ownsFile(existing, u) {
+		return ""
+	}
+	for _, x := range u.Extra {
+		rel, err := filepath.Rel(filepath.Dir(u.Path), x)
+		if err != nil {
+			return ""
+		}
+		if ok, err := isPrefixOf(x, filepath.Join(filepath.Dir(existing.SourcePath), rel), true); err != nil || !ok {
+			return ""
+		}
+	}
+	if ok, err := isPrefixOf(u.Path, existing.SourcePath, len(u.Extra) > 0); err != nil || !ok {
+		return ""
+	}
+	return existing.SourcePath
+}
+
+// isPrefixOf reports whether the bytes of the file at path are those of
+// the file at of, or their start. An empty file is a prefix only when
+// empty is true (it says nothing of its own otherwise).
+func isPrefixOf(path, of string, empty bool) (bool, error) {
+	a, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer a.Close()
+	b, err := os.Open(of)
+	if err != nil {
+		return false, err
+	}
+	defer b.Close()
+	ai, err := a.Stat()
+	if err != nil {
+		return false, err
+	}
+	bi, err := b.Stat()
+	if err != nil {
+		return false, err
+	}
+	if !ai.Mode().IsRegular() || !bi.Mode().IsRegular() || ai.Size() == 0 && !empty || ai.Size() > bi.Size() {
+		return false, nil
+	}
+	bufA, bufB := make([]byte, 64<<10), make([]byte, 64<<10)
+	for {
+		n, errA := io.ReadFull(a, bufA)
+		if n > 0 {
+			if _, err := io.ReadFull(b, bufB[:n]); err != nil {
+				return false, nil // of is shorter than it was
+			}
+			if !bytes.Equal(bufA[:n], bufB[:n]) {
+				return false, nil
+			}
+		}
+		switch {
+		case errA == nil:
+		case errors.Is(errA, io.EOF), errors.Is(errA, io.ErrUnexpectedEOF):
+			return true, nil
+		default:
+			return false, errA
+		}
+	}
+}
