@@ -3,7 +3,9 @@ package jsonlimport
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"hash"
 	"io"
 	"os"
 	"path/filepath"
@@ -20,9 +22,15 @@ import (
 // holds nothing the session lacks, and importing it would show the
 // session twice and count its usage twice, which ccusage, deduplicating
 // API responses across files, does not. Such a file is skipped with a
-// note (modeCopy). A copy that is longer than the file imported first
-// (the backup imported before the live file) is not recognised: it is
-// imported beside it as before.
+// note (modeCopy).
+//
+// The other way round, a file that starts with the bytes an import of the
+// session's own file consumed (that file moved, or its backup imported
+// before the live file) continues the session: it is read whole, and when
+// its first entries read as those imported (the import state's digest),
+// only the entries after them are appended, as for a file that grew in
+// place (modeReread). The new path gets its own import record; the old
+// path's stays. Anything else is imported beside it, as before.
 
 // The side files of a copy (picoclaw's meta, Codex's session index, Claude
 // Code's tool results) must be copies too, found at the same place
@@ -54,6 +62,39 @@ func copyOf(ctx context.Context, store sessiondb.Store, u Unit, id string) strin
 		return ""
 	}
 	return existing.SourcePath
+}
+
+// continuation returns, when the file of u (stat fi, read whole into pd)
+// continues the session of its ID imported from another file (see above),
+// that session, the other file's import record and state, and the hash
+// state after the bytes that record consumed; ok is false otherwise. On
+// success pd holds only the entries after those imported.
+func continuation(ctx context.Context, store sessiondb.Store, follow *Follow, u Unit, fi os.FileInfo, pd *Parsed) (sess sessiondb.Session, prev sessiondb.SourceFile, st importState, h hash.Hash, ok bool) {
+	if sessiondb.ValidateID(pd.Session.ID) != nil {
+		return
+	}
+	sess, err := store.Get(ctx, pd.Session.ID)
+	if err != nil || sess.SourcePath == "" || sess.SourcePath == u.Path || sess.SourceFormat != u.Format {
+		return
+	}
+	prev, err = store.SourceFile(ctx, sess.SourcePath)
+	if err != nil || prev.SessionID != sess.ID || prev.Offset <= 0 || fi.Size() < prev.Offset {
+		return
+	}
+	if json.Unmarshal(prev.State, &st) != nil {
+		return
+	}
+	if _, digest := resumeDigest(st); !digest {
+		return // nothing to check the entries against
+	}
+	h, err = checkPrefix(follow, u.Path, fi, prev.SHA256, prev.Offset, prefixMark{})
+	if err != nil || h == nil {
+		return
+	}
+	if trimReread(pd, st) != "" {
+		return
+	}
+	return sess, prev, st, h, true
 }
 
 // isPrefixOf reports whether the bytes of the file at path are those of

@@ -120,3 +120,53 @@ func halveJSONL(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 }
+
+// TestImportContinuesFromAnotherPath: a file that continues what was
+// imported from another file of its session (a backup imported before the
+// live archive; an archive moved, then grown) is appended to that session,
+// which then reads as one import of the whole file: no second session, no
+// log read twice, no usage counted twice.
+func TestImportContinuesFromAnotherPath(t *testing.T) {
+	ctx := context.Background()
+	for _, root := range []string{"../testdata/claudecode", "../testdata/codex/codex-home", "../testdata/pi/sessions",
+		"../testdata/zot/zot_home", "../testdata/picoclaw", "../testdata/swink"} {
+		for _, moved := range []bool{false, true} {
+			name := filepath.Base(filepath.Dir(root)) + "/" + filepath.Base(root)
+			if moved {
+				name += "/moved"
+			}
+			t.Run(name, func(t *testing.T) {
+				tmp := t.TempDir()
+				full, older := filepath.Join(tmp, "full"), filepath.Join(tmp, "older")
+				for _, dir := range []string{full, older} {
+					copyTree(t, root, dir)
+					if err := os.RemoveAll(filepath.Join(dir, "damaged.jsonl")); err != nil { // see TestImportCopiesOfImportedFiles
+						t.Fatal(err)
+					}
+				}
+				halveJSONL(t, older)
+				since := time.Now().Add(-time.Second)
+				once := openStore(t)
+				if _, err := Import(ctx, once, []string{full}, Options{Jobs: 1}); err != nil {
+					t.Fatal(err)
+				}
+				s := openStore(t)
+				if _, err := Import(ctx, s, []string{older}, Options{Jobs: 1}); err != nil {
+					t.Fatal(err)
+				}
+				if moved {
+					if err := os.RemoveAll(older); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if _, err := Import(ctx, s, []string{full}, Options{Jobs: 1}); err != nil {
+					t.Fatal(err)
+				}
+				want, got := jsonltest.GrowthSnapshot(t, once, since), jsonltest.GrowthSnapshot(t, s, since)
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("the backup, then the whole archive, differs from the whole archive alone (-once +after backup):\n%s", diff)
+				}
+			})
+		}
+	}
+}

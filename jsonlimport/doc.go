@@ -113,8 +113,11 @@
 // or their start, with its side files likewise (the same archive copied to
 // a second place, or a backup taken earlier), is a copy: it is skipped with
 // a note and counted as unchanged, so that the session is not shown twice
-// nor its usage counted twice (copies.go; a copy longer than the file
-// imported first is still imported beside it).
+// nor its usage counted twice. And a file that starts with the bytes the
+// import of that other file consumed (the file moved, or its backup was
+// imported before the live archive) continues the session as a file that
+// grew in place does, when its first entries read as those imported: only
+// the entries after them are appended (copies.go).
 // Aliases are registered as the source lists them, shared ones included
 // (picoclaw puts "agent:main:main" on every routed session), so that the
 // store's Resolve returns what picoclaw's ResolveSessionKey returns. Only an

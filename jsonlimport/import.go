@@ -229,6 +229,9 @@ type work struct {
 	problem []Problem
 	forks   int    // branch forks the unit's commit creates
 	copyOf  string // modeCopy: the file the session was imported from
+	// movedFrom is the file the session was imported from, when this new
+	// file continues it (copies.go): its record is prev.
+	movedFrom string
 }
 
 // Import reads the sessions under paths (files and directory trees) and
@@ -643,6 +646,10 @@ func prepare(ctx context.Context, store sessiondb.Store, p planned) *work {
 			w.mode, w.copyOf = modeCopy, of
 			return w
 		}
+		if sess, prev, st, h, ok := continuation(ctx, store, p.follow, u, fi, parsed); ok {
+			p.follow.count(func(s *FollowStats) { s.Rereads++ })
+			w.mode, w.sess, w.prev, w.prevSt, w.prefix, w.movedFrom = modeReread, sess, prev, st, h, prev.Path
+		}
 	}
 	if p.pricer != nil {
 		p.pricer.price(u.Path, parsed.Usage)
@@ -718,7 +725,7 @@ func buildUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool,
 	// one transaction: the commit fails with ErrConflict (and writeUnit
 	// prepares again) if another importer recorded the file since.
 	expect := &sessiondb.SourceExpectation{Absent: true}
-	if w.mode != modeNew {
+	if w.mode != modeNew && w.movedFrom == "" {
 		expect = &sessiondb.SourceExpectation{SHA256: w.prev.SHA256, Offset: w.prev.Offset}
 	}
 

@@ -1,6 +1,7 @@
 package jsonlimport
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -624,8 +625,10 @@ func TestImportUnreadableFile(t *testing.T) {
 }
 
 // TestPicoclawKeyCollision: the discord:555 / discord_555 files hold one
-// session under the meta key; the same archive imported from a second
-// place gets distinct, stable IDs instead of failing.
+// session under the meta key. The same archive imported from a second
+// place is a copy and adds nothing (copies.go); a second archive whose
+// session of that key differs gets a distinct, stable ID instead of
+// failing.
 func TestPicoclawKeyCollision(t *testing.T) {
 	ctx := context.Background()
 	s := openStore(t)
@@ -637,12 +640,24 @@ func TestPicoclawKeyCollision(t *testing.T) {
 	if _, err := s.Get(ctx, "discord_555"); !errors.Is(err, sessiondb.ErrNotFound) {
 		t.Errorf("Get(discord_555) = %v, want ErrNotFound (one session)", err)
 	}
-	second := picoCopyDir(t, picoDir)
-	rep := picoImport(t, s, Options{}, second)
-	if rep.Sessions != 17 {
-		t.Fatalf("second copy: %d sessions; problems %v", rep.Sessions, rep.Problems)
+	copied := picoImport(t, s, Options{}, picoCopyDir(t, picoDir))
+	if copied.Sessions != 0 || copied.Unchanged != 17 {
+		t.Fatalf("a copy: %d sessions, %d unchanged, want 0 and 17; problems %v", copied.Sessions, copied.Unchanged, copied.Problems)
 	}
-	alt := disambiguate("discord:555", filepath.Join(second, "discord_555.jsonl"))
+	second := picoCopyDir(t, picoDir)
+	path := filepath.Join(second, "discord_555.jsonl")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, bytes.Replace(data, []byte("written with key discord:555"), []byte("written on another machine"), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep := picoImport(t, s, Options{}, second)
+	if rep.Sessions != 1 {
+		t.Fatalf("second archive: %d sessions, want the one that differs; problems %v", rep.Sessions, rep.Problems)
+	}
+	alt := disambiguate("discord:555", path)
 	got2, err := s.Load(ctx, alt, sessiondb.LoadOptions{})
 	if err != nil || len(got2) != 2 {
 		t.Fatalf("%s: %d messages, %v", alt, len(got2), err)
@@ -652,6 +667,6 @@ func TestPicoclawKeyCollision(t *testing.T) {
 	}
 	rep = picoImport(t, s, Options{}, second)
 	if rep.Unchanged != 17 {
-		t.Errorf("re-import of the second copy: unchanged %d, want 17", rep.Unchanged)
+		t.Errorf("re-import of the second archive: unchanged %d, want 17", rep.Unchanged)
 	}
 }
