@@ -56,8 +56,47 @@ func FuzzCheckUntrusted(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, q string) {
 		err := checkUntrusted(q)
-		if err == nil && strings.Contains(strings.ToLower(q), "pg_advisory_lock(") && !strings.ContainsAny(q, `'$-/"`) {
+		if err == nil && plainCall(q, "pg_advisory_lock(") && !strings.ContainsAny(q, `'$-/"`) {
 			t.Errorf("accepted a plain call of pg_advisory_lock: %q", q)
 		}
 	})
+}
+
+// plainCall reports whether q holds call, case aside, where a name begins:
+// not inside a longer name (apg_advisory_lock( is another function), but
+// after a number (PostgreSQL before 15 reads 0pg_advisory_lock( as 0 and
+// a call).
+func plainCall(q, call string) bool {
+	lower := strings.ToLower(q)
+	isName := func(c byte) bool { return c == '_' || c == '$' || c >= 'a' && c <= 'z' || c >= 0x80 }
+	isDigit := func(c byte) bool { return c >= '0' && c <= '9' }
+	for at := 0; ; {
+		i := strings.Index(lower[at:], call)
+		if i < 0 {
+			return false
+		}
+		i += at
+		j := i
+		for j > 0 && isDigit(lower[j-1]) {
+			j--
+		}
+		if j == 0 || !isName(lower[j-1]) {
+			return true
+		}
+		at = i + 1
+	}
+}
+
+// TestPlainCall: the fuzz oracle flags a call where PostgreSQL sees one,
+// and not a longer name that ends with the function's.
+func TestPlainCall(t *testing.T) {
+	for q, want := range map[string]bool{
+		"SELECT pg_advisory_lock(": true, "SELECT 0pg_advisory_lock(": true, "(PG_ADVISORY_LOCK(": true, "pg_advisory_lock(": true,
+		"SELECT apg_advisory_lock(": false, "SELECT a0pg_advisory_lock(": false, "SELECT $1pg_advisory_lock(": false,
+		"SELECT pg_advisory_lock (": false, "SELECT xpg_advisory_lock( pg_advisory_lock(": true,
+	} {
+		if got := plainCall(q, "pg_advisory_lock("); got != want {
+			t.Errorf("plainCall(%q) = %v, want %v", q, got, want)
+		}
+	}
 }
