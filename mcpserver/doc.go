@@ -85,7 +85,10 @@
 // not a JSON-RPC message (not JSON, bytes after the message, a batch
 // where the negotiated version has none, a line over 1 MiB) gets a
 // -32700 or -32600 error and the session goes on, where the SDK's own
-// transport would end it. HTTPHandler serves the streamable HTTP transport
+// transport would end it. At the end of input it answers every request
+// passed in before it ends (a script's printf … | sessionctl mcp gets
+// all its answers; a minute without an answer ends the wait).
+// HTTPHandler serves the streamable HTTP transport
 // behind internal/httpguard, the Host and token rules of `sessionctl
 // serve`: without HTTPOptions.Remote only Host headers naming loopback are
 // served (421 otherwise: DNS rebinding), with Token every request needs

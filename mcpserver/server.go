@@ -69,7 +69,11 @@ func New(st sessiondb.Store, opts Options) *Server {
 		version = "devel"
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "sessiondb", Title: "sessiondb session history", Version: version},
-		&mcp.ServerOptions{Instructions: instructions})
+		&mcp.ServerOptions{Instructions: instructions,
+			// Explicit, so that no listChanged is advertised: the tools and
+			// resources never change (the SDK infers listChanged: true).
+			Capabilities: &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{},
+				Tools: &mcp.ToolCapabilities{}, Resources: &mcp.ResourceCapabilities{}}})
 	s.addTools()
 	s.addResources()
 	return s

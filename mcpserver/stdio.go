@@ -10,6 +10,7 @@ import (
 	"io"
 	"math/big"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -39,6 +40,10 @@ type StdioTransport struct {
 // request: the largest arguments are a search query and a cursor.
 const maxLine = maxRequestBody
 
+// drainIdle bounds the wait for answers after the end of input: the
+// longest a request may run without any answer being written.
+const drainIdle = time.Minute
+
 // maxDepth is the nesting the SDK's decoder accepts (it refuses deeper
 // input by ending the connection).
 const maxDepth = 1000
@@ -47,7 +52,7 @@ const maxDepth = 1000
 // the lines that passed.
 func (t *StdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	pr, pw := io.Pipe()
-	out := &lineWriter{w: t.Writer}
+	out := &lineWriter{w: t.Writer, answered: make(chan struct{}, 1)}
 	g := &gate{out: out}
 	go g.run(t.Reader, pw)
 	return (&mcp.IOTransport{Reader: &gateReader{PipeReader: pr, in: t.Reader}, Writer: out}).Connect(ctx)
@@ -65,11 +70,15 @@ func (r *gateReader) Close() error {
 }
 
 // lineWriter serializes the SDK's writes (one whole message each) and the
-// gate's error answers.
+// gate's error answers, and keeps the requests passed to the SDK that it
+// has not answered yet.
 type lineWriter struct {
-	mu     sync.Mutex
-	w      io.WriteCloser
-	closed bool
+	mu      sync.Mutex
+	w       io.WriteCloser
+	closed  bool
+	pending map[string]int // normID → requests in flight
+	// answered receives a value (without blocking) after each answer.
+	answered chan struct{}
 }
 
 func (w *lineWriter) Write(p []byte) (int, error) {
@@ -78,7 +87,91 @@ func (w *lineWriter) Write(p []byte) (int, error) {
 	if w.closed {
 		return 0, io.ErrClosedPipe
 	}
-	return w.w.Write(p)
+	n, err := w.w.Write(p)
+	if err == nil && len(w.pending) > 0 {
+		w.settle(p)
+	}
+	return n, err
+}
+
+// expect records requests passed to the SDK, before they are.
+func (w *lineWriter) expect(ids []json.RawMessage) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.pending == nil {
+		w.pending = map[string]int{}
+	}
+	for _, id := range ids {
+		w.pending[normID(id)]++
+	}
+}
+
+// settle forgets the requests that the message p (a response, or a batch
+// of them) answers. w.mu is held.
+func (w *lineWriter) settle(p []byte) {
+	type head struct {
+		ID     json.RawMessage `json:"id"`
+		Method json.RawMessage `json:"method"`
+	}
+	var msgs []head
+	if p = bytes.TrimSpace(p); len(p) > 0 && p[0] == '[' {
+		_ = json.Unmarshal(p, &msgs)
+	} else {
+		var h head
+		if json.Unmarshal(p, &h) == nil {
+			msgs = append(msgs, h)
+		}
+	}
+	for _, h := range msgs {
+		if h.Method != nil || h.ID == nil {
+			continue // a request or notification of the server's own
+		}
+		k := normID(h.ID)
+		if w.pending[k] > 1 {
+			w.pending[k]--
+		} else {
+			delete(w.pending, k)
+		}
+		select {
+		case w.answered <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// drain waits until every request passed to the SDK is answered, the
+// connection is closed, or idle passes without an answer (a request the
+// SDK will not answer must not keep the process alive).
+func (w *lineWriter) drain(idle time.Duration) {
+	for {
+		w.mu.Lock()
+		waiting := len(w.pending) > 0 && !w.closed
+		w.mu.Unlock()
+		if !waiting {
+			return
+		}
+		select {
+		case <-w.answered:
+		case <-time.After(idle):
+			return
+		}
+	}
+}
+
+// normID is a request ID as the SDK writes it back: a string as itself, a
+// number by its value (1e3 comes back as 1000).
+func normID(id json.RawMessage) string {
+	var v any
+	if json.Unmarshal(id, &v) != nil {
+		return string(id)
+	}
+	if s, ok := v.(string); ok {
+		return "s" + s
+	}
+	if r, ok := new(big.Rat).SetString(string(bytes.TrimSpace(id))); ok {
+		return "n" + r.RatString()
+	}
+	return string(id)
 }
 
 func (w *lineWriter) Close() error {
@@ -117,7 +210,8 @@ func (g *gate) run(in io.Reader, pw *io.PipeWriter) {
 		}
 		if tooLong {
 			g.refuse(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("message longer than %d bytes", maxLine))
-		} else if msg := g.check(line); msg != nil {
+		} else if msg, ids := g.check(line); msg != nil {
+			g.out.expect(ids)
 			if _, werr := pw.Write(append(msg, '\n')); werr != nil {
 				return
 			}
@@ -125,6 +219,10 @@ func (g *gate) run(in io.Reader, pw *io.PipeWriter) {
 		line, tooLong = line[:0], false
 		if err != nil {
 			if errors.Is(err, io.EOF) {
+				// A client that writes its requests and closes its end
+				// (a script: printf … | sessionctl mcp) gets every answer
+				// before the server ends.
+				g.out.drain(drainIdle)
 				pw.Close()
 			} else {
 				pw.CloseWithError(err)
@@ -135,51 +233,59 @@ func (g *gate) run(in io.Reader, pw *io.PipeWriter) {
 }
 
 // check returns the line to pass on, or nil when it answered the line
-// itself or there is nothing in it.
-func (g *gate) check(line []byte) []byte {
+// itself or there is nothing in it, and the IDs of the requests in it.
+func (g *gate) check(line []byte) ([]byte, []json.RawMessage) {
 	line = bytes.TrimPrefix(line, []byte("\ufeff"))
 	line = bytes.TrimSpace(line)
 	if len(line) == 0 {
-		return nil
+		return nil, nil
 	}
 	if !json.Valid(line) {
 		g.refuse(nil, jsonrpc.CodeParseError, "parse error: a line must hold one JSON-RPC message")
-		return nil
+		return nil, nil
 	}
 	if depth(line) > maxDepth {
 		g.refuse(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("JSON nested deeper than %d levels", maxDepth))
-		return nil
+		return nil, nil
 	}
 	if line[0] == '[' {
 		if g.version != "2024-11-05" && g.version != "2025-03-26" && g.version != "" {
 			g.refuse(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("JSON-RPC batches are not supported in protocol version %s: send one message per line", g.version))
-			return nil
+			return nil, nil
 		}
 		var batch []json.RawMessage
 		if err := json.Unmarshal(line, &batch); err != nil || len(batch) == 0 {
 			g.refuse(nil, jsonrpc.CodeInvalidRequest, "empty batch")
-			return nil
+			return nil, nil
 		}
 		ids := map[string]bool{}
 		for i, m := range batch {
 			id, ok := g.checkMessage(m)
 			if !ok {
-				return nil
+				return nil, nil
 			}
 			if id != nil && ids[string(id)] {
 				g.refuse(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("batch message %d repeats the ID %s", i+1, id))
-				return nil
+				return nil, nil
 			}
 			if id != nil {
 				ids[string(id)] = true
 			}
 		}
-		return line
+		var out []json.RawMessage
+		for id := range ids {
+			out = append(out, json.RawMessage(id))
+		}
+		return line, out
 	}
-	if _, ok := g.checkMessage(line); !ok {
-		return nil
+	id, ok := g.checkMessage(line)
+	if !ok {
+		return nil, nil
 	}
-	return line
+	if id == nil {
+		return line, nil
+	}
+	return line, []json.RawMessage{id}
 }
 
 // checkMessage checks one message (an object) as the SDK will read it,

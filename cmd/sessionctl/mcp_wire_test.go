@@ -213,3 +213,48 @@ func TestMCPWireIDs(t *testing.T) {
 		}
 	}
 }
+
+// TestMCPWireAnswersBeforeEOF: a client that writes its requests and
+// closes its end at once (a script: printf … | sessionctl mcp) gets an
+// answer to every one before the server exits 0. The SDK's transport
+// ended at the end of input and dropped the answers still being computed.
+func TestMCPWireAnswersBeforeEOF(t *testing.T) {
+	db := tempDB(t)
+	sessionctl(t, db, "import", "../../testdata/samples").mustSucceed(t)
+	in := []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":"three","method":"tools/call","params":{"name":"search","arguments":{"query":"the"}}}`,
+		`{"jsonrpc":"2.0","id":4e0,"method":"tools/call","params":{"name":"list_sessions","arguments":{"limit":5}}}`,
+		`{"jsonrpc":"2.0","id":5,"method":"ping"}`,
+	}
+	for round := range 3 {
+		cmd := exec.Command(buildSessionctl(t), "--db", db, "mcp")
+		cmd.Stdin = strings.NewReader(strings.Join(in, "\n") + "\n")
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("round %d: %v; stderr %s", round, err, stderr.String())
+		}
+		got := map[string]bool{}
+		for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			var m wireMsg
+			if err := json.Unmarshal([]byte(line), &m); err != nil || m.Result == nil {
+				t.Fatalf("round %d: not a result: %s", round, line)
+			}
+			got[string(m.ID)] = true
+			if string(m.ID) == "1" && strings.Contains(string(m.Result), "listChanged") {
+				// The tools and resources never change; no notification
+				// is ever sent.
+				t.Errorf("initialize advertises list-changed notifications: %s", m.Result)
+			}
+		}
+		for _, id := range []string{`1`, `2`, `"three"`, `4`, `5`} {
+			if !got[id] {
+				t.Errorf("round %d: no answer to request %s; got %v", round, id, got)
+			}
+		}
+	}
+}
