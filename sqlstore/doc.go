@@ -159,7 +159,14 @@
 //     function registered with the driver: exact phrase first, then BM25
 //     term frequency over text length. So matches are still exact
 //     case-insensitive substrings (identifiers, paths, error messages, CJK
-//     words inside unsegmented text). The candidates are read newest
+//     words inside unsegmented text). Case-insensitive means each rune
+//     lowered by itself (engine.Fold, PostgreSQL's lower too): "istanbul"
+//     finds "İstanbul" and "kelvin" the Kelvin sign, but final ς is not σ
+//     and "é" is not "e" plus a combining accent (no normalization). The
+//     tokenizer folds with its own tables (it leaves İ alone), so each
+//     trigram asks for every spelling of it that lowers alike, and LIKE,
+//     which folds ASCII only and stops at a NUL, lets through a row with a
+//     NUL and has a wildcard for i and k. The candidates are read newest
 //     first, each checked as it is read (LIKE first for ASCII terms), until
 //     1,000 verified hits per index are found (the blocks of 1,000 that
 //     cover a deep page) or the candidates end: a word found in most

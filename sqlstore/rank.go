@@ -3,7 +3,6 @@ package sqlstore
 import (
 	"database/sql/driver"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"modernc.org/sqlite"
@@ -17,13 +16,15 @@ import (
 //
 //	sessiondb_rank(text, terms, phrase)
 //
+// text is best passed CAST AS BLOB: the driver hands a function a text
+// argument up to its first NUL only, and extracted text can hold one.
 // terms are the query's terms joined by U+001F (a query cannot contain
 // control characters). It returns 0 when some term does not occur in text,
 // else a positive score: engine.ExactBonus when the whole query occurs as one
 // phrase, plus a BM25-like term-frequency score normalised by text length
 // (the index keeps no frequencies, so they are counted here). Matching
-// folds case rune by rune, as the trigram tokenizer does, so "MONTRÉAL"
-// finds "Montréal".
+// lowers every rune by itself (engine.Fold, the rule of both backends), so
+// "MONTRÉAL" finds "Montréal".
 //
 // It is not part of the schema: sqlite3 users never need it (they can
 // MATCH the index and use instr on entries.text).
@@ -40,7 +41,13 @@ const (
 )
 
 func rankFunc(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
-	text, _ := args[0].(string)
+	var text string
+	switch v := args[0].(type) {
+	case string:
+		text = v
+	case []byte: // the text CAST AS BLOB: a string argument ends at its first NUL
+		text = string(v)
+	}
 	terms, _ := args[1].(string)
 	phrase, _ := args[2].(string)
 	return rank(text, strings.Split(terms, "\x1f"), phrase), nil
@@ -67,13 +74,13 @@ func rank(text string, terms []string, phrase string) float64 {
 	return score
 }
 
-// fold lowers every rune (simple case folding, rune by rune, so byte
-// lengths may change but never split a rune).
+// fold is engine.Fold, with a fast path for text that has nothing to
+// lower.
 func fold(s string) string {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c >= utf8.RuneSelf || ('A' <= c && c <= 'Z') {
-			return strings.Map(unicode.ToLower, s)
+			return engine.Fold(s)
 		}
 	}
 	return s

@@ -101,15 +101,59 @@ func isASCII(s string) bool {
 	return true
 }
 
-// trigramMatch builds the FTS5 query for terms: every chosen trigram of
-// every term, each a quoted string (so no character of the input is query
-// syntax), joined with AND.
+// maxTrigramVariants bounds the spellings of one trigram the index query
+// asks for (see trigramMatch); a trigram with more is not used.
+const maxTrigramVariants = 16
+
+// trigramVariants returns every spelling of the trigram tri that a text
+// search finds for it can hold (engine.FoldClass of each rune), each a
+// quoted FTS5 string, or nil when there are more than
+// maxTrigramVariants. The tokenizer folds case with its own tables, which
+// differ from Go's lowering (it leaves İ as it is, which Go lowers to i,
+// and knows no case pair newer than its Unicode version): asking for every
+// spelling finds the row whatever the tokenizer made of it. ASCII capitals
+// are left out: the tokenizer folds ASCII exactly as Go does.
+func trigramVariants(tri []rune) []string {
+	out := []string{""}
+	for _, r := range tri {
+		var next []string
+		for _, c := range engine.FoldClass(r) {
+			if 'A' <= c && c <= 'Z' {
+				continue
+			}
+			for _, p := range out {
+				next = append(next, p+string(c))
+			}
+		}
+		if len(next) > maxTrigramVariants {
+			return nil
+		}
+		out = next
+	}
+	for i, v := range out {
+		out[i] = `"` + strings.ReplaceAll(v, `"`, `""`) + `"`
+	}
+	return out
+}
+
+// trigramMatch builds the FTS5 query for terms: for each term, up to
+// maxTrigramsPerTerm of its trigrams (the first and the last among them),
+// each the OR of its spellings (trigramVariants; every one a quoted
+// string, so no character of the input is query syntax), all joined with
+// AND. It returns "" when no term has a trigram it can ask for: the query
+// must then be answered by a scan.
 func trigramMatch(terms []string) string {
 	seen := map[string]bool{}
 	var parts []string
 	for _, t := range terms {
 		r := []rune(t)
-		n := len(r) - 2 // trigrams in the term
+		var usable [][]string
+		for i := 0; i+3 <= len(r); i++ {
+			if v := trigramVariants(r[i : i+3]); v != nil {
+				usable = append(usable, v)
+			}
+		}
+		n := len(usable)
 		step := 1
 		if n > maxTrigramsPerTerm {
 			step = (n + maxTrigramsPerTerm - 2) / (maxTrigramsPerTerm - 1)
@@ -118,14 +162,38 @@ func trigramMatch(terms []string) string {
 			if i+step >= n {
 				i = n - 1 // always the last one
 			}
-			tri := strings.ToLower(string(r[i : i+3]))
-			if !seen[tri] {
-				seen[tri] = true
-				parts = append(parts, `"`+strings.ReplaceAll(tri, `"`, `""`)+`"`)
+			part := usable[i][0]
+			if len(usable[i]) > 1 {
+				part = "(" + strings.Join(usable[i], " OR ") + ")"
+			}
+			if !seen[part] {
+				seen[part] = true
+				parts = append(parts, part)
 			}
 		}
 	}
 	return strings.Join(parts, " AND ")
+}
+
+// likePattern is a LIKE pattern (for ESCAPE '\') that every text holding
+// the ASCII term t matches: LIKE folds ASCII case only, so a rune that
+// search also finds spelled outside ASCII (i for İ, k for the Kelvin sign;
+// engine.ASCIIOnlyClass) becomes the wildcard _. exact is false when one
+// did: a row it matches must still be checked.
+func likePattern(t string) (pattern string, exact bool) {
+	var b strings.Builder
+	b.WriteByte('%')
+	exact = true
+	for _, c := range t {
+		if !engine.ASCIIOnlyClass(c) {
+			b.WriteByte('_')
+			exact = false
+			continue
+		}
+		b.WriteString(likeEscaper.Replace(string(c)))
+	}
+	b.WriteByte('%')
+	return b.String(), exact
 }
 
 // searchSQL builds the query over entries and summary messages. User terms
@@ -145,7 +213,7 @@ func searchSQL(terms []string, short bool, cursors [2]int64, opts sessiondb.Sear
 	var args []any
 	branch := func(from, cond string, summary int, cargs ...any) {
 		branches = append(branches, fmt.Sprintf(`SELECT x.id, x.session_id, %s AS seq, %d AS summary, x.kind, x.role,
-			x.created_at, sessiondb_rank(x.text, ?, ?) AS score FROM %s WHERE %s%s`,
+			x.created_at, sessiondb_rank(CAST(x.text AS BLOB), ?, ?) AS score FROM %s WHERE %s%s`,
 			map[int]string{0: "x.seq", 1: "0"}[summary], summary, from, cond, where))
 		args = append(args, packed, phrase)
 		args = append(args, cargs...)
@@ -156,19 +224,38 @@ func searchSQL(terms []string, short bool, cursors [2]int64, opts sessiondb.Sear
 	// LIKE, which SQLite runs far faster than a call into Go, drops most
 	// rows that lack a term before sessiondb_rank sees them; it folds
 	// ASCII case only, so only ASCII terms can use it.
-	likes, largs := "", []any{}
+	// LIKE also stops at a NUL, which SQLite's text can hold: a row with
+	// one passes and is checked by the rank.
+	var likeTerms []string
+	largs := []any{}
 	// check is what a row must pass besides LIKE to be a verified hit: a
-	// row that holds every ASCII term (LIKE) holds it for sessiondb_rank
-	// too, so only a query with another term needs the rank in the WHERE,
-	// which computes it a second time for the rows that pass.
-	check := ""
+	// row without a NUL that holds every ASCII term (LIKE, with no
+	// wildcard for a rune spelled outside ASCII) holds it for
+	// sessiondb_rank too, so only another row needs the rank in the
+	// WHERE, which computes it a second time for the rows that pass.
+	check := " AND (instr(x.text, char(0)) = 0 OR score > 0)"
 	for _, t := range terms {
 		if isASCII(t) {
-			likes += ` AND x.text LIKE ? ESCAPE '\'`
-			largs = append(largs, "%"+likeEscaper.Replace(t)+"%")
+			pattern, exact := likePattern(t)
+			likeTerms = append(likeTerms, `x.text LIKE ? ESCAPE '\'`)
+			largs = append(largs, pattern)
+			if !exact {
+				check = " AND score > 0"
+			}
 		} else {
 			check = " AND score > 0"
 		}
+	}
+	likes := ""
+	if len(likeTerms) > 0 {
+		likes = " AND (" + strings.Join(likeTerms, " AND ") + " OR instr(x.text, char(0)) > 0)"
+	}
+	match := ""
+	if !short {
+		// A query none of whose trigrams the index can be asked for is
+		// answered by the scan.
+		match = trigramMatch(terms)
+		short = match == ""
 	}
 	if short {
 		// Scan mode: every row of both tables.
@@ -183,11 +270,10 @@ func searchSQL(terms []string, short bool, cursors [2]int64, opts sessiondb.Sear
 		// common trigrams still finds its only hit, however many older
 		// candidates lack it, and a common term ranks its newest blocks
 		// of hits instead of every one.
-		match := trigramMatch(terms)
 		window := backend.SearchWindow(opts.Offset, limit)
 		verified := func(fts, from string, summary int) {
 			branches = append(branches, fmt.Sprintf(`SELECT * FROM (SELECT x.id, x.session_id, %s AS seq, %d AS summary,
-				x.kind, x.role, x.created_at, sessiondb_rank(x.text, ?, ?) AS score
+				x.kind, x.role, x.created_at, sessiondb_rank(CAST(x.text AS BLOB), ?, ?) AS score
 				FROM %s f JOIN %s x ON x.id = f.rowid
 				WHERE %s MATCH ?%s%s%s ORDER BY f.rowid DESC LIMIT ?)`,
 				map[int]string{0: "x.seq", 1: "0"}[summary], summary, fts, from, fts, likes, check, where))

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/sessiondb/sessiondb"
@@ -62,5 +63,58 @@ func TestReindex(t *testing.T) {
 	}
 	if hits, _ := s.Search(ctx, "visible", sessiondb.SearchOptions{}); len(hits) != 1 {
 		t.Fatalf("old text still expected to match: %+v", hits)
+	}
+}
+
+// TestSearchFoldsLikeTheScan: a hit is a text holding every term with each
+// rune lowered by itself (unicode.ToLower, as sessiondb_rank and
+// PostgreSQL compare), before and after the index has seen the row. LIKE,
+// the scan's prefilter, folds ASCII only and stops at a NUL, and the
+// trigram tokenizer folds İ and other runes otherwise than Go lowers them:
+// each dropped rows the contract finds (a text after a NUL; "istanbul" in
+// "İstanbul"; "İstanbul" itself once indexed).
+func TestSearchFoldsLikeTheScan(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(filepath.Join(t.TempDir(), "f.db"), &Options{Durability: DurabilityNormal, IndexDelay: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Commit(ctx, "f", sessiondb.Commit{Create: &sessiondb.Session{}, Append: []sessiondb.Entry{
+		{Body: []byte(`{"role":"user","content":"a\u0000 nulneedle"}`)},
+		say("user", "İstanbul trip"),
+		say("user", "\u212Aelvin units"),
+		say("user", "istanbul lower"),
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, pass := range []string{"unindexed", "indexed"} {
+		if pass == "indexed" {
+			if err := s.CatchUpIndex(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, tc := range []struct{ q, want string }{
+			{"nulneedle", "1"},
+			{"ne", "1"},
+			{"İstanbul", "2 4"},
+			{"İSTANBUL", "2 4"},
+			{"istanbul", "2 4"},
+			{"kelvin", "3"},
+			{"\u212Aelvin", "3"},
+		} {
+			hits, err := s.Search(ctx, tc.q, sessiondb.SearchOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []int64
+			for _, h := range hits {
+				got = append(got, h.Seq)
+			}
+			slices.Sort(got)
+			if fmt.Sprint(got) != "["+tc.want+"]" {
+				t.Errorf("%s: Search(%q) = %v, want [%s]", pass, tc.q, got, tc.want)
+			}
+		}
 	}
 }

@@ -1,0 +1,45 @@
+package engine
+
+import (
+	"slices"
+	"sync"
+	"unicode"
+)
+
+// Search compares text with every rune lowered by itself (unicode.ToLower),
+// on both backends (PostgreSQL's lower and ILIKE do the same). This file is
+// that rule; a backend that prefilters with something else (SQLite's
+// LIKE, which folds ASCII only, or its trigram tokenizer, which folds with
+// its own tables) asks FoldClass which runes its prefilter must let
+// through.
+
+// Fold lowers every rune of s by itself: two texts match where their Fold
+// does.
+func Fold(s string) string { return foldString(s) }
+
+// lowerInverse maps each lowered rune to the other runes that lower to it.
+var lowerInverse = sync.OnceValue(func() map[rune][]rune {
+	inv := map[rune][]rune{}
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if l := unicode.ToLower(r); l != r {
+			inv[l] = append(inv[l], r)
+		}
+	}
+	return inv
+})
+
+// FoldClass returns every rune that search takes for r: those that lower
+// to what r lowers to, the lowered rune first. For an ASCII letter other
+// than i and k it is just the letter's two cases; i also stands for İ
+// (U+0130) and k for the Kelvin sign (U+212A).
+func FoldClass(r rune) []rune {
+	l := unicode.ToLower(r)
+	return append([]rune{l}, lowerInverse()[l]...)
+}
+
+// ASCIIOnlyClass reports whether every rune of r's FoldClass is ASCII, so
+// that a comparison folding ASCII case only (SQLite's LIKE) finds every
+// text search finds for r.
+func ASCIIOnlyClass(r rune) bool {
+	return !slices.ContainsFunc(FoldClass(r), func(c rune) bool { return c >= 0x80 })
+}
