@@ -23,6 +23,7 @@ func searchTests() []testCase {
 		{name: "UsageLedger", fn: usageLedger},
 		{name: "NeverMisses", fn: searchNeverMisses},
 		{name: "DeepPagination", fn: searchDeepPagination},
+		{name: "Differential", fn: searchDifferential},
 	}
 }
 
