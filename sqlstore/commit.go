@@ -139,5 +139,11 @@ func (s *Store) describe(e sessiondb.Entry) (kind, role, text string) {
 	if e.Role != "" {
 		role = e.Role
 	}
-	return kind, role, text
+	// The text is made what both backends store (backend.CleanText: U+FFFD
+	// for a NUL, a byte that is not UTF-8 or a leading TextMarker): SQLite's
+	// LIKE and the functions the driver calls read text up to its first
+	// NUL, so search would not see what follows one. The body keeps the
+	// exact bytes. Rows written before keep their text until Reindex with
+	// reextract.
+	return kind, role, backend.CleanText(text)
 }

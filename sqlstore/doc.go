@@ -164,9 +164,12 @@
 //     finds "İstanbul" and "kelvin" the Kelvin sign, but final ς is not σ
 //     and "é" is not "e" plus a combining accent (no normalization). The
 //     tokenizer folds with its own tables (it leaves İ alone), so each
-//     trigram asks for every spelling of it that lowers alike, and LIKE,
-//     which folds ASCII only and stops at a NUL, lets through a row with a
-//     NUL and has a wildcard for i and k. The candidates are read newest
+//     trigram asks for every spelling of it that lowers alike, and the
+//     LIKE prefilter, which folds ASCII only, also lets through a row that
+//     holds İ or the Kelvin sign when a term has i or k (GLOB; such rows
+//     are ranked to decide). The extracted text holds no NUL (U+FFFD
+//     instead, backend.CleanText, as on PostgreSQL): LIKE and the rank
+//     would stop at one. The candidates are read newest
 //     first, each checked as it is read (LIKE first for ASCII terms), until
 //     1,000 verified hits per index are found (the blocks of 1,000 that
 //     cover a deep page) or the candidates end: a word found in most

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -175,25 +176,26 @@ func trigramMatch(terms []string) string {
 	return strings.Join(parts, " AND ")
 }
 
-// likePattern is a LIKE pattern (for ESCAPE '\') that every text holding
-// the ASCII term t matches: LIKE folds ASCII case only, so a rune that
-// search also finds spelled outside ASCII (i for İ, k for the Kelvin sign;
-// engine.ASCIIOnlyClass) becomes the wildcard _. exact is false when one
-// did: a row it matches must still be checked.
-func likePattern(t string) (pattern string, exact bool) {
-	var b strings.Builder
-	b.WriteByte('%')
-	exact = true
+// likeTerm is the prefilter of one ASCII term t (a condition on x.text
+// and its arguments): LIKE, which folds ASCII case only. Where search also
+// finds a rune of t spelled outside ASCII (i for İ, k for the Kelvin sign:
+// engine.FoldClass), a row that holds one of those spellings (GLOB)
+// passes too, and loose is true: such a row must still be checked. A row
+// that passes the LIKE holds t as search reads it.
+func likeTerm(t string) (cond string, args []any, loose bool) {
+	like := "%" + likeEscaper.Replace(t) + "%"
+	var others []rune
 	for _, c := range t {
-		if !engine.ASCIIOnlyClass(c) {
-			b.WriteByte('_')
-			exact = false
-			continue
+		for _, o := range engine.FoldClass(c) {
+			if o >= utf8.RuneSelf && !slices.Contains(others, o) {
+				others = append(others, o)
+			}
 		}
-		b.WriteString(likeEscaper.Replace(string(c)))
 	}
-	b.WriteByte('%')
-	return b.String(), exact
+	if len(others) == 0 {
+		return `x.text LIKE ? ESCAPE '\'`, []any{like}, false
+	}
+	return `(x.text LIKE ? ESCAPE '\' OR x.text GLOB ?)`, []any{like, "*[" + string(others) + "]*"}, true
 }
 
 // searchSQL builds the query over entries and summary messages. User terms
@@ -223,32 +225,37 @@ func searchSQL(terms []string, short bool, cursors [2]int64, opts sessiondb.Sear
 	block := backend.SearchBlock()
 	// LIKE, which SQLite runs far faster than a call into Go, drops most
 	// rows that lack a term before sessiondb_rank sees them; it folds
-	// ASCII case only, so only ASCII terms can use it.
-	// LIKE also stops at a NUL, which SQLite's text can hold: a row with
-	// one passes and is checked by the rank.
-	var likeTerms []string
-	largs := []any{}
-	// check is what a row must pass besides LIKE to be a verified hit: a
-	// row without a NUL that holds every ASCII term (LIKE, with no
-	// wildcard for a rune spelled outside ASCII) holds it for
-	// sessiondb_rank too, so only another row needs the rank in the
-	// WHERE, which computes it a second time for the rows that pass.
-	check := " AND (instr(x.text, char(0)) = 0 OR score > 0)"
+	// ASCII case only, so only ASCII terms can use it (likeTerm). Rows
+	// that pass are ranked, and the rows of score 0 dropped (v below).
+	likes, largs := "", []any{}
+	// exact is the LIKEs alone: a row that passes them holds every ASCII
+	// term for sessiondb_rank too. The window of verified hits (below)
+	// needs rows that are hits: check is what a row must pass besides the
+	// prefilter, the rank in the WHERE (computed a second time for the
+	// rows that pass) only where the LIKEs cannot decide.
+	exact, eargs := "", []any{}
+	check, cargs := "", []any{}
+	loose, other := false, false
 	for _, t := range terms {
-		if isASCII(t) {
-			pattern, exact := likePattern(t)
-			likeTerms = append(likeTerms, `x.text LIKE ? ESCAPE '\'`)
-			largs = append(largs, pattern)
-			if !exact {
-				check = " AND score > 0"
-			}
-		} else {
-			check = " AND score > 0"
+		if !isASCII(t) {
+			other = true
+			continue
 		}
+		cond, a, l := likeTerm(t)
+		likes += " AND " + cond
+		largs = append(largs, a...)
+		exact += ` AND x.text LIKE ? ESCAPE '\'`
+		eargs = append(eargs, a[0])
+		loose = loose || l
 	}
-	likes := ""
-	if len(likeTerms) > 0 {
-		likes = " AND (" + strings.Join(likeTerms, " AND ") + " OR instr(x.text, char(0)) > 0)"
+	switch {
+	case other:
+		check = " AND score > 0"
+	case loose:
+		// The LIKEs again first: a row that holds the terms in ASCII is
+		// not ranked twice.
+		check = " AND (" + strings.TrimPrefix(exact, " AND ") + " OR score > 0)"
+		cargs = eargs
 	}
 	match := ""
 	if !short {
@@ -279,6 +286,7 @@ func searchSQL(terms []string, short bool, cursors [2]int64, opts sessiondb.Sear
 				map[int]string{0: "x.seq", 1: "0"}[summary], summary, fts, from, fts, likes, check, where))
 			args = append(args, packed, phrase, match)
 			args = append(args, largs...)
+			args = append(args, cargs...)
 			args = append(args, fargs...)
 			args = append(args, window)
 		}

@@ -103,10 +103,12 @@ func DecodeText(s string) string {
 func isOctal(c byte) bool { return '0' <= c && c <= '7' }
 
 // CleanText is text derived from a body (the role and plain text kept for
-// search), made storable in PostgreSQL by repair rather than escape: a
+// search), made storable by repair rather than escape, on both backends: a
 // NUL, a byte that is not UTF-8 and a leading TextMarker each become
-// U+FFFD, so the derived columns never need DecodeText and ILIKE matches
-// them as they read. The body keeps the exact bytes.
+// U+FFFD, so the derived columns never need DecodeText, PostgreSQL's
+// ILIKE matches them as they read, and SQLite's LIKE and functions, which
+// read text up to its first NUL, see all of it. The body keeps the exact
+// bytes.
 func CleanText(s string) string {
 	if !needsEscape(s) {
 		return s

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"slices"
 	"sync"
 	"unicode"
 )
@@ -35,11 +34,4 @@ var lowerInverse = sync.OnceValue(func() map[rune][]rune {
 func FoldClass(r rune) []rune {
 	l := unicode.ToLower(r)
 	return append([]rune{l}, lowerInverse()[l]...)
-}
-
-// ASCIIOnlyClass reports whether every rune of r's FoldClass is ASCII, so
-// that a comparison folding ASCII case only (SQLite's LIKE) finds every
-// text search finds for r.
-func ASCIIOnlyClass(r rune) bool {
-	return !slices.ContainsFunc(FoldClass(r), func(c rune) bool { return c >= 0x80 })
 }
