@@ -68,7 +68,10 @@ func searchSQL(terms []string, phrase string, short bool, opts sessiondb.SearchO
 	// reweigh the terms against each other; it is left out, which spares
 	// counting the matching rows.
 	rank := "0.0::float8"
-	order := "exact DESC, h.created_at DESC, h.session_id, h.seq"
+	// Ties end at the row itself (summary messages share seq 0), so that
+	// pages of any size neither repeat nor skip a hit.
+	const tie = ", h.summary, h.id"
+	order := "exact DESC, h.created_at DESC, h.session_id, h.seq" + tie
 	block := "0" // scan mode: every row is read, one block
 	var rargs []any
 	if !short {
@@ -80,7 +83,7 @@ func searchSQL(terms []string, phrase string, short bool, opts sessiondb.SearchO
 			rargs = append(rargs, lt, utf8.RuneCountInString(lt), lt, utf8.RuneCountInString(lt))
 		}
 		rank = strings.Join(parts, " + ")
-		order = "h.block, exact DESC, rank DESC, h.session_id, h.seq"
+		order = "h.block, exact DESC, rank DESC, h.session_id, h.seq" + tie
 		block = backend.SearchBlock()
 	}
 	// With the trigram index, each table yields its verified hits (every
@@ -102,7 +105,7 @@ func searchSQL(terms []string, phrase string, short bool, opts sessiondb.SearchO
 			FROM (SELECT m.*, c.session_id FROM summary_messages m JOIN compactions c ON c.id = m.compaction_id) x
 			WHERE ` + where + cut + `)
 		), r AS (
-			SELECT h.session_id, h.seq, h.summary, h.kind, h.role, h.created_at, h.text,
+			SELECT h.id, h.session_id, h.seq, h.summary, h.kind, h.role, h.created_at, h.text,
 				strpos(lower(h.text), lower(?)) > 0 AS exact, ` + rank + ` AS rank, ` + block + ` AS block
 			FROM h
 		)

@@ -297,16 +297,17 @@ func searchSQL(terms []string, short bool, cursors [2]int64, opts sessiondb.Sear
 	}
 	// The rank is computed once per candidate (MATERIALIZED), then the
 	// hits are numbered into ranking blocks (backend.SearchBlock), the
-	// page is cut, and only the page's rows read their text for the
+	// page is cut (ties end at the row itself: summary messages share seq
+	// 0, and a page must neither repeat nor skip a hit), and only the page's rows read their text for the
 	// snippet and their session's title.
 	q := `WITH h AS MATERIALIZED (` + strings.Join(branches, "\nUNION ALL\n") + `),
 		v AS (SELECT *, ` + block + ` AS block FROM h WHERE score > 0)
 		SELECT h.id, h.session_id, h.seq, h.summary, h.kind, h.role, h.created_at, h.score, s.title,
 			CASE WHEN h.summary THEN (SELECT text FROM summary_messages WHERE id = h.id)
 				ELSE (SELECT text FROM entries WHERE id = h.id) END AS snippet
-		FROM (SELECT * FROM v ORDER BY ` + order + ` LIMIT ? OFFSET ?) h
+		FROM (SELECT * FROM v ORDER BY ` + order + `, summary, id LIMIT ? OFFSET ?) h
 		JOIN sessions s ON s.id = h.session_id
-		ORDER BY ` + strings.ReplaceAll(strings.ReplaceAll(order, "created_at", "h.created_at"), "block, ", "h.block, ")
+		ORDER BY ` + strings.ReplaceAll(strings.ReplaceAll(order, "created_at", "h.created_at"), "block, ", "h.block, ") + `, h.summary, h.id`
 	args = append(args, limit, opts.Offset)
 	return q, args
 }

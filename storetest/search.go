@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/sessiondb/sessiondb"
 )
@@ -15,6 +16,7 @@ func searchTests() []testCase {
 	return []testCase{
 		{name: "MixedLanguages", fn: searchMixedLanguages},
 		{name: "Pagination", fn: searchPagination},
+		{name: "TiedPagination", fn: searchTiedPagination},
 		{name: "HostileQueries", fn: searchHostileQueries},
 		{name: "ExactPhraseFirst", fn: searchRanksExactPhraseFirst},
 		{name: "ForgetsDeletedAndPruned", fn: searchForgetsDeletedAndPruned},
@@ -114,6 +116,46 @@ func searchPagination(t *testing.T, s sessiondb.Store) {
 	}
 	if len(seen) != 25 {
 		t.Fatalf("pages covered %d entries, want 25", len(seen))
+	}
+}
+
+// searchTiedPagination pages one hit at a time through hits that tie on
+// everything the order names before the row itself: summary messages of
+// one compaction (all at seq 0 of one session), of one length and one
+// time, each holding the term once. Every one must come exactly once.
+func searchTiedPagination(t *testing.T, s sessiondb.Store) {
+	ctx := bg(t)
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	var summary []sessiondb.Entry
+	for i := range 7 {
+		e := say("system", fmt.Sprintf("tiedterm summary %c", 'a'+i))
+		e.CreatedAt = at
+		summary = append(summary, e)
+	}
+	if _, err := s.Commit(ctx, "tie", sessiondb.Commit{Create: &sessiondb.Session{},
+		Append: []sessiondb.Entry{say("user", "hello"), say("user", "world")}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Compact(ctx, "tie", sessiondb.Compaction{KeepFromSeq: 2, Summary: summary}); err != nil {
+		t.Fatal(err)
+	}
+	for _, limit := range []int{1, 2, 3} {
+		seen := map[string]bool{}
+		for off := 0; off < len(summary); off += limit {
+			hits, err := s.Search(ctx, "tiedterm", sessiondb.SearchOptions{Limit: limit, Offset: off})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, h := range hits {
+				if seen[h.Snippet] {
+					t.Fatalf("pages of %d: %q on two pages", limit, h.Snippet)
+				}
+				seen[h.Snippet] = true
+			}
+		}
+		if len(seen) != len(summary) {
+			t.Fatalf("pages of %d covered %d summary messages, want %d", limit, len(seen), len(summary))
+		}
 	}
 }
 
