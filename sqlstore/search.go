@@ -176,14 +176,13 @@ func trigramMatch(terms []string) string {
 	return strings.Join(parts, " AND ")
 }
 
-// likeTerm is the prefilter of one ASCII term t (a condition on x.text
-// and its arguments): LIKE, which folds ASCII case only. Where search also
-// finds a rune of t spelled outside ASCII (i for İ, k for the Kelvin sign:
-// engine.FoldClass), a row that holds one of those spellings (GLOB)
-// passes too, and loose is true: such a row must still be checked. A row
-// that passes the LIKE holds t as search reads it.
-func likeTerm(t string) (cond string, args []any, loose bool) {
-	like := "%" + likeEscaper.Replace(t) + "%"
+// likeTerm returns the prefilters of one ASCII term t: like, a LIKE
+// pattern (for ESCAPE '\'), which folds ASCII case only, and globs, a GLOB
+// pattern for each spelling outside ASCII of a rune of t that search also
+// finds (İ for i, the Kelvin sign for k: engine.FoldClass). A row that
+// passes the LIKE holds t as search reads it; one that passes a GLOB only
+// must still be checked.
+func likeTerm(t string) (like string, globs []any) {
 	var others []rune
 	for _, c := range t {
 		for _, o := range engine.FoldClass(c) {
@@ -192,10 +191,12 @@ func likeTerm(t string) (cond string, args []any, loose bool) {
 			}
 		}
 	}
-	if len(others) == 0 {
-		return `x.text LIKE ? ESCAPE '\'`, []any{like}, false
+	for _, o := range others {
+		// One GLOB per rune: SQLite runs GLOB '*K*' as a substring
+		// search, ten times faster than the class '*[İK]*' (measured).
+		globs = append(globs, "*"+string(o)+"*")
 	}
-	return `(x.text LIKE ? ESCAPE '\' OR x.text GLOB ?)`, []any{like, "*[" + string(others) + "]*"}, true
+	return "%" + likeEscaper.Replace(t) + "%", globs
 }
 
 // searchSQL builds the query over entries and summary messages. User terms
@@ -225,37 +226,36 @@ func searchSQL(terms []string, short bool, cursors [2]int64, opts sessiondb.Sear
 	block := backend.SearchBlock()
 	// LIKE, which SQLite runs far faster than a call into Go, drops most
 	// rows that lack a term before sessiondb_rank sees them; it folds
-	// ASCII case only, so only ASCII terms can use it (likeTerm). Rows
-	// that pass are ranked, and the rows of score 0 dropped (v below).
+	// ASCII case only, so only ASCII terms can use it (likeTerm), and a
+	// row with a spelling of the term outside ASCII passes by a GLOB. The
+	// rows that pass are ranked, and those of score 0 dropped (v below).
 	likes, largs := "", []any{}
-	// exact is the LIKEs alone: a row that passes them holds every ASCII
-	// term for sessiondb_rank too. The window of verified hits (below)
-	// needs rows that are hits: check is what a row must pass besides the
-	// prefilter, the rank in the WHERE (computed a second time for the
-	// rows that pass) only where the LIKEs cannot decide.
-	exact, eargs := "", []any{}
-	check, cargs := "", []any{}
-	loose, other := false, false
+	// The window of verified hits (below) needs rows that are hits:
+	// checks decides each ASCII term by its LIKE where it can, and by the
+	// rank (computed a second time for the rows that pass) where a GLOB let
+	// the row through or a term is not ASCII.
+	checks, cargs := "", []any{}
+	other := false
 	for _, t := range terms {
 		if !isASCII(t) {
 			other = true
 			continue
 		}
-		cond, a, l := likeTerm(t)
-		likes += " AND " + cond
-		largs = append(largs, a...)
-		exact += ` AND x.text LIKE ? ESCAPE '\'`
-		eargs = append(eargs, a[0])
-		loose = loose || l
+		like, globs := likeTerm(t)
+		if len(globs) == 0 {
+			likes += ` AND x.text LIKE ? ESCAPE '\'`
+			checks += ` AND x.text LIKE ? ESCAPE '\'`
+			largs, cargs = append(largs, like), append(cargs, like)
+			continue
+		}
+		anyGlob := strings.Repeat(" OR x.text GLOB ?", len(globs))
+		likes += ` AND (x.text LIKE ? ESCAPE '\'` + anyGlob + ")"
+		largs = append(append(largs, like), globs...)
+		checks += ` AND CASE WHEN x.text LIKE ? ESCAPE '\' THEN 1 WHEN 0` + anyGlob + ` THEN score > 0 ELSE 0 END`
+		cargs = append(append(cargs, like), globs...)
 	}
-	switch {
-	case other:
-		check = " AND score > 0"
-	case loose:
-		// The LIKEs again first: a row that holds the terms in ASCII is
-		// not ranked twice.
-		check = " AND (" + strings.TrimPrefix(exact, " AND ") + " OR score > 0)"
-		cargs = eargs
+	if other {
+		checks += " AND score > 0"
 	}
 	match := ""
 	if !short {
@@ -282,10 +282,9 @@ func searchSQL(terms []string, short bool, cursors [2]int64, opts sessiondb.Sear
 			branches = append(branches, fmt.Sprintf(`SELECT * FROM (SELECT x.id, x.session_id, %s AS seq, %d AS summary,
 				x.kind, x.role, x.created_at, sessiondb_rank(CAST(x.text AS BLOB), ?, ?) AS score
 				FROM %s f JOIN %s x ON x.id = f.rowid
-				WHERE %s MATCH ?%s%s%s ORDER BY f.rowid DESC LIMIT ?)`,
-				map[int]string{0: "x.seq", 1: "0"}[summary], summary, fts, from, fts, likes, check, where))
+				WHERE %s MATCH ?%s%s ORDER BY f.rowid DESC LIMIT ?)`,
+				map[int]string{0: "x.seq", 1: "0"}[summary], summary, fts, from, fts, checks, where))
 			args = append(args, packed, phrase, match)
-			args = append(args, largs...)
 			args = append(args, cargs...)
 			args = append(args, fargs...)
 			args = append(args, window)
