@@ -167,9 +167,13 @@
 //     trigram asks for every spelling of it that lowers alike, and the
 //     LIKE prefilter, which folds ASCII only, also lets through a row that
 //     holds İ or the Kelvin sign when a term has i or k (GLOB; such rows
-//     are ranked to decide). The extracted text holds no NUL (U+FFFD
-//     instead, backend.CleanText, as on PostgreSQL): LIKE and the rank
-//     would stop at one. The candidates are read newest
+//     are ranked to decide). That costs the index's candidates nothing
+//     measurable, but a scan (below) GLOBs every row that fails the LIKE:
+//     a two-letter term with i or k took 2.4 s on bench workload 7's
+//     million entries, against 1.4 s for one without. The extracted text
+//     holds no NUL (U+FFFD instead, backend.CleanText, as on PostgreSQL):
+//     LIKE and the rank would stop at one; rows written before keep theirs
+//     until Reindex with reextract. The candidates are read newest
 //     first, each checked as it is read (LIKE first for ASCII terms), until
 //     1,000 verified hits per index are found (the blocks of 1,000 that
 //     cover a deep page) or the candidates end: a word found in most
