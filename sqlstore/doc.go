@@ -169,8 +169,9 @@
 //     holds İ or the Kelvin sign when a term has i or k (GLOB; such rows
 //     are ranked to decide). That costs the index's candidates nothing
 //     measurable, but a scan (below) GLOBs every row that fails the LIKE:
-//     a two-letter term with i or k took 2.4 s on bench workload 7's
-//     million entries, against 1.4 s for one without. The extracted text
+//     the two-letter term "ka" took 2.4 s on bench workload 7's million
+//     entries, against 1.4 s before (a term without i or k takes the path
+//     it took then). The extracted text
 //     holds no NUL (U+FFFD instead, backend.CleanText, as on PostgreSQL):
 //     LIKE and the rank would stop at one; rows written before keep theirs
 //     until Reindex with reextract. The candidates are read newest
