@@ -14,6 +14,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sessiondb/sessiondb/internal/jsonnest"
 )
 
 // StdioTransport is the MCP stdio transport (newline-delimited JSON-RPC
@@ -244,7 +246,7 @@ func (g *gate) check(line []byte) ([]byte, []json.RawMessage) {
 		g.refuse(nil, jsonrpc.CodeParseError, "parse error: a line must hold one JSON-RPC message")
 		return nil, nil
 	}
-	if depth(line) > maxDepth {
+	if jsonnest.Exceeds(line, maxDepth) {
 		g.refuse(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("JSON nested deeper than %d levels", maxDepth))
 		return nil, nil
 	}
@@ -359,30 +361,4 @@ func (g *gate) refuse(id json.RawMessage, code int64, message string) {
 		Error   jsonrpc.Error   `json:"error"`
 	}{"2.0", id, jsonrpc.Error{Code: code, Message: oneLine(message)}})
 	g.out.Write(append(b, '\n'))
-}
-
-// depth is the deepest nesting of arrays and objects in valid JSON.
-func depth(b []byte) int {
-	d, deepest, inString, escaped := 0, 0, false, false
-	for _, c := range b {
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '[' || c == '{':
-			d++
-			deepest = max(deepest, d)
-		case c == ']' || c == '}':
-			d--
-		}
-	}
-	return deepest
 }

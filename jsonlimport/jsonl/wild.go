@@ -16,6 +16,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/sessiondb/sessiondb/internal/jsonnest"
 )
 
 // WildScan is the state of one scan of a wild JSONL file. A reader embeds
@@ -142,31 +144,7 @@ const maxJSONDepth = 10000
 // nestedTooDeep reports whether b opens more than maxJSONDepth arrays and
 // objects at once (outside strings): why json.Valid refused a line that may
 // well be complete.
-func nestedTooDeep(b []byte) bool {
-	depth, inString, escaped := 0, false, false
-	for _, c := range b {
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '{' || c == '[':
-			if depth++; depth > maxJSONDepth {
-				return true
-			}
-		case c == '}' || c == ']':
-			depth--
-		}
-	}
-	return false
-}
+func nestedTooDeep(b []byte) bool { return jsonnest.Exceeds(b, maxJSONDepth) }
 
 // recoverObjects splits a damaged line at NUL runs and returns, for every
 // segment, the longest suffix that is a complete JSON object (a torn write
