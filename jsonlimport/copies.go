@@ -142,3 +142,61 @@ func isPrefixOf(path, of string, empty bool) (bool, error) {
 		}
 	}
 }
+
+// Two files of one session that both keep growing (a backup synced now
+// and then, and the live directory; see above) each keep their own import
+// record. When one of them continued the session, the other's record
+// still ends where its own last import did: the session's log then holds,
+// after that point, entries this file now reads again. skipLogged drops
+// them: the longest run of pd's new entries that the log already holds
+// right after the entries imported from this file (st) is counted as
+// imported from it (st and the entry digest advance over them; their
+// usage and compactions are dropped, as jsonl.TrimReread does for entries
+// imported before). A log that goes on with other entries (another writer
+// of the session) is left to the segment mapping of buildUnit.
+func skipLogged(ctx context.Context, store sessiondb.Store, sess sessiondb.Session, pd *Parsed, st *importState) error {
+	n := int64(st.Entries)
+	from := st.seqOf(n) + 1
+	if len(pd.Entries) == 0 || sess.LastSeq < from {
+		return nil
+	}
+	to := min(sess.LastSeq, from+int64(len(pd.Entries))-1)
+	logged, err := store.Entries(ctx, sess.ID, from, to)
+	if err != nil {
+		return err
+	}
+	k := 0
+	for k < len(logged) && logged[k].Seq == from+int64(k) && sameEntry(logged[k], pd.Entries[k]) {
+		k++
+	}
+	if k == 0 {
+		return nil
+	}
+	if h, ok := resumeDigest(*st); ok {
+		entryDigest(h, pd.Entries[:k])
+		st.Digest = digestState(h)
+	}
+	st.Entries += k
+	pd.Entries = pd.Entries[k:]
+	last := n + int64(k)
+	usage := pd.Usage[:0]
+	for _, u := range pd.Usage {
+		if u.Seq > last || (u.Seq == 0 && u.CallID != "") {
+			usage = append(usage, u)
+		}
+	}
+	pd.Usage = usage
+	var comps []sessiondb.Compaction
+	for i, c := range pd.Compactions {
+		if len(comps) > 0 || c.KeepFromSeq > last || c.AtSeq > last || i == len(pd.Compactions)-1 {
+			comps = append(comps, c)
+		}
+	}
+	pd.Compactions = comps
+	return nil
+}
+
+// sameEntry reports whether the logged entry a is the parsed entry b.
+func sameEntry(a, b sessiondb.Entry) bool {
+	return bytes.Equal(a.Body, b.Body) && (b.Kind == "" || a.Kind == b.Kind) && (b.Role == "" || a.Role == b.Role)
+}

@@ -117,7 +117,10 @@
 // import of that other file consumed (the file moved, or its backup was
 // imported before the live archive) continues the session as a file that
 // grew in place does, when its first entries read as those imported: only
-// the entries after them are appended (copies.go).
+// the entries after them are appended (copies.go). Each path keeps its own
+// record; when a file that grew finds after its last import entries the
+// log already holds (the other copy continued the session meanwhile), they
+// count as imported from it too and are not appended again.
 // Aliases are registered as the source lists them, shared ones included
 // (picoclaw puts "agent:main:main" on every routed session), so that the
 // store's Resolve returns what picoclaw's ResolveSessionKey returns. Only an

@@ -651,6 +651,12 @@ func prepare(ctx context.Context, store sessiondb.Store, p planned) *work {
 			w.mode, w.sess, w.prev, w.prevSt, w.prefix, w.movedFrom = modeReread, sess, prev, st, h, prev.Path
 		}
 	}
+	if w.mode == modeResume || w.mode == modeReread {
+		if err := skipLogged(ctx, store, w.sess, parsed, &w.prevSt); err != nil {
+			w.err = err
+			return w
+		}
+	}
 	if p.pricer != nil {
 		p.pricer.price(u.Path, parsed.Usage)
 	}
