@@ -232,6 +232,9 @@ type work struct {
 	// movedFrom is the file the session was imported from, when this new
 	// file continues it (copies.go): its record is prev.
 	movedFrom string
+	// freeID: modeNew and no session had the file's session ID when the
+	// unit was prepared, so whether it is a copy of one was not asked.
+	freeID bool
 }
 
 // Import reads the sessions under paths (files and directory trees) and
@@ -642,6 +645,9 @@ func prepare(ctx context.Context, store sessiondb.Store, p planned) *work {
 	}
 	w.parsed = parsed
 	if w.mode == modeNew {
+		if _, err := store.Get(ctx, parsed.Session.ID); errors.Is(err, sessiondb.ErrNotFound) {
+			w.freeID = true
+		}
 		if of := copyOf(ctx, store, u, parsed.Session.ID); of != "" {
 			w.mode, w.copyOf = modeCopy, of
 			return w
@@ -754,6 +760,11 @@ func buildUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool,
 			// replacement.
 			w.mode = modeReplace
 			w.sess = existing
+		case w.freeID:
+			// Another importer created it since the unit was prepared
+			// (two copies of one archive imported at once): prepare
+			// again, which asks whether this file is its copy.
+			return 0, nil, fmt.Errorf("session %q created meanwhile: %w", id, sessiondb.ErrExists)
 		default:
 			// Another source already uses this ID (the same archive in
 			// two places, or a native session): keep both.
