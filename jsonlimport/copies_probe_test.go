@@ -2,6 +2,9 @@ package jsonlimport
 
 import (
 	"context"
+	"github.com/sessiondb/sessiondb"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -59,4 +62,67 @@ func TestImportCopiesConcurrently(t *testing.T) {
 			}
 		})
 	}
+}
+
+// tearTree cuts every .jsonl file under dir in the middle of a line (at
+// 60% of its bytes): a copy taken while the tool was writing.
+func tearTree(t *testing.T, dir string) {
+	t.Helper()
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".jsonl") {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(path, data[:len(data)*6/10], 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestImportTornCopies: a copy cut in the middle of a line, imported
+// after the whole archive, adds nothing; imported before it, the whole
+// archive continues it.
+func TestImportTornCopies(t *testing.T) {
+	ctx := context.Background()
+	for _, root := range growthRoots {
+		for _, tornFirst := range []bool{false, true} {
+			name := filepath.Base(filepath.Dir(root)) + "/" + filepath.Base(root)
+			if tornFirst {
+				name += "/torn first"
+			}
+			t.Run(name, func(t *testing.T) {
+				tmp := t.TempDir()
+				full, torn := filepath.Join(tmp, "full"), filepath.Join(tmp, "torn")
+				stageTree(t, root, full, 1, 1)
+				stageTree(t, root, torn, 1, 1)
+				tearTree(t, torn)
+				since := time.Now().Add(-time.Second)
+				once := openStore(t)
+				if _, err := Import(ctx, once, []string{full}, Options{Jobs: 1}); err != nil {
+					t.Fatal(err)
+				}
+				s := openStore(t)
+				order := []string{full, torn}
+				if tornFirst {
+					order = []string{torn, full}
+				}
+				for _, dir := range order {
+					if _, err := Import(ctx, s, []string{dir}, Options{Jobs: 1}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if diff := cmp.Diff(want(t, once, since), jsonltest.GrowthSnapshot(t, s, since)); diff != "" {
+					t.Errorf("(-full alone +with torn copy):\n%s", diff)
+				}
+			})
+		}
+	}
+}
+
+func want(t *testing.T, s sessiondb.Store, since time.Time) map[string]jsonltest.GrowthSession {
+	return jsonltest.GrowthSnapshot(t, s, since)
 }
