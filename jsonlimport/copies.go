@@ -78,7 +78,13 @@ func continuation(ctx context.Context, store sessiondb.Store, follow *Follow, u 
 		return
 	}
 	prev, err = store.SourceFile(ctx, sess.SourcePath)
-	if err != nil || prev.SessionID != sess.ID || prev.Offset <= 0 || fi.Size() < prev.Offset {
+	if err != nil || prev.SessionID != sess.ID || prev.Offset < 0 || fi.Size() < prev.Offset {
+		return
+	}
+	if prev.Offset == 0 && !sameSideFiles(u, sess.SourcePath) {
+		// Nothing consumed says nothing: only side files that are the
+		// other file's (a copy cut before its first complete line) tie
+		// this file to that session.
 		return
 	}
 	if json.Unmarshal(prev.State, &st) != nil {
@@ -95,6 +101,25 @@ func continuation(ctx context.Context, store sessiondb.Store, follow *Follow, u 
 		return
 	}
 	return sess, prev, st, h, true
+}
+
+// sameSideFiles reports whether u has side files and each holds the bytes
+// of the one at the same place relative to the file at of.
+func sameSideFiles(u Unit, of string) bool {
+	for _, x := range u.Extra {
+		rel, err := filepath.Rel(filepath.Dir(u.Path), x)
+		if err != nil {
+			return false
+		}
+		y := filepath.Join(filepath.Dir(of), rel)
+		if ok, err := isPrefixOf(x, y, true); err != nil || !ok {
+			return false
+		}
+		if ok, err := isPrefixOf(y, x, true); err != nil || !ok {
+			return false
+		}
+	}
+	return len(u.Extra) > 0
 }
 
 // isPrefixOf reports whether the bytes of the file at path are those of
