@@ -126,3 +126,73 @@ func TestImportTornCopies(t *testing.T) {
 func want(t *testing.T, s sessiondb.Store, since time.Time) map[string]jsonltest.GrowthSession {
 	return jsonltest.GrowthSnapshot(t, s, since)
 }
+
+// TestImportBackupWithOlderMeta: picoclaw's TruncateHistory rewrote the
+// meta of the live archive (skip, a summary, a later updated_at) and left
+// the .jsonl as it was; a backup taken before holds the old meta. The
+// backup imported after the live archive changes nothing (it must not
+// undo the truncation nor drop the summary); imported before it, the live
+// archive's meta wins, as after one import of it.
+func TestImportBackupWithOlderMeta(t *testing.T) {
+	ctx := context.Background()
+	for _, backupFirst := range []bool{false, true} {
+		name := "live first"
+		if backupFirst {
+			name = "backup first"
+		}
+		t.Run(name, func(t *testing.T) {
+			tmp := t.TempDir()
+			live, backup := filepath.Join(tmp, "live"), filepath.Join(tmp, "backup")
+			copyTree(t, picoDir, live)
+			copyTree(t, picoDir, backup)
+			meta := filepath.Join(live, "agent_main_cli_direct_alice.meta.json")
+			data, err := os.ReadFile(meta)
+			if err != nil {
+				t.Fatal(err)
+			}
+			edited := strings.NewReplacer(`"skip": 0`, `"skip": 4`, `"summary": ""`, `"summary": "Alice asked twice."`,
+				`"updated_at": "2026-11-29T12:32:44.301370927Z"`, `"updated_at": "2026-11-30T08:00:00Z"`).Replace(string(data))
+			if strings.Count(edited, "Alice asked") != 1 || !strings.Contains(edited, `"skip": 4`) || !strings.Contains(edited, "2026-11-30") {
+				t.Fatalf("meta not edited: %s", edited)
+			}
+			if err := os.WriteFile(meta, []byte(edited), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			since := time.Now().Add(-time.Second)
+			once := openStore(t)
+			if _, err := Import(ctx, once, []string{live}, Options{Jobs: 1}); err != nil {
+				t.Fatal(err)
+			}
+			s := openStore(t)
+			order := []string{live, backup}
+			if backupFirst {
+				order = []string{backup, live}
+			}
+			for _, dir := range order {
+				if _, err := Import(ctx, s, []string{dir}, Options{Jobs: 1}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got := jsonltest.GrowthSnapshot(t, s, since)
+			w := want(t, once, since)
+			if !backupFirst {
+				// The live archive's import left a truncation compaction
+				// in place; compare what a reader sees.
+				if diff := cmp.Diff(w["agent:main:cli:direct:alice"].Transcript, got["agent:main:cli:direct:alice"].Transcript); diff != "" {
+					t.Errorf("the older backup changed the transcript (-live alone +then backup):\n%s", diff)
+				}
+				if g := got["agent:main:cli:direct:alice"].Summary; g != "Alice asked twice." {
+					t.Errorf("summary %q after the older backup, want the live one's", g)
+				}
+			}
+			if len(got) != len(w) {
+				t.Errorf("%d sessions, want %d", len(got), len(w))
+			}
+			if backupFirst {
+				if diff := cmp.Diff(w["agent:main:cli:direct:alice"].Transcript, got["agent:main:cli:direct:alice"].Transcript); diff != "" {
+					t.Errorf("(-live alone +backup then live):\n%s", diff)
+				}
+			}
+		})
+	}
+}
