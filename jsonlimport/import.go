@@ -653,6 +653,14 @@ func prepare(ctx context.Context, store sessiondb.Store, p planned) *work {
 			return w
 		}
 		if sess, prev, st, h, ok := continuation(ctx, store, p.follow, u, fi, parsed); ok {
+			if len(parsed.Entries) == 0 && !parsed.Session.UpdatedAt.After(sess.UpdatedAt) {
+				// Nothing new, and its side files are not newer than
+				// what was imported (a backup of a picoclaw archive
+				// taken before TruncateHistory rewrote its meta): a
+				// copy, which must not undo what the session has.
+				w.mode, w.copyOf = modeCopy, prev.Path
+				return w
+			}
 			p.follow.count(func(s *FollowStats) { s.Rereads++ })
 			w.mode, w.sess, w.prev, w.prevSt, w.prefix, w.movedFrom = modeReread, sess, prev, st, h, prev.Path
 		}
