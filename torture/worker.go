@@ -1,6 +1,7 @@
 package torture
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -598,9 +599,11 @@ func (g *goroutine) read(ctx context.Context, sid string, paired bool) {
 	}
 }
 
-// importSample imports a private copy of the sample picoclaw session: a
-// new path each time, so each import creates one session (the importer
-// suffixes the ID of a session seen at another path).
+// importSample imports a private variant of the sample picoclaw session:
+// a new path each time, its first message marked with the op, so that each
+// import creates one session (the importer suffixes the ID of a session
+// seen at another path; an unmarked copy would be skipped as a copy of the
+// first, see jsonlimport/copies.go).
 func (g *goroutine) importSample(ctx context.Context) {
 	op := g.opID()
 	dir := filepath.Join(g.w.importDir, op)
@@ -610,6 +613,9 @@ func (g *goroutine) importSample(ctx context.Context) {
 	}
 	for _, suffix := range []string{".jsonl", ".meta.json"} {
 		data, err := os.ReadFile(filepath.Join(g.w.sample, sampleBase+suffix))
+		if suffix == ".jsonl" {
+			data = markSample(data, op)
+		}
 		if err == nil {
 			err = os.WriteFile(filepath.Join(dir, sampleBase+suffix), data, 0o644)
 		}
@@ -637,6 +643,12 @@ func (g *goroutine) importSample(ctx context.Context) {
 		}
 		return nil
 	})
+}
+
+// markSample marks the first message of the sample's lines (or of its
+// first entry's body) with op; see importSample.
+func markSample(data []byte, op string) []byte {
+	return bytes.Replace(data, []byte(`"content":"`), []byte(`"content":"`+op+` `), 1)
 }
 
 // checkPaired verifies the paired-session invariant on one snapshot: the
