@@ -40,10 +40,12 @@ func TestMain(m *testing.M) {
 type step struct {
 	// Op: "append" (Data to File, created if needed), "replace" (Data
 	// written to a temporary file beside File, renamed over it), "truncate"
-	// (File rewritten in place with Data), "remove", "removeall", "mkdir".
+	// (File rewritten in place with Data), "remove", "removeall", "mkdir",
+	// "rename" (File moved to To).
 	Op    string `json:"op"`
 	File  string `json:"file"`
 	Data  []byte `json:"data,omitempty"`
+	To    string `json:"to,omitempty"`       // "rename": the new path
 	Sleep int    `json:"sleep_ms,omitempty"` // after the step
 }
 
@@ -100,6 +102,11 @@ func (s step) do() error {
 		return os.RemoveAll(s.File)
 	case "mkdir":
 		return os.MkdirAll(s.File, 0o755)
+	case "rename":
+		if err := os.MkdirAll(filepath.Dir(s.To), 0o755); err != nil {
+			return err
+		}
+		return os.Rename(s.File, s.To)
 	}
 	return fmt.Errorf("unknown op %q", s.Op)
 }
