@@ -31,6 +31,21 @@ func (w *watcher) burst(ctx context.Context, paths map[string]change) error {
 		names = append(names, p)
 	}
 	sort.Strings(names)
+	// Followed directories that are gone lose their watches first: one
+	// moved within the tree keeps its inotify watch (it is by inode), so
+	// the watch added for its new path below is that same watch, and
+	// removing the old path's afterwards would end it (its files would
+	// then send no events).
+	gone := map[string]bool{}
+	for _, p := range names {
+		if _, ok := w.dirs[p]; !ok {
+			continue
+		}
+		if _, err := os.Lstat(p); err != nil {
+			w.dropWatches(p)
+			gone[p] = true
+		}
+	}
 	// names grows while it is walked: the files found in a new directory
 	// are handled as created files (their side-file owners elsewhere are
 	// claimed again too).
@@ -67,9 +82,8 @@ func (w *watcher) burst(ctx context.Context, paths map[string]change) error {
 			}
 			continue
 		case !exists:
-			if _, ok := w.dirs[p]; ok {
+			if gone[p] {
 				// A followed directory was deleted or moved away.
-				w.dropWatches(p)
 				for u := range w.units {
 					if isUnder(u, p) {
 						dirs[filepath.Dir(u)] = true
