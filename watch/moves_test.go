@@ -289,3 +289,29 @@ func TestRolloutRenamedOverAnother(t *testing.T) {
 	}
 	compareTranscripts(t, view(t, st), want)
 }
+
+// TestFolderMovedAndMadeAgain moves a folder being written within the
+// tree and at once makes a folder of the old name with a new session in
+// it: the moved file's new lines and the new file must both be imported
+// (the old path's watches were the moved folder's, so the new folder was
+// taken for one already followed, and the moved file's lines were lost).
+func TestFolderMovedAndMadeAgain(t *testing.T) {
+	root := t.TempDir()
+	st := newStore(t, t.TempDir())
+	startWatch(t, st, Options{Paths: []string{root}})
+	ls := lines(readFile(t, filepath.Join(codexDay, rollout1)))
+	h := len(ls) / 2
+	a := filepath.Join(root, "sessions", "2026", "01", "10", rollout1)
+	b := filepath.Join(root, "moved", "2026", "01", "10", rollout1)
+	r4 := "rollout-2026-01-10T09-30-00-019f26cb-0000-7000-8000-000000000004.jsonl"
+	c := filepath.Join(root, "sessions", "2026", "01", "10", r4)
+	runWriter(t, []step{{Op: "append", File: a, Data: bytesJoin(ls[:h])}})
+	waitFor(t, "the first half", func() bool { return caughtUp(st, a) })
+	steps := []step{{Op: "rename", File: filepath.Join(root, "sessions"), To: filepath.Join(root, "moved")}}
+	steps = append(steps, interleave(appendSteps(c, readFile(t, filepath.Join(codexDay, r4)), 20, 0, 0), appendSteps(b, bytesJoin(ls[h:]), 20, 0, 0))...)
+	runWriter(t, steps)
+	waitFor(t, "both files", func() bool { return caughtUp(st, b, c) })
+	want := oneShot(t, root)
+	waitFor(t, "transcripts", func() bool { return sameTranscripts(view(t, st), want) })
+	compareTranscripts(t, view(t, st), want)
+}
