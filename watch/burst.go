@@ -35,13 +35,16 @@ func (w *watcher) burst(ctx context.Context, paths map[string]change) error {
 	// moved within the tree keeps its inotify watch (it is by inode), so
 	// the watch added for its new path below is that same watch, and
 	// removing the old path's afterwards would end it (its files would
-	// then send no events).
+	// then send no events). So does one replaced by another directory
+	// (moved away and made again): its path's watches are the moved
+	// one's; the new directory is then followed as a new one.
 	gone := map[string]bool{}
 	for _, p := range names {
 		if _, ok := w.dirs[p]; !ok {
 			continue
 		}
-		if _, err := os.Lstat(p); err != nil {
+		fi, err := os.Lstat(p)
+		if err != nil || !fi.IsDir() || (w.dirIno[p] != 0 && inode(fi) != w.dirIno[p]) {
 			w.dropWatches(p)
 			gone[p] = true
 		}
@@ -63,6 +66,15 @@ func (w *watcher) burst(ctx context.Context, paths map[string]change) error {
 		}
 		fi, err := os.Lstat(p)
 		exists := err == nil
+		if gone[p] {
+			// A followed directory was deleted, moved away or replaced:
+			// the units that were in it are looked at again.
+			for u := range w.units {
+				if isUnder(u, p) {
+					dirs[filepath.Dir(u)] = true
+				}
+			}
+		}
 		switch {
 		case exists && fi.IsDir():
 			if _, ok := w.dirs[p]; !ok {
@@ -83,12 +95,6 @@ func (w *watcher) burst(ctx context.Context, paths map[string]change) error {
 			continue
 		case !exists:
 			if gone[p] {
-				// A followed directory was deleted or moved away.
-				for u := range w.units {
-					if isUnder(u, p) {
-						dirs[filepath.Dir(u)] = true
-					}
-				}
 				continue
 			}
 		}

@@ -73,6 +73,9 @@ func (w *watcher) addWatch(dir string) {
 	if _, ok := w.dirs[dir]; ok {
 		return
 	}
+	if fi, err := os.Lstat(dir); err == nil {
+		w.dirIno[dir] = inode(fi)
+	}
 	poll := w.fsw == nil && w.opts.addWatch == nil
 	if !poll {
 		if fsName := remoteFS(dir); fsName != "" {
@@ -123,6 +126,7 @@ func (w *watcher) dropWatches(dir string) {
 			continue
 		}
 		delete(w.dirs, d)
+		delete(w.dirIno, d)
 		if !polled && w.fsw != nil {
 			_ = w.fsw.Remove(d) // already gone when the directory was deleted
 		}

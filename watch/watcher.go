@@ -40,6 +40,7 @@ type watcher struct {
 	// dirs are the followed directories: false when watched by events,
 	// true when polled.
 	dirs     map[string]bool
+	dirIno   map[string]uint64 // each followed directory's inode when followed (0: unknown)
 	limitHit bool
 	said     map[string]bool // fallback reasons said
 
@@ -119,6 +120,7 @@ func run(ctx context.Context, store sessiondb.Store, opts Options, expose **watc
 		poll:      newPoller(q, opts.PollInterval),
 		errs:      &errList{q: q},
 		dirs:      map[string]bool{},
+		dirIno:    map[string]uint64{},
 		follow:    jsonlimport.NewFollow(),
 		said:      map[string]bool{},
 		units:     map[string]jsonlimport.Unit{},
