@@ -315,3 +315,26 @@ func TestFolderMovedAndMadeAgain(t *testing.T) {
 	waitFor(t, "transcripts", func() bool { return sameTranscripts(view(t, st), want) })
 	compareTranscripts(t, view(t, st), want)
 }
+
+// TestRewrittenInPlaceSlowly truncates a followed Claude Code file and
+// writes it again line by line in place (same lines): once caught up, the
+// usage totals must be the file's (the documented exception of a
+// replacement is the call count and the rows per model and day, not the
+// token and cost totals).
+func TestRewrittenInPlaceSlowly(t *testing.T) {
+	t.Skip("importer: after a replacement (file rewritten shorter in place) the usage rows of the old version stay and an import-correction row offsets them; lines appended later carry the same CallIDs, so their rows replace the old rows instead of adding: the totals stay those of the shorter version (also with two `sessionctl import` runs, without watch)")
+	root := t.TempDir()
+	st := newStore(t, t.TempDir())
+	startWatch(t, st, Options{Paths: []string{root}})
+	cc := filepath.Join(root, "-home-dev-proj", "5c2d8e41-0000-4000-8000-000000000001.jsonl")
+	ccl := readFile(t, filepath.Join(ccProject, filepath.Base(cc)))
+	runWriter(t, []step{{Op: "append", File: cc, Data: ccl}})
+	waitFor(t, "v1", func() bool { return caughtUp(st, cc) })
+	runWriter(t, append([]step{{Op: "truncate", File: cc, Sleep: 200}}, appendSteps(cc, ccl, 30, 3, 40)...))
+	waitFor(t, "v2", func() bool { return caughtUp(st, cc) })
+	want := oneShot(t, root)
+	for deadline := time.Now().Add(10 * time.Second); !sameTranscripts(view(t, st), want) && time.Now().Before(deadline); {
+		time.Sleep(50 * time.Millisecond)
+	}
+	compareTranscripts(t, view(t, st), want)
+}
