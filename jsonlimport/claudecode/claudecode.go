@@ -761,6 +761,12 @@ func (p *ccParser) readToolFiles(u jsonl.Unit, placed []ccPlaced, size int64) {
 	if size > 0 && int64(len(raw)) > size {
 		raw = raw[:size] // what the parse reads (Resume.Size)
 	}
+	if i := bytes.LastIndexByte(raw, '\n'); i+1 < len(raw) && !json.Valid(bytes.TrimSpace(raw[i+1:])) {
+		// A torn last line is not imported until it is complete: it
+		// names no file yet (its file would be placed before it, where
+		// one import of the finished transcript does not put it).
+		raw = raw[:i+1]
+	}
 	for _, x := range u.Extra {
 		f, ok := p.loadToolFile(x, at[filepath.Base(x)])
 		if !ok {
