@@ -2,7 +2,6 @@ package jsonlimport
 
 import (
 	"context"
-	"github.com/sessiondb/sessiondb"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -115,16 +114,12 @@ func TestImportTornCopies(t *testing.T) {
 						t.Fatal(err)
 					}
 				}
-				if diff := cmp.Diff(want(t, once, since), jsonltest.GrowthSnapshot(t, s, since)); diff != "" {
+				if diff := cmp.Diff(jsonltest.GrowthSnapshot(t, once, since), jsonltest.GrowthSnapshot(t, s, since)); diff != "" {
 					t.Errorf("(-full alone +with torn copy):\n%s", diff)
 				}
 			})
 		}
 	}
-}
-
-func want(t *testing.T, s sessiondb.Store, since time.Time) map[string]jsonltest.GrowthSession {
-	return jsonltest.GrowthSnapshot(t, s, since)
 }
 
 // TestImportBackupWithOlderMeta: picoclaw's TruncateHistory rewrote the
@@ -174,7 +169,7 @@ func TestImportBackupWithOlderMeta(t *testing.T) {
 				}
 			}
 			got := jsonltest.GrowthSnapshot(t, s, since)
-			w := want(t, once, since)
+			w := jsonltest.GrowthSnapshot(t, once, since)
 			if !backupFirst {
 				// The live archive's import left a truncation compaction
 				// in place; compare what a reader sees.
