@@ -38,50 +38,34 @@ import (
 // one session ID (the second imported under a derived ID) is compared with
 // the first only.
 
-// copyOf returns the path of the file imported as session id when the unit
-// u is a copy of it (see above), else "".
-func copyOf(ctx context.Context, store sessiondb.Store, u Unit, id string) string {
-	if sessiondb.ValidateID(id) != nil {
-		return ""
+// fromOtherFile reports whether the session existing was imported from
+// another file of u's format: the only one u can be a copy or the
+// continuation of.
+func fromOtherFile(existing sessiondb.Session, u Unit) bool {
+	return existing.SourcePath != "" && existing.SourcePath != u.Path && existing.SourceFormat == u.Format
+}
+
+// copyOf reports whether the unit u is a copy of the file the session
+// existing was imported from (see above; fromOtherFile holds).
+func copyOf(existing sessiondb.Session, u Unit) bool {
+	if ownsFile(existing, u) || !sideFilesOf(u, existing.SourcePath, false) {
+		return false
 	}
-	existing, err := store.Get(ctx, id)
-	if err != nil || existing.SourcePath == "" || existing.SourcePath == u.Path ||
-		existing.SourceFormat != u.Format || ownsFile(existing, u) {
-		return ""
-	}
-	for _, x := range u.Extra {
-		rel, err := filepath.Rel(filepath.Dir(u.Path), x)
-		if err != nil {
-			return ""
-		}
-		if ok, err := isPrefixOf(x, filepath.Join(filepath.Dir(existing.SourcePath), rel), true); err != nil || !ok {
-			return ""
-		}
-	}
-	if ok, err := isPrefixOf(u.Path, existing.SourcePath, len(u.Extra) > 0); err != nil || !ok {
-		return ""
-	}
-	return existing.SourcePath
+	ok, err := isPrefixOf(u.Path, existing.SourcePath, len(u.Extra) > 0)
+	return err == nil && ok
 }
 
 // continuation returns, when the file of u (stat fi, read whole into pd)
-// continues the session of its ID imported from another file (see above),
-// that session, the other file's import record and state, and the hash
+// continues the session sess imported from another file (see above;
+// fromOtherFile holds), that file's import record and state, and the hash
 // state after the bytes that record consumed; ok is false otherwise. On
 // success pd holds only the entries after those imported.
-func continuation(ctx context.Context, store sessiondb.Store, follow *Follow, u Unit, fi os.FileInfo, pd *Parsed) (sess sessiondb.Session, prev sessiondb.SourceFile, st importState, h hash.Hash, ok bool) {
-	if sessiondb.ValidateID(pd.Session.ID) != nil {
-		return
-	}
-	sess, err := store.Get(ctx, pd.Session.ID)
-	if err != nil || sess.SourcePath == "" || sess.SourcePath == u.Path || sess.SourceFormat != u.Format {
-		return
-	}
-	prev, err = store.SourceFile(ctx, sess.SourcePath)
+func continuation(ctx context.Context, store sessiondb.Store, follow *Follow, sess sessiondb.Session, u Unit, fi os.FileInfo, pd *Parsed) (prev sessiondb.SourceFile, st importState, h hash.Hash, ok bool) {
+	prev, err := store.SourceFile(ctx, sess.SourcePath)
 	if err != nil || prev.SessionID != sess.ID || prev.Offset < 0 || fi.Size() < prev.Offset {
 		return
 	}
-	if prev.Offset == 0 && !sameSideFiles(u, sess.SourcePath) {
+	if prev.Offset == 0 && (len(u.Extra) == 0 || !sideFilesOf(u, sess.SourcePath, true)) {
 		// Nothing consumed says nothing: only side files that are the
 		// other file's (a copy cut before its first complete line) tie
 		// this file to that session.
@@ -100,12 +84,13 @@ func continuation(ctx context.Context, store sessiondb.Store, follow *Follow, u 
 	if trimReread(pd, st) != "" {
 		return
 	}
-	return sess, prev, st, h, true
+	return prev, st, h, true
 }
 
-// sameSideFiles reports whether u has side files and each holds the bytes
-// of the one at the same place relative to the file at of.
-func sameSideFiles(u Unit, of string) bool {
+// sideFilesOf reports whether each side file of u holds the bytes of the
+// one at the same place relative to the file at of, or (unless exact)
+// their start.
+func sideFilesOf(u Unit, of string, exact bool) bool {
 	for _, x := range u.Extra {
 		rel, err := filepath.Rel(filepath.Dir(u.Path), x)
 		if err != nil {
@@ -115,11 +100,11 @@ func sameSideFiles(u Unit, of string) bool {
 		if ok, err := isPrefixOf(x, y, true); err != nil || !ok {
 			return false
 		}
-		if ok, err := isPrefixOf(y, x, true); err != nil || !ok {
+		if ok, err := isPrefixOf(y, x, true); exact && (err != nil || !ok) {
 			return false
 		}
 	}
-	return len(u.Extra) > 0
+	return true
 }
 
 // isPrefixOf reports whether the bytes of the file at path are those of

@@ -644,25 +644,32 @@ func prepare(ctx context.Context, store sessiondb.Store, p planned) *work {
 		return w
 	}
 	w.parsed = parsed
-	if w.mode == modeNew {
-		if _, err := store.Get(ctx, parsed.Session.ID); errors.Is(err, sessiondb.ErrNotFound) {
+	if w.mode == modeNew && sessiondb.ValidateID(parsed.Session.ID) == nil {
+		// Another file's session of this ID: is this file its copy, or
+		// its continuation (copies.go)? The session is read once for both.
+		existing, err := store.Get(ctx, parsed.Session.ID)
+		switch {
+		case errors.Is(err, sessiondb.ErrNotFound):
 			w.freeID = true
-		}
-		if of := copyOf(ctx, store, u, parsed.Session.ID); of != "" {
-			w.mode, w.copyOf = modeCopy, of
+		case err != nil || !fromOtherFile(existing, u):
+		case copyOf(existing, u):
+			w.mode, w.copyOf = modeCopy, existing.SourcePath
 			return w
-		}
-		if sess, prev, st, h, ok := continuation(ctx, store, p.follow, u, fi, parsed); ok {
-			if len(parsed.Entries) == 0 && !parsed.Session.UpdatedAt.After(sess.UpdatedAt) {
+		default:
+			prev, st, h, ok := continuation(ctx, store, p.follow, existing, u, fi, parsed)
+			switch {
+			case !ok:
+			case len(parsed.Entries) == 0 && !parsed.Session.UpdatedAt.After(existing.UpdatedAt):
 				// Nothing new, and its side files are not newer than
 				// what was imported (a backup of a picoclaw archive
 				// taken before TruncateHistory rewrote its meta): a
 				// copy, which must not undo what the session has.
 				w.mode, w.copyOf = modeCopy, prev.Path
 				return w
+			default:
+				p.follow.count(func(s *FollowStats) { s.Rereads++ })
+				w.mode, w.sess, w.prev, w.prevSt, w.prefix, w.movedFrom = modeReread, existing, prev, st, h, prev.Path
 			}
-			p.follow.count(func(s *FollowStats) { s.Rereads++ })
-			w.mode, w.sess, w.prev, w.prevSt, w.prefix, w.movedFrom = modeReread, sess, prev, st, h, prev.Path
 		}
 	}
 	if w.mode == modeResume || w.mode == modeReread {
