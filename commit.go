@@ -65,6 +65,12 @@ type Commit struct {
 	ClearInterrupt bool
 	// Usage rows are added to the usage ledger.
 	Usage []Usage
+	// ReplaceUsage makes Usage the session's whole ledger: its stored rows
+	// are deleted first, in the same transaction (an importer re-reading
+	// a file rewritten in place, whose calls are now the file's). Without
+	// Usage it empties the ledger. It changes nothing, and so is a no-op,
+	// when the ledger is empty and Usage is too.
+	ReplaceUsage bool
 	// Source records import provenance for a source file in the same
 	// transaction, so that an import and its bookkeeping land together.
 	Source *SourceFile

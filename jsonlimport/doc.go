@@ -94,12 +94,12 @@
 //     Old rows stay in the log for audit, as DESIGN.md requires of
 //     SetHistory. The branch forks (pi) whose tips the file still has get
 //     their branch's path in the same way; a fork whose tip is gone is
-//     kept as it was. The usage ledger has no replacement: the new file's
-//     rows are not written, and one row of provider "import-correction"
-//     (no model, dated as the session's update) adds the difference of
-//     the totals. The session's token and cost totals are the new file's;
-//     its rows per model and day, its call count and its 1-hour cache
-//     writes are not. When the totals did not change, nothing is added.
+//     kept as it was. The session's usage ledger is replaced too, in the
+//     same commit (sessiondb.Commit.ReplaceUsage): its rows become the
+//     new file's, so totals, calls, and rows per model and day are those
+//     of one import of the file. The ledger keeps no audit copy of the
+//     old rows: it answers "what did these calls cost", and the file no
+//     longer holds them.
 //
 // A file of a known format that holds nothing to import yet (an empty
 // .jsonl, a Claude Code file with no user or assistant line or no time, a

@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"hash"
-	"math"
 	"os"
 	"runtime"
 	"sort"
@@ -888,15 +887,9 @@ func buildUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool,
 		}
 		c.Usage = append(c.Usage, us)
 	}
-	if w.mode == modeReplace && !dryRun {
-		// The usage ledger is append-only: add the difference between the
-		// source's totals and the ledger's, so that the totals match.
-		tot, err := store.UsageTotals(ctx, id)
-		if err != nil {
-			return 0, problems, err
-		}
-		c.Usage = usageDelta(tot, c.Usage)
-	}
+	// A file rewritten in place replaces the session's ledger as it
+	// replaces its transcript: its calls are the file's now.
+	c.ReplaceUsage = w.mode == modeReplace
 	st.prefixMark = w.mark
 	stJSON, err := json.Marshal(st)
 	if err != nil {
@@ -1194,38 +1187,6 @@ func disambiguate(id, path string) string {
 		id = id[:sessiondb.MaxIDLen-len(suffix)]
 	}
 	return id + suffix
-}
-
-// usageDelta returns rows whose sum, added to the ledger totals tot, gives
-// the sum of rows. When the ledger already holds usage (a replaced session),
-// the rows collapse into one correcting row.
-func usageDelta(tot sessiondb.UsageTotals, rows []sessiondb.Usage) []sessiondb.Usage {
-	if tot.Calls == 0 && tot.InputTokens == 0 && tot.OutputTokens == 0 && tot.CacheReadTokens == 0 &&
-		tot.CacheWriteTokens == 0 && tot.ReasoningTokens == 0 && tot.Cost == 0 {
-		return rows
-	}
-	var want sessiondb.UsageTotals
-	for _, r := range rows {
-		want.Add(r)
-	}
-	d := sessiondb.Usage{
-		InputTokens:      want.InputTokens - tot.InputTokens,
-		OutputTokens:     want.OutputTokens - tot.OutputTokens,
-		CacheReadTokens:  want.CacheReadTokens - tot.CacheReadTokens,
-		CacheWriteTokens: want.CacheWriteTokens - tot.CacheWriteTokens,
-		ReasoningTokens:  want.ReasoningTokens - tot.ReasoningTokens,
-		Cost:             want.Cost - tot.Cost,
-		Provider:         "import-correction",
-	}
-	if math.Abs(d.Cost) <= 1e-9*math.Max(math.Abs(want.Cost), math.Abs(tot.Cost)) {
-		// The same costs summed in another order: no correction (a row
-		// counts as a call).
-		d.Cost = 0
-	}
-	if d == (sessiondb.Usage{Provider: d.Provider}) {
-		return nil
-	}
-	return []sessiondb.Usage{d}
 }
 
 // stampFiles fingerprints side files (missing ones get size -1).

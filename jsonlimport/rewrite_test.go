@@ -3,6 +3,7 @@ package jsonlimport
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -110,5 +111,62 @@ func TestImportRewriteBranchFork(t *testing.T) {
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("(-one import +rewritten):\n%s", d)
+	}
+}
+
+// TestImportShorterThenWhole: an archive imported whole, then with every
+// file rewritten shorter in place (cut to a prefix of its lines: a tool
+// that rewrites its file, a restore from backup), then grown back, ends as
+// one import of the whole archive, usage included: the replacement
+// replaces the ledger, so that the calls the grown file brings back count
+// once, under their models and days (the old ledger stayed, offset by one
+// "import-correction" row, and the calls written again replaced their old
+// rows: the totals stayed those of the shorter file).
+func TestImportShorterThenWhole(t *testing.T) {
+	ctx := context.Background()
+	for _, root := range growthRoots {
+		for _, stages := range [][]int{{3, 1, 3}, {3, 2, 3}, {3, 1, 2, 3}} {
+			t.Run(fmt.Sprintf("%s/%v", filepath.Base(filepath.Dir(root))+"/"+filepath.Base(root), stages), func(t *testing.T) {
+				tmp := t.TempDir()
+				since := time.Now().Add(-time.Second)
+				once := openStore(t)
+				whole := filepath.Join(tmp, "whole")
+				stageTree(t, root, whole, 3, 3)
+				if _, err := Import(ctx, once, []string{whole}, Options{Jobs: 1}); err != nil {
+					t.Fatal(err)
+				}
+				s := openStore(t)
+				dir := filepath.Join(tmp, "archive")
+				for _, k := range stages {
+					stageTree(t, root, dir, k, 3)
+					if _, err := Import(ctx, s, []string{dir}, Options{Jobs: 1}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				want, got := jsonltest.GrowthSnapshot(t, once, since), jsonltest.GrowthSnapshot(t, s, since)
+				// The replaced rows stay in the log for audit, so log
+				// positions differ: a fork's ForkSeq is compared as the
+				// parent's entry it names.
+				forkAt := func(m map[string]jsonltest.GrowthSession) map[string]jsonltest.GrowthEntry {
+					at := map[string]jsonltest.GrowthEntry{}
+					for id, s := range m {
+						if p, ok := m[s.ParentID]; ok && s.ForkSeq > 0 && s.ForkSeq <= int64(len(p.Log)) {
+							at[id] = p.Log[s.ForkSeq-1]
+						}
+					}
+					for id, s := range m {
+						s.Log, s.ForkSeq = nil, 0
+						m[id] = s
+					}
+					return at
+				}
+				if diff := cmp.Diff(forkAt(want), forkAt(got)); diff != "" {
+					t.Errorf("forks made at other entries (-once +stages):\n%s", diff)
+				}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("differs from one import of the whole archive (-once +stages):\n%s", diff)
+				}
+			})
+		}
 	}
 }

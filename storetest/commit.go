@@ -595,6 +595,67 @@ func usageTests() []testCase {
 		{name: "Totals", fn: testUsageTotals},
 		{name: "CallIDReplaces", fn: testUsageCallID},
 		{name: "CacheWrite1h", fn: testUsageCacheWrite1h},
+		{name: "Replace", fn: testUsageReplace},
+	}
+}
+
+// testUsageReplace: ReplaceUsage makes the commit's rows the session's
+// whole ledger (calls, models and days included), leaves other sessions'
+// rows alone, empties the ledger without rows, and is a no-op (no
+// Sequence bump) on an empty ledger without rows; a failing commit keeps
+// the old ledger.
+func testUsageReplace(t *testing.T, s sessiondb.Store) {
+	ctx := bg(t)
+	mustCreate(t, s, "u")
+	mustCreate(t, s, "v")
+	day2 := base.Add(48 * time.Hour)
+	mustCommit(t, s, "v", sessiondb.Commit{Usage: []sessiondb.Usage{{CallID: "m1", Model: "a", OutputTokens: 7}}})
+	mustCommit(t, s, "u", sessiondb.Commit{Append: msgs(1, 2), Usage: []sessiondb.Usage{
+		{CallID: "m1", Model: "a", InputTokens: 5, CreatedAt: base},
+		{CallID: "m2", Model: "a", InputTokens: 6, CreatedAt: base},
+		{Model: "old", InputTokens: 1000, Cost: 3, CreatedAt: base},
+	}})
+	sess := mustCommit(t, s, "u", sessiondb.Commit{ReplaceUsage: true, Usage: []sessiondb.Usage{
+		{CallID: "m2", Model: "b", InputTokens: 1, Seq: 2, CreatedAt: day2},
+		{Model: "c", OutputTokens: 2, Cost: 0.5, CreatedAt: day2},
+	}})
+	want := sessiondb.UsageTotals{Calls: 2, InputTokens: 1, OutputTokens: 2, Cost: 0.5}
+	if got, err := s.UsageTotals(ctx, "u"); err != nil || got != want {
+		t.Fatalf("UsageTotals after the replacement = %+v, %v; want %+v", got, err, want)
+	}
+	rows, err := s.UsageReport(ctx, sessiondb.UsageQuery{SessionID: "u", ByModel: true, ByDay: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		if r.Model != "b" && r.Model != "c" || r.Calls != 1 || r.Day != day2.Format(time.DateOnly) {
+			t.Errorf("report row after the replacement: %+v; want one call of b or c on %s", r, day2.Format(time.DateOnly))
+		}
+	}
+	if len(rows) != 2 {
+		t.Errorf("report has %d rows after the replacement, want 2: %+v", len(rows), rows)
+	}
+	if got, err := s.UsageTotals(ctx, "v"); err != nil || got.Calls != 1 || got.OutputTokens != 7 {
+		t.Errorf("other session's ledger = %+v, %v; want its one row", got, err)
+	}
+	// A commit that fails (a row naming an entry past the log) keeps the
+	// ledger as it was.
+	if _, err := s.Commit(ctx, "u", sessiondb.Commit{ReplaceUsage: true, Usage: []sessiondb.Usage{{Seq: 99, Model: "z"}}}); !errors.Is(err, sessiondb.ErrInvalid) {
+		t.Errorf("ReplaceUsage with a row past the log: %v; want ErrInvalid", err)
+	}
+	if got, err := s.UsageTotals(ctx, "u"); err != nil || got != want {
+		t.Errorf("UsageTotals after a failed replacement = %+v, %v; want %+v", got, err, want)
+	}
+	empty := mustCommit(t, s, "u", sessiondb.Commit{ReplaceUsage: true})
+	if empty.Sequence != sess.Sequence+1 {
+		t.Errorf("emptying the ledger: sequence %d, want %d", empty.Sequence, sess.Sequence+1)
+	}
+	if got, err := s.UsageTotals(ctx, "u"); err != nil || got != (sessiondb.UsageTotals{}) {
+		t.Errorf("UsageTotals after emptying = %+v, %v; want zero", got, err)
+	}
+	again := mustCommit(t, s, "u", sessiondb.Commit{ReplaceUsage: true})
+	if again.Sequence != empty.Sequence {
+		t.Errorf("emptying an empty ledger bumped the sequence %d -> %d; want a no-op", empty.Sequence, again.Sequence)
 	}
 }
 

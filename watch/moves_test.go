@@ -322,7 +322,6 @@ func TestFolderMovedAndMadeAgain(t *testing.T) {
 // replacement is the call count and the rows per model and day, not the
 // token and cost totals).
 func TestRewrittenInPlaceSlowly(t *testing.T) {
-	t.Skip("importer: after a replacement (file rewritten shorter in place) the usage rows of the old version stay and an import-correction row offsets them; lines appended later carry the same CallIDs, so their rows replace the old rows instead of adding: the totals stay those of the shorter version (also with two `sessionctl import` runs, without watch)")
 	root := t.TempDir()
 	st := newStore(t, t.TempDir())
 	startWatch(t, st, Options{Paths: []string{root}})

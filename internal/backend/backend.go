@@ -207,6 +207,20 @@ type Execer interface {
 	ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error)
 }
 
+// DeleteUsage deletes every usage row of session id (Commit.ReplaceUsage)
+// and returns how many there were.
+func DeleteUsage(ctx context.Context, tx Execer, id string) (int64, error) {
+	res, err := tx.ExecContext(ctx, `DELETE FROM usage WHERE session_id = ?`, id)
+	if err != nil {
+		return 0, fmt.Errorf("usage of %s: %w", id, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, fmt.Errorf("usage of %s: %w", id, err)
+	}
+	return n, nil
+}
+
 // InsertUsage adds u to session id's usage ledger, created being its
 // stored time. lastSeq is the session's LastSeq after the commit's
 // appends: u.Seq must lie in 0..lastSeq. A row with a CallID replaces the

@@ -413,6 +413,13 @@ func ApplyCommit(ctx context.Context, d Driver, ts backend.TextStore, tx Tx, id 
 		}
 		changed = true
 	}
+	if c.ReplaceUsage {
+		n, err := backend.DeleteUsage(ctx, tx, id)
+		if err != nil {
+			return sessiondb.Session{}, err
+		}
+		changed = changed || n > 0
+	}
 	for _, u := range c.Usage {
 		if err := InsertUsage(ctx, tx, id, lastSeq, u, now); err != nil {
 			return sessiondb.Session{}, err
