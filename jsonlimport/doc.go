@@ -99,7 +99,12 @@
 //     new file's, so totals, calls, and rows per model and day are those
 //     of one import of the file. The ledger keeps no audit copy of the
 //     old rows: it answers "what did these calls cost", and the file no
-//     longer holds them.
+//     longer holds them. But a file whose reader now names another
+//     session than the one recorded for its path (a Codex rollout renamed
+//     over another) holds that other session: it is imported as a new
+//     file would be (its own session, or that session's copy or
+//     continuation), and the path's old session stays as its file left
+//     it.
 //
 // A file of a known format that holds nothing to import yet (an empty
 // .jsonl, a Claude Code file with no user or assistant line or no time, a

@@ -234,6 +234,10 @@ type work struct {
 	// freeID: modeNew and no session had the file's session ID when the
 	// unit was prepared, so whether it is a copy of one was not asked.
 	freeID bool
+	// replaced is the path's record when the file now holds another
+	// session than the one recorded for its path (heldBy): the write
+	// expects it rather than no record.
+	replaced *sessiondb.SourceFile
 }
 
 // Import reads the sessions under paths (files and directory trees) and
@@ -643,6 +647,16 @@ func prepare(ctx context.Context, store sessiondb.Store, p planned) *work {
 		return w
 	}
 	w.parsed = parsed
+	if w.mode == modeReplace && !heldBy(w.sess, parsed.Session.ID, u.Path) && sessiondb.ValidateID(parsed.Session.ID) == nil {
+		// The file now holds another session (a Codex rollout renamed
+		// over another one): the session recorded for the path keeps
+		// what its file had, and the file is imported as a new file
+		// would be, as its own session or that session's copy or
+		// continuation. One import of the final files does the same.
+		rec := w.prev
+		w.replaced = &rec
+		w.mode, w.sess, w.prev, w.prevSt = modeNew, sessiondb.Session{}, sessiondb.SourceFile{}, importState{}
+	}
 	if w.mode == modeNew && sessiondb.ValidateID(parsed.Session.ID) == nil {
 		// Another file's session of this ID: is this file its copy, or
 		// its continuation (copies.go)? The session is read once for both.
@@ -709,6 +723,13 @@ func prepare(ctx context.Context, store sessiondb.Store, p planned) *work {
 	return w
 }
 
+// heldBy reports whether a file whose reader names the session id, at
+// path, holds the session sess recorded for the path: sess has that ID,
+// or the one an import derived from it for this path (disambiguate).
+func heldBy(sess sessiondb.Session, id, path string) bool {
+	return sess.ID == id || sess.ID == disambiguate(id, path)
+}
+
 // rewritesHeader reports whether f's tool rewrites the start of its files
 // in place as it appends (jsonl.HeaderRewriter).
 func rewritesHeader(f Format) bool {
@@ -751,7 +772,10 @@ func buildUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool,
 	// one transaction: the commit fails with ErrConflict (and writeUnit
 	// prepares again) if another importer recorded the file since.
 	expect := &sessiondb.SourceExpectation{Absent: true}
-	if w.mode != modeNew && w.movedFrom == "" {
+	switch {
+	case w.replaced != nil:
+		expect = &sessiondb.SourceExpectation{SHA256: w.replaced.SHA256, Offset: w.replaced.Offset}
+	case w.mode != modeNew && w.movedFrom == "":
 		expect = &sessiondb.SourceExpectation{SHA256: w.prev.SHA256, Offset: w.prev.Offset}
 	}
 

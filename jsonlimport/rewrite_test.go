@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -144,23 +146,7 @@ func TestImportShorterThenWhole(t *testing.T) {
 					}
 				}
 				want, got := jsonltest.GrowthSnapshot(t, once, since), jsonltest.GrowthSnapshot(t, s, since)
-				// The replaced rows stay in the log for audit, so log
-				// positions differ: a fork's ForkSeq is compared as the
-				// parent's entry it names.
-				forkAt := func(m map[string]jsonltest.GrowthSession) map[string]jsonltest.GrowthEntry {
-					at := map[string]jsonltest.GrowthEntry{}
-					for id, s := range m {
-						if p, ok := m[s.ParentID]; ok && s.ForkSeq > 0 && s.ForkSeq <= int64(len(p.Log)) {
-							at[id] = p.Log[s.ForkSeq-1]
-						}
-					}
-					for id, s := range m {
-						s.Log, s.ForkSeq = nil, 0
-						m[id] = s
-					}
-					return at
-				}
-				if diff := cmp.Diff(forkAt(want), forkAt(got)); diff != "" {
+				if diff := cmp.Diff(forksAt(want), forksAt(got)); diff != "" {
 					t.Errorf("forks made at other entries (-once +stages):\n%s", diff)
 				}
 				if diff := cmp.Diff(want, got); diff != "" {
@@ -169,4 +155,155 @@ func TestImportShorterThenWhole(t *testing.T) {
 			})
 		}
 	}
+}
+
+// forksAt drops the logs of the sessions of m, where the rows a
+// replacement replaced stay for audit, so that log positions differ
+// between two stores: it returns the parent's entry each fork's ForkSeq
+// names, to compare instead, and zeroes the ForkSeq.
+func forksAt(m map[string]jsonltest.GrowthSession) map[string]jsonltest.GrowthEntry {
+	at := map[string]jsonltest.GrowthEntry{}
+	for id, s := range m {
+		if p, ok := m[s.ParentID]; ok && s.ForkSeq > 0 && s.ForkSeq <= int64(len(p.Log)) {
+			at[id] = p.Log[s.ForkSeq-1]
+		}
+	}
+	for id, s := range m {
+		s.Log, s.ForkSeq = nil, 0
+		m[id] = s
+	}
+	return at
+}
+
+// TestImportFileNowHoldsAnotherSession: a session file renamed over
+// another followed file of its format (Codex rollouts are named by time
+// and ID, and a tool or a user can move one onto another), then grown.
+// The path's file now holds another session: importing it again must not
+// make the path's old session's transcript the other session's lines.
+// The result equals one import of the final files for every session they
+// hold; the session whose file is gone stays as its file left it.
+func TestImportFileNowHoldsAnotherSession(t *testing.T) {
+	ctx := context.Background()
+	for _, root := range growthRoots {
+		a, b := twoSessionFiles(t, root)
+		t.Run(filepath.Base(filepath.Dir(root))+"/"+filepath.Base(root), func(t *testing.T) {
+			tmp := t.TempDir()
+			since := time.Now().Add(-time.Second)
+			dir := filepath.Join(tmp, "archive")
+			copyTree(t, root, dir)
+			// As in stageTree: a pi /fork file cannot be older than the
+			// entries it copied from its parent's file.
+			for _, name := range []string{"damaged.jsonl", "fork-of-branched.jsonl"} {
+				if err := os.RemoveAll(filepath.Join(dir, name)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			ra, err := filepath.Rel(root, a)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rb, _ := filepath.Rel(root, b)
+			pa, pb := filepath.Join(dir, ra), filepath.Join(dir, rb)
+			whole, err := os.ReadFile(pa)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := bytes.SplitAfter(whole, []byte("\n"))
+			head := bytes.Join(lines[:(len(lines)+1)/2], nil)
+			if err := os.WriteFile(pa, head, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			s := openStore(t)
+			if _, err := Import(ctx, s, []string{dir}, Options{Jobs: 1}); err != nil {
+				t.Fatal(err)
+			}
+			before := jsonltest.GrowthSnapshot(t, s, since)
+			atB, err := s.SourceFile(ctx, pb)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(pa, pb); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(pb, whole, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			rep, err := Import(ctx, s, []string{dir}, Options{Jobs: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			once := openStore(t)
+			if _, err := Import(ctx, once, []string{dir}, Options{Jobs: 1}); err != nil {
+				t.Fatal(err)
+			}
+			want, got := jsonltest.GrowthSnapshot(t, once, since), jsonltest.GrowthSnapshot(t, s, since)
+			wantAt, gotAt := forksAt(want), forksAt(got)
+			for id, at := range wantAt {
+				if diff := cmp.Diff(at, gotAt[id]); diff != "" {
+					t.Errorf("fork %s made at another entry (-once +twice):\n%s", id, diff)
+				}
+			}
+			forksAt(before)
+			for id, g := range got {
+				w, ok := want[id]
+				if ok && id == atB.SessionID {
+					// The file of the path's session was replaced (its
+					// format names sessions by file name): a session's
+					// CreatedAt is not patched (doc.go).
+					g.CreatedAt = w.CreatedAt
+				}
+				if !ok {
+					w, ok = before[id] // its file is gone: as it was
+				}
+				if !ok {
+					t.Errorf("session %s is in neither one import of the final files nor the first import", id)
+					continue
+				}
+				if diff := cmp.Diff(w, g); diff != "" {
+					t.Errorf("session %s (-want +got):\n%s", id, diff)
+				}
+			}
+			for id := range want {
+				if _, ok := got[id]; !ok {
+					t.Errorf("session %s missing", id)
+				}
+			}
+			if t.Failed() {
+				t.Logf("second import: %+v", rep)
+			}
+		})
+	}
+}
+
+// twoSessionFiles returns two session files of one folder of the archive
+// root, in name order.
+func twoSessionFiles(t *testing.T, root string) (string, string) {
+	t.Helper()
+	byDir := map[string][]string{}
+	var dirs []string
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".jsonl") {
+			return err
+		}
+		switch filepath.Base(path) {
+		case "damaged.jsonl", "fork-of-branched.jsonl":
+			return nil
+		}
+		dir := filepath.Dir(path)
+		if byDir[dir] == nil {
+			dirs = append(dirs, dir)
+		}
+		byDir[dir] = append(byDir[dir], path)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range dirs {
+		if fs := byDir[d]; len(fs) >= 2 {
+			return fs[0], fs[1]
+		}
+	}
+	t.Fatalf("%s has no folder with two session files", root)
+	return "", ""
 }

@@ -264,12 +264,10 @@ func TestEditorSave(t *testing.T) {
 // TestRolloutRenamedOverAnother renames a Codex rollout (session 0001,
 // three lines imported) over another followed rollout (session 0004), then
 // appends the rest of 0001's lines to it. One import of the final files
-// gives session 0001 with its whole transcript; the watcher (and so does
-// a second `sessionctl import` of the tree: the importer's rule, not the
-// watcher's) reads the file as a rewrite of the path's recorded session:
-// 0004's transcript becomes 0001's lines, and 0001 keeps its three.
+// gives session 0001 with its whole transcript, and so must the watcher:
+// the path's file now holds another session, so it continues 0001 and
+// leaves 0004 as its file left it (0004's transcript became 0001's lines).
 func TestRolloutRenamedOverAnother(t *testing.T) {
-	t.Skip("importer: a file rewritten with another session's ID in it replaces the transcript of the session recorded for its path (jsonlimport doc.go, 'rewritten in place'); that session stays stale")
 	root := t.TempDir()
 	st := newStore(t, t.TempDir())
 	startWatch(t, st, Options{Paths: []string{root}})
