@@ -484,6 +484,7 @@ func (b *batch) flush(ctx context.Context, store sessiondb.Store, dryRun bool, r
 // an error only for failures that should stop the whole import.
 func writeUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool, rep *Report) error {
 	for attempt := 1; ; attempt++ {
+		mark := len(rep.Problems) // a retry reports its own problems, not these again
 		rep.Problems = append(rep.Problems, w.problem...)
 		if w.err != nil {
 			if errors.Is(w.err, context.Canceled) || errors.Is(w.err, context.DeadlineExceeded) {
@@ -499,7 +500,6 @@ func writeUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool,
 			rep.Problems = append(rep.Problems, Problem{Path: w.p.unit.Path, Reason: fmt.Sprintf("cannot import: %v", w.err)})
 			if w.parsed != nil {
 				rep.Problems = append(rep.Problems, w.parsed.Problems...)
-				rep.Notes = append(rep.Notes, w.parsed.Notes...)
 				rep.Notes = append(rep.Notes, w.parsed.Notes...)
 			}
 			return nil
@@ -539,6 +539,7 @@ func writeUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool,
 		// alias) between prepare and commit; preparing again sees it and
 		// disambiguates, as for a conflict.
 		if (errors.Is(err, sessiondb.ErrConflict) || errors.Is(err, sessiondb.ErrExists)) && attempt < maxCommitAttempts {
+			rep.Problems = rep.Problems[:mark]
 			w = prepare(ctx, store, w.p)
 			continue
 		}
