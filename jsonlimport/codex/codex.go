@@ -134,8 +134,11 @@ type codexResumeState struct {
 	Model    string          `json:"model,omitempty"`
 	Provider string          `json:"provider,omitempty"`
 	Total    codexTokens     `json:"total"`
-	Created  time.Time       `json:"created"`
-	Last     time.Time       `json:"last"`
+	// Forked is set for a fork (session_meta forked_from_id) whose first
+	// token_count has not been read yet: its total carries the parent's.
+	Forked  bool      `json:"forked,omitempty"`
+	Created time.Time `json:"created"`
+	Last    time.Time `json:"last"`
 }
 
 type codexParser struct {
@@ -227,6 +230,9 @@ func (p *codexParser) meta(m codexMeta, lineNo int) {
 	switch {
 	case m.ForkedFrom != "":
 		p.rs.Parent = m.ForkedFrom
+		if p.rs.Total == (codexTokens{}) {
+			p.rs.Forked = true
+		}
 	case m.ParentThread != "":
 		p.rs.Parent = m.ParentThread
 	}
@@ -372,7 +378,18 @@ func (p *codexParser) event(payload json.RawMessage, n int, t time.Time, lineNo 
 		tot := *ev.Info.Total
 		prev := p.rs.Total
 		d := codexTokens{tot.Input - prev.Input, tot.Cached - prev.Cached, tot.Output - prev.Output, tot.Reasoning - prev.Reasoning, tot.Total - prev.Total}
-		if d.Input < 0 || d.Cached < 0 || d.Output < 0 || d.Reasoning < 0 {
+		if p.rs.Forked && tot != (codexTokens{}) {
+			// A fork's first total includes every call of the parent, which
+			// the parent's session counts: only the fork's own last call is
+			// new (ccusage counts the same).
+			p.rs.Forked = false
+			p.rs.Total = tot
+			if ev.Info.Last == nil {
+				p.Problem(lineNo, "first token_count of a fork without last_token_usage; the usage it carries from the parent is not counted again")
+				return
+			}
+			d = *ev.Info.Last
+		} else if d.Input < 0 || d.Cached < 0 || d.Output < 0 || d.Reasoning < 0 {
 			if ev.Info.Last == nil {
 				p.Problem(lineNo, "token_count total decreased and no last_token_usage; the count restarts here")
 				p.rs.Total = tot

@@ -201,3 +201,60 @@ func TestCodexClaim(t *testing.T) {
 		t.Fatalf("units %v rest %v", units, rest)
 	}
 }
+
+// codexRealFork returns the rollout of testdata/codex-real that Codex
+// 0.171.0 wrote for `codex exec fork`: its session_meta names the parent
+// (forked_from_id) and the parent's history it continues (history_base),
+// and holds none of the parent's lines.
+func codexRealFork(t *testing.T) string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("..", "..", "testdata", "codex-real", "codex-home", "sessions", "*", "*", "*", "rollout-*.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		first, _, _ := bytes.Cut(raw, []byte("\n"))
+		if bytes.Contains(first, []byte(`"forked_from_id"`)) {
+			return f
+		}
+	}
+	t.Fatal("no fork among the real rollouts")
+	return ""
+}
+
+// TestCodexForkUsage checks that a fork counts only its own calls. Codex
+// carries the parent's token totals over into the fork, so the fork's first
+// total_token_usage includes every call of the parent (counted in the
+// parent's session already); ccusage counts the event's last_token_usage
+// there, the one call the fork made.
+func TestCodexForkUsage(t *testing.T) {
+	ctx := context.Background()
+	s := jsonltest.OpenStore(t)
+	path := codexRealFork(t)
+	rep, err := jsonlimport.Import(ctx, s, []string{path}, jsonlimport.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Sessions != 1 {
+		t.Fatalf("imported %d sessions", rep.Sessions)
+	}
+	list, _, err := s.List(ctx, sessiondb.ListOptions{})
+	if err != nil || len(list) != 1 {
+		t.Fatalf("list %v %v", list, err)
+	}
+	tot, err := s.UsageTotals(ctx, list[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The fork's one response (the fake server's "second" step): 1500
+	// input of which 1024 cached, 30 output.
+	want := sessiondb.UsageTotals{Calls: 1, InputTokens: 1500 - 1024, CacheReadTokens: 1024, OutputTokens: 30}
+	if tot.Calls != want.Calls || tot.InputTokens != want.InputTokens || tot.CacheReadTokens != want.CacheReadTokens ||
+		tot.OutputTokens != want.OutputTokens || tot.ReasoningTokens != want.ReasoningTokens {
+		t.Fatalf("totals %+v, want %+v", tot, want)
+	}
+}

@@ -41,6 +41,10 @@
 //     holding the difference, so the session total equals the last
 //     total_token_usage. A total that decreases starts a new count (its
 //     last_token_usage is taken). token_count with info null is skipped.
+//     A fork (forked_from_id) starts from the parent's totals: Codex
+//     0.171 carries them over into the fork's first token_count, so that
+//     event counts only its last_token_usage, the fork's own call (as
+//     ccusage does); the parent's calls stay counted in the parent.
 //     InputTokens excludes cached input (cached_input_tokens is
 //     CacheReadTokens); ReasoningTokens is reasoning_output_tokens, which
 //     Codex also counts in output_tokens.
