@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -257,4 +258,64 @@ func TestCodexForkUsage(t *testing.T) {
 		tot.OutputTokens != want.OutputTokens || tot.ReasoningTokens != want.ReasoningTokens {
 		t.Fatalf("totals %+v, want %+v", tot, want)
 	}
+}
+
+// TestCodexForkTranscript checks the transcript of a fork that Codex
+// 0.171.0 wrote without the parent's lines: its session_meta history_base
+// names the parent thread and the byte offset of the parent's rollout up
+// to which the fork continues it, and Codex resumes the fork with the
+// parent's history up to there (the request it sent for the fork's turn
+// starts with it: TestCodexRealTranscriptAgainstRequests). The fork's
+// transcript is the parent's at that offset (the parent's whole file
+// here), then the fork's own items.
+func TestCodexForkTranscript(t *testing.T) {
+	ctx := context.Background()
+	s := jsonltest.OpenStore(t)
+	fork := codexRealFork(t)
+	home := filepath.Join("..", "..", "testdata", "codex-real", "codex-home")
+	if _, err := jsonlimport.Import(ctx, s, []string{home}, jsonlimport.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	labels := func(id string) []string {
+		t.Helper()
+		tr, err := s.Load(ctx, id, sessiondb.LoadOptions{Kinds: []string{sessiondb.KindMessage}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, e := range tr {
+			l := strings.TrimPrefix(codexLabel(e), "(summary) ")
+			if len(l) > 60 {
+				l = l[:60]
+			}
+			out = append(out, l)
+		}
+		return out
+	}
+	var forkID, parentID string
+	list, _, err := s.List(ctx, sessiondb.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sess := range list {
+		if sess.SourcePath == mustAbs(t, fork) {
+			forkID, parentID = sess.ID, sess.ParentID
+		}
+	}
+	if forkID == "" || parentID == "" {
+		t.Fatalf("fork %q with parent %q not imported", forkID, parentID)
+	}
+	want := append(labels(parentID), "message/user [[second]] A question in the fork.", "message/assistant Second answer: 42.")
+	if d := cmp.Diff(want, labels(forkID)); d != "" {
+		t.Fatalf("fork transcript (-want +got):\n%s", d)
+	}
+}
+
+func mustAbs(t *testing.T, p string) string {
+	t.Helper()
+	a, err := filepath.Abs(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
 }

@@ -28,6 +28,18 @@
 //     without replacement_history (older Codex) gets one user message
 //     holding its "message" text (inferred: the exact bridge text older Codex
 //     builds is not reproduced).
+//   - A fork written by Codex 0.171 (session_meta history_base: the parent
+//     thread and the byte offset of the parent's rollout it continues)
+//     holds none of the parent's lines; Codex resumes it with the parent's
+//     history up to that offset. Its transcript therefore starts with that
+//     history: a compaction at the session_meta line, keeping all of the
+//     fork's own entries, whose summary is the parent's effective
+//     response items at the offset (read from the parent's rollout, found
+//     beside the fork or in the same Codex home; a parent that is itself
+//     such a fork brings its own parent's). Without the parent's file the
+//     transcript is the fork's own items, with a problem saying so. The
+//     parent's lines are read, never imported twice: its usage and log stay
+//     the parent's.
 //   - session_meta: the thread id is the session ID; cwd, originator,
 //     cli_version, source, model_provider, git and the root session_id go to
 //     Attrs; forked_from_id (else parent_thread_id) is the ParentID. Legacy
