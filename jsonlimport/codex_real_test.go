@@ -36,8 +36,8 @@ func importCodexReal(t *testing.T) (sessiondb.Store, Report) {
 	if len(rep.Problems) > 0 {
 		t.Errorf("problems: %v", rep.Problems)
 	}
-	if rep.Sessions != 5 {
-		t.Fatalf("imported %d sessions, want the 5 the generator made", rep.Sessions)
+	if rep.Sessions != 6 {
+		t.Fatalf("imported %d sessions, want the 6 the generator made", rep.Sessions)
 	}
 	return s, rep
 }
@@ -259,13 +259,13 @@ func TestCodexRealTranscriptAgainstRequests(t *testing.T) {
 		if r.Body.Thread == "" || len(r.Body.Input) == 0 {
 			continue
 		}
-		if r.Scenario == "default" {
-			continue // Codex's compaction request: its input ends with the compaction prompt
+		if codexCompactionRequest(r) {
+			continue // not the conversation: the history and Codex's compaction prompt
 		}
 		last[r.Body.Thread] = r
 	}
-	if len(last) != 5 {
-		t.Fatalf("requests name %d threads, want 5", len(last))
+	if len(last) != 6 {
+		t.Fatalf("requests name %d threads, want 6", len(last))
 	}
 	var threads []string
 	for id := range last {
@@ -330,6 +330,24 @@ func TestCodexRealTranscriptAgainstRequests(t *testing.T) {
 			t.Logf("request %d: %d items sent, transcript %d items (%d calls)", req.N, len(sent), len(ours), len(calls))
 		})
 	}
+}
+
+// codexCompactionPrompt starts the user message Codex 0.171 appends to the
+// history when it asks the model for a compaction summary.
+const codexCompactionPrompt = "You are performing a CONTEXT CHECKPOINT COMPACTION."
+
+// codexCompactionRequest reports whether r is Codex's request for a
+// compaction summary: its input ends with the compaction prompt.
+func codexCompactionRequest(r codexRequest) bool {
+	in := r.Body.Input
+	if len(in) == 0 {
+		return false
+	}
+	var it codexItem
+	if json.Unmarshal(in[len(in)-1], &it) != nil {
+		return false
+	}
+	return it.str("role") == "user" && strings.HasPrefix(codexText(it), codexCompactionPrompt)
 }
 
 // codexText joins the texts of a message item's content.

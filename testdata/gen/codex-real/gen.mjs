@@ -121,6 +121,10 @@ codex('d1 parallel', ['[[parallel]] Run echo a and echo b.']);
 // Session E: a fork of session A, with a turn of its own.
 codex('e1 fork of a', ['fork', a, '[[second]] A question in the fork.']);
 
+// Session F: a tool call whose response passes the auto-compact limit, so
+// that Codex compacts in the middle of the turn, before sending the output.
+codex('f1 compaction mid-turn', ['[[bigcall]] Run echo d.']);
+
 server.kill();
 
 // Copy what Codex wrote.
