@@ -76,9 +76,8 @@ include_instructions = false
 
 const runs = [];
 
-// codex runs one codex exec and returns the thread id it reports.
-function codex(label, args) {
-	const env = {
+function codexEnv() {
+	return {
 		PATH: process.env.PATH,
 		HOME: home,
 		CODEX_HOME: codexHome,
@@ -86,6 +85,33 @@ function codex(label, args) {
 		TZ: 'UTC',
 		LANG: 'C.UTF-8',
 	};
+}
+
+// codexInterrupted runs one codex exec and sends it SIGINT after ms
+// milliseconds, as a user pressing Ctrl-C would.
+async function codexInterrupted(label, args, ms) {
+	const argv = ['exec', '--strict-config', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', '--json', ...args];
+	const child = spawn(codexBin, argv, { cwd: project, env: codexEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+	let stdout = '';
+	let stderr = '';
+	child.stdout.on('data', (d) => (stdout += d));
+	child.stderr.on('data', (d) => (stderr += d));
+	const timer = setTimeout(() => child.kill('SIGINT'), ms);
+	const status = await new Promise((resolve) => child.on('close', (code, signal) => resolve(code ?? signal)));
+	clearTimeout(timer);
+	const events = stdout
+		.split('\n')
+		.filter((l) => l.startsWith('{'))
+		.map((l) => JSON.parse(l));
+	const thread = events.find((e) => e.type === 'thread.started')?.thread_id;
+	runs.push({ label, args, status, thread, events, stderr: stderr.split('\n').filter((l) => l && !l.startsWith('WARNING: proceeding')) });
+	console.log(`${label}: exit ${status}, thread ${thread}`);
+	return thread;
+}
+
+// codex runs one codex exec and returns the thread id it reports.
+function codex(label, args) {
+	const env = codexEnv();
 	const argv = ['exec', '--strict-config', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', '--json', ...args];
 	const r = spawnSync(codexBin, argv, { cwd: project, env, encoding: 'utf8', input: '', timeout: 120000 });
 	const events = r.stdout
@@ -124,6 +150,16 @@ codex('e1 fork of a', ['fork', a, '[[second]] A question in the fork.']);
 // Session F: a tool call whose response passes the auto-compact limit, so
 // that Codex compacts in the middle of the turn, before sending the output.
 codex('f1 compaction mid-turn', ['[[bigcall]] Run echo d.']);
+
+// Session G: a turn interrupted (SIGINT) while its command runs, then
+// resumed.
+const g = await codexInterrupted('g1 interrupted', ['[[slow]] Sleep a while.'], 4000);
+codex('g2 hello (resume)', ['resume', g, '[[hello]] Are you there?']);
+
+// Archive session D: Codex moves its rollout to archived_sessions.
+const d = runs.find((r) => r.label === 'd1 parallel').thread;
+const ar = spawnSync(codexBin, ['archive', d], { cwd: project, env: codexEnv(), encoding: 'utf8', input: '' });
+console.log(`archive d: exit ${ar.status} ${ar.stdout.trim()} ${ar.stderr.split('\n').filter((l) => l && !l.startsWith('WARNING')).join(' ')}`);
 
 server.kill();
 

@@ -47,6 +47,10 @@ const SCENARIOS = {
 	other: [{ text: 'Answered by another model.', usage: usage(3000, 2560, 33, 12) }],
 	big: [{ text: 'A long answer that fills the context.', usage: usage(180000, 100000, 500, 100) }],
 	after: [{ text: 'Back after the compaction.', usage: usage(4000, 0, 44, 0) }],
+	slow: [
+		{ reasoning: 'This takes a while.', calls: ['sleep 30'], usage: usage(2100, 1024, 40, 8) },
+		{ text: 'Slept.', usage: usage(2200, 2048, 5, 0) },
+	],
 	bigcall: [
 		{ calls: ['echo d'], usage: usage(190000, 150000, 80, 20) },
 		{ text: 'The command printed d.', usage: usage(6000, 2048, 22, 0) },
