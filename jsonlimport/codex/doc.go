@@ -10,6 +10,15 @@
 // an envelope {"timestamp":…,"type":<kind>,"payload":{…}} (formats/wild.md
 // §2). Thread names live in ~/.codex/session_index.jsonl.
 //
+// Codex CLI 0.171 (testdata/codex-real, written by the real CLI) adds an
+// "ordinal" to every envelope and a "metadata" object beside the payload
+// of response items, writes two new kinds, "world_state" and
+// "token_usage_record" (one per model response, with its usage and
+// response id; kept as data: the token_count events carry the same
+// figures), and no longer mirrors user and agent text in event_msg
+// user_message/agent_message (event_msg item_completed instead). A fork
+// no longer copies the parent's lines (history_base, below).
+//
 // How the Codex reader maps that onto sessiondb:
 //
 //   - Every readable line is one log entry whose Body is the line's exact
