@@ -82,6 +82,7 @@ function codexEnv() {
 		HOME: home,
 		CODEX_HOME: codexHome,
 		FAKE_OPENAI_KEY: 'dummy-key',
+		OPENAI_API_KEY: 'dummy-key',
 		TZ: 'UTC',
 		LANG: 'C.UTF-8',
 	};
@@ -155,6 +156,15 @@ codex('f1 compaction mid-turn', ['[[bigcall]] Run echo d.']);
 // resumed.
 const g = await codexInterrupted('g1 interrupted', ['[[slow]] Sleep a while.'], 4000);
 codex('g2 hello (resume)', ['resume', g, '[[hello]] Are you there?']);
+
+// Session H: the built-in OpenAI provider pointed at the fake server. Codex
+// tries a WebSocket first (the server refuses it, Codex falls back to
+// HTTPS), and compacts remotely: a request ending with a compaction_trigger
+// item, answered with one opaque compaction item, whose usage Codex records
+// in a token_usage_record but not in the token_count totals.
+const openai = ['-c', 'model_provider="openai"', '-c', `openai_base_url="http://127.0.0.1:${port}/v1"`];
+const h = codex('h1 big (openai provider)', [...openai, '[[big]] Fill the context.']);
+codex('h2 after (resume, remote compaction)', ['resume', h, ...openai, '[[after]] Go on after the compaction.']);
 
 // Archive session D: Codex moves its rollout to archived_sessions.
 const d = runs.find((r) => r.label === 'd1 parallel').thread;

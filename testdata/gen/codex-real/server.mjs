@@ -71,9 +71,15 @@ function textOf(item) {
 	return item.content.map((c) => c.text ?? '').join('');
 }
 
+// COMPACTION answers Codex's remote compaction (the OpenAI provider): a
+// request whose input ends with a compaction_trigger item gets one
+// compaction item (opaque, as the real API's is).
+const COMPACTION = { compaction: 'ZmFrZS1jb21wYWN0aW9u', usage: usage(7000, 6144, 90, 30) };
+
 // pick finds the step that answers a request body.
 function pick(body) {
 	const input = Array.isArray(body.input) ? body.input : [];
+	if (input.length > 0 && input[input.length - 1].type === 'compaction_trigger') return { name: 'compaction', step: COMPACTION };
 	let last = -1;
 	for (let i = input.length - 1; i >= 0; i--) {
 		const it = input[i];
@@ -159,6 +165,13 @@ function answer(req, res, body, reqNo) {
 		const done = { ...item, status: 'completed', content: [{ type: 'output_text', text: step.text, annotations: [] }] };
 		sse(res, 'response.output_item.done', { output_index: idx, item: done });
 		output.push(done);
+		idx++;
+	}
+	if (step.compaction) {
+		const item = { type: 'compaction', id: nextID('cmp'), encrypted_content: step.compaction };
+		sse(res, 'response.output_item.added', { output_index: idx, item });
+		sse(res, 'response.output_item.done', { output_index: idx, item });
+		output.push(item);
 		idx++;
 	}
 	for (const command of step.calls ?? []) {
