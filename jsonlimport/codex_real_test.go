@@ -36,8 +36,8 @@ func importCodexReal(t *testing.T) (sessiondb.Store, Report) {
 	if len(rep.Problems) > 0 {
 		t.Errorf("problems: %v", rep.Problems)
 	}
-	if rep.Sessions != 8 {
-		t.Fatalf("imported %d sessions, want the 8 the generator made", rep.Sessions)
+	if rep.Sessions != 10 {
+		t.Fatalf("imported %d sessions, want the 10 the generator made", rep.Sessions)
 	}
 	return s, rep
 }
@@ -275,8 +275,8 @@ func TestCodexRealTranscriptAgainstRequests(t *testing.T) {
 		}
 		last[r.Body.Thread] = r
 	}
-	if len(last) != 8 {
-		t.Fatalf("requests name %d threads, want 8", len(last))
+	if len(last) != 10 {
+		t.Fatalf("requests name %d threads, want 10", len(last))
 	}
 	var threads []string
 	for id := range last {

@@ -203,10 +203,11 @@ func TestCodexClaim(t *testing.T) {
 	}
 }
 
-// codexRealFork returns the rollout of testdata/codex-real that Codex
-// 0.171.0 wrote for `codex exec fork`: its session_meta names the parent
-// (forked_from_id) and the parent's history it continues (history_base),
-// and holds none of the parent's lines.
+// codexRealFork returns the first rollout of testdata/codex-real that
+// Codex 0.171.0 wrote for `codex exec fork` (session E of the generator, a
+// fork of A: rollout names sort by creation time): its session_meta names
+// the parent (forked_from_id) and the parent's history it continues
+// (history_base), and holds none of the parent's lines.
 func codexRealFork(t *testing.T) string {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join("..", "..", "testdata", "codex-real", "codex-home", "sessions", "*", "*", "*", "rollout-*.jsonl"))
@@ -318,4 +319,32 @@ func mustAbs(t *testing.T, p string) string {
 		t.Fatal(err)
 	}
 	return a
+}
+
+// TestCodexForkWithoutParent checks a fork imported without its parent's
+// rollout: the transcript is the fork's own items, and a problem says what
+// is missing.
+func TestCodexForkWithoutParent(t *testing.T) {
+	ctx := context.Background()
+	s := jsonltest.OpenStore(t)
+	path := filepath.Join(t.TempDir(), filepath.Base(codexRealFork(t)))
+	jsonltest.CopyFile(t, codexRealFork(t), path)
+	rep, err := jsonlimport.Import(ctx, s, []string{path}, jsonlimport.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !jsonltest.HasProblem(rep.Problems, filepath.Base(path), -1, "its rollout is not beside this one") {
+		t.Fatalf("problems %v", rep.Problems)
+	}
+	list, _, err := s.List(ctx, sessiondb.ListOptions{})
+	if err != nil || len(list) != 1 {
+		t.Fatalf("list %v %v", list, err)
+	}
+	tr, err := s.Load(ctx, list[0].ID, sessiondb.LoadOptions{Kinds: []string{sessiondb.KindMessage}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tr) != 2 {
+		t.Fatalf("transcript %d items, want the fork's own 2", len(tr))
+	}
 }

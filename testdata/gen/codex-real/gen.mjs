@@ -148,6 +148,12 @@ codex('d1 parallel', ['[[parallel]] Run echo a and echo b.']);
 // Session E: a fork of session A, with a turn of its own.
 codex('e1 fork of a', ['fork', a, '[[second]] A question in the fork.']);
 
+// Sessions I and J: a fork of B (after its compaction) and a fork of E (a
+// fork of a fork).
+codex('i1 fork of b', ['fork', b, '[[hello]] Hello from a fork of B.']);
+const e = runs.find((r) => r.label === 'e1 fork of a').thread;
+codex('j1 fork of e', ['fork', e, '[[other]] A fork of the fork.']);
+
 // Session F: a tool call whose response passes the auto-compact limit, so
 // that Codex compacts in the middle of the turn, before sending the output.
 codex('f1 compaction mid-turn', ['[[bigcall]] Run echo d.']);
