@@ -519,7 +519,7 @@ func historyAt(ctx context.Context, path string, end int64, depth int) ([]sessio
 	}
 	q := &codexParser{WildScan: jsonl.WildScan{Ctx: ctx, Path: path}, attrs: map[string]any{}}
 	if err := q.Run(io.LimitReader(f, end), 0, q.dispatch); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	q.inherit(depth)
 	var out []sessiondb.Entry
@@ -538,8 +538,12 @@ func historyAt(ctx context.Context, path string, end int64, depth int) ([]sessio
 }
 
 // findRollout returns the rollout of thread id: in the folder of the
-// rollout at path, else in the Codex home holding it (sessions/YYYY/MM/DD
-// or archived_sessions); "" when there is none.
+// rollout at path, else in the Codex home holding it (path under
+// sessions/YYYY/MM/DD or archived_sessions, where Codex 0.171 archives
+// rollouts flat); "" when there is none. Only regular files count: a
+// symbolic link in an archive someone sent could lead to one of the user's
+// own rollouts, which must not become part of that archive's session (the
+// walk skips such links for the same reason).
 func findRollout(path, id string) string {
 	for _, r := range id {
 		if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'f' || r >= 'A' && r <= 'F' || r == '-') {
@@ -547,21 +551,31 @@ func findRollout(path, id string) string {
 		}
 	}
 	name := "rollout-*-" + id + ".jsonl"
-	dirs := []string{filepath.Join(filepath.Dir(path), name)}
-	d := filepath.Dir(path)
-	for range 3 {
-		d = filepath.Dir(d)
+	pats := []string{filepath.Join(filepath.Dir(path), name)}
+	home := ""
+	if filepath.Base(filepath.Dir(path)) == "archived_sessions" {
+		home = filepath.Dir(filepath.Dir(path))
+	} else {
+		d := filepath.Dir(path)
+		for range 3 {
+			d = filepath.Dir(d)
+		}
+		if b := filepath.Base(d); b == "sessions" || b == "archived_sessions" {
+			home = filepath.Dir(d)
+		}
 	}
-	if b := filepath.Base(d); b == "sessions" || b == "archived_sessions" {
-		home := filepath.Dir(d)
-		dirs = append(dirs,
+	if home != "" {
+		pats = append(pats,
 			filepath.Join(home, "sessions", "*", "*", "*", name),
 			filepath.Join(home, "archived_sessions", name),
 			filepath.Join(home, "archived_sessions", "*", "*", "*", name))
 	}
-	for _, pat := range dirs {
-		if m, _ := filepath.Glob(pat); len(m) > 0 {
-			return m[0]
+	for _, pat := range pats {
+		matches, _ := filepath.Glob(pat)
+		for _, m := range matches {
+			if fi, err := os.Lstat(m); err == nil && fi.Mode().IsRegular() {
+				return m
+			}
 		}
 	}
 	return ""

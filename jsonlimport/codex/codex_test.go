@@ -348,3 +348,44 @@ func TestCodexForkWithoutParent(t *testing.T) {
 		t.Fatalf("transcript %d items, want the fork's own 2", len(tr))
 	}
 }
+
+// TestCodexForkParentLink checks that a fork's parent is not read through
+// a symbolic link: an archive someone sent could name one of the user's own
+// rollouts as the parent of its fork.
+func TestCodexForkParentLink(t *testing.T) {
+	ctx := context.Background()
+	fork := codexRealFork(t)
+	raw, err := os.ReadFile(fork)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var meta struct {
+		Payload struct {
+			Base struct {
+				ThreadID string `json:"thread_id"`
+			} `json:"history_base"`
+		} `json:"payload"`
+	}
+	first, _, _ := bytes.Cut(raw, []byte("\n"))
+	if err := json.Unmarshal(first, &meta); err != nil || meta.Payload.Base.ThreadID == "" {
+		t.Fatalf("fork without history_base: %v", err)
+	}
+	parents, _ := filepath.Glob(filepath.Join(filepath.Dir(fork), "rollout-*-"+meta.Payload.Base.ThreadID+".jsonl"))
+	if len(parents) != 1 {
+		t.Fatalf("parent rollouts %v", parents)
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, filepath.Base(fork))
+	jsonltest.CopyFile(t, fork, path)
+	if err := os.Symlink(mustAbs(t, parents[0]), filepath.Join(dir, filepath.Base(parents[0]))); err != nil {
+		t.Fatal(err)
+	}
+	s := jsonltest.OpenStore(t)
+	rep, err := jsonlimport.Import(ctx, s, []string{path}, jsonlimport.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !jsonltest.HasProblem(rep.Problems, filepath.Base(path), -1, "its rollout is not beside this one") {
+		t.Fatalf("problems %v", rep.Problems)
+	}
+}
