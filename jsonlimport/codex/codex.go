@@ -134,8 +134,11 @@ type codexResumeState struct {
 	Model    string          `json:"model,omitempty"`
 	Provider string          `json:"provider,omitempty"`
 	Total    codexTokens     `json:"total"`
-	Created  time.Time       `json:"created"`
-	Last     time.Time       `json:"last"`
+	// Forked is set for a fork (session_meta forked_from_id) whose first
+	// token_count has not been read yet: its total carries the parent's.
+	Forked  bool      `json:"forked,omitempty"`
+	Created time.Time `json:"created"`
+	Last    time.Time `json:"last"`
 }
 
 type codexParser struct {
@@ -148,6 +151,8 @@ type codexParser struct {
 	usage     []sessiondb.Usage
 	prompt    string // first user_message text
 	firstUser string // first user response item typed by a person
+	base      *historyBase
+	metaEntry int // entry number of the session_meta line
 }
 
 // Parse reads one Codex rollout (see the package doc).
@@ -182,6 +187,9 @@ func (Format) Parse(ctx context.Context, u jsonl.Unit, from jsonl.Resume) (parse
 	if !p.resumed && len(p.entries) == 0 {
 		return nil, fmt.Errorf("parse codex %s: %w: no readable line", u.Path, sessiondb.ErrInvalid)
 	}
+	if !p.resumed {
+		p.inherit(0)
+	}
 	return p.finish(u, from)
 }
 
@@ -197,6 +205,15 @@ type codexMeta struct {
 	Git           json.RawMessage `json:"git"`
 	ForkedFrom    string          `json:"forked_from_id"`
 	ParentThread  string          `json:"parent_thread_id"`
+	HistoryBase   *historyBase    `json:"history_base"`
+}
+
+// historyBase is where a fork's history starts (session_meta history_base,
+// Codex 0.171): the parent thread's rollout up to EndByteOffset. The fork's
+// file holds none of those lines.
+type historyBase struct {
+	ThreadID      string `json:"thread_id"`
+	EndByteOffset int64  `json:"end_byte_offset"`
 }
 
 func (p *codexParser) meta(m codexMeta, lineNo int) {
@@ -224,9 +241,15 @@ func (p *codexParser) meta(m codexMeta, lineNo int) {
 	if m.ModelProvider != "" {
 		p.rs.Provider = m.ModelProvider
 	}
+	if m.HistoryBase != nil && m.HistoryBase.ThreadID != "" && p.base == nil {
+		p.base, p.metaEntry = m.HistoryBase, len(p.entries)+1
+	}
 	switch {
 	case m.ForkedFrom != "":
 		p.rs.Parent = m.ForkedFrom
+		if p.rs.Total == (codexTokens{}) {
+			p.rs.Forked = true
+		}
 	case m.ParentThread != "":
 		p.rs.Parent = m.ParentThread
 	}
@@ -372,7 +395,18 @@ func (p *codexParser) event(payload json.RawMessage, n int, t time.Time, lineNo 
 		tot := *ev.Info.Total
 		prev := p.rs.Total
 		d := codexTokens{tot.Input - prev.Input, tot.Cached - prev.Cached, tot.Output - prev.Output, tot.Reasoning - prev.Reasoning, tot.Total - prev.Total}
-		if d.Input < 0 || d.Cached < 0 || d.Output < 0 || d.Reasoning < 0 {
+		if p.rs.Forked && tot != (codexTokens{}) {
+			// A fork's first total includes every call of the parent, which
+			// the parent's session counts: only the fork's own last call is
+			// new (ccusage counts the same).
+			p.rs.Forked = false
+			p.rs.Total = tot
+			if ev.Info.Last == nil {
+				p.Problem(lineNo, "first token_count of a fork without last_token_usage; the usage it carries from the parent is not counted again")
+				return
+			}
+			d = *ev.Info.Last
+		} else if d.Input < 0 || d.Cached < 0 || d.Output < 0 || d.Reasoning < 0 {
 			if ev.Info.Last == nil {
 				p.Problem(lineNo, "token_count total decreased and no last_token_usage; the count restarts here")
 				p.rs.Total = tot
@@ -425,6 +459,126 @@ func (p *codexParser) compacted(payload json.RawMessage, ts string, n int, t tim
 		AtSeq: int64(n), KeepFromSeq: int64(n + 1), Summary: sum, CreatedAt: t,
 		Details: jsonl.MustJSON(map[string]any{"source": "codex compacted", "line": lineNo}),
 	})
+}
+
+// maxForkDepth bounds the chain of parents read for one fork's history (a
+// fork of a fork of …), and so a cycle of history_base references.
+const maxForkDepth = 16
+
+// inherit gives a fork whose file starts from a parent's history
+// (history_base) that history: the parent's effective response items at
+// history_base's byte offset, as the summary of a compaction at the
+// session_meta line that keeps every entry of the fork's own file. Codex
+// resumes such a fork with that history (it reads the parent's rollout up
+// to the offset). depth counts the forks already followed.
+func (p *codexParser) inherit(depth int) {
+	b := p.base
+	if b == nil {
+		return
+	}
+	if depth >= maxForkDepth {
+		p.Problem(0, "fork of thread %s: more than %d forks in a chain; the transcript holds the fork's own items only", b.ThreadID, maxForkDepth)
+		return
+	}
+	parent := findRollout(p.Path, b.ThreadID)
+	if parent == "" {
+		p.Problem(0, "fork of thread %s: its rollout is not beside this one; the transcript holds the fork's own items only", b.ThreadID)
+		return
+	}
+	items, err := historyAt(p.Ctx, parent, b.EndByteOffset, depth+1)
+	if err != nil {
+		p.Problem(0, "fork of thread %s: %v; the transcript holds the fork's own items only", b.ThreadID, err)
+		return
+	}
+	sum := make([]sessiondb.Entry, len(items))
+	for i, e := range items {
+		e.Seq, e.Summary = 0, true
+		sum[i] = e
+	}
+	c := sessiondb.Compaction{
+		AtSeq: int64(p.metaEntry), KeepFromSeq: 1, Summary: sum, CreatedAt: p.rs.Created,
+		Details: jsonl.MustJSON(map[string]any{"source": "codex fork", "parent": b.ThreadID, "parent_bytes": b.EndByteOffset}),
+	}
+	p.comps = append([]sessiondb.Compaction{c}, p.comps...)
+}
+
+// historyAt reads the first end bytes of the rollout at path and returns
+// its effective response items there: after its last compaction, that
+// compaction's summary and the items it keeps; a fork's inherited history
+// included.
+func historyAt(ctx context.Context, path string, end int64, depth int) ([]sessiondb.Entry, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil {
+		return nil, err
+	} else if fi.Size() < end {
+		return nil, fmt.Errorf("%s has %d bytes, fewer than the %d the fork continues", path, fi.Size(), end)
+	}
+	q := &codexParser{WildScan: jsonl.WildScan{Ctx: ctx, Path: path}, attrs: map[string]any{}}
+	if err := q.Run(io.LimitReader(f, end), 0, q.dispatch); err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	q.inherit(depth)
+	var out []sessiondb.Entry
+	start := 0
+	if n := len(q.comps); n > 0 {
+		c := q.comps[n-1]
+		out = append(out, c.Summary...)
+		start = min(max(int(c.KeepFromSeq)-1, 0), len(q.entries))
+	}
+	for _, e := range q.entries[start:] {
+		if e.Kind == sessiondb.KindMessage {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+// findRollout returns the rollout of thread id: in the folder of the
+// rollout at path, else in the Codex home holding it (path under
+// sessions/YYYY/MM/DD or archived_sessions, where Codex 0.171 archives
+// rollouts flat); "" when there is none. Only regular files count: a
+// symbolic link in an archive someone sent could lead to one of the user's
+// own rollouts, which must not become part of that archive's session (the
+// walk skips such links for the same reason).
+func findRollout(path, id string) string {
+	for _, r := range id {
+		if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'f' || r >= 'A' && r <= 'F' || r == '-') {
+			return "" // not a thread id; nothing to glob for
+		}
+	}
+	name := "rollout-*-" + id + ".jsonl"
+	pats := []string{filepath.Join(filepath.Dir(path), name)}
+	home := ""
+	if filepath.Base(filepath.Dir(path)) == "archived_sessions" {
+		home = filepath.Dir(filepath.Dir(path))
+	} else {
+		d := filepath.Dir(path)
+		for range 3 {
+			d = filepath.Dir(d)
+		}
+		if b := filepath.Base(d); b == "sessions" || b == "archived_sessions" {
+			home = filepath.Dir(d)
+		}
+	}
+	if home != "" {
+		pats = append(pats,
+			filepath.Join(home, "sessions", "*", "*", "*", name),
+			filepath.Join(home, "archived_sessions", name),
+			filepath.Join(home, "archived_sessions", "*", "*", "*", name))
+	}
+	for _, pat := range pats {
+		matches, _ := filepath.Glob(pat)
+		for _, m := range matches {
+			if fi, err := os.Lstat(m); err == nil && fi.Mode().IsRegular() {
+				return m
+			}
+		}
+	}
+	return ""
 }
 
 func (p *codexParser) finish(u jsonl.Unit, from jsonl.Resume) (*jsonl.Parsed, error) {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -199,5 +200,192 @@ func TestCodexClaim(t *testing.T) {
 	units, rest := codex.Format{}.Claim([]string{a, idx, other})
 	if len(units) != 1 || units[0].Path != a || fmt.Sprint(rest) != fmt.Sprint([]string{other}) {
 		t.Fatalf("units %v rest %v", units, rest)
+	}
+}
+
+// codexRealFork returns the first rollout of testdata/codex-real that
+// Codex 0.171.0 wrote for `codex exec fork` (session E of the generator, a
+// fork of A: rollout names sort by creation time): its session_meta names
+// the parent (forked_from_id) and the parent's history it continues
+// (history_base), and holds none of the parent's lines.
+func codexRealFork(t *testing.T) string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("..", "..", "testdata", "codex-real", "codex-home", "sessions", "*", "*", "*", "rollout-*.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		first, _, _ := bytes.Cut(raw, []byte("\n"))
+		if bytes.Contains(first, []byte(`"forked_from_id"`)) {
+			return f
+		}
+	}
+	t.Fatal("no fork among the real rollouts")
+	return ""
+}
+
+// TestCodexForkUsage checks that a fork counts only its own calls. Codex
+// carries the parent's token totals over into the fork, so the fork's first
+// total_token_usage includes every call of the parent (counted in the
+// parent's session already); ccusage counts the event's last_token_usage
+// there, the one call the fork made.
+func TestCodexForkUsage(t *testing.T) {
+	ctx := context.Background()
+	s := jsonltest.OpenStore(t)
+	path := codexRealFork(t)
+	rep, err := jsonlimport.Import(ctx, s, []string{path}, jsonlimport.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Sessions != 1 {
+		t.Fatalf("imported %d sessions", rep.Sessions)
+	}
+	list, _, err := s.List(ctx, sessiondb.ListOptions{})
+	if err != nil || len(list) != 1 {
+		t.Fatalf("list %v %v", list, err)
+	}
+	tot, err := s.UsageTotals(ctx, list[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The fork's one response (the fake server's "second" step): 1500
+	// input of which 1024 cached, 30 output.
+	want := sessiondb.UsageTotals{Calls: 1, InputTokens: 1500 - 1024, CacheReadTokens: 1024, OutputTokens: 30}
+	if tot.Calls != want.Calls || tot.InputTokens != want.InputTokens || tot.CacheReadTokens != want.CacheReadTokens ||
+		tot.OutputTokens != want.OutputTokens || tot.ReasoningTokens != want.ReasoningTokens {
+		t.Fatalf("totals %+v, want %+v", tot, want)
+	}
+}
+
+// TestCodexForkTranscript checks the transcript of a fork that Codex
+// 0.171.0 wrote without the parent's lines: its session_meta history_base
+// names the parent thread and the byte offset of the parent's rollout up
+// to which the fork continues it, and Codex resumes the fork with the
+// parent's history up to there (the request it sent for the fork's turn
+// starts with it: TestCodexRealTranscriptAgainstRequests). The fork's
+// transcript is the parent's at that offset (the parent's whole file
+// here), then the fork's own items.
+func TestCodexForkTranscript(t *testing.T) {
+	ctx := context.Background()
+	s := jsonltest.OpenStore(t)
+	fork := codexRealFork(t)
+	home := filepath.Join("..", "..", "testdata", "codex-real", "codex-home")
+	if _, err := jsonlimport.Import(ctx, s, []string{home}, jsonlimport.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	labels := func(id string) []string {
+		t.Helper()
+		tr, err := s.Load(ctx, id, sessiondb.LoadOptions{Kinds: []string{sessiondb.KindMessage}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, e := range tr {
+			l := strings.TrimPrefix(codexLabel(e), "(summary) ")
+			if len(l) > 60 {
+				l = l[:60]
+			}
+			out = append(out, l)
+		}
+		return out
+	}
+	var forkID, parentID string
+	list, _, err := s.List(ctx, sessiondb.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sess := range list {
+		if sess.SourcePath == mustAbs(t, fork) {
+			forkID, parentID = sess.ID, sess.ParentID
+		}
+	}
+	if forkID == "" || parentID == "" {
+		t.Fatalf("fork %q with parent %q not imported", forkID, parentID)
+	}
+	want := append(labels(parentID), "message/user [[second]] A question in the fork.", "message/assistant Second answer: 42.")
+	if d := cmp.Diff(want, labels(forkID)); d != "" {
+		t.Fatalf("fork transcript (-want +got):\n%s", d)
+	}
+}
+
+func mustAbs(t *testing.T, p string) string {
+	t.Helper()
+	a, err := filepath.Abs(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// TestCodexForkWithoutParent checks a fork imported without its parent's
+// rollout: the transcript is the fork's own items, and a problem says what
+// is missing.
+func TestCodexForkWithoutParent(t *testing.T) {
+	ctx := context.Background()
+	s := jsonltest.OpenStore(t)
+	path := filepath.Join(t.TempDir(), filepath.Base(codexRealFork(t)))
+	jsonltest.CopyFile(t, codexRealFork(t), path)
+	rep, err := jsonlimport.Import(ctx, s, []string{path}, jsonlimport.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !jsonltest.HasProblem(rep.Problems, filepath.Base(path), -1, "its rollout is not beside this one") {
+		t.Fatalf("problems %v", rep.Problems)
+	}
+	list, _, err := s.List(ctx, sessiondb.ListOptions{})
+	if err != nil || len(list) != 1 {
+		t.Fatalf("list %v %v", list, err)
+	}
+	tr, err := s.Load(ctx, list[0].ID, sessiondb.LoadOptions{Kinds: []string{sessiondb.KindMessage}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tr) != 2 {
+		t.Fatalf("transcript %d items, want the fork's own 2", len(tr))
+	}
+}
+
+// TestCodexForkParentLink checks that a fork's parent is not read through
+// a symbolic link: an archive someone sent could name one of the user's own
+// rollouts as the parent of its fork.
+func TestCodexForkParentLink(t *testing.T) {
+	ctx := context.Background()
+	fork := codexRealFork(t)
+	raw, err := os.ReadFile(fork)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var meta struct {
+		Payload struct {
+			Base struct {
+				ThreadID string `json:"thread_id"`
+			} `json:"history_base"`
+		} `json:"payload"`
+	}
+	first, _, _ := bytes.Cut(raw, []byte("\n"))
+	if err := json.Unmarshal(first, &meta); err != nil || meta.Payload.Base.ThreadID == "" {
+		t.Fatalf("fork without history_base: %v", err)
+	}
+	parents, _ := filepath.Glob(filepath.Join(filepath.Dir(fork), "rollout-*-"+meta.Payload.Base.ThreadID+".jsonl"))
+	if len(parents) != 1 {
+		t.Fatalf("parent rollouts %v", parents)
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, filepath.Base(fork))
+	jsonltest.CopyFile(t, fork, path)
+	if err := os.Symlink(mustAbs(t, parents[0]), filepath.Join(dir, filepath.Base(parents[0]))); err != nil {
+		t.Fatal(err)
+	}
+	s := jsonltest.OpenStore(t)
+	rep, err := jsonlimport.Import(ctx, s, []string{path}, jsonlimport.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !jsonltest.HasProblem(rep.Problems, filepath.Base(path), -1, "its rollout is not beside this one") {
+		t.Fatalf("problems %v", rep.Problems)
 	}
 }

@@ -10,6 +10,15 @@
 // an envelope {"timestamp":…,"type":<kind>,"payload":{…}} (formats/wild.md
 // §2). Thread names live in ~/.codex/session_index.jsonl.
 //
+// Codex CLI 0.171 (testdata/codex-real, written by the real CLI) adds an
+// "ordinal" to every envelope and a "metadata" object beside the payload
+// of response items, writes two new kinds, "world_state" and
+// "token_usage_record" (one per model response, with its usage and
+// response id; kept as data: the token_count events carry the same
+// figures), and no longer mirrors user and agent text in event_msg
+// user_message/agent_message (event_msg item_completed instead). A fork
+// no longer copies the parent's lines (history_base, below).
+//
 // How the Codex reader maps that onto sessiondb:
 //
 //   - Every readable line is one log entry whose Body is the line's exact
@@ -28,6 +37,18 @@
 //     without replacement_history (older Codex) gets one user message
 //     holding its "message" text (inferred: the exact bridge text older Codex
 //     builds is not reproduced).
+//   - A fork written by Codex 0.171 (session_meta history_base: the parent
+//     thread and the byte offset of the parent's rollout it continues)
+//     holds none of the parent's lines; Codex resumes it with the parent's
+//     history up to that offset. Its transcript therefore starts with that
+//     history: a compaction at the session_meta line, keeping all of the
+//     fork's own entries, whose summary is the parent's effective
+//     response items at the offset (read from the parent's rollout, found
+//     beside the fork or in the same Codex home; a parent that is itself
+//     such a fork brings its own parent's). Without the parent's file the
+//     transcript is the fork's own items, with a problem saying so. The
+//     parent's lines are read, never imported twice: its usage and log stay
+//     the parent's.
 //   - session_meta: the thread id is the session ID; cwd, originator,
 //     cli_version, source, model_provider, git and the root session_id go to
 //     Attrs; forked_from_id (else parent_thread_id) is the ParentID. Legacy
@@ -41,6 +62,10 @@
 //     holding the difference, so the session total equals the last
 //     total_token_usage. A total that decreases starts a new count (its
 //     last_token_usage is taken). token_count with info null is skipped.
+//     A fork (forked_from_id) starts from the parent's totals: Codex
+//     0.171 carries them over into the fork's first token_count, so that
+//     event counts only its last_token_usage, the fork's own call (as
+//     ccusage does); the parent's calls stay counted in the parent.
 //     InputTokens excludes cached input (cached_input_tokens is
 //     CacheReadTokens); ReasoningTokens is reasoning_output_tokens, which
 //     Codex also counts in output_tokens.
