@@ -15,7 +15,10 @@
 // of response items, writes two new kinds, "world_state" and
 // "token_usage_record" (one per model response, with its usage and
 // response id; kept as data: the token_count events carry the same
-// figures), and no longer mirrors user and agent text in event_msg
+// figures, but for one call: the remote compaction of the built-in OpenAI
+// provider, whose usage is in its token_usage_record only. That call is
+// not counted, as ccusage 20.0.24 does not count it either, so that both
+// report the same totals; the API bills it), and no longer mirrors user and agent text in event_msg
 // user_message/agent_message (event_msg item_completed instead). A fork
 // no longer copies the parent's lines (history_base, below).
 //
