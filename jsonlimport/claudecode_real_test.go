@@ -1,0 +1,488 @@
+package jsonlimport
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/sqlstore"
+)
+
+// The tests of this file run on transcripts written by the real Claude
+// Code CLI (2.1.328) against a fake Messages API, and on what the CLI sent
+// to that API (testdata/claudecode-real, made by
+// testdata/gen/claudecode-real/gen.sh, which says what each session
+// holds). Two oracles: ccusage 20.0.24's reports on the same files, and
+// the messages array the CLI itself built from the transcript.
+
+// ccRealRoot is the fixture folder: projects.tar.gz (a ~/.claude/projects
+// tree, 1 MB unpacked), requests/ and ccusage/.
+var ccRealRoot = filepath.Join("..", "testdata", "claudecode-real")
+
+// ccRealProjects unpacks the fixture's projects tree into a temporary
+// folder and returns the path of its projects folder.
+func ccRealProjects(t *testing.T) string {
+	t.Helper()
+	f, err := os.Open(filepath.Join(ccRealRoot, "projects.tar.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	tr := tar.NewReader(zr)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.Typeflag != tar.TypeReg || !filepath.IsLocal(h.Name) {
+			t.Fatalf("unexpected member %q in projects.tar.gz", h.Name)
+		}
+		p := filepath.Join(dir, filepath.FromSlash(h.Name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		data, err := io.ReadAll(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return filepath.Join(dir, "projects")
+}
+
+// importCCReal imports the fixture's projects tree into a new store and
+// returns the store and the unpacked projects folder.
+func importCCReal(t *testing.T) (*sqlstore.Store, string, Report) {
+	t.Helper()
+	root := ccRealProjects(t)
+	s := openStore(t)
+	rep, err := Import(context.Background(), s, []string{root}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, root, rep
+}
+
+// TestClaudeCodeRealUsage compares the usage sessiondb imports from the
+// real CLI's files with ccusage's answers on them, token for token: per
+// UTC day and model, and per session and model (ccusage files a
+// sub-agent's usage under its parent session). 2.1.328 writes a streamed
+// response one content block per line, every line with the response's
+// final usage; each response is one call.
+func TestClaudeCodeRealUsage(t *testing.T) {
+	s, root, _ := importCCReal(t)
+	ctx := context.Background()
+	dir := filepath.Join(ccRealRoot, "ccusage")
+
+	got := map[string]ccTokens{}
+	rows, err := s.Query(ctx, `SELECT day, model, sum(input_tokens), sum(output_tokens), sum(cache_read_tokens), sum(cache_write_tokens)
+		FROM usage_daily GROUP BY day, model`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var day, model string
+		var v ccTokens
+		if err := rows.Scan(&day, &model, &v.Input, &v.Output, &v.CacheRead, &v.CacheWrite); err != nil {
+			t.Fatal(err)
+		}
+		got[day+" "+model] = v
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	rows.Close()
+	want := ccusageRowsIn(t, dir, "daily.json", "daily", "date")
+	equal, total, diffs := compareTokens(want, got)
+	t.Logf("usage per day and model: %d/%d rows equal to ccusage", equal, total)
+	for _, d := range diffs {
+		t.Errorf("day %s", d)
+	}
+	if total < 3 {
+		t.Errorf("%d day-model rows; the fixtures have three models", total)
+	}
+
+	got = map[string]ccTokens{}
+	var calls int64
+	for _, sess := range allSessions(t, s) {
+		key := ccusageSession(root, sess.SourcePath)
+		rs, err := s.UsageReport(ctx, sessiondb.UsageQuery{SessionID: sess.ID, ByModel: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rs {
+			calls += r.Calls
+			v := got[key+" "+r.Model]
+			v.Input += r.InputTokens
+			v.Output += r.OutputTokens
+			v.CacheRead += r.CacheReadTokens
+			v.CacheWrite += r.CacheWriteTokens
+			got[key+" "+r.Model] = v
+		}
+	}
+	equal, total, diffs = compareTokens(ccusageRowsIn(t, dir, "session.json", "sessions", "sessionId"), got)
+	t.Logf("usage per session and model: %d/%d rows equal to ccusage", equal, total)
+	for _, d := range diffs {
+		t.Errorf("session %s", d)
+	}
+
+	// One call per API response: the distinct message.id of the lines
+	// with a real model (not the CLI's <synthetic> API-error stops).
+	responses := map[string]bool{}
+	for _, f := range ccRealFiles(t, root) {
+		for _, l := range ccRealLines(t, f) {
+			if l.Type == "assistant" && l.Message.Model != "<synthetic>" && l.Message.ID != "" {
+				responses[l.Message.ID+"|"+l.RequestID] = true
+			}
+		}
+	}
+	if calls != int64(len(responses)) {
+		t.Errorf("%d calls in the usage ledger, %d API responses in the files", calls, len(responses))
+	}
+}
+
+// ccRealFiles lists the transcripts (.jsonl) under root, sorted.
+func ccRealFiles(t *testing.T, root string) []string {
+	t.Helper()
+	var files []string
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jsonl") {
+			files = append(files, p)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatal("no transcript in the fixture")
+	}
+	return files
+}
+
+// ccLine is the part of a transcript line the tests look at.
+type ccLine struct {
+	Type              string `json:"type"`
+	RequestID         string `json:"requestId"`
+	IsAPIErrorMessage bool   `json:"isApiErrorMessage"`
+	IsMeta            bool   `json:"isMeta"`
+	Message           struct {
+		ID      string          `json:"id"`
+		Role    string          `json:"role"`
+		Model   string          `json:"model"`
+		Content json.RawMessage `json:"content"`
+	} `json:"message"`
+}
+
+func ccRealLines(t *testing.T, path string) []ccLine {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []ccLine
+	for _, b := range bytes.Split(bytes.TrimSpace(raw), []byte("\n")) {
+		var l ccLine
+		if err := json.Unmarshal(b, &l); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// apiMessage is one message of a Messages API request.
+type apiMessage struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+}
+
+// conversation flattens messages into the turns the model is shown, one
+// item per content block: "user: <text>", "assistant: <text>",
+// "thinking", "tool_use <id>", "tool_result <id>". System reminders (text
+// the CLI adds from attachment lines, "<system-reminder>…") and messages
+// of role system are not conversation; long texts are compared by their
+// first 200 characters (what requests.mjs keeps).
+func conversation(msgs []apiMessage) ([]string, error) {
+	var out []string
+	for _, m := range msgs {
+		if m.Role != "user" && m.Role != "assistant" {
+			continue
+		}
+		var blocks []struct {
+			Type      string `json:"type"`
+			Text      string `json:"text"`
+			ID        string `json:"id"`
+			ToolUseID string `json:"tool_use_id"`
+		}
+		var text string
+		if json.Unmarshal(m.Content, &text) == nil {
+			blocks = append(blocks, struct {
+				Type      string `json:"type"`
+				Text      string `json:"text"`
+				ID        string `json:"id"`
+				ToolUseID string `json:"tool_use_id"`
+			}{Type: "text", Text: text})
+		} else if err := json.Unmarshal(m.Content, &blocks); err != nil {
+			return nil, fmt.Errorf("content of a %s message: %w", m.Role, err)
+		}
+		for _, b := range blocks {
+			switch b.Type {
+			case "text":
+				t := strings.TrimSpace(b.Text)
+				if strings.HasPrefix(t, "<system-reminder>") {
+					continue
+				}
+				if len(t) > 200 {
+					t = t[:200]
+				}
+				out = append(out, m.Role+": "+t)
+			case "thinking", "redacted_thinking":
+				out = append(out, "thinking")
+			case "tool_use":
+				out = append(out, "tool_use "+b.ID)
+			case "tool_result":
+				out = append(out, "tool_result "+b.ToolUseID)
+			}
+		}
+	}
+	return out, nil
+}
+
+// loggedRequest is one request of a requests/<run>.json fixture.
+type loggedRequest struct {
+	Seq       int          `json:"seq"`
+	Path      string       `json:"path"`
+	SessionID string       `json:"sessionId"`
+	Model     string       `json:"model"`
+	Tools     []string     `json:"tools"`
+	Messages  []apiMessage `json:"messages"`
+}
+
+// lastRequest is the conversation of the last Messages request of run
+// made for the sub-agent (its first prompt is subPrompt) or, sub false,
+// for the session; and the session's ID, as the request's metadata
+// names it.
+func lastRequest(t *testing.T, run string, sub bool) (conv []string, sessionID string) {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(ccRealRoot, "requests", run+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reqs []loggedRequest
+	if err := json.Unmarshal(raw, &reqs); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range reqs {
+		if r.Path != "/v1/messages" || len(r.Tools) == 0 {
+			continue
+		}
+		c, err := conversation(r.Messages)
+		if err != nil {
+			t.Fatalf("%s request %d: %v", run, r.Seq, err)
+		}
+		if len(c) > 0 && (c[0] == "user: "+subPrompt) == sub {
+			conv, sessionID = c, r.SessionID
+		}
+	}
+	if conv == nil {
+		t.Fatalf("%s: no request (sub-agent %v)", run, sub)
+	}
+	return conv, sessionID
+}
+
+// subPrompt is the prompt the fake API gives the sub-agent of run b1.
+const subPrompt = "Run echo sub #sub"
+
+// transcriptConversation is the conversation of a session's effective
+// transcript as sessiondb reads it (readForeign, what an export to
+// another format writes): the lines of one API response folded into one
+// assistant message, its results after it, flattened as conversation
+// flattens a request. The CLI's <synthetic> stops (its API-error
+// messages, Model "" here) are left out: Claude Code keeps them on the
+// resume path but never sends them (run a5/a6: the failed prompt and the
+// next one go as one user message).
+func transcriptConversation(t *testing.T, s sessiondb.Store, id string) []string {
+	t.Helper()
+	sess, err := s.Get(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs, _, err := readForeign(context.Background(), s, sess)
+	if err != nil {
+		t.Fatalf("%s: %v", id, err)
+	}
+	var out []string
+	for _, m := range msgs {
+		if m.Role == xAssistant && m.Model == "" {
+			continue
+		}
+		if m.Role == xToolResult {
+			out = append(out, "tool_result "+m.CallID)
+			continue
+		}
+		for _, b := range m.Blocks {
+			switch b.Type {
+			case xText:
+				t := strings.TrimSpace(b.Text)
+				if strings.HasPrefix(t, "<system-reminder>") {
+					continue
+				}
+				if len(t) > 200 {
+					t = t[:200]
+				}
+				out = append(out, m.Role+": "+t)
+			case xThinking:
+				out = append(out, "thinking")
+			case xCall:
+				out = append(out, "tool_use "+b.ID)
+			}
+		}
+	}
+	return out
+}
+
+// TestClaudeCodeRealResume compares each session's effective transcript
+// with the conversations the real CLI sent: the CLI reads the transcript
+// back from the file on --resume and --continue, so its requests are how
+// Claude Code itself reads the file. The last request of every run must be
+// the transcript's conversation up to that point; the last run's, the
+// whole transcript but the final answer (written after it). The CLI does
+// not send the thinking of turns before the latest prompt (within a turn,
+// run a1, it does), so those runs are compared without thinking blocks.
+func TestClaudeCodeRealResume(t *testing.T) {
+	s, _, _ := importCCReal(t)
+	cases := []struct {
+		run      string
+		sub      bool   // the sub-agent's conversation
+		thinking bool   // compare thinking blocks too
+		final    string // the final answer; "": a prefix of the transcript
+	}{
+		// Session A: parallel calls (a1), resumed (a2), continued with
+		// another model (a3), resumed through a 529 (a4), into a 400 that
+		// left an API-error stop (a5), continued after it (a6).
+		{"a1", false, true, ""},
+		{"a2", false, false, ""},
+		{"a3", false, false, ""},
+		{"a4", false, false, ""},
+		{"a5", false, false, ""},
+		{"a6", false, false, "Hello from the fake API."},
+		// Session B: its sub-agent (b1); after /compact (b4), the
+		// summary, the message the compaction preserved and the new turn.
+		{"b1", true, false, "Sub-agent done: sub."},
+		{"b5", false, false, "Both tools ran; done."},
+	}
+	for _, c := range cases {
+		name := c.run
+		if c.sub {
+			name += " sub-agent"
+		}
+		t.Run(name, func(t *testing.T) {
+			want, sid := lastRequest(t, c.run, c.sub)
+			id := sid
+			if c.sub {
+				id = ""
+				for _, sess := range allSessions(t, s) {
+					if sess.ParentID == sid {
+						id = sess.ID
+					}
+				}
+			}
+			got := transcriptConversation(t, s, id)
+			if !c.thinking {
+				want, got = withoutThinking(want), withoutThinking(got)
+			}
+			if c.final != "" {
+				want = append(want, "assistant: "+c.final)
+			} else if len(got) > len(want) {
+				got = got[:len(want)]
+			}
+			if strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("%s: transcript differs from what Claude Code sent:\n got %q\nwant %q", id, got, want)
+			}
+			uses, results := 0, 0
+			for _, it := range got {
+				uses += boolInt(strings.HasPrefix(it, "tool_use "))
+				results += boolInt(strings.HasPrefix(it, "tool_result "))
+			}
+			t.Logf("%s: %d items, %d tool calls, %d results", id, len(got), uses, results)
+		})
+	}
+}
+
+func withoutThinking(conv []string) []string {
+	var out []string
+	for _, it := range conv {
+		if it != "thinking" {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// TestClaudeCodeRealExport exports every imported session back to Claude
+// Code's format and checks that each file is the fixture's, byte for
+// byte, at the same path below projects/.
+func TestClaudeCodeRealExport(t *testing.T) {
+	s, root, rep := importCCReal(t)
+	for _, n := range rep.Notes {
+		t.Logf("note: %s: %s", n.Path, n.Reason)
+	}
+	ctx := context.Background()
+	n := 0
+	for _, sess := range allSessions(t, s) {
+		dir := t.TempDir()
+		files, err := Export(ctx, s, []string{sess.ID}, FormatClaudeCode, dir)
+		if err != nil {
+			t.Fatalf("%s: %v", sess.ID, err)
+		}
+		src := sess.SourcePath
+		rel, err := filepath.Rel(root, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(filepath.Join(dir, "projects", rel))
+		if err != nil {
+			t.Errorf("%s: not exported to projects/%s (wrote %q): %v", sess.ID, rel, files, err)
+			continue
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s: export of %s differs from the file (%d bytes, want %d)", sess.ID, rel, len(got), len(want))
+			continue
+		}
+		n++
+	}
+	if n != len(ccRealFiles(t, root)) {
+		t.Errorf("%d files come back byte for byte, of %d", n, len(ccRealFiles(t, root)))
+	}
+}
