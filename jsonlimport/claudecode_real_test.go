@@ -447,42 +447,102 @@ func boolInt(b bool) int {
 }
 
 // TestClaudeCodeRealExport exports every imported session back to Claude
-// Code's format and checks that each file is the fixture's, byte for
-// byte, at the same path below projects/.
+// Code's format and checks that each file written (the transcript, and
+// the tool-results file of a large output) is the fixture's, byte for
+// byte, at the same path below projects/, and that every transcript and
+// side file of the fixture is written.
 func TestClaudeCodeRealExport(t *testing.T) {
 	s, root, rep := importCCReal(t)
 	for _, n := range rep.Notes {
 		t.Logf("note: %s: %s", n.Path, n.Reason)
 	}
 	ctx := context.Background()
-	n := 0
+	written := map[string]bool{}
 	for _, sess := range allSessions(t, s) {
 		dir := t.TempDir()
 		files, err := Export(ctx, s, []string{sess.ID}, FormatClaudeCode, dir)
 		if err != nil {
 			t.Fatalf("%s: %v", sess.ID, err)
 		}
-		src := sess.SourcePath
-		rel, err := filepath.Rel(root, src)
-		if err != nil {
-			t.Fatal(err)
+		for _, f := range files {
+			rel, err := filepath.Rel(filepath.Join(dir, "projects"), f)
+			if err != nil || !filepath.IsLocal(rel) {
+				t.Errorf("%s: exported %s outside projects/", sess.ID, f)
+				continue
+			}
+			got, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := os.ReadFile(filepath.Join(root, rel))
+			if err != nil {
+				t.Errorf("%s: exported %s, which the fixture does not have", sess.ID, rel)
+				continue
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("%s: export of %s differs from the file (%d bytes, want %d)", sess.ID, rel, len(got), len(want))
+				continue
+			}
+			written[rel] = true
 		}
-		want, err := os.ReadFile(src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := os.ReadFile(filepath.Join(dir, "projects", rel))
-		if err != nil {
-			t.Errorf("%s: not exported to projects/%s (wrote %q): %v", sess.ID, rel, files, err)
-			continue
-		}
-		if !bytes.Equal(got, want) {
-			t.Errorf("%s: export of %s differs from the file (%d bytes, want %d)", sess.ID, rel, len(got), len(want))
-			continue
-		}
-		n++
 	}
-	if n != len(ccRealFiles(t, root)) {
-		t.Errorf("%d files come back byte for byte, of %d", n, len(ccRealFiles(t, root)))
+	var missing []string
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.HasSuffix(p, ".meta.json") {
+			return err // the sub-agent's .meta.json is skipped on import
+		}
+		rel, err := filepath.Rel(root, p)
+		if err == nil && !written[rel] {
+			missing = append(missing, rel)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d files come back byte for byte", len(written))
+	if len(missing) > 0 {
+		t.Errorf("not exported: %q", missing)
+	}
+}
+
+// TestClaudeCodeRealGrowth imports every file of the fixture at a third
+// and two thirds of its bytes, then whole, with and without a Follow (as
+// sessionctl watch does), and compares with a one-shot import: the
+// compaction's preserved segment and the interleaved lines of parallel
+// calls must come out the same however the file arrived.
+func TestClaudeCodeRealGrowth(t *testing.T) {
+	roots := []string{ccRealProjects(t)}
+	cases := growthCases(t, roots, false)
+	for _, c := range growthCases(t, roots, false) {
+		c.follow = true
+		cases = append(cases, c)
+	}
+	counts, diffs := growthReport(t, cases)
+	t.Logf("growth equality (files equal/total; +follow: with a Follow): %s", formatCounts(counts))
+	for _, d := range diffs {
+		t.Error(d)
+	}
+}
+
+// TestClaudeCodeRealTranslationLoss checks what a translation of the
+// real CLI's sessions to another format reports as lost. Claude Code
+// 2.1.328 writes records of its own next to the conversation
+// (api-request, api-request-blob, api-request-shape: what it sent;
+// cost-state, atis-latch, tools-used: its counters), none of which goes
+// into the messages it sends (requests/*.json): they are no loss.
+// attachment lines are (they reach the model as system reminders).
+func TestClaudeCodeRealTranslationLoss(t *testing.T) {
+	s, _, _ := importCCReal(t)
+	for _, sess := range allSessions(t, s) {
+		_, loss, err := readForeign(context.Background(), s, sess)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for what := range loss.n {
+			if what != "attachment line" {
+				t.Errorf("%s: a translation reports %q lost", sess.ID, what)
+			}
+		}
 	}
 }
