@@ -168,6 +168,9 @@ function sse(res, event, data) {
 }
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+// blockDelay is the pause before each content block and before the final
+// usage (FAKE_BLOCK_DELAY_MS, default 150).
+const blockDelay = Number(process.env.FAKE_BLOCK_DELAY_MS || 150);
 
 // stream writes r as the API streams it, pausing between content blocks
 // as a real model does (the CLI writes a line per block as it ends).
@@ -180,7 +183,7 @@ async function stream(res, id, r, n, requestId) {
 	});
 	sse(res, "ping", {});
 	for (const [i, b] of r.content.entries()) {
-		await sleep(150);
+		await sleep(blockDelay);
 		if (b.type === "thinking") {
 			sse(res, "content_block_start", { index: i, content_block: { type: "thinking", thinking: "", signature: "" } });
 			sse(res, "content_block_delta", { index: i, delta: { type: "thinking_delta", thinking: b.thinking } });
@@ -196,7 +199,7 @@ async function stream(res, id, r, n, requestId) {
 		}
 		sse(res, "content_block_stop", { index: i });
 	}
-	await sleep(150);
+	await sleep(blockDelay);
 	const final = usageFor(n, outTokens);
 	delete final.cache_creation;
 	delete final.service_tier;
