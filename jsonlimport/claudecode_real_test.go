@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -94,23 +95,21 @@ func TestClaudeCodeRealUsage(t *testing.T) {
 	dir := filepath.Join(ccRealRoot, "ccusage")
 
 	got := map[string]ccTokens{}
-	rows, err := s.Query(ctx, `SELECT day, model, sum(input_tokens), sum(output_tokens), sum(cache_read_tokens), sum(cache_write_tokens)
-		FROM usage_daily GROUP BY day, model`)
+	cost := map[string]float64{}
+	days, err := s.UsageReport(ctx, sessiondb.UsageQuery{ByDay: true, ByModel: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for rows.Next() {
-		var day, model string
-		var v ccTokens
-		if err := rows.Scan(&day, &model, &v.Input, &v.Output, &v.CacheRead, &v.CacheWrite); err != nil {
-			t.Fatal(err)
-		}
-		got[day+" "+model] = v
+	for _, r := range days {
+		k := r.Day + " " + r.Model
+		v := got[k]
+		v.Input += r.InputTokens
+		v.Output += r.OutputTokens
+		v.CacheRead += r.CacheReadTokens
+		v.CacheWrite += r.CacheWriteTokens
+		got[k] = v
+		cost[k] += r.Cost
 	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	rows.Close()
 	want := ccusageRowsIn(t, dir, "daily.json", "daily", "date")
 	equal, total, diffs := compareTokens(want, got)
 	t.Logf("usage per day and model: %d/%d rows equal to ccusage", equal, total)
@@ -119,6 +118,15 @@ func TestClaudeCodeRealUsage(t *testing.T) {
 	}
 	if total < 3 {
 		t.Errorf("%d day-model rows; the fixtures have three models", total)
+	}
+	// Cost, where ccusage prices the model (claude-sonnet-4-5; the
+	// fixtures' default models, claude-opus-5-5 and claude-haiku-5-5, are
+	// priced by neither: cost 0 both).
+	for k, c := range ccusageCosts(t, filepath.Join(dir, "daily.json")) {
+		t.Logf("day %s: cost %.7f, ccusage %.7f", k, cost[k], c)
+		if math.Abs(cost[k]-c) > 0.01*c {
+			t.Errorf("day %s: cost %.7f, ccusage %.7f", k, cost[k], c)
+		}
 	}
 
 	got = map[string]ccTokens{}
@@ -158,6 +166,35 @@ func TestClaudeCodeRealUsage(t *testing.T) {
 	if calls != int64(len(responses)) {
 		t.Errorf("%d calls in the usage ledger, %d API responses in the files", calls, len(responses))
 	}
+}
+
+// ccusageCosts reads the cost per day and model of a ccusage daily
+// report.
+func ccusageCosts(t *testing.T, path string) map[string]float64 {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Daily []struct {
+			Date   string `json:"date"`
+			Models []struct {
+				Model string  `json:"modelName"`
+				Cost  float64 `json:"cost"`
+			} `json:"modelBreakdowns"`
+		} `json:"daily"`
+	}
+	if err := json.Unmarshal(raw, &rep); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]float64{}
+	for _, d := range rep.Daily {
+		for _, m := range d.Models {
+			out[d.Date+" "+m.Model] = m.Cost
+		}
+	}
+	return out
 }
 
 // ccRealFiles lists the transcripts (.jsonl) under root, sorted.
