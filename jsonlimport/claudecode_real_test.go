@@ -316,10 +316,9 @@ type loggedRequest struct {
 }
 
 // lastRequest is the conversation of the last Messages request of run
-// made for the sub-agent (its first prompt is subPrompt) or, sub false,
-// for the session; and the session's ID, as the request's metadata
-// names it.
-func lastRequest(t *testing.T, run string, sub bool) (conv []string, sessionID string) {
+// made for the sub-agent whose prompt is sub or, sub "", for the session
+// itself; and the session's ID, as the request's metadata names it.
+func lastRequest(t *testing.T, run, sub string) (conv []string, sessionID string) {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join(ccRealRoot, "requests", run+".json"))
 	if err != nil {
@@ -337,24 +336,26 @@ func lastRequest(t *testing.T, run string, sub bool) (conv []string, sessionID s
 		if err != nil {
 			t.Fatalf("%s request %d: %v", run, r.Seq, err)
 		}
-		if len(c) > 0 && (c[0] == "user: "+subPrompt) == sub {
+		if len(c) == 0 {
+			continue
+		}
+		isSub := strings.HasPrefix(c[0], "user: ") && strings.HasSuffix(c[0], " #sub")
+		if (sub == "" && !isSub) || (sub != "" && c[0] == "user: "+sub) {
 			conv, sessionID = c, r.SessionID
 		}
 	}
 	if conv == nil {
-		t.Fatalf("%s: no request (sub-agent %v)", run, sub)
+		t.Fatalf("%s: no request (sub-agent %q)", run, sub)
 	}
 	return conv, sessionID
 }
-
-// subPrompt is the prompt the fake API gives the sub-agent of run b1.
-const subPrompt = "Run echo sub #sub"
 
 // transcriptConversation is the conversation of a session's effective
 // transcript as sessiondb reads it (readForeign, what an export to
 // another format writes): the lines of one API response folded into one
 // assistant message, its results after it, flattened as conversation
-// flattens a request. The CLI's <synthetic> stops (its API-error
+// flattens a request (a task notification, which the CLI rewraps as a
+// system reminder, left out likewise). The CLI's <synthetic> stops (its API-error
 // messages, Model "" here) are left out: Claude Code keeps them on the
 // resume path but never sends them (run a5/a6: the failed prompt and the
 // next one go as one user message).
@@ -381,7 +382,10 @@ func transcriptConversation(t *testing.T, s sessiondb.Store, id string) []string
 			switch b.Type {
 			case xText:
 				t := strings.TrimSpace(b.Text)
-				if strings.HasPrefix(t, "<system-reminder>") {
+				// A background sub-agent's <task-notification> user line
+				// is sent as a system reminder ("[SYSTEM NOTIFICATION -
+				// NOT USER INPUT]…"), which conversation leaves out.
+				if strings.HasPrefix(t, "<system-reminder>") || (m.Role == xUser && strings.HasPrefix(t, "<task-notification>")) {
 					continue
 				}
 				if len(t) > 200 {
@@ -410,38 +414,45 @@ func TestClaudeCodeRealResume(t *testing.T) {
 	s, _, _ := importCCReal(t)
 	cases := []struct {
 		run      string
-		sub      bool   // the sub-agent's conversation
+		sub      string // the sub-agent's prompt; "": the session's conversation
 		thinking bool   // compare thinking blocks too
 		final    string // the final answer; "": a prefix of the transcript
 	}{
 		// Session A: parallel calls (a1), resumed (a2), continued with
 		// another model (a3), resumed through a 529 (a4), into a 400 that
 		// left an API-error stop (a5), continued after it (a6).
-		{"a1", false, true, ""},
-		{"a2", false, false, ""},
-		{"a3", false, false, ""},
-		{"a4", false, false, ""},
-		{"a5", false, false, ""},
-		{"a6", false, false, "Hello from the fake API."},
-		// Session B: its sub-agent (b1); after /compact (b4), the
-		// summary, the message the compaction preserved and the new turn.
-		{"b1", true, false, "Sub-agent done: sub."},
-		{"b5", false, false, "Both tools ran; done."},
+		{"a1", "", true, ""},
+		{"a2", "", false, ""},
+		{"a3", "", false, ""},
+		{"a4", "", false, ""},
+		{"a5", "", false, ""},
+		{"a6", "", false, "Hello from the fake API."},
+		// Session B: its sub-agents (b1, and b2bg in the background);
+		// after /compact (b4), the summary, the message the compaction
+		// preserved and the new turn (b5).
+		{"b1", "Run echo sub #sub", false, "Sub-agent done: sub."},
+		{"b2bg", "Run echo bg #sub", false, "Sub-agent done: sub."},
+		{"b5", "", false, "Both tools ran; done."},
 	}
 	for _, c := range cases {
 		name := c.run
-		if c.sub {
+		if c.sub != "" {
 			name += " sub-agent"
 		}
 		t.Run(name, func(t *testing.T) {
 			want, sid := lastRequest(t, c.run, c.sub)
 			id := sid
-			if c.sub {
+			if c.sub != "" {
 				id = ""
 				for _, sess := range allSessions(t, s) {
 					if sess.ParentID == sid {
-						id = sess.ID
+						if conv := transcriptConversation(t, s, sess.ID); len(conv) > 0 && conv[0] == want[0] {
+							id = sess.ID
+						}
 					}
+				}
+				if id == "" {
+					t.Fatalf("no sub-agent of %s starts with %q", sid, want[0])
 				}
 			}
 			got := transcriptConversation(t, s, id)
@@ -464,6 +475,59 @@ func TestClaudeCodeRealResume(t *testing.T) {
 			t.Logf("%s: %d items, %d tool calls, %d results", id, len(got), uses, results)
 		})
 	}
+}
+
+// TestClaudeCodeRealBeforeCompaction compares the runs of session B made
+// before its /compact (a sub-agent, a Write, a sub-agent in the
+// background whose task-notification comes as a user line, a large
+// output) with the transcript of B's file cut before the
+// compact_boundary line, as it stood then.
+func TestClaudeCodeRealBeforeCompaction(t *testing.T) {
+	root := ccRealProjects(t)
+	_, sid := lastRequest(t, "b1", "")
+	var src string
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err == nil && filepath.Base(p) == sid+".jsonl" {
+			src = p
+		}
+		return err
+	})
+	if err != nil || src == "" {
+		t.Fatalf("no file of session %s: %v", sid, err)
+	}
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := bytes.Index(data, []byte(`"subtype":"compact_boundary"`))
+	if cut < 0 {
+		t.Fatal("no compact_boundary in the file")
+	}
+	cut = bytes.LastIndexByte(data[:cut], '\n') + 1
+	dir := filepath.Join(t.TempDir(), "projects", filepath.Base(filepath.Dir(src)))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, sid+".jsonl"), data[:cut], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := openStore(t)
+	if _, err := Import(context.Background(), s, []string{filepath.Dir(dir)}, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	got := withoutThinking(transcriptConversation(t, s, sid))
+	for _, run := range []string{"b1", "b2", "b2bg", "b3"} {
+		want, _ := lastRequest(t, run, "")
+		want = withoutThinking(want)
+		g := got
+		if len(g) > len(want) {
+			g = g[:len(want)]
+		}
+		if strings.Join(g, "\n") != strings.Join(want, "\n") {
+			t.Errorf("%s: transcript differs from what Claude Code sent:\n got %q\nwant %q", run, g, want)
+		}
+	}
+	t.Logf("%d items before the compaction", len(got))
 }
 
 func withoutThinking(conv []string) []string {

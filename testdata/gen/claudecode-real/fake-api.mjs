@@ -13,6 +13,7 @@
 //	#write     text + a Write tool_use of out.txt (a new file)
 //	#big       a Bash tool_use with a large output (seq 1 12000)
 //	#agent     a Task/Agent tool_use whose prompt carries #sub
+//	#bgagent   an Agent tool_use run in the background (the default)
 //	#sub       (the sub-agent) a Bash tool_use (echo sub), then text
 //	#error     HTTP 400 (Claude Code retries once, then writes an API error turn)
 //	#overload  HTTP 529 once, then the answer (Claude Code retries)
@@ -54,10 +55,10 @@ function lastUser(messages) {
 	for (let i = turns.length - 1; i >= 0; i--) {
 		const m = turns[i];
 		if (m.role !== "user") continue;
-		const texts = blocks(m)
-			.filter((b) => b.type === "text" && !b.text.trimStart().startsWith("<system-reminder>"))
-			.map((b) => b.text);
-		if (texts.length === 0) continue;
+		const bs = blocks(m);
+		const texts = bs.filter((b) => b.type === "text" && !b.text.trimStart().startsWith("<system-reminder>")).map((b) => b.text);
+		if (texts.length === 0 && bs.some((b) => b.type === "tool_result")) continue;
+		if (texts.length === 0) return { text: "", afterTools }; // a notification, a reminder: no prompt
 		// The last block only: resuming after an API error, Claude Code
 		// sends the failed prompt and the new one as one user message.
 		const text = texts[texts.length - 1];
@@ -133,6 +134,15 @@ function reply(body) {
 		return {
 			model,
 			content: [{ type: "tool_use", id: toolId(), name: "Bash", input: { command: "seq 1 12000", description: "Print many lines" } }],
+			stop: "tool_use",
+		};
+	}
+	if (text.includes("#bgagent")) {
+		// The Agent tool's default: the sub-agent runs in the background and
+		// the CLI is told when it ends.
+		return {
+			model,
+			content: [{ type: "tool_use", id: toolId(), name: "Agent", input: { description: "Run bg", prompt: "Run echo bg #sub", subagent_type: "general-purpose" } }],
 			stop: "tool_use",
 		};
 	}

@@ -53,7 +53,7 @@ sid() { node -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[
 # (--continue) with another model answering, resumed through an overloaded
 # (529) first attempt, resumed into an API error (400) and continued after
 # it. Session B: a sub-agent (Agent tool) that runs a command, then a
-# Write (file history), a large Bash output (a tool-results file?), a
+# Write (file history), a sub-agent in the background, a large Bash output (a tool-results file?), a
 # /compact and a turn after it. (Two sessions only: each new session
 # writes ~100 KB of attachments.)
 run a1 -p "Run two commands #parallel"
@@ -66,6 +66,7 @@ run a6 --continue -p "Plain answer now"
 run b1 -p "Delegate to a sub-agent #agent"
 b=$(sid b1)
 run b2 --resume "$b" -p "Write a file #write"
+run b2bg --continue -p "Delegate in the background #bgagent"
 run b3 --continue -p "Print a lot #big"
 run b4 --continue -p "/compact"
 run b5 --continue -p "After compaction #read"
