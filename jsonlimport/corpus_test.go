@@ -40,7 +40,13 @@ type ccTokens struct {
 // per key and model, key being the row's date or session id.
 func ccusageRows(t *testing.T, name, list, key string) map[string]ccTokens {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(corpusRoot(t), "ccusage", name))
+	return ccusageRowsIn(t, filepath.Join(corpusRoot(t), "ccusage"), name, list, key)
+}
+
+// ccusageRowsIn is ccusageRows on the report name in folder dir.
+func ccusageRowsIn(t *testing.T, dir, name, list, key string) map[string]ccTokens {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(dir, name))
 	if err != nil {
 		t.Fatal(err)
 	}

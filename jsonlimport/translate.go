@@ -274,6 +274,8 @@ var ccUntranslated = map[string]bool{
 	"last-prompt": true, "queue-operation": true, "mode": true, "permission-mode": true,
 	"ai-title": true, "custom-title": true, "agent-name": true, "bridge-session": true,
 	"file-history-delta": true, claudecode.KindToolFile: true,
+	"api-request": true, "api-request-blob": true, "api-request-shape": true,
+	"cost-state": true, "atis-latch": true, "tools-used": true,
 }
 
 func (r *xReader) claudeCode(e sessiondb.Entry) {

@@ -40,6 +40,8 @@ var ccTypes = map[string]bool{
 	"file-history-snapshot": true, "last-prompt": true, "queue-operation": true, "mode": true,
 	"permission-mode": true, "attachment": true, "bridge-session": true, "ai-title": true,
 	"custom-title": true, "agent-name": true, "file-history-delta": true,
+	"api-request": true, "api-request-blob": true, "api-request-shape": true,
+	"cost-state": true, "atis-latch": true, "tools-used": true,
 }
 
 // ccJournalRE matches the journal of a workflow run,
@@ -853,12 +855,14 @@ func (p *ccParser) appendToolFile(f *ccToolFile) {
 	p.placed = append(p.placed, ccPlaced{Name: f.name, N: len(p.entries)})
 }
 
-// resumePath returns the lines Claude Code resumes, in file order: the
-// walk from the leaf to a root through parentUuid, plus every line of
-// each API response met on it and the result lines of all its tool calls
-// (the lines of parallel calls hang off each other, so the walk alone
-// reaches only the last result). It also returns the root of the walk
-// and the tool calls on the path without result.
+// resumePath returns the lines Claude Code resumes, in the order it
+// sends them: the walk from the leaf to a root through parentUuid, plus
+// every line of each API response met on it and the result lines of all
+// its tool calls (the lines of parallel calls hang off each other, so the
+// walk alone reaches only the last result), in file order; but for the
+// segment a compaction preserved (preservedSegment, below), which goes
+// right after its anchor. It also returns the root of the walk and the
+// tool calls on the path without result.
 func (p *ccParser) resumePath(leaf string) (path []*ccNode, root *ccNode, open []*ccNode) {
 	// Nodes are marked with the number of this walk rather than put in
 	// maps: a resumed read walks the path again on every append.
@@ -894,6 +898,10 @@ func (p *ccParser) resumePath(leaf string) (path []*ccNode, root *ccNode, open [
 		root, prev = node, node
 		cur = node.parent
 	}
+	anchor, kept := p.preservedSegment(root, g)
+	for _, n := range kept {
+		add(n)
+	}
 	var heads []*ccNode
 	for _, n := range path {
 		if n.typ == "assistant" && n.head != nil {
@@ -923,9 +931,86 @@ func (p *ccParser) resumePath(leaf string) (path []*ccNode, root *ccNode, open [
 			}
 		}
 	}
-	sort.Slice(path, func(i, j int) bool { return path[i].n < path[j].n })
+	// File order, but the preserved lines (and the other lines of their
+	// responses, their results) right after the anchor.
+	preserved := map[*ccNode]bool{}
+	for _, n := range kept {
+		preserved[n] = true
+		if n.head != nil {
+			preserved[n.head] = true
+		}
+	}
+	after := func(n *ccNode) bool { return anchor != nil && (preserved[n] || (n.head != nil && preserved[n.head])) }
+	key := func(n *ccNode) (int, int) {
+		if after(n) {
+			return anchor.n, 1
+		}
+		return n.n, 0
+	}
+	sort.Slice(path, func(i, j int) bool {
+		ki, ai := key(path[i])
+		kj, aj := key(path[j])
+		if ki != kj {
+			return ki < kj
+		}
+		if ai != aj {
+			return ai < aj
+		}
+		return path[i].n < path[j].n
+	})
 	sort.Slice(open, func(i, j int) bool { return open[i].n < open[j].n })
 	return path, root, open
+}
+
+// preservedSegment returns, when root is a compact_boundary whose
+// compactMetadata names a preservedSegment (Claude Code 2.1: the messages
+// a compaction keeps verbatim, the segment headUuid…tailUuid of the
+// lines before the boundary) and its anchor (the summary line after the
+// boundary) is on the walk g, the anchor and the segment's message lines.
+// Claude Code sends them right after the summary, though the file links
+// the lines after the summary to the summary itself: without them, the
+// transcript after a /compact would lose what Claude Code kept.
+func (p *ccParser) preservedSegment(root *ccNode, g uint64) (anchor *ccNode, kept []*ccNode) {
+	if root == nil || !root.boundary || len(root.meta) == 0 {
+		return nil, nil
+	}
+	var meta struct {
+		Preserved *struct {
+			Head   string `json:"headUuid"`
+			Anchor string `json:"anchorUuid"`
+			Tail   string `json:"tailUuid"`
+		} `json:"preservedSegment"`
+	}
+	if json.Unmarshal(root.meta, &meta) != nil || meta.Preserved == nil || meta.Preserved.Head == "" || meta.Preserved.Tail == "" {
+		return nil, nil
+	}
+	seg := meta.Preserved
+	anchor, ok := p.nodes[seg.Anchor]
+	if !ok || anchor.seen != g {
+		return nil, nil
+	}
+	cur := seg.Tail
+	for i := 0; i < 1<<16 && cur != ""; i++ {
+		n, ok := p.nodes[cur]
+		if !ok || n.seen == g {
+			// A segment not written, or crossing the walk: not what Claude
+			// Code preserved; keep the path as the file links it.
+			p.Problem(root.line, "compactMetadata.preservedSegment %s…%s cannot be followed from its tail; the lines it preserved are left out", seg.Head, seg.Tail)
+			return nil, nil
+		}
+		if n.msg {
+			kept = append(kept, n)
+		}
+		if cur == seg.Head {
+			for _, n := range kept {
+				n.seen = g
+			}
+			return anchor, kept
+		}
+		cur = n.parent
+	}
+	p.Problem(root.line, "compactMetadata.preservedSegment %s…%s does not lead from its tail to its head; the lines it preserved are left out", seg.Head, seg.Tail)
+	return nil, nil
 }
 
 func (p *ccParser) finish(u jsonl.Unit) (*jsonl.Parsed, error) {
@@ -957,7 +1042,10 @@ func (p *ccParser) finish(u jsonl.Unit) (*jsonl.Parsed, error) {
 	if root != nil && root.boundary && (start == 0 || root.n < start) {
 		start = root.n
 	}
-	suffix, before := true, false
+	// A path not in file order (a compaction's preserved segment) is
+	// never a suffix of the log.
+	suffix := sort.SliceIsSorted(path, func(i, j int) bool { return path[i].n < path[j].n })
+	before := false
 	for _, n := range p.msgNs {
 		if n >= start && !onPath[n] {
 			suffix = false

@@ -56,7 +56,14 @@
 //     recorded then carries compactMetadata.preTokens as TokensBefore and
 //     the trigger in Details. The isCompactSummary user line after it is an
 //     ordinary message entry on the path. Pre-compaction lines stay in the
-//     log.
+//     log. Claude Code 2.1 keeps some messages of before the boundary
+//     verbatim (compactMetadata.preservedSegment: the lines headUuid to
+//     tailUuid, and anchorUuid, the summary line) and sends them right
+//     after the summary, though the lines after the summary hang off the
+//     summary itself; the path takes them there (with their responses'
+//     other lines and results), so it is not in file order and the
+//     transcript is made of copies (below). Checked against the requests
+//     the real CLI sends (testdata/claudecode-real).
 //   - Title: the last "custom-title" (a rename), else the last "summary",
 //     else the last "ai-title", else the first real user prompt
 //     (jsonl.PromptTitle). Attrs: cwd, version, gitBranch, entrypoint
