@@ -1,0 +1,337 @@
+package pi_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/pinode"
+	"github.com/sessiondb/sessiondb/jsonlimport"
+	"github.com/sessiondb/sessiondb/jsonlimport/internal/jsonltest"
+	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
+	"github.com/sessiondb/sessiondb/jsonlimport/pi"
+)
+
+// piRandomExpected is what testdata/gen/pi/random.mjs records for one
+// file: pi's context at the leaf (as gen.mjs does) and at every other
+// branch tip; gen.mjs growth adds Cut.
+type piRandomExpected struct {
+	piExpected
+	Branches map[string]piExpected `json:"branches"`
+	// Cut is the number of lines pi had written when the first of two
+	// imports reads the file (gen.mjs growth).
+	Cut int `json:"cut"`
+}
+
+// TestPiRandom imports the session files random.mjs wrote with pi's own
+// SessionManager from random sequences of its API (testdata/pi/random, or
+// the directory SESSIONDB_PI_RANDOM names) and checks every one against
+// what pi itself resumes from it: the transcript, model, thinking level,
+// title and labels of the session, and the transcript and model of the
+// fork made for every branch tip. With SESSIONDB_PI_RANDOM_STEPS=n the
+// files are imported n times as they grow (see piRandomDiffs).
+func TestPiRandom(t *testing.T) {
+	dir := os.Getenv("SESSIONDB_PI_RANDOM")
+	if dir == "" {
+		dir = filepath.Join(piTestdata, "random")
+	}
+	steps := 1
+	if v, err := strconv.Atoi(os.Getenv("SESSIONDB_PI_RANDOM_STEPS")); err == nil && v > 1 {
+		steps = v
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no session files in %s (%v)", dir, err)
+	}
+	diffs := piRandomDiffs(t, files, func(f string) string { return strings.TrimSuffix(f, ".jsonl") + ".expected.json" },
+		steps, func(_ piRandomExpected, n, j int) int { return (n*j + steps - 1) / steps })
+	piReportDiffs(t, diffs, len(files))
+}
+
+// TestPiRandomGrowth imports the random files of testdata/pi/random as
+// they grow (in four steps, as a watcher following pi would) and checks
+// the result against pi.
+func TestPiRandomGrowth(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(piTestdata, "random", "*.jsonl"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no session files in testdata/pi/random (%v)", err)
+	}
+	diffs := piRandomDiffs(t, files, func(f string) string { return strings.TrimSuffix(f, ".jsonl") + ".expected.json" },
+		4, func(_ piRandomExpected, n, j int) int { return (n*j + 3) / 4 })
+	piReportDiffs(t, diffs, len(files))
+}
+
+func piReportDiffs(t *testing.T, diffs map[string][]string, n int) {
+	t.Helper()
+	names := make([]string, 0, len(diffs))
+	for name := range diffs {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		t.Errorf("%s:\n%s", name, strings.Join(diffs[name], "\n"))
+	}
+	t.Logf("%d of %d files pi wrote differ from pi's own reading", len(diffs), n)
+}
+
+// piRandomDiffs imports files (copied, with their /fork sources, into
+// one temporary archive) and returns, per file name, how sessiondb's
+// reading differs from the expected file expPath names. The archive is
+// imported steps times, every file holding at step j its first
+// cut(expected, lines, j) lines (what pi had written at some point); the
+// last cut must be the whole file.
+func piRandomDiffs(t *testing.T, files []string, expPath func(string) string, steps int, cut func(exp piRandomExpected, n, j int) int) map[string][]string {
+	t.Helper()
+	ctx := context.Background()
+	sort.Strings(files)
+	exps := map[string]piRandomExpected{}
+	for _, f := range files {
+		raw, err := os.ReadFile(expPath(f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var exp piRandomExpected
+		if err := json.Unmarshal(raw, &exp); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		exps[f] = exp
+	}
+	tmp := t.TempDir()
+	s := jsonltest.OpenStore(t)
+	for j := 1; j <= steps; j++ {
+		for _, f := range files {
+			lines := piLines(t, f)
+			k := cut(exps[f], len(lines), j)
+			var b bytes.Buffer
+			for _, l := range lines[:k] {
+				b.Write(l)
+				b.WriteByte('\n')
+			}
+			if err := os.WriteFile(filepath.Join(tmp, filepath.Base(f)), b.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := jsonlimport.Import(ctx, s, []string{tmp}, jsonlimport.Options{Format: pi.Name}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	diffs := map[string][]string{}
+	for _, f := range files {
+		name := filepath.Base(f)
+		add := func(format string, args ...any) { diffs[name] = append(diffs[name], fmt.Sprintf(format, args...)) }
+		exp := exps[f]
+		src, err := s.SourceFile(ctx, filepath.Join(tmp, name))
+		if err != nil {
+			add("not imported: %v", err)
+			continue
+		}
+		id := src.SessionID
+		if d := cmp.Diff(exp.Messages, piTranscript(t, s, id), cmpopts.EquateEmpty()); d != "" {
+			add("transcript (-pi +sessiondb):\n%s", d)
+		}
+		sess, err := s.Get(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var attrs struct {
+			Labels        map[string]string `json:"labels"`
+			Model         any               `json:"model"`
+			ThinkingLevel string            `json:"thinkingLevel"`
+		}
+		if err := json.Unmarshal(sess.Attrs, &attrs); err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(exp.Model, attrs.Model); d != "" {
+			add("model (-pi +sessiondb):\n%s", d)
+		}
+		if exp.ThinkingLevel != jsonl.OrString(attrs.ThinkingLevel, "off") {
+			add("thinking level %q, pi %q", attrs.ThinkingLevel, exp.ThinkingLevel)
+		}
+		if len(exp.Labels) == 0 {
+			exp.Labels = nil
+		}
+		if d := cmp.Diff(exp.Labels, attrs.Labels); d != "" {
+			add("labels (-pi +sessiondb):\n%s", d)
+		}
+		wantTitle := ""
+		if exp.Name != nil {
+			wantTitle = *exp.Name
+		} else {
+			log, err := s.Entries(ctx, id, 1, sess.LastSeq)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantTitle = jsonlimport.PromptTitle(pi.Name, log)
+		}
+		if sess.Title != wantTitle {
+			add("title %q, pi's name %q", sess.Title, wantTitle)
+		}
+		tips := make([]string, 0, len(exp.Branches))
+		for tip := range exp.Branches {
+			tips = append(tips, tip)
+		}
+		sort.Strings(tips)
+		for _, tip := range tips {
+			want := exp.Branches[tip]
+			fork, err := s.Get(ctx, jsonl.BranchID(id, tip))
+			if err != nil {
+				add("branch %s: %v", tip, err)
+				continue
+			}
+			if d := cmp.Diff(want.Messages, piTranscript(t, s, fork.ID), cmpopts.EquateEmpty()); d != "" {
+				add("branch %s transcript (-pi +sessiondb):\n%s", tip, d)
+			}
+			var fattrs struct {
+				Model         any    `json:"model"`
+				ThinkingLevel string `json:"thinkingLevel"`
+			}
+			if err := json.Unmarshal(fork.Attrs, &fattrs); err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(want.Model, fattrs.Model); d != "" {
+				add("branch %s model (-pi +sessiondb):\n%s", tip, d)
+			}
+			if want.ThinkingLevel != jsonl.OrString(fattrs.ThinkingLevel, "off") {
+				add("branch %s thinking level %q, pi %q", tip, fattrs.ThinkingLevel, want.ThinkingLevel)
+			}
+		}
+		all, _, err := s.List(ctx, sessiondb.ListOptions{Limit: sessiondb.MaxListLimit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A fork made for a tip pi later continued stays, with the path it
+		// had (the package doc: a path never changes): after an import of
+		// a shorter file, the forks can be more than the tips, each named
+		// after an entry that now has children.
+		inner := map[string]bool{}
+		for _, l := range piLines(t, f) {
+			var e struct {
+				ParentID string `json:"parentId"`
+			}
+			_ = json.Unmarshal(l, &e)
+			inner[e.ParentID] = true
+		}
+		for _, si := range all {
+			tip, ok := strings.CutPrefix(si.ID, id+"@")
+			if _, want := exp.Branches[tip]; !ok || want {
+				continue
+			}
+			if steps == 1 || !inner[tip] {
+				add("fork %s: pi has no branch tip %s", si.ID, tip)
+			}
+		}
+	}
+	return diffs
+}
+
+// TestPiRandomExportInPi exports every session and branch fork imported
+// from testdata/pi/random as pi files and opens them with pi's own
+// SessionManager (gen.mjs check): pi must resume from the export of a
+// session what it resumes from the file pi wrote, and from the export of
+// a fork what it resumes at that branch tip. It needs pi installed (see
+// internal/pinode) and is skipped otherwise.
+func TestPiRandomExportInPi(t *testing.T) {
+	node, script := pinode.Script(t, "gen.mjs")
+	ctx := context.Background()
+	dir := os.Getenv("SESSIONDB_PI_RANDOM")
+	if dir == "" {
+		dir = filepath.Join(piTestdata, "random")
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no session files in %s (%v)", dir, err)
+	}
+	tmp := t.TempDir()
+	want := map[string]piExpected{} // by session ID
+	for _, f := range files {
+		jsonltest.CopyFile(t, f, filepath.Join(tmp, filepath.Base(f)))
+		raw, err := os.ReadFile(strings.TrimSuffix(f, ".jsonl") + ".expected.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var exp piRandomExpected
+		if err := json.Unmarshal(raw, &exp); err != nil {
+			t.Fatal(err)
+		}
+		id := piHeaderID(t, f)
+		want[id] = exp.piExpected
+		for tip, b := range exp.Branches {
+			want[jsonl.BranchID(id, tip)] = b
+		}
+	}
+	s := jsonltest.OpenStore(t)
+	if _, err := jsonlimport.Import(ctx, s, []string{tmp}, jsonlimport.Options{Format: pi.Name}); err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]string, 0, len(want))
+	for id := range want {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	out := t.TempDir()
+	written, err := jsonlimport.Export(ctx, s, ids, pi.Name, out)
+	if err != nil || len(written) != len(ids) {
+		t.Fatalf("export: %d files for %d sessions, %v", len(written), len(ids), err)
+	}
+	idOf := map[string]string{}
+	for i, f := range written {
+		rel, err := filepath.Rel(out, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		idOf[rel] = ids[i]
+	}
+	// Into a file: node's process.exit drops what a pipe has not taken.
+	resPath := filepath.Join(t.TempDir(), "check.jsonl")
+	resFile, err := os.Create(resPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resFile.Close()
+	cmd := exec.Command(node, script, "check", out)
+	cmd.Dir = filepath.Dir(script)
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = resFile, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("node: %v\n%s", err, stderr.String())
+	}
+	res, err := os.ReadFile(resPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, line := range bytes.Split(bytes.TrimSpace(res), []byte("\n")) {
+		var got struct {
+			File    string     `json:"file"`
+			Context piExpected `json:"context"`
+		}
+		if err := json.Unmarshal(line, &got); err != nil {
+			t.Fatal(err)
+		}
+		id, ok := idOf[got.File]
+		if !ok {
+			t.Fatalf("pi read %s, which was not exported", got.File)
+		}
+		checked++
+		if d := cmp.Diff(want[id].Messages, got.Context.Messages, cmpopts.EquateEmpty()); d != "" {
+			t.Errorf("%s: pi resumes from our export (-pi from its own file +pi from the export):\n%s", id, d)
+		}
+		if d := cmp.Diff(want[id].Model, got.Context.Model); d != "" {
+			t.Errorf("%s: model (-pi from its own file +pi from the export):\n%s", id, d)
+		}
+	}
+	if checked != len(ids) {
+		t.Fatalf("pi read %d of %d exports", checked, len(ids))
+	}
+}
