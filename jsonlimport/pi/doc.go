@@ -76,7 +76,9 @@
 //     the tree and its compaction's firstKeptEntryIndex honoured; a
 //     version 2 "hookMessage" role is Role "custom", as version 3 names it.
 //   - Resume: a file that only grew is read from the offset when the new
-//     entries continue the previous leaf in a line without a compaction;
+//     entries continue the previous leaf in a line without a compaction
+//     (every new entry on the new leaf's path: one off it, even a
+//     compaction or a model change pi went back before, is a branch tip);
 //     otherwise Parse returns ErrNotIncremental, the importer reads the
 //     file whole and appends only the new entries (the context, branches
 //     and metadata being those of the whole file). A fork made for a tip

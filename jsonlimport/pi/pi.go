@@ -357,6 +357,12 @@ func (p *piParser) finish(u jsonl.Unit, from jsonl.Resume) (*jsonl.Parsed, error
 		if !connected || p.rs.View {
 			return nil, fmt.Errorf("parse pi %s: %w: the new entries do not continue the previous leaf", p.Path, jsonl.ErrNotIncremental)
 		}
+		if len(path) != len(p.order) {
+			// A new entry off the new path (a compaction or a model
+			// change pi went back before with /tree, say) is a branch
+			// tip, or leads to one: its fork is made from the whole file.
+			return nil, fmt.Errorf("parse pi %s: %w: a new entry off the path is a branch", p.Path, jsonl.ErrNotIncremental)
+		}
 		for _, n := range path {
 			if n.typ == "compaction" {
 				return nil, fmt.Errorf("parse pi %s: %w: a new compaction", p.Path, jsonl.ErrNotIncremental)

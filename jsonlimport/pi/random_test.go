@@ -72,6 +72,28 @@ func TestPiRandomGrowth(t *testing.T) {
 	piReportDiffs(t, diffs, len(files))
 }
 
+// TestPiGrowth imports each file of testdata/pi/growth (gen.mjs growth)
+// twice: as pi had written it at the cut, then whole; the session and its
+// forks must be what pi resumes from the whole file.
+func TestPiGrowth(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(piTestdata, "growth", "*.jsonl"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no session files in testdata/pi/growth (%v)", err)
+	}
+	for _, f := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(f), ".jsonl"), func(t *testing.T) {
+			diffs := piRandomDiffs(t, []string{f}, func(f string) string { return strings.TrimSuffix(f, ".jsonl") + ".json" },
+				2, func(exp piRandomExpected, n, j int) int {
+					if j == 1 {
+						return exp.Cut
+					}
+					return n
+				})
+			piReportDiffs(t, diffs, 1)
+		})
+	}
+}
+
 func piReportDiffs(t *testing.T, diffs map[string][]string, n int) {
 	t.Helper()
 	names := make([]string, 0, len(diffs))

@@ -116,6 +116,56 @@ if (process.argv[2] === "double-header") {
 	process.exit(0);
 }
 
+// "node gen.mjs growth" writes ../../pi/growth/<name>.jsonl and
+// <name>.json only: files pi wrote in two stretches, for the tests that
+// import a file while pi is still writing it. The expected file is the
+// context at the end (as above, plus "branches" as in "gen.mjs branches")
+// and "cut", the number of lines the file held when the first stretch
+// ended (what an import between the two saw).
+if (process.argv[2] === "growth") {
+	const dir = path.join(root, "growth");
+	fs.rmSync(dir, { recursive: true, force: true });
+	fs.mkdirSync(dir, { recursive: true });
+	const lines = (f) => fs.readFileSync(f, "utf8").split("\n").filter((l) => l).length;
+	const growth = (name, first, second) => {
+		const sm = SessionManager.create(cwd, dir);
+		const state = first(sm);
+		const file = sm.getSessionFile();
+		const cut = lines(file);
+		second(sm, state);
+		const dest = path.join(dir, `${name}.jsonl`);
+		fs.renameSync(file, dest);
+		const exp = context(dest);
+		const leaf = exp.leafId;
+		const o = SessionManager.open(dest);
+		const parents = new Set(o.getEntries().map((e) => e.parentId));
+		exp.branches = {};
+		for (const e of o.getEntries()) {
+			if (parents.has(e.id) || e.id === leaf) continue;
+			o.branch(e.id);
+			const c = o.buildSessionContext();
+			exp.branches[e.id] = { messages: c.messages, model: c.model, thinkingLevel: c.thinkingLevel };
+		}
+		exp.cut = cut;
+		fs.writeFileSync(path.join(dir, `${name}.json`), JSON.stringify(exp, null, 2) + "\n");
+	};
+	// The second stretch compacts at the leaf and then goes back (/tree)
+	// to before the compaction: the compaction, no message, is a branch
+	// tip among the new lines.
+	growth("compaction-abandoned", (sm) => {
+		const u = sm.appendMessage(user("Summarize the logs."));
+		const a = sm.appendMessage(assistant(text("Logs summarized.")));
+		return { u, a };
+	}, (sm, { u, a }) => {
+		sm.appendCompaction("The logs were summarized.", u, 2000);
+		sm.branchWithSummary(a, "Compacted, then went back before it.");
+		sm.appendMessage(user("Go on without the compaction."));
+		sm.appendMessage(assistant(text("Going on.")));
+	});
+	console.log("wrote", dir);
+	process.exit(0);
+}
+
 fs.rmSync(sessDir, { recursive: true, force: true });
 fs.rmSync(expDir, { recursive: true, force: true });
 fs.mkdirSync(sessDir, { recursive: true });
