@@ -111,7 +111,8 @@ func piReportDiffs(t *testing.T, diffs map[string][]string, n int) {
 // one temporary archive) and returns, per file name, how sessiondb's
 // reading differs from the expected file expPath names. The archive is
 // imported steps times, every file holding at step j its first
-// cut(expected, lines, j) lines (what pi had written at some point); the
+// cut(expected, lines, j) lines (what pi had written at some point; with
+// SESSIONDB_PI_RANDOM_TORN set, and half of the line pi was writing); the
 // last cut must be the whole file.
 func piRandomDiffs(t *testing.T, files []string, expPath func(string) string, steps int, cut func(exp piRandomExpected, n, j int) int) map[string][]string {
 	t.Helper()
@@ -129,6 +130,7 @@ func piRandomDiffs(t *testing.T, files []string, expPath func(string) string, st
 		}
 		exps[f] = exp
 	}
+	torn := os.Getenv("SESSIONDB_PI_RANDOM_TORN") != ""
 	tmp := t.TempDir()
 	s := jsonltest.OpenStore(t)
 	for j := 1; j <= steps; j++ {
@@ -139,6 +141,10 @@ func piRandomDiffs(t *testing.T, files []string, expPath func(string) string, st
 			for _, l := range lines[:k] {
 				b.Write(l)
 				b.WriteByte('\n')
+			}
+			if torn && k < len(lines) {
+				// pi's write of the next line, half done.
+				b.Write(lines[k][:len(lines[k])/2])
 			}
 			if err := os.WriteFile(filepath.Join(tmp, filepath.Base(f)), b.Bytes(), 0o644); err != nil {
 				t.Fatal(err)

@@ -13,8 +13,10 @@
 // branch(id) and branchWithSummary, resetLeaf, appendLabelChange,
 // appendSessionInfo, appendCustomEntry, appendCustomMessageEntry,
 // SessionManager.open of the file then more appends (what a new pi
-// process does with an existing file), and forks: createBranchedSession
-// (/fork), forkFrom and newSession({parentSession}). Every file pi wrote
+// process does with an existing file), a second process appending to the
+// same file in turns with the first, /tree and /fork as pi's AgentSession
+// does them (navigate, fork), and forks: createBranchedSession, forkFrom
+// and newSession({parentSession}). Every file pi wrote
 // lands in OUTDIR under the name pi gave it (<ts>_<uuid>.jsonl, or
 // empty-<uuid>.jsonl for the empty files pi was pointed at; pi only
 // writes a file once it holds an assistant message), and beside it
@@ -33,7 +35,7 @@
 //
 // jsonlimport/pi's TestPiRandom checks sessiondb against a committed
 // sample of these files (testdata/pi/random, made with
-// "node random.mjs 10 20 ../../pi/random 12" after emptying that directory);
+// "node random.mjs 44 20 ../../pi/random 12" after emptying that directory);
 // SESSIONDB_PI_RANDOM=DIR points it at another corpus.
 import crypto from "node:crypto";
 import fs from "node:fs";
@@ -127,6 +129,7 @@ class Run {
 			this.sm.newSession({ id: crypto.randomUUID() });
 		}
 		this.pending = [];
+		this.others = []; // other pi processes on the same file
 		this.model = pick(models);
 		this.files = new Set();
 		this.calls = 0;
@@ -165,7 +168,58 @@ class Run {
 		const content = [{ type: "text", text: output() }, ...(name === "read" && chance(0.2) ? [image()] : [])];
 		this.sm.appendMessage({ role: "toolResult", toolCallId: id, toolName: name, content, ...(chance(0.3) ? { details: { exit: int(3) } } : {}), isError: chance(0.15), timestamp: Date.now() });
 	}
+	// /tree as pi's AgentSession.navigateTree does it: to the parent of a
+	// user or custom message (its text goes back to the editor), else to
+	// the entry; with a summary of the branch left, or a label.
+	navigate() {
+		const sm = this.sm;
+		const target = pick(sm.getEntries());
+		const toParent = (target.type === "message" && target.message.role === "user") || target.type === "custom_message";
+		const leaf = toParent ? target.parentId : target.id;
+		const summary = chance(0.4) ? sentence() : "";
+		const label = chance(0.2) ? "nav" + int(10) : undefined;
+		if (summary) {
+			const id = sm.branchWithSummary(leaf, summary, chance(0.5) ? { readFiles: [], modifiedFiles: [] } : undefined);
+			if (label) sm.appendLabelChange(id, label);
+		} else if (leaf === null) sm.resetLeaf();
+		else sm.branch(leaf);
+		if (label && !summary) sm.appendLabelChange(target.id, label);
+		this.pending = [];
+	}
+	// /fork as pi's AgentSessionRuntime.fork does it: at an entry, or
+	// before a user message; before the first one, a new empty session
+	// naming its parent; else the path to the target in a new file, which
+	// a new SessionManager opens (when it holds no assistant message yet,
+	// pi has not written it, and open starts that file afresh).
+	fork() {
+		this.note();
+		const f = this.sm.getSessionFile();
+		if (!f || !fs.existsSync(f)) return;
+		const entries = this.sm.getEntries();
+		const users = entries.filter((e) => e.type === "message" && e.message.role === "user");
+		let target;
+		if (users.length > 0 && chance(0.5)) target = pick(users).parentId;
+		else target = pick(entries).id;
+		if (!target) {
+			this.sm = SessionManager.create(cwd, out);
+			this.sm.newSession({ parentSession: f });
+		} else {
+			const forked = SessionManager.open(f, out).createBranchedSession(target);
+			this.sm = SessionManager.open(forked, out);
+		}
+		this.others = [];
+		this.pending = [];
+	}
 	step() {
+		if (this.others.length > 0 && chance(0.3)) {
+			// Another pi process on the same file takes a turn: it
+			// appends under the leaf it loaded, unaware of the other's
+			// lines.
+			const i = int(this.others.length);
+			[this.sm, this.others[i]] = [this.others[i], this.sm];
+			this.pending = [];
+			if (this.sm.getSessionFile() !== this.others[i].getSessionFile()) this.others = [];
+		}
 		if (this.pending.length > 0 && chance(0.85)) return this.toolResult();
 		const r = rand();
 		const sm = this.sm;
@@ -188,11 +242,12 @@ class Run {
 			if (chance(0.03)) keep = "deadbeef";
 			return sm.appendCompaction(sentence(), keep, int(100000), chance(0.5) ? { readFiles: ["a.go"], modifiedFiles: [] } : undefined, chance(0.2) ? true : undefined);
 		}
-		if (r < 0.74 && ids.length > 1) {
+		if (r < 0.70 && ids.length > 1) {
 			sm.branch(pick(ids));
 			this.pending = [];
 			return;
 		}
+		if (r < 0.74 && ids.length > 1) return this.navigate();
 		if (r < 0.78 && ids.length > 1) {
 			sm.branchWithSummary(chance(0.95) ? pick(ids) : null, chance(0.9) ? sentence() : "", chance(0.3) ? { readFiles: [] } : undefined);
 			this.pending = [];
@@ -210,6 +265,12 @@ class Run {
 			const content = chance(0.6) ? sentence() : [{ type: "text", text: sentence() }];
 			return sm.appendCustomMessageEntry("ext", content, chance(0.7), chance(0.3) ? { k: int(9) } : undefined);
 		}
+		if (r < 0.935) {
+			// A second pi process opens the file while this one goes on.
+			const f = sm.getSessionFile();
+			if (f && fs.existsSync(f)) this.others.push(SessionManager.open(f));
+			return;
+		}
 		if (r < 0.95) {
 			// A new pi process resumes the file.
 			this.note();
@@ -220,14 +281,16 @@ class Run {
 			}
 			return;
 		}
-		if (r < 0.965 && ids.length > 0) {
-			// /fork: a new file with the path to an entry.
+		if (r < 0.958 && ids.length > 0) {
+			// createBranchedSession: a new file with the path to an entry,
+			// this SessionManager going on in it.
 			this.note();
 			const e = pick(this.sm.getEntries());
 			this.sm.createBranchedSession(e.id);
 			this.pending = [];
 			return;
 		}
+		if (r < 0.966 && ids.length > 0) return this.fork();
 		if (r < 0.975) {
 			this.note();
 			const f = sm.getSessionFile();
