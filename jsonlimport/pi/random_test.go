@@ -205,6 +205,41 @@ func piRandomDiffs(t *testing.T, files []string, expPath func(string) string, st
 		if sess.Title != wantTitle {
 			add("title %q, pi's name %q", sess.Title, wantTitle)
 		}
+		// A file made by /fork (or newSession and forkFrom) names its
+		// source: the session is that file's fork, at the source's last
+		// entry the fork holds (none: 0), whatever the source file's name.
+		if src := piParentSession(t, f); src != "" {
+			srcPath := filepath.Join(filepath.Dir(f), filepath.Base(src))
+			if _, err := os.Stat(srcPath); err == nil {
+				if want := piHeaderID(t, srcPath); sess.ParentID != want {
+					add("ParentID %q, the source file's session is %q", sess.ParentID, want)
+				}
+				ids := map[string]bool{}
+				for _, l := range piLines(t, f)[1:] {
+					var e struct {
+						ID string `json:"id"`
+					}
+					_ = json.Unmarshal(l, &e)
+					ids[e.ID] = true
+				}
+				var want int64
+				for i, l := range piLines(t, srcPath) {
+					var e struct {
+						ID string `json:"id"`
+					}
+					_ = json.Unmarshal(l, &e)
+					if ids[e.ID] && e.ID != "" {
+						want = int64(i + 1)
+					}
+				}
+				// (Checked on whole imports: the growth steps cut a source
+				// and its fork apart, and can show a fork's copies before
+				// the source holds them, which pi never writes.)
+				if steps == 1 && sess.ForkSeq != want {
+					add("ForkSeq %d, the source's last entry the fork holds is line %d", sess.ForkSeq, want)
+				}
+			}
+		}
 		tips := make([]string, 0, len(exp.Branches))
 		for tip := range exp.Branches {
 			tips = append(tips, tip)
@@ -362,4 +397,15 @@ func TestPiRandomExportInPi(t *testing.T) {
 	if checked != len(ids) {
 		t.Fatalf("pi read %d of %d exports", checked, len(ids))
 	}
+}
+
+// piParentSession returns the parentSession of the header of the pi file
+// at path ("" when none).
+func piParentSession(t *testing.T, path string) string {
+	t.Helper()
+	objs := jsonl.FirstObjects(path, 1)
+	if len(objs) != 1 {
+		t.Fatalf("%s: no header", path)
+	}
+	return jsonl.RawString(objs[0], "parentSession")
 }

@@ -166,6 +166,40 @@ if (process.argv[2] === "growth") {
 	process.exit(0);
 }
 
+// "node gen.mjs named" writes ../../pi/named/ only: a session pi keeps in
+// a file of the user's naming (pi --session notes.jsonl: open() of a path
+// that does not exist starts a session there, its id in no file name),
+// and a /fork of it (pi's AgentSessionRuntime.fork: the source opened
+// again, createBranchedSession at an entry) whose header names the source
+// by that path. Each with <name>.json, the context as above.
+if (process.argv[2] === "named") {
+	const dir = path.join(root, "named");
+	fs.rmSync(dir, { recursive: true, force: true });
+	fs.mkdirSync(dir, { recursive: true });
+	const src = path.join(dir, "notes.jsonl");
+	const sm = SessionManager.open(src, dir, cwd);
+	sm.appendMessage(user("Plan the migration."));
+	const a = sm.appendMessage(assistant(text("Step 1: dump; step 2: load.")));
+	sm.appendMessage(user("Do step 1."));
+	sm.appendMessage(assistant(text("Dumped.")));
+	const forked = SessionManager.open(src, dir).createBranchedSession(a);
+	const fork = SessionManager.open(forked, dir);
+	fork.appendMessage(user("Do step 2 first instead."));
+	fork.appendMessage(assistant(text("Loaded.")));
+	const dest = path.join(dir, "fork-of-notes.jsonl");
+	fs.renameSync(forked, dest);
+	// The header names the source by absolute path: name it where the
+	// user kept it, so the fixture does not depend on this checkout.
+	const lines = fs.readFileSync(dest, "utf8").split("\n");
+	const h = JSON.parse(lines[0]);
+	h.parentSession = "/home/dev/notes/notes.jsonl";
+	lines[0] = JSON.stringify(h);
+	fs.writeFileSync(dest, lines.join("\n"));
+	for (const f of [src, dest]) fs.writeFileSync(f.replace(/\.jsonl$/, ".json"), JSON.stringify(context(f), null, 2) + "\n");
+	console.log("wrote", dir);
+	process.exit(0);
+}
+
 fs.rmSync(sessDir, { recursive: true, force: true });
 fs.rmSync(expDir, { recursive: true, force: true });
 fs.mkdirSync(sessDir, { recursive: true });
