@@ -52,9 +52,12 @@
 //     session counts every branch's calls), and their lines are copies of
 //     the session's, so a search finds a branch's text in both.
 //   - A file made by /fork has a header with parentSession (the source
-//     file's path): its ParentID is the uuid of that file name, and, when
-//     the source file can be read, ForkSeq is the entry number in it of the
-//     last entry the fork copied.
+//     file's path): when the source file can be read (there, or beside the
+//     fork), its ParentID is the id in the source's header and ForkSeq the
+//     entry number in it of the last entry the fork copied; otherwise
+//     ParentID is the uuid in the source's file name (pi's names are
+//     <time>_<id>.jsonl, but pi --session NAME keeps a session in a file
+//     of the user's naming).
 //   - Title: the name of the last session_info entry, else the first
 //     real user prompt (jsonl.PromptTitle). Labels: the current
 //     label of each entry (pi's rules: a label entry without label clears

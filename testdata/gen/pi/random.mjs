@@ -204,8 +204,10 @@ class Run {
 			this.sm = SessionManager.create(cwd, out);
 			this.sm.newSession({ parentSession: f });
 		} else {
-			const forked = SessionManager.open(f, out).createBranchedSession(target);
-			this.sm = SessionManager.open(forked, out);
+			// (cwd as pi's own process.cwd(): open() of a path pi has
+			// not written takes the process's.)
+			const forked = SessionManager.open(f, out, cwd).createBranchedSession(target);
+			this.sm = SessionManager.open(forked, out, cwd);
 		}
 		this.others = [];
 		this.pending = [];
