@@ -240,6 +240,38 @@ func piRandomDiffs(t *testing.T, files []string, expPath func(string) string, st
 				}
 			}
 		}
+		// Where each branch leaves the path pi resumes: the tip's last
+		// ancestor on the leaf's path (pi's tree, the later of two
+		// entries with one id winning; "" when they share no entry).
+		parentOf, lineOf := map[string]string{}, map[string]int64{}
+		for i, l := range piLines(t, f) {
+			var e struct {
+				Type     string  `json:"type"`
+				ID       string  `json:"id"`
+				ParentID *string `json:"parentId"`
+			}
+			_ = json.Unmarshal(l, &e)
+			if e.Type == "session" || e.ID == "" {
+				continue
+			}
+			parentOf[e.ID] = ""
+			if e.ParentID != nil {
+				parentOf[e.ID] = *e.ParentID
+			}
+			lineOf[e.ID] = int64(i + 1)
+		}
+		onPath := map[string]bool{}
+		for cur, n := exp.LeafID, 0; cur != "" && n <= len(parentOf); cur, n = parentOf[cur], n+1 {
+			onPath[cur] = true
+		}
+		branchFrom := func(tip string) string {
+			for cur, n := tip, 0; cur != "" && n <= len(parentOf); cur, n = parentOf[cur], n+1 {
+				if onPath[cur] {
+					return cur
+				}
+			}
+			return ""
+		}
 		tips := make([]string, 0, len(exp.Branches))
 		for tip := range exp.Branches {
 			tips = append(tips, tip)
@@ -258,9 +290,15 @@ func piRandomDiffs(t *testing.T, files []string, expPath func(string) string, st
 			var fattrs struct {
 				Model         any    `json:"model"`
 				ThinkingLevel string `json:"thinkingLevel"`
+				Branch        struct {
+					Tip, From string
+				} `json:"branch"`
 			}
 			if err := json.Unmarshal(fork.Attrs, &fattrs); err != nil {
 				t.Fatal(err)
+			}
+			if from := branchFrom(tip); fattrs.Branch.From != from || fork.ForkSeq != lineOf[from] {
+				add("branch %s leaves the path at %q (ForkSeq %d), pi's tree at %q (line %d)", tip, fattrs.Branch.From, fork.ForkSeq, from, lineOf[from])
 			}
 			if d := cmp.Diff(want.Model, fattrs.Model); d != "" {
 				add("branch %s model (-pi +sessiondb):\n%s", tip, d)
