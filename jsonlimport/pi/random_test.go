@@ -205,6 +205,12 @@ func piRandomDiffs(t *testing.T, files []string, expPath func(string) string, st
 		if sess.Title != wantTitle {
 			add("title %q, pi's name %q", sess.Title, wantTitle)
 		}
+		// pi lists the session as created at its header's timestamp.
+		if h := jsonl.FirstObjects(f, 1); len(h) == 1 {
+			if want := jsonl.ParseTime(jsonl.RawString(h[0], "timestamp")); !sess.CreatedAt.Equal(want) {
+				add("created %s, pi's header says %s", sess.CreatedAt, want)
+			}
+		}
 		// A file made by /fork (or newSession and forkFrom) names its
 		// source: the session is that file's fork, at the source's last
 		// entry the fork holds (none: 0), whatever the source file's name.
