@@ -55,21 +55,26 @@ func TestPiRandom(t *testing.T) {
 		t.Fatalf("no session files in %s (%v)", dir, err)
 	}
 	diffs := piRandomDiffs(t, files, func(f string) string { return strings.TrimSuffix(f, ".jsonl") + ".expected.json" },
-		steps, func(_ piRandomExpected, n, j int) int { return (n*j + steps - 1) / steps })
+		steps, func(_ piRandomExpected, n, j int) int { return (n*j + steps - 1) / steps }, os.Getenv("SESSIONDB_PI_RANDOM_TORN") != "")
 	piReportDiffs(t, diffs, len(files))
 }
 
 // TestPiRandomGrowth imports the random files of testdata/pi/random as
-// they grow (in four steps, as a watcher following pi would) and checks
-// the result against pi.
+// they grow (in four steps, as a watcher following pi would; then with
+// half of the line pi is writing at each step) and checks the result
+// against pi.
 func TestPiRandomGrowth(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join(piTestdata, "random", "*.jsonl"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no session files in testdata/pi/random (%v)", err)
 	}
-	diffs := piRandomDiffs(t, files, func(f string) string { return strings.TrimSuffix(f, ".jsonl") + ".expected.json" },
-		4, func(_ piRandomExpected, n, j int) int { return (n*j + 3) / 4 })
-	piReportDiffs(t, diffs, len(files))
+	for _, torn := range []bool{false, true} {
+		t.Run(fmt.Sprintf("torn=%v", torn), func(t *testing.T) {
+			diffs := piRandomDiffs(t, files, func(f string) string { return strings.TrimSuffix(f, ".jsonl") + ".expected.json" },
+				4, func(_ piRandomExpected, n, j int) int { return (n*j + 3) / 4 }, torn)
+			piReportDiffs(t, diffs, len(files))
+		})
+	}
 }
 
 // TestPiGrowth imports each file of testdata/pi/growth (gen.mjs growth)
@@ -88,7 +93,7 @@ func TestPiGrowth(t *testing.T) {
 						return exp.Cut
 					}
 					return n
-				})
+				}, false)
 			piReportDiffs(t, diffs, 1)
 		})
 	}
@@ -111,10 +116,10 @@ func piReportDiffs(t *testing.T, diffs map[string][]string, n int) {
 // one temporary archive) and returns, per file name, how sessiondb's
 // reading differs from the expected file expPath names. The archive is
 // imported steps times, every file holding at step j its first
-// cut(expected, lines, j) lines (what pi had written at some point; with
-// SESSIONDB_PI_RANDOM_TORN set, and half of the line pi was writing); the
-// last cut must be the whole file.
-func piRandomDiffs(t *testing.T, files []string, expPath func(string) string, steps int, cut func(exp piRandomExpected, n, j int) int) map[string][]string {
+// cut(expected, lines, j) lines (what pi had written at some point; if
+// torn, and half of the line pi was writing); the last cut must be the
+// whole file.
+func piRandomDiffs(t *testing.T, files []string, expPath func(string) string, steps int, cut func(exp piRandomExpected, n, j int) int, torn bool) map[string][]string {
 	t.Helper()
 	ctx := context.Background()
 	sort.Strings(files)
@@ -130,7 +135,6 @@ func piRandomDiffs(t *testing.T, files []string, expPath func(string) string, st
 		}
 		exps[f] = exp
 	}
-	torn := os.Getenv("SESSIONDB_PI_RANDOM_TORN") != ""
 	tmp := t.TempDir()
 	s := jsonltest.OpenStore(t)
 	for j := 1; j <= steps; j++ {
