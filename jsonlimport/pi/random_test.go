@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -54,14 +55,20 @@ func TestPiRandom(t *testing.T) {
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no session files in %s (%v)", dir, err)
 	}
-	diffs := piRandomDiffs(t, files, func(f string) string { return strings.TrimSuffix(f, ".jsonl") + ".expected.json" },
-		steps, func(_ piRandomExpected, n, j int) int { return (n*j + steps - 1) / steps }, os.Getenv("SESSIONDB_PI_RANDOM_TORN") != "")
+	cut := func(_ string, _ piRandomExpected, n, j int) int { return (n*j + steps - 1) / steps }
+	clock := os.Getenv("SESSIONDB_PI_RANDOM_CLOCK") != ""
+	if clock {
+		cut = piClockCuts(t, files, steps)
+	}
+	diffs := piRandomDiffsOpt(t, files, func(f string) string { return strings.TrimSuffix(f, ".jsonl") + ".expected.json" },
+		steps, cut, os.Getenv("SESSIONDB_PI_RANDOM_TORN") != "", steps == 1 || clock)
 	piReportDiffs(t, diffs, len(files))
 }
 
 // TestPiRandomGrowth imports the random files of testdata/pi/random as
 // they grow (in four steps, as a watcher following pi would; then with
-// half of the line pi is writing at each step) and checks the result
+// half of the line pi is writing at each step; then the whole directory
+// at eight moments of pi's clock, piClockCuts) and checks the result
 // against pi.
 func TestPiRandomGrowth(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join(piTestdata, "random", "*.jsonl"))
@@ -71,10 +78,15 @@ func TestPiRandomGrowth(t *testing.T) {
 	for _, torn := range []bool{false, true} {
 		t.Run(fmt.Sprintf("torn=%v", torn), func(t *testing.T) {
 			diffs := piRandomDiffs(t, files, func(f string) string { return strings.TrimSuffix(f, ".jsonl") + ".expected.json" },
-				4, func(_ piRandomExpected, n, j int) int { return (n*j + 3) / 4 }, torn)
+				4, func(_ string, _ piRandomExpected, n, j int) int { return (n*j + 3) / 4 }, torn)
 			piReportDiffs(t, diffs, len(files))
 		})
 	}
+	t.Run("clock", func(t *testing.T) {
+		diffs := piRandomDiffsOpt(t, files, func(f string) string { return strings.TrimSuffix(f, ".jsonl") + ".expected.json" },
+			8, piClockCuts(t, files, 8), false, true)
+		piReportDiffs(t, diffs, len(files))
+	})
 }
 
 // TestPiGrowth imports each file of testdata/pi/growth (gen.mjs growth)
@@ -88,7 +100,7 @@ func TestPiGrowth(t *testing.T) {
 	for _, f := range files {
 		t.Run(strings.TrimSuffix(filepath.Base(f), ".jsonl"), func(t *testing.T) {
 			diffs := piRandomDiffs(t, []string{f}, func(f string) string { return strings.TrimSuffix(f, ".jsonl") + ".json" },
-				2, func(exp piRandomExpected, n, j int) int {
+				2, func(_ string, exp piRandomExpected, n, j int) int {
 					if j == 1 {
 						return exp.Cut
 					}
@@ -116,10 +128,17 @@ func piReportDiffs(t *testing.T, diffs map[string][]string, n int) {
 // one temporary archive) and returns, per file name, how sessiondb's
 // reading differs from the expected file expPath names. The archive is
 // imported steps times, every file holding at step j its first
-// cut(expected, lines, j) lines (what pi had written at some point; if
+// cut(file, expected, lines, j) lines (none: the file is not there yet) (what pi had written at some point; if
 // torn, and half of the line pi was writing); the last cut must be the
 // whole file.
-func piRandomDiffs(t *testing.T, files []string, expPath func(string) string, steps int, cut func(exp piRandomExpected, n, j int) int, torn bool) map[string][]string {
+func piRandomDiffs(t *testing.T, files []string, expPath func(string) string, steps int, cut func(f string, exp piRandomExpected, n, j int) int, torn bool) map[string][]string {
+	return piRandomDiffsOpt(t, files, expPath, steps, cut, torn, steps == 1)
+}
+
+// piRandomDiffsOpt is piRandomDiffs; forkSeq says whether the steps show
+// a /fork's source with every line the fork copied, as pi writes them,
+// so that each fork's ForkSeq can be checked.
+func piRandomDiffsOpt(t *testing.T, files []string, expPath func(string) string, steps int, cut func(f string, exp piRandomExpected, n, j int) int, torn, forkSeq bool) map[string][]string {
 	t.Helper()
 	ctx := context.Background()
 	sort.Strings(files)
@@ -140,7 +159,10 @@ func piRandomDiffs(t *testing.T, files []string, expPath func(string) string, st
 	for j := 1; j <= steps; j++ {
 		for _, f := range files {
 			lines := piLines(t, f)
-			k := cut(exps[f], len(lines), j)
+			k := cut(f, exps[f], len(lines), j)
+			if k == 0 {
+				continue // not written yet
+			}
 			var b bytes.Buffer
 			for _, l := range lines[:k] {
 				b.Write(l)
@@ -242,10 +264,10 @@ func piRandomDiffs(t *testing.T, files []string, expPath func(string) string, st
 						want = int64(i + 1)
 					}
 				}
-				// (Checked on whole imports: the growth steps cut a source
-				// and its fork apart, and can show a fork's copies before
-				// the source holds them, which pi never writes.)
-				if steps == 1 && sess.ForkSeq != want {
+				// (Not checked when the growth steps cut a source and its
+				// fork apart: they can show a fork's copies before the
+				// source holds them, which pi never writes.)
+				if forkSeq && sess.ForkSeq != want {
 					add("ForkSeq %d, the source's last entry the fork holds is line %d", sess.ForkSeq, want)
 				}
 			}
@@ -456,4 +478,50 @@ func piParentSession(t *testing.T, path string) string {
 		t.Fatalf("%s: no header", path)
 	}
 	return jsonl.RawString(objs[0], "parentSession")
+}
+
+// piClockCuts returns the cuts of piRandomDiffs that show every file as
+// it was at steps moments of one clock, as a watcher of pi's directory
+// sees them: a line was written at its timestamp, or later (a copy made
+// by /fork keeps its source's timestamp but was written with the fork's
+// header, and pi appends in order).
+func piClockCuts(t *testing.T, files []string, steps int) func(string, piRandomExpected, int, int) int {
+	t.Helper()
+	written := map[string][]time.Time{}
+	var lo, hi time.Time
+	for _, f := range files {
+		var at []time.Time
+		var last time.Time
+		for _, l := range piLines(t, f) {
+			var e struct {
+				Timestamp string `json:"timestamp"`
+			}
+			_ = json.Unmarshal(l, &e)
+			if ts := jsonl.ParseTime(e.Timestamp); ts.After(last) {
+				last = ts
+			}
+			at = append(at, last)
+		}
+		if len(at) == 0 {
+			continue
+		}
+		if lo.IsZero() || at[0].Before(lo) {
+			lo = at[0]
+		}
+		if at[len(at)-1].After(hi) {
+			hi = at[len(at)-1]
+		}
+		written[f] = at
+	}
+	return func(f string, _ piRandomExpected, n, j int) int {
+		if j == steps {
+			return n
+		}
+		now := lo.Add(hi.Sub(lo) * time.Duration(j) / time.Duration(steps))
+		k := 0
+		for k < len(written[f]) && !written[f][k].After(now) {
+			k++
+		}
+		return k
+	}
 }
