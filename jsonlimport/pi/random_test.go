@@ -156,30 +156,7 @@ func piRandomDiffsOpt(t *testing.T, files []string, expPath func(string) string,
 	}
 	tmp := t.TempDir()
 	s := jsonltest.OpenStore(t)
-	for j := 1; j <= steps; j++ {
-		for _, f := range files {
-			lines := piLines(t, f)
-			k := cut(f, exps[f], len(lines), j)
-			if k == 0 {
-				continue // not written yet
-			}
-			var b bytes.Buffer
-			for _, l := range lines[:k] {
-				b.Write(l)
-				b.WriteByte('\n')
-			}
-			if torn && k < len(lines) {
-				// pi's write of the next line, half done.
-				b.Write(lines[k][:len(lines[k])/2])
-			}
-			if err := os.WriteFile(filepath.Join(tmp, filepath.Base(f)), b.Bytes(), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if _, err := jsonlimport.Import(ctx, s, []string{tmp}, jsonlimport.Options{Format: pi.Name}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	piImportGrowing(t, s, tmp, files, steps, func(f string, n, j int) int { return cut(f, exps[f], n, j) }, torn)
 	diffs := map[string][]string{}
 	for _, f := range files {
 		name := filepath.Base(f)
@@ -388,7 +365,6 @@ func TestPiRandomExportInPi(t *testing.T) {
 	tmp := t.TempDir()
 	want := map[string]piExpected{} // by session ID
 	for _, f := range files {
-		jsonltest.CopyFile(t, f, filepath.Join(tmp, filepath.Base(f)))
 		raw, err := os.ReadFile(strings.TrimSuffix(f, ".jsonl") + ".expected.json")
 		if err != nil {
 			t.Fatal(err)
@@ -403,10 +379,15 @@ func TestPiRandomExportInPi(t *testing.T) {
 			want[jsonl.BranchID(id, tip)] = b
 		}
 	}
-	s := jsonltest.OpenStore(t)
-	if _, err := jsonlimport.Import(ctx, s, []string{tmp}, jsonlimport.Options{Format: pi.Name}); err != nil {
-		t.Fatal(err)
+	// SESSIONDB_PI_RANDOM_STEPS=n: imported as the directory grew, at n
+	// moments of pi's clock (piClockCuts).
+	steps := 1
+	if v, err := strconv.Atoi(os.Getenv("SESSIONDB_PI_RANDOM_STEPS")); err == nil && v > 1 {
+		steps = v
 	}
+	cut := piClockCuts(t, files, steps)
+	s := jsonltest.OpenStore(t)
+	piImportGrowing(t, s, tmp, files, steps, func(f string, n, j int) int { return cut(f, piRandomExpected{}, n, j) }, false)
 	ids := make([]string, 0, len(want))
 	for id := range want {
 		ids = append(ids, id)
@@ -523,5 +504,36 @@ func piClockCuts(t *testing.T, files []string, steps int) func(string, piRandomE
 			k++
 		}
 		return k
+	}
+}
+
+// piImportGrowing imports files (copied into dir) steps times into s,
+// every file holding at step j its first cut(file, lines, j) lines (none:
+// not there yet), and if torn half of the next line.
+func piImportGrowing(t *testing.T, s sessiondb.Store, dir string, files []string, steps int, cut func(f string, n, j int) int, torn bool) {
+	t.Helper()
+	for j := 1; j <= steps; j++ {
+		for _, f := range files {
+			lines := piLines(t, f)
+			k := cut(f, len(lines), j)
+			if k == 0 {
+				continue // not written yet
+			}
+			var b bytes.Buffer
+			for _, l := range lines[:k] {
+				b.Write(l)
+				b.WriteByte('\n')
+			}
+			if torn && k < len(lines) {
+				// pi's write of the next line, half done.
+				b.Write(lines[k][:len(lines[k])/2])
+			}
+			if err := os.WriteFile(filepath.Join(dir, filepath.Base(f)), b.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := jsonlimport.Import(context.Background(), s, []string{dir}, jsonlimport.Options{Format: pi.Name}); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
