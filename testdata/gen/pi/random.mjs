@@ -342,7 +342,12 @@ const written = new Set();
 for (let i = 0; i < Number(nArg); i++) {
 	const run = new Run();
 	const steps = 4 + int(chance(0.2) ? 3 * Number(stepsArg) : Number(stepsArg));
-	// Start the way pi does: a prompt and an answer.
+	// Start the way pi does: the model and thinking level of the new
+	// session (mostly), a prompt and an answer.
+	if (chance(0.7)) {
+		run.sm.appendModelChange(run.model[0], run.model[1]);
+		run.sm.appendThinkingLevelChange(pick(["off", "medium", "high"]));
+	}
 	run.user();
 	run.assistant();
 	for (let s = 0; s < steps; s++) {
