@@ -537,3 +537,18 @@ func piImportGrowing(t *testing.T, s sessiondb.Store, dir string, files []string
 		}
 	}
 }
+
+// TestPiForkDropsLabels: pi's /fork (createBranchedSession) leaves the
+// label entries of the path out of the new file, so the entry after a
+// label names a parent the fork does not hold, and pi resumes the fork
+// from that entry on (testdata/pi/forks, gen.mjs fork-labels). The
+// session, its fork and the fork's branch tip read as pi reads them.
+func TestPiForkDropsLabels(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(piTestdata, "forks", "*.jsonl"))
+	if err != nil || len(files) != 2 {
+		t.Fatalf("testdata/pi/forks: %v %v (run gen.mjs fork-labels)", files, err)
+	}
+	diffs := piRandomDiffs(t, files, func(f string) string { return strings.TrimSuffix(f, ".jsonl") + ".json" },
+		1, func(_ string, _ piRandomExpected, n, _ int) int { return n }, false)
+	piReportDiffs(t, diffs, len(files))
+}

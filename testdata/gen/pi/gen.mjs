@@ -200,6 +200,53 @@ if (process.argv[2] === "named") {
 	process.exit(0);
 }
 
+// "node gen.mjs fork-labels" writes ../../pi/forks/ only: a session with
+// a label on its path, and the /fork pi makes of it. createBranchedSession
+// leaves the path's label entries out and writes the labels anew at the
+// end, so the entry after a label names a parent the fork does not hold:
+// pi resumes the fork from that entry on. Each file with <name>.json, the
+// context as above plus "branches" (gen.mjs branches).
+if (process.argv[2] === "fork-labels") {
+	const dir = path.join(root, "forks");
+	fs.rmSync(dir, { recursive: true, force: true });
+	fs.mkdirSync(dir, { recursive: true });
+	const sm = SessionManager.create(cwd, dir);
+	const u = sm.appendMessage(user("Find the leak."));
+	sm.appendMessage(assistant(text("It is in the cache.")));
+	sm.appendLabelChange(u, "leak");
+	sm.appendMessage(user("Fix it."));
+	const a = sm.appendMessage(assistant(text("Fixed: entries expire.")));
+	const src = sm.getSessionFile();
+	const forked = SessionManager.open(src, dir).createBranchedSession(a);
+	const fork = SessionManager.open(forked, dir);
+	fork.appendMessage(user("Add a test."));
+	fork.appendMessage(assistant(text("Test added.")));
+	const files = { "labelled": src, "fork-of-labelled": forked };
+	for (const [name, f] of Object.entries(files)) fs.renameSync(f, path.join(dir, `${name}.jsonl`));
+	const dest = path.join(dir, "fork-of-labelled.jsonl");
+	const lines = fs.readFileSync(dest, "utf8").split("\n");
+	const h = JSON.parse(lines[0]);
+	h.parentSession = `/home/dev/.pi/agent/sessions/--home-dev-proj--/${path.basename(files["labelled"])}`;
+	lines[0] = JSON.stringify(h);
+	fs.writeFileSync(dest, lines.join("\n"));
+	for (const name of Object.keys(files)) {
+		const f = path.join(dir, `${name}.jsonl`);
+		const exp = context(f);
+		const o = SessionManager.open(f);
+		const parents = new Set(o.getEntries().map((e) => e.parentId));
+		exp.branches = {};
+		for (const e of o.getEntries()) {
+			if (parents.has(e.id) || e.id === exp.leafId) continue;
+			o.branch(e.id);
+			const c = o.buildSessionContext();
+			exp.branches[e.id] = { messages: c.messages, model: c.model, thinkingLevel: c.thinkingLevel };
+		}
+		fs.writeFileSync(path.join(dir, `${name}.json`), JSON.stringify(exp, null, 2) + "\n");
+	}
+	console.log("wrote", dir);
+	process.exit(0);
+}
+
 fs.rmSync(sessDir, { recursive: true, force: true });
 fs.rmSync(expDir, { recursive: true, force: true });
 fs.mkdirSync(sessDir, { recursive: true });

@@ -35,7 +35,7 @@
 //
 // jsonlimport/pi's TestPiRandom checks sessiondb against a committed
 // sample of these files (testdata/pi/random, made with
-// "node random.mjs 44 20 ../../pi/random 12" after emptying that directory);
+// "node random.mjs 67 20 ../../pi/random 12" after emptying that directory);
 // SESSIONDB_PI_RANDOM=DIR points it at another corpus.
 import crypto from "node:crypto";
 import fs from "node:fs";
