@@ -52,9 +52,12 @@
 //     session counts every branch's calls), and their lines are copies of
 //     the session's, so a search finds a branch's text in both.
 //   - A file made by /fork has a header with parentSession (the source
-//     file's path): its ParentID is the uuid of that file name, and, when
-//     the source file can be read, ForkSeq is the entry number in it of the
-//     last entry the fork copied.
+//     file's path): when the source file can be read (there, or beside the
+//     fork), its ParentID is the id in the source's header and ForkSeq the
+//     entry number in it of the last entry the fork copied; otherwise
+//     ParentID is the uuid in the source's file name (pi's names are
+//     <time>_<id>.jsonl, but pi --session NAME keeps a session in a file
+//     of the user's naming).
 //   - Title: the name of the last session_info entry, else the first
 //     real user prompt (jsonl.PromptTitle). Labels: the current
 //     label of each entry (pi's rules: a label entry without label clears
@@ -76,7 +79,9 @@
 //     the tree and its compaction's firstKeptEntryIndex honoured; a
 //     version 2 "hookMessage" role is Role "custom", as version 3 names it.
 //   - Resume: a file that only grew is read from the offset when the new
-//     entries continue the previous leaf in a line without a compaction;
+//     entries continue the previous leaf in a line without a compaction
+//     (every new entry on the new leaf's path: one off it, even a
+//     compaction or a model change pi went back before, is a branch tip);
 //     otherwise Parse returns ErrNotIncremental, the importer reads the
 //     file whole and appends only the new entries (the context, branches
 //     and metadata being those of the whole file). A fork made for a tip

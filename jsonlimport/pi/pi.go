@@ -357,6 +357,12 @@ func (p *piParser) finish(u jsonl.Unit, from jsonl.Resume) (*jsonl.Parsed, error
 		if !connected || p.rs.View {
 			return nil, fmt.Errorf("parse pi %s: %w: the new entries do not continue the previous leaf", p.Path, jsonl.ErrNotIncremental)
 		}
+		if len(path) != len(p.order) {
+			// A new entry off the new path (a compaction or a model
+			// change pi went back before with /tree, say) is a branch
+			// tip, or leads to one: its fork is made from the whole file.
+			return nil, fmt.Errorf("parse pi %s: %w: a new entry off the path is a branch", p.Path, jsonl.ErrNotIncremental)
+		}
 		for _, n := range path {
 			if n.typ == "compaction" {
 				return nil, fmt.Errorf("parse pi %s: %w: a new compaction", p.Path, jsonl.ErrNotIncremental)
@@ -488,7 +494,15 @@ func (p *piParser) finish(u jsonl.Unit, from jsonl.Resume) (*jsonl.Parsed, error
 		if m := piUUIDRE.FindAllString(filepath.Base(p.parent), -1); len(m) > 0 {
 			p.rs.Parent = m[len(m)-1]
 		}
-		p.rs.ForkSeq, shared = piForkSeq(piSourceFile(p.parent, p.rs.Parent, u.Path), p.nodes)
+		src := piSourceFile(p.parent, p.rs.Parent, u.Path)
+		if id := piSessionID(src); id != "" && id != p.rs.ID {
+			// The file name need not carry the session's id (pi --session
+			// notes.jsonl; a /fork pi had not written yet when it opened
+			// its path again starts a new session there): the source's
+			// header says whose it is.
+			p.rs.Parent = id
+		}
+		p.rs.ForkSeq, shared = piForkSeq(src, p.nodes)
 	} else if p.resumed && p.rs.Parent != "" && len(p.nodes) > 0 {
 		// The new entries of a /fork file may still be copies of the
 		// source's (a prefix was imported before): their calls are the
@@ -769,6 +783,19 @@ func piSourceFile(parentSession, parentID, fork string) string {
 		}
 	}
 	return ""
+}
+
+// piSessionID returns the id in the session header of the pi file at path
+// ("" when path is "" or its first line is no session header).
+func piSessionID(path string) string {
+	if path == "" {
+		return ""
+	}
+	objs := jsonl.FirstObjects(path, 1)
+	if len(objs) != 1 || jsonl.RawString(objs[0], "type") != "session" {
+		return ""
+	}
+	return jsonl.RawString(objs[0], "id")
 }
 
 // piForkSeq returns the entry number, in the source file of a fork, of the

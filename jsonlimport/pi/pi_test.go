@@ -526,3 +526,45 @@ func TestPiForkUsage(t *testing.T) {
 		t.Fatalf("fork usage rows %d, want 1 (the fork's own answer)", len(p.Usage))
 	}
 }
+
+// TestPiForkOfNamedFile: pi keeps a session in a file of the user's
+// naming (pi --session notes.jsonl), so the source of a /fork is named by
+// a path without the session's id in it (testdata/pi/named, gen.mjs
+// named). The fork's ParentID is the session in that file, read from its
+// header, and ForkSeq the source's line the fork was made at.
+func TestPiForkOfNamedFile(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	for _, name := range []string{"notes", "fork-of-notes"} {
+		jsonltest.CopyFile(t, filepath.Join(piTestdata, "named", name+".jsonl"), filepath.Join(dir, name+".jsonl"))
+	}
+	s := jsonltest.OpenStore(t)
+	if _, err := jsonlimport.Import(ctx, s, []string{dir}, jsonlimport.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"notes", "fork-of-notes"} {
+		raw, err := os.ReadFile(filepath.Join(piTestdata, "named", name+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var exp piExpected
+		if err := json.Unmarshal(raw, &exp); err != nil {
+			t.Fatal(err)
+		}
+		id := piHeaderID(t, filepath.Join(dir, name+".jsonl"))
+		if d := cmp.Diff(exp.Messages, piTranscript(t, s, id)); d != "" {
+			t.Errorf("%s: transcript (-pi +sessiondb):\n%s", name, d)
+		}
+	}
+	fork, err := s.Get(ctx, piHeaderID(t, filepath.Join(dir, "fork-of-notes.jsonl")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := piHeaderID(t, filepath.Join(dir, "notes.jsonl")); fork.ParentID != want {
+		t.Errorf("ParentID %q, want %q, the session in the source file", fork.ParentID, want)
+	}
+	// The fork was made at the first answer, line 3 of the source.
+	if fork.ForkSeq != 3 {
+		t.Errorf("ForkSeq %d, want 3", fork.ForkSeq)
+	}
+}

@@ -116,6 +116,137 @@ if (process.argv[2] === "double-header") {
 	process.exit(0);
 }
 
+// "node gen.mjs growth" writes ../../pi/growth/<name>.jsonl and
+// <name>.json only: files pi wrote in two stretches, for the tests that
+// import a file while pi is still writing it. The expected file is the
+// context at the end (as above, plus "branches" as in "gen.mjs branches")
+// and "cut", the number of lines the file held when the first stretch
+// ended (what an import between the two saw).
+if (process.argv[2] === "growth") {
+	const dir = path.join(root, "growth");
+	fs.rmSync(dir, { recursive: true, force: true });
+	fs.mkdirSync(dir, { recursive: true });
+	const lines = (f) => fs.readFileSync(f, "utf8").split("\n").filter((l) => l).length;
+	const growth = (name, first, second) => {
+		const sm = SessionManager.create(cwd, dir);
+		const state = first(sm);
+		const file = sm.getSessionFile();
+		const cut = lines(file);
+		second(sm, state);
+		const dest = path.join(dir, `${name}.jsonl`);
+		fs.renameSync(file, dest);
+		const exp = context(dest);
+		const leaf = exp.leafId;
+		const o = SessionManager.open(dest);
+		const parents = new Set(o.getEntries().map((e) => e.parentId));
+		exp.branches = {};
+		for (const e of o.getEntries()) {
+			if (parents.has(e.id) || e.id === leaf) continue;
+			o.branch(e.id);
+			const c = o.buildSessionContext();
+			exp.branches[e.id] = { messages: c.messages, model: c.model, thinkingLevel: c.thinkingLevel };
+		}
+		exp.cut = cut;
+		fs.writeFileSync(path.join(dir, `${name}.json`), JSON.stringify(exp, null, 2) + "\n");
+	};
+	// The second stretch compacts at the leaf and then goes back (/tree)
+	// to before the compaction: the compaction, no message, is a branch
+	// tip among the new lines.
+	growth("compaction-abandoned", (sm) => {
+		const u = sm.appendMessage(user("Summarize the logs."));
+		const a = sm.appendMessage(assistant(text("Logs summarized.")));
+		return { u, a };
+	}, (sm, { u, a }) => {
+		sm.appendCompaction("The logs were summarized.", u, 2000);
+		sm.branchWithSummary(a, "Compacted, then went back before it.");
+		sm.appendMessage(user("Go on without the compaction."));
+		sm.appendMessage(assistant(text("Going on.")));
+	});
+	console.log("wrote", dir);
+	process.exit(0);
+}
+
+// "node gen.mjs named" writes ../../pi/named/ only: a session pi keeps in
+// a file of the user's naming (pi --session notes.jsonl: open() of a path
+// that does not exist starts a session there, its id in no file name),
+// and a /fork of it (pi's AgentSessionRuntime.fork: the source opened
+// again, createBranchedSession at an entry) whose header names the source
+// by that path. Each with <name>.json, the context as above.
+if (process.argv[2] === "named") {
+	const dir = path.join(root, "named");
+	fs.rmSync(dir, { recursive: true, force: true });
+	fs.mkdirSync(dir, { recursive: true });
+	const src = path.join(dir, "notes.jsonl");
+	const sm = SessionManager.open(src, dir, cwd);
+	sm.appendMessage(user("Plan the migration."));
+	const a = sm.appendMessage(assistant(text("Step 1: dump; step 2: load.")));
+	sm.appendMessage(user("Do step 1."));
+	sm.appendMessage(assistant(text("Dumped.")));
+	const forked = SessionManager.open(src, dir).createBranchedSession(a);
+	const fork = SessionManager.open(forked, dir);
+	fork.appendMessage(user("Do step 2 first instead."));
+	fork.appendMessage(assistant(text("Loaded.")));
+	const dest = path.join(dir, "fork-of-notes.jsonl");
+	fs.renameSync(forked, dest);
+	// The header names the source by absolute path: name it where the
+	// user kept it, so the fixture does not depend on this checkout.
+	const lines = fs.readFileSync(dest, "utf8").split("\n");
+	const h = JSON.parse(lines[0]);
+	h.parentSession = "/home/dev/notes/notes.jsonl";
+	lines[0] = JSON.stringify(h);
+	fs.writeFileSync(dest, lines.join("\n"));
+	for (const f of [src, dest]) fs.writeFileSync(f.replace(/\.jsonl$/, ".json"), JSON.stringify(context(f), null, 2) + "\n");
+	console.log("wrote", dir);
+	process.exit(0);
+}
+
+// "node gen.mjs fork-labels" writes ../../pi/forks/ only: a session with
+// a label on its path, and the /fork pi makes of it. createBranchedSession
+// leaves the path's label entries out and writes the labels anew at the
+// end, so the entry after a label names a parent the fork does not hold:
+// pi resumes the fork from that entry on. Each file with <name>.json, the
+// context as above plus "branches" (gen.mjs branches).
+if (process.argv[2] === "fork-labels") {
+	const dir = path.join(root, "forks");
+	fs.rmSync(dir, { recursive: true, force: true });
+	fs.mkdirSync(dir, { recursive: true });
+	const sm = SessionManager.create(cwd, dir);
+	const u = sm.appendMessage(user("Find the leak."));
+	sm.appendMessage(assistant(text("It is in the cache.")));
+	sm.appendLabelChange(u, "leak");
+	sm.appendMessage(user("Fix it."));
+	const a = sm.appendMessage(assistant(text("Fixed: entries expire.")));
+	const src = sm.getSessionFile();
+	const forked = SessionManager.open(src, dir).createBranchedSession(a);
+	const fork = SessionManager.open(forked, dir);
+	fork.appendMessage(user("Add a test."));
+	fork.appendMessage(assistant(text("Test added.")));
+	const files = { "labelled": src, "fork-of-labelled": forked };
+	for (const [name, f] of Object.entries(files)) fs.renameSync(f, path.join(dir, `${name}.jsonl`));
+	const dest = path.join(dir, "fork-of-labelled.jsonl");
+	const lines = fs.readFileSync(dest, "utf8").split("\n");
+	const h = JSON.parse(lines[0]);
+	h.parentSession = `/home/dev/.pi/agent/sessions/--home-dev-proj--/${path.basename(files["labelled"])}`;
+	lines[0] = JSON.stringify(h);
+	fs.writeFileSync(dest, lines.join("\n"));
+	for (const name of Object.keys(files)) {
+		const f = path.join(dir, `${name}.jsonl`);
+		const exp = context(f);
+		const o = SessionManager.open(f);
+		const parents = new Set(o.getEntries().map((e) => e.parentId));
+		exp.branches = {};
+		for (const e of o.getEntries()) {
+			if (parents.has(e.id) || e.id === exp.leafId) continue;
+			o.branch(e.id);
+			const c = o.buildSessionContext();
+			exp.branches[e.id] = { messages: c.messages, model: c.model, thinkingLevel: c.thinkingLevel };
+		}
+		fs.writeFileSync(path.join(dir, `${name}.json`), JSON.stringify(exp, null, 2) + "\n");
+	}
+	console.log("wrote", dir);
+	process.exit(0);
+}
+
 fs.rmSync(sessDir, { recursive: true, force: true });
 fs.rmSync(expDir, { recursive: true, force: true });
 fs.mkdirSync(sessDir, { recursive: true });
