@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -492,7 +493,17 @@ func (m *picoMeta) session(base string, haveMeta bool) sessiondb.Session {
 		attrs["skip"] = m.Skip
 		attrs["count"] = m.Count
 	}
-	s.Attrs = mustJSON(map[string]any{"picoclaw": attrs})
+	top := map[string]any{"picoclaw": attrs}
+	if slices.Contains(m.Aliases, s.ID) {
+		// A meta can list its own key as an alias: UpsertSessionMeta
+		// through a key that collides with it on disk ("discord:555" for
+		// the file of "discord_555") drops only the key it was called
+		// with. The store drops a session's own ID from its aliases, so
+		// the list picoclaw's GetSessionMeta returns is kept whole where
+		// jsonl.SourceAliases (and Export) find it.
+		top[jsonl.DroppedAliasesKey] = m.Aliases
+	}
+	s.Attrs = mustJSON(top)
 	return s
 }
 
