@@ -516,7 +516,25 @@ func (Format) parseMetaOnly(u jsonl.Unit) (*jsonl.Parsed, error) {
 		return nil, fmt.Errorf("picoclaw: %s: %w", u.Path, os.ErrNotExist)
 	}
 	base := picoBase(u.Path)
-	pd := &jsonl.Parsed{Unit: u, Session: m.session(base, true), Problems: problems, Offset: fileSize(u.Path)}
+	var notes []jsonl.Problem
+	if m.Key != "" && sanitizePicoclawKey(m.Key) != base {
+		// Not the meta of the session it names: picoclaw reads key K's
+		// meta and history from sanitizeKey(K).meta.json and .jsonl. Its
+		// SessionManager writes a legacy session whose key ends in ".meta"
+		// to {key}.json, which MigrateFromJSON never migrates (it skips
+		// *.meta.json) and ListSessions lists by its key; GetSessionMeta,
+		// GetSummary and GetHistory then answer from files that do not
+		// exist: an empty session.
+		dir := filepath.Dir(u.Path)
+		own := filepath.Join(dir, sanitizePicoclawKey(m.Key))
+		if fileExists(own+".meta.json") || fileExists(own+".jsonl") {
+			return nil, fmt.Errorf("%w: %s names session %q, whose own files are %s.meta.json/.jsonl", jsonl.ErrNoConversation, filepath.Base(u.Path), m.Key, filepath.Base(own))
+		}
+		notes = append(notes, jsonl.Problem{Path: u.Path, Reason: fmt.Sprintf("names session %q, whose meta picoclaw reads from %s.meta.json (absent): imported empty, as picoclaw's GetSessionMeta/GetHistory return it", m.Key, filepath.Base(own))})
+		m = picoMeta{Key: m.Key}
+		base = filepath.Base(own)
+	}
+	pd := &jsonl.Parsed{Unit: u, Session: m.session(base, true), Problems: problems, Notes: notes, Offset: fileSize(u.Path)}
 	if err := sessiondb.ValidateID(pd.Session.ID); err != nil {
 		return pd, fmt.Errorf("picoclaw: session key: %w", err)
 	}
