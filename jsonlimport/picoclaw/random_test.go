@@ -92,6 +92,12 @@ func picoDiffs(t *testing.T, s sessiondb.Store, goldens []picoGolden, legacy boo
 		if d := cmp.Diff(g.Meta.Aliases, jsonl.SourceAliases(sess)); d != "" {
 			add(g.Key, "aliases (-want +got):\n%s", d)
 		}
+		for _, a := range sess.Aliases {
+			want := picoResolve(goldens, a)
+			if id, err := s.Resolve(ctx, a); err != nil || id != want {
+				add(g.Key, "Resolve(%q) = %q, %v; want %q (picoclaw's ResolveSessionKey)", a, id, err, want)
+			}
+		}
 		// A legacy session's times are the legacy file's (jsonlimport's
 		// choice, see parseLegacy); picoclaw's migration stamps now.
 		// A zero time (a meta that TruncateHistory wrote for a key
