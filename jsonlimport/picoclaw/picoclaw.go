@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -492,7 +493,17 @@ func (m *picoMeta) session(base string, haveMeta bool) sessiondb.Session {
 		attrs["skip"] = m.Skip
 		attrs["count"] = m.Count
 	}
-	s.Attrs = mustJSON(map[string]any{"picoclaw": attrs})
+	top := map[string]any{"picoclaw": attrs}
+	if slices.Contains(m.Aliases, s.ID) {
+		// A meta can list its own key as an alias: UpsertSessionMeta
+		// through a key that collides with it on disk ("discord:555" for
+		// the file of "discord_555") drops only the key it was called
+		// with. The store drops a session's own ID from its aliases, so
+		// the list picoclaw's GetSessionMeta returns is kept whole where
+		// jsonl.SourceAliases (and Export) find it.
+		top[jsonl.DroppedAliasesKey] = m.Aliases
+	}
+	s.Attrs = mustJSON(top)
 	return s
 }
 
@@ -505,7 +516,25 @@ func (Format) parseMetaOnly(u jsonl.Unit) (*jsonl.Parsed, error) {
 		return nil, fmt.Errorf("picoclaw: %s: %w", u.Path, os.ErrNotExist)
 	}
 	base := picoBase(u.Path)
-	pd := &jsonl.Parsed{Unit: u, Session: m.session(base, true), Problems: problems, Offset: fileSize(u.Path)}
+	var notes []jsonl.Problem
+	if m.Key != "" && sanitizePicoclawKey(m.Key) != base {
+		// Not the meta of the session it names: picoclaw reads key K's
+		// meta and history from sanitizeKey(K).meta.json and .jsonl. Its
+		// SessionManager writes a legacy session whose key ends in ".meta"
+		// to {key}.json, which MigrateFromJSON never migrates (it skips
+		// *.meta.json) and ListSessions lists by its key; GetSessionMeta,
+		// GetSummary and GetHistory then answer from files that do not
+		// exist: an empty session.
+		dir := filepath.Dir(u.Path)
+		own := filepath.Join(dir, sanitizePicoclawKey(m.Key))
+		if fileExists(own+".meta.json") || fileExists(own+".jsonl") {
+			return nil, fmt.Errorf("%w: %s names session %q, whose own files are %s.meta.json/.jsonl", jsonl.ErrNoConversation, filepath.Base(u.Path), m.Key, filepath.Base(own))
+		}
+		notes = append(notes, jsonl.Problem{Path: u.Path, Reason: fmt.Sprintf("names session %q, whose meta picoclaw reads from %s.meta.json (absent): imported empty, as picoclaw's GetSessionMeta/GetHistory return it", m.Key, filepath.Base(own))})
+		m = picoMeta{Key: m.Key}
+		base = filepath.Base(own)
+	}
+	pd := &jsonl.Parsed{Unit: u, Session: m.session(base, true), Problems: problems, Notes: notes, Offset: fileSize(u.Path)}
 	if err := sessiondb.ValidateID(pd.Session.ID); err != nil {
 		return pd, fmt.Errorf("picoclaw: session key: %w", err)
 	}
