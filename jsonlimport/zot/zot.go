@@ -342,6 +342,7 @@ type zotResumeState struct {
 type zotItem struct {
 	entry   sessiondb.Entry
 	time    time.Time // the hydrated time (zero when missing or unparsable)
+	badTime bool      // time did not parse (zot's loader drops such a message)
 	calls   []string  // ToolCallBlock IDs
 	results []string  // ToolResultBlock call IDs
 	stub    bool
@@ -699,9 +700,10 @@ func (p *zotParser) message(body json.RawMessage, lineNo int, what string) *zotI
 		p.lastTime = created
 	}
 	it := &zotItem{
-		line:  lineNo,
-		entry: sessiondb.Entry{Kind: sessiondb.KindMessage, Role: msg.Role, CreatedAt: created, Body: body},
-		time:  msg.Time,
+		line:    lineNo,
+		entry:   sessiondb.Entry{Kind: sessiondb.KindMessage, Role: msg.Role, CreatedAt: created, Body: body},
+		time:    msg.Time,
+		badTime: badTime,
 	}
 	for _, b := range msg.Content {
 		switch v := b.Value.(type) {
@@ -974,8 +976,12 @@ func (p *zotParser) repair(msgs []*zotItem) []*zotItem {
 				continue
 			}
 		}
+		// zot's stub message carries the assistant's time as decoded,
+		// zero included. Only for a message whose time did not parse
+		// (which zot drops, so it makes no stub) is there nothing to
+		// copy; the entry's time stands in.
 		t := m.time
-		if t.IsZero() {
+		if m.badTime {
 			t = m.entry.CreatedAt
 		}
 		tb, _ := t.MarshalJSON()
