@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -29,10 +30,11 @@ type zotRandomGolden struct {
 	} `json:"describe_sessions_entry"`
 }
 
-// zotRandomDiffs compares every session of the set directory with zot's
-// answers in set/expected and returns one line per difference, prefixed
-// with its class (transcript, title, parent, meta, usage, load).
-func zotRandomDiffs(t *testing.T, store sessiondb.Store, set string) []string {
+// zotRandomDiffs compares every session of the set directory whose file
+// is under dir (zot_home or exports) with zot's answers in set/expected and
+// returns one line per difference, prefixed with its class (transcript,
+// title, parent, meta, usage, load).
+func zotRandomDiffs(t *testing.T, store sessiondb.Store, set, dir string) []string {
 	t.Helper()
 	ctx := context.Background()
 	files, err := filepath.Glob(filepath.Join(set, "expected", "*.json"))
@@ -43,6 +45,9 @@ func zotRandomDiffs(t *testing.T, store sessiondb.Store, set string) []string {
 	for _, f := range files {
 		var g zotRandomGolden
 		zotReadJSON(t, f, &g)
+		if !strings.HasPrefix(g.File, dir+"/") {
+			continue
+		}
 		add := func(class, format string, a ...any) {
 			diffs = append(diffs, fmt.Sprintf("%s %s: %s", class, g.File, fmt.Sprintf(format, a...)))
 		}
@@ -110,8 +115,18 @@ func TestZotRandom(t *testing.T) {
 			if rep.Files == 0 {
 				t.Fatalf("nothing imported: %+v", rep)
 			}
-			for _, d := range zotRandomDiffs(t, store, set) {
+			for _, d := range zotRandomDiffs(t, store, set, "zot_home") {
 				t.Error(d)
+			}
+			// Exports keep the source's session id, so they go into a
+			// store of their own.
+			exports := filepath.Join(set, "exports")
+			if _, err := os.Stat(exports); err == nil {
+				es := jsonltest.OpenStore(t)
+				zotImport(t, es, exports)
+				for _, d := range zotRandomDiffs(t, es, set, "exports") {
+					t.Error(d)
+				}
 			}
 		})
 	}
