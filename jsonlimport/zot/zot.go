@@ -45,8 +45,10 @@ package zot
 //     (CreatedAt), parent (ParentID) and fork_point (ForkSeq). The session ID
 //     is the last non-empty meta id (the file name when there is none) and
 //     never changes on an incremental import.
-//   - rename: the last non-empty title wins (zot's listing also lets a later
-//     meta row blank it; that is a bug we do not copy).
+//   - title: as zot's listing (DescribeSessions) computes it, in row order:
+//     a meta row sets it to its title (zot never writes one, so a model
+//     switch after a rename blanks it), a rename row with a non-empty
+//     title sets it.
 //   - usage: rows carry cumulative totals only and are repeated at every
 //     flush. Each increase of the cumulative totals becomes one Usage row
 //     holding the difference (identical rows add nothing), so the usage total
@@ -342,6 +344,7 @@ type zotResumeState struct {
 type zotItem struct {
 	entry   sessiondb.Entry
 	time    time.Time // the hydrated time (zero when missing or unparsable)
+	badTime bool      // time did not parse (zot's loader drops such a message)
 	calls   []string  // ToolCallBlock IDs
 	results []string  // ToolResultBlock call IDs
 	stub    bool
@@ -574,9 +577,10 @@ func (p *zotParser) dispatch(line []byte, lineNo int) {
 		if row.Meta.ID != "" && !p.resumed {
 			p.id = row.Meta.ID
 		}
-		if row.Meta.Title != "" {
-			p.title = row.Meta.Title
-		}
+		// zot's listing (DescribeSessions) takes every meta row's title,
+		// empty included: a model switch after a rename blanks the title
+		// zot shows until the next rename. We show what zot shows.
+		p.title = row.Meta.Title
 	case "message":
 		var row struct {
 			Message json.RawMessage `json:"message"`
@@ -699,9 +703,10 @@ func (p *zotParser) message(body json.RawMessage, lineNo int, what string) *zotI
 		p.lastTime = created
 	}
 	it := &zotItem{
-		line:  lineNo,
-		entry: sessiondb.Entry{Kind: sessiondb.KindMessage, Role: msg.Role, CreatedAt: created, Body: body},
-		time:  msg.Time,
+		line:    lineNo,
+		entry:   sessiondb.Entry{Kind: sessiondb.KindMessage, Role: msg.Role, CreatedAt: created, Body: body},
+		time:    msg.Time,
+		badTime: badTime,
 	}
 	for _, b := range msg.Content {
 		switch v := b.Value.(type) {
@@ -974,8 +979,12 @@ func (p *zotParser) repair(msgs []*zotItem) []*zotItem {
 				continue
 			}
 		}
+		// zot's stub message carries the assistant's time as decoded,
+		// zero included. Only for a message whose time did not parse
+		// (which zot drops, so it makes no stub) is there nothing to
+		// copy; the entry's time stands in.
 		t := m.time
-		if t.IsZero() {
+		if m.badTime {
 			t = m.entry.CreatedAt
 		}
 		tb, _ := t.MarshalJSON()
