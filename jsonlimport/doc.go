@@ -100,11 +100,14 @@
 //     of one import of the file. The ledger keeps no audit copy of the
 //     old rows: it answers "what did these calls cost", and the file no
 //     longer holds them. But a file whose reader now names another
-//     session than the one recorded for its path (a Codex rollout renamed
-//     over another) holds that other session: it is imported as a new
-//     file would be (its own session, or that session's copy or
-//     continuation), and the path's old session stays as its file left
-//     it.
+//     session than the one recorded for its path, one imported from
+//     another file (a Codex rollout renamed over another), holds that
+//     other session: it is imported as a new file would be (that
+//     session's copy or continuation, or a session beside it), and the
+//     path's old session stays as its file left it. A name no session
+//     has yet (a picoclaw .jsonl imported before its meta named the key)
+//     is the path's session renamed: a replacement, which keeps the
+//     session's ID.
 //
 // A file of a known format that holds nothing to import yet (an empty
 // .jsonl, a Claude Code file with no user or assistant line or no time, a

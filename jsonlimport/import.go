@@ -648,12 +648,16 @@ func prepare(ctx context.Context, store sessiondb.Store, p planned) *work {
 		return w
 	}
 	w.parsed = parsed
-	if w.mode == modeReplace && !heldBy(w.sess, parsed.Session.ID, u.Path) && sessiondb.ValidateID(parsed.Session.ID) == nil {
-		// The file now holds another session (a Codex rollout renamed
-		// over another one): the session recorded for the path keeps
-		// what its file had, and the file is imported as a new file
-		// would be, as its own session or that session's copy or
-		// continuation. One import of the final files does the same.
+	if w.mode == modeReplace && !heldBy(w.sess, parsed.Session.ID, u.Path) && importedElsewhere(ctx, store, parsed.Session.ID, u) {
+		// The file now holds another session, one imported from another
+		// file (a Codex rollout renamed over another one): the session
+		// recorded for the path keeps what its file had, and the file is
+		// imported as a new file would be, as that session's copy or
+		// continuation (or beside it). One import of the final files
+		// does the same. A name no session has yet is the path's
+		// session renamed (a picoclaw .jsonl imported before its meta
+		// named its key): that stays a replacement, so that the session
+		// is not shown twice.
 		rec := w.prev
 		w.replaced = &rec
 		w.mode, w.sess, w.prev, w.prevSt = modeNew, sessiondb.Session{}, sessiondb.SourceFile{}, importState{}
@@ -729,6 +733,16 @@ func prepare(ctx context.Context, store sessiondb.Store, p planned) *work {
 // or the one an import derived from it for this path (disambiguate).
 func heldBy(sess sessiondb.Session, id, path string) bool {
 	return sess.ID == id || sess.ID == disambiguate(id, path)
+}
+
+// importedElsewhere reports whether a session of ID id exists, imported
+// from another file of u's format.
+func importedElsewhere(ctx context.Context, store sessiondb.Store, id string, u Unit) bool {
+	if sessiondb.ValidateID(id) != nil {
+		return false
+	}
+	s, err := store.Get(ctx, id)
+	return err == nil && fromOtherFile(s, u)
 }
 
 // rewritesHeader reports whether f's tool rewrites the start of its files

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/sessiondb/sessiondb"
 	"github.com/sessiondb/sessiondb/jsonlimport/internal/jsonltest"
 )
 
@@ -306,4 +307,60 @@ func twoSessionFiles(t *testing.T, root string) (string, string) {
 	}
 	t.Fatalf("%s has no folder with two session files", root)
 	return "", ""
+}
+
+// TestImportMetaLaterThenRewritten: a picoclaw .jsonl imported before its
+// meta existed is named by its file (the reader's stand-in for the key);
+// once the meta names the key and the file is rewritten, the import is
+// still a replacement of that one session: a name no session has yet is
+// not another session's file, and must not leave the old one beside a
+// new one.
+func TestImportMetaLaterThenRewritten(t *testing.T) {
+	ctx := context.Background()
+	const base = "agent_main_cli_direct_alice"
+	data, err := os.ReadFile(filepath.Join("../testdata/picoclaw", base+".jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta, err := os.ReadFile(filepath.Join("../testdata/picoclaw", base+".meta.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	write := func(name string, b []byte) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	s := openStore(t)
+	for _, step := range []func(){
+		func() { write(base+".jsonl", data) },
+		func() { write(base+".meta.json", meta); write(base+".jsonl", bytes.Join(lines[:2], nil)) },
+		func() { write(base+".jsonl", data) },
+	} {
+		step()
+		if _, err := Import(ctx, s, []string{dir}, Options{Jobs: 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	list, _, err := s.List(ctx, sessiondb.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 1 {
+		var ids []string
+		for _, x := range list {
+			ids = append(ids, x.Session.ID)
+		}
+		t.Fatalf("sessions %q; want the one session of the file", ids)
+	}
+	full, err := s.LoadFull(ctx, list[0].Session.ID, sessiondb.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(full.Transcript) != len(lines)-1 {
+		t.Errorf("transcript of %d entries, want the file's %d lines", len(full.Transcript), len(lines)-1)
+	}
 }
