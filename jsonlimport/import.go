@@ -648,7 +648,20 @@ func prepare(ctx context.Context, store sessiondb.Store, p planned) *work {
 		return w
 	}
 	w.parsed = parsed
-	if w.mode == modeReplace && !heldBy(w.sess, parsed.Session.ID, u.Path) && importedElsewhere(ctx, store, parsed.Session.ID, u) {
+	// The session of the ID the file names, read once for the checks
+	// below (another session's file, copy, continuation).
+	var named sessiondb.Session
+	var namedErr error
+	namedRead := false
+	readNamed := func() (sessiondb.Session, error) {
+		if !namedRead {
+			named, namedErr = store.Get(ctx, parsed.Session.ID)
+			namedRead = true
+		}
+		return named, namedErr
+	}
+	validID := sessiondb.ValidateID(parsed.Session.ID) == nil
+	if w.mode == modeReplace && validID && !heldBy(w.sess, parsed.Session.ID, u.Path) && importedElsewhere(readNamed, u) {
 		// The file now holds another session, one imported from another
 		// file (a Codex rollout renamed over another one): the session
 		// recorded for the path keeps what its file had, and the file is
@@ -662,10 +675,10 @@ func prepare(ctx context.Context, store sessiondb.Store, p planned) *work {
 		w.replaced = &rec
 		w.mode, w.sess, w.prev, w.prevSt = modeNew, sessiondb.Session{}, sessiondb.SourceFile{}, importState{}
 	}
-	if w.mode == modeNew && sessiondb.ValidateID(parsed.Session.ID) == nil {
+	if w.mode == modeNew && validID {
 		// Another file's session of this ID: is this file its copy, or
 		// its continuation (copies.go)? The session is read once for both.
-		existing, err := store.Get(ctx, parsed.Session.ID)
+		existing, err := readNamed()
 		switch {
 		case errors.Is(err, sessiondb.ErrNotFound):
 			w.freeID = true
@@ -735,13 +748,10 @@ func heldBy(sess sessiondb.Session, id, path string) bool {
 	return sess.ID == id || sess.ID == disambiguate(id, path)
 }
 
-// importedElsewhere reports whether a session of ID id exists, imported
-// from another file of u's format.
-func importedElsewhere(ctx context.Context, store sessiondb.Store, id string, u Unit) bool {
-	if sessiondb.ValidateID(id) != nil {
-		return false
-	}
-	s, err := store.Get(ctx, id)
+// importedElsewhere reports whether the session read returns exists,
+// imported from another file of u's format.
+func importedElsewhere(read func() (sessiondb.Session, error), u Unit) bool {
+	s, err := read()
 	return err == nil && fromOtherFile(s, u)
 }
 

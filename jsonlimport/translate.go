@@ -265,17 +265,16 @@ func (r *xReader) entry(e sessiondb.Entry) {
 
 // ---- Claude Code ----
 
-// ccUntranslated are the Claude Code line types a translation leaves out
-// without a loss: the tool's own state, never sent to the model. It is
-// ccBookkeeping (what readers hide) less attachment, pr-link and tag
-// lines, which a translation has no place for and so reports as losses.
-var ccUntranslated = map[string]bool{
-	"system": true, "summary": true, "progress": true, "file-history-snapshot": true,
-	"last-prompt": true, "queue-operation": true, "mode": true, "permission-mode": true,
-	"ai-title": true, "custom-title": true, "agent-name": true, "bridge-session": true,
-	"file-history-delta": true, claudecode.KindToolFile: true,
-	"api-request": true, "api-request-blob": true, "api-request-shape": true,
-	"cost-state": true, "atis-latch": true, "tools-used": true,
+// ccTranslatedLosses are the Claude Code bookkeeping line types a
+// translation has no place for and so reports as losses: attachment
+// lines (system reminders sent to the model), pr-link and tag.
+var ccTranslatedLosses = map[string]bool{"attachment": true, "pr-link": true, "tag": true}
+
+// ccUntranslated reports whether a translation leaves out Claude Code line
+// type typ without a loss: the tool's own state, never sent to the model
+// (what readers hide, claudecode.BookkeepingType, less ccTranslatedLosses).
+func ccUntranslated(typ string) bool {
+	return claudecode.BookkeepingType(typ, true) && !ccTranslatedLosses[typ]
 }
 
 func (r *xReader) claudeCode(e sessiondb.Entry) {
@@ -293,7 +292,7 @@ func (r *xReader) claudeCode(e sessiondb.Entry) {
 		return
 	}
 	if line.Message == nil || (line.Type != "user" && line.Type != "assistant") {
-		if ccUntranslated[line.Type] || ccUntranslated[e.Kind] {
+		if ccUntranslated(line.Type) || ccUntranslated(e.Kind) {
 			return
 		}
 		r.loss.add(orDefault(line.Type, e.Kind) + " line")

@@ -40,8 +40,6 @@ var ccTypes = map[string]bool{
 	"file-history-snapshot": true, "last-prompt": true, "queue-operation": true, "mode": true,
 	"permission-mode": true, "attachment": true, "bridge-session": true, "ai-title": true,
 	"custom-title": true, "agent-name": true, "file-history-delta": true,
-	"api-request": true, "api-request-blob": true, "api-request-shape": true,
-	"cost-state": true, "atis-latch": true, "tools-used": true,
 }
 
 // ccJournalRE matches the journal of a workflow run,

@@ -26,11 +26,18 @@ var ccBookkeeping = map[string]bool{
 	"attachment": true, "ai-title": true, "custom-title": true, "agent-name": true,
 	"bridge-session": true, "file-history-delta": true, "pr-link": true, "tag": true,
 	KindToolFile: true,
-	// Claude Code 2.1's records of what it sent and spent: the request
-	// (api-request, its shape and content blobs), cost-state, atis-latch
-	// and tools-used. None goes into the messages it sends.
-	"api-request": true, "api-request-blob": true, "api-request-shape": true,
-	"cost-state": true, "atis-latch": true, "tools-used": true,
+}
+
+// ccRecordTypes are Claude Code 2.1's records of what it sent and spent:
+// the request (api-request, its shape and content blobs), cost-state,
+// atis-latch and tools-used. None goes into the messages it sends: they
+// are bookkeeping (and line types that recognise a transcript, ccTypes).
+var ccRecordTypes = []string{"api-request", "api-request-blob", "api-request-shape", "cost-state", "atis-latch", "tools-used"}
+
+func init() {
+	for _, t := range ccRecordTypes {
+		ccBookkeeping[t], ccTypes[t] = true, true
+	}
 }
 
 // ccOwnTypes are the bookkeeping line types whose names only Claude Code
