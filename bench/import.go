@@ -36,7 +36,7 @@ func runImport(ctx context.Context, e *env) (*Result, error) {
 	var entries int
 	var problems int
 	var dbSize, rawSize int64
-	var sdbCPU, baseCPU, ready []float64
+	var sdbCPU, baseCPU, ready, floors []float64
 	for run := 0; run < e.runs; run++ {
 		dbPath := e.path(fmt.Sprintf("import-%d.db", run))
 		rawPath := e.path(fmt.Sprintf("raw-%d.db", run))
@@ -52,6 +52,12 @@ func runImport(ctx context.Context, e *env) (*Result, error) {
 			return r, fmt.Errorf("raw insert: %w", err)
 		}
 		basePeak = max(basePeak, peak)
+		rawSize = fileSize(rawPath) // before the index floor adds its index
+		fl, err := indexFloor(ctx, rawPath)
+		if err != nil {
+			return r, fmt.Errorf("index floor: %w", err)
+		}
+		floors = append(floors, bd+fl)
 		var sd float64
 		peak, err = phasePeak(func() error {
 			st, err := sqlstore.Open(dbPath, nil)
@@ -82,7 +88,7 @@ func runImport(ctx context.Context, e *env) (*Result, error) {
 			return r, fmt.Errorf("import: %w", err)
 		}
 		sdbPeak = max(sdbPeak, peak)
-		dbSize, rawSize = fileSize(dbPath), fileSize(rawPath)
+		dbSize = fileSize(dbPath)
 		if run == e.runs-1 {
 			// What each byte of the last database is for.
 			db, err := sql.Open("sqlite", "file:"+dbPath+"?mode=ro")
@@ -108,6 +114,11 @@ func runImport(ctx context.Context, e *env) (*Result, error) {
 	r.note("rows committed in %s (median), search ready (index caught up) in %s = %.2f× that",
 		fmtDur(mb/median(r.SDBRuns)), fmtDur(median(ready)), median(ready)/(mb/median(r.SDBRuns)))
 	r.extra("search_ready_s", median(ready))
+	// The targets ask for rows committed within 2× the raw insert and
+	// search ready within 2× that: ready within 4× the raw insert.
+	r.note("for reference, SQLite's FTS5 indexing the same text by itself (the raw insert, then the trigram index filled in batches of 1,000 rows, contentless, automerge off): %s = %.2f× the raw insert, where the targets need search ready <= 4× it; sessiondb's search ready is %.2f× that",
+		fmtDur(median(floors)), median(floors)/(mb/median(r.BaseRuns)), median(ready)/median(floors))
+	r.extra("fts5_reference_s", median(floors))
 	r.note("CPU time (user+sys, all threads), median: import %s, raw insert %s — %s× (less sensitive to other load than wall time)",
 		fmtDur(median(sdbCPU)), fmtDur(median(baseCPU)), fmtRatio(median(baseCPU)/median(sdbCPU)))
 	r.extra("import_cpu_s", median(sdbCPU))
@@ -138,6 +149,20 @@ func fileSize(path string) int64 {
 // synchronous level, with one connection and the plain table the raw
 // baselines write: rows (session_id, seq, body), no index.
 func openRawSQLite(ctx context.Context, path, sync string) (*sql.DB, error) {
+	db, err := openRawSQLiteExisting(path, sync)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := db.ExecContext(ctx, `CREATE TABLE rows (session_id TEXT NOT NULL, seq INTEGER NOT NULL, body TEXT NOT NULL)`); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// openRawSQLiteExisting opens path as openRawSQLite does, without
+// creating the table.
+func openRawSQLiteExisting(path, sync string) (*sql.DB, error) {
 	u := url.URL{Scheme: "file", OmitHost: true, Path: path}
 	q := url.Values{}
 	q.Add("_pragma", "journal_mode(WAL)")
@@ -147,10 +172,6 @@ func openRawSQLite(ctx context.Context, path, sync string) (*sql.DB, error) {
 		return nil, err
 	}
 	db.SetMaxOpenConns(1)
-	if _, err := db.ExecContext(ctx, `CREATE TABLE rows (session_id TEXT NOT NULL, seq INTEGER NOT NULL, body TEXT NOT NULL)`); err != nil {
-		db.Close()
-		return nil, err
-	}
 	return db, nil
 }
 
