@@ -97,8 +97,8 @@
 // that puts the same rows in SQLite. Value: MB of JSONL per second. Ratio
 // sessiondb/baseline; target ≥ 0.5× (at most twice the raw cost). Peak RSS
 // of each side is reported, the database sizes, the time until search is
-// ready (the index caught up), and for reference SQLite's FTS5 indexing the
-// same text by itself (indexFloor in floor.go).
+// ready (the index caught up), and SQLite's floor for it: the same text put
+// into an index defined as sessiondb's (indexFloor in floor.go).
 //
 // 7. search — Store.Search over 1,000,000 entries (50,000 with -quick) built
 // once per program run. Ten queries of every selectivity (common, rare,

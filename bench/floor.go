@@ -126,14 +126,13 @@ func (f *groupCommitFloor) Close() error {
 
 // indexFloor is what SQLite's trigram FTS5 costs to index the text of the
 // rows a raw insert left in dbPath (the "content" field of each line, the
-// text sessiondb indexes for these picoclaw messages): a contentless
-// index with automerge off (segments are merged later, when idle, as in
-// sessiondb's), filled in batches of indexFloorRows rows, one transaction
-// each at synchronous=NORMAL (a single transaction for all rows is slower:
-// FTS5 then flushes and merges its segments inside it). What a store that
-// searches substrings with FTS5 spends before its search is ready, done
-// plainly; sessiondb's indexer, which also merges segments between
-// batches, does better (BENCHMARKS.md). It returns the seconds taken.
+// text sessiondb indexes for these picoclaw messages), into an index
+// defined as sessiondb's (contentless, contentless_delete, detail=none,
+// automerge off: segments are merged later, when idle), filled in batches
+// of indexFloorRows rows, one transaction each at synchronous=NORMAL as
+// sessiondb's index batches. No merging, no parse: the least any store that
+// searches substrings with this index must spend before its search is
+// ready. It returns the seconds taken.
 func indexFloor(ctx context.Context, dbPath string) (float64, error) {
 	db, err := openRawSQLiteExisting(dbPath, "NORMAL")
 	if err != nil {
@@ -142,7 +141,7 @@ func indexFloor(ctx context.Context, dbPath string) (float64, error) {
 	defer db.Close()
 	t := time.Now()
 	for _, q := range []string{
-		`CREATE VIRTUAL TABLE rows_fts USING fts5 (text, content = '', tokenize = 'trigram')`,
+		`CREATE VIRTUAL TABLE rows_fts USING fts5 (text, content = '', contentless_delete = 1, detail = none, tokenize = 'trigram')`,
 		`INSERT INTO rows_fts (rows_fts, rank) VALUES ('automerge', 0)`,
 	} {
 		if _, err := db.ExecContext(ctx, q); err != nil {
