@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"sync"
 	"time"
 )
 
@@ -96,25 +95,9 @@ func (f *groupCommitFloor) append(writer, seq int, body []byte) error {
 // run has writers goroutines append per rows each, all at once, and
 // returns the rows per second.
 func (f *groupCommitFloor) run(writers, per int, lines [][]byte, base int) (float64, error) {
-	var wg sync.WaitGroup
-	errs := make(chan error, writers)
-	t := time.Now()
-	for w := 0; w < writers; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			for i := 0; i < per; i++ {
-				if err := f.append(w, base+i, lines[w*per+i]); err != nil {
-					errs <- err
-					return
-				}
-			}
-		}(w)
-	}
-	wg.Wait()
-	el := time.Since(t).Seconds()
-	close(errs)
-	return float64(writers*per) / el, <-errs
+	return concurrently(writers, per, func(w, i int) error {
+		return f.append(w, base+i, lines[w*per+i])
+	})
 }
 
 func (f *groupCommitFloor) Close() error {

@@ -358,25 +358,10 @@ func runConcurrent(ctx context.Context, e *env) (*Result, error) {
 	// files is the baseline: the same lines, each writer appending and
 	// fsyncing its own file, all at once.
 	files := func() (float64, error) {
-		var wg sync.WaitGroup
-		errs := make(chan error, writers)
-		t := time.Now()
-		for w := 0; w < writers; w++ {
-			wg.Add(1)
-			go func(w int) {
-				defer wg.Done()
-				for i := 0; i < per; i++ {
-					if _, err := raws[w].append(withNL(lines[w*per+i])); err != nil {
-						errs <- err
-						return
-					}
-				}
-			}(w)
-		}
-		wg.Wait()
-		el := time.Since(t).Seconds()
-		close(errs)
-		return float64(writers*per) / el, <-errs
+		return concurrently(writers, per, func(w, i int) error {
+			_, err := raws[w].append(withNL(lines[w*per+i]))
+			return err
+		})
 	}
 	// SQLite's floor: the same rows through an ideal group commit into a
 	// plain table, interleaved run by run.
@@ -432,4 +417,29 @@ func runConcurrent(ctx context.Context, e *env) (*Result, error) {
 	r.extra("normal_appends_per_s", thr)
 
 	return r, nil
+}
+
+// concurrently runs op(w, i) for i < per on writers goroutines w, all at
+// once, and returns the ops per second; the first error stops its writer
+// and is returned.
+func concurrently(writers, per int, op func(w, i int) error) (float64, error) {
+	var wg sync.WaitGroup
+	errs := make(chan error, writers)
+	t := time.Now()
+	for w := 0; w < writers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := 0; i < per; i++ {
+				if err := op(w, i); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	el := time.Since(t).Seconds()
+	close(errs)
+	return float64(writers*per) / el, <-errs
 }
