@@ -1,8 +1,11 @@
 package sessiondb
 
 import (
+	"bytes"
 	"encoding/json"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Extractor derives the role and plain text of an entry body, for listing
@@ -20,7 +23,7 @@ const maxExtractedText = 1 << 20
 // Code or pi line holds its message under "message", a Codex rollout line
 // under "payload"), so that such bodies, kept whole by the importers, are
 // searchable.
-var textKeys = []string{"text", "thinking", "name", "arguments", "args", "input", "content", "output", "result", "summary", "label", "title", "message", "payload"}
+var textKeys = [...]string{"text", "thinking", "name", "arguments", "args", "input", "content", "output", "result", "summary", "label", "title", "message", "payload"}
 
 // DefaultExtractor understands the common message shapes:
 //
@@ -34,60 +37,259 @@ var textKeys = []string{"text", "thinking", "name", "arguments", "args", "input"
 // any depth (objects under arguments/args/input are rendered as compact
 // JSON), separated by newlines and capped at 1 MiB.
 func DefaultExtractor(kind string, body json.RawMessage) (role, text string) {
-	var v any
-	if err := json.Unmarshal(body, &v); err != nil {
+	// What encoding/json would refuse to decode into Go values yields
+	// nothing: invalid JSON, and a number beyond float64's range (which
+	// json.Valid accepts and json.Unmarshal does not).
+	if !validJSON(body) || !numbersFit(body) {
 		return "", ""
 	}
-	obj, ok := v.(map[string]any)
-	if !ok {
-		if s, ok := v.(string); ok {
-			return "", capText(s)
-		}
+	// One walk over the bytes that visits only the values collected; the
+	// rest is skipped, not decoded. It gives what decoding the body into
+	// map[string]any and walking that would (extract_test.go checks it
+	// against exactly that), at a fraction of the cost: an import
+	// describes every line it stores.
+	x := extraction{body: body}
+	i := skipSpace(body, 0)
+	switch body[i] {
+	case '"':
+		return "", capText(x.str(i, skipValue(body, i)))
+	case '{':
+	default:
 		return "", ""
 	}
-	if r, ok := obj["role"].(string); ok {
-		role = r
+	m := x.members(i, true)
+	if r := m[keyRole]; r >= 0 && body[r] == '"' {
+		role = x.str(r, skipValue(body, r))
 	}
-	var b strings.Builder
-	collectText(&b, obj, 0)
-	if calls, ok := obj["tool_calls"]; ok {
-		collectText(&b, calls, 0)
+	x.object(m, 0)
+	if calls := m[keyToolCalls]; calls >= 0 {
+		x.collect(calls, 0)
 	}
-	return role, capText(b.String())
+	return role, capText(x.b.String())
 }
 
-func collectText(b *strings.Builder, v any, depth int) {
-	if depth > 64 || b.Len() > maxExtractedText {
+// extraction is one DefaultExtractor walk over a valid JSON body.
+type extraction struct {
+	body []byte
+	b    strings.Builder
+}
+
+// collect appends the text of the value at i (collectText's rules).
+func (x *extraction) collect(i, depth int) {
+	if depth > 64 || x.b.Len() > maxExtractedText {
 		return
 	}
-	switch v := v.(type) {
-	case string:
-		appendText(b, v)
-	case []any:
-		for _, e := range v {
-			collectText(b, e, depth+1)
+	switch x.body[i] {
+	case '"':
+		appendText(&x.b, x.str(i, skipValue(x.body, i)))
+	case '[':
+		for j := skipSpace(x.body, i+1); x.body[j] != ']'; {
+			x.collect(j, depth+1)
+			j = skipSpace(x.body, skipValue(x.body, j))
+			if x.body[j] == ',' {
+				j = skipSpace(x.body, j+1)
+			}
 		}
-	case map[string]any:
-		for _, k := range textKeys {
-			e, ok := v[k]
-			if !ok {
+	case '{':
+		x.object(x.members(i, false), depth)
+	}
+}
+
+// object appends the text of an object's members, textKeys in order, then
+// "function".
+func (x *extraction) object(m members, depth int) {
+	for k := range textKeys {
+		v := m[k]
+		if v < 0 {
+			continue
+		}
+		if k == keyArguments || k == keyArgs || k == keyInput {
+			if x.body[v] != '"' {
+				// Rendered as encoding/json renders the decoded value
+				// (keys sorted, numbers as float64, HTML escaped).
+				var e any
+				if json.Unmarshal(x.body[v:skipValue(x.body, v)], &e) == nil {
+					if raw, err := json.Marshal(e); err == nil {
+						appendText(&x.b, string(raw))
+					}
+				}
 				continue
 			}
-			switch k {
-			case "arguments", "args", "input":
-				if _, isString := e.(string); !isString {
-					if raw, err := json.Marshal(e); err == nil {
-						appendText(b, string(raw))
-					}
-					continue
-				}
-			}
-			collectText(b, e, depth+1)
 		}
-		if f, ok := v["function"]; ok {
-			collectText(b, f, depth+1)
+		x.collect(v, depth+1)
+	}
+	if f := m[keyFunction]; f >= 0 {
+		x.collect(f, depth+1)
+	}
+}
+
+// Indexes into members: those of textKeys, then the other keys
+// DefaultExtractor reads.
+const (
+	keyArguments, keyArgs, keyInput = 3, 4, 5 // textKeys' indexes
+)
+
+const (
+	keyFunction = len(textKeys) + iota
+	keyRole
+	keyToolCalls
+	numKeys
+)
+
+// members holds where the value of each key DefaultExtractor reads
+// starts in the body (-1 when absent); for a key given twice, the last,
+// as in a decoded map.
+type members [numKeys]int
+
+// members finds the keys DefaultExtractor reads in the object at i; role
+// and tool_calls only at the top level.
+func (x *extraction) members(i int, top bool) members {
+	var m members
+	for k := range m {
+		m[k] = -1
+	}
+	b := x.body
+	for j := skipSpace(b, i+1); b[j] != '}'; {
+		kend := skipValue(b, j)
+		v := skipSpace(b, skipSpace(b, kend)+1) // past the colon
+		if k := keyIndex(x.key(j, kend), top); k >= 0 {
+			m[k] = v
+		}
+		j = skipSpace(b, skipValue(b, v))
+		if b[j] == ',' {
+			j = skipSpace(b, j+1)
 		}
 	}
+	return m
+}
+
+// keyIndex returns the members index of key, or -1.
+func keyIndex(key string, top bool) int {
+	for k, t := range textKeys {
+		if key == t {
+			return k
+		}
+	}
+	switch {
+	case key == "function":
+		return keyFunction
+	case top && key == "role":
+		return keyRole
+	case top && key == "tool_calls":
+		return keyToolCalls
+	}
+	return -1
+}
+
+// key returns the object key b[i:end] (a string token) as decoded; a key
+// that needs decoding is decoded by encoding/json.
+func (x *extraction) key(i, end int) string {
+	raw := x.body[i+1 : end-1]
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw) // may hold invalid UTF-8: then it matches no key, as decoded
+	}
+	return x.str(i, end)
+}
+
+// str decodes the string token body[i:end] as encoding/json does (invalid
+// UTF-8 and lone surrogates become U+FFFD).
+func (x *extraction) str(i, end int) string {
+	raw := x.body[i+1 : end-1]
+	if bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw) {
+		return string(raw)
+	}
+	var s string
+	if json.Unmarshal(x.body[i:end], &s) != nil {
+		return ""
+	}
+	return s
+}
+
+// skipSpace returns the index of the first byte at or after i that is not
+// JSON white space.
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipValue returns the end of the value that starts at i in valid JSON.
+func skipValue(b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		return stringEnd(b, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				j = stringEnd(b, j) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return len(b)
+	default: // number or literal
+		j := i
+		for j < len(b) && !isDelim(b[j]) {
+			j++
+		}
+		return j
+	}
+}
+
+// stringEnd returns the index after the closing quote of the string that
+// starts at i in valid JSON.
+func stringEnd(b []byte, i int) int {
+	for j := i + 1; ; {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return len(b)
+		}
+		j += k
+		n := 0 // backslashes right before the quote
+		for b[j-1-n] == '\\' {
+			n++
+		}
+		if n%2 == 0 {
+			return j + 1
+		}
+		j++
+	}
+}
+
+func isDelim(c byte) bool {
+	return c == ',' || c == '}' || c == ']' || c == ' ' || c == '\t' || c == '\n' || c == '\r'
+}
+
+// numbersFit reports whether every number in the valid JSON body parses
+// as a float64, as json.Unmarshal into an any requires: one beyond its
+// range (1e400) fails the whole decode.
+func numbersFit(b []byte) bool {
+	for i := 0; i < len(b); {
+		switch c := b[i]; {
+		case c == '"':
+			i = stringEnd(b, i)
+		case c == '-' || c >= '0' && c <= '9':
+			j := skipValue(b, i)
+			// Only an exponent or more digits than float64 spans can
+			// overflow it.
+			if j-i > 300 || bytes.IndexAny(b[i:j], "eE") >= 0 {
+				if _, err := strconv.ParseFloat(string(b[i:j]), 64); err != nil {
+					return false
+				}
+			}
+			i = j
+		default:
+			i++
+		}
+	}
+	return true
 }
 
 func appendText(b *strings.Builder, s string) {

@@ -47,10 +47,13 @@ func FuzzDefaultExtractor(f *testing.F) {
 		`{"tool_calls":[{"function":{"name":"x","arguments":"{}"}}]}`,
 		`[[[[[[[[[[]]]]]]]]]]`,
 		`"\ud800"`,
+		`{"text":"a","text":"b","input":{"z":1e3,"a":"<"},"n":1e400}`,
+		`{"te\u0078t":"\ud83d\ude80 \"q\"","function":{"arguments":null}}`,
 	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
+		checkAgainstReference(t, "fuzz", body)
 		role, text := DefaultExtractor(KindMessage, body)
 		if len(text) > maxExtractedText {
 			t.Fatalf("text of %d bytes exceeds the cap", len(text))
