@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/sessiondb/sessiondb/internal/jsonscan"
 )
 
 // Extractor derives the role and plain text of an entry body, for listing
@@ -40,7 +42,7 @@ func DefaultExtractor(kind string, body json.RawMessage) (role, text string) {
 	// What encoding/json would refuse to decode into Go values yields
 	// nothing: invalid JSON, and a number beyond float64's range (which
 	// json.Valid accepts and json.Unmarshal does not).
-	if !validJSON(body) || !numbersFit(body) {
+	if !jsonscan.Valid(body) || !numbersFit(body) {
 		return "", ""
 	}
 	// One walk over the bytes that visits only the values collected; the
@@ -49,7 +51,7 @@ func DefaultExtractor(kind string, body json.RawMessage) (role, text string) {
 	// against exactly that), at a fraction of the cost: an import
 	// describes every line it stores.
 	x := extraction{body: body}
-	i := skipSpace(body, 0)
+	i := jsonscan.SkipSpace(body, 0)
 	switch body[i] {
 	case '"':
 		return "", capText(x.str(i, skipValue(body, i)))
@@ -83,11 +85,11 @@ func (x *extraction) collect(i, depth int) {
 	case '"':
 		appendText(&x.b, x.str(i, skipValue(x.body, i)))
 	case '[':
-		for j := skipSpace(x.body, i+1); x.body[j] != ']'; {
+		for j := jsonscan.SkipSpace(x.body, i+1); x.body[j] != ']'; {
 			x.collect(j, depth+1)
-			j = skipSpace(x.body, skipValue(x.body, j))
+			j = jsonscan.SkipSpace(x.body, skipValue(x.body, j))
 			if x.body[j] == ',' {
-				j = skipSpace(x.body, j+1)
+				j = jsonscan.SkipSpace(x.body, j+1)
 			}
 		}
 	case '{':
@@ -149,15 +151,15 @@ func (x *extraction) members(i int, top bool) members {
 		m[k] = -1
 	}
 	b := x.body
-	for j := skipSpace(b, i+1); b[j] != '}'; {
+	for j := jsonscan.SkipSpace(b, i+1); b[j] != '}'; {
 		kend := skipValue(b, j)
-		v := skipSpace(b, skipSpace(b, kend)+1) // past the colon
+		v := jsonscan.SkipSpace(b, jsonscan.SkipSpace(b, kend)+1) // past the colon
 		if k := keyIndex(x.key(j, kend), top); k >= 0 {
 			m[k] = v
 		}
-		j = skipSpace(b, skipValue(b, v))
+		j = jsonscan.SkipSpace(b, skipValue(b, v))
 		if b[j] == ',' {
-			j = skipSpace(b, j+1)
+			j = jsonscan.SkipSpace(b, j+1)
 		}
 	}
 	return m
@@ -203,15 +205,6 @@ func (x *extraction) str(i, end int) string {
 		return ""
 	}
 	return s
-}
-
-// skipSpace returns the index of the first byte at or after i that is not
-// JSON white space.
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
 }
 
 // skipValue returns the end of the value that starts at i in valid JSON.

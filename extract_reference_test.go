@@ -95,14 +95,14 @@ func TestExtractorKeyIndexes(t *testing.T) {
 // built to reach each rule of encoding/json the walk must follow.
 func TestDefaultExtractorMatchesReference(t *testing.T) {
 	for _, body := range []string{
-		`{"role":"user","content":"a","content":"b"}`,             // the last of a key twice
-		`{"role":"a","role":7}`,                                    // role not a string
-		`{"\u0074ext":"escaped key","te\u0078t":"again"}`,         // keys spelled with escapes
-		"{\"text\":\"bad \xff utf-8\",\"na\xffme\":\"x\"}",         // invalid UTF-8 in a value and a key
+		`{"role":"user","content":"a","content":"b"}`,                 // the last of a key twice
+		`{"role":"a","role":7}`,                                       // role not a string
+		`{"\u0074ext":"escaped key","te\u0078t":"again"}`,             // keys spelled with escapes
+		"{\"text\":\"bad \xff utf-8\",\"na\xffme\":\"x\"}",            // invalid UTF-8 in a value and a key
 		`{"text":"lone \ud800 surrogate","name":"pair \ud83d\ude80"}`, // surrogates
-		`{"input":{"b":1,"a":[1.0,2e3,-0.5e-3,true,null,"<&>"]}}`,   // rendered: keys sorted, float64, HTML escaped
+		`{"input":{"b":1,"a":[1.0,2e3,-0.5e-3,true,null,"<&>"]}}`,     // rendered: keys sorted, float64, HTML escaped
 		`{"args":null,"arguments":false,"input":12345678901234567890}`,
-		`{"text":"x","n":1e400}`,  // out of float64's range: no text at all
+		`{"text":"x","n":1e400}`,   // out of float64's range: no text at all
 		`{"text":"x","n":-1E+309}`, // likewise
 		`{"text":"x","n":1e-400}`,  // underflow
 		`{"text":"x","n":` + strings.Repeat("9", 400) + `}`,

@@ -2,10 +2,10 @@ package sqlstore
 
 import (
 	"bytes"
-	"encoding/json"
 	"unicode/utf8"
 
 	"github.com/sessiondb/sessiondb/internal/backend"
+	"github.com/sessiondb/sessiondb/internal/jsonscan"
 )
 
 // Text stored once (schema version 10, issue 26).
@@ -47,7 +47,7 @@ const sqliteMaxDepth = 500
 // and has no \u escape (Go and SQLite decode the other escapes alike;
 // they differ on lone surrogates). ok is false otherwise.
 func contentText(body []byte) (s string, ok bool) {
-	if !json.Valid(body) {
+	if !jsonscan.Valid(body) {
 		return "", false
 	}
 	b := bytes.TrimLeft(body, " \t\r\n")

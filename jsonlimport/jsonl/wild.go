@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sessiondb/sessiondb/internal/jsonnest"
+	"github.com/sessiondb/sessiondb/internal/jsonscan"
 )
 
 // WildScan is the state of one scan of a wild JSONL file. A reader embeds
@@ -82,7 +83,7 @@ func (s *WildScan) Run(f io.Reader, from int64, obj func(raw []byte, lineNo int)
 			if len(t) == 0 {
 				return nil
 			}
-			if t[0] == '{' && json.Valid(t) && utf8.Valid(t) {
+			if t[0] == '{' && jsonscan.Valid(t) && utf8.Valid(t) {
 				s.Offset, s.Lines = end, lineNo
 				s.BodyAt = start + int64(len(line)-len(bytes.TrimLeftFunc(line, unicode.IsSpace)))
 				obj(bytes.Clone(t), lineNo)
@@ -110,7 +111,7 @@ func (s *WildScan) Run(f io.Reader, from int64, obj func(raw []byte, lineNo int)
 			s.Problem(lineNo, "blank line (whitespace only); skipped")
 			return nil
 		}
-		if t[0] == '{' && json.Valid(t) {
+		if t[0] == '{' && jsonscan.Valid(t) {
 			obj(bytes.Clone(t), lineNo)
 			return nil
 		}
@@ -159,7 +160,7 @@ func recoverObjects(line []byte) [][]byte {
 				continue
 			}
 			tried++
-			if json.Valid(seg[i:]) {
+			if jsonscan.Valid(seg[i:]) {
 				out = append(out, seg[i:])
 				break
 			}

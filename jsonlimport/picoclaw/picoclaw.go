@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/jsonscan"
 	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 )
 
@@ -148,7 +149,7 @@ func parsePicoclawLine(line []byte) picoLine {
 	switch {
 	case jsonl.IsBlank(line):
 		reason = "whitespace-only line"
-	case json.Valid(line):
+	case jsonscan.Valid(line):
 		reason = "not a picoclaw message: " + err.Error()
 	}
 	trimmed := bytes.TrimLeft(line, "\x00")

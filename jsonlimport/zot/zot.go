@@ -99,6 +99,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/jsonscan"
 	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 )
 
@@ -481,7 +482,7 @@ func (p *zotParser) line(line []byte, n int, start, end int64, complete bool) er
 			return nil
 		}
 		clean := jsonl.ValidUTF8(line)
-		if !jsonl.IsBlank(clean) && json.Valid(clean) && bytes.HasPrefix(bytes.TrimSpace(clean), []byte("{")) {
+		if !jsonl.IsBlank(clean) && jsonscan.Valid(clean) && bytes.HasPrefix(bytes.TrimSpace(clean), []byte("{")) {
 			p.row(line, lineNo)
 			consume(true)
 			return nil
@@ -509,7 +510,7 @@ func (p *zotParser) row(line []byte, lineNo int) {
 		p.problem(lineNo, "blank line (whitespace only); skipped")
 		return
 	}
-	if json.Valid(line) {
+	if jsonscan.Valid(line) {
 		p.dispatch(line, lineNo)
 		return
 	}
@@ -530,7 +531,7 @@ func (p *zotParser) row(line []byte, lineNo int) {
 	var good [][]byte
 	for _, s := range segs {
 		s = bytes.TrimRight(s, "\x00 \t")
-		if len(s) > 0 && s[0] == '{' && json.Valid(s) {
+		if len(s) > 0 && s[0] == '{' && jsonscan.Valid(s) {
 			good = append(good, s)
 		}
 	}

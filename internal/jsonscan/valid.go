@@ -1,19 +1,17 @@
-package sessiondb
+package jsonscan
 
 import "bytes"
 
-// maxJSONDepth is encoding/json's nesting limit: json.Valid refuses a
+// MaxDepth is encoding/json's nesting limit: json.Valid refuses a
 // document with more containers open at once.
-const maxJSONDepth = 10000
+const MaxDepth = 10000
 
-// validJSON reports what json.Valid reports, in one pass over b without
+// Valid reports what json.Valid reports, in one pass over b without
 // encoding/json's per-byte state machine (about three times as fast; the
-// fuzz target FuzzValidJSON holds it to json.Valid). ValidateJSON and
-// DefaultExtractor use it: a store checks and describes every body it is
-// given.
-func validJSON(b []byte) bool {
+// fuzz target FuzzValid holds it to json.Valid).
+func Valid(b []byte) bool {
 	var open []byte // '{' or '[' of each container not yet closed
-	i := skipSpace(b, 0)
+	i := SkipSpace(b, 0)
 	for {
 		// A value starts at i.
 		if i >= len(b) {
@@ -21,11 +19,11 @@ func validJSON(b []byte) bool {
 		}
 		switch c := b[i]; {
 		case c == '{' || c == '[':
-			if len(open) == maxJSONDepth {
+			if len(open) == MaxDepth {
 				return false
 			}
 			open = append(open, c)
-			i = skipSpace(b, i+1)
+			i = SkipSpace(b, i+1)
 			if i < len(b) && b[i] == c+2 { // '}' is '{'+2, ']' is '['+2
 				open = open[:len(open)-1]
 				i++
@@ -57,7 +55,7 @@ func validJSON(b []byte) bool {
 		// After a value: close the containers that end here, then a comma
 		// (and, in an object, the next key) or the end.
 		for {
-			i = skipSpace(b, i)
+			i = SkipSpace(b, i)
 			if len(open) == 0 {
 				return i == len(b)
 			}
@@ -73,7 +71,7 @@ func validJSON(b []byte) bool {
 			if b[i] != ',' {
 				return false
 			}
-			i = skipSpace(b, i+1)
+			i = SkipSpace(b, i+1)
 			if top == '{' {
 				if i = scanKey(b, i); i < 0 {
 					return false
@@ -93,11 +91,11 @@ func scanKey(b []byte, i int) int {
 	if i = scanString(b, i); i < 0 {
 		return -1
 	}
-	i = skipSpace(b, i)
+	i = SkipSpace(b, i)
 	if i >= len(b) || b[i] != ':' {
 		return -1
 	}
-	return skipSpace(b, i+1)
+	return SkipSpace(b, i+1)
 }
 
 // scanString returns the index after the string that starts at i (a
@@ -186,4 +184,13 @@ func scanLiteral(b []byte, i int, lit string) int {
 		return -1
 	}
 	return i + len(lit)
+}
+
+// SkipSpace returns the index of the first byte at or after i that is not
+// JSON white space (len(b) if none).
+func SkipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
 }
