@@ -47,8 +47,8 @@ func DefaultExtractor(kind string, body json.RawMessage) (role, text string) {
 	}
 	// One walk over the bytes that visits only the values collected; the
 	// rest is skipped, not decoded. It gives what decoding the body into
-	// map[string]any and walking that would (extract_test.go checks it
-	// against exactly that), at a fraction of the cost: an import
+	// map[string]any and walking that would (extract_reference_test.go
+	// holds it to exactly that), at a fraction of the cost: an import
 	// describes every line it stores.
 	x := extraction{body: body}
 	i := jsonscan.SkipSpace(body, 0)
@@ -76,7 +76,8 @@ type extraction struct {
 	b    strings.Builder
 }
 
-// collect appends the text of the value at i (collectText's rules).
+// collect appends the text of the value at i, by the rules of
+// DefaultExtractor's doc.
 func (x *extraction) collect(i, depth int) {
 	if depth > 64 || x.b.Len() > maxExtractedText {
 		return
