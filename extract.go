@@ -3,7 +3,6 @@ package sessiondb
 import (
 	"bytes"
 	"encoding/json"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -42,7 +41,7 @@ func DefaultExtractor(kind string, body json.RawMessage) (role, text string) {
 	// What encoding/json would refuse to decode into Go values yields
 	// nothing: invalid JSON, and a number beyond float64's range (which
 	// json.Valid accepts and json.Unmarshal does not).
-	if !jsonscan.Valid(body) || !numbersFit(body) {
+	if !jsonscan.Decodable(body) {
 		return "", ""
 	}
 	// One walk over the bytes that visits only the values collected; the
@@ -259,31 +258,6 @@ func stringEnd(b []byte, i int) int {
 
 func isDelim(c byte) bool {
 	return c == ',' || c == '}' || c == ']' || c == ' ' || c == '\t' || c == '\n' || c == '\r'
-}
-
-// numbersFit reports whether every number in the valid JSON body parses
-// as a float64, as json.Unmarshal into an any requires: one beyond its
-// range (1e400) fails the whole decode.
-func numbersFit(b []byte) bool {
-	for i := 0; i < len(b); {
-		switch c := b[i]; {
-		case c == '"':
-			i = stringEnd(b, i)
-		case c == '-' || c >= '0' && c <= '9':
-			j := skipValue(b, i)
-			// Only an exponent or more digits than float64 spans can
-			// overflow it.
-			if j-i > 300 || bytes.IndexAny(b[i:j], "eE") >= 0 {
-				if _, err := strconv.ParseFloat(string(b[i:j]), 64); err != nil {
-					return false
-				}
-			}
-			i = j
-		default:
-			i++
-		}
-	}
-	return true
 }
 
 func appendText(b *strings.Builder, s string) {
