@@ -91,7 +91,7 @@ func runImport(ctx context.Context, e *env) (*Result, error) {
 		dbSize = fileSize(dbPath)
 		if run == e.runs-1 {
 			// What each byte of the last database is for.
-			db, err := sql.Open("sqlite", "file:"+dbPath+"?mode=ro")
+			db, err := openRaw(dbPath)
 			if err != nil {
 				return r, err
 			}
@@ -135,9 +135,11 @@ func runImport(ctx context.Context, e *env) (*Result, error) {
 	return r, nil
 }
 
+// fileSize is the size of a database: the file and its -wal, with its
+// search index file and that file's -wal when it has them.
 func fileSize(path string) int64 {
 	var n int64
-	for _, suf := range []string{"", "-wal"} {
+	for _, suf := range []string{"", "-wal", "-search", "-search-wal"} {
 		if fi, err := os.Stat(path + suf); err == nil {
 			n += fi.Size()
 		}

@@ -287,15 +287,28 @@ func trigramHolders(ctx context.Context, db *sql.DB, term string) (int, error) {
 		parts = append(parts, `"`+strings.ReplaceAll(string(r[i:i+3]), `"`, `""`)+`"`)
 	}
 	var n int
-	err := db.QueryRowContext(ctx, `SELECT count(*) FROM entries_fts WHERE entries_fts MATCH ?`, strings.Join(parts, " AND ")).Scan(&n)
+	err := db.QueryRowContext(ctx, `SELECT count(*) FROM search.entries_fts WHERE entries_fts MATCH ?`, strings.Join(parts, " AND ")).Scan(&n)
 	return n, err
 }
 
+// openRaw opens a database read-only, with its search index file attached
+// as sqlstore attaches it (schema "search"), on one connection.
 func openRaw(path string) (*sql.DB, error) {
 	u := url.URL{Scheme: "file", OmitHost: true, Path: path}
 	q := url.Values{}
+	q.Add("mode", "ro")
 	q.Add("_pragma", "query_only(1)")
-	return sql.Open("sqlite", u.String()+"?"+q.Encode())
+	db, err := sql.Open("sqlite", u.String()+"?"+q.Encode())
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1)
+	idx := url.URL{Scheme: "file", OmitHost: true, Path: sqlstore.IndexPath(path)}
+	if _, err := db.Exec(`ATTACH DATABASE ? AS search`, idx.String()+"?mode=ro"); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
 }
 
 // likeScan is the search a database without an index must do.
@@ -326,7 +339,8 @@ func likeScan(ctx context.Context, db *sql.DB, patterns []string) (int, error) {
 // indexSizes reports the FTS index size relative to the data, from the
 // dbstat virtual table.
 func indexSizes(ctx context.Context, db *sql.DB, r *Result) error {
-	rows, err := db.QueryContext(ctx, `SELECT name, sum(pgsize) FROM dbstat GROUP BY name`)
+	rows, err := db.QueryContext(ctx, `SELECT name, sum(pgsize) FROM dbstat GROUP BY name
+		UNION ALL SELECT name, sum(pgsize) FROM dbstat('search') GROUP BY name`)
 	if err != nil {
 		return err
 	}
@@ -361,11 +375,12 @@ func indexSizes(ctx context.Context, db *sql.DB, r *Result) error {
 	// Pages on the free list are in the file but in no b-tree (dbstat
 	// does not list them): what merges and deletes left for reuse.
 	var free, pageSize int64
-	if err := db.QueryRowContext(ctx, `SELECT * FROM pragma_freelist_count, pragma_page_size`).Scan(&free, &pageSize); err != nil {
+	if err := db.QueryRowContext(ctx, `SELECT (SELECT freelist_count FROM pragma_freelist_count) +
+		(SELECT freelist_count FROM pragma_freelist_count('search')), (SELECT page_size FROM pragma_page_size)`).Scan(&free, &pageSize); err != nil {
 		return err
 	}
 	entries := sizes["entries"]
-	r.note("sizes: entries table %s (bodies %s + text stored apart from them %s; extracted text, derived, %s), its (session_id, seq) index %s, entries_fts_* %s = %.2f× the entries table, %.2f× the extracted text; in b-trees %s, free pages %s",
+	r.note("sizes: entries table %s (bodies %s + text stored apart from them %s; extracted text, derived, %s), its (session_id, seq) index %s, entries_fts_* %s = %.2f× the entries table, %.2f× the extracted text; in b-trees %s (the database and its index file), free pages %s",
 		fmtBytes(entries), fmtBytes(bodyLen), fmtBytes(storedLen), fmtBytes(textLen), fmtBytes(sizes["sqlite_autoindex_entries_1"]), fmtBytes(fts),
 		float64(fts)/float64(entries), float64(fts)/float64(textLen), fmtBytes(total), fmtBytes(free*pageSize))
 	r.extra("entries_table_bytes", float64(entries))

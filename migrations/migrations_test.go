@@ -65,7 +65,7 @@ func TestUpDownUp(t *testing.T) {
 	up := objects(t, db)
 	for _, want := range []string{"table sessions", "table entries", "table compactions", "table summary_messages",
 		"table states", "table interrupts", "table checkpoints", "table usage", "table source_files",
-		"view transcript", "view session_stats", "view usage_daily", "table entries_fts", "table search_index", "table search_deleted", "trigger entries_unindex"} {
+		"view transcript", "view session_stats", "view usage_daily", "table search_index", "table search_deleted", "trigger entries_unindex"} {
 		if !slices.Contains(up, want) {
 			t.Errorf("schema lacks %s; has %q", want, up)
 		}
@@ -346,5 +346,71 @@ func TestTextStoredOnceMigration(t *testing.T) {
 	}
 	if id, _ := res.LastInsertId(); id <= 12 {
 		t.Errorf("after going back to v9 a new entry got id %d, want above the cursor 12", id)
+	}
+}
+
+// TestIndexFileMigration: version 11 moves the full-text index out of the
+// database (into the index file sqlstore writes). The reservation is kept
+// and the database gets a token of its own; going down brings the tables
+// back empty with the reservation at 0, which version 10 reads as nothing
+// indexed.
+func TestIndexFileMigration(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t)
+	p, err := NewProvider(db, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.UpTo(ctx, 10); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`INSERT INTO sessions (id, created_at, updated_at) VALUES ('s', 'x', 'x')`,
+		`INSERT INTO entries (id, session_id, seq, kind, body, created_at) VALUES (5, 's', 1, 'message', '{"content":"hello"}', 'x')`,
+		`INSERT INTO entries_fts (rowid, text) VALUES (5, 'hello')`,
+		`UPDATE search_index SET indexed_through = 9 WHERE source = 'entries'`,
+		`INSERT INTO search_deleted (source, id) VALUES ('entries', 9)`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	if _, err := p.UpTo(ctx, 11); err != nil {
+		t.Fatal(err)
+	}
+	var fts int
+	if err := db.QueryRow(`SELECT count(*) FROM sqlite_schema WHERE name GLOB '*_fts*'`).Scan(&fts); err != nil || fts != 0 {
+		t.Errorf("v11: %d FTS objects left in the database (%v), want 0", fts, err)
+	}
+	rows, err := db.Query(`SELECT source, indexed_through, index_file FROM search_index ORDER BY source`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokens := map[string]bool{}
+	for rows.Next() {
+		var source, token string
+		var through int64
+		if err := rows.Scan(&source, &through, &token); err != nil {
+			t.Fatal(err)
+		}
+		if len(token) != 32 || tokens[token] {
+			t.Errorf("v11 %s: index_file %q, want 32 hex digits of its own", source, token)
+		}
+		tokens[token] = true
+		if source == "entries" && through != 9 {
+			t.Errorf("v11: reservation %d, want 9 (kept)", through)
+		}
+	}
+	rows.Close()
+	if _, err := p.DownTo(ctx, 10); err != nil {
+		t.Fatal(err)
+	}
+	var through, deleted, indexed int64
+	if err := db.QueryRow(`SELECT (SELECT max(indexed_through) FROM search_index), (SELECT count(*) FROM search_deleted),
+		(SELECT count(*) FROM entries_fts WHERE entries_fts MATCH '"hel"')`).Scan(&through, &deleted, &indexed); err != nil {
+		t.Fatal(err)
+	}
+	if through != 0 || deleted != 0 || indexed != 0 {
+		t.Errorf("v10 after down: reservation %d, %d deleted listed, %d rows indexed; want 0, 0, 0", through, deleted, indexed)
 	}
 }

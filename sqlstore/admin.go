@@ -22,14 +22,20 @@ func (s *Store) Query(ctx context.Context, query string, args ...any) (*sql.Rows
 	return rows, nil
 }
 
-// Vacuum rebuilds the database file to reclaim the space of deleted and
-// pruned rows, then truncates the WAL.
+// Vacuum rebuilds the database file and its search index file to reclaim
+// the space of deleted and pruned rows, then truncates the WAL.
 func (s *Store) Vacuum(ctx context.Context) error {
 	if s.closed.Load() {
 		return sessiondb.ErrClosed
 	}
 	if _, err := s.writer.ExecContext(ctx, `VACUUM`); err != nil {
 		return fmt.Errorf("vacuum %s: %w", s.path, translate(err))
+	}
+	if s.indexer != nil {
+		// The index file too: deleted rows leave its pages free as well.
+		if _, err := s.indexer.ExecContext(ctx, `VACUUM search`); err != nil {
+			return fmt.Errorf("vacuum %s: %w", IndexPath(s.path), translate(err))
+		}
 	}
 	if _, err := s.writer.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
 		return fmt.Errorf("checkpoint %s: %w", s.path, translate(err))

@@ -5,11 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/jmoiron/sqlx"
 
 	"github.com/sessiondb/sessiondb"
 )
@@ -50,7 +53,33 @@ func (s *Store) backup(ctx context.Context, version int64) (string, error) {
 		}
 		return "", fmt.Errorf("back up %s: %w", s.path, translate(err))
 	}
+	if err := newIndexToken(ctx, dst); err != nil {
+		return "", fmt.Errorf("back up %s: %w", s.path, err)
+	}
 	return dst, nil
+}
+
+// newIndexToken gives the database at path (a backup just written) an
+// index token of its own (search_index.index_file, schema version 11 on):
+// put back in the place of the database it was taken from, it is then not
+// taken for the database the index file beside it was built for, which may
+// have deleted rows the backup holds.
+func newIndexToken(ctx context.Context, path string) error {
+	u := url.URL{Scheme: "file", OmitHost: true, Path: absPath(path)}
+	db, err := sqlx.Open("sqlite", u.String())
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	var has int
+	if err := db.GetContext(ctx, &has, `SELECT count(*) FROM pragma_table_info('search_index') WHERE name = 'index_file'`); err != nil {
+		return translate(err)
+	}
+	if has == 0 {
+		return nil // an older schema: its index is in the file itself
+	}
+	_, err = db.ExecContext(ctx, `UPDATE search_index SET index_file = lower(hex(randomblob(16)))`)
+	return translate(err)
 }
 
 // Backups returns the paths of the database's backups (<db>.bak-v*), oldest

@@ -122,34 +122,71 @@
 // append (issue 12's profile), and the group committer shared the fsync
 // between writers but not that work. Now:
 //
-//   - A write only inserts rows. search_index holds, per source table
-//     (entries, summary_messages), the highest row id in the index: the
-//     cursor. A new entry's id is above every row and above the cursor
-//     (explicit ids, see nextEntryID; a trigger refuses any other writer's
-//     row at or below it), so every row after the cursor is a row the index
-//     has not seen. Until schema version 10 entries was AUTOINCREMENT,
-//     which wrote sqlite_sequence, one more page, at every append.
+//   - A write only inserts rows. The index lives in a file of its own,
+//     <database>-search (IndexPath; schema version 11), attached to every
+//     connection as the schema "search": search.entries_fts,
+//     search.summary_fts, and search.indexed, which holds per source table
+//     (entries, summary_messages) the highest row id in the index: the
+//     cursor. Its own connection writes it (indexfile.go), opening the
+//     database read-only: indexing takes the index file's write lock, not
+//     the database's, so appends commit while a batch is tokenized. In the
+//     database file it was half of the committer's work under 16 writers
+//     (FTS5's trigram tokenizer, 46 of 128 µs per append), and a batch of
+//     1,000 rows held every writer for up to 100 ms; measured in the
+//     same run (BenchmarkAppendParallel/Full, 20,000 appends, three
+//     alternating pairs): 6,476 / 7,398 / 8,930 appends/s before, 7,574 /
+//     8,777 / 9,728 after, and bench workload 2's p99 latency 45-62 ms
+//     before, 11-13 ms after.
+//   - search_index, in the database, is the reservation: row ids at or
+//     below its indexed_through may be in the index. A new entry's id is
+//     above every row and above it (explicit ids, see nextEntryID; a
+//     trigger refuses any other writer's row at or below it), so an id the
+//     index may hold is never given to another row, and every row after
+//     the cursor is one the index has not seen. The indexer moves the
+//     reservation (one small write through the group committer, to the
+//     table's highest id) before it indexes past it. Until schema version
+//     10 entries was AUTOINCREMENT, which wrote sqlite_sequence, one more
+//     page, at every append.
+//   - The index file is derived data, checked against the database before
+//     every batch: search.indexed records the database's token
+//     (search_index.index_file, random, and new in every Backup), and its
+//     cursor may never pass the reservation. An index file built for
+//     another database, or for this one before an older copy (a backup)
+//     was put in its place, or one whose reservation a power loss took
+//     back (the index file commits with synchronous=NORMAL; so do the
+//     indexer's writes to the database), is emptied and built again;
+//     until then search reads no index and scans every row. A file SQLite
+//     cannot read is replaced when a writable Store opens, and a
+//     read-only Store without a readable one scans. What this check cannot
+//     see: a copy of the database made by hand (cp, not Backup) and put
+//     back beside a newer index file still holds the token; rows the
+//     newer database deleted are then missing from the index, and
+//     sessionctl reindex rebuilds it.
 //   - A background indexer on each writing Store adds the rows after the
-//     cursor in batches of up to 1,000 rows, each batch one write request
-//     through the group committer (one index segment and one cursor move in
-//     one transaction), Options.IndexDelay (50ms) after the commits that
-//     woke it. It was chosen over an index batch right after every group
-//     commit by measurement (BenchmarkAppendParallel, 16 writers, 1 KB
-//     appends, DurabilityFull, two runs each): 7,259 and 7,110 appends/s at
-//     116 and 114 µs of CPU per append with the 50ms delay, against 6,171
-//     and 4,847 appends/s at 133 and 161 µs with a batch after every group.
-//     Batched per group, the index still writes a segment per few appends;
-//     delayed, it writes one per hundreds.
+//     cursor in batches of up to 1,000 rows, each one transaction of the
+//     index file (one index segment and one cursor move),
+//     Options.IndexDelay (50ms) after the commits that woke it. Indexers of
+//     several processes take turns on the index file's write lock, and
+//     each reads the database only after taking it, so no two index from
+//     different snapshots. The delay was chosen over an index batch right
+//     after every group commit by measurement (BenchmarkAppendParallel, 16
+//     writers, 1 KB appends, DurabilityFull, two runs each): 7,259 and
+//     7,110 appends/s at 116 and 114 µs of CPU per append with the 50ms
+//     delay, against 6,171 and 4,847 appends/s at 133 and 161 µs with a
+//     batch after every group. Batched per group, the index still writes
+//     a segment per few appends; delayed, it writes one per hundreds.
 //   - Search reads the index up to the cursor and scans the rows after it
 //     in the same read transaction, so a write acknowledged before Search
 //     starts is found, whichever process wrote it and whether or not
 //     anyone indexed it yet (a crashed writer's rows are indexed by the
 //     next writer that opens the file). When the unindexed tail exceeds
 //     20,000 rows, a writable Store catches up before searching.
-//   - Deleting indexed rows (Prune, Delete, or sqlite3 by hand) queues
-//     their ids in search_deleted (a trigger); the indexer removes them
-//     from the index in batches of 500. Until then they simply no longer
-//     join a row, so results never show them.
+//   - Deleting rows at or below the reservation (Prune, Delete, or sqlite3
+//     by hand) queues their ids in search_deleted (a trigger); the indexer
+//     removes them from the index file in batches of 500, then from
+//     search_deleted (a crash in between removes them again, which does
+//     nothing). Until then they simply no longer join a row, so results
+//     never show them.
 //   - The index is contentless with detail=none: it holds, per trigram,
 //     the ids of the rows holding it, not the text nor the positions. That
 //     is about 0.25x the size of the rows it indexes (the detail=full index
@@ -190,7 +227,8 @@
 //
 // IndexStatus reports the lag (sessionctl stats, doctor, reindex);
 // CatchUpIndex indexes everything pending (after a bulk import); Reindex
-// rebuilds the index from the log.
+// rebuilds the index from the log. sqlite3 users attach the index file to
+// query it: ATTACH '<database>-search' AS search.
 //
 // # Decisions
 //

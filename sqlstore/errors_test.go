@@ -58,8 +58,11 @@ func TestDamagedSearchIndexIsCorrupt(t *testing.T) {
 	if _, err := s.Append(ctx, "s", sessiondb.Entry{Kind: sessiondb.KindMessage, Body: []byte(`{"role":"user","content":"the lighthouse keeper"}`)}); err != nil {
 		t.Fatal(err)
 	}
+	if err := s.CatchUpIndex(ctx); err != nil { // the row is in the index, which search then reads
+		t.Fatal(err)
+	}
 	s.Close()
-	rawExec(t, path, `UPDATE entries_fts_config SET v = 0 WHERE k = 'version'`)
+	rawExec(t, IndexPath(path), `UPDATE entries_fts_config SET v = 0 WHERE k = 'version'`)
 
 	s, err = Open(path, nil)
 	if err != nil {

@@ -76,7 +76,7 @@ func keepDatabaseFile(tb testing.TB, path string) string {
 	if err != nil {
 		return fmt.Sprintf("%s (could not be kept: %v)", path, err)
 	}
-	for _, suffix := range []string{"", "-wal", "-shm"} {
+	for _, suffix := range []string{"", "-wal", "-shm", "-search", "-search-wal", "-search-shm"} {
 		if err := copyFileTo(path+suffix, filepath.Join(dir, filepath.Base(path)+suffix)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			tb.Logf("keeping %s: %v", path+suffix, err)
 		}
@@ -116,6 +116,13 @@ func MustOpenStoreAt(tb testing.TB, path string, opts *Options) *Store {
 		if problems, err := checkDatabaseFile(path); err != nil || len(problems) > 0 {
 			tb.Errorf("database %s failed its integrity check (error %v): %s\nthe database was left at %s",
 				path, err, strings.Join(problems, "; "), keepDatabaseFile(tb, path))
+		}
+		if _, err := os.Stat(IndexPath(path)); err != nil {
+			return
+		}
+		if problems, err := checkDatabaseFile(IndexPath(path)); err != nil || len(problems) > 0 {
+			tb.Errorf("index file %s failed its integrity check (error %v): %s\nthe database was left at %s",
+				IndexPath(path), err, strings.Join(problems, "; "), keepDatabaseFile(tb, path))
 		}
 	})
 	return s

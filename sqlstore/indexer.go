@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
+
+	"github.com/sessiondb/sessiondb"
 )
 
 // Deferred full-text indexing (see "Search" in doc.go).
@@ -68,7 +70,7 @@ func (s *Store) IndexStatus(ctx context.Context) (IndexStatus, error) {
 	var st IndexStatus
 	err := s.read(ctx, func(tx *sqlx.Tx) error {
 		for _, src := range ftsSources {
-			tail, err := unindexed(ctx, tx, src)
+			tail, err := s.unindexed(ctx, tx, src)
 			if err != nil {
 				return err
 			}
@@ -82,66 +84,204 @@ func (s *Store) IndexStatus(ctx context.Context) (IndexStatus, error) {
 	return st, nil
 }
 
-// unindexed counts the rows of src after its cursor.
-func unindexed(ctx context.Context, q sqlx.QueryerContext, src ftsSource) (int64, error) {
+// unindexed counts the rows of src after its cursor (all of them when the
+// store has no usable index).
+func (s *Store) unindexed(ctx context.Context, q sqlx.QueryerContext, src ftsSource) (int64, error) {
+	through, err := s.indexCursor(ctx, q, src)
+	if err != nil {
+		return 0, err
+	}
 	var n int64
-	err := sqlx.GetContext(ctx, q, &n, `SELECT count(*) FROM `+src.table+
-		` WHERE id > (SELECT indexed_through FROM search_index WHERE source = ?)`, src.table)
+	err = sqlx.GetContext(ctx, q, &n, `SELECT count(*) FROM main.`+src.table+` WHERE id > ?`, max(through, 0))
 	return n, err
 }
 
-// indexCursor returns the cursor of src.
-func indexCursor(ctx context.Context, q sqlx.QueryerContext, src ftsSource) (int64, error) {
+// indexCursor returns the cursor of src as search may trust it: rows with
+// an id at or below it are in the index. It is -1 when there is no usable
+// index: the store has none attached (a read-only store without its index
+// file), or the index file is not this database's (see indexStep), until
+// the indexer builds it again.
+func (s *Store) indexCursor(ctx context.Context, q sqlx.QueryerContext, src ftsSource) (int64, error) {
+	if s.noIndex {
+		return -1, nil
+	}
 	var through int64
-	err := sqlx.GetContext(ctx, q, &through, `SELECT indexed_through FROM search_index WHERE source = ?`, src.table)
+	err := sqlx.GetContext(ctx, q, &through, `SELECT CASE WHEN i.log = m.index_file AND i.through <= m.indexed_through
+		THEN i.through ELSE -1 END FROM search.indexed i JOIN main.search_index m USING (source) WHERE source = ?`, src.table)
 	return through, err
 }
 
-// indexBatch indexes up to indexBatchRows rows of each source after its
+// indexWork is what one indexStep does to the index of one source table,
+// read from the log.
+type indexWork struct {
+	reset   bool     // the index is not this log's: empty it first
+	token   string   // the log's search_index.index_file
+	upto    int64    // the new cursor
+	ids     []int64  // rows to index, ascending
+	texts   []string // their text
+	deleted []int64  // deleted rows to remove from the index
+	more    bool     // rows or deletes are left for the next step
+	reserve bool     // rows past the reservation are waiting
+}
+
+// indexStep indexes up to indexBatchRows rows of each source after its
 // cursor and removes up to purgeBatchRows deleted rows from the index, in
-// tx. more reports whether work is left.
-func indexBatch(ctx context.Context, tx *sqlx.Tx) (more bool, err error) {
-	for _, src := range ftsSources {
-		through, err := indexCursor(ctx, tx, src)
-		if err != nil {
+// one transaction of the index file, then tells the database (one write
+// of the committer) which deleted rows are gone from the index and, when
+// the indexer is about to pass it, moves the reservation (see "Search" in
+// doc.go). more reports whether work is left.
+//
+// The transaction takes the index file's write lock first; the log is then
+// read in a short read transaction of a reader connection, so its snapshot
+// is later than any other indexer's last batch, and the indexer holds no
+// snapshot of the database while it tokenizes: a reader that stays open
+// keeps checkpoints from resetting the WAL, which a stream of writes
+// (a bulk import) then grows without end.
+func (s *Store) indexStep(ctx context.Context) (more bool, err error) {
+	tx, err := s.indexTx(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer tx.Rollback() //nolint:errcheck // after Commit it does nothing
+	var built [2]struct {
+		Through int64  `db:"through"`
+		Log     string `db:"log"`
+	}
+	for i, src := range ftsSources {
+		if err := tx.GetContext(ctx, &built[i], `SELECT through, log FROM search.indexed WHERE source = ?`, src.table); err != nil {
 			return false, err
-		}
-		var upto, n int64
-		err = tx.QueryRowxContext(ctx, `SELECT coalesce(max(id), ?), count(*) FROM
-			(SELECT id FROM `+src.table+` WHERE id > ? ORDER BY id LIMIT ?)`, through, through, indexBatchRows).Scan(&upto, &n)
-		if err != nil {
-			return false, err
-		}
-		if n > 0 {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO `+src.fts+` (rowid, text) SELECT id, text FROM `+src.table+
-				` WHERE id > ? AND id <= ? AND text <> ''`, through, upto); err != nil {
-				return false, fmt.Errorf("index %s: %w", src.table, err)
-			}
-			if _, err := tx.ExecContext(ctx, `UPDATE search_index SET indexed_through = ? WHERE source = ?`, upto, src.table); err != nil {
-				return false, err
-			}
-			more = more || n == indexBatchRows
-		}
-		// One DELETE per row id: FTS5 cannot use "rowid IN (subquery)" as
-		// a lookup, and a DELETE with it scans the whole index.
-		var ids []int64
-		if err := tx.SelectContext(ctx, &ids, `SELECT id FROM search_deleted WHERE source = ? ORDER BY id LIMIT ?`,
-			src.table, purgeBatchRows+1); err != nil {
-			return false, err
-		}
-		if len(ids) > purgeBatchRows {
-			ids, more = ids[:purgeBatchRows], true
-		}
-		for _, id := range ids {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM `+src.fts+` WHERE rowid = ?`, id); err != nil {
-				return false, fmt.Errorf("unindex deleted %s: %w", src.table, err)
-			}
-			if _, err := tx.ExecContext(ctx, `DELETE FROM search_deleted WHERE source = ? AND id = ?`, src.table, id); err != nil {
-				return false, err
-			}
 		}
 	}
-	return more, nil
+	var work [2]indexWork
+	err = s.read(ctx, func(rtx *sqlx.Tx) error {
+		for i, src := range ftsSources {
+			w, err := readIndexWork(ctx, rtx, src, built[i].Through, built[i].Log)
+			if err != nil {
+				return err
+			}
+			work[i] = w
+		}
+		return nil
+	})
+	if err != nil {
+		return false, err
+	}
+	reserve, purged := false, 0
+	for i, src := range ftsSources {
+		w := work[i]
+		if w.reset {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO search.`+src.fts+` (`+src.fts+`) VALUES ('delete-all')`); err != nil {
+				return false, fmt.Errorf("reset %s: %w", src.fts, err)
+			}
+		}
+		for j, id := range w.ids {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO search.`+src.fts+` (rowid, text) VALUES (?, ?)`, id, w.texts[j]); err != nil {
+				return false, fmt.Errorf("index %s: %w", src.table, err)
+			}
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE search.indexed SET through = ?, log = ? WHERE source = ?`, w.upto, w.token, src.table); err != nil {
+			return false, err
+		}
+		// One DELETE per row id: FTS5 cannot use "rowid IN (…)" as a
+		// lookup, and a DELETE with it scans the whole index. A row
+		// deleted before it was indexed is not in the index: deleting
+		// it does nothing.
+		for _, id := range w.deleted {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM search.`+src.fts+` WHERE rowid = ?`, id); err != nil {
+				return false, fmt.Errorf("unindex deleted %s: %w", src.table, err)
+			}
+		}
+		more = more || w.more
+		reserve = reserve || w.reserve
+		purged += len(w.deleted)
+	}
+	if err := tx.Commit(); err != nil {
+		return false, err
+	}
+	if !reserve && purged == 0 {
+		return more, nil
+	}
+	// The index is committed first: a crash before this write leaves the
+	// deleted ids listed, and removing them from the index again does
+	// nothing.
+	err = s.submit(writeReq{ctx: ctx, indexing: true, fn: func(tx *sqlx.Tx) error {
+		for i, src := range ftsSources {
+			if work[i].reserve {
+				if _, err := tx.ExecContext(ctx, `UPDATE search_index SET indexed_through =
+					max(indexed_through, (SELECT coalesce(max(id), 0) FROM `+src.table+`)) WHERE source = ?`, src.table); err != nil {
+					return err
+				}
+			}
+			for _, id := range work[i].deleted {
+				if _, err := tx.ExecContext(ctx, `DELETE FROM search_deleted WHERE source = ? AND id = ?`, src.table, id); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}})
+	return more, err
+}
+
+// readIndexWork reads from the log, in rtx, what the next batch of src's
+// index does, given the index file's cursor (through) and the token it was
+// built for (built).
+func readIndexWork(ctx context.Context, rtx *sqlx.Tx, src ftsSource, through int64, built string) (indexWork, error) {
+	var w indexWork
+	var log struct {
+		Reserved int64  `db:"indexed_through"`
+		Token    string `db:"index_file"`
+		Last     int64  `db:"last"`
+	}
+	if err := rtx.GetContext(ctx, &log, `SELECT indexed_through, index_file,
+		(SELECT coalesce(max(id), 0) FROM main.`+src.table+`) AS last FROM main.search_index WHERE source = ?`, src.table); err != nil {
+		return w, err
+	}
+	w.token = log.Token
+	if through > log.Reserved || built != log.Token {
+		// The index is not this log's: built for another database, or
+		// for this one before an older copy was put in its place (a
+		// backup has a token of its own), or a power loss took back the
+		// commit of a reservation the cursor then passed. Ids above the
+		// reservation may be given again: start over.
+		w.reset, through = true, 0
+	}
+	w.upto = through
+	rows, err := rtx.QueryContext(ctx, `SELECT id, text FROM main.`+src.table+` WHERE id > ? AND id <= ? ORDER BY id LIMIT ?`,
+		through, log.Reserved, indexBatchRows)
+	if err != nil {
+		return w, err
+	}
+	n := 0
+	for rows.Next() {
+		var id int64
+		var text string
+		if err := rows.Scan(&id, &text); err != nil {
+			rows.Close()
+			return w, err
+		}
+		n++
+		w.upto = id
+		if text != "" {
+			w.ids, w.texts = append(w.ids, id), append(w.texts, text)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return w, err
+	}
+	// Rows past the reservation are indexed once it covers them: an id
+	// above it can be given again after a delete.
+	w.reserve = log.Last > log.Reserved
+	w.more = n == indexBatchRows || w.reserve
+	if err := rtx.SelectContext(ctx, &w.deleted, `SELECT id FROM main.search_deleted WHERE source = ? ORDER BY id LIMIT ?`,
+		src.table, purgeBatchRows+1); err != nil {
+		return w, err
+	}
+	if len(w.deleted) > purgeBatchRows {
+		w.deleted, w.more = w.deleted[:purgeBatchRows], true
+	}
+	return w, nil
 }
 
 // CatchUpIndex indexes everything committed so far (by any process) and
@@ -149,14 +289,16 @@ func indexBatch(ctx context.Context, tx *sqlx.Tx) (more bool, err error) {
 // the background; call it to have search ready at a known point, e.g.
 // after a bulk import.
 func (s *Store) CatchUpIndex(ctx context.Context) error {
+	if s.indexer == nil {
+		return fmt.Errorf("index: %w: the store has no search index writer", sessiondb.ErrReadOnly)
+	}
+	if s.noIndex {
+		return nil // an older schema (NoMigrate): search scans every row
+	}
 	for {
-		var more bool
-		err := s.submit(writeReq{ctx: ctx, indexing: true, fn: func(tx *sqlx.Tx) (err error) {
-			more, err = indexBatch(ctx, tx)
-			return err
-		}})
+		more, err := s.indexStep(ctx)
 		if err != nil {
-			return fmt.Errorf("index: %w", err)
+			return fmt.Errorf("index: %w", translate(err))
 		}
 		if !more {
 			return nil
@@ -168,11 +310,13 @@ func (s *Store) CatchUpIndex(ctx context.Context) error {
 // database opened with NoMigrate at an older version lacks.
 func (s *Store) indexable(ctx context.Context) bool {
 	v, err := s.schemaVersion(ctx)
-	return err == nil && v >= deferredSearchVersion
+	return err == nil && v >= indexFileVersion
 }
 
-// deferredSearchVersion is the schema version that introduced the cursor.
-const deferredSearchVersion = 4
+// indexFileVersion is the schema version that moved the index to its own
+// file (search_index.index_file). A database opened with NoMigrate at an
+// older version has no index this binary reads: search scans every row.
+const indexFileVersion = 11
 
 // kickIndexer tells the indexer that rows were committed. It never blocks.
 func (s *Store) kickIndexer() {
@@ -191,10 +335,10 @@ func (s *Store) kickIndexer() {
 func (s *Store) startIndexer() {
 	s.indexerDone = make(chan struct{})
 	s.kickIndexer()
-	go s.indexer()
+	go s.runIndexer()
 }
 
-func (s *Store) indexer() {
+func (s *Store) runIndexer() {
 	defer close(s.indexerDone)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -244,13 +388,18 @@ func (s *Store) mergeWhileIdle(ctx context.Context) {
 			return // commits are waiting to be indexed first
 		}
 		merged := false
-		err := s.submit(writeReq{ctx: ctx, indexing: true, fn: func(tx *sqlx.Tx) error {
+		err := func() error {
+			tx, err := s.indexTx(ctx)
+			if err != nil {
+				return err
+			}
+			defer tx.Rollback() //nolint:errcheck // after Commit it does nothing
 			for _, src := range ftsSources {
 				var before, after int64
 				if err := tx.GetContext(ctx, &before, `SELECT total_changes()`); err != nil {
 					return err
 				}
-				if _, err := tx.ExecContext(ctx, `INSERT INTO `+src.fts+` (`+src.fts+`, rank) VALUES ('merge', ?)`, mergePages); err != nil {
+				if _, err := tx.ExecContext(ctx, `INSERT INTO search.`+src.fts+` (`+src.fts+`, rank) VALUES ('merge', ?)`, mergePages); err != nil {
 					return fmt.Errorf("merge %s: %w", src.fts, err)
 				}
 				if err := tx.GetContext(ctx, &after, `SELECT total_changes()`); err != nil {
@@ -260,8 +409,8 @@ func (s *Store) mergeWhileIdle(ctx context.Context) {
 				// means the merge found nothing to do.
 				merged = merged || after-before >= 2
 			}
-			return nil
-		}})
+			return tx.Commit()
+		}()
 		if err != nil || !merged {
 			return
 		}
@@ -273,23 +422,6 @@ func (s *Store) mergeWhileIdle(ctx context.Context) {
 func (s *Store) IndexError() error {
 	if p := s.indexErr.Load(); p != nil {
 		return *p
-	}
-	return nil
-}
-
-// rebuildIndex empties both indexes and indexes every row again, in tx.
-func rebuildIndex(ctx context.Context, tx *sqlx.Tx) error {
-	for _, src := range ftsSources {
-		for _, q := range []string{
-			`INSERT INTO ` + src.fts + ` (` + src.fts + `) VALUES ('delete-all')`,
-			`INSERT INTO ` + src.fts + ` (rowid, text) SELECT id, text FROM ` + src.table + ` WHERE text <> ''`,
-			`UPDATE search_index SET indexed_through = (SELECT coalesce(max(id), 0) FROM ` + src.table + `) WHERE source = '` + src.table + `'`,
-			`DELETE FROM search_deleted WHERE source = '` + src.table + `'`,
-		} {
-			if _, err := tx.ExecContext(ctx, q); err != nil {
-				return fmt.Errorf("rebuild %s: %w", src.fts, err)
-			}
-		}
 	}
 	return nil
 }

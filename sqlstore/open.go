@@ -45,6 +45,13 @@ type Store struct {
 	// readers never block the writer nor each other.
 	reader *sqlx.DB
 
+	// indexer has one connection, which opens the database read-only and
+	// writes the search index file attached to it (indexfile.go); nil in
+	// a read-only store. noIndex: the readers have no index file attached
+	// (a read-only store whose database has none beside it).
+	indexer *sqlx.DB
+	noIndex bool
+
 	// immutable: opened read-only with immutable=1 on storage that cannot
 	// be written (readonly.go).
 	immutable bool
@@ -111,13 +118,17 @@ func Open(path string, opts *Options) (_ *Store, err error) {
 	if err := s.checkWAL(ctx); err != nil {
 		return nil, err
 	}
-	s.reader = openDB(s.dsn(true))
+	if err := s.openIndex(ctx); err != nil {
+		return nil, err
+	}
+	s.reader = openDB(s.dsn(true), s.attachIndex(true)...)
 	s.reader.SetMaxOpenConns(s.opts.ReadConns)
 	s.reader.SetMaxIdleConns(s.opts.ReadConns)
 	if err := s.migrate(ctx); err != nil {
 		return nil, err
 	}
-	indexing := s.opts.IndexDelay >= 0 && s.indexable(ctx)
+	s.noIndex = !s.indexable(ctx)
+	indexing := s.opts.IndexDelay >= 0 && !s.noIndex
 	if indexing {
 		s.indexKick = make(chan struct{}, 1) // before the committer reads it
 	}
@@ -338,10 +349,18 @@ func (s *Store) Close() error {
 	return s.closeAll()
 }
 
+// closeAll closes the pools in the order that lets SQLite checkpoint and
+// remove both WALs: the last connection to close a file checkpoints its
+// WAL and removes it, and only a connection that can write the file can.
+// The readers open both files read-only, the indexer the index file
+// read-write and the database read-only, the writer the database only.
 func (s *Store) closeAll() error {
 	var errs []error
 	if s.reader != nil {
 		errs = append(errs, s.reader.Close())
+	}
+	if s.indexer != nil {
+		errs = append(errs, s.indexer.Close())
 	}
 	if s.writer != nil {
 		errs = append(errs, s.writer.Close())

@@ -124,6 +124,13 @@ func TestOpenRefusesNewerSchema(t *testing.T) {
 // returns its path and a plain connection to it.
 func openAtVersion1(t *testing.T) (string, *sql.DB) {
 	t.Helper()
+	return openAtVersion(t, 1)
+}
+
+// openAtVersion creates a database migrated to schema version v only and
+// returns its path and a plain connection to it.
+func openAtVersion(t *testing.T, v int64) (string, *sql.DB) {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "old.db")
 	db, err := sql.Open("sqlite", path)
 	if err != nil {
@@ -133,7 +140,7 @@ func openAtVersion1(t *testing.T) (string, *sql.DB) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.UpTo(context.Background(), 1); err != nil {
+	if _, err := p.UpTo(context.Background(), v); err != nil {
 		t.Fatal(err)
 	}
 	return path, db

@@ -86,6 +86,15 @@ func appendPages(tb testing.TB, opts Options, bodySize, warm, n int) (frames wal
 	ctx := context.Background()
 	opts.IndexDelay = -1 // the background indexer's own commits are not an append's
 	s := MustOpenStore(tb, &opts)
+	// A new database holds about ten free pages, left by the FTS5 tables
+	// that migration 4 created and migration 11 moved to the index file.
+	// While an append takes its new leaf from the free list, that costs
+	// one more entries page per new leaf (measured: 63 writes of entries
+	// in 50 appends, 57 without free pages); they are used up within the
+	// first seventy appends. The count is of the steady state.
+	if err := s.Vacuum(ctx); err != nil {
+		tb.Fatal(err)
+	}
 	if _, err := s.Create(ctx, sessiondb.Session{ID: "pages"}); err != nil {
 		tb.Fatal(err)
 	}

@@ -94,13 +94,22 @@ func (s *Store) openReadOnly() (_ *Store, err error) {
 			return nil, err
 		}
 	}
+	if current < indexFileVersion {
+		s.noIndex = true // see indexFileVersion
+	}
 	s.startCommitter()
 	return s, nil
 }
 
-// openReadPools opens the two read-only pools of openReadOnly.
+// openReadPools opens the two read-only pools of openReadOnly. The readers
+// attach the search index file when it can be read (readableIndex);
+// otherwise search scans every row.
 func (s *Store) openReadPools() {
-	s.reader = openDB(s.dsn(true))
+	var attach []string
+	if s.noIndex = !s.readableIndex(); !s.noIndex {
+		attach = s.attachIndex(true)
+	}
+	s.reader = openDB(s.dsn(true), attach...)
 	s.reader.SetMaxOpenConns(s.opts.ReadConns)
 	s.reader.SetMaxIdleConns(s.opts.ReadConns)
 	// The "writer" is one more read-only connection: the committer and
@@ -108,6 +117,21 @@ func (s *Store) openReadPools() {
 	s.writer = openDB(s.dsn(true))
 	s.writer.SetMaxOpenConns(1)
 	s.writer.SetMaxIdleConns(1)
+}
+
+// readableIndex reports whether the database's search index file exists
+// and reads as an index this binary knows. The index is derived data: a
+// read-only store without a usable one still answers every search, by a
+// scan.
+func (s *Store) readableIndex() bool {
+	db := openDB(s.dsn(true), s.attachIndex(true)...)
+	defer db.Close()
+	var v int
+	if err := db.Get(&v, `PRAGMA search.user_version`); err != nil || v != indexFormat {
+		return false
+	}
+	var n int
+	return db.Get(&n, `SELECT count(*) FROM search.indexed`) == nil
 }
 
 // walHoldsCommits refuses a database on read-only storage whose -wal file

@@ -46,7 +46,7 @@ func (d engineDriver) SearchHits(ctx context.Context, etx engine.Tx, terms []str
 	tx := etx.(*sqlx.Tx)
 	var cursors [2]int64
 	for i, src := range ftsSources {
-		c, err := indexCursor(ctx, tx, src)
+		c, err := d.s.indexCursor(ctx, tx, src)
 		if err != nil {
 			return nil, err
 		}
@@ -76,7 +76,7 @@ func (s *Store) catchUpForSearch(ctx context.Context) error {
 	var tail int64
 	err := s.read(ctx, func(tx *sqlx.Tx) error {
 		for _, src := range ftsSources {
-			n, err := unindexed(ctx, tx, src)
+			n, err := s.unindexed(ctx, tx, src)
 			if err != nil {
 				return err
 			}
@@ -283,16 +283,22 @@ func searchSQL(terms []string, short bool, cursors [2]int64, opts sessiondb.Sear
 				x.kind, x.role, x.created_at, sessiondb_rank(CAST(x.text AS BLOB), ?, ?) AS score
 				FROM %s f JOIN %s x ON x.id = f.rowid
 				WHERE %s MATCH ?%s%s ORDER BY f.rowid DESC LIMIT ?)`,
-				map[int]string{0: "x.seq", 1: "0"}[summary], summary, fts, from, fts, checks, where))
+				map[int]string{0: "x.seq", 1: "0"}[summary], summary, "search."+fts, from, fts, checks, where))
 			args = append(args, packed, phrase, match)
 			args = append(args, cargs...)
 			args = append(args, fargs...)
 			args = append(args, window)
 		}
-		verified("entries_fts", "entries", 0)
-		branch("entries x", "x.id > ?"+likes, 0, append([]any{cursors[0]}, largs...)...)
-		verified("summary_fts", summaries, 1)
-		branch(summaries+" x", "x.id > ?"+likes, 1, append([]any{cursors[1]}, largs...)...)
+		// A cursor of -1: no usable index (indexCursor), every row is
+		// in the tail.
+		if cursors[0] >= 0 {
+			verified("entries_fts", "entries", 0)
+		}
+		branch("entries x", "x.id > ?"+likes, 0, append([]any{max(cursors[0], 0)}, largs...)...)
+		if cursors[1] >= 0 {
+			verified("summary_fts", summaries, 1)
+		}
+		branch(summaries+" x", "x.id > ?"+likes, 1, append([]any{max(cursors[1], 0)}, largs...)...)
 	}
 	// The rank is computed once per candidate (MATERIALIZED), then the
 	// hits are numbered into ranking blocks (backend.SearchBlock), the
@@ -311,36 +317,36 @@ func searchSQL(terms []string, short bool, cursors [2]int64, opts sessiondb.Sear
 	return q, args
 }
 
-// Reindex rebuilds the full-text index from the log, in one transaction.
-// With reextract, the role and text of every entry and summary message are
-// first derived again with the store's Extractor (after the extractor
-// changed). It also repairs an index whose config row is damaged
-// (ErrCorrupt "invalid fts5 file format"), which FTS5 itself cannot read
-// past.
+// Reindex rebuilds the full-text index from the log. With reextract, the
+// role and text of every entry and summary message are first derived again
+// with the store's Extractor (after the extractor changed), in one
+// transaction. The index file is then emptied and its tables created again
+// (which also repairs an index FTS5 itself cannot read past, ErrCorrupt
+// "invalid fts5 file format"), and every row indexed again before Reindex
+// returns. Meanwhile search scans the rows not yet indexed, so it misses
+// nothing.
 func (s *Store) Reindex(ctx context.Context, reextract bool) error {
-	return s.write(ctx, func(tx *sqlx.Tx) error {
-		for _, src := range ftsSources {
-			// FTS5 loads its config before it runs any command, and
-			// refuses a version it does not know. The config of an intact
-			// index is these rows: version 4 (FTS5's format without
-			// secure-delete) and the one option the migrations set.
-			for _, q := range []string{
-				`DELETE FROM ` + src.fts + `_config`,
-				`INSERT INTO ` + src.fts + `_config (k, v) VALUES ('version', 4)`,
-				`INSERT INTO ` + src.fts + `_config (k, v) VALUES ('automerge', 0)`, // as migration 4 set it
-			} {
-				if _, err := tx.ExecContext(ctx, q); err != nil {
-					return fmt.Errorf("reset %s: %w", src.fts, err)
-				}
-			}
-		}
-		if reextract {
+	if s.indexer == nil {
+		return fmt.Errorf("reindex: %w: the store has no search index writer", sessiondb.ErrReadOnly)
+	}
+	if reextract {
+		err := s.write(ctx, func(tx *sqlx.Tx) error {
 			for _, src := range ftsSources {
 				if err := engine.Reextract(ctx, engineDriver{s}, tx, src.table, dialect.EntryText); err != nil {
 					return err
 				}
 			}
+			return nil
+		})
+		if err != nil {
+			return err
 		}
-		return rebuildIndex(ctx, tx)
-	})
+	}
+	if s.noIndex {
+		return nil // an older schema (NoMigrate): search scans every row
+	}
+	if err := s.retryBusy(ctx, func() error { return s.resetIndex(ctx) }); err != nil {
+		return fmt.Errorf("reindex: %w", err)
+	}
+	return s.CatchUpIndex(ctx)
 }

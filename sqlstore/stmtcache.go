@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"errors"
 	"sync"
 
 	"github.com/jmoiron/sqlx"
@@ -29,11 +30,16 @@ import (
 const stmtCacheSize = 128
 
 // openDB opens a pool on dsn whose connections cache prepared statements.
-func openDB(dsn string) *sqlx.DB {
-	return sqlx.NewDb(sql.OpenDB(cachingConnector{dsn: dsn}), "sqlite")
+// Each new connection runs setup first (ATTACH of the index file and its
+// pragmas, indexfile.go).
+func openDB(dsn string, setup ...string) *sqlx.DB {
+	return sqlx.NewDb(sql.OpenDB(cachingConnector{dsn: dsn, setup: setup}), "sqlite")
 }
 
-type cachingConnector struct{ dsn string }
+type cachingConnector struct {
+	dsn   string
+	setup []string
+}
 
 // sqliteDriver is the driver registered as "sqlite": the one that holds
 // the functions registered with modernc.org/sqlite (sessiondb_rank).
@@ -46,10 +52,23 @@ var sqliteDriver = func() driver.Driver {
 	return db.Driver()
 }()
 
-func (c cachingConnector) Connect(context.Context) (driver.Conn, error) {
+func (c cachingConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	conn, err := sqliteDriver.Open(c.dsn)
 	if err != nil {
 		return nil, err
+	}
+	if len(c.setup) > 0 {
+		ex, ok := conn.(driver.ExecerContext)
+		if !ok {
+			_ = conn.Close()
+			return nil, errors.New("sqlite driver cannot run statements on a connection")
+		}
+		for _, q := range c.setup {
+			if _, err := ex.ExecContext(ctx, q, nil); err != nil {
+				_ = conn.Close()
+				return nil, err
+			}
+		}
 	}
 	inner, ok := conn.(sqliteConn)
 	if !ok { // a driver without the context interfaces: no caching

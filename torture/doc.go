@@ -140,7 +140,7 @@
 // sessiondb.ErrFull, reads must keep working, the failed commit must leave
 // nothing, every earlier commit must survive, and writing must work again
 // once the limit is raised (in the same process) or in a new process.
-// TestFullDiskTmpfs does the same on a 1 MiB tmpfs (ENOSPC) in a private
+// TestFullDiskTmpfs does the same on a 2 MiB tmpfs (ENOSPC) in a private
 // mount namespace and grows the file system to recover.
 //
 // TestReadOnly opens and writes databases on storage that cannot be

@@ -77,7 +77,9 @@ func runFSProbe() int {
 	}
 	switch os.Getenv(envProbe) {
 	case "tmpfs-full":
-		if !mountTmpfs("size=1m,mode=0700") {
+		// 2 MiB: a new database, its WAL, and its search index file with its
+		// WAL take about 1.1 MB before the first write.
+		if !mountTmpfs("size=2m,mode=0700") {
 			return 0
 		}
 		store, err := sqlstore.Open(filepath.Join(dir, "full.db"), nil)

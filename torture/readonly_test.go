@@ -53,7 +53,7 @@ func TestFullDiskTmpfs(t *testing.T) {
 	if s := one(t, steps, "sessions", stderr); s.N < int64(len(acks)) {
 		t.Errorf("%d sessions after reopening, %d were acknowledged", s.N, len(acks))
 	}
-	t.Logf("%d commits acknowledged on a 1 MiB tmpfs, then: %s", len(acks), fail.Err)
+	t.Logf("%d commits acknowledged on a 2 MiB tmpfs, then: %s", len(acks), fail.Err)
 }
 
 // expectReadOnly checks the outcome of a probe on storage that cannot be

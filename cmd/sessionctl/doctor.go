@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/sqlstore"
 )
 
 // walWarnBytes is the write-ahead-log size doctor warns about: a WAL this
@@ -252,9 +253,12 @@ func (a *app) fileChecks(st sessiondb.Store, path string, add func(check, status
 		add("wal size", checkOK, "%s", humanBytes(wal))
 	}
 
-	// The transcripts are private: the database, its WAL and SHM and its
-	// backups should be readable by their owner only.
-	files := []string{path, path + "-wal", path + "-shm"}
+	// The transcripts are private: the database, its WAL and SHM, its
+	// search index file (which rows hold which trigrams of their text)
+	// with its own, and its backups should be readable by their owner
+	// only.
+	idx := sqlstore.IndexPath(path)
+	files := []string{path, path + "-wal", path + "-shm", idx, idx + "-wal", idx + "-shm"}
 	if bk, ok := st.(backupKeeper); ok {
 		if baks, err := bk.Backups(); err == nil {
 			files = append(files, baks...)

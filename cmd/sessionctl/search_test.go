@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/sessiondb/sessiondb/sqlstore"
 )
 
 func TestSearch(t *testing.T) {
@@ -55,7 +57,8 @@ func TestSearch(t *testing.T) {
 func TestReindexRepairsSearch(t *testing.T) {
 	db := tempDB(t)
 	seed(t, db)
-	rawExec(t, db, `UPDATE entries_fts_config SET v = 0 WHERE k = 'version'`)
+	sessionctl(t, db, "reindex", "--catch-up").mustSucceed(t) // search reads the index
+	rawExec(t, sqlstore.IndexPath(db), `UPDATE entries_fts_config SET v = 0 WHERE k = 'version'`)
 	sessionctl(t, db, "search", "Canberra").mustFail(t, exitError, "corrupt")
 	var checks []checkResult
 	sessionctl(t, db, "doctor", "--json").mustFail(t, exitError, "check(s) failed").decode(t, &checks)
@@ -90,8 +93,8 @@ func TestIndexLagReported(t *testing.T) {
 	seed(t, db)
 	// Rows a crashed writer committed but never indexed: move the cursor
 	// back, as if the index had never seen them.
-	rawExec(t, db, `UPDATE search_index SET indexed_through = 0`)
-	rawExec(t, db, `INSERT INTO entries_fts (entries_fts) VALUES ('delete-all')`)
+	rawExec(t, sqlstore.IndexPath(db), `UPDATE indexed SET through = 0`)
+	rawExec(t, sqlstore.IndexPath(db), `INSERT INTO entries_fts (entries_fts) VALUES ('delete-all')`)
 	var st statsReport
 	sessionctl(t, db, "stats", "--json").mustSucceed(t).decode(t, &st)
 	if st.Unindexed != st.Entries || st.Entries == 0 {

@@ -5,6 +5,8 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+
+	"github.com/sessiondb/sessiondb/sqlstore"
 )
 
 func (a *app) statsCommand() *cobra.Command {
@@ -57,6 +59,7 @@ type statsReport struct {
 	Usage         usageStats    `json:"usage"`
 	DatabaseBytes int64         `json:"database_bytes"`
 	WALBytes      int64         `json:"wal_bytes"`
+	IndexBytes    int64         `json:"index_bytes"` // the search index file and its WAL
 	// Unindexed and PendingDeletes are the search index's lag: rows
 	// committed but not indexed yet (search scans them), rows deleted but
 	// still in the index (search no longer returns them).
@@ -141,6 +144,7 @@ func (a *app) runStats(asJSON bool) error {
 	if isFile {
 		r.DatabaseBytes = fileSize(fb.Path())
 		r.WALBytes = fileSize(fb.Path() + "-wal")
+		r.IndexBytes = fileSize(sqlstore.IndexPath(fb.Path())) + fileSize(sqlstore.IndexPath(fb.Path())+"-wal")
 	}
 
 	if asJSON {
@@ -149,7 +153,7 @@ func (a *app) runStats(asJSON bool) error {
 	w := a.stdout
 	fmt.Fprintf(w, "database     %s\n", visible(r.Path))
 	if isFile {
-		fmt.Fprintf(w, "file size    %s (+ %s write-ahead log)\n", humanBytes(r.DatabaseBytes), humanBytes(r.WALBytes))
+		fmt.Fprintf(w, "file size    %s (+ %s write-ahead log, + %s search index file)\n", humanBytes(r.DatabaseBytes), humanBytes(r.WALBytes), humanBytes(r.IndexBytes))
 	}
 	fmt.Fprintf(w, "sessions     %d\n", r.Sessions)
 	fmt.Fprintf(w, "messages     %d (effective transcripts)\n", r.Messages)
@@ -169,6 +173,13 @@ func (a *app) runStats(asJSON bool) error {
 		return tw.Flush()
 	}
 	return nil
+}
+
+// filesSize returns the size of the database at path on disk: the file,
+// its WAL, and its search index file with that file's WAL.
+func filesSize(path string) int64 {
+	idx := sqlstore.IndexPath(path)
+	return fileSize(path) + fileSize(path+"-wal") + fileSize(idx) + fileSize(idx+"-wal")
 }
 
 // fileSize returns the size of path, 0 when it does not exist.

@@ -36,13 +36,13 @@ text included: --keep-backups N removes all but the newest N of them.`,
 			} else {
 				var before int64
 				if isFile {
-					before = fileSize(fb.Path()) + fileSize(fb.Path()+"-wal")
+					before = filesSize(fb.Path())
 				}
 				if err := vac.Vacuum(a.ctx); err != nil {
 					return fmt.Errorf("vacuum %s: %w", location(st), err)
 				}
 				if isFile {
-					after := fileSize(fb.Path()) + fileSize(fb.Path()+"-wal")
+					after := filesSize(fb.Path())
 					fmt.Fprintf(a.stdout, "vacuumed %s: %s -> %s\n", fb.Path(), humanBytes(before), humanBytes(after))
 				} else {
 					fmt.Fprintf(a.stdout, "vacuumed %s\n", location(st))

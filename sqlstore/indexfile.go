@@ -1,0 +1,265 @@
+package sqlstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/sessiondb/sessiondb"
+)
+
+// The search index's own file (see "Search" in doc.go).
+//
+// The full-text index lives in <database>-search (IndexPath), an SQLite
+// file of its own, attached to every connection as the schema "search".
+// It is written by its own connection (Store.indexer), which opens the
+// database itself read-only: indexing takes the index file's write lock,
+// never the database's, so appends commit while a batch is tokenized.
+// The index is derived data: a missing, damaged or foreign index file is
+// rebuilt from the log, and nothing in it is needed to read a session.
+
+// IndexPath returns the path of the search index file of the database at
+// path.
+func IndexPath(path string) string { return path + "-search" }
+
+// indexFormat is the index file's user_version: the layout below. A file
+// of another version (or none, 0) is emptied and built again.
+const indexFormat = 1
+
+// indexSchemaSQL creates the index file's tables: per source table its
+// FTS5 index and its cursor (the highest row id whose text is in it).
+var indexSchemaSQL = []string{
+	`CREATE TABLE search.indexed (
+		source  TEXT PRIMARY KEY,           -- entries or summary_messages
+		through INTEGER NOT NULL DEFAULT 0, -- rows with id <= through are in the index
+		log     TEXT NOT NULL DEFAULT ''    -- the database's search_index.index_file
+	) STRICT`,
+	`INSERT INTO search.indexed (source) VALUES ('entries'), ('summary_messages')`,
+	`CREATE VIRTUAL TABLE search.entries_fts USING fts5 (
+		text, content = '', contentless_delete = 1, detail = none, tokenize = 'trigram')`,
+	`CREATE VIRTUAL TABLE search.summary_fts USING fts5 (
+		text, content = '', contentless_delete = 1, detail = none, tokenize = 'trigram')`,
+	// No automatic merges: see mergeWhileIdle.
+	`INSERT INTO search.entries_fts (entries_fts, rank) VALUES ('automerge', 0)`,
+	`INSERT INTO search.summary_fts (summary_fts, rank) VALUES ('automerge', 0)`,
+	fmt.Sprintf(`PRAGMA search.user_version = %d`, indexFormat),
+}
+
+// sqlString quotes s as an SQL string literal.
+func sqlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// attachIndex returns the statements that attach the index file to a new
+// connection: read-only for the readers, read-write (and in WAL mode) for
+// the indexer.
+func (s *Store) attachIndex(readOnly bool) []string {
+	u := url.URL{Scheme: "file", OmitHost: true, Path: absPath(IndexPath(s.path))}
+	q := url.Values{}
+	if readOnly {
+		q.Add("mode", "ro")
+		if s.immutable {
+			q.Add("immutable", "1")
+		}
+	} else {
+		q.Add("mode", "rwc")
+	}
+	stmts := []string{`ATTACH DATABASE ` + sqlString(u.String()+"?"+q.Encode()) + ` AS search`}
+	if !readOnly {
+		// As the database's own pragmas (dsn), but synchronous=NORMAL:
+		// the index is rebuilt from the log, and a cursor a power loss
+		// takes back only makes the indexer do a batch again.
+		stmts = append(stmts,
+			`PRAGMA search.page_size = 8192`,
+			`PRAGMA search.journal_mode = WAL`,
+			`PRAGMA search.synchronous = NORMAL`,
+			fmt.Sprintf(`PRAGMA search.journal_size_limit = %d`, walSizeLimit))
+		if s.opts.SecureDelete {
+			stmts = append(stmts, `PRAGMA search.secure_delete = 1`)
+		}
+	}
+	return stmts
+}
+
+// indexerDSN opens the database read-only for the indexer connection:
+// it only reads the log, and writes the attached index file.
+func (s *Store) indexerDSN() string {
+	u := url.URL{Scheme: "file", OmitHost: true, Path: absPath(s.path)}
+	q := url.Values{}
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", s.busyMillis))
+	q.Add("mode", "ro")
+	return u.String() + "?" + q.Encode()
+}
+
+// openIndex creates the index file if needed (mode 0600, as the
+// database), opens the indexer connection and brings the file to
+// indexFormat.
+func (s *Store) openIndex(ctx context.Context) error {
+	path := IndexPath(s.path)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("open search index %s: %w", path, translateOSError(err))
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("open search index %s: %w", path, err)
+	}
+	s.indexer = s.openIndexer()
+	// Switching a new file to WAL takes an exclusive lock without the
+	// busy handler (see checkWAL): retry while another process does it.
+	err = s.retryBusy(ctx, func() error { return s.ensureIndexFormat(ctx) })
+	if errors.Is(err, sessiondb.ErrCorrupt) {
+		// Not an SQLite file any more: the index is derived data, so
+		// it is started again rather than refused.
+		err = s.replaceIndexFile(ctx)
+	}
+	if err != nil {
+		return fmt.Errorf("open search index %s: %w", path, err)
+	}
+	for _, suffix := range []string{"-wal", "-shm"} {
+		if err := os.Chmod(path+suffix, 0o600); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("open search index %s: %w", path, err)
+		}
+	}
+	return nil
+}
+
+// replaceIndexFile removes an index file SQLite cannot read and creates a
+// new one.
+func (s *Store) replaceIndexFile(ctx context.Context) error {
+	path := IndexPath(s.path)
+	if err := s.indexer.Close(); err != nil {
+		return err
+	}
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		if err := os.Remove(path + suffix); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return translateOSError(err)
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	s.indexer = s.openIndexer()
+	return s.retryBusy(ctx, func() error { return s.ensureIndexFormat(ctx) })
+}
+
+// openIndexer opens the indexer's one connection.
+func (s *Store) openIndexer() *sqlx.DB {
+	db := openDB(s.indexerDSN(), s.attachIndex(false)...)
+	db.SetMaxOpenConns(1)
+	db.SetMaxIdleConns(1)
+	db.SetConnMaxLifetime(0)
+	db.SetConnMaxIdleTime(0)
+	return db
+}
+
+// retryBusy runs fn until it does not fail with SQLITE_BUSY, for up to
+// BusyTimeout.
+func (s *Store) retryBusy(ctx context.Context, fn func() error) error {
+	deadline := time.Now().Add(s.opts.BusyTimeout)
+	for {
+		err := translate(fn())
+		if err == nil || !isBusy(err) || time.Now().After(deadline) || ctx.Err() != nil {
+			return err
+		}
+		time.Sleep(time.Duration(5+rand.IntN(20)) * time.Millisecond)
+	}
+}
+
+// ensureIndexFormat creates the index file's tables, or empties and
+// creates them again when the file holds another format.
+func (s *Store) ensureIndexFormat(ctx context.Context) error {
+	var v int
+	if err := s.indexer.GetContext(ctx, &v, `PRAGMA search.user_version`); err != nil {
+		return err
+	}
+	if v == indexFormat {
+		return nil
+	}
+	return s.resetIndex(ctx)
+}
+
+// resetIndex empties the index file and creates its tables, in one
+// transaction: every row is indexed again.
+func (s *Store) resetIndex(ctx context.Context) error {
+	tx, err := s.indexer.BeginTxx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback() //nolint:errcheck // after Commit it does nothing
+	var objects []struct {
+		Type string `db:"type"`
+		Name string `db:"name"`
+	}
+	// The virtual tables first: dropping one drops its shadow tables.
+	if err := tx.SelectContext(ctx, &objects, `SELECT type, name FROM search.sqlite_schema
+		WHERE type IN ('table', 'view') ORDER BY sql LIKE 'CREATE VIRTUAL%' DESC`); err != nil {
+		return err
+	}
+	for _, o := range objects {
+		// FTS5 loads its config before it runs anything, DROP
+		// included, and refuses a version it does not know: give a
+		// damaged index the config of an intact one first (version 4,
+		// FTS5's format without secure-delete).
+		var config int
+		if err := tx.GetContext(ctx, &config, `SELECT count(*) FROM search.sqlite_schema WHERE type = 'table' AND name = ?`, o.Name+"_config"); err != nil {
+			return err
+		}
+		if config > 0 {
+			cfg := `search.` + quoteIdent(o.Name+"_config")
+			if _, err := tx.ExecContext(ctx, `DELETE FROM `+cfg); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO `+cfg+` (k, v) VALUES ('version', 4)`); err != nil {
+				return err
+			}
+		}
+	}
+	for _, o := range objects {
+		var exists int
+		if err := tx.GetContext(ctx, &exists, `SELECT count(*) FROM search.sqlite_schema WHERE name = ?`, o.Name); err != nil {
+			return err
+		}
+		if exists == 0 || strings.HasPrefix(o.Name, "sqlite_") {
+			continue // a shadow table its virtual table dropped
+		}
+		if _, err := tx.ExecContext(ctx, `DROP `+strings.ToUpper(o.Type)+` search.`+quoteIdent(o.Name)); err != nil {
+			return err
+		}
+	}
+	for _, q := range indexSchemaSQL {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+// quoteIdent quotes an SQL identifier.
+func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+
+// indexTx begins a transaction of the indexer connection that holds the
+// index file's write lock before it reads anything of the database: so
+// its snapshot of the log is taken after the last commit of any other
+// process's indexer, and two indexers never index from different
+// snapshots at once. The database itself is only read.
+func (s *Store) indexTx(ctx context.Context) (*sqlx.Tx, error) {
+	tx, err := s.indexer.BeginTxx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE search.indexed SET through = through WHERE source = ''`); err != nil {
+		_ = tx.Rollback()
+		return nil, err
+	}
+	return tx, nil
+}
