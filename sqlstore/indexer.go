@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -12,14 +13,15 @@ import (
 
 // Deferred full-text indexing (see "Search" in doc.go).
 //
-// Writes insert rows only. For each source table, search_index holds the
-// cursor: the highest row id that is in the table's FTS5 index. The
-// indexer adds the rows after the cursor in batches, each batch one write
-// (one index segment, one cursor move, in one transaction), and removes
-// from the index the rows that search_deleted lists. A crash between a
-// commit and its indexing loses nothing: the rows are there, the cursor
-// is behind them, and whoever writes next (this process after reopening,
-// or any other process on the file) catches up.
+// Writes insert rows only. The index is in its own file (indexfile.go),
+// where search.indexed holds, for each source table, the cursor: the
+// highest row id that is in the table's FTS5 index. The indexer adds the
+// rows after the cursor in batches, each batch one transaction of the
+// index file (one index segment, one cursor move), and removes from the
+// index the rows that search_deleted lists. A crash between a commit and
+// its indexing loses nothing: the rows are there, the cursor is behind
+// them, and whoever writes next (this process after reopening, or any
+// other process on the file) catches up.
 
 // ftsSource is a table whose text column is indexed.
 type ftsSource struct {
@@ -33,8 +35,9 @@ const (
 	// indexBatchRows bounds the rows one indexing write adds per source:
 	// large enough that the per-segment cost (a segment write and, now
 	// and then, a merge) is spread over many rows, small enough that one
-	// batch does not hold the write lock for long (about 100 ms of CPU
-	// for 1 KB rows on the benchmark machine).
+	// batch does not hold the index file's write lock (other processes'
+	// indexers wait for it) nor its rows' text in memory for long (about
+	// 100 ms of CPU for 1 KB rows on the benchmark machine).
 	indexBatchRows = 1000
 	// purgeBatchRows bounds the deleted rows one indexing write removes
 	// from the index.
@@ -296,6 +299,12 @@ func (s *Store) CatchUpIndex(ctx context.Context) error {
 		return nil // an older schema (NoMigrate): search scans every row
 	}
 	for {
+		// Between steps, not inside one: see runIndexer.
+		select {
+		case <-s.stop:
+			return sessiondb.ErrClosed
+		default:
+		}
 		more, err := s.indexStep(ctx)
 		if err != nil {
 			return fmt.Errorf("index: %w", translate(err))
@@ -340,12 +349,14 @@ func (s *Store) startIndexer() {
 
 func (s *Store) runIndexer() {
 	defer close(s.indexerDone)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() {
-		<-s.stop
-		cancel()
-	}()
+	// Close stops the indexer between steps (CatchUpIndex and
+	// mergeWhileIdle look at s.stop), never by cancelling a context: a
+	// transaction whose context is cancelled is rolled back, and its
+	// connection released, by a goroutine of database/sql after Close may
+	// have closed the pools. A reader still open then keeps the writer's
+	// close from checkpointing the WAL into the database (seen under
+	// load: a database left as an 8 KB file and its WAL).
+	ctx := context.Background()
 	for {
 		select {
 		case <-s.indexKick:
@@ -358,9 +369,11 @@ func (s *Store) runIndexer() {
 			return
 		}
 		if st, err := s.IndexStatus(ctx); err == nil && st == (IndexStatus{}) {
-			continue // nothing to do: do not take the write lock
+			continue // nothing to do: take no lock
 		}
-		if err := s.CatchUpIndex(ctx); err != nil && ctx.Err() == nil {
+		if err := s.CatchUpIndex(ctx); errors.Is(err, sessiondb.ErrClosed) {
+			return
+		} else if err != nil {
 			// Nothing is lost: the rows stay after the cursor, Search
 			// scans them, and the next kick (or Open) retries. Back off
 			// so that a persistent error does not spin.
@@ -371,7 +384,7 @@ func (s *Store) runIndexer() {
 			case <-s.stop:
 				return
 			}
-		} else if err == nil {
+		} else {
 			s.indexErr.Store(nil)
 			s.mergeWhileIdle(ctx)
 		}
@@ -386,6 +399,11 @@ func (s *Store) mergeWhileIdle(ctx context.Context) {
 	for range maxMergeSteps {
 		if len(s.indexKick) > 0 {
 			return // commits are waiting to be indexed first
+		}
+		select {
+		case <-s.stop:
+			return
+		default:
 		}
 		merged := false
 		err := func() error {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -287,6 +288,32 @@ func TestIndexFilePrivate(t *testing.T) {
 		fi, err := os.Stat(p)
 		if err != nil || fi.Mode().Perm() != 0o600 {
 			t.Errorf("%s: %v, %v; want mode 0600", p, fi, err)
+		}
+	}
+}
+
+// TestCloseCheckpointsBothFiles: Close leaves the database and its index
+// file without their WALs, even when it stops the indexer in the middle of
+// a batch: no connection of either file may outlive the writer's close,
+// which checkpoints only when it is the last connection.
+func TestCloseCheckpointsBothFiles(t *testing.T) {
+	dir := t.TempDir()
+	for round := range 20 {
+		path := filepath.Join(dir, fmt.Sprintf("c%02d.db", round))
+		s, err := Open(path, &Options{IndexDelay: time.Nanosecond, Durability: DurabilityNormal})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 10 {
+			appendWords(t, s, "a", 200*i, 200*i+200)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range []string{path + "-wal", IndexPath(path) + "-wal"} {
+			if _, err := os.Stat(f); err == nil {
+				t.Fatalf("round %d: %s left after Close", round, f)
+			}
 		}
 	}
 }

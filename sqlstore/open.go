@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math/rand/v2"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -313,17 +312,9 @@ func (s *Store) checkWAL(ctx context.Context) error {
 	// without calling the busy handler, so a process opening a new
 	// database while another one does gets SQLITE_BUSY at once: retry
 	// for up to BusyTimeout.
-	deadline := time.Now().Add(s.opts.BusyTimeout)
-	for {
-		err := s.writer.GetContext(ctx, &mode, "PRAGMA journal_mode")
-		if err == nil {
-			break
-		}
-		err = translate(err)
-		if !isBusy(err) || time.Now().After(deadline) || ctx.Err() != nil {
-			return fmt.Errorf("open %s: %w", s.path, err)
-		}
-		time.Sleep(time.Duration(5+rand.IntN(20)) * time.Millisecond)
+	err := s.retryBusy(ctx, func() error { return s.writer.GetContext(ctx, &mode, "PRAGMA journal_mode") })
+	if err != nil {
+		return fmt.Errorf("open %s: %w", s.path, err)
 	}
 	if !strings.EqualFold(mode, "wal") {
 		return fmt.Errorf("open %s: journal mode is %q, want wal (is the file on a network file system?)", s.path, mode)
