@@ -83,6 +83,10 @@ func (s *Store) attachIndex(readOnly bool) []string {
 		if s.opts.SecureDelete {
 			stmts = append(stmts, `PRAGMA search.secure_delete = 1`)
 		}
+		// The rows of the batch being indexed, copied out of the log
+		// (readIndexWork), in memory.
+		stmts = append(stmts, `PRAGMA temp_store = MEMORY`,
+			`CREATE TEMP TABLE index_rows (source INTEGER NOT NULL, id INTEGER NOT NULL, text TEXT NOT NULL)`)
 	}
 	return stmts
 }
