@@ -375,10 +375,14 @@ func indexSizes(ctx context.Context, db *sql.DB, r *Result) error {
 	// Pages on the free list are in the file but in no b-tree (dbstat
 	// does not list them): what merges and deletes left for reuse.
 	var free, pageSize int64
-	if err := db.QueryRowContext(ctx, `SELECT (SELECT freelist_count FROM pragma_freelist_count) +
-		(SELECT freelist_count FROM pragma_freelist_count('search')), (SELECT page_size FROM pragma_page_size)`).Scan(&free, &pageSize); err != nil {
+	if err := db.QueryRowContext(ctx, `SELECT * FROM pragma_freelist_count, pragma_page_size`).Scan(&free, &pageSize); err != nil {
 		return err
 	}
+	var indexFree int64 // the index file's, at the same page size
+	if err := db.QueryRowContext(ctx, `PRAGMA search.freelist_count`).Scan(&indexFree); err != nil {
+		return err
+	}
+	free += indexFree
 	entries := sizes["entries"]
 	r.note("sizes: entries table %s (bodies %s + text stored apart from them %s; extracted text, derived, %s), its (session_id, seq) index %s, entries_fts_* %s = %.2f× the entries table, %.2f× the extracted text; in b-trees %s (the database and its index file), free pages %s",
 		fmtBytes(entries), fmtBytes(bodyLen), fmtBytes(storedLen), fmtBytes(textLen), fmtBytes(sizes["sqlite_autoindex_entries_1"]), fmtBytes(fts),
