@@ -132,11 +132,12 @@
 //     the database's, so appends commit while a batch is tokenized. In the
 //     database file it was half of the committer's work under 16 writers
 //     (FTS5's trigram tokenizer, 46 of 128 µs per append), and a batch of
-//     1,000 rows held every writer for up to 100 ms; measured in the
-//     same run (BenchmarkAppendParallel/Full, 20,000 appends, three
-//     alternating pairs): 6,476 / 7,398 / 8,930 appends/s before, 7,574 /
-//     8,777 / 9,728 after, and bench workload 2's p99 latency 45-62 ms
-//     before, 11-13 ms after.
+//     1,000 rows held every writer for up to 100 ms. Measured in the same
+//     runs (bench -only 1,2,6, two pairs; BENCHMARKS.md): 16 writers
+//     5,446-5,602 appends/s before, 7,464-7,511 after, their p99 latency
+//     64-84 ms before, 6-10 ms after, one writer's p99 4.8-6.8 ms before,
+//     0.8-1.0 ms after, and a bulk import's rows committed in half the
+//     time (search ready as before: the index's own cost).
 //   - search_index, in the database, is the reservation: row ids at or
 //     below its indexed_through may be in the index. A new entry's id is
 //     above every row and above it (explicit ids, see nextEntryID; a
