@@ -180,8 +180,48 @@ func checkDatabase(dbPath, dir string, deaths map[string]int64, ref [][]byte) (c
 	}
 	c.missing(existing)
 	c.importOps(existing)
+	c.searchFinds(infos)
 	st.Busy = c.busy
 	return st, c.errs
+}
+
+// searchFinds checks that search finds log rows after the crash, whether
+// the killed worker indexed them or not (the index is in its own file,
+// written by its own connection; a kill can land between a batch of the
+// index file and the database's write that follows it): for the last
+// three rows of up to 60 of the workload's sessions, a search for the
+// row's operation id, restricted to its session, must return the row.
+func (c *checker) searchFinds(infos []sessiondb.SessionInfo) {
+	checked := 0
+	for _, in := range infos {
+		if checked >= 60 || !(strings.HasPrefix(in.ID, "p-") || strings.HasPrefix(in.ID, "u-")) {
+			continue
+		}
+		checked++
+		rows, err := c.store.Entries(c.ctx, in.ID, 0, 0)
+		if err != nil {
+			c.errorf("search check: entries of %s: %v", in.ID, err)
+			continue
+		}
+		for _, e := range rows[max(0, len(rows)-3):] {
+			tg, err := parseBody(e.Body)
+			if err != nil || len([]rune(tg.Op)) < 3 {
+				continue // not a workload body, or too short a term for the index
+			}
+			hits, err := c.store.Search(c.ctx, tg.Op, sessiondb.SearchOptions{SessionID: in.ID, Limit: sessiondb.MaxSearchLimit})
+			if err != nil {
+				c.errorf("search check: Search(%q) in %s: %v", tg.Op, in.ID, err)
+				continue
+			}
+			found := false
+			for _, h := range hits {
+				found = found || (!h.Summary && h.Seq == e.Seq)
+			}
+			if !found {
+				c.errorf("search check: Search(%q) in %s does not find seq %d, which holds it (%d hits)", tg.Op, in.ID, e.Seq, len(hits))
+			}
+		}
+	}
 }
 
 func (c *checker) pragmas() {
