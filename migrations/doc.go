@@ -13,11 +13,11 @@
 //   - sqlstore compares the schema text of a database with what these files
 //     produce (a damaged byte there is refused as corrupt), so the text of
 //     each object is what its migration wrote, byte for byte.
-//   - The FTS5 tables set no runtime option (automerge, pgsz, …; their
-//     CREATE options, contentless and detail=none since version 4, live in
-//     the schema, not in the config table): sqlstore.Reindex resets their
-//     config to the version row alone, to repair a damaged one. A migration
-//     that sets an option must teach Reindex to set it.
+//   - Versions 4 to 10 hold the FTS5 tables in the database (contentless,
+//     detail=none, automerge off, set by migration 4). From version 11 they
+//     are not in the database at all: sqlstore creates them in the search
+//     index file beside it (indexfile.go), which is derived data with a
+//     format number of its own, rebuilt rather than migrated.
 //   - Version 4 takes full-text indexing off the write path: see its file
 //     and "Search" in package sqlstore.
 //   - Version 8 keeps each session's message and entry counts in its row
@@ -26,6 +26,10 @@
 //     to entries, compactions or summary_messages leaves them stale. The
 //     numbers need not be consecutive (7 is another change's); goose
 //     applies them in order.
+//   - Version 11 moves the full-text index to its own file: search_index
+//     becomes the reservation of ids that may be in it, with a random token
+//     (index_file) that the index file records; see its file and "Search"
+//     in package sqlstore.
 //
 // The schema is a public interface: see the comments in 00001_initial.sql
 // for what each table and view holds.
