@@ -40,14 +40,15 @@
 // synchronous=NORMAL: commits survive a crash of the process but the last
 // ones may be lost if the machine loses power.
 //
-// The one exception is the background indexer's own batches (index
-// segments, their cursor, idle merges): they commit with synchronous=NORMAL
-// under either level. What they write is derived from the log and moves
-// with its cursor in one transaction, so a power loss that takes one away
-// leaves the rows after the cursor, to be indexed again; and the next FULL
-// commit's fsync covers every WAL frame before it. Their fsyncs, one per
-// batch and per merge step, bought no guarantee and each held the single
-// write lock (see setRelaxed).
+// The one exception is the background indexer's writes: the search index
+// file (index segments, their cursor, idle merges) is always
+// synchronous=NORMAL, and its writes to the database (the reservation, the
+// purged ids) commit with synchronous=NORMAL under either level. What they
+// write is derived from the log, and a power loss that takes some away
+// leaves rows to be indexed again or an index to be rebuilt ("Search"
+// below); the next FULL commit's fsync covers every WAL frame before it.
+// Their fsyncs bought no guarantee and each held a write lock (see
+// setRelaxed).
 //
 // # Concurrency
 //
