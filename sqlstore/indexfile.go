@@ -75,9 +75,10 @@ func (s *Store) attachIndex(readOnly bool) []string {
 		// As the database's own pragmas (dsn), but synchronous=NORMAL:
 		// the index is rebuilt from the log, and a cursor a power loss
 		// takes back only makes the indexer do a batch again.
+		// journal_mode=WAL is set by ensureIndexFormat, once the file
+		// is known to be an index: it rewrites the file's header.
 		stmts = append(stmts,
 			`PRAGMA search.page_size = 8192`,
-			`PRAGMA search.journal_mode = WAL`,
 			`PRAGMA search.synchronous = NORMAL`,
 			fmt.Sprintf(`PRAGMA search.journal_size_limit = %d`, walSizeLimit))
 		if s.opts.SecureDelete {
@@ -117,7 +118,7 @@ func (s *Store) openIndex(ctx context.Context) error {
 	// Switching a new file to WAL takes an exclusive lock without the
 	// busy handler (see checkWAL): retry while another process does it.
 	err = s.retryBusy(ctx, func() error { return s.ensureIndexFormat(ctx) })
-	if errors.Is(err, sessiondb.ErrCorrupt) {
+	if errors.Is(err, sessiondb.ErrCorrupt) && !errors.Is(err, errForeignIndex) {
 		// Not an SQLite file any more: the index is derived data, so
 		// it is started again rather than refused.
 		err = s.replaceIndexFile(ctx)
@@ -186,11 +187,39 @@ func (s *Store) ensureIndexFormat(ctx context.Context) error {
 	if err := s.indexer.GetContext(ctx, &v, `PRAGMA search.user_version`); err != nil {
 		return err
 	}
+	// Never empty an SQLite file that is not an index of ours: the path
+	// may be a link to, or a copy of, someone's database.
+	var foreign []string
+	if err := s.indexer.SelectContext(ctx, &foreign, `SELECT name FROM search.sqlite_schema WHERE NOT (`+ourIndexObjects+`)`); err != nil {
+		return err
+	}
+	if len(foreign) > 0 {
+		return fmt.Errorf("%w: %s holds %q, which is not sessiondb's: the search index is kept at that path; move the file away",
+			errForeignIndex, IndexPath(s.path), foreign[0])
+	}
+	var mode string
+	if err := s.indexer.GetContext(ctx, &mode, `PRAGMA search.journal_mode = WAL`); err != nil {
+		return err
+	}
+	if !strings.EqualFold(mode, "wal") {
+		return fmt.Errorf("search index %s: journal mode is %q, want wal", IndexPath(s.path), mode)
+	}
 	if v == indexFormat {
 		return nil
 	}
 	return s.resetIndex(ctx)
 }
+
+// ourIndexObjects matches, in search.sqlite_schema, the objects the index
+// file's own tables make (indexSchemaSQL): the cursor table, the FTS5
+// tables and their shadow tables, and SQLite's own objects (the indexes
+// of primary keys).
+const ourIndexObjects = `name = 'indexed' OR name GLOB 'entries_fts*' OR name GLOB 'summary_fts*' OR name GLOB 'sqlite_*'`
+
+// errForeignIndex is the refusal of an SQLite file at the index file's
+// path that holds objects sessiondb did not make: Open fails rather than
+// empty it.
+var errForeignIndex = fmt.Errorf("%w: not a sessiondb search index", sessiondb.ErrCorrupt)
 
 // resetIndex empties the index file and creates its tables, in one
 // transaction: every row is indexed again.
@@ -206,7 +235,7 @@ func (s *Store) resetIndex(ctx context.Context) error {
 	}
 	// The virtual tables first: dropping one drops its shadow tables.
 	if err := tx.SelectContext(ctx, &objects, `SELECT type, name FROM search.sqlite_schema
-		WHERE type IN ('table', 'view') ORDER BY sql LIKE 'CREATE VIRTUAL%' DESC`); err != nil {
+		WHERE type = 'table' AND (`+ourIndexObjects+`) ORDER BY sql LIKE 'CREATE VIRTUAL%' DESC`); err != nil {
 		return err
 	}
 	for _, o := range objects {

@@ -317,3 +317,44 @@ func TestCloseCheckpointsBothFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestForeignFileAtIndexPath: the index file's path may hold someone's
+// SQLite database (a copy, or a link to it). Open must refuse it with
+// ErrCorrupt and leave it as it was, never empty it as an index of another
+// format; a read-only Open scans instead.
+func TestForeignFileAtIndexPath(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.db")
+	s := MustOpenStoreAt(t, path, nil)
+	appendWords(t, s, "a", 0, 5)
+	s.Close()
+	theirs := filepath.Join(dir, "theirs.sqlite")
+	rawExec(t, theirs, `CREATE TABLE users (name TEXT)`, `INSERT INTO users VALUES ('ann')`)
+	before := fileHash(t, theirs)
+	for _, how := range []string{"copy", "link"} {
+		for _, suffix := range []string{"", "-wal", "-shm"} {
+			os.Remove(IndexPath(path) + suffix)
+		}
+		var err error
+		if how == "copy" {
+			err = copyFileTo(theirs, IndexPath(path))
+		} else {
+			err = os.Symlink(theirs, IndexPath(path))
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Open(path, nil); !errors.Is(err, sessiondb.ErrCorrupt) {
+			t.Errorf("%s: Open with someone's database at the index path = %v, want ErrCorrupt", how, err)
+		}
+		ro, err := Open(path, &Options{ReadOnly: true})
+		if err != nil {
+			t.Fatalf("%s: read-only Open: %v", how, err)
+		}
+		checkWordsFound(t, ro, "a", 0, 5)
+		ro.Close()
+		if fileHash(t, theirs) != before {
+			t.Fatalf("%s: their database changed", how)
+		}
+	}
+}
