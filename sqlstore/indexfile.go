@@ -23,8 +23,10 @@ import (
 // It is written by its own connection (Store.indexer), which opens the
 // database itself read-only: indexing takes the index file's write lock,
 // never the database's, so appends commit while a batch is tokenized.
-// The index is derived data: a missing, damaged or foreign index file is
-// rebuilt from the log, and nothing in it is needed to read a session.
+// The index is derived data: a missing or damaged index file, or one
+// built for another database, is rebuilt from the log, and nothing in it
+// is needed to read a session. An SQLite file at its path that holds
+// anything else is someone's: it is refused, never emptied.
 
 // IndexPath returns the path of the search index file of the database at
 // path.
@@ -57,8 +59,8 @@ var indexSchemaSQL = []string{
 func sqlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 // attachIndex returns the statements that attach the index file to a new
-// connection: read-only for the readers, read-write (and in WAL mode) for
-// the indexer.
+// connection: read-only for the readers, read-write for the indexer (with
+// its per-connection pragmas and its temporary table).
 func (s *Store) attachIndex(readOnly bool) []string {
 	u := url.URL{Scheme: "file", OmitHost: true, Path: absPath(IndexPath(s.path))}
 	q := url.Values{}
