@@ -414,3 +414,54 @@ func TestIndexFileMigration(t *testing.T) {
 		t.Errorf("v10 after down: reservation %d, %d deleted listed, %d rows indexed; want 0, 0, 0", through, deleted, indexed)
 	}
 }
+
+// TestDownToTenIsVersionTen: sqlstore compares a database's schema text
+// with what the migrations up to its version write, byte for byte, so
+// migration 11's Down must leave exactly the text of version 10 (the
+// FTS5 tables as migration 4 wrote them, search_index without its token
+// column), or a database taken back would be refused as damaged.
+func TestDownToTenIsVersionTen(t *testing.T) {
+	ctx := context.Background()
+	schema := func(down bool) map[string]string {
+		db := openDB(t)
+		p, err := NewProvider(db, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if down {
+			if _, err := p.UpTo(ctx, 11); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := p.DownTo(ctx, 10); err != nil {
+				t.Fatal(err)
+			}
+		} else if _, err := p.UpTo(ctx, 10); err != nil {
+			t.Fatal(err)
+		}
+		rows, err := db.Query(`SELECT type || ' ' || name, coalesce(sql, '') FROM sqlite_schema WHERE name NOT LIKE 'goose%'`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		m := map[string]string{}
+		for rows.Next() {
+			var k, v string
+			if err := rows.Scan(&k, &v); err != nil {
+				t.Fatal(err)
+			}
+			m[k] = v
+		}
+		return m
+	}
+	up, down := schema(false), schema(true)
+	for k, v := range up {
+		if down[k] != v {
+			t.Errorf("%s after down:\n%s\nwant:\n%s", k, down[k], v)
+		}
+	}
+	for k := range down {
+		if _, ok := up[k]; !ok {
+			t.Errorf("%s left after down", k)
+		}
+	}
+}
