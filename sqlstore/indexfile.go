@@ -104,22 +104,11 @@ func (s *Store) indexerDSN() string {
 	return u.String() + "?" + q.Encode()
 }
 
-// openIndex creates the index file if needed (mode 0600, as the
-// database), opens the indexer connection and brings the file to
-// indexFormat.
+// openIndex starts the index file (startIndexFile), replaces one SQLite
+// cannot read, and makes its -wal and -shm private.
 func (s *Store) openIndex(ctx context.Context) error {
 	path := IndexPath(s.path)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return fmt.Errorf("open search index %s: %w", path, translateOSError(err))
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("open search index %s: %w", path, err)
-	}
-	s.indexer = s.openIndexer()
-	// Switching a new file to WAL takes an exclusive lock without the
-	// busy handler (see checkWAL): retry while another process does it.
-	err = s.retryBusy(ctx, func() error { return s.ensureIndexFormat(ctx) })
+	err := s.startIndexFile(ctx)
 	if errors.Is(err, sessiondb.ErrCorrupt) && !errors.Is(err, errForeignIndex) {
 		// Not an SQLite file any more: the index is derived data, so
 		// it is started again rather than refused.
@@ -148,7 +137,16 @@ func (s *Store) replaceIndexFile(ctx context.Context) error {
 			return err
 		}
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	return s.startIndexFile(ctx)
+}
+
+// startIndexFile creates the index file if it is missing (mode 0600, before
+// SQLite sees it, as prepareFile does for the database), opens the indexer
+// connection and brings the file to indexFormat. Switching a new file to
+// WAL takes an exclusive lock without the busy handler (see checkWAL):
+// that is retried while another process does it.
+func (s *Store) startIndexFile(ctx context.Context) error {
+	f, err := os.OpenFile(IndexPath(s.path), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return translateOSError(err)
 	}
