@@ -1,0 +1,93 @@
+// Command agents writes testdata/agents: the real coding agents, installed
+// from npm at their pinned versions, run scripted sessions against the
+// scripted model server of internal/scriptmodel; their stores, the
+// requests they sent and their own outputs are copied out with a manifest
+// (see README.md). Run by hand:
+//
+//	go run ./testdata/gen/agents [-agents gemini,qwen] [-cache DIR]
+//	go run ./testdata/gen/agents serve -port 18790 -log DIR
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+
+	"github.com/sessiondb/sessiondb/internal/agentrun"
+)
+
+func main() {
+	if len(os.Args) > 1 && os.Args[1] == "serve" {
+		if err := serve(os.Args[2:]); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		return
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "agents:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("agents", flag.ContinueOnError)
+	home, _ := os.UserHomeDir()
+	cache := fs.String("cache", filepath.Join(home, ".cache", "sessiondb-agents"), "where the agents are installed (not committed)")
+	which := fs.String("agents", "", "comma-separated agents (default: all)")
+	base := fs.String("base", "/tmp/sessiondb-agents", "scratch folder (fixed, so the paths the agents record are the same on every run)")
+	out := fs.String("out", "", "output folder (default: testdata/agents of the module)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *out == "" {
+		root, err := moduleRoot()
+		if err != nil {
+			return err
+		}
+		*out = filepath.Join(root, "testdata", "agents")
+	}
+	var agents []*agentrun.Agent
+	if *which == "" {
+		agents = agentrun.Agents()
+	} else {
+		for _, name := range strings.Split(*which, ",") {
+			a := agentrun.Lookup(strings.TrimSpace(name))
+			if a == nil {
+				return fmt.Errorf("unknown agent %q", name)
+			}
+			agents = append(agents, a)
+		}
+	}
+	for _, a := range agents {
+		fmt.Printf("== %s (%s@%s)\n", a.Name, a.Package, a.Version)
+		if err := generate(ctx, a, *cache, filepath.Join(*base, a.Name), filepath.Join(*out, a.Name)); err != nil {
+			return fmt.Errorf("%s: %w", a.Name, err)
+		}
+	}
+	return nil
+}
+
+// moduleRoot is the folder of go.mod, from the working directory up.
+func moduleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("no go.mod above the working directory")
+		}
+		dir = parent
+	}
+}
