@@ -56,7 +56,8 @@
 //
 // DefaultScript holds the scenarios the corpus uses: hello (thinking and
 // unicode text), tools (two parallel calls, a failing call, a long output,
-// a final answer), long (a 6 KB answer) and recall (quotes the first
+// a final answer), parallel (two calls, then an answer: the live
+// test's short session), long (a 6 KB answer) and recall (quotes the first
 // tagged prompt the model was sent: after a hand edit of the store and a
 // resume, the answer says what the agent read back). Every answer holds
 // Marker.

@@ -52,6 +52,7 @@ func longText() string {
 //	[[tools]]  thinking, text and two parallel calls (echo alpha, echo beta);
 //	           then a failing call (ls of a missing path, exit 2); then a call
 //	           with a long output (seq 1 1500); then thinking and a final text
+//	[[parallel]] two parallel calls (echo one, echo two), then a text
 //	[[long]]   a long text (~6 KB)
 //	[[recall]] a text that quotes the first prompt of the conversation and
 //	           counts the prompts, so a resumed run shows what the model saw
@@ -75,6 +76,10 @@ func DefaultScript() Script {
 					Thinking: "**Summarising** All four commands ran; one failed on purpose.",
 					Text:     "Done: alpha, beta, a failure (exit 2) and 1500 lines. 完成 ✅ 🚀 " + Marker + ".",
 				},
+			}},
+			{Name: "parallel", Steps: []Step{
+				{Text: "Two commands at once.", Shell: []string{"echo one", "echo two"}},
+				{Text: "Both ran: one, two. " + Marker + "."},
 			}},
 			{Name: "long", Steps: []Step{{Text: longText()}}},
 			{Name: "recall", Steps: []Step{{Text: "recall"}}}, // filled in by Play

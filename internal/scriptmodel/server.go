@@ -51,6 +51,9 @@ type Request struct {
 	Step     int             `json:"step,omitempty"`
 	Status   int             `json:"status"`
 	Body     json.RawMessage `json:"body,omitempty"` // the body as sent (a JSON string if it is not JSON)
+	// At is when the request arrived; kept in memory only, so that
+	// two runs of a script log the same lines.
+	At time.Time `json:"-"`
 }
 
 // Server is a running scripted model server on 127.0.0.1.
@@ -235,7 +238,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			logged, _ = json.Marshal(string(body))
 		}
 	}
-	seq := s.record(Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Protocol: protocolOf(r.URL.Path), Body: logged})
+	seq := s.record(Request{At: time.Now(), Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Protocol: protocolOf(r.URL.Path), Body: logged})
 	if seq == 0 {
 		writeJSON(w, http.StatusTooManyRequests, map[string]any{"error": map[string]any{"type": "rate_limit_error", "message": "scriptmodel: request limit reached"}})
 		go s.stop(ErrStopped)

@@ -5,6 +5,7 @@
 // (see README.md). Run by hand:
 //
 //	go run ./testdata/gen/agents [-agents gemini,qwen] [-cache DIR]
+//	go run ./testdata/gen/agents install [-cache DIR]
 //	go run ./testdata/gen/agents serve -port 18790 -log DIR
 package main
 
@@ -16,30 +17,61 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/sessiondb/sessiondb/internal/agentrun"
 )
 
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == "serve" {
-		if err := serve(os.Args[2:]); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		return
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := run(ctx, os.Args[1:]); err != nil {
+	var err error
+	switch {
+	case len(os.Args) > 1 && os.Args[1] == "serve":
+		err = serve(os.Args[2:])
+	case len(os.Args) > 1 && os.Args[1] == "install":
+		err = install(ctx, os.Args[2:])
+	default:
+		err = run(ctx, os.Args[1:])
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "agents:", err)
 		os.Exit(1)
 	}
 }
 
+// defaultCache is where the agents are installed: $SESSIONDB_AGENTS_DIR
+// (the live test reads it too), else ~/.cache/sessiondb-agents.
+func defaultCache() string {
+	if d := os.Getenv("SESSIONDB_AGENTS_DIR"); d != "" {
+		return d
+	}
+	home, _ := os.UserHomeDir()
+	return filepath.Join(home, ".cache", "sessiondb-agents")
+}
+
+// install installs every agent's pinned version into the cache (what
+// .ci/run does before the live test).
+func install(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("install", flag.ContinueOnError)
+	cache := fs.String("cache", defaultCache(), "where to install the agents")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	for _, a := range agentrun.Agents() {
+		start := time.Now()
+		in, err := a.Install(ctx, *cache, os.Stderr)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("%s %s in %s (%.0fs)\n", a.Name, in.Version, in.Dir, time.Since(start).Seconds())
+	}
+	return nil
+}
+
 func run(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("agents", flag.ContinueOnError)
-	home, _ := os.UserHomeDir()
-	cache := fs.String("cache", filepath.Join(home, ".cache", "sessiondb-agents"), "where the agents are installed (not committed)")
+	cache := fs.String("cache", defaultCache(), "where the agents are installed (not committed)")
 	which := fs.String("agents", "", "comma-separated agents (default: all)")
 	base := fs.String("base", "/tmp/sessiondb-agents", "scratch folder (fixed, so the paths the agents record are the same on every run)")
 	out := fs.String("out", "", "output folder (default: testdata/agents of the module)")
