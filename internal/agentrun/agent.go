@@ -39,6 +39,9 @@ type Agent struct {
 	store []string
 	// presetID makes a new session's id up front (agents that take one).
 	presetID bool
+	// sessionDir is the folder, relative to the home's Dir, that holds
+	// the session files of the home's project.
+	sessionDir func(h *Home) string
 }
 
 // Agents returns the six agents, in the order the corpus was written.
@@ -85,6 +88,14 @@ func (a *Agent) Store(h *Home) []string {
 		out = append(out, filepath.Join(h.Dir, p))
 	}
 	return out
+}
+
+// SessionDir is where the agent keeps the sessions of h's project: the
+// folder of its session files (for Codex the root of its date folders),
+// or for opencode its database file. A handoff test writes a session
+// there, then resumes it with ResumeArgs.
+func (a *Agent) SessionDir(h *Home) string {
+	return filepath.Join(h.Dir, a.sessionDir(h))
 }
 
 // jsonField returns the string field key of the first JSON object on a

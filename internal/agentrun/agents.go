@@ -61,6 +61,12 @@ func gemini() *Agent {
 		},
 		sessionID: func(h *Home, out []byte) (string, error) { return jsonField(out, "session_id"), nil },
 		store:     []string{".gemini/tmp", ".gemini/projects.json"},
+		// tmp/<short name>/chats; the short name is the project folder's
+		// base name, registered in projects.json (a name taken by another
+		// path gets a suffix there).
+		sessionDir: func(h *Home) string {
+			return filepath.Join(".gemini", "tmp", filepath.Base(h.Project), "chats")
+		},
 	}
 }
 
@@ -90,6 +96,9 @@ func qwen() *Agent {
 		},
 		sessionID: func(h *Home, out []byte) (string, error) { return jsonField(out, "session_id"), nil },
 		store:     []string{".qwen/projects"},
+		sessionDir: func(h *Home) string {
+			return filepath.Join(".qwen", "projects", projectKey(h.Project), "chats")
+		},
 	}
 }
 
@@ -123,6 +132,9 @@ func opencode() *Agent {
 		},
 		sessionID: func(h *Home, out []byte) (string, error) { return jsonField(out, "sessionID"), nil },
 		store:     []string{".local/share/opencode/opencode.db", ".local/share/opencode/opencode.db-wal", ".local/share/opencode/opencode.db-shm", ".local/share/opencode/storage"},
+		// One database for every project (opencode import FILE loads a
+		// session into it).
+		sessionDir: func(h *Home) string { return filepath.Join(".local", "share", "opencode", "opencode.db") },
 	}
 }
 
@@ -143,8 +155,9 @@ func claudeCode() *Agent {
 		resumeArgs: func(id, prompt string) []string {
 			return append([]string{"--resume", id, "-p", prompt}, common...)
 		},
-		sessionID: func(h *Home, out []byte) (string, error) { return jsonField(out, "session_id"), nil },
-		store:     []string{".claude/projects"},
+		sessionID:  func(h *Home, out []byte) (string, error) { return jsonField(out, "session_id"), nil },
+		store:      []string{".claude/projects"},
+		sessionDir: func(h *Home) string { return filepath.Join(".claude", "projects", projectKey(h.Project)) },
 	}
 }
 
@@ -201,6 +214,8 @@ include_instructions = false
 		},
 		sessionID: func(h *Home, out []byte) (string, error) { return jsonField(out, "thread_id"), nil },
 		store:     []string{".codex/sessions", ".codex/archived_sessions", ".codex/session_index.jsonl"},
+		// sessions/YYYY/MM/DD/rollout-<local time>-<id>.jsonl below it.
+		sessionDir: func(h *Home) string { return filepath.Join(".codex", "sessions") },
 	}
 }
 
@@ -256,6 +271,10 @@ func pi() *Agent {
 			return hdr.ID, nil
 		},
 		store: []string{".pi/agent/sessions"},
+		// --<cwd without its leading /, / as ->--
+		sessionDir: func(h *Home) string {
+			return filepath.Join(".pi", "agent", "sessions", "--"+strings.ReplaceAll(strings.TrimPrefix(h.Project, "/"), "/", "-")+"--")
+		},
 	}
 }
 

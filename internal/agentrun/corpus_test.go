@@ -106,6 +106,25 @@ func TestCorpus(t *testing.T) {
 			if len(m.Store) == 0 {
 				t.Error("no store")
 			}
+			// SessionDir names where the generator's runs put the
+			// sessions (its home was /tmp/sessiondb-agents/<agent>).
+			gen := &Home{Dir: "/tmp/sessiondb-agents/" + a.Name + "/home", Project: "/tmp/sessiondb-agents/" + a.Name + "/project"}
+			rel, _ := filepath.Rel(gen.Dir, a.SessionDir(gen))
+			sessions := 0
+			for _, s := range m.Store {
+				s = strings.TrimPrefix(strings.TrimPrefix(s, "home.tar.gz:"), "home/")
+				if s == rel || strings.HasPrefix(s, rel+"/") && strings.HasSuffix(s, ".jsonl") {
+					sessions++
+				}
+			}
+			if want := 2; a.Name == "opencode" {
+				want = 1
+				if sessions != want {
+					t.Errorf("SessionDir %s: %d database files in the store %v", rel, sessions, m.Store)
+				}
+			} else if sessions != want {
+				t.Errorf("SessionDir %s: %d session files in the store %v, want %d", rel, sessions, m.Store, want)
+			}
 			for _, e := range m.Exports {
 				if _, err := os.Stat(filepath.Join(dir, e)); err != nil {
 					t.Error(err)
