@@ -45,92 +45,109 @@ type corpusManifest struct {
 // not, and the store files listed are there (packed or not).
 func TestCorpus(t *testing.T) {
 	root := filepath.Join("..", "..", "testdata", "agents")
+	subagents := 0
 	for _, a := range Agents() {
 		t.Run(a.Name, func(t *testing.T) {
-			dir := filepath.Join(root, a.Name)
-			var m corpusManifest
-			b, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := json.Unmarshal(b, &m); err != nil {
-				t.Fatal(err)
-			}
-			if m.Agent != a.Name || m.Pinned != a.Version || m.Installed != a.Version {
-				t.Fatalf("manifest says %s %s (installed %s); agentrun pins %s", m.Agent, m.Pinned, m.Installed, a.Version)
-			}
-			edited := false
-			for _, r := range m.Runs {
-				if r.Exit != 0 {
-					t.Errorf("%s: exit %d", r.Name, r.Exit)
-				}
-				if _, err := os.Stat(filepath.Join(dir, r.Stdout)); err != nil {
-					t.Errorf("%s: %v", r.Name, err)
-				}
-				reqs := readRequests(t, filepath.Join(dir, r.RequestLog))
-				var first *scriptmodel.Request
-				for i := range reqs {
-					if reqs[i].Status != 200 {
-						t.Errorf("%s: request %d answered %d", r.Name, reqs[i].Seq, reqs[i].Status)
-					}
-					if first == nil && reqs[i].Scenario != "side" && reqs[i].Scenario != "" {
-						first = &reqs[i]
-					}
-				}
-				if first == nil {
-					t.Fatalf("%s: no model request", r.Name)
-				}
-				turn := &Turn{Requests: []scriptmodel.Request{*first}}
-				if r.Expected != "" && !turn.Sent(r.Expected) {
-					t.Errorf("%s: the model was not sent %q", r.Name, r.Expected)
-				}
-				if r.Refused != "" && turn.Sent(r.Refused) {
-					t.Errorf("%s: the model was still sent %q", r.Name, r.Refused)
-				}
-				if r.Edit != nil {
-					edited = true
-					if r.Expected != r.Edit.New || r.Refused != r.Edit.Old {
-						t.Errorf("%s: the edit is not what the run checks", r.Name)
-					}
-				}
-			}
-			if !edited {
-				t.Error("no run after a hand edit")
-			}
-			have := storeFiles(t, dir)
-			for _, s := range m.Store {
-				if !have[s] {
-					t.Errorf("store file %s missing", s)
-				}
-			}
-			if len(m.Store) == 0 {
-				t.Error("no store")
-			}
-			// SessionDir names where the generator's runs put the
-			// sessions (its home was /tmp/sessiondb-agents/<agent>).
-			gen := &Home{Dir: "/tmp/sessiondb-agents/" + a.Name + "/home", Project: "/tmp/sessiondb-agents/" + a.Name + "/project"}
-			rel, _ := filepath.Rel(gen.Dir, a.SessionDir(gen))
-			sessions := 0
-			for _, s := range m.Store {
-				s = strings.TrimPrefix(strings.TrimPrefix(s, "home.tar.gz:"), "home/")
-				if s == rel || strings.HasPrefix(s, rel+"/") && strings.HasSuffix(s, ".jsonl") {
-					sessions++
-				}
-			}
-			if want := 2; a.Name == "opencode" {
-				want = 1
-				if sessions != want {
-					t.Errorf("SessionDir %s: %d database files in the store %v", rel, sessions, m.Store)
-				}
-			} else if sessions != want {
-				t.Errorf("SessionDir %s: %d session files in the store %v, want %d", rel, sessions, m.Store, want)
-			}
-			for _, e := range m.Exports {
-				if _, err := os.Stat(filepath.Join(dir, e)); err != nil {
-					t.Error(err)
-				}
-			}
+			checkCorpus(t, a, filepath.Join(root, a.Name), true)
 		})
+		sub := filepath.Join(root, a.Name, "subagent")
+		if _, err := os.Stat(sub); err == nil {
+			subagents++
+			t.Run(a.Name+"/subagent", func(t *testing.T) { checkCorpus(t, a, sub, false) })
+		}
+	}
+	if subagents != 4 {
+		t.Errorf("%d sub-agent corpora, want 4 (gemini, qwen, opencode, claude-code)", subagents)
+	}
+}
+
+// checkCorpus checks one corpus folder; main is the main plan (a hand
+// edit, sessions A and B in SessionDir).
+func checkCorpus(t *testing.T, a *Agent, dir string, main bool) {
+	var m corpusManifest
+	b, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	if m.Agent != a.Name || m.Pinned != a.Version || m.Installed != a.Version {
+		t.Fatalf("manifest says %s %s (installed %s); agentrun pins %s", m.Agent, m.Pinned, m.Installed, a.Version)
+	}
+	edited := false
+	for _, r := range m.Runs {
+		if r.Exit != 0 {
+			t.Errorf("%s: exit %d", r.Name, r.Exit)
+		}
+		if _, err := os.Stat(filepath.Join(dir, r.Stdout)); err != nil {
+			t.Errorf("%s: %v", r.Name, err)
+		}
+		reqs := readRequests(t, filepath.Join(dir, r.RequestLog))
+		var first *scriptmodel.Request
+		for i := range reqs {
+			if reqs[i].Status != 200 {
+				t.Errorf("%s: request %d answered %d", r.Name, reqs[i].Seq, reqs[i].Status)
+			}
+			if first == nil && reqs[i].Scenario != "side" && reqs[i].Scenario != "" {
+				first = &reqs[i]
+			}
+		}
+		if first == nil {
+			t.Fatalf("%s: no model request", r.Name)
+		}
+		turn := &Turn{Requests: []scriptmodel.Request{*first}}
+		if r.Expected != "" && !turn.Sent(r.Expected) {
+			t.Errorf("%s: the model was not sent %q", r.Name, r.Expected)
+		}
+		if r.Refused != "" && turn.Sent(r.Refused) {
+			t.Errorf("%s: the model was still sent %q", r.Name, r.Refused)
+		}
+		if r.Edit != nil {
+			edited = true
+			if r.Expected != r.Edit.New || r.Refused != r.Edit.Old {
+				t.Errorf("%s: the edit is not what the run checks", r.Name)
+			}
+		}
+	}
+	if main && !edited {
+		t.Error("no run after a hand edit")
+	}
+	have := storeFiles(t, dir)
+	for _, s := range m.Store {
+		if !have[s] {
+			t.Errorf("store file %s missing", s)
+		}
+	}
+	if len(m.Store) == 0 {
+		t.Error("no store")
+	}
+	for _, e := range m.Exports {
+		if _, err := os.Stat(filepath.Join(dir, e)); err != nil {
+			t.Error(err)
+		}
+	}
+	if !main {
+		return
+	}
+	// SessionDir names where the generator's runs put the
+	// sessions (its home was /tmp/sessiondb-agents/<agent>).
+	gen := &Home{Dir: "/tmp/sessiondb-agents/" + a.Name + "/home", Project: "/tmp/sessiondb-agents/" + a.Name + "/project"}
+	rel, _ := filepath.Rel(gen.Dir, a.SessionDir(gen))
+	sessions := 0
+	for _, s := range m.Store {
+		s = strings.TrimPrefix(strings.TrimPrefix(s, "home.tar.gz:"), "home/")
+		if s == rel || strings.HasPrefix(s, rel+"/") && strings.HasSuffix(s, ".jsonl") {
+			sessions++
+		}
+	}
+	if want := 2; a.Name == "opencode" {
+		want = 1
+		if sessions != want {
+			t.Errorf("SessionDir %s: %d database files in the store %v", rel, sessions, m.Store)
+		}
+	} else if sessions != want {
+		t.Errorf("SessionDir %s: %d session files in the store %v, want %d", rel, sessions, m.Store, want)
 	}
 }
 

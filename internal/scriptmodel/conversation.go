@@ -102,9 +102,17 @@ func (c *Conversation) firstPrompt() (string, int) {
 // shellNames are the shell tools of the agents, in order of preference.
 var shellNames = []string{"Bash", "bash", "run_shell_command", "shell_command", "exec_command", "shell"}
 
+// agentNames are the sub-agent tools of the agents, in order of
+// preference: Claude Code's Agent (Task before it), opencode's task,
+// Qwen Code's agent, Gemini CLI's invoke_agent.
+var agentNames = []string{"Agent", "Task", "task", "agent", "invoke_agent"}
+
 // shellTool returns the shell tool the request offers, or nil.
-func (c *Conversation) shellTool() *Tool {
-	for _, name := range shellNames {
+func (c *Conversation) shellTool() *Tool { return c.tool(shellNames) }
+
+// tool returns the first tool of names the request offers, or nil.
+func (c *Conversation) tool(names []string) *Tool {
+	for _, name := range names {
 		for i := range c.Tools {
 			if c.Tools[i].Name == name {
 				return &c.Tools[i]
@@ -112,6 +120,71 @@ func (c *Conversation) shellTool() *Tool {
 		}
 	}
 	return nil
+}
+
+// agentTypes are the general-purpose sub-agents of the agents: Claude
+// Code's and Qwen Code's, Gemini CLI's, opencode's.
+var agentTypes = []string{"general-purpose", "generalist", "general"}
+
+// agentArgs builds the arguments of a sub-agent call with prompt: the
+// prompt, a description, the agent type (from the schema's enum, or by
+// the tool's name), in the foreground, and other required properties
+// filled from the schema.
+func agentArgs(tool *Tool, prompt string) []byte {
+	var sc schema
+	_ = json.Unmarshal(tool.Schema, &sc)
+	args := map[string]any{}
+	for _, k := range []string{"prompt", "query", "task", "objective"} {
+		if _, ok := sc.Properties[k]; ok {
+			args[k] = prompt
+			break
+		}
+	}
+	if len(args) == 0 {
+		args["prompt"] = prompt
+	}
+	if _, ok := sc.Properties["description"]; ok {
+		args["description"] = "Run a sub-agent"
+	}
+	for _, k := range []string{"subagent_type", "agent_name", "agent_type", "agent"} {
+		p, ok := sc.Properties[k]
+		if !ok {
+			continue
+		}
+		typ := map[string]string{"invoke_agent": "generalist", "task": "general"}[tool.Name]
+		if typ == "" {
+			typ = "general-purpose"
+		}
+		for _, e := range p.Enum {
+			for _, want := range agentTypes {
+				if string(e) == `"`+want+`"` {
+					typ = want
+				}
+			}
+		}
+		args[k] = typ
+		break
+	}
+	if _, ok := sc.Properties["run_in_background"]; ok {
+		args["run_in_background"] = false
+	}
+	for _, name := range sc.Required {
+		if _, ok := args[name]; !ok {
+			args[name] = sc.Properties[name].value(name)
+		}
+	}
+	b, _ := json.Marshal(args)
+	return b
+}
+
+// textArgs builds the arguments of a call that returns text: every
+// string property of the schema, in nested objects too, set to text,
+// other required properties filled from the schema.
+func textArgs(tool *Tool, text string) []byte {
+	var sc schema
+	_ = json.Unmarshal(tool.Schema, &sc)
+	b, _ := json.Marshal(sc.textValue("", text))
+	return b
 }
 
 // shellArgs builds the arguments of a call of tool that runs cmd: the

@@ -79,6 +79,32 @@ func (s *schema) value(name string) any {
 	return "scripted " + name
 }
 
+// textValue is value with text in every string: an object gets its
+// string and object properties and its required ones.
+func (s *schema) textValue(name, text string) any {
+	if s == nil || len(s.Enum) > 0 {
+		return s.value(name)
+	}
+	switch {
+	case s.typeIs("object") || s.Properties != nil:
+		obj := map[string]any{}
+		for k, p := range s.Properties {
+			if p != nil && (p.typeIs("string") || p.typeIs("object") || p.Properties != nil) {
+				obj[k] = p.textValue(k, text)
+			}
+		}
+		for _, k := range s.Required {
+			if _, ok := obj[k]; !ok {
+				obj[k] = s.Properties[k].value(k)
+			}
+		}
+		return obj
+	case s.typeIs("string"):
+		return text
+	}
+	return s.value(name)
+}
+
 // fillSchema returns a JSON document that satisfies the raw schema; with
 // no schema, an empty object.
 func fillSchema(raw json.RawMessage) []byte {

@@ -17,6 +17,22 @@ type Step struct {
 	Thinking string   // reasoning text ("" for none)
 	Text     string   // answer text ("" for none)
 	Shell    []string // shell commands, each a call of the shell tool the request offers
+	// Delegate, when set, is the prompt of a call of the sub-agent tool
+	// the request offers (after the shell calls).
+	Delegate string
+	// Finish ends a sub-agent: where the request offers complete_task
+	// (Gemini CLI's sub-agents must call it to return), the step calls
+	// it with Text as the result.
+	Finish bool
+}
+
+// calls is the number of tool calls the step makes.
+func (st Step) calls() int {
+	n := len(st.Shell)
+	if st.Delegate != "" {
+		n++
+	}
+	return n
 }
 
 // Scenario is a named list of steps. A prompt holding the tag [[Name]]
@@ -54,6 +70,9 @@ func longText() string {
 //	           with a long output (seq 1 1500); then thinking and a final text
 //	[[parallel]] two parallel calls (echo one, echo two), then a text
 //	[[long]]   a long text (~6 KB)
+//	[[agent]]  a call of the sub-agent tool whose prompt holds [[sub]], then a text
+//	[[sub]]    (the sub-agent) a shell call (echo sub), then a text, and a call
+//	           of complete_task where the request offers it
 //	[[recall]] a text that quotes the first prompt of the conversation and
 //	           counts the prompts, so a resumed run shows what the model saw
 //	anything else: a short text
@@ -82,6 +101,14 @@ func DefaultScript() Script {
 				{Text: "Both ran: one, two. " + Marker + "."},
 			}},
 			{Name: "long", Steps: []Step{{Text: longText()}}},
+			{Name: "agent", Steps: []Step{
+				{Text: "Delegating to a sub-agent.", Delegate: "Run echo sub and report [[sub]]"},
+				{Text: "The sub-agent ran echo sub. " + Marker + "."},
+			}},
+			{Name: "sub", Steps: []Step{
+				{Text: "Running it.", Shell: []string{"echo sub"}},
+				{Text: "Sub-agent finished: it printed sub.", Finish: true},
+			}},
 			{Name: "recall", Steps: []Step{{Text: "recall"}}}, // filled in by Play
 		},
 		Default: Step{Text: "Scripted answer, " + Marker + "."},
@@ -158,7 +185,7 @@ func (s Script) Play(c *Conversation) Reply {
 					step, name, r.Step = st, sc.Name, i
 					break
 				}
-				seen += len(st.Shell)
+				seen += st.calls()
 			}
 			if name == "default" { // every step played: close the turn
 				name, r.Step = sc.Name, len(sc.Steps)
@@ -172,17 +199,33 @@ func (s Script) Play(c *Conversation) Reply {
 		first, n := c.firstPrompt()
 		r.Text = fmt.Sprintf("I have seen %d prompts; the first was «%s». %s remembers.", n, first, Marker)
 	}
+	// Call ids are the turn, the step and the call's number; a
+	// sub-agent's start with "sub", so that they differ from its
+	// parent's.
+	prefix := ""
+	if name == "sub" {
+		prefix = "sub"
+	}
+	id := func() string { return fmt.Sprintf("%s%02d%02d%02d", prefix, turn, r.Step, len(r.Calls)+1) }
 	tool := c.shellTool()
-	for i, cmd := range step.Shell {
+	for _, cmd := range step.Shell {
 		if tool == nil {
 			r.Text += fmt.Sprintf(" (no shell tool offered for: %s)", cmd)
 			continue
 		}
-		r.Calls = append(r.Calls, Call{
-			ID:   fmt.Sprintf("%02d%02d%02d", turn, r.Step, i+1),
-			Name: tool.Name,
-			Args: shellArgs(tool, cmd),
-		})
+		r.Calls = append(r.Calls, Call{ID: id(), Name: tool.Name, Args: shellArgs(tool, cmd)})
+	}
+	if step.Delegate != "" {
+		if t := c.tool(agentNames); t != nil {
+			r.Calls = append(r.Calls, Call{ID: id(), Name: t.Name, Args: agentArgs(t, step.Delegate)})
+		} else {
+			r.Text += " (no sub-agent tool offered)"
+		}
+	}
+	if step.Finish {
+		if t := c.tool([]string{"complete_task"}); t != nil {
+			r.Calls = append(r.Calls, Call{ID: id(), Name: t.Name, Args: textArgs(t, r.Text)})
+		}
 	}
 	r.Usage = usageFor(r)
 	return r

@@ -511,3 +511,43 @@ func TestLoopbackOnly(t *testing.T) {
 		t.Fatalf("URL %s", s.URL())
 	}
 }
+
+// TestSubAgent: [[agent]] calls the sub-agent tool with a prompt that
+// plays [[sub]] in the sub-agent's own conversation, which ends with a
+// call of complete_task where one is offered (Gemini CLI's sub-agents).
+func TestSubAgent(t *testing.T) {
+	script := DefaultScript()
+	parent := &Conversation{
+		Tools: []Tool{{Name: "invoke_agent", Schema: json.RawMessage(`{"type":"object","properties":{"agent_name":{"type":"string"},"prompt":{"type":"string"},"wait_for_previous":{"type":"boolean"}},"required":["agent_name","prompt"]}`)},
+			{Name: "run_shell_command", Schema: shellSchema}},
+		Messages: []Message{{Role: "user", Texts: []string{"Delegate [[agent]]"}}},
+	}
+	r := script.Play(parent)
+	if len(r.Calls) != 1 || r.Calls[0].Name != "invoke_agent" {
+		t.Fatalf("parent: %+v", r)
+	}
+	var args map[string]any
+	json.Unmarshal(r.Calls[0].Args, &args)
+	if args["agent_name"] != "generalist" || !strings.Contains(args["prompt"].(string), "[[sub]]") {
+		t.Fatalf("sub-agent call %s", r.Calls[0].Args)
+	}
+	complete := Tool{Name: "complete_task", Schema: json.RawMessage(`{"type":"object","properties":{"result":{"type":"object","properties":{"response":{"type":"string"}},"required":["response"]},"wait_for_previous":{"type":"boolean"}},"required":["result"]}`)}
+	sub := &Conversation{Tools: []Tool{{Name: "run_shell_command", Schema: shellSchema}, complete},
+		Messages: []Message{{Role: "user", Texts: []string{args["prompt"].(string)}}}}
+	s0 := script.Play(sub)
+	if s0.Scenario != "sub" || len(s0.Calls) != 1 || !strings.HasPrefix(s0.Calls[0].ID, "sub") || s0.Calls[0].ID == r.Calls[0].ID {
+		t.Fatalf("sub-agent step 0: %+v", s0)
+	}
+	sub.Messages = append(sub.Messages, Message{Role: "assistant", Calls: 1}, Message{Role: "user", Results: 1})
+	s1 := script.Play(sub)
+	if len(s1.Calls) != 1 || s1.Calls[0].Name != "complete_task" || string(s1.Calls[0].Args) != `{"result":{"response":"Sub-agent finished: it printed sub."}}` {
+		t.Fatalf("sub-agent step 1: %+v %s", s1, s1.Calls[0].Args)
+	}
+	// Claude Code's Agent tool: a general-purpose agent in the foreground.
+	claude := &Conversation{Tools: []Tool{{Name: "Agent", Schema: json.RawMessage(`{"type":"object","properties":{"description":{"type":"string"},"prompt":{"type":"string"},"subagent_type":{"type":"string"},"run_in_background":{"type":"boolean"}},"required":["description","prompt"]}`)}},
+		Messages: []Message{{Role: "user", Texts: []string{"Delegate [[agent]]"}}}}
+	c := script.Play(claude)
+	if len(c.Calls) != 1 || string(c.Calls[0].Args) != `{"description":"Run a sub-agent","prompt":"Run echo sub and report [[sub]]","run_in_background":false,"subagent_type":"general-purpose"}` {
+		t.Fatalf("Agent call %+v", c)
+	}
+}

@@ -2,15 +2,19 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/sessiondb/sessiondb/internal/agentrun"
 	"github.com/sessiondb/sessiondb/internal/scriptmodel"
+
+	_ "modernc.org/sqlite" // to list opencode's sessions
 )
 
 // step is one run of the plan: a new session or a resume of one, with a
@@ -45,6 +49,19 @@ var plan = []step{
 	{Name: "a3", Session: "A", Resume: true, Prompt: "What did I ask first, after the edit? [[recall]]",
 		Edit: &edit{Old: firstPrompt, New: editedPrompt}, Expect: editedPrompt, Refuse: firstPrompt},
 }
+
+// subPlan runs a sub-agent: session C delegates a shell call to the
+// agent's sub-agent tool, then is resumed with a question about its
+// history. It is written to testdata/agents/<agent>/subagent for the
+// agents that have such a tool and finish the run (see subagentAgents).
+var subPlan = []step{
+	{Name: "c1", Session: "C", Prompt: "Delegate to a sub-agent [[agent]]"},
+	{Name: "c2", Session: "C", Resume: true, Prompt: "What did I ask first? [[recall]]", Expect: "Delegate to a sub-agent [[agent]]"},
+}
+
+// subagentAgents are the agents the sub-agent plan runs in: pi has no
+// sub-agents, and Codex's multi_agent_v1 tool is not scripted.
+var subagentAgents = map[string]bool{"gemini": true, "qwen": true, "opencode": true, "claude-code": true}
 
 // manifest is testdata/agents/<agent>/manifest.json.
 type manifest struct {
@@ -89,7 +106,10 @@ type editRecord struct {
 	Changed int    `json:"places_changed"`
 }
 
-func generate(ctx context.Context, a *agentrun.Agent, cache, base, out string) error {
+// generate runs plan in agent a (installed in cache) with its home under
+// base, and writes what it wrote to out (keeping the folders of other
+// plans, named in keep).
+func generate(ctx context.Context, a *agentrun.Agent, plan []step, cache, base, out string, keep ...string) error {
 	in, err := a.Install(ctx, cache, os.Stderr)
 	if err != nil {
 		return err
@@ -110,7 +130,7 @@ func generate(ctx context.Context, a *agentrun.Agent, cache, base, out string) e
 	if err := in.Setup(h, srv.URL()); err != nil {
 		return err
 	}
-	if err := os.RemoveAll(out); err != nil {
+	if err := clean(out, keep); err != nil {
 		return err
 	}
 	for _, d := range []string{"requests", "outputs"} {
@@ -176,8 +196,11 @@ func generate(ctx context.Context, a *agentrun.Agent, cache, base, out string) e
 		m.Runs = append(m.Runs, rec)
 	}
 	if a.Name == "opencode" {
-		for _, name := range []string{"A", "B"} {
-			id := m.Sessions[name]
+		ids, err := opencodeSessions(h)
+		if err != nil {
+			return err
+		}
+		for _, id := range ids {
 			r, err := in.Run(ctx, h, srv.URL(), time.Minute, []string{"export", id})
 			if err != nil || r.ExitCode != 0 {
 				return fmt.Errorf("opencode export %s: %v %s", id, err, r.Stderr)
@@ -198,6 +221,68 @@ func generate(ctx context.Context, a *agentrun.Agent, cache, base, out string) e
 	}
 	if len(failures) > 0 {
 		return fmt.Errorf("checks failed:\n  %s", strings.Join(failures, "\n  "))
+	}
+	return nil
+}
+
+// opencodeSessions lists the ids of every session in opencode's
+// database (sub-agents' child sessions too), read from a copy of the
+// database, its WAL and shm, so that the files stay as opencode left
+// them.
+func opencodeSessions(h *agentrun.Home) ([]string, error) {
+	tmp, err := os.MkdirTemp("", "opencode-db-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		data, err := os.ReadFile(filepath.Join(h.Data, "opencode", "opencode.db"+suffix))
+		if err != nil {
+			if os.IsNotExist(err) && suffix != "" {
+				continue
+			}
+			return nil, err
+		}
+		if err := os.WriteFile(filepath.Join(tmp, "opencode.db"+suffix), data, 0o644); err != nil {
+			return nil, err
+		}
+	}
+	db, err := sql.Open("sqlite", filepath.Join(tmp, "opencode.db"))
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	rows, err := db.Query(`SELECT id FROM session ORDER BY id`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+// clean empties out but for the entries named in keep.
+func clean(out string, keep []string) error {
+	entries, err := os.ReadDir(out)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if !slices.Contains(keep, e.Name()) {
+			if err := os.RemoveAll(filepath.Join(out, e.Name())); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }

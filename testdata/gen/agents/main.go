@@ -75,6 +75,7 @@ func run(ctx context.Context, args []string) error {
 	which := fs.String("agents", "", "comma-separated agents (default: all)")
 	base := fs.String("base", "/tmp/sessiondb-agents", "scratch folder (fixed, so the paths the agents record are the same on every run)")
 	out := fs.String("out", "", "output folder (default: testdata/agents of the module)")
+	planName := fs.String("plan", "main", "main (sessions A and B) or subagent (session C, into <agent>/subagent)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -98,8 +99,21 @@ func run(ctx context.Context, args []string) error {
 		}
 	}
 	for _, a := range agents {
-		fmt.Printf("== %s (%s@%s)\n", a.Name, a.Package, a.Version)
-		if err := generate(ctx, a, *cache, filepath.Join(*base, a.Name), filepath.Join(*out, a.Name)); err != nil {
+		var err error
+		switch *planName {
+		case "main":
+			fmt.Printf("== %s (%s@%s)\n", a.Name, a.Package, a.Version)
+			err = generate(ctx, a, plan, *cache, filepath.Join(*base, a.Name), filepath.Join(*out, a.Name), "subagent")
+		case "subagent":
+			if !subagentAgents[a.Name] {
+				continue
+			}
+			fmt.Printf("== %s (%s@%s), sub-agent plan\n", a.Name, a.Package, a.Version)
+			err = generate(ctx, a, subPlan, *cache, filepath.Join(*base, a.Name+"-subagent"), filepath.Join(*out, a.Name, "subagent"))
+		default:
+			return fmt.Errorf("unknown plan %q", *planName)
+		}
+		if err != nil {
 			return fmt.Errorf("%s: %w", a.Name, err)
 		}
 	}
