@@ -90,6 +90,17 @@ func (a *Agent) Store(h *Home) []string {
 	return out
 }
 
+// ImportArgs is the command line that loads a session file into the
+// agent's store, for agents whose store is not a folder of files
+// (opencode import FILE, which reads the JSON of opencode export); nil
+// for the others, whose session files are written into SessionDir.
+func (a *Agent) ImportArgs(file string) []string {
+	if a.Name == "opencode" {
+		return []string{"import", file}
+	}
+	return nil
+}
+
 // SessionDir is where the agent keeps the sessions of h's project: the
 // folder of its session files (for Codex the root of its date folders),
 // or for opencode its database file. A handoff test writes a session

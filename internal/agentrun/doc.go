@@ -7,7 +7,9 @@
 // for a resume, and where it writes its store. The corpus generator
 // (testdata/gen/agents), the live test beside this file and a handoff
 // test (a session written into an agent's store, then resumed there) use
-// it; it holds no main-like code.
+// it; it holds no main-like code. New and Resume run one turn against a
+// scriptmodel.Server and return its requests (Turn.Sent: did the first
+// model request hold a text).
 //
 // # Installing
 //
@@ -35,8 +37,10 @@
 // NewArgs and ResumeArgs are the headless command lines; SessionID reads
 // the id a run reports (JSON output for most, Qwen Code takes it up front
 // with --session-id, pi's is read from its JSON events or its newest
-// session file). Store lists where the agent writes; SessionFiles finds a
-// session's files; EditText is a hand edit of the store (a byte
+// session file). Store lists where the agent writes; SessionDir where the
+// sessions of the home's project go (or opencode's database, into which
+// ImportArgs loads an exported session); SessionFiles finds a session's
+// files; EditText is a hand edit of the store (a byte
 // replacement of the JSON-escaped text in the session's files, or an
 // UPDATE of the session's rows in opencode's database) so that a test can
 // check, from the server's request log, that what was written into the
