@@ -1,6 +1,7 @@
 package agentrun
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -98,4 +99,54 @@ func firstBody(t *Turn) string {
 		return tail(m[0].Body)
 	}
 	return "(no model request)"
+}
+
+// TestLiveOpencodeImport: opencode loads the committed export of a
+// session of the corpus into a fresh store (ImportArgs) and resumes it;
+// the resumed turn sends the imported history to the model.
+func TestLiveOpencodeImport(t *testing.T) {
+	longtest.Skip(t, "runs opencode twice, about half a minute")
+	in, err := Lookup("opencode").Find(agentsDir())
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%v (go run ./testdata/gen/agents install)", err)
+		}
+		t.Skip(err)
+	}
+	var m corpusManifest
+	b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "agents", "opencode", "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	id := m.Sessions["B"]
+	file, err := filepath.Abs(filepath.Join("..", "..", "testdata", "agents", "opencode", "export", id+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := NewHome(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := scriptmodel.Start(scriptmodel.Options{IdleTimeout: 5 * time.Minute, MaxRequests: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	if err := in.Setup(h, srv.URL()); err != nil {
+		t.Fatal(err)
+	}
+	r, err := in.Run(t.Context(), h, srv.URL(), 3*time.Minute, in.ImportArgs(file))
+	if err != nil || r.ExitCode != 0 {
+		t.Fatalf("opencode import: %v, exit %d: %s", err, r.ExitCode, tail(r.Stderr))
+	}
+	tr, err := in.Resume(t.Context(), h, srv, 3*time.Minute, id, "After the import? [[recall]]")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !tr.Sent("Write a long answer [[long]]") || !tr.Sent("Line 080: the scripted model keeps talking") {
+		t.Fatalf("the resumed turn did not send the imported history: %s", firstBody(tr))
+	}
 }
