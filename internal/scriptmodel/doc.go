@@ -57,15 +57,20 @@
 // DefaultScript holds the scenarios the corpus uses: hello (thinking and
 // unicode text), tools (two parallel calls, a failing call, a long output,
 // a final answer), parallel (two calls, then an answer: the live
-// test's short session), long (a 6 KB answer) and recall (quotes the first
+// test's short session), long (a 6 KB answer), recall (quotes the first
 // tagged prompt the model was sent: after a hand edit of the store and a
-// resume, the answer says what the agent read back). Every answer holds
-// Marker.
+// resume, the answer says what the agent read back), agent (a call of
+// the sub-agent tool the request offers — Agent, task, agent or
+// invoke_agent, with the general-purpose agent type each knows — whose
+// prompt plays sub) and sub (a shell call, then the answer, also as a
+// call of complete_task where the request offers it: Gemini CLI's
+// sub-agents return only that way). Every answer holds Marker.
 //
 // # Determinism
 //
 // Ids (messages, calls, responses) and token counts are functions of the
-// scenario, the turn (prompts in the conversation) and the step, never of
+// scenario, the turn (prompts in the conversation) and the step (call
+// ids of the sub scenario start with "sub", apart from the parent's), never of
 // the request's bytes or of the order requests arrive in: the requests
 // hold temporary paths and dates, and agents send side requests
 // concurrently. Two runs of one script give the same answers and the same
