@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/storetest"
 )
 
 // word returns a token that occurs in no other test entry.
@@ -220,4 +221,10 @@ func TestScanModeIsLiteral(t *testing.T) {
 			t.Errorf("Search(%q) = %v, want only seq %d", q, hits, want)
 		}
 	}
+}
+
+// TestUnscannedRedaction: with the indexer off (and so the secret scan),
+// the redacted view still hands out no secret (storetest).
+func TestUnscannedRedaction(t *testing.T) {
+	storetest.UnscannedRedaction(t, MustOpenStore(t, &Options{IndexDelay: -1}))
 }
