@@ -2,7 +2,6 @@ package secrets
 
 import (
 	"math"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -137,8 +136,8 @@ func (d *Detector) Find(text string) []Finding {
 		switch {
 		case r.multiline:
 			found = d.matchRule(r, text, 0, len(text), found)
-		case r.near != nil:
-			for _, w := range assignWindows(text, at[ri], r.near) {
+		case r.assign:
+			for _, w := range assignWindows(text, at[ri], r.generic && r.id == "generic-api-key") {
 				found = d.matchRule(r, text, w[0], w[1], found)
 			}
 		case len(text) <= 2*window:
@@ -221,20 +220,99 @@ func backToSeparator(text string, hi, p int) int {
 	return hi
 }
 
-// assignNear matches, right after a keyword of an assignment rule, what
-// must follow the keyword for the rule to match there: the rest of the
-// name and an assignment operator (=, :, :=, =>, >, ||, ?=, ,). It is
-// wider than each rule's own (a name may go on for 40 characters, where
-// the rules allow 20 after the keyword).
-var assignNear = regexp.MustCompile(`^[ \t\w.-]{0,40}[\s'"]{0,6}(?:=|>|:|,|\|\||\?=)`)
+// nearAssignment reports whether, right after a keyword of an assignment
+// rule, what follows may be the rest of a name and an assignment
+// operator (=, :, :=, =>, >, ||, ?=, ,): up to nameMax name characters
+// ([ \t\w.-]), up to quoteMax quotes or spaces, an operator. With value,
+// the operator must also be followed (after up to five quotes, spaces or
+// =) by ten characters of a value ([\w.=+/-]). It is written by hand,
+// not as an expression, because it runs at every occurrence of "key",
+// "token", "api" in a text; it accepts at least what the rules' own
+// expressions accept after a keyword (gitleaks' semi-generic rules: 20
+// name characters, 3 quotes or spaces; the test vectors hold it), so it
+// only ever skips places where a rule cannot match.
+func nearAssignment(s string, nameMax, quoteMax int, value bool) bool {
+	i := 0
+	for i < len(s) && i < nameMax && isNameByte(s[i]) {
+		i++
+	}
+	for j := 0; i < len(s) && j < quoteMax && isQuoteOrSpace(s[i]); j++ {
+		i++
+	}
+	if i >= len(s) {
+		return false
+	}
+	switch s[i] {
+	case '=':
+		i++
+		if i < len(s) && s[i] == '>' {
+			i++
+		}
+	case '>', ',':
+		i++
+	case ':':
+		for j := 0; i < len(s) && j < 3 && s[i] == ':'; j++ {
+			i++
+		}
+		if i < len(s) && s[i] == '=' {
+			i++
+		}
+	case '|':
+		if i+1 >= len(s) || s[i+1] != '|' {
+			return false
+		}
+		i += 2
+	case '?':
+		if i+1 >= len(s) || s[i+1] != '=' {
+			return false
+		}
+		i += 2
+	default:
+		return false
+	}
+	if !value {
+		return true
+	}
+	// Up to five quotes, spaces or = before the value; the value class
+	// holds = too, so every split is tried.
+	skip := 0
+	for skip < 5 && i+skip < len(s) && (isQuoteOrSpace(s[i+skip]) || s[i+skip] == '`' || s[i+skip] == '=') {
+		skip++
+	}
+	for k := skip; k >= 0; k-- {
+		if valueAhead(s[i+k:], 10) {
+			return true
+		}
+	}
+	return false
+}
 
-// genericNear is assignNear for gitleaks' generic-api-key, whose
-// keywords ("token", "key", "api") end the names of many JSON fields
-// that hold numbers (input_tokens, cache_read_input_tokens in every
-// Claude Code line): it also needs the first ten characters of a value
-// the rule could take. It is the rule's own expression after the name,
-// cut there.
-var genericNear = regexp.MustCompile(`(?i)^[ \t\w.-]{0,20}[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\x60'"\s=]{0,5}(?:[\w.=-]{10}|[a-z0-9][a-z0-9+/]{11})`)
+func isNameByte(c byte) bool {
+	return c == ' ' || c == '\t' || c == '.' || c == '-' || c == '_' ||
+		'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+}
+
+func isQuoteOrSpace(c byte) bool {
+	switch c {
+	case ' ', '\t', '\n', '\r', '\f', '\v', '\'', '"':
+		return true
+	}
+	return false
+}
+
+// valueAhead reports whether s starts with n characters of [\w.=+/-].
+func valueAhead(s string, n int) bool {
+	if len(s) < n {
+		return false
+	}
+	for i := range n {
+		c := s[i]
+		if !(isNameByte(c) && c != ' ' && c != '\t' || c == '=' || c == '+' || c == '/') {
+			return false
+		}
+	}
+	return true
+}
 
 const (
 	// assignBefore and assignAfter bound what an assignment rule reads
@@ -246,18 +324,20 @@ const (
 )
 
 // assignWindows returns the ranges of text an assignment rule reads:
-// around each keyword that an assignment operator follows (assignNear),
+// around each keyword that an assignment operator follows (nearAssignment;
+// for gitleaks' generic rule, whose keywords "token" and "key" end the
+// names of the numbers in every Claude Code line, and a value too),
 // from the start of the keyword's line or assignBefore bytes before it,
 // to assignAfter bytes after it, edges moved to a separator. Most keywords of the generic
 // rule ("key", "token", "api") are words of prose or names in code, not
 // assignments: the rule's expression, which starts with a lazy run of
 // up to 50 characters and so is tried at every position of what it
 // reads, then reads only the few places that may match.
-func assignWindows(text string, at [][2]int, near *regexp.Regexp) [][2]int {
+func assignWindows(text string, at [][2]int, value bool) [][2]int {
 	var out [][2]int
 	for _, k := range at {
 		s, e := k[0], k[1]
-		if !near.MatchString(text[e:min(len(text), e+64)]) {
+		if !nearAssignment(text[e:min(len(text), e+64)], 40, 8, value) {
 			continue
 		}
 		lo := max(0, s-assignBefore)

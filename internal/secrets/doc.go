@@ -71,9 +71,10 @@
 //   - Speed: gitleaks runs each expression over the whole text. Here an
 //     expression that starts with a lazy run of name characters (the
 //     generic rule and gitleaks' ~90 "semi-generic" ones) reads only
-//     where an assignment operator follows one of its keywords (the
-//     generic rule's keywords "key", "token" end the names of the numbers
-//     in every Claude Code line); a rule reads only texts that hold the
+//     where an assignment operator follows one of its keywords, checked
+//     by hand (nearAssignment; for the generic rule a value's first ten
+//     characters too: its keywords "key", "token" end the names of the
+//     numbers in every Claude Code line); a rule reads only texts that hold the
 //     literals every match of it holds (jwt's ".ey"); and in texts longer
 //     than 8 KiB a rule reads 4 KiB around its keywords. Together these
 //     took the corpus from 0.9 MB/s to the figures below, with every
@@ -90,11 +91,15 @@
 // # Speed
 //
 // BenchmarkFindJSONCorpus, the corpus's 37,745 lines scanned as stored
-// bodies, on the shared 2-core machine under other jobs' load: 14-17
-// MB/s wall clock (the profile shows about a quarter of a core given to
-// it, so about 60 MB/s of CPU); the first version, reading every text
-// with every rule whose keyword occurs, ran at 0.9 MB/s. The added cost to
-// indexing is in bench (see sqlstore's doc, "Secrets").
+// bodies, on the shared 2-core machine under other jobs' load (load
+// average 20): 115-124 MB/s per second of CPU (cpu-MB/s), 20-32 MB/s of
+// wall clock. The first version, reading every text with every rule whose
+// keyword occurs, ran at 0.9 MB/s; the windows and required literals
+// took it to about 75 MB/s of CPU, and then the hand-written assignment
+// check, a keyword automaton that reads a byte with one add and one load,
+// and bodies without escapes scanned as they are brought it here. The
+// added cost to indexing is sqlstore's BenchmarkIndexingWithSecretScan
+// (see sqlstore's doc, "Secrets").
 //
 // # False positives
 //

@@ -1,6 +1,7 @@
 package secrets
 
 import (
+	"bytes"
 	"sort"
 	"strconv"
 	"unicode/utf16"
@@ -27,6 +28,14 @@ type Span struct {
 // A body that is not valid JSON is scanned as plain text (a span may
 // then be anywhere).
 func (d *Detector) FindJSON(body []byte) []Span {
+	if bytes.IndexByte(body, '\\') < 0 {
+		// No escape: the text is the body itself, and string bounds
+		// are only needed for what is found (rare).
+		fs := d.Find(string(body))
+		if len(fs) == 0 {
+			return nil
+		}
+	}
 	v, ok := decodeJSONText(body)
 	if !ok {
 		var out []Span
@@ -103,6 +112,7 @@ func (v *jsonText) rawEnd(u int) int {
 // string, a bad escape).
 func decodeJSONText(body []byte) (v jsonText, ok bool) {
 	var buf []byte // nil until the first escape: text is body itself
+	v.strs = make([][2]int, 0, bytes.Count(body, []byte{'"'})/2)
 	for i := 0; i < len(body); {
 		c := body[i]
 		if c != '"' {
@@ -137,8 +147,9 @@ func decodeJSONText(body []byte) (v jsonText, ok bool) {
 				continue
 			}
 			if buf == nil {
-				buf = make([]byte, i, len(body)+64)
+				buf = make([]byte, i, len(body))
 				copy(buf, body[:i])
+				v.escs = make([]escape, 0, bytes.Count(body[i:], []byte{'\\'}))
 			}
 			u0, r0 := len(buf), i
 			if i+1 >= len(body) {

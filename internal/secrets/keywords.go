@@ -10,7 +10,10 @@ package secrets
 type keywordMatcher struct {
 	class   [256]uint8
 	classes int
-	// next[state*classes+class] is the state after reading a byte.
+	// next[base+class] is the state after reading a byte in the state
+	// whose row starts at base; a state is kept as its row's base
+	// (state*classes), with outBit set when keywords end there, so that
+	// reading a byte is one add and one load.
 	next []int32
 	// out[state] lists the keywords that end at state (suffix links
 	// followed), nil for most states.
@@ -74,20 +77,29 @@ func newKeywordMatcher(keywords []string) *keywordMatcher {
 	}
 	m.next = make([]int32, len(trie)*m.classes)
 	for s, row := range trie {
-		copy(m.next[s*m.classes:], row)
+		for c, t := range row {
+			v := t * int32(m.classes)
+			if m.out[t] != nil {
+				v |= outBit
+			}
+			m.next[s*m.classes+c] = v
+		}
 	}
 	return m
 }
+
+// outBit marks, in a transition, a state where keywords end.
+const outBit = 1 << 30
 
 // match calls found with the index of each keyword at each place it ends
 // in text (end is the byte after it).
 func (m *keywordMatcher) match(text string, found func(keyword int32, end int)) {
 	s := int32(0)
-	n := int32(m.classes)
 	for i := 0; i < len(text); i++ {
-		s = m.next[s*n+int32(m.class[text[i]])]
-		if m.out[s] != nil {
-			for _, k := range m.out[s] {
+		s = m.next[s+int32(m.class[text[i]])]
+		if s&outBit != 0 {
+			s &^= outBit
+			for _, k := range m.out[s/int32(m.classes)] {
 				found(k, i+1)
 			}
 		}

@@ -67,12 +67,11 @@ type rule struct {
 	// place wins over it (gitleaks does the same), and hashes and UUIDs
 	// are never its secrets (see notSecret).
 	generic bool
-	// near, for a rule that matches a name holding a keyword followed
-	// by an assignment operator and a value (gitleaks' semi-generic
-	// shape, or an own rule that says so), is what must follow a
-	// keyword for the rule to match there: the rule reads only those
-	// places (assignWindows).
-	near *regexp.Regexp
+	// assign: the rule matches a name holding a keyword followed by an
+	// assignment operator and a value (gitleaks' semi-generic shape, or
+	// an own rule that says so), so it reads only where such an
+	// operator follows one of its keywords (assignWindows).
+	assign bool
 	// need are literals every match holds (requiredLiterals): a text
 	// without one of them is not read.
 	need []string
@@ -165,21 +164,15 @@ func compileRule(s ruleSpec) (*rule, error) {
 			r.keywords = append(r.keywords, k)
 		}
 	}
-	assign := s.Assign
+	r.assign = s.Assign
 	if i := strings.Index(s.Regex, semiGeneric); i > 0 {
 		// Only when every keyword is a whole name: some rules of that
 		// shape take their keywords from the value (lob's test_pub).
 		name, err := regexp.Compile(`^(?:` + s.Regex[:i] + `)$`)
-		assign = err == nil
+		r.assign = err == nil
 		for _, k := range r.keywords {
-			assign = assign && name.MatchString(k)
+			r.assign = r.assign && name.MatchString(k)
 		}
-	}
-	switch {
-	case s.ID == "generic-api-key":
-		r.near = genericNear
-	case assign:
-		r.near = assignNear
 	}
 	r.need = requiredLiterals(s.Regex)
 	r.multiline = strings.Contains(s.Regex, `[\s\S`) || strings.Contains(s.Regex, `(?s`)
