@@ -255,3 +255,62 @@ func TestHostileTranscriptOnTheWire(t *testing.T) {
 		t.Errorf("Run: %v", err)
 	}
 }
+
+// TestSearchPagesAroundWithheldHits: hits whose terms occur only inside
+// a secret are held back, and paging one hit at a time still returns
+// every other hit exactly once (the held-back hits keep their place in
+// the offsets).
+func TestSearchPagesAroundWithheldHits(t *testing.T) {
+	st, err := sqlstore.Open(filepath.Join(t.TempDir(), "s.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	var entries []sessiondb.Entry
+	for i := 1; i <= 7; i++ {
+		// Longer and longer texts, so that the ranking (term
+		// frequency over length) interleaves held-back hits with the
+		// others.
+		text := fmt.Sprintf("note %d: GitHub tokens start with ghp_ and then 36 letters", i)
+		if i%2 == 0 {
+			text = fmt.Sprintf("note %d: export GH_TOKEN=ghp_%s", i, strings.Repeat(fmt.Sprint(i), 6)+"aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1")
+		}
+		text += strings.Repeat(" filler", 10*i)
+		entries = append(entries, sessiondb.Message(fmt.Sprintf(`{"role":"user","content":%q}`, text)))
+	}
+	if _, err := st.Commit(ctx, "s", sessiondb.Commit{Create: &sessiondb.Session{}, Append: entries}); err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, st)
+	var seqs []int64
+	args := map[string]any{"query": "ghp_", "limit": 1}
+	for range 20 {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "search", Arguments: args})
+		if err != nil || res.IsError {
+			t.Fatalf("search: %v %+v", err, res)
+		}
+		text := res.Content[0].(*mcp.TextContent).Text
+		if strings.Contains(text, "aB3dE5fG7h") {
+			t.Fatalf("search hands out a token: %s", text)
+		}
+		var out struct {
+			Hits       []struct{ Seq int64 }
+			NextCursor string `json:"next_cursor"`
+		}
+		if err := json.Unmarshal([]byte(text), &out); err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range out.Hits {
+			seqs = append(seqs, h.Seq)
+		}
+		if out.NextCursor == "" {
+			break
+		}
+		args = map[string]any{"query": "ghp_", "limit": 1, "cursor": out.NextCursor}
+	}
+	slices.Sort(seqs)
+	if fmt.Sprint(seqs) != "[1 3 5 7]" {
+		t.Fatalf("paged hits %v, want [1 3 5 7] once each", seqs)
+	}
+}

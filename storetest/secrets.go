@@ -172,6 +172,12 @@ func checkRedacted(t *testing.T, s sessiondb.Store, id string) {
 			t.Errorf("redacted search for %q: %v, %v", q, hits, err)
 		}
 	}
+	// A caller that pages by offset keeps its place: the hit is there,
+	// withheld, holding nothing.
+	if hits, err := v.Search(ctx, plantedAWSKey, sessiondb.SearchOptions{KeepWithheld: true}); err != nil ||
+		len(hits) != 1 || hits[0] != (sessiondb.Hit{Withheld: true}) {
+		t.Errorf("redacted search for the key, KeepWithheld: %+v, %v (want one withheld hit)", hits, err)
+	}
 	if hits, err := s.Search(ctx, plantedAWSKey, sessiondb.SearchOptions{}); err != nil || len(hits) != 1 {
 		t.Errorf("plain search for the key: %v, %v (want the entry: stored text is unchanged)", hits, err)
 	}

@@ -51,7 +51,7 @@ func (e *Engine) Search(ctx context.Context, query string, opts sessiondb.Search
 		if err != nil {
 			return err
 		}
-		hits, err = e.hits(ctx, tx, rows, terms)
+		hits, err = e.hits(ctx, tx, rows, terms, opts.KeepWithheld)
 		return err
 	})
 	if err != nil {
@@ -80,6 +80,8 @@ type HitRow struct {
 	CreatedAt    string  `db:"created_at"`
 	Snippet      string  `db:"snippet"`
 	Score        float64 `db:"score"`
+	// withheld: a redacting read holds the hit back (Engine.hits).
+	withheld bool
 }
 
 // Hits turns rows into hits, each text cut to a snippet around terms
@@ -87,6 +89,10 @@ type HitRow struct {
 func Hits(rows []HitRow, terms []string) []sessiondb.Hit {
 	hits := make([]sessiondb.Hit, len(rows))
 	for i, r := range rows {
+		if r.withheld {
+			hits[i] = sessiondb.Hit{Withheld: true}
+			continue
+		}
 		hits[i] = sessiondb.Hit{SessionID: r.SessionID, SessionTitle: r.SessionTitle, Seq: r.Seq, Summary: r.Summary,
 			Kind: r.Kind, Role: r.Role, CreatedAt: ParseTime(r.CreatedAt), Snippet: Snippet(r.Snippet, terms), Score: r.Score}
 	}

@@ -131,18 +131,19 @@ func redactSummary(ctx context.Context, body []byte) []byte {
 // its text where its body holds a secret: the text is derived again from
 // the redacted body (Driver.Describe), and a hit whose terms no longer
 // all occur in it is dropped — it matched only inside a secret, and
-// showing it would let a query probe a secret one character at a time.
-func (e *Engine) hits(ctx context.Context, tx Tx, rows []HitRow, terms []string) ([]sessiondb.Hit, error) {
+// showing it would let a query probe a secret one character at a time —
+// or, with keepWithheld, returned as a Withheld hit holding nothing.
+func (e *Engine) hits(ctx context.Context, tx Tx, rows []HitRow, terms []string, keepWithheld bool) ([]sessiondb.Hit, error) {
 	if redactor(ctx) != nil {
 		var err error
-		if rows, err = e.redactHits(ctx, tx, rows, terms); err != nil {
+		if rows, err = e.redactHits(ctx, tx, rows, terms, keepWithheld); err != nil {
 			return nil, err
 		}
 	}
 	return Hits(rows, terms), nil
 }
 
-func (e *Engine) redactHits(ctx context.Context, tx Tx, rows []HitRow, terms []string) ([]HitRow, error) {
+func (e *Engine) redactHits(ctx context.Context, tx Tx, rows []HitRow, terms []string, keepWithheld bool) ([]HitRow, error) {
 	det := secrets.Default()
 	through := map[string]int64{}
 	out := rows[:0:0]
@@ -201,6 +202,9 @@ func (e *Engine) redactHits(ctx context.Context, tx Tx, rows []HitRow, terms []s
 				all = all && strings.Contains(folded, foldString(t))
 			}
 			if !all {
+				if keepWithheld {
+					out = append(out, HitRow{withheld: true})
+				}
 				continue
 			}
 			r.Snippet = text
