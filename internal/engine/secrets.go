@@ -360,6 +360,8 @@ type scanJob struct {
 	through int64  // its through_seq
 	rules   string // and rule set
 	upto    int64  // the new through_seq
+	from    int64  // the first seq read
+	maxID   int64  // the highest row id read
 	rows    []scanRow
 }
 
@@ -373,7 +375,10 @@ type scanRow struct {
 // read transaction, the entries after each session's scan cursor (up to
 // scanBatchBytes of bodies), scans them outside any transaction, then in
 // one write transaction moves each cursor — only where it is still what
-// was read, so two scanners (processes) never record a session twice —
+// was read, so two scanners (processes) never record a session twice,
+// and only where no row the step did not read has taken a read row's
+// place (a copy that replaced the session meanwhile: its rows have
+// higher ids), so that a cursor never covers a body nobody scanned —
 // and records the spans of the entries that still exist.
 func (e *Engine) ScanSecrets(ctx context.Context) (more bool, err error) {
 	det := secrets.Default()
@@ -407,12 +412,12 @@ func (e *Engine) ScanSecrets(ctx context.Context) (more bool, err error) {
 				break
 			}
 			j := &scanJob{id: p.ID, known: p.Through.Valid, through: p.Through.Int64, rules: p.Rules.String}
-			from := j.through + 1
+			j.from = j.through + 1
 			if j.rules != ver {
-				from = 1
+				j.from = 1
 			}
 			rows, err := tx.QueryContext(ctx, `SELECT id, seq, body FROM entries WHERE session_id = ? AND seq >= ? ORDER BY seq LIMIT ?`,
-				p.ID, from, scanBatchRows)
+				p.ID, j.from, scanBatchRows)
 			if err != nil {
 				return err
 			}
@@ -431,6 +436,7 @@ func (e *Engine) ScanSecrets(ctx context.Context) (more bool, err error) {
 				}
 				j.rows = append(j.rows, r)
 				j.upto = seq
+				j.maxID = max(j.maxID, r.id)
 				budget -= len(r.body)
 				n++
 			}
@@ -457,6 +463,17 @@ func (e *Engine) ScanSecrets(ctx context.Context) (more bool, err error) {
 	}
 	err = e.d.Write(ctx, func(tx Tx) error {
 		for _, j := range jobs {
+			// Rows the step did not read may have taken the place of
+			// those it read (a copy replaced the session): they have
+			// higher ids. Then the session waits for the next step.
+			var newer int
+			if err := tx.GetContext(ctx, &newer, `SELECT count(*) FROM entries WHERE session_id = ? AND seq BETWEEN ? AND ? AND id > ?`,
+				j.id, j.from, j.upto, j.maxID); err != nil {
+				return err
+			}
+			if newer > 0 {
+				continue
+			}
 			var res sql.Result
 			var err error
 			if j.known {
@@ -477,12 +494,9 @@ func (e *Engine) ScanSecrets(ctx context.Context) (more bool, err error) {
 				}
 				continue // another scanner (or a scrub) went first
 			}
-			from := j.through + 1
-			if j.rules != ver {
-				from = 1 // an older rule set's spans go
-			}
+			// Spans of an older rule set (from 1), or stale ones, go.
 			if _, err := tx.ExecContext(ctx, `DELETE FROM secret_spans WHERE entry_id IN
-				(SELECT id FROM entries WHERE session_id = ? AND seq >= ?)`, j.id, from); err != nil {
+				(SELECT id FROM entries WHERE session_id = ? AND seq >= ?)`, j.id, j.from); err != nil {
 				return err
 			}
 			for _, r := range j.rows {
