@@ -82,6 +82,46 @@
 // or UTC quarter hour (the unit that folds into any time zone's days),
 // within a time range, optionally at other prices without writing.
 //
+// # Secrets
+//
+// Transcripts hold secrets that tools brought in (a key in a tool's
+// output, a database URL with its password). Stores that implement
+// SecretKeeper find them once, in the background, and mask them on every
+// read of their Redacted view; what is stored never changes, unless a
+// person asks for it with Scrub.
+//
+//   - Finding (package internal/secrets: gitleaks' rule set as data, see
+//     its doc for the choice) runs off the write path: in sqlstore's
+//     background indexer after each indexing batch, in pgstore's
+//     background scanner (PostgreSQL indexes inside the write; there is
+//     no indexer to ride on). A step reads up to 4 MiB of bodies past
+//     each session's scan cursor, scans them outside any transaction and
+//     records, in one write, the spans found (table secret_spans: entry,
+//     byte range, rule, fingerprint) and the new cursor (secret_scans:
+//     seq and rule set; a newer rule set scans again).
+//   - Spans are byte offsets into the stored body, not into the
+//     extracted text: every reader derives what it shows from the body
+//     (the understanding of formats behind show, the viewer and MCP reads
+//     tool calls and results that the extracted text does not hold;
+//     exports write bodies), so masking the body first covers them all
+//     with one rule, and the extracted text of a hit is derived again
+//     from the masked body. A span lies inside one JSON string and never
+//     cuts an escape, so a masked body is still valid JSON.
+//   - Reads only apply spans, in their own read transaction (the same
+//     snapshot as the bodies). Entries past a session's cursor (written
+//     since the last scan, or never scanned: a read-only store, a newer
+//     rule set) are scanned as they are read, as search scans the
+//     unindexed tail: no read leaks what the scan has not reached.
+//     Summary messages, and documents and metadata read whole (titles,
+//     summaries, state, interrupt, checkpoints, compaction details), are
+//     few and small and are scanned as they are read.
+//   - A search hit whose terms occur only inside a secret is dropped from
+//     a redacted search: otherwise a query could probe a secret one
+//     character at a time.
+//   - Scrub rewrites a session's bodies with the secrets masked, for
+//     good, in one transaction, and records it (scrubs); the rewritten
+//     rows take new row ids so that the search index forgets the old text.
+//
 // # Errors
 //
 // Failures are reported with the sentinels below, wrapped with short context:

@@ -18,6 +18,13 @@ type SearchOptions struct {
 	// block first), so paging by Offset never repeats or skips a hit.
 	Limit  int
 	Offset int
+	// KeepWithheld: in a search of a redacted view
+	// (SecretKeeper.Redacted), a hit whose terms occur only inside
+	// secrets comes back as a Withheld hit, with every other field
+	// empty, instead of being left out. A caller that pages by Offset
+	// needs it: each store hit then keeps its place, so the next page
+	// starts where this one ended. Show none of a withheld hit.
+	KeepWithheld bool
 }
 
 // DefaultSearchLimit is the page size used when SearchOptions.Limit is 0.
@@ -45,6 +52,9 @@ type Hit struct {
 	// Score orders hits: higher is better. Hits containing the whole query
 	// as an exact phrase come first, then by bm25 relevance.
 	Score float64
+	// Withheld marks a hit a redacted search holds back (see
+	// SearchOptions.KeepWithheld); its other fields are empty.
+	Withheld bool
 }
 
 // Snippet highlight markers.

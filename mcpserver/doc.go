@@ -67,16 +67,45 @@
 // # Hostile text stays data
 //
 // Transcripts hold text written by others and by tools, including text
-// that addresses the model ("ignore previous instructions"). It is only
-// ever returned inside JSON string values of the structured content,
-// never as the tool's own words; the server's own text is the fixed
-// "note" and the instructions given at initialization, which say so.
+// that addresses the model ("ignore previous instructions"), fake
+// tool-call markup and whole JSON-RPC messages. It is only ever returned
+// inside JSON string values of the structured content, never as the
+// tool's own words; the server's own text is the fixed "note", the tool
+// errors (which name a session only quoted, %q, and quote none of its
+// text) and the instructions given at initialization, which say so. How
+// it holds for every tool and the session resource: each answer is one
+// Go value encoded by encoding/json (the SDK's text content is the
+// structured content's JSON, and the resource's text is the same
+// encoding), so stored text can only be a string value — its quotes,
+// backslashes and newlines escaped (a newline would end a frame on
+// stdio), and <, > and & written \u003c, \u003e, \u0026, so markup
+// shows as data; no stored text is a key (usage's rows are a list,
+// not an object keyed by model), and no stored text goes into a note or
+// an error. TestHostileTranscriptsStayData calls every tool and reads the
+// resource over a session made of such text in every field a tool reads
+// (title, summary, attrs, messages, tool calls and results, thinking, a
+// compaction summary, a checkpoint label, a usage row's model, a fork),
+// and checks each answer: one JSON object, every hostile marker inside a
+// string value, none in a key or a note, no raw newline, control
+// character or bracket. TestHostileTranscriptOnTheWire reads it over the
+// stdio transport: one line per answer, each the response to its
+// request, no message of the transcript's becoming a frame.
 // Control characters, C1 controls, bidi marks and invalid UTF-8 in any
 // value taken from the store (titles, IDs, aliases, messages, snippets,
 // error messages that quote the caller) are made visible (\x1b, \u202e)
 // by internal/safetext, the rule the CLI prints with. Errors are MCP tool
 // errors (isError) with one line that says what to change; a panic in a
 // handler is recovered into a tool error, and the server keeps serving.
+//
+// # Secrets
+//
+// Secrets found in the store (see "Secrets" in sessiondb's doc) never
+// reach the client: New reads a store that keeps them through its
+// Redacted view, so every tool and the resource return [REDACTED:rule]
+// where a secret was, and a search hit whose terms occur only inside a
+// secret is not returned (a model could otherwise probe for a key one
+// character at a time). Options.ShowSecrets turns this off, for tests
+// and tools that need the stored text; sessionctl mcp never sets it.
 //
 // # Transports and safety
 //

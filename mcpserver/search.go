@@ -93,11 +93,19 @@ func (s *Server) search(ctx context.Context, in searchIn) (searchOut, error) {
 		if c.Format != "" {
 			opts.Limit = min(opts.Limit*4, sessiondb.MaxSearchLimit)
 		}
+		// Withheld hits (matched only inside a secret) keep their
+		// place, so that offsets count the store's hits.
+		opts.KeepWithheld = true
 		hits, err := s.st.Search(ctx, c.Query, opts)
 		if err != nil {
 			return searchOut{}, err // the store's error already says "search: …"
 		}
 		for _, h := range hits {
+			if h.Withheld {
+				scanned++
+				offset++
+				continue
+			}
 			format, ok := formats[h.SessionID]
 			if !ok {
 				if sess, err := s.meta(ctx, h.SessionID); err == nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sessiondb/sessiondb"
 	"github.com/sessiondb/sessiondb/internal/engine"
+	"github.com/sessiondb/sessiondb/storetest"
 )
 
 // TestLostCommitAnswerCommitted: COMMIT succeeded but its answer was lost
@@ -114,4 +115,11 @@ func TestSessionColumnsOrder(t *testing.T) {
 	if err := engine.CheckSessionColumns(ctx, tx, sessionColumns); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestUnscannedRedaction: with the background scan off, the redacted
+// view still hands out no secret (storetest).
+func TestUnscannedRedaction(t *testing.T) {
+	requireServer(t)
+	storetest.UnscannedRedaction(t, MustOpenStore(t, &Options{NoSecretScan: true}))
 }

@@ -95,6 +95,22 @@
 // fastupdate, keeps an insert cheap). The script is
 // bench/pg_search_choice.sql.
 //
+// # Secrets
+//
+// PostgreSQL indexes text inside each write (GIN), so the secret scan
+// (sessiondb's doc, "Secrets"; engine.ScanSecrets) has no background
+// indexer to ride on: each Store that may write runs a scanner goroutine
+// (scanner.go), woken after its commits and at Open, Options.ScanDelay
+// (50ms) later, one batch of up to 4 MiB of bodies at a time until none
+// is left. Scan cursors are per session (secret_scans.through_seq), not
+// per row id as SQLite's index cursor is: identity ids are given out
+// before commit, so a row with a lower id can commit after a higher one
+// is seen, while a session's seqs are assigned under its row lock and
+// commit in order. Options.NoSecretScan turns the scanner off (sessionctl's
+// read-only commands, whose connections may not write); redacted reads
+// then scan what they read. Scrub rewrites rows in one transaction; the
+// trigram index follows the rows.
+//
 // # Ad-hoc SQL from someone who may only read
 //
 // QueryUntrusted (untrusted.go) runs a query typed by a person (sessionctl

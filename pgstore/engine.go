@@ -72,6 +72,13 @@ var dialect = engine.Dialect{SessionColumns: sessionColumns, HolderOrder: holder
 	CopyLockSuffix: " FOR UPDATE",
 	ReserveCompactionID: `SELECT setval(pg_get_serial_sequence('compactions', 'id'),
 		GREATEST(?::bigint, nextval(pg_get_serial_sequence('compactions', 'id'))))`,
+	TableExists: `SELECT count(*) FROM pg_catalog.pg_tables WHERE schemaname = current_schema() AND tablename = ?`,
 }
 
-var _ sessiondb.Copier = (*Store)(nil)
+var (
+	_ sessiondb.Copier       = (*Store)(nil)
+	_ sessiondb.SecretKeeper = (*Store)(nil)
+)
+
+// Redacted implements sessiondb.SecretKeeper (engine.Redacted).
+func (s *Store) Redacted() sessiondb.Store { return engine.Redacted(s, s.core) }

@@ -41,6 +41,9 @@ type Store struct {
 	// inside the transaction, afterCommit may replace COMMIT's answer.
 	beforeCommit func(tx *ptx)
 	afterCommit  func(err error) error
+	// The background secret scan (scanner.go): nil channels when off.
+	scanKick, scanStop, scanDone chan struct{}
+	scanErr                      atomic.Pointer[error]
 }
 
 var (
@@ -97,6 +100,9 @@ func Open(ctx context.Context, dbURL string, opts *Options) (_ *Store, err error
 	}
 	if err := s.migrate(ctx); err != nil {
 		return nil, err
+	}
+	if !s.opts.NoSecretScan {
+		s.startScanner()
 	}
 	return s, nil
 }
@@ -163,6 +169,7 @@ func (s *Store) Close() error {
 	if s.closed.Swap(true) {
 		return nil
 	}
+	s.stopScanner()
 	return s.db.Close()
 }
 

@@ -27,4 +27,12 @@ type Options struct {
 	// CheckpointRetention is how many agent checkpoints are kept per
 	// session (oldest removed first). Default 20; negative keeps all.
 	CheckpointRetention int
+	// NoSecretScan: no background scan for secrets (see "Secrets" in
+	// doc.go). For connections that may not write (sessionctl's
+	// read-only commands); reads still redact, scanning what the scan
+	// has not seen.
+	NoSecretScan bool
+	// ScanDelay is how long the secret scan lets writes accumulate
+	// after the first one it was told about. Default 50ms.
+	ScanDelay time.Duration
 }

@@ -22,14 +22,14 @@ import (
 // extracted text (the trigram index cannot see terms that short), newest
 // first. Either way, hits that contain the whole query as an exact phrase
 // rank first, and ties go by session ID and seq.
-func (d engineDriver) SearchHits(ctx context.Context, etx engine.Tx, terms []string, short bool, opts sessiondb.SearchOptions, limit int) ([]sessiondb.Hit, error) {
+func (d engineDriver) SearchHits(ctx context.Context, etx engine.Tx, terms []string, short bool, opts sessiondb.SearchOptions, limit int) ([]engine.HitRow, error) {
 	tx := etx.(*ptx)
 	var rows []engine.HitRow
 	q, args := searchSQL(terms, strings.Join(terms, " "), short, opts, limit)
 	if err := tx.SelectContext(ctx, &rows, q, args...); err != nil {
 		return nil, err
 	}
-	return engine.Hits(rows, terms), nil
+	return rows, nil
 }
 
 // PrepareSearch makes the terms what the searched text can hold (noNUL,
@@ -109,7 +109,7 @@ func searchSQL(terms []string, phrase string, short bool, opts sessiondb.SearchO
 				strpos(lower(h.text), lower(?)) > 0 AS exact, ` + rank + ` AS rank, ` + block + ` AS block
 			FROM h
 		)
-		SELECT h.session_id, h.seq, h.summary, h.kind, h.role, h.created_at, h.text AS snippet,
+		SELECT h.id, h.session_id, h.seq, h.summary, h.kind, h.role, h.created_at, h.text AS snippet,
 			CASE WHEN h.exact THEN ` + fmt.Sprint(engine.ExactBonus) + ` ELSE 0 END + h.rank AS score, s.title
 		FROM r h JOIN sessions s ON s.id = h.session_id
 		ORDER BY ` + order + ` LIMIT ? OFFSET ?`

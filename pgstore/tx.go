@@ -103,6 +103,14 @@ func (s *Store) write(ctx context.Context, fn func(tx *ptx) error) error {
 	if s.closed.Load() {
 		return sessiondb.ErrClosed
 	}
+	err := s.writeOnce(ctx, fn)
+	if err == nil {
+		s.kickScanner()
+	}
+	return err
+}
+
+func (s *Store) writeOnce(ctx context.Context, fn func(tx *ptx) error) error {
 	return s.retry(ctx, func() (bool, error) {
 		tx, err := s.db.BeginTxx(ctx, nil)
 		if err != nil {

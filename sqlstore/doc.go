@@ -227,6 +227,22 @@
 //     are answered by a scan of the extracted text, prefiltered with LIKE
 //     for ASCII terms.
 //
+// # Secrets
+//
+// The background indexer also runs the secret scan (sessiondb's doc,
+// "Secrets"; engine.ScanSecrets): after the index has caught up, one
+// batch of up to 4 MiB of bodies per wake-up, so that a long backlog (a
+// large import, a newer rule set) never holds indexing back; the batch's
+// spans and cursor are one write of the committer. A read-only Store has
+// no indexer, and its redacted reads scan what they read. Scrub deletes
+// each rewritten entry and inserts it again with the same seq and a new
+// id above the reservation: the trigger queues the old id for removal
+// from the index (search_deleted) and the indexer indexes the new row,
+// so the index no longer holds the secret's trigrams. The old bytes may
+// remain in free pages of the database and index files, in the WAL until
+// a checkpoint and in backups: Options.SecureDelete (sessionctl scrub
+// sets it) and sessionctl vacuum deal with the first.
+//
 // IndexStatus reports the lag (sessionctl stats, doctor, reindex);
 // CatchUpIndex indexes everything pending (after a bulk import); Reindex
 // rebuilds the index from the log. sqlite3 users attach the index file to

@@ -84,6 +84,13 @@ func (d engineDriver) Describe(e sessiondb.Entry) (kind, role, text string) { re
 // excludes every other writer, and AUTOINCREMENT (compactions) follows
 // explicit IDs. Entries take explicit ids (nextEntryID).
 var dialect = engine.Dialect{SessionColumns: sessionColumns, HolderOrder: holderOrder, Instr: "instr",
-	NextEntryID: nextEntryID, EntryText: entryText}
+	NextEntryID: nextEntryID, EntryText: entryText,
+	TableExists: `SELECT count(*) FROM main.sqlite_schema WHERE type = 'table' AND name = ?`}
 
-var _ sessiondb.Copier = (*Store)(nil)
+var (
+	_ sessiondb.Copier       = (*Store)(nil)
+	_ sessiondb.SecretKeeper = (*Store)(nil)
+)
+
+// Redacted implements sessiondb.SecretKeeper (engine.Redacted).
+func (s *Store) Redacted() sessiondb.Store { return engine.Redacted(s, s.core) }

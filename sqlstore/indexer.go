@@ -365,7 +365,8 @@ func (s *Store) runIndexer() {
 			return
 		}
 		if st, err := s.IndexStatus(ctx); err == nil && st == (IndexStatus{}) {
-			continue // nothing to do: take no lock
+			s.scanSecretsStep(ctx)
+			continue // nothing to index: take no lock
 		}
 		if err := s.CatchUpIndex(ctx); errors.Is(err, sessiondb.ErrClosed) {
 			return
@@ -383,7 +384,34 @@ func (s *Store) runIndexer() {
 		} else {
 			s.indexErr.Store(nil)
 			s.mergeWhileIdle(ctx)
+			s.scanSecretsStep(ctx)
 		}
+	}
+}
+
+// scanSecretsStep scans one batch of the entries the secret scan has not
+// seen (engine.ScanSecrets: up to 4 MiB of bodies), after the index is
+// caught up: the scan runs where text is indexed, off the write path.
+// One step per wake-up, so that a long backlog (a large import, a newer
+// rule set) never holds back indexing: when work is left it wakes the
+// indexer again. A failure is kept for doctor (IndexError) and retried
+// at the next wake-up; until then reads scan what they read.
+func (s *Store) scanSecretsStep(ctx context.Context) {
+	select {
+	case <-s.stop:
+		return
+	default:
+	}
+	more, err := s.ScanSecrets(ctx)
+	if err != nil {
+		if !errors.Is(err, sessiondb.ErrClosed) {
+			err = fmt.Errorf("scan secrets: %w", err)
+			s.indexErr.Store(&err)
+		}
+		return
+	}
+	if more {
+		s.kickIndexer()
 	}
 }
 

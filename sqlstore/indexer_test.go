@@ -12,7 +12,10 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/jmoiron/sqlx"
+
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/storetest"
 )
 
 // word returns a token that occurs in no other test entry.
@@ -219,5 +222,59 @@ func TestScanModeIsLiteral(t *testing.T) {
 		if len(hits) != 1 || hits[0].Seq != want {
 			t.Errorf("Search(%q) = %v, want only seq %d", q, hits, want)
 		}
+	}
+}
+
+// TestUnscannedRedaction: with the indexer off (and so the secret scan),
+// the redacted view still hands out no secret (storetest).
+func TestUnscannedRedaction(t *testing.T) {
+	storetest.UnscannedRedaction(t, MustOpenStore(t, &Options{IndexDelay: -1}))
+}
+
+// TestSecretScanNewRuleSet: sessions scanned by another rule set (a
+// newer binary's) count as unscanned, are redacted by scanning on read,
+// and are scanned again from the start, their old spans replaced.
+func TestSecretScanNewRuleSet(t *testing.T) {
+	ctx := t.Context()
+	s := MustOpenStore(t, &Options{IndexDelay: -1})
+	body := []byte(`{"role":"tool","content":"DATABASE_URL=postgres://app:pw-Xk29fLq7Zt3Rv8@db/prod"}`)
+	if _, err := s.Commit(ctx, "a", sessiondb.Commit{Create: &sessiondb.Session{},
+		Append: []sessiondb.Entry{{Body: body}, {Body: body}}}); err != nil {
+		t.Fatal(err)
+	}
+	scan := func() {
+		t.Helper()
+		for {
+			more, err := s.ScanSecrets(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !more {
+				return
+			}
+		}
+	}
+	scan()
+	if err := s.write(ctx, func(tx *sqlx.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE secret_scans SET rules = 'an older set'`)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.SecretStatus(ctx); err != nil || n != 2 {
+		t.Fatalf("SecretStatus %d, %v: want both entries unscanned", n, err)
+	}
+	es, err := s.Redacted().Entries(ctx, "a", 0, 0)
+	if err != nil || len(es) != 2 || strings.Contains(string(es[0].Body), "pw-Xk29") || strings.Contains(string(es[1].Body), "pw-Xk29") {
+		t.Fatalf("redacted read under an older scan: %v, %v", es, err)
+	}
+	scan()
+	found, err := s.Secrets(ctx, sessiondb.SecretQuery{})
+	if err != nil || len(found) != 1 || found[0].Count != 2 || found[0].Rule != "url-password" {
+		t.Fatalf("after the rescan: %+v, %v", found, err)
+	}
+	var spans int
+	if err := s.read(ctx, func(tx *sqlx.Tx) error { return tx.GetContext(ctx, &spans, `SELECT count(*) FROM secret_spans`) }); err != nil || spans != 2 {
+		t.Fatalf("%d spans after the rescan (%v), want 2", spans, err)
 	}
 }

@@ -42,7 +42,7 @@ const maxTrigramsPerTerm = 8
 // but not yet indexed, by this process or another) are scanned and ranked
 // the same way. When that tail is large and the store can write, Search
 // first lets the index catch up.
-func (d engineDriver) SearchHits(ctx context.Context, etx engine.Tx, terms []string, short bool, opts sessiondb.SearchOptions, limit int) ([]sessiondb.Hit, error) {
+func (d engineDriver) SearchHits(ctx context.Context, etx engine.Tx, terms []string, short bool, opts sessiondb.SearchOptions, limit int) ([]engine.HitRow, error) {
 	tx := etx.(*sqlx.Tx)
 	var cursors [2]int64
 	for i, src := range ftsSources {
@@ -57,7 +57,7 @@ func (d engineDriver) SearchHits(ctx context.Context, etx engine.Tx, terms []str
 	if err := tx.SelectContext(ctx, &rows, q, args...); err != nil {
 		return nil, err
 	}
-	return engine.Hits(rows, terms), nil
+	return rows, nil
 }
 
 // PrepareSearch lets the index catch up first when its unindexed tail is

@@ -113,6 +113,13 @@
 // (scripts and styles from 'self' only: no inline script, no inline
 // style), nosniff, frame denial and no-referrer.
 //
+// Secrets found in the store (see "Secrets" in sessiondb's doc) are
+// shown as [REDACTED:rule] on every page, in every API answer and in the
+// raw body endpoint: New reads a store that keeps them through its
+// Redacted view unless Options.ShowSecrets (sessionctl serve never sets
+// it). Pages are shared and screenshotted; a person who needs the stored
+// text has sessionctl show --no-redact.
+//
 // Only GET and HEAD are served: no endpoint writes, and the CLI opens the
 // store read-only as well. Without Options.Remote, requests whose Host is
 // not localhost or a loopback IP are refused (421), which defeats DNS

@@ -93,6 +93,11 @@ type Options struct {
 	// one that reads slowly but steadily is not. Default
 	// DefaultWriteStall.
 	WriteStall time.Duration
+	// ShowSecrets serves text as stored. By default a store that keeps
+	// secrets (sessiondb.SecretKeeper) is read through its Redacted view:
+	// every page, API answer and raw body shows [REDACTED:rule] where a
+	// secret was found.
+	ShowSecrets bool
 }
 
 // Handler serves the viewer. It only reads the store.
@@ -122,6 +127,9 @@ func New(st sessiondb.Store, opts Options) (*Handler, error) {
 	}
 	if opts.WriteStall <= 0 {
 		opts.WriteStall = DefaultWriteStall
+	}
+	if k, ok := st.(sessiondb.SecretKeeper); ok && !opts.ShowSecrets {
+		st = k.Redacted()
 	}
 	h := &Handler{st: st, opts: opts, mux: http.NewServeMux(), pages: map[string]*template.Template{},
 		slots: make(chan struct{}, opts.MaxRenders)}

@@ -81,7 +81,10 @@ func openStore(ctx context.Context, loc string, mode openMode, o openOptions) (s
 				return nil, err
 			}
 		}
-		st, err := pgstore.Open(ctx, loc, &pgstore.Options{NoMigrate: o.NoMigrate || mode == modeRead})
+		// Read-only commands change nothing, not even the secret scan's
+		// tables (their reads scan what they read).
+		st, err := pgstore.Open(ctx, loc, &pgstore.Options{NoMigrate: o.NoMigrate || mode == modeRead,
+			NoSecretScan: mode == modeRead || o.ServerReadOnly})
 		if err != nil {
 			return nil, err
 		}
@@ -130,6 +133,17 @@ func readOnlyURL(loc string) (string, error) {
 	q.Set("default_transaction_read_only", "on")
 	u.RawQuery = q.Encode()
 	return u.String(), nil
+}
+
+// redactedView returns the view of st whose reads mask secrets
+// (sessiondb.SecretKeeper.Redacted): what show, search, list, export
+// --redact, mcp and serve read. A backend that keeps no secrets has no
+// such view; st is returned, which is why every backend here keeps them.
+func redactedView(st sessiondb.Store) sessiondb.Store {
+	if k, ok := st.(sessiondb.SecretKeeper); ok {
+		return k.Redacted()
+	}
+	return st
 }
 
 // Optional capabilities. A command checks for them with a type assertion

@@ -99,6 +99,18 @@
 // which prints them as escapes (\x1b, \u202e); --json and --csv stay exact.
 // rename refuses such characters in a title.
 //
+// # Secrets
+//
+// Commands whose output is read by someone else than the person at the
+// terminal mask the secrets the store found (sessiondb's doc, "Secrets")
+// as [REDACTED:rule]: mcp and serve always; show, search and list by
+// default, with --no-redact for a person at a terminal (show --json then
+// prints the stored bodies byte for byte again); export only with
+// --redact, since an exact export is its contract. backend.go's
+// redactedView is the one place they get the view. secrets lists what
+// was found, never a secret; scrub rewrites the stored bodies (--yes
+// always) and doctor reports every scrub.
+//
 // # Errors and exit codes
 //
 //	0  success

@@ -41,7 +41,10 @@ no longer exists), log positions beyond a session's last sequence, the
 schema version against the latest this binary knows, the schema's tables,
 views, indexes and triggers against the text the migrations gave them, the
 journal mode, the write-ahead log's size, and that the database, its
-WAL/SHM and its backups are readable by their owner only.
+WAL/SHM and its backups are readable by their owner only. It reports how
+many entries the background secret scan has not reached yet (reads scan
+them as they read them), and each scrub done (sessionctl scrub): when,
+which session, how many bodies and secrets.
 
 On PostgreSQL, doctor checks the schema version, orphan rows and log
 positions; the file checks are skipped (the server manages storage).
@@ -189,6 +192,10 @@ func (a *app) runDoctor(asJSON bool) error {
 		}
 	}
 
+	if k, ok := st.(sessiondb.SecretKeeper); ok && schemaOK {
+		a.secretChecks(k, add)
+	}
+
 	if fb, ok := st.(fileBacked); ok {
 		a.fileChecks(st, fb.Path(), add)
 	} else {
@@ -282,4 +289,34 @@ func firstOr(s []string, def string) string {
 		return def
 	}
 	return s[0]
+}
+
+// secretChecks reports the secret scan's lag and the scrubs done.
+func (a *app) secretChecks(k sessiondb.SecretKeeper, add func(check, status, format string, args ...any)) {
+	if n, err := k.SecretStatus(a.ctx); err != nil {
+		add("secret scan", checkFail, "%v", err)
+	} else {
+		add("secret scan", checkOK, "%d entries not scanned yet (reads scan them; a writer's background scan catches up)", n)
+	}
+	scrubs, err := k.Scrubs(a.ctx)
+	switch {
+	case err != nil:
+		add("scrubs", checkFail, "%v", err)
+	case len(scrubs) == 0:
+		add("scrubs", checkOK, "none: every stored body is as it was written")
+	default:
+		var parts []string
+		entries, secrets := 0, 0
+		for _, r := range scrubs {
+			entries += r.Entries
+			secrets += r.Secrets
+			parts = append(parts, fmt.Sprintf("%s %s: %d bodies, %d secrets", r.At.UTC().Format("2006-01-02 15:04:05"), visible(r.SessionID), r.Entries, r.Secrets))
+		}
+		const shown = 10
+		if len(parts) > shown {
+			parts = append(parts[len(parts)-shown:], fmt.Sprintf("and %d earlier", len(parts)-shown))
+		}
+		add("scrubs", checkOK, "%d scrubs rewrote %d bodies holding %d secrets (exports of those sessions are not byte for byte what was imported): %s",
+			len(scrubs), entries, secrets, strings.Join(parts, "; "))
+	}
 }

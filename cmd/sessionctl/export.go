@@ -15,6 +15,8 @@ type exportOptions struct {
 	out    string
 	json   bool
 	force  bool
+	// redact masks secrets in what is written.
+	redact bool
 }
 
 func (a *app) exportCommand() *cobra.Command {
@@ -43,7 +45,13 @@ sessions/YYYY/MM/DD/rollout-….jsonl), ready to copy into ~/.claude or
 into that format's own shapes (text, thinking, tool calls and their
 results; pi takes Claude Code, Codex, picoclaw, zot and swink sessions) or
 refused with an error naming what the format cannot hold; nothing is
-dropped silently.`,
+dropped silently.
+
+Export writes the stored bytes, secrets included: that is what makes it
+exact. --redact writes every secret found (see "sessionctl secrets") as
+[REDACTED:rule] instead, for sharing; the files are then not byte for byte
+what was imported. A session scrubbed with "sessionctl scrub" exports with
+its secrets masked either way: its stored bytes were rewritten.`,
 		Example: `  sessionctl export my-alias --format picoclaw --out /tmp/picoclaw
   sessionctl export 5c2d8e41-… --format claude-code --out /tmp/claude   # then copy projects/ into ~/.claude
   sessionctl export --all --format zot --out backup/ --json`,
@@ -74,6 +82,7 @@ dropped silently.`,
 	c.Flags().StringVarP(&o.out, "out", "o", "", "output directory (created if missing)")
 	c.Flags().BoolVar(&o.json, "json", false, "print the files written as a JSON array")
 	c.Flags().BoolVar(&o.force, "force", false, "replace files that already exist in DIR")
+	c.Flags().BoolVar(&o.redact, "redact", false, "write secrets as [REDACTED:rule] (for sharing; no longer byte for byte)")
 	return c
 }
 
@@ -102,7 +111,11 @@ func (a *app) runExport(args []string, o exportOptions) error {
 			skipped = append(skipped, fmt.Sprintf("%s (%s)", visible(id), visible(err.Error())))
 		}
 	}
-	files, err := jsonlimport.ExportWith(a.ctx, st, ids, o.format, o.out, eo)
+	src := st
+	if o.redact {
+		src = redactedView(st)
+	}
+	files, err := jsonlimport.ExportWith(a.ctx, src, ids, o.format, o.out, eo)
 	// The files written are printed even when the export failed part-way,
 	// so that the user knows what is in DIR.
 	if o.json {

@@ -14,6 +14,8 @@ type listOptions struct {
 	query  string
 	parent string
 	json   bool
+	// noRedact shows secrets in titles and summaries as stored.
+	noRedact bool
 }
 
 func (a *app) listCommand() *cobra.Command {
@@ -37,6 +39,7 @@ func (a *app) listCommand() *cobra.Command {
 	c.Flags().StringVarP(&o.query, "query", "q", "", "only sessions whose title or an alias contains TEXT")
 	c.Flags().StringVar(&o.parent, "parent", "", "only the forks of session `ID` (its ID, not an alias)")
 	c.Flags().BoolVar(&o.json, "json", false, "print a JSON array of sessions")
+	c.Flags().BoolVar(&o.noRedact, "no-redact", false, "show secrets in titles as stored instead of [REDACTED:rule]")
 	return c
 }
 
@@ -44,6 +47,9 @@ func (a *app) runList(o listOptions) error {
 	st, err := a.openRead(nil)
 	if err != nil {
 		return err
+	}
+	if !o.noRedact {
+		st = redactedView(st)
 	}
 	infos, err := listSessionsOpts(a.ctx, st, sessiondb.ListOptions{Query: o.query, ParentID: o.parent}, o.limit)
 	if err != nil {

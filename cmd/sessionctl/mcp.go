@@ -77,7 +77,8 @@ func (a *app) runMCP(o mcpOptions) error {
 		return err
 	}
 	logger := slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	srv := mcpserver.New(st, mcpserver.Options{Version: buildVersion(), Logger: logger})
+	// A model reads what this serves: always redacted.
+	srv := mcpserver.New(redactedView(st), mcpserver.Options{Version: buildVersion(), Logger: logger})
 	if o.http == "" {
 		// stdio: the client owns stdin and stdout; nothing else may be
 		// printed there. End of input or a signal ends the server; a

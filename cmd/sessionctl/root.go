@@ -134,6 +134,8 @@ Exit codes: 0 success, 1 error, 2 usage error, 3 import finished with problems.`
 		a.compactCommand(),
 		a.truncateCommand(),
 		a.pruneCommand(),
+		a.secretsCommand(),
+		a.scrubCommand(),
 		a.vacuumCommand(),
 		a.reindexCommand(),
 		a.forkCommand(),

@@ -15,6 +15,8 @@ type searchOptions struct {
 	kind    string
 	limit   int
 	json    bool
+	// noRedact shows secrets as stored.
+	noRedact bool
 }
 
 func (a *app) searchCommand() *cobra.Command {
@@ -47,6 +49,7 @@ compaction summary), the role and a snippet with matches in **bold**.`,
 	c.Flags().StringVar(&o.kind, "kind", "", "only entries of this kind (message, custom, …)")
 	c.Flags().IntVarP(&o.limit, "limit", "n", sessiondb.DefaultSearchLimit, "show at most N hits")
 	c.Flags().BoolVar(&o.json, "json", false, "print the hits as a JSON array")
+	c.Flags().BoolVar(&o.noRedact, "no-redact", false, "show secrets in snippets as stored instead of [REDACTED:rule], and find hits inside them")
 	return c
 }
 
@@ -72,6 +75,9 @@ func (a *app) runSearch(query string, o searchOptions) error {
 		if opts.SessionID, err = resolve(a.ctx, st, o.session); err != nil {
 			return err
 		}
+	}
+	if !o.noRedact {
+		st = redactedView(st)
 	}
 	hits, err := st.Search(a.ctx, query, opts)
 	if err != nil {

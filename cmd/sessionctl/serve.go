@@ -100,7 +100,9 @@ func (a *app) runServe(o serveOptions) error {
 			return err
 		}
 	}
-	h, err := viewer.New(st, opts)
+	// Pages are shared and screenshotted: always redacted (the watcher
+	// below writes to st itself).
+	h, err := viewer.New(redactedView(st), opts)
 	if err != nil {
 		return err
 	}

@@ -20,6 +20,8 @@ type showOptions struct {
 	json       bool
 	// bookkeeping: show bookkeeping lines too.
 	bookkeeping bool
+	// noRedact shows secrets as stored.
+	noRedact bool
 }
 
 func (a *app) showCommand() *cobra.Command {
@@ -38,7 +40,13 @@ model changes) are left out unless --bookkeeping.
 With --json, show prints the transcript as a JSON array whose elements are
 the stored message bodies, byte for byte. With --state or --interrupt as
 well, it prints an object {"session", "transcript", "state", "interrupt"}
-instead (state and interrupt are null when absent).`,
+instead (state and interrupt are null when absent).
+
+Secrets found in the session (API keys, tokens, private keys, passwords in
+URLs, see "sessionctl secrets") are shown as [REDACTED:rule], in the human
+view and in --json, whose bodies stay valid JSON. --no-redact shows them as
+stored (and --json then prints the bodies byte for byte): for a person at a
+terminal, not for output that is shared or handed to a model.`,
 		Example: `  sessionctl show 20260320_143000_6f00bfe3f7c54b2f86d780df58ccf0a1
   sessionctl show my-alias --state
   sessionctl show my-alias --json | jq '.[-1]'`,
@@ -53,6 +61,7 @@ instead (state and interrupt are null when absent).`,
 	c.Flags().BoolVar(&o.interrupt, "interrupt", false, "show the pending interrupt document")
 	c.Flags().BoolVar(&o.json, "json", false, "print the stored bodies as JSON")
 	c.Flags().BoolVar(&o.bookkeeping, "bookkeeping", false, "show bookkeeping lines too (progress, token counts, snapshots, echoes of messages)")
+	c.Flags().BoolVar(&o.noRedact, "no-redact", false, "show secrets as stored instead of [REDACTED:rule]")
 	return c
 }
 
@@ -60,6 +69,9 @@ func (a *app) runShow(arg string, o showOptions) error {
 	st, id, err := a.openSessionRead(arg)
 	if err != nil {
 		return err
+	}
+	if !o.noRedact {
+		st = redactedView(st)
 	}
 	full, err := st.LoadFull(a.ctx, id, sessiondb.LoadOptions{})
 	if err != nil {

@@ -26,7 +26,9 @@
 //	    │                     Lookup, List, Delete); transcript assembly (Load, Entries,
 //	    │                     LoadFull); compactions and Prune; checkpoints and Restore;
 //	    │                     forks; usage totals and report, Reprice; SourceFile; the
-//	    │                     front of Search (terms, page, session filter); re-extraction
+//	    │                     front of Search (terms, page, session filter); re-extraction;
+//	    │                     secrets (secrets.go: the scan, the redacting view and its
+//	    │                     reads, the listing, the scrub)
 //	sqlstore    pgstore       each a Driver and a Dialect, plus what differs on purpose:
 //	                          opening, migrations and schema checks, transactions (SQLite:
 //	                          one writer, group commit, savepoints; PostgreSQL: row and

@@ -74,10 +74,11 @@ type Driver interface {
 	// searched text can hold (PostgreSQL).
 	PrepareSearch(ctx context.Context, terms []string) error
 	// SearchHits is the backend's search index: the page (opts.Offset,
-	// limit) of hits holding every term, ranked, with their snippets.
+	// limit) of hits holding every term, ranked, each with its whole
+	// text (the engine cuts the snippets, see Engine.Hits).
 	// opts.SessionID is already resolved; short says a term is shorter
 	// than a trigram.
-	SearchHits(ctx context.Context, tx Tx, terms []string, short bool, opts sessiondb.SearchOptions, limit int) ([]sessiondb.Hit, error)
+	SearchHits(ctx context.Context, tx Tx, terms []string, short bool, opts sessiondb.SearchOptions, limit int) ([]HitRow, error)
 }
 
 // Dialect is the SQL text that differs between the databases inside
@@ -106,6 +107,10 @@ type Dialect struct {
 	// EntryText is how an entry's extracted text is written (SQLite
 	// stores it only where it differs from the body's content string).
 	EntryText backend.TextStore
+	// TableExists is a query with one argument, a table name, that
+	// counts the tables of that name in the store's schema (the secret
+	// tables are missing from a schema opened without migrating).
+	TableExists string
 }
 
 // Engine is the behaviour of a store over one Driver. A backend embeds it

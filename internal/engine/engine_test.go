@@ -14,7 +14,7 @@ import (
 // the backends call besides is a function of this package.
 func TestMethodsAreStoreMethods(t *testing.T) {
 	ifaces := []reflect.Type{reflect.TypeFor[sessiondb.Store](), reflect.TypeFor[sessiondb.SessionLookup](),
-		reflect.TypeFor[sessiondb.Repricer](), reflect.TypeFor[sessiondb.Copier]()}
+		reflect.TypeFor[sessiondb.Repricer](), reflect.TypeFor[sessiondb.Copier](), reflect.TypeFor[sessiondb.SecretKeeper]()}
 	eng := reflect.TypeFor[*Engine]()
 	for i := range eng.NumMethod() {
 		m := eng.Method(i)
@@ -26,7 +26,7 @@ func TestMethodsAreStoreMethods(t *testing.T) {
 			}
 		}
 		if !ok {
-			t.Errorf("Engine.%s is not a method of sessiondb.Store, SessionLookup, Repricer or Copier: it would leak into sqlstore's and pgstore's API", m.Name)
+			t.Errorf("Engine.%s is not a method of sessiondb.Store, SessionLookup, Repricer, Copier or SecretKeeper: it would leak into sqlstore's and pgstore's API", m.Name)
 			continue
 		}
 		// m.Type has the receiver first; the interface method has none.

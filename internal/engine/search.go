@@ -47,7 +47,11 @@ func (e *Engine) Search(ctx context.Context, query string, opts sessiondb.Search
 				return err
 			}
 		}
-		hits, err = e.d.SearchHits(ctx, tx, terms, short, o, limit)
+		rows, err := e.d.SearchHits(ctx, tx, terms, short, o, limit)
+		if err != nil {
+			return err
+		}
+		hits, err = e.hits(ctx, tx, rows, terms, opts.KeepWithheld)
 		return err
 	})
 	if err != nil {
@@ -63,8 +67,8 @@ const ExactBonus = 1e6
 
 // HitRow is a search hit as both backends' queries return it: the hit's
 // columns, its whole extracted text (snippet, cut by Hits) and its score
-// (ExactBonus included). ID is the row id, which SQLite's query also
-// returns.
+// (ExactBonus included). ID is the row id (of entries or
+// summary_messages): a redacting read reads the hit's body by it.
 type HitRow struct {
 	ID           int64   `db:"id"`
 	SessionID    string  `db:"session_id"`
@@ -76,12 +80,19 @@ type HitRow struct {
 	CreatedAt    string  `db:"created_at"`
 	Snippet      string  `db:"snippet"`
 	Score        float64 `db:"score"`
+	// withheld: a redacting read holds the hit back (Engine.hits).
+	withheld bool
 }
 
-// Hits turns rows into hits, each text cut to a snippet around terms.
+// Hits turns rows into hits, each text cut to a snippet around terms
+// (Engine.hits redacts them first in a redacting read).
 func Hits(rows []HitRow, terms []string) []sessiondb.Hit {
 	hits := make([]sessiondb.Hit, len(rows))
 	for i, r := range rows {
+		if r.withheld {
+			hits[i] = sessiondb.Hit{Withheld: true}
+			continue
+		}
 		hits[i] = sessiondb.Hit{SessionID: r.SessionID, SessionTitle: r.SessionTitle, Seq: r.Seq, Summary: r.Summary,
 			Kind: r.Kind, Role: r.Role, CreatedAt: ParseTime(r.CreatedAt), Snippet: Snippet(r.Snippet, terms), Score: r.Score}
 	}

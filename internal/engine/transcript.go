@@ -124,6 +124,9 @@ func transcriptAt(ctx context.Context, tx Tx, id string, cur current, toSeq int6
 	if opts.LastN > 0 {
 		slices.Reverse(rows)
 	}
+	if err := redactEntryRows(ctx, tx, id, rows); err != nil {
+		return nil, err
+	}
 	var out []sessiondb.Entry
 	if cur.ID != 0 && (opts.LastN == 0 || len(rows) < opts.LastN) {
 		summary, err := summaryMessages(ctx, tx, cur.ID)
@@ -163,6 +166,7 @@ func summaryMessages(ctx context.Context, tx Tx, compactionID int64) ([]sessiond
 	}
 	out := make([]sessiondb.Entry, len(rows))
 	for i, r := range rows {
+		r.Body = redactSummary(ctx, r.Body)
 		out[i] = r.entry(true)
 	}
 	return out, nil
@@ -202,6 +206,9 @@ func (e *Engine) Entries(ctx context.Context, id string, from, to int64) ([]sess
 		}
 		rows, err := selectEntries(ctx, tx, `SELECT seq, kind, role, body, created_at FROM entries
 			WHERE session_id = ? AND seq BETWEEN ? AND ? ORDER BY seq`, id, from, to)
+		if err == nil {
+			err = redactEntryRows(ctx, tx, id, rows)
+		}
 		out = make([]sessiondb.Entry, len(rows))
 		for i, r := range rows {
 			out[i] = r.entry(false)
