@@ -199,12 +199,15 @@
 //     all its tool calls (each result line hangs off its own tool_use
 //     line, the next assistant line off the last result only).
 //   - Usage: Claude Code counts one row per API response, CallID
-//     message.id + "|" + requestId: the report with the largest total
-//     (a main-chain line beats a side-chain copy, ties keep the first),
-//     which in every multi-line response of the real corpus is its last
-//     line (the earlier lines' output_tokens are partial; through
-//     Anthropic-compatible endpoints the cache figures too), dated by
-//     that line. This is how ccusage 20 counts (testdata/gen/ccusage). A
+//     message.id + "|" + requestId: the report of its last streamed line
+//     (a main-chain line beats a side-chain copy; a line with
+//     "usage":{} reports nothing), dated by that line. The earlier
+//     lines' figures are partial: Anthropic's output_tokens, and through
+//     Anthropic-compatible endpoints the whole prompt reported as input
+//     with output 0, a total that can exceed the final report's (issue
+//     38: a 2.1.68 file, right up to the first response where it did).
+//     ccusage 20 keeps the largest total (testdata/gen/ccusage); on every
+//     response of the real corpus both rules count the same figures. A
 //     response held by several transcripts of one project folder (a
 //     continued session repeats the responses of the one it continues,
 //     sometimes re-dated; an aside-question sub-agent replays its
