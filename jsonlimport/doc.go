@@ -84,7 +84,10 @@
 //     cannot be patched afterwards: a session's CreatedAt. A fork's
 //     ForkSeq is patched (sessiondb.MetaPatch.ForkSeq) when the file moves
 //     it: a pi branch fork made while its branch point was elsewhere, a pi
-//     /fork file imported before its copied entries were all written;
+//     /fork file imported before its copied entries were all written; and
+//     a pi branch fork whose tip the file now continues (pi went back to
+//     it) is deleted in the same commit (sessiondb.Commit.Delete), as one
+//     import of the file makes none;
 //   - a last line without its newline (the writer is mid-append) is not
 //     consumed: the offset stops before it, it is reported in the import's
 //     problems (not stored), and read again once complete;
