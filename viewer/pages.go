@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/compactor"
 	"github.com/sessiondb/sessiondb/jsonlimport"
 )
 
@@ -295,6 +296,10 @@ func (h *Handler) transcript(ctx context.Context, idOrAlias string, q url.Values
 	for i, c := range comps {
 		cv := cutView{ID: c.ID, KeepFromSeq: c.KeepFromSeq, AtSeq: c.AtSeq, TokensBefore: c.TokensBefore,
 			TokensAfter: c.TokensAfter, Time: c.CreatedAt.UTC().Format("2006-01-02 15:04"), Latest: i == len(comps)-1}
+		if det, ok := compactor.ParseDetails(c); ok && det.SplitTurn != nil {
+			cv.Split = visible(compactor.SplitTurnLine(*det.SplitTurn))
+		}
+		cv.ReadFiles, cv.ModifiedFiles = compactor.Files(c)
 		d.summaries = append(d.summaries, c.Summary)
 		d.Compactions = append(d.Compactions, cv)
 		if cv.Latest {
