@@ -284,15 +284,23 @@
 // swink, costUSD) is never estimated nor changed. The importer prices
 // with Options.Prices: nil is Prices, the built-in table of PricesAsOf
 // (figures from LiteLLM's model_prices_and_context_window.json as ccusage
-// 20.0.24 embeds it, each entry's source in pricing.go); LoadPrices reads
-// a file in LiteLLM's shape (the whole LiteLLM file works) that overrides
-// and extends it (pricesfile.go says which fields are read and why). A
-// model that no table prices costs 0, stays marked estimated (a later
+// 20.0.24 embeds it, each entry's source in pricing.go), and then, for
+// every model the table does not list, the snapshot of LiteLLM's whole
+// file that the binary embeds (litellm.go, LiteLLMSnapshot: its source
+// and day; testdata/gen/prices/litellm.py refreshes it), so that the
+// third-party models met in real archives (MiniMax, MiMo, Kimi, …) are
+// priced when the field prices them; LoadPrices reads a file in
+// LiteLLM's shape (the whole LiteLLM file works) that overrides and
+// extends the table (pricesfile.go says which fields are read and why).
+// A model that no table prices costs 0, stays marked estimated (a later
 // reprice with a price for it fixes it), and is named in one Note per
-// import, however many files use it. Model names match exactly, case
-// aside and without a provider prefix: the dated name of a snapshot first
-// (some cost another price), then the name without its date. A newer
-// model is never priced like its elder.
+// import, however many files use it. Model names match case aside,
+// without a provider prefix ("openrouter/anthropic/"), a Bedrock vendor
+// and version ("us.anthropic.", "-v1:0") or a variant tag (":free",
+// "[1m]"): the dated name of a snapshot first (some cost another price),
+// then the name without its date, then with the dots of its version
+// written as dashes or the other way round ("claude-opus-4.8" is
+// "claude-opus-4-8"). A newer model is never priced like its elder.
 //
 // Cache writes are priced by lifetime: Claude Code 2.x splits each
 // response's cache writes into ephemeral_5m_input_tokens and
