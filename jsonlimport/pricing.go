@@ -39,8 +39,11 @@ import (
 //     calls would have cost through the API.
 //
 // A model that is not in the table keeps cost 0 (still marked estimated,
-// so that a reprice with a newer table prices it) and the import names it
-// in one Note per model.
+// so that a reprice with a newer table prices it): such a call is
+// "unpriced" (sessiondb.UsageTotals.Unpriced), and every view says so
+// rather than $0.00. The import names it in one Note per model. A model
+// the table prices at 0 (free: glm-4.7-flash at Z.ai) gets cost 0 marked
+// not estimated: a known zero.
 
 // PricesAsOf dates Prices: the day their figures were last checked
 // against LiteLLM's model_prices_and_context_window.json.
@@ -253,6 +256,7 @@ func estimateCosts(rows []sessiondb.Usage) {
 		u.Cost = 0
 		if p, ok := PriceOf(u.Model); ok {
 			u.Cost = p.Estimate(*u)
+			u.CostEstimated = p != Price{} // a free model's zero is known
 		}
 	}
 }
@@ -286,6 +290,9 @@ func (pr *pricer) price(path string, rows []sessiondb.Usage) {
 		}
 		if p, ok := pr.table.Lookup(u.Model); ok {
 			u.Cost = p.Estimate(*u)
+			// A free model's zero is known, not an estimate waiting for a
+			// price (sessiondb.UsageTotals.Unpriced).
+			u.CostEstimated = p != Price{}
 			continue
 		}
 		u.Cost = 0

@@ -32,6 +32,7 @@ type listRow struct {
 	Updated      string
 	Calls        int64
 	Cost         float64
+	Unpriced     int64 // calls without a price (sessiondb.UsageTotals.Unpriced)
 	Tokens       int64
 }
 
@@ -156,7 +157,7 @@ func (h *Handler) list(ctx context.Context, q url.Values) (listData, error) {
 			}
 		}
 		if u != nil {
-			row.Calls, row.Cost = u.Calls, u.Cost
+			row.Calls, row.Cost, row.Unpriced = u.Calls, u.Cost, u.Unpriced
 			row.Tokens = u.InputTokens + u.OutputTokens + u.CacheReadTokens + u.CacheWriteTokens
 		}
 		d.Rows = append(d.Rows, row)
