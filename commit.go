@@ -83,6 +83,16 @@ type Commit struct {
 	ExpectSource *SourceExpectation
 	// Now overrides the time the store records as UpdatedAt (zero: now).
 	Now time.Time
+	// Delete removes the session and everything stored with it, as
+	// Store.Delete does (its last Sequence is remembered, so a session
+	// made again under its ID continues from it; its forks stay), in the
+	// commit's transaction: in a CommitMany, the other sessions' writes
+	// and this deletion land together or not at all (an importer drops a
+	// branch fork the file no longer has in the commit that imports the
+	// file). Only ExpectSequence may go with it (ErrInvalid otherwise);
+	// the session must exist (ErrNotFound). The Session returned is the
+	// deleted one, as it was.
+	Delete bool
 }
 
 // SourceExpectation is Commit.ExpectSource: the source-file record a

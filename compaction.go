@@ -76,6 +76,13 @@ type UsageTotals struct {
 	CacheWriteTokens int64
 	ReasoningTokens  int64
 	Cost             float64
+	// Unpriced counts the calls among Calls whose cost is unknown: an
+	// estimate (Usage.CostEstimated) of 0 for calls that counted tokens,
+	// which is what an importer writes when no price list prices the
+	// model. Cost sums the other calls only; a view shows such calls as
+	// "unpriced", never as $0.00. (A free model's calls are priced: the
+	// importers record their zero cost as known, not estimated.)
+	Unpriced int64
 }
 
 // Add adds u to t.
@@ -87,4 +94,13 @@ func (t *UsageTotals) Add(u Usage) {
 	t.CacheWriteTokens += u.CacheWriteTokens
 	t.ReasoningTokens += u.ReasoningTokens
 	t.Cost += u.Cost
+	if u.Unpriced() {
+		t.Unpriced++
+	}
+}
+
+// Unpriced reports whether the call's cost is unknown: estimated at 0
+// while it counted tokens (see UsageTotals.Unpriced).
+func (u Usage) Unpriced() bool {
+	return u.CostEstimated && u.Cost == 0 && u.InputTokens+u.OutputTokens+u.CacheReadTokens+u.CacheWriteTokens > 0
 }

@@ -2,6 +2,7 @@ package sessiondb
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"unicode/utf8"
 
@@ -43,6 +44,14 @@ func ValidateCommit(id string, c Commit) error {
 	}
 	if c.Create != nil && c.CreateIfMissing != nil {
 		return invalidf("commit has both Create and CreateIfMissing")
+	}
+	if c.Delete {
+		rest := c
+		rest.Delete, rest.ExpectSequence = false, nil
+		if !reflect.ValueOf(rest).IsZero() {
+			return invalidf("a commit that deletes its session holds nothing else but ExpectSequence")
+		}
+		return nil
 	}
 	for _, create := range []*Session{c.Create, c.CreateIfMissing} {
 		if create == nil {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/sessiondb/sessiondb"
@@ -103,7 +104,39 @@ type Details struct {
 		Anchor     int `json:"anchor"`
 	} `json:"policy"`
 	Attempts int `json:"attempts"`
+	// SplitTurn, when the kept part starts inside a turn (Plan.Split),
+	// says which turn: its beginning was summarized apart.
+	SplitTurn *SplitTurn `json:"split_turn,omitempty"`
+	// ReadFiles and ModifiedFiles are the files the summarized part read
+	// (and did not change) and changed, with those of the previous
+	// compaction it extends (files.go; pi's readFiles and modifiedFiles).
+	ReadFiles     []string `json:"read_files,omitempty"`
+	ModifiedFiles []string `json:"modified_files,omitempty"`
 }
+
+// SplitTurn describes the turn a compaction cut into (Details.SplitTurn).
+type SplitTurn struct {
+	// Prompt is the first line, cut to 200 bytes, of the user prompt that
+	// began the turn, and PromptSeq its log Seq (0 for a copy among the
+	// summary entries); both are empty when the turn began before the
+	// part summarized now (in the previous summary).
+	PromptSeq int64  `json:"prompt_seq"`
+	Prompt    string `json:"prompt"`
+	// Summarized counts the turn's entries summarized apart (its
+	// beginning, the prompt included); KeptFromSeq is the first entry of
+	// the turn kept verbatim.
+	Summarized  int   `json:"summarized"`
+	KeptFromSeq int64 `json:"kept_from_seq"`
+}
+
+// TurnContextHeading starts the section of a summary that covers the
+// beginning of a turn the kept part starts inside (a split turn, as pi
+// calls it); the history's summary comes before it.
+const TurnContextHeading = "**Turn context (split turn):**"
+
+// noHistory is the history's summary when a split turn's beginning is all
+// that is summarized (pi writes "No prior history.").
+const noHistory = "No earlier history."
 
 // ParseDetails decodes the details of a compaction made by this package.
 // ok is false for other compactions (truncations, SetHistory, other tools).
@@ -235,7 +268,7 @@ func (c *Compactor) compact(ctx context.Context, id string, threshold int64) (Re
 	count := c.Policy.counter()
 	var (
 		cacheKey   [32]byte
-		cached     *Summary
+		cached     *summaries
 		summarized int
 		lastErr    error
 	)
@@ -261,7 +294,15 @@ func (c *Compactor) compact(ctx context.Context, id string, threshold int64) (Re
 			res.Reason = pl.Reason
 			return res, nil
 		}
-		req := Request{SessionID: id, Format: snap.session.SourceFormat}
+		// A split turn whose prompt is among the dropped entries is
+		// summarized apart from the history before it (pi's split turn);
+		// one that began earlier (its beginning in the previous summary,
+		// or the anchor) continues the history: one summary.
+		req, prefix := Request{SessionID: id, Format: snap.session.SourceFormat}, Request{}
+		apart := pl.Split && pl.TurnStart != snap.prevIdx && snap.infos[pl.TurnStart].userRequest()
+		if apart {
+			prefix = Request{SessionID: id, Format: snap.session.SourceFormat, TurnPrefix: true}
+		}
 		dropped := snap.transcript[pl.Anchor:pl.KeepFrom]
 		incremental := false
 		for i, e := range dropped {
@@ -270,30 +311,34 @@ func (c *Compactor) compact(ctx context.Context, id string, threshold int64) (Re
 				if info := snap.infos[pl.Anchor+i]; info.understood {
 					req.Previous = strings.TrimPrefix(info.text, SummaryPrefix)
 				}
+				// The file lists are carried in the details, not the text.
+				req.Previous = withoutFileSections(req.Previous)
 				incremental = true
+				continue
+			}
+			if apart && pl.Anchor+i >= pl.TurnStart {
+				prefix.Entries = append(prefix.Entries, e)
 				continue
 			}
 			req.Entries = append(req.Entries, e)
 		}
 
-		key := requestKey(req)
-		var sum Summary
+		key := requestKey(req, prefix)
+		var sum summaries
 		if cached != nil && key == cacheKey {
 			sum = *cached
 		} else {
-			sum, err = c.Summarizer.Summarize(ctx, req)
-			summarized++
+			var calls int
+			sum, calls, err = c.summarize(ctx, req, prefix)
+			summarized += calls
 			res.Summarized = summarized
 			if err != nil {
 				return Result{}, fmt.Errorf("compact %s: summarize: %w", id, err)
 			}
-			if strings.TrimSpace(sum.Text) == "" {
-				return Result{}, fmt.Errorf("compact %s: summarize: empty summary", id)
-			}
 			cached, cacheKey = &sum, key
 		}
 
-		comp := c.build(snap, pl, sum, req, incremental, attempt)
+		comp := c.build(snap, pl, sum, req, prefix, incremental, attempt)
 		if err := fitSummary(snap.session.SourceFormat, comp.Summary[pl.Anchor]); err != nil {
 			return Result{}, fmt.Errorf("compact %s: %w", id, err)
 		}
@@ -313,9 +358,7 @@ func (c *Compactor) compact(ctx context.Context, id string, threshold int64) (Re
 			ExpectSequence: sessiondb.Expect(snap.session.Sequence),
 			Compactions:    []sessiondb.Compaction{comp},
 		}
-		if sum.Usage != nil {
-			commit.Usage = []sessiondb.Usage{*sum.Usage}
-		}
+		commit.Usage = sum.usage
 		sess, err := c.Store.Commit(ctx, id, commit)
 		if errors.Is(err, sessiondb.ErrConflict) {
 			lastErr = err
@@ -333,9 +376,89 @@ func (c *Compactor) compact(ctx context.Context, id string, threshold int64) (Re
 	return Result{}, fmt.Errorf("compact %s: gave up after %d attempts: %w", id, attempts, lastErr)
 }
 
+// summaries are what the Summarizer wrote for one compaction: the
+// history's summary and, for a split turn, the summary of the turn's
+// beginning, with the usage rows of the calls.
+type summaries struct {
+	history    string
+	turn       string
+	summarizer string
+	model      string
+	usage      []sessiondb.Usage
+}
+
+// summarize asks the Summarizer for the summary of req (the history) and,
+// for a split turn, of prefix (the turn's beginning) apart (build joins
+// them as pi does: the history's summary, then the turn context under
+// TurnContextHeading). A history with no new entry is the previous
+// summary as it was (no call). It returns the number of calls made.
+func (c *Compactor) summarize(ctx context.Context, req, prefix Request) (summaries, int, error) {
+	calls := 0
+	ask := func(r Request) (Summary, error) {
+		calls++
+		s, err := c.Summarizer.Summarize(ctx, r)
+		if err == nil && strings.TrimSpace(s.Text) == "" {
+			err = errors.New("empty summary")
+		}
+		return s, err
+	}
+	var out summaries
+	took := func(s Summary) {
+		if out.summarizer == "" {
+			out.summarizer, out.model = s.Summarizer, s.Model
+		}
+		if s.Usage != nil {
+			out.usage = append(out.usage, *s.Usage)
+		}
+	}
+	switch {
+	case len(req.Entries) > 0 || !prefix.TurnPrefix || strings.Contains(req.Previous, TurnContextHeading):
+		// (A previous summary that holds a turn context is summarized
+		// again, so that turn contexts do not nest.)
+		s, err := ask(req)
+		if err != nil {
+			return summaries{}, calls, err
+		}
+		took(s)
+		out.history = s.Text
+	case req.Previous != "":
+		out.history = req.Previous
+	default:
+		out.history = noHistory
+	}
+	if prefix.TurnPrefix {
+		s, err := ask(prefix)
+		if err != nil {
+			return summaries{}, calls, err
+		}
+		took(s)
+		out.turn = s.Text
+	}
+	return out, calls, nil
+}
+
+// SplitTurnLine is the sentence that tells which turn a compaction cut
+// into, as its summary says it after TurnContextHeading.
+func SplitTurnLine(st SplitTurn) string { return turnLine(&st) }
+
+// turnLine is the sentence that tells, after TurnContextHeading, which
+// turn the kept part starts inside.
+func turnLine(st *SplitTurn) string {
+	if st.Prompt != "" {
+		at := ""
+		if st.PromptSeq > 0 {
+			at = fmt.Sprintf("#%d ", st.PromptSeq)
+		}
+		return fmt.Sprintf("The kept part starts inside the turn begun by the user prompt %s%q; its first %s are summarized here, the rest is kept from #%d.",
+			at, st.Prompt, plural(st.Summarized, "entry", "entries"), st.KeptFromSeq)
+	}
+	return fmt.Sprintf("The kept part starts inside a turn begun before the part summarized now: the summary above holds its beginning and the %s since, the rest is kept from #%d.",
+		plural(st.Summarized, "entry", "entries"), st.KeptFromSeq)
+}
+
 // build assembles the compaction: the anchor copied verbatim, then the
 // summary message; the tail is kept from the first kept log entry.
-func (c *Compactor) build(snap *snapshot, pl Plan, sum Summary, req Request, incremental bool, attempt int) sessiondb.Compaction {
+func (c *Compactor) build(snap *snapshot, pl Plan, sum summaries, req, prefix Request, incremental bool, attempt int) sessiondb.Compaction {
 	t := snap.transcript
 	msg := c.SummaryMessage
 	if msg == nil {
@@ -344,8 +467,8 @@ func (c *Compactor) build(snap *snapshot, pl Plan, sum Summary, req Request, inc
 	}
 	d := Details{
 		Compactor:   DetailsCompactor,
-		Summarizer:  sum.Summarizer,
-		Model:       sum.Model,
+		Summarizer:  sum.summarizer,
+		Model:       sum.model,
 		Anchor:      pl.Anchor,
 		AnchorSeqs:  make([]int64, 0, pl.Anchor),
 		Dropped:     pl.KeepFrom - pl.Anchor,
@@ -368,7 +491,43 @@ func (c *Compactor) build(snap *snapshot, pl Plan, sum Summary, req Request, inc
 		d.AnchorSeqs = append(d.AnchorSeqs, seq)
 		summary = append(summary, sessiondb.Entry{Kind: e.Kind, Role: e.Role, CreatedAt: e.CreatedAt, Body: e.Body})
 	}
-	summary = append(summary, sessiondb.Entry{Kind: sessiondb.KindMessage, Body: msg(sum.Text)})
+	// The turn a split cut into, and the files the summarized part read
+	// and changed (with the previous compaction's), go into the details
+	// and the summary text.
+	text := sum.history
+	format := snap.session.SourceFormat
+	if pl.Split {
+		st := &SplitTurn{Summarized: len(prefix.Entries), KeptFromSeq: keepSeq(t, pl.KeepFrom, snap.session.LastSeq)}
+		if prefix.TurnPrefix {
+			p := t[pl.TurnStart]
+			st.PromptSeq = p.Seq
+			st.Prompt = truncate(firstLine(infoText(snap.infos[pl.TurnStart], p.Body)), OfflineRequestBytes)
+		} else {
+			st.Summarized = len(req.Entries)
+		}
+		d.SplitTurn = st
+		text += "\n\n---\n\n" + TurnContextHeading + " " + turnLine(st)
+		if sum.turn != "" {
+			text += "\n\n" + sum.turn
+		}
+	}
+	ops := newFileOps()
+	if incremental && snap.ours {
+		for _, f := range snap.details.ReadFiles {
+			ops.read[f] = true
+		}
+		for _, f := range snap.details.ModifiedFiles {
+			ops.changed[f] = true
+		}
+	}
+	for _, r := range []Request{req, prefix} {
+		for _, e := range r.Entries {
+			ops.add(format, e)
+		}
+	}
+	d.ReadFiles, d.ModifiedFiles = ops.lists()
+	text += fileSections(d.ReadFiles, d.ModifiedFiles)
+	summary = append(summary, sessiondb.Entry{Kind: sessiondb.KindMessage, Body: msg(text)})
 	// The start of the kept tail that lies among the summary entries of
 	// the compaction before (only where the policy lets the tail start
 	// there: planTurns) is copied after the summary message.
@@ -377,7 +536,7 @@ func (c *Compactor) build(snap *snapshot, pl Plan, sum Summary, req Request, inc
 		summary = append(summary, sessiondb.Entry{Kind: e.Kind, Role: e.Role, CreatedAt: e.CreatedAt, Body: e.Body})
 		d.Tail++
 	}
-	for _, e := range req.Entries {
+	for _, e := range append(slices.Clip(req.Entries), prefix.Entries...) {
 		if e.Seq == 0 {
 			continue
 		}
@@ -386,10 +545,7 @@ func (c *Compactor) build(snap *snapshot, pl Plan, sum Summary, req Request, inc
 		}
 		d.DroppedToSeq = e.Seq
 	}
-	keepFrom := snap.session.LastSeq + 1
-	if logFrom < len(t) {
-		keepFrom = t[logFrom].Seq
-	}
+	keepFrom := keepSeq(t, logFrom, snap.session.LastSeq)
 	details, _ := json.Marshal(d)
 	return sessiondb.Compaction{
 		AtSeq:       snap.session.LastSeq,
@@ -397,6 +553,15 @@ func (c *Compactor) build(snap *snapshot, pl Plan, sum Summary, req Request, inc
 		Summary:     summary,
 		Details:     details,
 	}
+}
+
+// keepSeq is the log Seq of the first log entry of t at or after i
+// (lastSeq+1 when there is none).
+func keepSeq(t []sessiondb.Entry, i int, lastSeq int64) int64 {
+	if j := firstLog(t, i); j < len(t) {
+		return t[j].Seq
+	}
+	return lastSeq + 1
 }
 
 // recorded finds the compaction just committed in the store's list, for
@@ -434,13 +599,16 @@ func firstLog(t []sessiondb.Entry, from int) int {
 	return len(t)
 }
 
-// requestKey fingerprints a request: a summary is reused after a conflict
-// only when the previous summary and every dropped entry are unchanged.
-func requestKey(req Request) [32]byte {
+// requestKey fingerprints the requests of a compaction: a summary is
+// reused after a conflict only when the previous summary and every
+// dropped entry are unchanged, and split where they were.
+func requestKey(reqs ...Request) [32]byte {
 	h := sha256.New()
-	fmt.Fprintf(h, "%d:%s %d:%s\n", len(req.Format), req.Format, len(req.Previous), req.Previous)
-	for _, e := range req.Entries {
-		fmt.Fprintf(h, "%d %d:%s %d:%s\n", e.Seq, len(e.Kind), e.Kind, len(e.Body), e.Body)
+	for _, req := range reqs {
+		fmt.Fprintf(h, "%d:%s %d:%s %v %d\n", len(req.Format), req.Format, len(req.Previous), req.Previous, req.TurnPrefix, len(req.Entries))
+		for _, e := range req.Entries {
+			fmt.Fprintf(h, "%d %d:%s %d:%s\n", e.Seq, len(e.Kind), e.Kind, len(e.Body), e.Body)
+		}
 	}
 	var k [32]byte
 	h.Sum(k[:0])

@@ -24,10 +24,28 @@
 //     Codex and pi: a user prompt as jsonlimport.Understand reads it; see
 //     "Claude Code, Codex and pi").
 //   - KeepTokens keeps the most recent entries whose estimated tokens fit the
-//     budget (the budget covers the tail only). With both set, the shorter
-//     tail wins; with neither, KeepTurns is DefaultKeepTurns (2).
+//     budget (the budget covers the tail only), as pi's compaction keeps
+//     keepRecentTokens: the tail starts at the first message boundary the
+//     budget covers where a cut is allowed (below), inside a turn when the
+//     last turn is longer than the budget. The kept part therefore fits the
+//     budget whenever the last message and the results of its calls do;
+//     only when even they exceed it does the tail start earlier, at the last
+//     allowed cut before (the shortest tail that can be kept). With both
+//     set, the shorter tail wins; with neither, KeepTurns is
+//     DefaultKeepTurns (2).
 //   - The tail is never empty: when even the last entry exceeds the budget,
 //     it is kept anyway (with its tool group, below).
+//   - A split turn (Plan.Split): when the tail starts inside a turn (before
+//     its next prompt it holds an assistant message or a tool result), the
+//     dropped part is the history before the turn's prompt and the turn's
+//     beginning, summarized apart (Request.TurnPrefix) and joined as pi
+//     joins them: the history's summary, then "---" and
+//     TurnContextHeading with a sentence naming the turn (its prompt, the
+//     entries summarized, where the kept part starts: SplitTurnLine), then
+//     the turn beginning's summary. A turn that began before the dropped
+//     part (its prompt in the previous summary or the anchor) continues the
+//     history: one summary, and the sentence says so. Details.SplitTurn
+//     records the turn.
 //   - Anchor keeps the first K entries. Because the store keeps log entries
 //     only from one sequence number on, the anchor cannot stay in the log
 //     part of the transcript: its entries are copied verbatim (same kind,
@@ -82,12 +100,16 @@
 //     event_msg echoes) nor injected context (<environment_context>,
 //     <system-reminder>, developer messages, compact summaries), nor a
 //     summary message.
-//   - The kept tail always starts at a turn start where a cut is allowed.
-//     KeepTurns keeps the last N such turns; KeepTokens keeps the turns
-//     starting at or after the first entry the budget covers (the last
-//     turn whole when even it exceeds the budget). A transcript with no
-//     more turns than KeepTurns, or with no prompt to start a tail at (one
-//     giant turn), is left alone with a reason that gives the counts.
+//   - KeepTurns starts the kept tail at a turn start where a cut is
+//     allowed, and keeps the last N such turns; a transcript with no more
+//     turns than that, or with no prompt to start a tail at (one giant
+//     turn), is left alone with a reason that gives the counts. KeepTokens
+//     starts it at a message boundary (not before a bookkeeping line, a
+//     tool result or a later line of one streamed response) where a cut is
+//     allowed, inside a turn when need be (a split turn, above): real
+//     agentic sessions are a few prompts and hundreds of tool calls, and
+//     keeping the whole last turn kept ~48,000 tokens of a 20,000 budget
+//     (issue 38).
 //   - Tool calls and results are Understand's (tool_use/tool_result
 //     blocks, function_call/custom_tool_call and their outputs, toolCall
 //     and toolResult messages), paired by call ID as above. Claude Code
@@ -125,6 +147,12 @@
 //     Offline lists Understand's prompts, tool names and last answer text;
 //     OpenAI renders the entries with RenderFormat, without bookkeeping
 //     lines.
+//
+// Measured with --budget 20000 on the twelve longest sessions of the real
+// corpus (TestCompactCorpusBudget, offline): every one kept between 11,402
+// and 19,986 tokens, each cut inside a turn, no call without its result;
+// with the old rule (the tail at a turn start) two of them kept 57,273 and
+// 35,308 tokens and one 21,053.
 //
 // Measured on the real corpus (TestCompactCorpusOwnShapes, --keep 2,
 // offline; pi files are the pi exporter's translations of the corpus
@@ -199,7 +227,11 @@
 // collapsed, cut to 600 bytes; a foreign previous summary is cut to 1000.
 // Cuts end with "…". Incrementally, an Offline previous summary is parsed and
 // merged (counts added, requests appended, the answer replaced when the new
-// entries have one) instead of nested.
+// entries have one) instead of nested; a split turn's summary (two Offline
+// digests around the turn context) is read as one, and the file sections
+// are left to the details. A turn's beginning (Request.TurnPrefix) is
+// summarized in the same form. OpenAI ends the user message of a turn's
+// beginning with TurnPrefixInstruction instead (pi's turn-prefix prompt).
 //
 // # Incremental summaries
 //
@@ -222,9 +254,10 @@
 // (Claude Code, Codex and pi only), KeepFromSeq = the first kept log entry, AtSeq = the LastSeq read,
 // TokensBefore/TokensAfter = estimated transcript sizes, Details = the
 // Details struct (compactor, summarizer, model, anchor, anchor_seqs, tail,
-// dropped range, incremental, previous_compaction, policy, attempts), plus the
-// summarizer's usage row if it reported one. The session's free-text Summary
-// field is not touched.
+// dropped range, incremental, previous_compaction, policy, attempts,
+// split_turn, read_files, modified_files), plus the summarizer's usage rows
+// if it reported them (two for a split turn). The session's free-text
+// Summary field is not touched.
 //
 // # Conflicts and failures
 //
@@ -240,6 +273,15 @@
 // nothing: the session, its Sequence and its transcript are unchanged.
 //
 // # What a compaction dropped
+//
+// Files read and changed: the compaction's details list the files the
+// summarized part read (and did not change) and changed
+// (Details.ReadFiles, Details.ModifiedFiles, with those of the previous
+// compaction it extends), as pi's compaction details do, and the summary
+// text ends with them in pi's <read-files> and <modified-files> sections
+// (files.go says which tools count). Files(c) returns them for this
+// package's compactions and for pi's own; `sessionctl show` and the
+// viewer show them with the turn a compaction cut into.
 //
 // Dropped(ctx, store, id, compactionID) answers it from the store: the log
 // entries from the previous compaction's KeepFromSeq (1 if none) to this

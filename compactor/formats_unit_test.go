@@ -72,21 +72,37 @@ func TestPlanClaudeCodeTurns(t *testing.T) {
 		name       string
 		p          Policy
 		anchor, at int
+		turnStart  int // -1: not a split turn
 	}{
-		{"keep 1 turn", Policy{KeepTurns: 1}, 0, 12},
-		{"keep 2 turns", Policy{KeepTurns: 2}, 0, 7},
+		{"keep 1 turn", Policy{KeepTurns: 1}, 0, 12, -1},
+		{"keep 2 turns", Policy{KeepTurns: 2}, 0, 7, -1},
 		// The anchor may not split the parallel calls from their
 		// results: it grows to the first allowed cut.
-		{"anchor inside the parallel calls", Policy{KeepTurns: 1, Anchor: 2}, 5, 12},
-		// A budget whose tail would start at a result moves to the next
-		// prompt; one smaller than the last turn keeps the last turn.
-		{"budget from a result", Policy{KeepTokens: budgetFrom(tr, 4)}, 0, 7},
-		{"budget below the last turn", Policy{KeepTokens: 1}, 0, 12},
+		{"anchor inside the parallel calls", Policy{KeepTurns: 1, Anchor: 2}, 5, 12, -1},
+		// A budget whose tail would start at a result (of the parallel
+		// calls) moves later, past the group, to the next message: inside
+		// the first turn (issue 38: the kept part fits the budget).
+		{"budget from a result", Policy{KeepTokens: budgetFrom(tr, 4)}, 0, 5, 0},
+		{"budget from a parallel call", Policy{KeepTokens: budgetFrom(tr, 2)}, 0, 5, 0},
+		// A result written before its call and the call's line are one
+		// group: the tail starts after both.
+		{"budget from the call after its result", Policy{KeepTokens: budgetFrom(tr, 9)}, 0, 10, 7},
+		// Not before a bookkeeping line: at the next message.
+		{"budget from a progress line", Policy{KeepTokens: budgetFrom(tr, 6)}, 0, 7, -1},
+		// One smaller than the last message keeps the last message.
+		{"budget below the last message", Policy{KeepTokens: 1}, 0, 13, 12},
+		// Both: the shorter tail wins.
+		{"two turns or the budget", Policy{KeepTurns: 2, KeepTokens: budgetFrom(tr, 10)}, 0, 10, 7},
 	} {
 		pl := PlanFormat(jsonlimport.FormatClaudeCode, tr, tc.p)
-		if !pl.Drop || pl.Anchor != tc.anchor || pl.KeepFrom != tc.at {
-			t.Errorf("%s: %+v, want anchor %d, keep from %d", tc.name, pl, tc.anchor, tc.at)
+		if !pl.Drop || pl.Anchor != tc.anchor || pl.KeepFrom != tc.at || pl.Split != (tc.turnStart >= 0) || (pl.Split && pl.TurnStart != tc.turnStart) {
+			t.Errorf("%s: %+v, want anchor %d, keep from %d, turn start %d", tc.name, pl, tc.anchor, tc.at, tc.turnStart)
 		}
+	}
+	// One giant turn: KeepTurns finds no place to start, a budget does.
+	pl0 := PlanFormat(jsonlimport.FormatClaudeCode, tr[:7], Policy{KeepTokens: budgetFrom(tr[:7], 5)})
+	if !pl0.Drop || pl0.KeepFrom != 5 || !pl0.Split || pl0.TurnStart != 0 {
+		t.Errorf("one turn, a budget: %+v", pl0)
 	}
 	// The same lines read as message objects have no turns.
 	if pl := PlanTranscript(tr, Policy{KeepTurns: 1}); pl.Drop {
@@ -204,7 +220,8 @@ func TestCompactRefusesUnfitSummary(t *testing.T) {
 // FuzzPlanFormat plans transcripts of arbitrary lines as Claude Code,
 // Codex, pi and message-object sessions: no panic, and a plan that drops
 // cuts where cuts are allowed, with the kept tail of the three agent
-// formats starting at a user prompt.
+// formats starting at a user prompt when turns are kept (a budget may cut
+// inside a turn: a split turn, whose start lies in the dropped part).
 func FuzzPlanFormat(f *testing.F) {
 	for _, e := range ccSession() {
 		f.Add(uint8(0), uint8(1), uint8(0), string(e.Body)+"\n"+ccPrompt("next")+"\n"+ccText("m9", "ok"))
@@ -244,8 +261,13 @@ func FuzzPlanFormat(f *testing.F) {
 		if pl.Anchor < 0 || pl.Anchor >= pl.KeepFrom || pl.KeepFrom >= len(tr) || !ok[pl.Anchor] || !ok[pl.KeepFrom] {
 			t.Fatalf("plan %+v on %d entries (cuts allowed: anchor %v, tail %v)", pl, len(tr), ok[max(0, min(pl.Anchor, len(tr)))], ok[max(0, min(pl.KeepFrom, len(tr)))])
 		}
-		if ownShape(format) && !prompt(format, tr[pl.KeepFrom]) {
+		// Turns start at prompts; a token budget may cut inside a turn,
+		// and says so.
+		if ownShape(format) && p.KeepTokens == 0 && !prompt(format, tr[pl.KeepFrom]) {
 			t.Fatalf("%s: kept tail starts at %s, not a user prompt", format, tr[pl.KeepFrom].Body)
+		}
+		if pl.Split && (pl.TurnStart < pl.Anchor || pl.TurnStart >= pl.KeepFrom) {
+			t.Fatalf("split turn starting at %d outside the dropped part: %+v", pl.TurnStart, pl)
 		}
 	})
 }

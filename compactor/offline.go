@@ -146,10 +146,45 @@ func (d offlineDigest) String() string {
 var errNotOffline = errors.New("not an offline summary")
 
 // parseOffline reads back a summary written by Offline, so that an
-// incremental compaction merges into it instead of nesting it.
+// incremental compaction merges into it instead of nesting it. A split
+// turn's summary (the history's, then the turn context under
+// TurnContextHeading, both Offline's) is read as one: the turn's
+// beginning is history now.
 func parseOffline(s string) (offlineDigest, bool) {
-	d, err := parseOfflineDigest(s)
-	return d, err == nil
+	head, rest, split := strings.Cut(s, "\n\n---\n\n"+TurnContextHeading)
+	if !split {
+		d, err := parseOfflineDigest(s)
+		return d, err == nil
+	}
+	d := offlineDigest{counts: map[string]int{}}
+	if head != noHistory {
+		var err error
+		if d, err = parseOfflineDigest(head); err != nil {
+			return offlineDigest{}, false
+		}
+	}
+	_, turn, apart := strings.Cut(rest, "\n\n")
+	if !apart {
+		return d, true // the turn's beginning is in the history's summary
+	}
+	t, err := parseOfflineDigest(turn)
+	if err != nil {
+		return offlineDigest{}, false
+	}
+	d.messages += t.messages
+	d.omitted += t.omitted
+	d.requests = append(d.requests, t.requests...)
+	for _, name := range t.tools {
+		d.addTool(name, t.counts[name])
+	}
+	if t.answer != "" {
+		d.answer = t.answer
+	}
+	if over := len(d.requests) - OfflineMaxRequests; over > 0 {
+		d.omitted += over
+		d.requests = d.requests[over:]
+	}
+	return d, true
 }
 
 func parseOfflineDigest(s string) (offlineDigest, error) {

@@ -39,6 +39,11 @@ const (
 // SummarySystemPrompt is the system message the OpenAI summarizer sends.
 const SummarySystemPrompt = `You are a context summarization assistant. You read part of a conversation between a user and an AI agent (with its tool calls and tool results) and write a summary that replaces it in the agent's context. Do NOT continue the conversation and do NOT answer questions in it. Output ONLY the summary, in these sections: ## Goal, ## Constraints & Preferences, ## Progress (### Done, ### In Progress, ### Blocked), ## Key Decisions, ## Next Steps, ## Critical Context. Preserve exact file paths, function names, identifiers and error messages. Be concise.`
 
+// TurnPrefixInstruction ends the user message of a Request.TurnPrefix
+// (after pi's TURN_PREFIX_SUMMARIZATION_PROMPT): the conversation is the
+// beginning of a turn whose end stays verbatim.
+const TurnPrefixInstruction = `The conversation above is the BEGINNING of a turn too large to keep; its end (the recent work) is kept verbatim after your summary. Summarize the beginning to give the kept end its context, in these sections: ## Original Request (what the user asked for in this turn), ## Early Progress (key decisions and work done), ## Context for Suffix (what is needed to understand the kept recent work). Be concise.`
+
 // OpenAIOptions configure NewOpenAI. Empty fields take the defaults named.
 type OpenAIOptions struct {
 	// BaseURL of the API, up to and excluding /chat/completions (e.g.
@@ -246,6 +251,10 @@ func UserPrompt(req Request, maxEntryBytes int) string {
 		b.WriteString(RenderTranscript(req.Entries, maxEntryBytes))
 	}
 	b.WriteString("</conversation>\n\n")
+	if req.TurnPrefix {
+		b.WriteString(TurnPrefixInstruction)
+		return b.String()
+	}
 	if req.Previous != "" {
 		b.WriteString("Update the previous summary with the conversation that followed it. Keep what still matters from the previous summary; the result replaces both.")
 	} else {

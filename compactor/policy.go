@@ -19,8 +19,12 @@ type Policy struct {
 	KeepTurns int
 	// KeepTokens keeps the most recent entries whose estimated tokens fit in
 	// this budget. The budget covers the kept tail only, not the anchor or
-	// the summary. When both KeepTurns and KeepTokens are set, the shorter
-	// of the two tails is kept.
+	// the summary. The tail starts at a message boundary that separates no
+	// tool call from its results, inside a turn when need be (a split turn:
+	// the turn's beginning is summarized apart, see Plan.Split); it fits
+	// the budget whenever the last entries that can be kept alone (the
+	// last message with the results of its calls) do. When both KeepTurns
+	// and KeepTokens are set, the shorter of the two tails is kept.
 	KeepTokens int
 	// Anchor keeps the first Anchor entries of the transcript verbatim too
 	// (for example the system prompt and the original task).
@@ -45,6 +49,14 @@ type Plan struct {
 	Drop     bool
 	// Reason says why nothing is dropped (empty when Drop is true).
 	Reason string
+	// Split is true when the kept tail starts inside a turn rather than at
+	// the user prompt that starts one (KeepTokens cut a long turn): the
+	// dropped entries [TurnStart, KeepFrom) are that turn's beginning, and
+	// [Anchor, TurnStart) the history before it; the two are summarized
+	// apart (pi's "split turn"). TurnStart is the turn's prompt, or Anchor
+	// when the turn began before the dropped part (in an earlier summary).
+	Split     bool
+	TurnStart int
 }
 
 // Reasons a plan or a compaction did nothing.
@@ -163,7 +175,7 @@ func plan(t []sessiondb.Entry, infos []bodyInfo, p Policy, prevSummary int) Plan
 		a = prevSummary
 	}
 
-	k := tailStart(t, infos, p)
+	k := tailStart(t, infos, ok, a, p)
 	for !ok[k] {
 		k--
 	}
@@ -188,12 +200,43 @@ func plan(t []sessiondb.Entry, infos []bodyInfo, p Policy, prevSummary int) Plan
 	if k == a+1 && a == prevSummary {
 		return Plan{Anchor: a, KeepFrom: k, Reason: ReasonOnlySummary}
 	}
-	return Plan{Anchor: a, KeepFrom: k, Drop: true}
+	return splitTurn(t, infos, Plan{Anchor: a, KeepFrom: k, Drop: true}, prevSummary)
+}
+
+// splitTurn marks pl split when its tail starts inside a turn: before
+// its first user prompt, the tail holds the model's work (an assistant
+// message or a tool result), not only bookkeeping, custom or rich
+// entries. The turn began at the last prompt of the dropped part (or,
+// with none there, before it).
+func splitTurn(t []sessiondb.Entry, infos []bodyInfo, pl Plan, prevSummary int) Plan {
+	if !pl.Drop {
+		return pl
+	}
+	inside := false
+	for i := pl.KeepFrom; i < len(t) && !inside; i++ {
+		if i != prevSummary && infos[i].userRequest() {
+			break
+		}
+		kind := t[i].Kind
+		inside = (kind == sessiondb.KindMessage || kind == sessiondb.KindMessagePart) && (infos[i].role == "assistant" || infos[i].toolResult())
+	}
+	if !inside {
+		return pl
+	}
+	pl.Split, pl.TurnStart = true, pl.Anchor
+	for i := pl.KeepFrom - 1; i >= pl.Anchor; i-- {
+		if i != prevSummary && infos[i].userRequest() {
+			pl.TurnStart = i
+			break
+		}
+	}
+	return pl
 }
 
 // tailStart is the first entry of the tail the policy wants, before tool
-// groups are taken into account. It is at most n-1.
-func tailStart(t []sessiondb.Entry, infos []bodyInfo, p Policy) int {
+// groups are taken into account (the cut before it may still separate a
+// call from its result; plan moves it earlier then). It is at most n-1.
+func tailStart(t []sessiondb.Entry, infos []bodyInfo, ok []bool, a int, p Policy) int {
 	n := len(t)
 	turns, tokens := p.KeepTurns, p.KeepTokens
 	if turns <= 0 && tokens <= 0 {
@@ -213,9 +256,31 @@ func tailStart(t []sessiondb.Entry, infos []bodyInfo, p Policy) int {
 		}
 	}
 	if tokens > 0 {
-		k = max(k, budgetStart(t, p.counter(), tokens))
+		k = max(k, budgetCut(t, p.counter(), tokens, func(i int) bool { return ok[i] && i > a }))
 	}
 	return min(k, n-1)
+}
+
+// budgetCut is where a tail kept within tokens starts: the first allowed
+// cut (allowed(i)) at or after the first entry the budget covers, so that
+// the tail fits; when no cut there is allowed (the last message and the
+// results of its calls exceed the budget together), the last allowed cut
+// before it, the shortest tail that can be kept; len(t) when there is
+// none at all.
+func budgetCut(t []sessiondb.Entry, count TokenCounter, tokens int, allowed func(int) bool) int {
+	n := len(t)
+	kt := budgetStart(t, count, tokens)
+	for i := kt; i < n; i++ {
+		if allowed(i) {
+			return i
+		}
+	}
+	for i := min(kt, n) - 1; i >= 0; i-- {
+		if allowed(i) {
+			return i
+		}
+	}
+	return n
 }
 
 // budgetStart is the first entry of the longest tail of t whose
@@ -246,14 +311,17 @@ func anchorEnd(n int, ok []bool, p Policy, prevSummary int) int {
 }
 
 // planTurns is plan for the formats read through Understand (Claude Code,
-// Codex, pi). The kept tail starts at a user prompt at which a cut is
-// allowed (a turn start), always: KeepTurns keeps the last KeepTurns such
-// turns, KeepTokens the turns that start at or after the first entry the
-// budget covers (the last turn whole when even it is over the budget).
-// The tail may start among the summary entries of the current compaction
-// (an import's copies of a resume path, our previous tail): those are
-// carried into the new compaction as copies. Every reason for dropping
-// nothing names the counts.
+// Codex, pi). KeepTurns keeps the last KeepTurns turns: the tail starts
+// at a user prompt at which a cut is allowed (a turn start). KeepTokens
+// keeps what fits the budget: the tail starts at the first message
+// boundary the budget covers where a cut is allowed (no call separated
+// from its results, not among the lines of one streamed response), which
+// may lie inside a turn (Plan.Split); only when even the last message
+// with its results is over the budget does the tail start earlier, at the
+// last boundary before. The tail may start among the summary entries of
+// the current compaction (an import's copies of a resume path, our
+// previous tail): those are carried into the new compaction as copies.
+// Every reason for dropping nothing names the counts.
 func planTurns(t []sessiondb.Entry, infos []bodyInfo, ok []bool, p Policy, prevSummary int) Plan {
 	n := len(t)
 	a := anchorEnd(n, ok, p, prevSummary)
@@ -263,32 +331,36 @@ func planTurns(t []sessiondb.Entry, infos []bodyInfo, ok []bool, p Policy, prevS
 			starts = append(starts, i)
 		}
 	}
-	if len(starts) == 0 {
-		return Plan{Anchor: a, KeepFrom: a, Reason: fmt.Sprintf(
-			"nothing to drop: no entry of the transcript (%s) is a user prompt at which a kept tail could start (it is one turn, or has no prompt)", plural(n, "entry", "entries"))}
-	}
 	turns, tokens := p.KeepTurns, p.KeepTokens
 	if turns <= 0 && tokens <= 0 {
 		turns = DefaultKeepTurns
 	}
 	k := 0
 	if turns > 0 {
-		if len(starts) <= turns {
+		switch {
+		case len(starts) == 0 && tokens <= 0:
+			return Plan{Anchor: a, KeepFrom: a, Reason: fmt.Sprintf(
+				"nothing to drop: no entry of the transcript (%s) is a user prompt at which a kept tail could start (it is one turn, or has no prompt)", plural(n, "entry", "entries"))}
+		case len(starts) <= turns && tokens <= 0:
 			return Plan{Anchor: a, KeepFrom: a, Reason: fmt.Sprintf(
 				"nothing to drop: the transcript (%s) has %s and the policy keeps the last %d (a turn starts at a user prompt)", plural(n, "entry", "entries"), plural(len(starts), "turn", "turns"), turns)}
+		case len(starts) > turns:
+			k = starts[len(starts)-turns]
 		}
-		k = starts[len(starts)-turns]
 	}
 	if tokens > 0 {
-		kt := budgetStart(t, p.counter(), tokens)
-		kk := starts[len(starts)-1]
-		for _, s := range starts {
-			if s >= kt {
-				kk = s
-				break
-			}
+		// A message boundary: not a bookkeeping line (a cut before one
+		// would keep it and drop the message it belongs with), not the
+		// previous summary.
+		boundary := func(i int) bool {
+			return i > a && i != prevSummary && ok[i] && (infos[i].role != "" || t[i].Summary)
 		}
-		k = max(k, kk)
+		kt := budgetCut(t, p.counter(), tokens, boundary)
+		if kt >= n {
+			return Plan{Anchor: a, KeepFrom: a, Reason: fmt.Sprintf(
+				"nothing to drop: no message boundary of the transcript (%s) after the anchor keeps every tool call with its results", plural(n, "entry", "entries"))}
+		}
+		k = max(k, kt)
 	}
 	if k <= a {
 		return Plan{Anchor: a, KeepFrom: a, Reason: fmt.Sprintf(
@@ -297,7 +369,7 @@ func planTurns(t []sessiondb.Entry, infos []bodyInfo, ok []bool, p Policy, prevS
 	if k == a+1 && a == prevSummary {
 		return Plan{Anchor: a, KeepFrom: k, Reason: ReasonOnlySummary}
 	}
-	return Plan{Anchor: a, KeepFrom: k, Drop: true}
+	return splitTurn(t, infos, Plan{Anchor: a, KeepFrom: k, Drop: true}, prevSummary)
 }
 
 // plural is "1 entry", "2 entries".

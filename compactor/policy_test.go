@@ -129,9 +129,10 @@ func TestPlanTranscript(t *testing.T) {
 				userMsg("a"), assistantMsg("b"),
 				userMsg("c"), oaiCall("read", "c1"), oaiResult("c1", "r1"),
 			},
-			// Budget fits only the last entry (a tool result).
+			// Budget fits only the last entry (a tool result): the
+			// smallest tail that keeps the call with it, inside turn 2.
 			policy: Policy{KeepTokens: 1, Counter: countAll(1)},
-			want:   Plan{KeepFrom: 3, Drop: true},
+			want:   Plan{KeepFrom: 3, Drop: true, Split: true, TurnStart: 2},
 		},
 		{
 			name: "parallel calls stay with all their results",
@@ -139,9 +140,10 @@ func TestPlanTranscript(t *testing.T) {
 				userMsg("a"), assistantMsg("b"),
 				userMsg("c"), oaiCall("read", "p1", "p2", "p3"), oaiResult("p1", "r1"), oaiResult("p2", "r2"), oaiResult("p3", "r3"), assistantMsg("done"),
 			},
-			// Budget fits the final answer and the last two results.
+			// Budget fits the final answer and the last two results:
+			// the tail moves later, past the group, to fit.
 			policy: Policy{KeepTokens: 3, Counter: countAll(1)},
-			want:   Plan{KeepFrom: 3, Drop: true},
+			want:   Plan{KeepFrom: 7, Drop: true, Split: true, TurnStart: 2},
 		},
 		{
 			name: "parallel calls answered out of order, zot shape",
@@ -149,7 +151,7 @@ func TestPlanTranscript(t *testing.T) {
 				userMsg("a"), zotCall("bash", "z1", "z2"), zotResult("two", "z2"), zotResult("one", "z1"), assistantMsg("done"),
 			},
 			policy: Policy{KeepTokens: 2, Counter: countAll(1)},
-			want:   Plan{KeepFrom: 1, Drop: true},
+			want:   Plan{KeepFrom: 4, Drop: true, Split: true, TurnStart: 0},
 		},
 		{
 			name: "custom entry between a call and its result",
@@ -157,9 +159,10 @@ func TestPlanTranscript(t *testing.T) {
 				userMsg("a"), assistantMsg("b"),
 				userMsg("c"), antCall("grep", "tu_9"), "custom:" + customMsg("running grep"), antResult("found", "tu_9"), assistantMsg("done"),
 			},
-			// The budget would start the tail at the custom entry.
+			// The budget would start the tail at the custom entry, between
+			// the call and its result: it starts after the result.
 			policy: Policy{KeepTokens: 3, Counter: countAll(1)},
-			want:   Plan{KeepFrom: 3, Drop: true},
+			want:   Plan{KeepFrom: 6, Drop: true, Split: true, TurnStart: 2},
 		},
 		{
 			name: "custom and rich entries are cut points and cost tokens",
@@ -205,7 +208,7 @@ func TestPlanTranscript(t *testing.T) {
 			name:   "budget smaller than the last entry keeps the last entry",
 			bodies: []string{userMsg("a"), assistantMsg("b"), userMsg("c"), assistantMsg(big)},
 			policy: Policy{KeepTokens: 10},
-			want:   Plan{KeepFrom: 3, Drop: true},
+			want:   Plan{KeepFrom: 3, Drop: true, Split: true, TurnStart: 2},
 		},
 		{
 			name: "budget smaller than the last turn keeps the last tool group",
@@ -214,7 +217,7 @@ func TestPlanTranscript(t *testing.T) {
 				userMsg("c"), oaiCall("read", "b1"), oaiResult("b1", big),
 			},
 			policy: Policy{KeepTokens: 10},
-			want:   Plan{KeepFrom: 3, Drop: true},
+			want:   Plan{KeepFrom: 3, Drop: true, Split: true, TurnStart: 2},
 		},
 		{
 			name: "both limits: the shorter tail wins",
@@ -222,7 +225,7 @@ func TestPlanTranscript(t *testing.T) {
 				userMsg("a"), assistantMsg("b"), userMsg("c"), assistantMsg("d"), userMsg("e"), assistantMsg("f"),
 			},
 			policy: Policy{KeepTurns: 3, KeepTokens: 3, Counter: countAll(1)},
-			want:   Plan{KeepFrom: 3, Drop: true},
+			want:   Plan{KeepFrom: 3, Drop: true, Split: true, TurnStart: 2},
 		},
 		{
 			name: "reused call ids pair with the nearest call",
@@ -241,7 +244,7 @@ func TestPlanTranscript(t *testing.T) {
 				`{"role":"tool","content":"no id"}`,
 			},
 			policy: Policy{KeepTokens: 1, Counter: countAll(1)},
-			want:   Plan{KeepFrom: 3, Drop: true},
+			want:   Plan{KeepFrom: 3, Drop: true, Split: true, TurnStart: 2},
 		},
 		{
 			name: "orphan result at the start does not block compaction",

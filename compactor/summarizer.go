@@ -35,6 +35,13 @@ type Request struct {
 	// of them when it was not made by this package, else the tail copies
 	// it carried (Claude Code, Codex and pi only).
 	Entries []sessiondb.Entry
+	// TurnPrefix is true when Entries are the beginning of a turn whose
+	// end is kept verbatim (a split turn: the policy's token budget cut
+	// inside a long turn). The summary should give what the kept end
+	// needs: the turn's request, its early progress, the context for what
+	// follows. Previous is then empty; the compaction joins this summary
+	// to the history's (see Compactor).
+	TurnPrefix bool
 }
 
 // Summary is a Summarizer's result.

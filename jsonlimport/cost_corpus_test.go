@@ -429,3 +429,62 @@ func TestCorpusCodexCostAgainstCcusage(t *testing.T) {
 		t.Fatal("no day to compare: the corpus or the import is broken")
 	}
 }
+
+// TestCorpusModelsPriced imports the corpus (Claude Code and Codex) and
+// counts the models of its estimated rows that the binary prices, with
+// the built-in table alone (before issue 38) and with the embedded
+// LiteLLM snapshot: every model LiteLLM prices under a name people write
+// is priced, and its rows cost what the snapshot says.
+func TestCorpusModelsPriced(t *testing.T) {
+	if raceEnabled {
+		t.Skip("imports the corpus, no concurrency: run without -race (.ci/run does)")
+	}
+	root := corpusRoot(t)
+	s := openStore(t)
+	ctx := context.Background()
+	if _, err := Import(ctx, s, []string{filepath.Join(root, "claude-code"), filepath.Join(root, "codex")}, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := s.Query(ctx, `SELECT model, count(*), sum(cost), sum(input_tokens + output_tokens + cache_read_tokens + cache_write_tokens)
+		FROM usage WHERE cost_estimated GROUP BY model ORDER BY model`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var seen, before, after int
+	var unpriced []string
+	for rows.Next() {
+		var model string
+		var calls, tokens int64
+		var cost float64
+		if err := rows.Scan(&model, &calls, &cost, &tokens); err != nil {
+			t.Fatal(err)
+		}
+		if tokens == 0 {
+			continue
+		}
+		seen++
+		if _, ok := builtinOf(model); ok {
+			before++
+		}
+		p, ok := PriceOf(model)
+		if !ok {
+			unpriced = append(unpriced, model)
+			if cost != 0 {
+				t.Errorf("%s: unpriced, yet its rows cost %v", model, cost)
+			}
+			continue
+		}
+		after++
+		if cost == 0 && (p.Input > 0 || p.Output > 0) {
+			t.Errorf("%s: priced (%+v), yet its %d rows cost 0", model, p, calls)
+		}
+	}
+	t.Logf("models of the corpus's estimated rows priced: %d of %d with the built-in table alone, %d of %d with LiteLLM's snapshot; unpriced: %v",
+		before, seen, after, seen, unpriced)
+	for _, m := range []string{"MiniMax-M2.7", "MiniMax-M3", "mimo-v2.5-pro", "claude-opus-4.8", "openrouter/anthropic/claude-opus-4.8"} {
+		if _, ok := PriceOf(m); !ok {
+			t.Errorf("%s has no price", m)
+		}
+	}
+}

@@ -84,7 +84,10 @@
 //     cannot be patched afterwards: a session's CreatedAt. A fork's
 //     ForkSeq is patched (sessiondb.MetaPatch.ForkSeq) when the file moves
 //     it: a pi branch fork made while its branch point was elsewhere, a pi
-//     /fork file imported before its copied entries were all written;
+//     /fork file imported before its copied entries were all written; and
+//     a pi branch fork whose tip the file now continues (pi went back to
+//     it) is deleted in the same commit (sessiondb.Commit.Delete), as one
+//     import of the file makes none;
 //   - a last line without its newline (the writer is mid-append) is not
 //     consumed: the offset stops before it, it is reported in the import's
 //     problems (not stored), and read again once complete;
@@ -199,12 +202,15 @@
 //     all its tool calls (each result line hangs off its own tool_use
 //     line, the next assistant line off the last result only).
 //   - Usage: Claude Code counts one row per API response, CallID
-//     message.id + "|" + requestId: the report with the largest total
-//     (a main-chain line beats a side-chain copy, ties keep the first),
-//     which in every multi-line response of the real corpus is its last
-//     line (the earlier lines' output_tokens are partial; through
-//     Anthropic-compatible endpoints the cache figures too), dated by
-//     that line. This is how ccusage 20 counts (testdata/gen/ccusage). A
+//     message.id + "|" + requestId: the report of its last streamed line
+//     (a main-chain line beats a side-chain copy; a line with
+//     "usage":{} reports nothing), dated by that line. The earlier
+//     lines' figures are partial: Anthropic's output_tokens, and through
+//     Anthropic-compatible endpoints the whole prompt reported as input
+//     with output 0, a total that can exceed the final report's (issue
+//     38: a 2.1.68 file, right up to the first response where it did).
+//     ccusage 20 keeps the largest total (testdata/gen/ccusage); on every
+//     response of the real corpus both rules count the same figures. A
 //     response held by several transcripts of one project folder (a
 //     continued session repeats the responses of the one it continues,
 //     sometimes re-dated; an aside-question sub-agent replays its
@@ -278,15 +284,23 @@
 // swink, costUSD) is never estimated nor changed. The importer prices
 // with Options.Prices: nil is Prices, the built-in table of PricesAsOf
 // (figures from LiteLLM's model_prices_and_context_window.json as ccusage
-// 20.0.24 embeds it, each entry's source in pricing.go); LoadPrices reads
-// a file in LiteLLM's shape (the whole LiteLLM file works) that overrides
-// and extends it (pricesfile.go says which fields are read and why). A
-// model that no table prices costs 0, stays marked estimated (a later
+// 20.0.24 embeds it, each entry's source in pricing.go), and then, for
+// every model the table does not list, the snapshot of LiteLLM's whole
+// file that the binary embeds (litellm.go, LiteLLMSnapshot: its source
+// and day; testdata/gen/prices/litellm.py refreshes it), so that the
+// third-party models met in real archives (MiniMax, MiMo, Kimi, …) are
+// priced when the field prices them; LoadPrices reads a file in
+// LiteLLM's shape (the whole LiteLLM file works) that overrides and
+// extends the table (pricesfile.go says which fields are read and why).
+// A model that no table prices costs 0, stays marked estimated (a later
 // reprice with a price for it fixes it), and is named in one Note per
-// import, however many files use it. Model names match exactly, case
-// aside and without a provider prefix: the dated name of a snapshot first
-// (some cost another price), then the name without its date. A newer
-// model is never priced like its elder.
+// import, however many files use it. Model names match case aside,
+// without a provider prefix ("openrouter/anthropic/"), a Bedrock vendor
+// and version ("us.anthropic.", "-v1:0") or a variant tag (":free",
+// "[1m]"): the dated name of a snapshot first (some cost another price),
+// then the name without its date, then with the dots of its version
+// written as dashes or the other way round ("claude-opus-4.8" is
+// "claude-opus-4-8"). A newer model is never priced like its elder.
 //
 // Cache writes are priced by lifetime: Claude Code 2.x splits each
 // response's cache writes into ephemeral_5m_input_tokens and

@@ -244,6 +244,7 @@ var growthFixtureRoots = []string{
 	"../testdata/claudecode/projects",
 	"../testdata/codex/codex-home",
 	"../testdata/pi/sessions",
+	"../testdata/pi/tree",
 	"../testdata/zot/zot_home",
 	"../testdata/zot/nonflow/zot_home",
 	"../testdata/zot-compaction/zot_home",

@@ -1006,6 +1006,10 @@ func buildUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool,
 // follows the file); when the file was rewritten (replace), its branch's
 // path replaces the fork's transcript, as the file's does the session's. A
 // session of that ID that is not this session's fork is reported and kept.
+// A fork whose branch the grown file continues (pd.Continued: pi went back
+// to its tip and went on) is deleted in the same commit, as one import of
+// the file makes none; one written to since its import is kept, with a
+// problem.
 // seqOf maps a file entry number to the session's log position.
 func branchForks(ctx context.Context, store sessiondb.Store, pd *Parsed, id string, u Unit, seqOf func(int64) int64, replace bool) ([]sessiondb.SessionCommit, []Problem, error) {
 	var out []sessiondb.SessionCommit
@@ -1054,6 +1058,25 @@ func branchForks(ctx context.Context, store sessiondb.Store, pd *Parsed, id stri
 			c.Compactions = append(c.Compactions, cp)
 		}
 		out = append(out, sessiondb.SessionCommit{ID: fid, Commit: c})
+	}
+	if replace {
+		return out, problems, nil // a rewritten file's forks stay (see the package doc)
+	}
+	for _, gone := range pd.Continued {
+		fid := BranchID(id, gone.Tip)
+		existing, err := store.Get(ctx, fid)
+		switch {
+		case errors.Is(err, sessiondb.ErrNotFound):
+		case err != nil:
+			return nil, problems, err
+		case existing.ParentID != id || existing.SourcePath != u.Path || existing.SourceFormat != u.Format:
+		case existing.LastSeq != gone.Entries:
+			problems = append(problems, Problem{Path: u.Path, Reason: fmt.Sprintf("branch fork %q: the file continues its branch, but the fork holds %d entries where the import wrote %d; kept", fid, existing.LastSeq, gone.Entries)})
+		default:
+			// The branch goes on in the file: one import of it has no
+			// fork for it. Its entries are the session's own lines.
+			out = append(out, sessiondb.SessionCommit{ID: fid, Commit: sessiondb.Commit{ExpectSequence: sessiondb.Expect(existing.Sequence), Delete: true}})
+		}
 	}
 	return out, problems, nil
 }

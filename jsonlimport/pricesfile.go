@@ -50,10 +50,11 @@ import (
 // without its date. When several keys of a file name one model, the
 // closest wins: the key that is the name itself ("gpt-5"), then a dated
 // key ("gpt-5-2025-08-07") for the undated name, then the
-// provider-prefixed keys ("azure/gpt-5", "openrouter/openai/gpt-5") the
-// same way; of dated keys the latest snapshot, then the shortest key,
-// then byte order. The provider's own entry is thus preferred to
-// resellers' and regional ones.
+// provider-prefixed keys the same way, the maker's ("minimax/MiniMax-M3",
+// "openai/gpt-5": litellm.go's makers) before the others ("azure/gpt-5",
+// "openrouter/openai/gpt-5", "sambanova/…"); of dated keys the
+// latest snapshot, then the shortest key, then byte order. The maker's
+// own entry is thus preferred to resellers' and regional ones.
 
 // MaxPricesFileSize bounds a price file (LiteLLM's whole file is about
 // 1.6 MB).
@@ -172,7 +173,7 @@ func ParsePrices(data []byte) (map[string]Price, error) {
 		}
 		offer := func(name string, rank int) {
 			if prefixed {
-				rank += 2
+				rank += 2 * keyTier(key, name)
 			}
 			c := candidate{key: key, rank: rank, price: p}
 			if old, ok := best[name]; ok && !closer(c.rank, c.key, old.rank, old.key) {

@@ -39,8 +39,11 @@ import (
 //     calls would have cost through the API.
 //
 // A model that is not in the table keeps cost 0 (still marked estimated,
-// so that a reprice with a newer table prices it) and the import names it
-// in one Note per model.
+// so that a reprice with a newer table prices it): such a call is
+// "unpriced" (sessiondb.UsageTotals.Unpriced), and every view says so
+// rather than $0.00. The import names it in one Note per model. A model
+// the table prices at 0 (free: glm-4.7-flash at Z.ai) gets cost 0 marked
+// not estimated: a known zero.
 
 // PricesAsOf dates Prices: the day their figures were last checked
 // against LiteLLM's model_prices_and_context_window.json.
@@ -172,29 +175,30 @@ func undated(name string) string {
 	return ""
 }
 
-// lookup finds model in prices: its name (modelName) exactly, else the
-// name without its snapshot date. The dated name comes first because a
-// snapshot may cost another price than the model's current one
-// (gpt-4o-2024-05-13 does).
+// lookup finds model in prices under the first of its names
+// (nameVariants) that prices has: its name exactly, else the name
+// without its snapshot date (the dated name comes first because a
+// snapshot may cost another price than the model's current one:
+// gpt-4o-2024-05-13 does), else either with its version's dots and
+// dashes swapped.
 func lookup(prices map[string]Price, model string) (Price, bool) {
-	name, _ := modelName(model)
-	if p, ok := prices[name]; ok {
-		return p, true
-	}
-	if d := undated(name); d != "" {
-		p, ok := prices[d]
-		return p, ok
+	for _, name := range nameVariants(model) {
+		if p, ok := prices[name]; ok {
+			return p, true
+		}
 	}
 	return Price{}, false
 }
 
-// PriceOf returns the price of model in the built-in table: the entry for
-// its name, compared case-insensitively and without a "provider/" prefix,
-// else for that name without a snapshot date. A name that only starts like
-// a known one ("gpt-5.7", "claude-sonnet-4-7") has no price: a newer model
-// is not assumed to cost what an older one did.
+// PriceOf returns the price of model in the binary's prices: the built-in
+// table, else the embedded LiteLLM snapshot (litellm.go), each under the
+// names people write the model by (compared case-insensitively, without
+// a provider prefix or a snapshot date, dots or dashes in its version). A
+// name that only starts like a known one ("gpt-5.7", "claude-sonnet-4-7")
+// has no price: a newer model is not assumed to cost what an older one
+// did.
 func PriceOf(model string) (Price, bool) {
-	return lookup(Prices, model)
+	return (*PriceTable)(nil).Lookup(model)
 }
 
 // PriceTable is the price list an import or a reprice uses: the built-in
@@ -206,12 +210,18 @@ type PriceTable struct {
 	added  int              // file entries that extend the built-in table
 }
 
-// Lookup returns the price of model, matched as PriceOf matches it.
+// Lookup returns the price of model, matched as PriceOf matches it: the
+// price file's and the built-in table's entries first, then the embedded
+// LiteLLM snapshot's.
 func (t *PriceTable) Lookup(model string) (Price, bool) {
-	if t == nil || t.prices == nil {
-		return PriceOf(model)
+	base := Prices
+	if t != nil && t.prices != nil {
+		base = t.prices
 	}
-	return lookup(t.prices, model)
+	if p, ok := lookup(base, model); ok {
+		return p, true
+	}
+	return lookup(litellmPrices(), model)
 }
 
 // Func returns Lookup as a sessiondb.PriceFunc, for the stores' Reprice
@@ -221,7 +231,8 @@ func (t *PriceTable) Func() sessiondb.PriceFunc { return t.Lookup }
 // Source names the table in messages: "the built-in prices of
 // 2026-12-01", with the price file when there is one.
 func (t *PriceTable) Source() string {
-	builtin := "the built-in prices of " + PricesAsOf
+	info, _ := LiteLLMSnapshot()
+	builtin := "the built-in prices of " + PricesAsOf + " and LiteLLM's of " + info.AsOf
 	if t == nil || t.file == "" {
 		return builtin
 	}
@@ -245,6 +256,7 @@ func estimateCosts(rows []sessiondb.Usage) {
 		u.Cost = 0
 		if p, ok := PriceOf(u.Model); ok {
 			u.Cost = p.Estimate(*u)
+			u.CostEstimated = p != Price{} // a free model's zero is known
 		}
 	}
 }
@@ -278,6 +290,9 @@ func (pr *pricer) price(path string, rows []sessiondb.Usage) {
 		}
 		if p, ok := pr.table.Lookup(u.Model); ok {
 			u.Cost = p.Estimate(*u)
+			// A free model's zero is known, not an estimate waiting for a
+			// price (sessiondb.UsageTotals.Unpriced).
+			u.CostEstimated = p != Price{}
 			continue
 		}
 		u.Cost = 0

@@ -449,7 +449,7 @@ func TestPricesMatchLiteLLM(t *testing.T) {
 		if prefixed {
 			continue
 		}
-		p, ok := PriceOf(name)
+		p, ok := builtinOf(name) // the built-in table's own entries
 		if !ok {
 			continue
 		}
@@ -551,5 +551,63 @@ func TestCostEstimatedByFormat(t *testing.T) {
 		if rows[f][1] == 0 || rows[f][0] != 0 {
 			t.Errorf("%s: %d estimated and %d recorded rows; want every row as recorded", f, rows[f][0], rows[f][1])
 		}
+	}
+}
+
+// builtinOf is the built-in table's entry for name: exactly, or without
+// its snapshot date (no name variants, no LiteLLM snapshot).
+func builtinOf(name string) (Price, bool) {
+	name, _ = modelName(name)
+	if p, ok := Prices[name]; ok {
+		return p, true
+	}
+	p, ok := Prices[undated(name)]
+	return p, ok
+}
+
+// TestPriceNames: model names are priced as people write them (issue 38):
+// dots for dashes in a version, provider prefixes, Bedrock vendors and
+// versions, variant tags; a newer model is still not priced like its
+// elder; of a price file's keys the maker's wins over a reseller's, and
+// the embedded LiteLLM snapshot prices the third-party models met in
+// real archives.
+func TestPriceNames(t *testing.T) {
+	opus := Prices["claude-opus-4-8"]
+	for _, name := range []string{"claude-opus-4.8", "Claude-Opus-4.8", "anthropic/claude-opus-4.8", "openrouter/anthropic/claude-opus-4.8",
+		"us.anthropic.claude-opus-4-8-v1:0", "claude-opus-4-8[1m]", "claude-opus-4-8-20261001"} {
+		if p, ok := PriceOf(name); !ok || p != opus {
+			t.Errorf("%s: %+v %v, want claude-opus-4-8's price", name, p, ok)
+		}
+	}
+	if p, ok := PriceOf("gpt-5-4"); !ok || p != Prices["gpt-5.4"] {
+		t.Errorf("gpt-5-4: %+v %v, want gpt-5.4's price", p, ok)
+	}
+	for _, name := range []string{"gpt-5.7", "claude-sonnet-4-7", "claude-opus-4.9"} {
+		if p, ok := PriceOf(name); ok {
+			t.Errorf("%s priced %+v: a newer model is not its elder", name, p)
+		}
+	}
+	got, err := ParsePrices([]byte(`{
+		"ai21/MiniMax-M9": {"input_cost_per_token": 6e-07, "output_cost_per_token": 2.4e-06},
+		"minimax/global/MiniMax-M9": {"input_cost_per_token": 3e-07, "output_cost_per_token": 1.2e-06}}`))
+	if err != nil || got["minimax-m9"].Input != 0.3 {
+		t.Errorf("maker's key: %+v %v, want minimax/'s price", got["minimax-m9"], err)
+	}
+	info, n := LiteLLMSnapshot()
+	if info.AsOf == "" || info.Source == "" || n < 1000 {
+		t.Errorf("snapshot %+v with %d models", info, n)
+	}
+	for name, want := range map[string]Price{
+		// minimax/MiniMax-M3, the maker's key (no cache-write price: 1.25x input).
+		"MiniMax-M3": {Input: 0.3, Output: 1.2, CacheRead: 0.06, CacheWrite: 0.375, CacheWrite1h: 0.6},
+		// only OpenRouter lists it
+		"mimo-v2.5-pro": {Input: 1, Output: 3, CacheRead: 0.2, CacheWrite: 0, CacheWrite1h: 2},
+	} {
+		if p, ok := PriceOf(name); !ok || p != want {
+			t.Errorf("%s: %+v %v, want %+v", name, p, ok, want)
+		}
+	}
+	if _, ok := PriceOf("MiniMax-M2.7"); !ok {
+		t.Errorf("MiniMax-M2.7 has no price; LiteLLM prices it (through resellers)")
 	}
 }

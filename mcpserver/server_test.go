@@ -180,3 +180,36 @@ func TestResourceErrorCodes(t *testing.T) {
 		t.Errorf("panic: code %d, want %d", c, jsonrpc.CodeInternalError)
 	}
 }
+
+// TestUsageUnpriced: the usage tool counts the calls whose model has no
+// price (unpriced_calls) and says their cost is unknown, not 0 (issue 38).
+func TestUsageUnpriced(t *testing.T) {
+	st, err := sqlstore.Open(filepath.Join(t.TempDir(), "s.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	if _, err := st.Commit(ctx, "s", sessiondb.Commit{Create: &sessiondb.Session{}, Usage: []sessiondb.Usage{
+		{Model: "brand-new-model", InputTokens: 10, CostEstimated: true},
+		{Model: "priced", InputTokens: 10, Cost: 0.25, CostEstimated: true},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := connect(t, st).CallTool(ctx, &mcp.CallToolParams{Name: "usage", Arguments: map[string]any{"by": []string{"model"}}})
+	if err != nil || res.IsError {
+		t.Fatalf("%v %+v", err, res)
+	}
+	var out usageOut
+	if err := json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &out); err != nil {
+		t.Fatal(err)
+	}
+	unpriced := map[string]int64{}
+	for _, r := range out.Rows {
+		unpriced[r.Model] = r.UnpricedCalls
+	}
+	if unpriced["brand-new-model"] != 1 || unpriced["priced"] != 0 || out.Total.UnpricedCalls != 1 || out.Total.Cost != 0.25 ||
+		!strings.Contains(out.Note, "cost is unknown, not 0") {
+		t.Errorf("usage: %+v", out)
+	}
+}

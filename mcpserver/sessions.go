@@ -25,12 +25,14 @@ type usageTotalsOut struct {
 	CacheReadTokens  int64   `json:"cache_read_tokens"`
 	CacheWriteTokens int64   `json:"cache_write_tokens"`
 	ReasoningTokens  int64   `json:"reasoning_tokens"`
-	Cost             float64 `json:"cost" jsonschema:"in US dollars (estimated from list prices for formats that record none)"`
+	Cost             float64 `json:"cost" jsonschema:"in US dollars (estimated from list prices for formats that record none), of the priced calls"`
+	UnpricedCalls    int64   `json:"unpriced_calls,omitempty" jsonschema:"calls whose cost is unknown (no price for their model): not in cost; when it equals calls the cost is unpriced, not 0"`
 }
 
 func totalsOut(u sessiondb.UsageTotals) usageTotalsOut {
 	return usageTotalsOut{Calls: u.Calls, InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
-		CacheReadTokens: u.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens, ReasoningTokens: u.ReasoningTokens, Cost: u.Cost}
+		CacheReadTokens: u.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens, ReasoningTokens: u.ReasoningTokens, Cost: u.Cost,
+		UnpricedCalls: u.Unpriced}
 }
 
 type sessionRow struct {

@@ -110,6 +110,12 @@ func (s *Server) usage(ctx context.Context, in usageIn) (usageOut, error) {
 		total.CacheWriteTokens += r.CacheWriteTokens
 		total.ReasoningTokens += r.ReasoningTokens
 		total.Cost += r.Cost
+		total.Unpriced += r.Unpriced
+	}
+	unpriced := ""
+	if total.Unpriced > 0 {
+		unpriced = fmt.Sprintf("%d of %d calls have no price for their model (unpriced_calls): their cost is unknown, not 0, and not in cost.", total.Unpriced, total.Calls)
+		out.Note = unpriced // counted in the size budget below
 	}
 	out.Total = totalsOut(total)
 	used := jsonSize(out) + reserve + len(c.encode())
@@ -145,6 +151,9 @@ func (s *Server) usage(ctx context.Context, in usageIn) (usageOut, error) {
 		out.Note = fmt.Sprintf("Rows %d to %d of %d. Call usage with cursor=next_cursor for more.", c.Skip-len(out.Rows)+1, c.Skip, len(rows))
 		if stop == "budget" {
 			out.Note = fmt.Sprintf("Stopped at the size budget (max_bytes %d). ", maxBytes) + out.Note
+		}
+		if unpriced != "" {
+			out.Note += " " + unpriced
 		}
 	}
 	return out, nil

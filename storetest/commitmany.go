@@ -17,6 +17,9 @@ func commitManyTests() []testCase {
 		{name: "ConflictWritesNothing", fn: testCommitManyConflict},
 		{name: "FailureWritesNothing", fn: testCommitManyFailure},
 		{name: "SameSessionTwice", fn: testCommitManySameTwice},
+		{name: "DeleteWithOthers", fn: testCommitManyDelete},
+		{name: "DeleteConflictWritesNothing", fn: testCommitManyDeleteConflict},
+		{name: "DeleteHoldsNothingElse", fn: testCommitDeleteAlone},
 		{name: "PromoteHistory", fn: testPromoteHistory},
 		{name: "PromoteHistoryRace", fn: testPromoteHistoryRace},
 		{name: "PromoteHistoryShaped", fn: testPromoteHistoryShaped},
@@ -92,6 +95,75 @@ func testCommitManySameTwice(t *testing.T, s sessiondb.Store) {
 		t.Errorf("two commits to one session returned %+v", got)
 	}
 	wantTranscript(t, s, "t", bodies(1, 2))
+}
+
+// testCommitManyDelete deletes a fork in the CommitMany that appends to
+// its parent (issue 38: an importer drops a branch fork the file no
+// longer has): both land; the deleted ID made again continues its
+// Sequence, as after Store.Delete.
+func testCommitManyDelete(t *testing.T, s sessiondb.Store) {
+	a := mustSession(t, s, "a", 2)
+	f, err := s.Fork(bg(t), "a", 2, "a@tip")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.CommitMany(bg(t), []sessiondb.SessionCommit{
+		{ID: "a", Commit: sessiondb.Commit{ExpectSequence: sessiondb.Expect(a.Sequence), Append: msgs(3, 3)}},
+		{ID: "a@tip", Commit: sessiondb.Commit{ExpectSequence: sessiondb.Expect(f.Sequence), Delete: true}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].LastSeq != 3 || got[1].ID != "a@tip" || got[1].Sequence != f.Sequence {
+		t.Errorf("CommitMany with a deletion returned %+v", got)
+	}
+	wantTranscript(t, s, "a", bodies(1, 3))
+	_, err = s.Get(bg(t), "a@tip")
+	wantErr(t, err, sessiondb.ErrNotFound, "session deleted by a CommitMany")
+	again, err := s.Commit(bg(t), "a@tip", sessiondb.Commit{Create: &sessiondb.Session{}, Append: msgs(1, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Sequence <= f.Sequence {
+		t.Errorf("a@tip made again at Sequence %d, want it to continue after %d", again.Sequence, f.Sequence)
+	}
+	_, err = s.Commit(bg(t), "gone", sessiondb.Commit{Delete: true})
+	wantErr(t, err, sessiondb.ErrNotFound, "deleting an unknown session by a commit")
+}
+
+func testCommitManyDeleteConflict(t *testing.T, s sessiondb.Store) {
+	a := mustSession(t, s, "a", 2)
+	b := mustSession(t, s, "b", 2)
+	_, err := s.CommitMany(bg(t), []sessiondb.SessionCommit{
+		{ID: "a", Commit: sessiondb.Commit{ExpectSequence: sessiondb.Expect(a.Sequence), Append: msgs(3, 3)}},
+		{ID: "b", Commit: sessiondb.Commit{ExpectSequence: sessiondb.Expect(b.Sequence + 1), Delete: true}},
+	})
+	var ce *sessiondb.ConflictError
+	if !errors.As(err, &ce) || ce.SessionID != "b" {
+		t.Fatalf("deleting b at a stale sequence: %v, want a *ConflictError on b", err)
+	}
+	wantUnchanged(t, s, a, "a after a failed CommitMany with a deletion")
+	wantUnchanged(t, s, b, "b after its failed deletion")
+	// A failure after the deletion undoes it too.
+	_, err = s.CommitMany(bg(t), []sessiondb.SessionCommit{
+		{ID: "b", Commit: sessiondb.Commit{Delete: true}},
+		{ID: "missing", Commit: sessiondb.Commit{Append: msgs(1, 1)}},
+	})
+	wantErr(t, err, sessiondb.ErrNotFound, "CommitMany deleting b, then failing")
+	wantUnchanged(t, s, b, "b after a CommitMany that failed after deleting it")
+}
+
+func testCommitDeleteAlone(t *testing.T, s sessiondb.Store) {
+	a := mustSession(t, s, "a", 2)
+	for name, c := range map[string]sessiondb.Commit{
+		"entries":  {Delete: true, Append: msgs(3, 3)},
+		"meta":     {Delete: true, Meta: &sessiondb.MetaPatch{}},
+		"a create": {Delete: true, CreateIfMissing: &sessiondb.Session{}},
+	} {
+		_, err := s.Commit(bg(t), "a", c)
+		wantErr(t, err, sessiondb.ErrInvalid, "a deletion with "+name)
+	}
+	wantUnchanged(t, s, a, "a after invalid deletions")
 }
 
 func testPromoteHistory(t *testing.T, s sessiondb.Store) {

@@ -20,6 +20,58 @@ func usageReportTests() []testCase {
 		{name: "Reprice", fn: testReprice},
 		{name: "RepriceDryRun", fn: testRepriceDryRun},
 		{name: "RepriceInvalidPrice", fn: testRepriceInvalidPrice},
+		{name: "Unpriced", fn: testUsageUnpriced},
+	}
+}
+
+// testUsageUnpriced: a call whose cost is an estimate of 0 while it
+// counted tokens is unpriced (UsageTotals.Unpriced), in the session's
+// totals, the list's and the report's; a recorded zero, an estimate with
+// no token and a priced estimate are not; a report priced with a price
+// for the model counts none (issue 38).
+func testUsageUnpriced(t *testing.T, s sessiondb.Store) {
+	ctx := bg(t)
+	mustCreate(t, s, "u")
+	rows := []sessiondb.Usage{
+		{Model: "nobody-prices-me", InputTokens: 10, CostEstimated: true, CreatedAt: at(9, 0, 0, 0)},
+		{Model: "nobody-prices-me", OutputTokens: 5, CostEstimated: true, CreatedAt: at(9, 1, 0, 0)},
+		{Model: "priced", InputTokens: 10, Cost: 0.5, CostEstimated: true, CreatedAt: at(9, 2, 0, 0)},
+		{Model: "recorded", InputTokens: 10, CreatedAt: at(9, 3, 0, 0)},
+		{Model: "synthetic", CostEstimated: true, CreatedAt: at(9, 4, 0, 0)},
+	}
+	if _, err := s.Commit(ctx, "u", sessiondb.Commit{Usage: rows}); err != nil {
+		t.Fatal(err)
+	}
+	tot, err := s.UsageTotals(ctx, "u")
+	if err != nil || tot.Calls != 5 || tot.Unpriced != 2 || tot.Cost != 0.5 {
+		t.Errorf("totals %+v %v, want 5 calls, 2 unpriced, cost 0.5", tot, err)
+	}
+	var want sessiondb.UsageTotals
+	for _, r := range rows {
+		want.Add(r)
+	}
+	if want.Unpriced != 2 {
+		t.Errorf("UsageTotals.Add counts %d unpriced, want 2", want.Unpriced)
+	}
+	infos, _, err := s.List(ctx, sessiondb.ListOptions{Usage: true})
+	if err != nil || len(infos) != 1 || infos[0].Usage == nil || infos[0].Usage.Unpriced != 2 {
+		t.Errorf("list with usage: %+v %v", infos, err)
+	}
+	rep, err := s.UsageReport(ctx, sessiondb.UsageQuery{ByModel: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rep {
+		if w := map[string]int64{"nobody-prices-me": 2}[r.Model]; r.Unpriced != w {
+			t.Errorf("report row %s: %d unpriced, want %d", r.Model, r.Unpriced, w)
+		}
+	}
+	priced := func(model string) (sessiondb.Price, bool) {
+		return sessiondb.Price{Input: 1, Output: 1}, model == "nobody-prices-me" || model == "priced"
+	}
+	rep, err = s.UsageReport(ctx, sessiondb.UsageQuery{Prices: priced})
+	if err != nil || len(rep) != 1 || rep[0].Unpriced != 0 || rep[0].Calls != 5 {
+		t.Errorf("report priced for the model: %+v %v, want none unpriced", rep, err)
 	}
 }
 

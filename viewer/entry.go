@@ -68,6 +68,11 @@ type cutView struct {
 	Time         string
 	Latest       bool
 	Summary      []entryView
+	// Split says which turn the compaction cut into (compactor's split
+	// turn); ReadFiles and ModifiedFiles are the files its summarized part
+	// read and changed (compactor.Files).
+	Split                    string
+	ReadFiles, ModifiedFiles []string
 }
 
 // viewEntry turns a stored entry of a session of the given source format

@@ -60,6 +60,9 @@ type UsageJSON struct {
 	CacheWriteTokens int64   `json:"cache_write_tokens"`
 	ReasoningTokens  int64   `json:"reasoning_tokens"`
 	Cost             float64 `json:"cost"`
+	// UnpricedCalls counts the calls whose cost is unknown (no price for
+	// their model); Cost sums the others.
+	UnpricedCalls int64 `json:"unpriced_calls,omitempty"`
 }
 
 // SessionToJSON converts a session the way the CLI does.
@@ -98,7 +101,7 @@ func usageToJSON(u sessiondb.UsageRow) UsageJSON {
 		SessionID: u.SessionID, Provider: u.Provider, Model: u.Model, Day: u.Day,
 		Calls: u.Calls, InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
 		CacheReadTokens: u.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens,
-		ReasoningTokens: u.ReasoningTokens, Cost: u.Cost,
+		ReasoningTokens: u.ReasoningTokens, Cost: u.Cost, UnpricedCalls: u.Unpriced,
 	}
 }
 

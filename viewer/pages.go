@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/compactor"
 	"github.com/sessiondb/sessiondb/jsonlimport"
 )
 
@@ -31,6 +32,7 @@ type listRow struct {
 	Updated      string
 	Calls        int64
 	Cost         float64
+	Unpriced     int64 // calls without a price (sessiondb.UsageTotals.Unpriced)
 	Tokens       int64
 }
 
@@ -155,7 +157,7 @@ func (h *Handler) list(ctx context.Context, q url.Values) (listData, error) {
 			}
 		}
 		if u != nil {
-			row.Calls, row.Cost = u.Calls, u.Cost
+			row.Calls, row.Cost, row.Unpriced = u.Calls, u.Cost, u.Unpriced
 			row.Tokens = u.InputTokens + u.OutputTokens + u.CacheReadTokens + u.CacheWriteTokens
 		}
 		d.Rows = append(d.Rows, row)
@@ -295,6 +297,10 @@ func (h *Handler) transcript(ctx context.Context, idOrAlias string, q url.Values
 	for i, c := range comps {
 		cv := cutView{ID: c.ID, KeepFromSeq: c.KeepFromSeq, AtSeq: c.AtSeq, TokensBefore: c.TokensBefore,
 			TokensAfter: c.TokensAfter, Time: c.CreatedAt.UTC().Format("2006-01-02 15:04"), Latest: i == len(comps)-1}
+		if det, ok := compactor.ParseDetails(c); ok && det.SplitTurn != nil {
+			cv.Split = visible(compactor.SplitTurnLine(*det.SplitTurn))
+		}
+		cv.ReadFiles, cv.ModifiedFiles = compactor.Files(c)
 		d.summaries = append(d.summaries, c.Summary)
 		d.Compactions = append(d.Compactions, cv)
 		if cv.Latest {

@@ -162,10 +162,13 @@ func (h *Handler) usagePage(w http.ResponseWriter, r *http.Request) {
 		d.Total.CacheWriteTokens += u.CacheWriteTokens
 		d.Total.ReasoningTokens += u.ReasoningTokens
 		d.Total.Cost += u.Cost
+		d.Total.Unpriced += u.Unpriced
 	}
 	intf := func(v float64) string { return formatInt(int64(v)) }
 	costf := func(v float64) string { return fmt.Sprintf("$%.2f", v) }
-	d.Charts = append(d.Charts, barChart("Tokens per day", labels, tok, intf), barChart("Cost per day", labels, cst, costf))
+	perDay := barChart("Cost per day", labels, cst, costf)
+	unpricedBars(perDay.Bars, days)
+	d.Charts = append(d.Charts, barChart("Tokens per day", labels, tok, intf), perDay)
 	var ml []string
 	var mc, mt []float64
 	for _, u := range models {
@@ -173,6 +176,31 @@ func (h *Handler) usagePage(w http.ResponseWriter, r *http.Request) {
 		mc = append(mc, u.Cost)
 		mt = append(mt, float64(tokens(u.UsageTotals)))
 	}
-	d.Charts = append(d.Charts, hbarChart("Cost per model", ml, mc, costf), hbarChart("Tokens per model", ml, mt, intf))
+	perModel := hbarChart("Cost per model", ml, mc, costf)
+	unpricedBars(perModel.Bars, models)
+	d.Charts = append(d.Charts, perModel, hbarChart("Tokens per model", ml, mt, intf))
 	h.render(w, r, http.StatusOK, "usage", d)
+}
+
+// unpricedBars labels the cost bars of rows whose calls have no price
+// "unpriced" (their cost is unknown, not $0.00); bars[i] is rows[i]'s.
+func unpricedBars(bars []bar, rows []sessiondb.UsageRow) {
+	for i := range bars {
+		if i < len(rows) && rows[i].Unpriced > 0 {
+			bars[i].Value = costText(rows[i].Cost, rows[i].Unpriced, rows[i].Calls)
+		}
+	}
+}
+
+// costText is a cost as the pages show it: "unpriced" for calls none of
+// which has a price, "$X + unpriced" when some lack one (issue 38: an
+// unknown cost is never shown as $0.00).
+func costText(cost float64, unpriced, calls int64) string {
+	switch {
+	case unpriced == 0:
+		return fmt.Sprintf("$%.2f", cost)
+	case unpriced >= calls:
+		return "unpriced"
+	}
+	return fmt.Sprintf("$%.2f + unpriced", cost)
 }

@@ -392,6 +392,10 @@ var funcs = template.FuncMap{
 	"pe":   url.PathEscape,
 	"sub":  func(a, b int) int { return a - b },
 	"cost": func(c float64) string { return fmt.Sprintf("$%.2f", c) },
+	// usagecost is a group's cost, "unpriced" where its calls have no
+	// price (costText).
+	"usagecost": func(u sessiondb.UsageTotals) string { return costText(u.Cost, u.Unpriced, u.Calls) },
+	"costof":    costText,
 }
 
 // formatInt writes n with thin separators every three digits.

@@ -32,6 +32,8 @@ func TestMain(m *testing.M) {
 		os.Exit(writerMain(os.Getenv(envSpec)))
 	case "limited":
 		os.Exit(limitedWatcherMain())
+	case "watcher":
+		os.Exit(watcherMain())
 	}
 	os.Exit(m.Run())
 }

@@ -38,8 +38,12 @@ default 2), or the most recent entries that fit in --budget TOKENS
 --anchor entries. A tool call is never separated from its results.
 Claude Code, Codex and pi sessions are read as those tools write them: a
 turn starts at a user prompt (not a tool result, a bookkeeping line or
-injected context), the kept part starts at one, and the summary is written
-as a message of the session's own format.
+injected context), and the summary is written as a message of the
+session's own format. --keep starts the kept part at a prompt; --budget
+starts it at the first message boundary that fits, inside a long turn if
+need be (a split turn, as pi's compaction does it: the turn's beginning is
+summarized apart and the summary names the turn). The compaction records
+the files the summarized part read and changed (show lists them).
 
 Summarizers: offline (default) writes a deterministic digest without any
 network; openai calls an OpenAI-compatible chat-completions endpoint
@@ -104,6 +108,12 @@ type compactReport struct {
 	TokensAfter  int64  `json:"tokens_after,omitempty"`
 	CompactionID int64  `json:"compaction_id,omitempty"`
 	Sequence     int64  `json:"sequence,omitempty"`
+	// SplitTurn: the kept part starts inside this turn (its beginning is
+	// summarized apart); ReadFiles and ModifiedFiles: the files the
+	// summarized part read and changed (compactor.Details).
+	SplitTurn     *compactor.SplitTurn `json:"split_turn,omitempty"`
+	ReadFiles     []string             `json:"read_files,omitempty"`
+	ModifiedFiles []string             `json:"modified_files,omitempty"`
 }
 
 func (a *app) runCompact(arg string, o compactOptions) error {
@@ -124,6 +134,7 @@ func (a *app) runCompact(arg string, o compactOptions) error {
 			tokens += int64(compactor.EstimateTokens(e))
 		}
 		out := compactReport{SessionID: id, DryRun: true, TokensBefore: tokens}
+		split := ""
 		if o.threshold > 0 && tokens <= o.threshold {
 			out.Reason = compactor.ReasonBelowThreshold
 		} else {
@@ -134,6 +145,9 @@ func (a *app) runCompact(arg string, o compactOptions) error {
 				out.Dropped = plan.KeepFrom - plan.Anchor
 				out.Kept = len(transcript) - plan.KeepFrom
 			}
+			if plan.Split {
+				split = fmt.Sprintf(", cutting inside the turn that starts at entry %d of the transcript", plan.TurnStart+1)
+			}
 		}
 		if o.json {
 			return writeJSON(a.stdout, out)
@@ -142,8 +156,8 @@ func (a *app) runCompact(arg string, o compactOptions) error {
 			fmt.Fprintf(a.stdout, "dry run: %s: nothing to compact (%s; ~%d tokens)\n", id, out.Reason, tokens)
 			return nil
 		}
-		fmt.Fprintf(a.stdout, "dry run: %s: would summarize %d of %d messages, keeping %d verbatim (+%d anchor); ~%d tokens now\n",
-			id, out.Dropped, len(transcript), out.Kept, out.Anchor, tokens)
+		fmt.Fprintf(a.stdout, "dry run: %s: would summarize %d of %d messages, keeping %d verbatim (+%d anchor)%s; ~%d tokens now\n",
+			id, out.Dropped, len(transcript), out.Kept, out.Anchor, split, tokens)
 		return nil
 	}
 
@@ -170,6 +184,9 @@ func (a *app) runCompact(arg string, o compactOptions) error {
 		TokensBefore: res.TokensBefore, TokensAfter: res.TokensAfter,
 		CompactionID: res.Compaction.ID, Sequence: res.Session.Sequence,
 	}
+	if d, ok := compactor.ParseDetails(res.Compaction); ok && res.Compacted {
+		out.SplitTurn, out.ReadFiles, out.ModifiedFiles = d.SplitTurn, d.ReadFiles, d.ModifiedFiles
+	}
 	if o.json {
 		return writeJSON(a.stdout, out)
 	}
@@ -179,5 +196,9 @@ func (a *app) runCompact(arg string, o compactOptions) error {
 	}
 	fmt.Fprintf(a.stdout, "compacted %s: summarized %d messages, ~%d -> ~%d tokens (run 'sessionctl prune %s' to delete the summarized entries)\n",
 		id, res.Dropped, res.TokensBefore, res.TokensAfter, id)
+	if out.SplitTurn != nil {
+		fmt.Fprintf(a.stdout, "  %s\n", visible(compactor.SplitTurnLine(*out.SplitTurn)))
+	}
+	writeFileLists(a.stdout, "  ", out.ReadFiles, out.ModifiedFiles)
 	return nil
 }

@@ -187,3 +187,30 @@ func TestCompactClaudeCodeCorpus(t *testing.T) {
 	out := t.TempDir()
 	sessionctl(t, db, "export", id, "--format", "claude-code", "--out", out).mustSucceed(t)
 }
+
+// TestCompactBudgetSplitTurn: `compact --budget 20000` on the corpus's
+// longest Claude Code session (a few prompts, hundreds of tool calls)
+// keeps at most 20000 tokens by cutting inside the last turn (issue 38:
+// it kept the whole turn before), says which turn, and `show` lists the
+// turn and the files the summarized part read and changed.
+func TestCompactBudgetSplitTurn(t *testing.T) {
+	const id = "13f6131f-3289-46a0-9662-a2a36f544e35"
+	file := filepath.Join(testdata, "corpus", "claude-code", "projects",
+		"-home-lena-lava-hazel-home-lena-glacier-dune-walnut-cipher-saffron-canyon", id+".jsonl")
+	if _, err := os.Stat(file); err != nil {
+		t.Skipf("no corpus: %v", err)
+	}
+	db := tempDB(t)
+	sessionctl(t, db, "import", file).mustSucceed(t)
+	var rep compactReport
+	sessionctl(t, db, "compact", id, "--budget", "20000", "--json").mustSucceed(t).decode(t, &rep)
+	if !rep.Compacted || rep.SplitTurn == nil || rep.SplitTurn.Prompt == "" || len(rep.ReadFiles) == 0 || len(rep.ModifiedFiles) == 0 {
+		t.Fatalf("compact --budget: %+v", rep)
+	}
+	show := sessionctl(t, db, "show", id).mustSucceed(t).stdout
+	for _, want := range []string{"The kept part starts inside the turn begun by the user prompt", "files read:    " + rep.ReadFiles[0], "files changed: " + rep.ModifiedFiles[0]} {
+		if !strings.Contains(show, want) {
+			t.Errorf("show lacks %q:\n%.2000s", want, show)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/compactor"
 	"github.com/sessiondb/sessiondb/jsonlimport"
 )
 
@@ -116,6 +117,9 @@ func (a *app) runShow(arg string, o showOptions) error {
 	if s.Summary != "" {
 		fmt.Fprintf(w, "summary  %s\n", fold(s.Summary))
 	}
+	if err := showCompaction(a, st, id, w); err != nil {
+		return err
+	}
 	if o.allEntries {
 		fmt.Fprintf(w, "\nraw log (%d entries, superseded ones included):\n", len(entries))
 	}
@@ -141,6 +145,43 @@ func (a *app) runShow(arg string, o showOptions) error {
 		writeDocument(w, "interrupt", full.Interrupt)
 	}
 	return nil
+}
+
+// showCompaction prints the session's current compaction, when it has
+// one: where the transcript starts, the turn it cut into and the files
+// the summarized part read and changed (compactor.Files: this package's
+// compactions and pi's own).
+func showCompaction(a *app, st sessiondb.Store, id string, w io.Writer) error {
+	comps, err := st.Compactions(a.ctx, id)
+	if err != nil {
+		return fmt.Errorf("read compactions of %s: %w", id, err)
+	}
+	if len(comps) == 0 {
+		return nil
+	}
+	c := comps[len(comps)-1]
+	fmt.Fprintf(w, "compacted %s: the transcript keeps the log from #%d", tableTime(c.CreatedAt), c.KeepFromSeq)
+	if c.TokensBefore > 0 {
+		fmt.Fprintf(w, " (~%d -> ~%d tokens)", c.TokensBefore, c.TokensAfter)
+	}
+	fmt.Fprintln(w)
+	if d, ok := compactor.ParseDetails(c); ok && d.SplitTurn != nil {
+		fmt.Fprintf(w, "         %s\n", visible(compactor.SplitTurnLine(*d.SplitTurn)))
+	}
+	read, changed := compactor.Files(c)
+	writeFileLists(w, "         ", read, changed)
+	return nil
+}
+
+// writeFileLists prints the files a compaction's summarized part read and
+// changed, one line each list.
+func writeFileLists(w io.Writer, indent string, read, changed []string) {
+	if len(read) > 0 {
+		fmt.Fprintf(w, "%sfiles read:    %s\n", indent, visible(strings.Join(read, ", ")))
+	}
+	if len(changed) > 0 {
+		fmt.Fprintf(w, "%sfiles changed: %s\n", indent, visible(strings.Join(changed, ", ")))
+	}
 }
 
 // writeBodies writes entries' bodies as a JSON array, one element per

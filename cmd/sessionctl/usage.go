@@ -78,7 +78,11 @@ With --json the report is one object ("since"/"until" are "" when open,
    "cacheReadTokens","reasoningTokens","totalTokens","totalCost"}}
 (the model view has no modelsUsed or modelBreakdowns). totalTokens is input +
 output + cache creation + cache read, as ccusage counts it; reasoning tokens
-are part of the output tokens.`,
+are part of the output tokens. Calls whose model has no price (no price
+list, built-in, LiteLLM's or --prices, has it) have an unknown cost: the
+tables say "unpriced" (or "$X + unpriced" for a group where some calls are
+priced), never $0.00, and the JSON gives "unpricedCalls" (left out when
+0) beside "totalCost"/"cost", which then sums the priced calls only.`,
 		Example: `  sessionctl usage                              # per day, local time
   sessionctl usage daily --since 2026-03-01 --breakdown
   sessionctl usage monthly --tz UTC --json
@@ -118,6 +122,9 @@ type usageNumbers struct {
 	ReasoningTokens     int64   `json:"reasoningTokens"`
 	TotalTokens         int64   `json:"totalTokens"`
 	TotalCost           float64 `json:"totalCost"`
+	// UnpricedCalls counts the calls whose cost is unknown (no price for
+	// their model): TotalCost sums the others.
+	UnpricedCalls int64 `json:"unpricedCalls,omitempty"`
 }
 
 func (n *usageNumbers) add(r sessiondb.UsageRow) {
@@ -129,6 +136,7 @@ func (n *usageNumbers) add(r sessiondb.UsageRow) {
 	n.ReasoningTokens += r.ReasoningTokens
 	n.TotalTokens += r.InputTokens + r.OutputTokens + r.CacheWriteTokens + r.CacheReadTokens
 	n.TotalCost += r.Cost
+	n.UnpricedCalls += r.Unpriced
 }
 
 // modelBreakdown is one model's part of a group.
@@ -142,6 +150,7 @@ type modelBreakdown struct {
 	ReasoningTokens     int64   `json:"reasoningTokens"`
 	TotalTokens         int64   `json:"totalTokens"`
 	Cost                float64 `json:"cost"`
+	UnpricedCalls       int64   `json:"unpricedCalls,omitempty"`
 }
 
 // usageGroup is what every grouped item of the report has.
@@ -213,6 +222,7 @@ func (g *group) add(model string, r sessiondb.UsageRow) {
 	m.ReasoningTokens += r.ReasoningTokens
 	m.TotalTokens += r.InputTokens + r.OutputTokens + r.CacheWriteTokens + r.CacheReadTokens
 	m.Cost += r.Cost
+	m.UnpricedCalls += r.Unpriced
 	if !r.FirstAt.IsZero() && (g.first.IsZero() || r.FirstAt.Before(g.first)) {
 		g.first = r.FirstAt
 	}
@@ -503,11 +513,11 @@ func printUsage(w io.Writer, view string, rep usageReport, breakdown bool) error
 	figures := "INPUT\tOUTPUT\tCACHE CREATE\tCACHE READ\tTOTAL TOKENS\tCOST (USD)"
 	nums := func(n usageNumbers) string {
 		return strings.Join([]string{thousands(n.InputTokens), thousands(n.OutputTokens), thousands(n.CacheCreationTokens),
-			thousands(n.CacheReadTokens), thousands(n.TotalTokens), dollars(n.TotalCost)}, "\t")
+			thousands(n.CacheReadTokens), thousands(n.TotalTokens), costCell(n.TotalCost, n.UnpricedCalls, n.Calls)}, "\t")
 	}
 	sub := func(m modelBreakdown) string {
 		return strings.Join([]string{thousands(m.InputTokens), thousands(m.OutputTokens), thousands(m.CacheCreationTokens),
-			thousands(m.CacheReadTokens), thousands(m.TotalTokens), dollars(m.Cost)}, "\t")
+			thousands(m.CacheReadTokens), thousands(m.TotalTokens), costCell(m.Cost, m.UnpricedCalls, m.Calls)}, "\t")
 	}
 	models := func(g usageGroup) string {
 		names := make([]string, len(g.ModelsUsed))
@@ -575,6 +585,19 @@ func thousands(n int64) string {
 		return "-" + b.String()
 	}
 	return b.String()
+}
+
+// costCell writes the cost of calls of which unpriced have no price:
+// "unpriced" when none has one, the priced part and "+ unpriced" when
+// some lack one, never "$0.00" for calls whose cost is unknown.
+func costCell(cost float64, unpriced, calls int64) string {
+	switch {
+	case unpriced == 0:
+		return dollars(cost)
+	case unpriced >= calls:
+		return "unpriced"
+	}
+	return dollars(cost) + " + unpriced"
 }
 
 // dollars writes a cost in US dollars, to the cent ("$0.00" for less).

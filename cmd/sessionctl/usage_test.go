@@ -566,3 +566,52 @@ func TestImportPrices(t *testing.T) {
 		t.Errorf("cost with the built-in prices = %v, want 10 (Opus 5 at $5/M)", got)
 	}
 }
+
+// TestUsageUnpriced imports a Claude Code session whose calls were made
+// with a model nobody prices and with "claude-opus-4.8" (a dotted spelling
+// of a priced model): `usage` says "unpriced" for the first, never $0.00,
+// prices the second, and its JSON counts unpricedCalls (issue 38).
+func TestUsageUnpriced(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "projects", "-home-u-p")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	line := func(n int, model, msg string) string {
+		return fmt.Sprintf(`{"parentUuid":%s,"isSidechain":false,"type":"assistant","sessionId":"0d000000-0000-4000-8000-000000000001","uuid":"0d000000-0000-4000-8000-00000000000%d","timestamp":"2026-03-0%dT10:00:00.000Z","message":{"id":%q,"role":"assistant","model":%q,"content":[{"type":"text","text":"ok"}],"usage":{"input_tokens":1000,"output_tokens":100}}}`,
+			map[bool]string{true: "null", false: fmt.Sprintf(`"0d000000-0000-4000-8000-00000000000%d"`, n-1)}[n == 1], n, n, msg, model)
+	}
+	file := filepath.Join(dir, "0d000000-0000-4000-8000-000000000001.jsonl")
+	data := `{"parentUuid":null,"type":"user","sessionId":"0d000000-0000-4000-8000-000000000001","uuid":"0d000000-0000-4000-8000-000000000000","timestamp":"2026-03-01T09:00:00.000Z","message":{"role":"user","content":"hi"}}` + "\n" +
+		line(1, "brand-new-model-x", "m1") + "\n" + line(2, "claude-opus-4.8", "m2") + "\n"
+	if err := os.WriteFile(file, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db := tempDB(t)
+	sessionctl(t, db, "import", file).mustSucceed(t)
+	table := sessionctl(t, db, "usage", "daily", "--tz", "UTC", "--breakdown").mustSucceed(t).stdout
+	for _, want := range []string{"2026-03-01", "unpriced", "└ brand-new-model-x", "+ unpriced"} {
+		if !strings.Contains(table, want) {
+			t.Errorf("usage table lacks %q:\n%s", want, table)
+		}
+	}
+	if strings.Contains(table, "$0.00") {
+		t.Errorf("usage table shows $0.00:\n%s", table)
+	}
+	var rep usageReport
+	sessionctl(t, db, "usage", "model", "--tz", "UTC", "--json").mustSucceed(t).decode(t, &rep)
+	if rep.Totals.UnpricedCalls != 1 || rep.Models == nil {
+		t.Fatalf("totals %+v", rep.Totals)
+	}
+	for _, m := range *rep.Models {
+		switch m.ModelName {
+		case "brand-new-model-x":
+			if m.UnpricedCalls != 1 || m.TotalCost != 0 {
+				t.Errorf("%+v", m)
+			}
+		case "claude-opus-4.8":
+			if want := (1000*5 + 100*25) / 1e6; m.UnpricedCalls != 0 || m.TotalCost != want {
+				t.Errorf("%+v, want cost %v at claude-opus-4-8's price", m, want)
+			}
+		}
+	}
+}

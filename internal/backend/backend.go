@@ -193,13 +193,19 @@ func ScanUsageTotals(rows *sql.Rows) (map[string]sessiondb.UsageTotals, error) {
 		var id string
 		var t sessiondb.UsageTotals
 		if err := rows.Scan(&id, &t.Calls, &t.InputTokens, &t.OutputTokens, &t.CacheReadTokens,
-			&t.CacheWriteTokens, &t.ReasoningTokens, &t.Cost); err != nil {
+			&t.CacheWriteTokens, &t.ReasoningTokens, &t.Cost, &t.Unpriced); err != nil {
 			return nil, err
 		}
 		out[id] = t
 	}
 	return out, rows.Err()
 }
+
+// UnpricedSQL counts, summed over the usage rows u, the calls whose cost
+// is unknown (sessiondb.UsageTotals.Unpriced): estimated at 0 while they
+// counted tokens. It holds no placeholder.
+const UnpricedSQL = `CAST(coalesce(sum(CASE WHEN u.cost_estimated AND u.cost = 0
+	AND u.input_tokens + u.output_tokens + u.cache_read_tokens + u.cache_write_tokens > 0 THEN 1 ELSE 0 END), 0) AS BIGINT)`
 
 // Execer is what both backends' write transactions offer (*sqlx.Tx, and
 // pgstore's transaction, which rebinds ? placeholders to $n).

@@ -268,7 +268,7 @@ func UsageReport(ctx context.Context, tx Tx, q sessiondb.UsageQuery) ([]sessiond
 		}
 	}
 	var args []any
-	cost := "u.cost"
+	cost, unpriced := "u.cost", UnpricedSQL
 	if q.Prices != nil {
 		models, err := estimatedModels(ctx, tx)
 		if err != nil {
@@ -289,6 +289,11 @@ func UsageReport(ctx context.Context, tx Tx, q sessiondb.UsageQuery) ([]sessiond
 			var expr string
 			expr, args = priceExpr(chunks[0])
 			cost = "CASE WHEN u.cost_estimated THEN coalesce(" + expr + ", u.cost) ELSE u.cost END"
+			// A model Prices prices is not unpriced, whatever its rows
+			// were stored with.
+			unpriced = `CAST(coalesce(sum(CASE WHEN u.cost_estimated AND (` + expr + `) IS NULL AND u.cost = 0
+				AND u.input_tokens + u.output_tokens + u.cache_read_tokens + u.cache_write_tokens > 0 THEN 1 ELSE 0 END), 0) AS BIGINT)`
+			args = append(args, args...)
 		}
 	}
 	cols := []string{"CAST('' AS TEXT)", "CAST('' AS TEXT)", "CAST('' AS TEXT)", "CAST('' AS TEXT)", "CAST('' AS TEXT)", "0"}
@@ -317,7 +322,7 @@ func UsageReport(ctx context.Context, tx Tx, q sessiondb.UsageQuery) ([]sessiond
 		CAST(coalesce(sum(u.input_tokens), 0) AS BIGINT), CAST(coalesce(sum(u.output_tokens), 0) AS BIGINT),
 		CAST(coalesce(sum(u.cache_read_tokens), 0) AS BIGINT), CAST(coalesce(sum(u.cache_write_tokens), 0) AS BIGINT),
 		CAST(coalesce(sum(u.reasoning_tokens), 0) AS BIGINT), coalesce(sum(` + cost + `), 0),
-		coalesce(min(u.created_at), ''), coalesce(max(u.created_at), '')
+		coalesce(min(u.created_at), ''), coalesce(max(u.created_at), ''), ` + unpriced + `
 		FROM usage u`
 	var where []string
 	if q.SessionID != "" {
@@ -349,7 +354,7 @@ func UsageReport(ctx context.Context, tx Tx, q sessiondb.UsageQuery) ([]sessiond
 		var hour, first, last string
 		var quarter int64
 		if err := rows.Scan(&r.SessionID, &r.Provider, &r.Model, &r.Day, &hour, &quarter, &r.Calls, &r.InputTokens,
-			&r.OutputTokens, &r.CacheReadTokens, &r.CacheWriteTokens, &r.ReasoningTokens, &r.Cost, &first, &last); err != nil {
+			&r.OutputTokens, &r.CacheReadTokens, &r.CacheWriteTokens, &r.ReasoningTokens, &r.Cost, &first, &last, &r.Unpriced); err != nil {
 			return nil, fmt.Errorf("usage report: %w", err)
 		}
 		if hour != "" {

@@ -275,6 +275,9 @@ func (e *Engine) applyCommit(ctx context.Context, tx Tx, id string, c sessiondb.
 // sessiondb.ValidateCommit. A commit that changes nothing writes nothing
 // (see sessiondb.Commit): no Sequence bump.
 func ApplyCommit(ctx context.Context, d Driver, ts backend.TextStore, tx Tx, id string, c sessiondb.Commit, rows []Row) (sessiondb.Session, error) {
+	if c.Delete {
+		return deleteSession(ctx, d, tx, id, c.ExpectSequence)
+	}
 	now := OrNow(c.Now, time.Now())
 	create := c.Create
 	if create != nil {

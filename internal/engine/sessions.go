@@ -175,22 +175,37 @@ func (e *Engine) Delete(ctx context.Context, id string) error {
 		return fmt.Errorf("delete session: %w", err)
 	}
 	return e.d.Write(ctx, func(tx Tx) error {
-		// Lock the row first, so that the sequence remembered is the
-		// last one committed.
-		sess, err := e.d.LockSession(ctx, tx, id)
-		if err != nil {
+		if _, err := deleteSession(ctx, e.d, tx, id, nil); err != nil {
 			return fmt.Errorf("delete session: %w", err)
 		}
-		// Remember the last sequence: a session recreated under this ID
-		// continues from it (see the deleted_sessions table).
-		_, err = tx.ExecContext(ctx, `INSERT INTO deleted_sessions (id_hash, sequence) VALUES (?, ?)
-			ON CONFLICT (id_hash) DO UPDATE SET sequence = excluded.sequence`, backend.TombstoneKey(id), sess.Sequence)
-		if err != nil {
-			return err
-		}
-		_, err = tx.ExecContext(ctx, `DELETE FROM sessions WHERE id = ?`, id)
-		return err
+		return nil
 	})
+}
+
+// deleteSession deletes session id inside tx (Delete, and a Commit with
+// Delete) and returns it as it was; expect, when non-nil, is the
+// Sequence it must have.
+func deleteSession(ctx context.Context, d Driver, tx Tx, id string, expect *int64) (sessiondb.Session, error) {
+	// Lock the row first, so that the sequence remembered is the last one
+	// committed.
+	sess, err := d.LockSession(ctx, tx, id)
+	if err != nil {
+		return sessiondb.Session{}, err
+	}
+	if expect != nil && *expect != sess.Sequence {
+		return sessiondb.Session{}, &sessiondb.ConflictError{SessionID: id, Expected: *expect, Current: sess.Sequence}
+	}
+	// Remember the last sequence: a session recreated under this ID
+	// continues from it (see the deleted_sessions table).
+	_, err = tx.ExecContext(ctx, `INSERT INTO deleted_sessions (id_hash, sequence) VALUES (?, ?)
+		ON CONFLICT (id_hash) DO UPDATE SET sequence = excluded.sequence`, backend.TombstoneKey(id), sess.Sequence)
+	if err != nil {
+		return sessiondb.Session{}, err
+	}
+	if _, err = tx.ExecContext(ctx, `DELETE FROM sessions WHERE id = ?`, id); err != nil {
+		return sessiondb.Session{}, err
+	}
+	return sess, nil
 }
 
 // List implements sessiondb.Store. Pages are walked with a keyset cursor

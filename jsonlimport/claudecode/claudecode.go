@@ -246,10 +246,6 @@ type ccCall struct {
 	session string // the line's sessionId
 }
 
-func (c ccCall) total() int64 {
-	return c.row.InputTokens + c.row.OutputTokens + c.row.CacheReadTokens + c.row.CacheWriteTokens
-}
-
 type ccParser struct {
 	jsonl.WildScan
 	agentFile bool
@@ -586,9 +582,11 @@ func (p *ccParser) previousPart(node *ccNode) *ccNode {
 }
 
 // usageOf records the usage of an assistant line. The lines of one API
-// response share message.id and requestId; their usage grows as the
-// response streams (the early lines' output_tokens are partial), and the
-// response counts once, with its largest report (see the package notes).
+// response share message.id and requestId; the usage a line carries is
+// what the endpoint had reported when the line was written (the early
+// lines' output_tokens are partial, and through Anthropic-compatible
+// endpoints their input is the whole prompt, uncached), and the response
+// counts once, with its last line's report (see ccBetter).
 func (p *ccParser) usageOf(l ccLine, n int, t time.Time) {
 	m := l.Message
 	if l.Type != "assistant" || m.Usage == nil {
@@ -620,7 +618,7 @@ func (p *ccParser) usageOf(l ccLine, n int, t time.Time) {
 		p.usage = append(p.usage, c)
 		return
 	}
-	if ccBetter(c, p.usage[i]) {
+	if o := p.usage[i]; ccBetter(c.side, c.empty(), o.side, o.empty()) {
 		p.usage[i] = c
 	}
 }
@@ -701,16 +699,29 @@ func ccCallID(id, request string) string {
 	return id + "|" + request
 }
 
-// ccBetter reports whether usage report c replaces report old of the
-// same response: a main-chain line beats a side-chain copy, then the
-// larger total wins, and on a tie the report met first stays (ccusage's
-// rule; in the real corpus the largest report is always the response's
-// last line).
-func ccBetter(c, old ccCall) bool {
-	if c.side != old.side {
-		return old.side
+// ccBetter reports whether the usage report of a line (side: a side
+// chain's; empty: no token counted) replaces the report of an earlier
+// line of the same response: a main-chain line beats a side-chain copy,
+// else the later line wins, unless it reports nothing. The last streamed
+// line carries the final usage; an earlier one's is partial, and its
+// total is not always smaller (issue 38: a 2.1.68 file written through
+// an Anthropic-compatible endpoint reports the whole prompt as input on
+// its thinking lines, more than the final line's input, cache reads and
+// output together). A line with "usage":{} (longcat through Claude Code
+// 2.1.90 writes the final report on one block line and empty ones on
+// others, not always before it in the file) is no report. ccusage keeps
+// the largest total instead; on the real corpus the two rules pick lines
+// of the same figures.
+func ccBetter(side, empty, oldSide, oldEmpty bool) bool {
+	if side != oldSide {
+		return oldSide
 	}
-	return c.total() > old.total()
+	return !empty || oldEmpty
+}
+
+// empty reports whether the line counted no token at all.
+func (c ccCall) empty() bool {
+	return c.row.InputTokens == 0 && c.row.OutputTokens == 0 && c.row.CacheReadTokens == 0 && c.row.CacheWriteTokens == 0
 }
 
 // blocks records the tool_use and tool_result ids of a message's content.

@@ -80,9 +80,11 @@
 //     is the parent session's ID. A workflow's journal.jsonl and the
 //     agent-<id>.meta.json beside a sub-agent are skipped with a note.
 //   - Usage: one row per API response (see the package notes): CallID
-//     message.id + "|" + requestId, the report with the largest total (in
-//     every real response its last line), a response other transcripts of
-//     the project folder also hold counted once among them. Model
+//     message.id + "|" + requestId, the report of its last streamed line
+//     (a main-chain line before a side-chain copy; a line with "usage":{}
+//     reports nothing), dated by that line, whatever the file's length or
+//     how it grew (TestClaudeCodeUsageRule), a response other transcripts
+//     of the project folder also hold counted once among them. Model
 //     "<synthetic>" (a stop inserted by the CLI, not an API call) is not
 //     counted.
 //   - Oversized tool outputs (<session-id>/tool-results/<tool_use id>.txt)

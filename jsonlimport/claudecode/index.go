@@ -12,7 +12,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sessiondb/sessiondb"
 	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 )
 
@@ -24,13 +23,14 @@ import (
 
 // ccKeys is the responses of one transcript, cached by size and time.
 type ccKeys struct {
-	size   int64
-	mod    time.Time
-	id     jsonl.Inode
-	end    int64  // offset after the last complete line scanned
-	tail   string // tailHash before end
-	keys   map[string]ccReport
-	totals map[string]int64
+	size int64
+	mod  time.Time
+	id   jsonl.Inode
+	end  int64  // offset after the last complete line scanned
+	tail string // tailHash before end
+	keys map[string]ccReport
+	// empty: the report of keys[k] counted no token.
+	empty map[string]bool
 }
 
 // ccProject is the index of one project folder. mu guards files, stamps
@@ -293,7 +293,7 @@ func (pr *ccProject) fileKeys(path string) map[string]ccReport {
 			}
 		}
 	}
-	c = &ccKeys{size: fi.Size(), mod: fi.ModTime(), id: jsonl.InodeOf(fi), keys: map[string]ccReport{}, totals: map[string]int64{}}
+	c = &ccKeys{size: fi.Size(), mod: fi.ModTime(), id: jsonl.InodeOf(fi), keys: map[string]ccReport{}, empty: map[string]bool{}}
 	if _, err := c.scan(path, nil); err != nil {
 		delete(pr.files, path)
 		return nil
@@ -327,16 +327,16 @@ func (c *ccKeys) scan(path string, before func(string)) (map[string]bool, error)
 		if json.Unmarshal(line, &l) != nil || l.Type != "assistant" || l.Message == nil || l.Message.Usage == nil || l.Message.ID == "" || l.Message.Model == "<synthetic>" {
 			return nil
 		}
-		u := l.Message.Usage
 		k := ccCallID(l.Message.ID, l.RequestID)
+		u := l.Message.Usage
 		r := ccReport{path: path, side: l.IsSidechain, at: jsonl.ParseTime(l.Timestamp)}
-		tot := u.Input + u.Output + u.CacheRead + u.CacheWrite
+		empty := u.Input == 0 && u.Output == 0 && u.CacheRead == 0 && u.CacheWrite == 0
 		old, ok := c.keys[k]
-		if !ok || ccBetter(ccCall{side: r.side, row: sessiondb.Usage{InputTokens: tot}}, ccCall{side: old.side, row: sessiondb.Usage{InputTokens: c.totals[k]}}) {
+		if !ok || ccBetter(r.side, empty, old.side, c.empty[k]) {
 			if before != nil {
 				before(k)
 			}
-			c.keys[k], c.totals[k] = r, tot
+			c.keys[k], c.empty[k] = r, empty
 			changed[k] = true
 		}
 		return nil

@@ -140,6 +140,24 @@ type Parsed struct {
 	// not resume (pi's abandoned branches), each written as a fork of the
 	// session. A reader returns them only from a whole read.
 	Branches []Branch
+	// Continued are the tips of branches an earlier import of the file
+	// made forks for (its ResumeState says which) that are tips no more:
+	// the tool went back to them and went on (pi's /tree), so one import
+	// of the file makes no fork for them. The importer deletes those
+	// forks in the commit that imports the file, when they hold what the
+	// import gave them and nothing since. A reader returns them only from
+	// a whole read.
+	Continued []Continued
+}
+
+// Continued is a branch tip that an earlier import made a fork for and
+// that the file continues now (Parsed.Continued).
+type Continued struct {
+	Tip string
+	// Entries is the length of the fork's log as the import made it (for
+	// pi, the header and the path from the root to Tip, which never
+	// changes): a fork of another length was written to since.
+	Entries int64
 }
 
 // Branch is one path of a session file's entry tree that ends elsewhere
@@ -147,8 +165,9 @@ type Parsed struct {
 // session: its ID is the session's ID, "@" and Tip; its ParentID is the
 // session and its ForkSeq the log position of entry FromEntry. The path
 // never changes once written (entries are immutable and name their
-// parent), so a fork that already exists is left as it is, even after the
-// tool has continued the branch.
+// parent), so a fork that already exists is left as it is; once the tool
+// goes back to the tip and continues the branch, it is no branch of its
+// own any more, and its fork is deleted (Parsed.Continued).
 type Branch struct {
 	// Tip is the id of the entry the branch ends at.
 	Tip string

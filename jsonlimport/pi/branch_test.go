@@ -168,8 +168,9 @@ func TestPiBranchForks(t *testing.T) {
 
 // TestPiBranchForksReimport: importing again creates nothing; after pi
 // continues an abandoned branch (the old leaf becomes a branch tip), a
-// re-import adds exactly the fork of the old leaf and leaves the existing
-// forks untouched.
+// re-import adds exactly the fork of the old leaf and deletes the fork of
+// the tip pi went on from (issue 38: one import of the grown file has no
+// fork for it; its lines are the session's).
 func TestPiBranchForksReimport(t *testing.T) {
 	ctx := context.Background()
 	s := jsonltest.OpenStore(t)
@@ -194,8 +195,7 @@ func TestPiBranchForksReimport(t *testing.T) {
 	for k := range exp {
 		tip = k
 	}
-	before, err := s.Get(ctx, jsonl.BranchID(main, tip))
-	if err != nil {
+	if _, err := s.Get(ctx, jsonl.BranchID(main, tip)); err != nil {
 		t.Fatal(err)
 	}
 	oldLeaf := readPiExpected(t, "branched").LeafID
@@ -215,9 +215,8 @@ func TestPiBranchForksReimport(t *testing.T) {
 	if err != nil || rep.Forks != 1 {
 		t.Fatalf("import after the branch grew: %d forks, %v %+v", rep.Forks, err, rep.Problems)
 	}
-	after, err := s.Get(ctx, jsonl.BranchID(main, tip))
-	if err != nil || after.Sequence != before.Sequence {
-		t.Fatalf("existing fork changed: sequence %d -> %d (%v)", before.Sequence, after.Sequence, err)
+	if _, err := s.Get(ctx, jsonl.BranchID(main, tip)); !errors.Is(err, sessiondb.ErrNotFound) {
+		t.Fatalf("the fork of the tip pi continued is still there (%v)", err)
 	}
 	old, err := s.Get(ctx, jsonl.BranchID(main, oldLeaf))
 	if err != nil || old.ParentID != main {
@@ -232,6 +231,43 @@ func TestPiBranchForksReimport(t *testing.T) {
 	want := append(append([]any{}, exp[tip].Messages...), map[string]any{"role": "user", "content": "Back to the retry after all.", "timestamp": float64(1768039200000)})
 	if d := cmp.Diff(want, got); d != "" {
 		t.Fatalf("session after the branch grew (-want +got):\n%s", d)
+	}
+}
+
+// TestPiContinuedForkWrittenToIsKept: the fork of a tip pi went on from is
+// deleted only when it holds what the import gave it; one an application
+// wrote to since is kept, with a problem.
+func TestPiContinuedForkWrittenToIsKept(t *testing.T) {
+	ctx := context.Background()
+	s := jsonltest.OpenStore(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.jsonl")
+	jsonltest.CopyFile(t, filepath.Join(piTestdata, "sessions", "branched.jsonl"), path)
+	if _, err := jsonlimport.Import(ctx, s, []string{dir}, jsonlimport.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	src, err := s.SourceFile(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tip string
+	for k := range piBranchesExpected(t, "branched") {
+		tip = k
+	}
+	fork := jsonl.BranchID(src.SessionID, tip)
+	if _, err := s.Commit(ctx, fork, sessiondb.Commit{Append: []sessiondb.Entry{sessiondb.Message(`{"role":"user","content":"continued here"}`)}}); err != nil {
+		t.Fatal(err)
+	}
+	jsonltest.Append(t, path, fmt.Sprintf(`{"type":"message","id":"c0ffee02","parentId":%q,"timestamp":"2026-01-10T10:00:00.000Z","message":{"role":"user","content":"Back to it.","timestamp":1768039200000}}`+"\n", tip))
+	rep, err := jsonlimport.Import(ctx, s, []string{dir}, jsonlimport.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Get(ctx, fork); err != nil {
+		t.Fatalf("a fork written to since its import was deleted: %v", err)
+	}
+	if !jsonltest.HasProblem(rep.Problems, "s.jsonl", 0, "kept") {
+		t.Errorf("no problem says the fork was kept: %v", rep.Problems)
 	}
 }
 

@@ -48,9 +48,16 @@
 //     never changes, so an existing fork's log is not rewritten; when pi
 //     later continues a branch, the old leaf's path becomes a new fork and
 //     the forks already made keep their logs (their branch points move
-//     with the resumed path). Forks hold no usage (the
-//     session counts every branch's calls), and their lines are copies of
-//     the session's, so a search finds a branch's text in both.
+//     with the resumed path), but the fork of a tip pi went back to and
+//     went on from (/tree, then a prompt or a branch summary there) is
+//     deleted in the commit that imports the grown file
+//     (Parsed.Continued): that tip is no branch of its own any more, and
+//     one import of the file makes no fork for it (issue 38: a session
+//     that navigated its tree held 94 entries grown, 67 imported once). A
+//     fork an application wrote to since is kept, with a problem. Forks
+//     hold no usage (the session counts every branch's calls), and their
+//     lines are copies of the session's, so a search finds a branch's
+//     text in both.
 //   - A file made by /fork has a header with parentSession (the source
 //     file's path): when the source file can be read (there, or beside the
 //     fork), its ParentID is the id in the source's header and ForkSeq the

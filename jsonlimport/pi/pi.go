@@ -456,6 +456,7 @@ func (p *piParser) finish(u jsonl.Unit, from jsonl.Resume) (*jsonl.Parsed, error
 		if len(branches) > 0 {
 			p.attrs["branches"] = branches
 		}
+		out.Continued = p.continued(from.State, hasChild)
 		if len(tips) > maxBranches {
 			p.attrs["branchCount"] = len(tips)
 		}
@@ -626,6 +627,35 @@ func (p *piParser) branchPath(tip *piNode, budget int) ([]*piNode, bool) {
 		path[i], path[j] = path[j], path[i]
 	}
 	return path, true
+}
+
+// continued returns the branch tips of the import whose reader state is
+// state (the forks it made, attrs.branches) that now have a child: pi
+// went back to them with /tree and went on, so they are tips no more.
+func (p *piParser) continued(state json.RawMessage, hasChild map[string]bool) []jsonl.Continued {
+	var prev piResumeState
+	var attrs struct {
+		Branches []struct {
+			Tip string `json:"tip"`
+		} `json:"branches"`
+	}
+	if len(state) == 0 || json.Unmarshal(state, &prev) != nil || json.Unmarshal(prev.Attrs, &attrs) != nil {
+		return nil
+	}
+	var out []jsonl.Continued
+	for _, b := range attrs.Branches {
+		n, ok := p.nodes[b.Tip]
+		if !ok || !hasChild[b.Tip] {
+			continue
+		}
+		path, _ := p.branchPath(n, len(p.entries)+1)
+		c := jsonl.Continued{Tip: b.Tip, Entries: int64(len(path))}
+		if len(p.entries) > 0 && p.entries[0].Kind == "session" {
+			c.Entries++
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 // branchFrom returns the id of the last entry the branch ending at tip

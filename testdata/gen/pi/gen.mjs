@@ -247,6 +247,113 @@ if (process.argv[2] === "fork-labels") {
 	process.exit(0);
 }
 
+// "node gen.mjs tree" writes ../../pi/tree/ only: two sessions of the
+// shapes real pi users leave behind (issue 38), each with <name>.json (the
+// context as above plus "branches" as in "gen.mjs branches"):
+//
+//   - navigated: a session that moved about its tree the way pi's /tree
+//     does (AgentSession.navigateTree, mirrored by navigate() below): on
+//     leaving a branch a branch_summary entry is written at the target
+//     (the parent of a user message, the entry itself otherwise), a label
+//     given in /tree goes on that summary entry (a label entry after it),
+//     and the conversation goes on from there; tool calls and results
+//     throughout, one branch left without summary, and twice back to
+//     the first prompt (the summary, or without one the next prompt, is
+//     then another root).
+//   - renamed: a linear session named mid-way (session_info, /name) whose
+//     model changed twice (model_change, then answers of the new model),
+//     with a thinking level change between.
+if (process.argv[2] === "tree") {
+	const dir = path.join(root, "tree");
+	fs.rmSync(dir, { recursive: true, force: true });
+	fs.mkdirSync(dir, { recursive: true });
+	let calls = 0;
+	const turn = (sm, prompt, answer, model, provider) => {
+		const u = sm.appendMessage(user(prompt));
+		const id = `call_${++calls}`;
+		sm.appendMessage(assistant([{ type: "toolCall", id, name: "read", arguments: { path: `src/f${calls}.go` } }], usage(900 + 100 * calls, 30, 500, 0.003), model, provider));
+		sm.appendMessage(toolResult(id, "read", `package f${calls}`));
+		const a = sm.appendMessage(assistant(text(answer), usage(1000 + 100 * calls, 50, 800, 0.004), model, provider));
+		return { u, a };
+	};
+	// navigate is AgentSession.navigateTree without the model: summary
+	// and label as /tree gives them.
+	const navigate = (sm, targetId, summary, label) => {
+		const target = sm.getEntry(targetId);
+		const toParent = (target.type === "message" && target.message.role === "user") || target.type === "custom_message";
+		const newLeaf = toParent ? target.parentId : targetId;
+		if (summary) {
+			const id = sm.branchWithSummary(newLeaf, summary, { readFiles: ["src/f1.go"], modifiedFiles: [] }, false);
+			if (label) sm.appendLabelChange(id, label);
+		} else if (newLeaf === null) {
+			sm.resetLeaf();
+		} else {
+			sm.branch(newLeaf);
+		}
+		if (label && !summary) sm.appendLabelChange(targetId, label);
+	};
+	const write = (name, build) => {
+		const sm = SessionManager.create(cwd, dir);
+		build(sm);
+		const dest = path.join(dir, `${name}.jsonl`);
+		fs.renameSync(sm.getSessionFile(), dest);
+		const exp = context(dest);
+		const o = SessionManager.open(dest);
+		const parents = new Set(o.getEntries().map((e) => e.parentId));
+		exp.branches = {};
+		for (const e of o.getEntries()) {
+			if (parents.has(e.id) || e.id === exp.leafId) continue;
+			o.branch(e.id);
+			const c = o.buildSessionContext();
+			exp.branches[e.id] = { messages: c.messages, model: c.model, thinkingLevel: c.thinkingLevel };
+		}
+		fs.writeFileSync(path.join(dir, `${name}.json`), JSON.stringify(exp, null, 2) + "\n");
+	};
+	write("navigated", (sm) => {
+		const t1 = turn(sm, "Find why the upload stalls.", "The retry loop never sleeps.");
+		const t2 = turn(sm, "Try a fixed sleep.", "Added a one-second sleep.");
+		turn(sm, "Now make it configurable.", "The sleep is a flag now.");
+		// Leave approach A for B from the first answer, labelled.
+		navigate(sm, t2.u, "Tried a fixed, then configurable sleep (approach A).", "approach-a");
+		const b1 = turn(sm, "Use exponential backoff instead.", "Backoff with jitter in place.");
+		turn(sm, "Cap it at a minute.", "Capped.");
+		// Back into A at its second answer, without a summary.
+		navigate(sm, t2.a);
+		turn(sm, "Keep the fixed sleep but log each retry.", "Each retry is logged.");
+		// And to B's first answer, summarized, no label.
+		navigate(sm, b1.a, "Logged retries on approach A.");
+		turn(sm, "Add a test for the backoff.", "Test added; it passes.");
+		// Label an earlier entry from /tree without moving (pi's label key).
+		sm.appendLabelChange(t1.a, "root-cause");
+		turn(sm, "Ship it.", "Shipped.");
+		// Back to the first prompt (a root: the summary is a root too),
+		// to ask it again.
+		navigate(sm, t1.u, "Shipped backoff with a test.", "shipped");
+		const r = turn(sm, "Find why the upload stalls, on the server side.", "The server closes idle connections.");
+		// Back to the first prompt without summary: the next prompt is
+		// another root.
+		navigate(sm, t1.u);
+		turn(sm, "Find why the download stalls.", "Same retry loop.");
+		// And back to the server branch's answer, summarized.
+		navigate(sm, r.a, "Download stalls share the retry loop.");
+		turn(sm, "Raise the idle timeout.", "Raised to five minutes.");
+	});
+	write("renamed", (sm) => {
+		turn(sm, "List the services.", "api, worker, web.");
+		turn(sm, "Which one is slow?", "The worker.");
+		sm.appendSessionInfo("Slow worker");
+		sm.appendModelChange("openai", "gpt-5");
+		turn(sm, "Profile the worker.", "JSON decoding takes 70%.", "gpt-5", "openai");
+		sm.appendThinkingLevelChange("high");
+		turn(sm, "Suggest a faster decoder.", "Use a streaming decoder.", "gpt-5", "openai");
+		sm.appendModelChange("anthropic", "claude-opus-4-5");
+		turn(sm, "Write the patch.", "Patch written.", "claude-opus-4-5", "anthropic");
+		turn(sm, "Run the benchmark.", "Twice as fast.", "claude-opus-4-5", "anthropic");
+	});
+	console.log("wrote", dir);
+	process.exit(0);
+}
+
 fs.rmSync(sessDir, { recursive: true, force: true });
 fs.rmSync(expDir, { recursive: true, force: true });
 fs.mkdirSync(sessDir, { recursive: true });
