@@ -15,7 +15,11 @@
 // $SESSIONDB_URL, else $XDG_DATA_HOME/sessiondb/sessions.db (an absolute XDG_DATA_HOME
 // only), else ~/.local/share/sessiondb/sessions.db. Missing directories are
 // created with mode 0700 and the file with 0600: transcripts are private.
-// Only import creates a missing database (and migrates an older one).
+// Only import creates a missing database (and migrates an older one);
+// import --dry-run creates nothing: it reads an existing database
+// read-only, and checks against an empty one in a temporary directory
+// when the database does not exist (no file, no -search index, no lock
+// at --db).
 // Commands that only look (list, show, search, sql, stats, usage, export,
 // doctor, checkpoint list, completion, serve, mcp, reprice --dry-run) open
 // it read-only and change nothing: a
@@ -109,8 +113,13 @@
 //	   the readable rest was imported, or nothing with --strict)
 //
 // An error prints exactly one line on stderr, "sessionctl CMD: what failed
-// (what to do)", never a stack trace. An interrupt (Ctrl-C) stops at the next
-// transaction boundary: what was committed stays, nothing is half-written.
+// (what to do)", never a stack trace; the one exception is cobra's
+// suggestion for a mistyped command, printed as cobra lays it out ("Did
+// you mean this?" and one suggestion a line). An interrupt (Ctrl-C) stops
+// at the next transaction boundary: what was committed stays, nothing is
+// half-written. import says how far it got (files done of the total,
+// sessions written) and that running it again continues: what it
+// imported is found unchanged and skipped.
 //
 // # Confirmation
 //

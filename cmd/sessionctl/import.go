@@ -1,15 +1,20 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
+	"github.com/sessiondb/sessiondb"
 	"github.com/sessiondb/sessiondb/jsonlimport"
+	"github.com/sessiondb/sessiondb/sqlstore"
 )
 
 type importOptions struct {
@@ -136,10 +141,11 @@ func (a *app) runImport(paths []string, o importOptions) error {
 	if err != nil {
 		return err
 	}
-	st, err := a.open(nil)
+	st, done, err := a.openImport(o.dryRun)
 	if err != nil {
 		return err
 	}
+	defer done()
 	opts := jsonlimport.Options{Format: o.format, DryRun: o.dryRun, Jobs: o.jobs, Prices: prices}
 
 	if o.strict && !o.dryRun {
@@ -159,14 +165,24 @@ func (a *app) runImport(paths []string, o importOptions) error {
 	}
 
 	bar := a.newImportBar()
-	if bar != nil {
-		opts.Progress = bar.update
+	var last jsonlimport.Progress // how far it got, for an interrupt
+	opts.Progress = func(p jsonlimport.Progress) {
+		last = p
+		if a.progressHook != nil {
+			a.progressHook(p)
+		}
+		if bar != nil {
+			bar.update(p)
+		}
 	}
 	rep, err := jsonlimport.Import(a.ctx, st, paths, opts)
 	if bar != nil {
 		bar.finish()
 	}
 	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return &interruptedImport{progress: last, dryRun: o.dryRun, err: err}
+		}
 		return fmt.Errorf("import: %w", err)
 	}
 	// The rows are committed; a search would already find them (it scans
@@ -175,6 +191,9 @@ func (a *app) runImport(paths []string, o importOptions) error {
 	// writer.
 	if li, ok := st.(lazyIndexer); ok && !o.dryRun {
 		if err := li.CatchUpIndex(a.ctx); err != nil {
+			if errors.Is(err, context.Canceled) {
+				return &interruptedImport{progress: last, indexing: true, err: err}
+			}
 			return fmt.Errorf("import: index the imported rows: %w", err)
 		}
 	}
@@ -185,6 +204,42 @@ func (a *app) runImport(paths []string, o importOptions) error {
 		return &problemsError{problems: len(rep.Problems)}
 	}
 	return nil
+}
+
+// openImport opens the database import writes, creating it when needed.
+// A dry run writes nothing anywhere: it opens an existing database
+// read-only (no index file, no migration), and in place of one that does
+// not exist it reads against an empty database in a temporary directory,
+// removed by done, so that "import --dry-run --db NEW.db" leaves no NEW.db,
+// no -search file and no lock behind.
+func (a *app) openImport(dryRun bool) (st sessiondb.Store, done func(), err error) {
+	done = func() {}
+	loc := a.dbPath()
+	if !dryRun || loc == "" {
+		st, err = a.open(nil)
+		return st, done, err
+	}
+	if isServerURL(loc) {
+		st, err = a.openRead(nil)
+		return st, done, err
+	}
+	if _, serr := os.Stat(loc); serr == nil || !errors.Is(serr, os.ErrNotExist) {
+		st, err = a.openRead(nil)
+		return st, done, err
+	}
+	dir, err := os.MkdirTemp("", "sessionctl-dry-run-")
+	if err != nil {
+		return nil, done, fmt.Errorf("dry run: %w", err)
+	}
+	tmp, err := sqlstore.Open(filepath.Join(dir, "empty.db"), &sqlstore.Options{Durability: sqlstore.DurabilityNormal})
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, done, fmt.Errorf("dry run: open an empty database: %w", err)
+	}
+	return tmp, func() {
+		_ = tmp.Close()
+		_ = os.RemoveAll(dir)
+	}, nil
 }
 
 func unwrapPathError(err error) error {

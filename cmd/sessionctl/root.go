@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport"
 )
 
 // app is the state one invocation of sessionctl shares between its
@@ -30,6 +31,10 @@ type app struct {
 	stderrTTY bool
 
 	dbFlag string // --db as given ("" when absent)
+
+	// progressHook, when set (by tests), sees every import progress
+	// report, as the progress bar does.
+	progressHook func(jsonlimport.Progress)
 
 	// cmd is the command being run, set once cobra has parsed the command
 	// line and validated the arguments. An error returned while it is still

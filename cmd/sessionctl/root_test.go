@@ -201,3 +201,18 @@ func TestCompleteSessionIDs(t *testing.T) {
 		t.Errorf("completion created %s", missing)
 	}
 }
+
+// TestUnknownCommandSuggestion: a mistyped command gets cobra's
+// suggestion as cobra prints it, one per line, then where the usage is.
+func TestUnknownCommandSuggestion(t *testing.T) {
+	r := sessionctl(t, "", "serach", "deploy")
+	if r.code != exitUsage {
+		t.Fatalf("exit %d, want %d", r.code, exitUsage)
+	}
+	want := "sessionctl: unknown command \"serach\" for \"sessionctl\"\n\nDid you mean this?\n\tsearch\n\nRun 'sessionctl --help' for usage.\n"
+	if r.stderr != want {
+		t.Errorf("stderr:\n%s\nwant:\n%s", r.stderr, want)
+	}
+	// Without a suggestion the error stays one line.
+	sessionctl(t, "", "zzzzzz").mustFail(t, exitUsage, `unknown command "zzzzzz"`)
+}
