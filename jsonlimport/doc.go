@@ -87,7 +87,10 @@
 //     /fork file imported before its copied entries were all written;
 //   - a last line without its newline (the writer is mid-append) is not
 //     consumed: the offset stops before it, it is reported in the import's
-//     problems (not stored), and read again once complete;
+//     problems (not stored), and read again once complete. Its problems are
+//     kept with the import state (importState.Torn), so that an import that
+//     finds the file unchanged reports them again: a problem is what was
+//     not imported, every time it is still not imported;
 //   - otherwise (rewritten in place): the file is read whole and replaces
 //     the session's transcript: its entries are appended and a compaction
 //     whose KeepFromSeq is the first of them makes them the transcript.

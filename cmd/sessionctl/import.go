@@ -45,17 +45,21 @@ from PATH, per format, and imports nothing.
 
 Problems are what could not be carried over: damaged input (torn lines,
 invalid JSON, …), unreadable files (with the cause), JSONL files of no known
-format. Each is reported with file, line and reason; the readable rest is
-imported and the exit code is 3. Notes are not problems and leave the exit
-code 0: what the source tool itself does on load (zot's stub result for an
-interrupted tool call) and files that are not session files (skipped and
-counted). With --strict, the files are checked first and nothing is
-imported when any problem is found (exit code 3).
+format. Each is reported with file, line and reason, on every import while
+it is still not imported (a torn last line stays out until it is complete);
+the readable rest is imported and the exit code is 3. Notes are not problems
+and leave the exit code 0: what lost nothing (zot's stub result for an
+interrupted tool call, an archive that starts mid-conversation) and files
+that are not session files (skipped and counted). Notes that ask you to act
+(a model without a price, and the command that prices it) come first as
+"to do:" and are never cut off. With --strict, the files are checked first
+and nothing is imported when any problem is found (exit code 3).
 
 On a terminal, a progress bar is drawn on stderr; otherwise only the summary
 is printed. With --json the summary is one JSON object on stdout:
 {"files","sessions","entries","bytes","unchanged","skipped",
-"problems":[{"path","line","reason"}],"notes":[{"path","line","reason"}],"dry_run"}.`,
+"problems":[{"path","line","reason"}],"notes":[{"path","line","reason","action"}],"dry_run"}
+("action": true marks a note that asks you to act; those come first).`,
 		Example: `  sessionctl import                      # list the archives found on this machine
   sessionctl import --detect ~/.claude    # what would be imported, per format
   sessionctl import ~/.picoclaw/workspace/sessions
@@ -288,9 +292,19 @@ func (a *app) printImportReport(rep jsonlimport.Report, o importOptions, dryRun 
 		}
 		fmt.Fprintf(a.stdout, "  %s\n", oneLine(p.String()))
 	}
-	for i, p := range rep.Notes {
-		if i == maxListedProblems && len(rep.Notes) > maxListedProblems+1 {
-			fmt.Fprintf(a.stdout, "  … and %d more notes (use --json to list them all)\n", len(rep.Notes)-i)
+	// Notes that ask the user to act (a model without a price) come first
+	// and are all listed; the cap applies to the others.
+	var others []jsonlimport.Problem
+	for _, p := range rep.Notes {
+		if p.Action {
+			fmt.Fprintf(a.stdout, "  to do: %s\n", oneLine(p.String()))
+		} else {
+			others = append(others, p)
+		}
+	}
+	for i, p := range others {
+		if i == maxListedProblems && len(others) > maxListedProblems+1 {
+			fmt.Fprintf(a.stdout, "  … and %d more notes (use --json to list them all)\n", len(others)-i)
 			break
 		}
 		fmt.Fprintf(a.stdout, "  note: %s\n", oneLine(p.String()))

@@ -386,3 +386,70 @@ func atoi(t testing.TB, s string) int {
 	}
 	return n
 }
+
+// writeFile writes data at dir/rel, creating its directories.
+func writeFile(t testing.TB, dir, rel, data string) string {
+	t.Helper()
+	p := filepath.Join(dir, rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestImportProblemsAndNotes holds the import contract's line between
+// problems and notes on a first day: an archive that starts
+// mid-conversation loses nothing (exit 0, a note); a torn last line is a
+// problem on every import while it stays out (exit 3 each time, listed
+// each time); a note that asks the user to act (a model without a price,
+// with the command that prices it) comes first and is never among the
+// notes cut off.
+func TestImportProblemsAndNotes(t *testing.T) {
+	mid, err := os.ReadFile(filepath.Join(testdata, "claudecode", "projects", "-home-dev-proj", "5c2d8e41-0000-4000-8000-000000000004.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	writeFile(t, dir, "-home-dev-proj/5c2d8e41-0000-4000-8000-000000000004.jsonl", string(mid))
+	db := tempDB(t)
+	r := sessionctl(t, db, "import", dir).mustSucceed(t)
+	if !strings.Contains(r.stdout, "0 problems; 1 notes") || !strings.Contains(r.stdout, "  note: ") || !strings.Contains(r.stdout, "is in no line of this file (the archive starts mid-conversation)") {
+		t.Errorf("an archive that starts mid-conversation:\n%s", r.stdout)
+	}
+
+	// A torn last line: a problem on every import until it is gone.
+	torn := filepath.Join(testdata, "zot-damaged", "01-torn-last-line.jsonl")
+	data, err := os.ReadFile(torn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tdir := t.TempDir()
+	writeFile(t, tdir, "s.jsonl", string(data))
+	tdb := tempDB(t)
+	for i := 1; i <= 2; i++ {
+		r := sessionctl(t, tdb, "import", "--format", "zot", tdir)
+		if r.code != exitProblems || !strings.Contains(r.stdout, "1 problems") || !strings.Contains(r.stdout, "torn last line") {
+			t.Errorf("import %d of a file with a torn last line: exit %d\n%s%s", i, r.code, r.stdout, r.stderr)
+		}
+	}
+
+	// An unpriced model and more other notes than the summary lists.
+	ndir := t.TempDir()
+	for i := range 25 {
+		writeFile(t, ndir, fmt.Sprintf("readme-%02d.txt", i), "not a session")
+	}
+	writeFile(t, ndir, "-home-dev-proj/s1.jsonl",
+		`{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s1","timestamp":"2026-01-01T00:00:00Z","cwd":"/p","message":{"role":"user","content":"hi"}}`+"\n"+
+			`{"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"s1","timestamp":"2026-01-01T00:00:01Z","requestId":"r1","message":{"id":"m1","role":"assistant","model":"zz-unpriced-model-9","content":[{"type":"text","text":"yo"}],"usage":{"input_tokens":10,"output_tokens":5}}}`+"\n")
+	r = sessionctl(t, tempDB(t), "import", ndir).mustSucceed(t)
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if len(lines) < 3 || !strings.HasPrefix(lines[1], "  to do: ") || !strings.Contains(lines[1], `"zz-unpriced-model-9"`) || !strings.Contains(lines[1], "sessionctl reprice") {
+		t.Errorf("the unpriced model's note is not the first:\n%s", r.stdout)
+	}
+	if !strings.Contains(r.stdout, "… and 5 more notes") {
+		t.Errorf("the other notes are not cut off after %d:\n%s", maxListedProblems, r.stdout)
+	}
+}

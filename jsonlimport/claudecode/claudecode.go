@@ -885,7 +885,11 @@ func (p *ccParser) resumePath(leaf string) (path []*ccNode, root *ccNode, open [
 				// parent session that started it, in another file.
 				p.notes = append(p.notes, jsonl.Problem{Path: p.Path, Line: root.line, Reason: fmt.Sprintf("the sub-agent's path starts at a line of another file (parentUuid %s); as Claude Code resumes it", cur)})
 			} else {
-				p.Problem(root.line, "parentUuid %s was never written; the resume path starts at this line (as Claude Code resumes), earlier lines stay in the log", cur)
+				// An archive that starts mid-conversation (its first lines
+				// were in a file no longer there): nothing is lost, every
+				// line is in the log, and the path is what Claude Code
+				// resumes. A note, not a problem.
+				p.notes = append(p.notes, jsonl.Problem{Path: p.Path, Line: root.line, Reason: fmt.Sprintf("parentUuid %s is in no line of this file (the archive starts mid-conversation); the resume path starts at this line, as Claude Code resumes, and every line is in the log", cur)})
 			}
 			break
 		}
