@@ -123,10 +123,21 @@
 //
 // # Confirmation
 //
-// delete, prune --all, and migrate down-to (which drops tables, and takes
-// a backup first unless --no-backup), ask for confirmation on a terminal. When stdin is not a terminal they require --yes, and refuse
+// delete, prune of several sessions (--all, --format, --source), and
+// migrate down-to (which drops tables, and takes a backup first unless
+// --no-backup), ask for confirmation on a terminal. When stdin is not a terminal they require --yes, and refuse
 // with exit code 2 without it, so that a script neither deletes by accident
 // nor hangs on a prompt.
+//
+// # Selecting by source
+//
+// delete and prune take --format (the source format sessions were
+// imported from; none: written by an application) and --source (the file
+// they were imported from, or a directory above it, made absolute as
+// import records it) instead of IDs, and --dry-run, which lists the
+// sessions selected and their count and changes nothing
+// (selectsessions.go). That is how the README's demo sessions, or one
+// archive's, leave a database without naming 35 IDs.
 //
 // # Progress
 //
