@@ -19,8 +19,14 @@
 //	                 last N, from_seq/to_seq, around_seq/context, entry_seq; include_bookkeeping, cursor
 //	                 → messages {seq, role, kind, time, text, thinking, tool_calls {…, result}, tool_results}
 //	session_info     session → metadata, counts, parent, forks, compactions, checkpoints, usage
-//	usage            by (day, model, session), session, since, until, limit, cursor
+//	usage            by (day, model, session: one name, names joined by commas, or a list),
+//	                 session, since, until, limit, cursor
 //	                 → rows, row_count, total
+//
+// Options.Status lets the program that runs the server say something about
+// the store as a whole: `sessionctl mcp` started before the first import
+// serves an empty store and says, in the instructions and in the notes of
+// list_sessions, search and usage, that the database does not exist yet.
 //
 // Each session is also a resource, sessiondb://session/{id} (a resource
 // template; the ID percent-encoded, see SessionURI), whose contents are

@@ -149,5 +149,6 @@ func (s *Server) search(ctx context.Context, in searchIn) (searchOut, error) {
 			out.Note = "There may be more hits: call search with cursor=next_cursor."
 		}
 	}
+	out.Note = s.withStatus(out.Note)
 	return out, nil
 }

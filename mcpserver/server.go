@@ -34,6 +34,12 @@ type Options struct {
 	// Logger receives a line per failed request and per recovered panic;
 	// nil: nothing is logged.
 	Logger *slog.Logger
+	// Status, when set, says something about the store as a whole that
+	// the client should know (sessionctl mcp: the database does not exist
+	// yet, nothing has been imported). While it returns a sentence, the
+	// notes of list_sessions, search and usage lead with it, and the
+	// instructions given at initialization end with it.
+	Status func() string
 }
 
 // Server is a read-only MCP server over a sessiondb.Store.
@@ -41,6 +47,7 @@ type Server struct {
 	st         sessiondb.Store
 	understand Understander
 	log        *slog.Logger
+	status     func() string
 	mcp        *mcp.Server
 }
 
@@ -57,7 +64,7 @@ Every result is bounded by max_bytes (default 24576). When "truncated" is true, 
 // New returns a server over st. The server only reads st; open st
 // read-only as well (sessionctl mcp does).
 func New(st sessiondb.Store, opts Options) *Server {
-	s := &Server{st: st, understand: opts.Understand, log: opts.Logger}
+	s := &Server{st: st, understand: opts.Understand, log: opts.Logger, status: opts.Status}
 	if s.understand == nil {
 		s.understand = jsonlimport.Understand
 	}
@@ -69,7 +76,7 @@ func New(st sessiondb.Store, opts Options) *Server {
 		version = "devel"
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "sessiondb", Title: "sessiondb session history", Version: version},
-		&mcp.ServerOptions{Instructions: instructions,
+		&mcp.ServerOptions{Instructions: instructions + s.statusLine("\n\n"),
 			// Explicit, so that no listChanged is advertised: the tools and
 			// resources never change (the SDK infers listChanged: true).
 			Capabilities: &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{},
@@ -168,8 +175,32 @@ func (s *Server) addTools() {
 			"or entry_seq: one entry's stored JSON body, whole, a budget at a time. Bookkeeping lines are skipped unless include_bookkeeping."}, s.readTranscript)
 	addTool(s, &mcp.Tool{Name: "session_info", Title: "Describe a session",
 		Description: "One session's metadata: title, aliases, source, times, message and entry counts, parent and forks, compactions, checkpoints and usage totals."}, s.sessionInfo)
-	addTool(s, &mcp.Tool{Name: "usage", Title: "Token usage and cost",
+	addTool(s, &mcp.Tool{Name: "usage", Title: "Token usage and cost", InputSchema: usageSchema(),
 		Description: "Tokens and cost grouped by day, model and/or session (by), for all sessions or one, newest day first."}, s.usage)
+}
+
+// statusLine is Options.Status's sentence after sep, or "".
+func (s *Server) statusLine(sep string) string {
+	if s.status == nil {
+		return ""
+	}
+	if st := s.status(); st != "" {
+		return sep + st
+	}
+	return ""
+}
+
+// withStatus puts Options.Status's sentence, when there is one, before
+// note.
+func (s *Server) withStatus(note string) string {
+	st := s.statusLine("")
+	switch {
+	case st == "":
+		return note
+	case note == "":
+		return st
+	}
+	return st + " " + note
 }
 
 // lookup returns the session a caller names: its exact ID, else what

@@ -148,6 +148,7 @@ func (s *Server) listSessions(ctx context.Context, in listIn) (listOut, error) {
 			out.Note = "Call list_sessions with cursor=next_cursor for more."
 		}
 	}
+	out.Note = s.withStatus(out.Note)
 	return out, nil
 }
 

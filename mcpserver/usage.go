@@ -3,20 +3,25 @@ package mcpserver
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/sessiondb/sessiondb"
 )
 
 type usageIn struct {
-	By       []string `json:"by,omitempty" jsonschema:"group by any of day, model and session (default [day])"`
-	Session  string   `json:"session,omitempty" jsonschema:"only this session (ID or alias)"`
-	Since    string   `json:"since,omitempty" jsonschema:"only calls on or after this day (YYYY-MM-DD, UTC); needs by day"`
-	Until    string   `json:"until,omitempty" jsonschema:"only calls up to this day (inclusive); needs by day"`
-	Limit    int      `json:"limit,omitempty" jsonschema:"at most this many rows (default 50, at most 1000)"`
-	MaxBytes int      `json:"max_bytes,omitempty" jsonschema:"size budget of the result in bytes (default 24576, 2048 to 262144)"`
-	Cursor   string   `json:"cursor,omitempty" jsonschema:"next_cursor of a previous usage result (the grouping and filters come from the cursor)"`
+	By       byList `json:"by,omitempty" jsonschema:"group by any of day, model, session and project: one name (\"model\"), names joined by commas (\"day,model\") or a list ([\"day\",\"model\"]); default day"`
+	Session  string `json:"session,omitempty" jsonschema:"only this session (ID or alias)"`
+	Since    string `json:"since,omitempty" jsonschema:"only calls on or after this day (YYYY-MM-DD, UTC); needs by day"`
+	Until    string `json:"until,omitempty" jsonschema:"only calls up to this day (inclusive); needs by day"`
+	Limit    int    `json:"limit,omitempty" jsonschema:"at most this many rows (default 50, at most 1000)"`
+	MaxBytes int    `json:"max_bytes,omitempty" jsonschema:"size budget of the result in bytes (default 24576, 2048 to 262144)"`
+	Cursor   string `json:"cursor,omitempty" jsonschema:"next_cursor of a previous usage result (the grouping and filters come from the cursor)"`
 }
 
 type usageRowOut struct {
@@ -37,6 +42,39 @@ type usageOut struct {
 	Note       string         `json:"note,omitempty"`
 }
 
+// byList is usage's "by": the README and people write one name ("model")
+// or several joined by commas ("day,model"), programs a list
+// (["day","model"]); all three mean the same.
+type byList []string
+
+// UnmarshalJSON accepts a string (names separated by commas or spaces)
+// or an array of strings.
+func (b *byList) UnmarshalJSON(data []byte) error {
+	var one string
+	if err := json.Unmarshal(data, &one); err == nil {
+		*b = strings.FieldsFunc(one, func(r rune) bool { return r == ',' || r == ' ' })
+		return nil
+	}
+	var list []string
+	if err := json.Unmarshal(data, &list); err != nil {
+		return inputErrorf("by: want a name such as \"day\" or a list such as [\"day\",\"model\"]")
+	}
+	*b = list
+	return nil
+}
+
+// usageSchema is the usage tool's input schema: the one inferred from
+// usageIn, but for "by", which takes a string or an array of strings.
+func usageSchema() *jsonschema.Schema {
+	s, err := jsonschema.For[usageIn](&jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
+		reflect.TypeFor[byList](): {AnyOf: []*jsonschema.Schema{{Type: "string"}, {Type: "array", Items: &jsonschema.Schema{Type: "string"}}}},
+	}})
+	if err != nil {
+		panic(fmt.Sprintf("usage input schema: %v", err)) // a bug in usageIn's tags
+	}
+	return s
+}
+
 const (
 	defaultUsageLimit = 50
 	maxUsageLimit     = 1000
@@ -47,7 +85,7 @@ func (s *Server) usage(ctx context.Context, in usageIn) (usageOut, error) {
 	if err != nil {
 		return usageOut{}, err
 	}
-	c := cursor{Tool: "usage", By: in.By, Session: in.Session, Since: in.Since, Until: in.Until, Limit: in.Limit}
+	c := cursor{Tool: "usage", By: []string(in.By), Session: in.Session, Since: in.Since, Until: in.Until, Limit: in.Limit}
 	if in.Cursor != "" {
 		if c, err = decodeCursor(in.Cursor, "usage"); err != nil {
 			return usageOut{}, err
@@ -147,5 +185,6 @@ func (s *Server) usage(ctx context.Context, in usageIn) (usageOut, error) {
 			out.Note = fmt.Sprintf("Stopped at the size budget (max_bytes %d). ", maxBytes) + out.Note
 		}
 	}
+	out.Note = s.withStatus(out.Note)
 	return out, nil
 }

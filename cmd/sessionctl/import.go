@@ -231,14 +231,26 @@ func (a *app) openImport(dryRun bool) (st sessiondb.Store, done func(), err erro
 		st, err = a.openRead(nil)
 		return st, done, err
 	}
-	dir, err := os.MkdirTemp("", "sessionctl-dry-run-")
+	st, done, err = openEmpty()
 	if err != nil {
 		return nil, done, fmt.Errorf("dry run: %w", err)
+	}
+	return st, done, nil
+}
+
+// openEmpty opens an empty database in a temporary directory, for a
+// command that must answer as if a database that does not exist were
+// empty without creating it (import --dry-run, mcp before the first
+// import); done closes it and removes the directory.
+func openEmpty() (sessiondb.Store, func(), error) {
+	dir, err := os.MkdirTemp("", "sessionctl-empty-")
+	if err != nil {
+		return nil, func() {}, err
 	}
 	tmp, err := sqlstore.Open(filepath.Join(dir, "empty.db"), &sqlstore.Options{Durability: sqlstore.DurabilityNormal})
 	if err != nil {
 		_ = os.RemoveAll(dir)
-		return nil, done, fmt.Errorf("dry run: open an empty database: %w", err)
+		return nil, func() {}, fmt.Errorf("open an empty database: %w", err)
 	}
 	return tmp, func() {
 		_ = tmp.Close()
