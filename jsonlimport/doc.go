@@ -139,6 +139,13 @@
 // the full source list is then kept in Attrs["source_aliases"], which
 // exports write back.
 //
+// A session's Project (sessiondb.Session.Project, the working directory
+// its agent ran in) is what its reader found (Claude Code: the cwd its
+// lines record, else the project folder its file is in), else the cwd its
+// attributes hold (Codex's session_meta, pi's header, zot's meta:
+// projectOf); picoclaw and swink record none. Every import sets it, so a
+// re-import refreshes it like the title.
+//
 // # picoclaw
 //
 // A picoclaw session is {key}.jsonl (one providers.Message per line) plus

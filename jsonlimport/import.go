@@ -825,6 +825,7 @@ func buildUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool,
 	meta := pd.Session
 	meta.SourceFormat = u.Format
 	meta.SourcePath = u.Path
+	meta.Project = projectOf(meta)
 
 	// The "already imported?" decision of prepare and this write must be
 	// one transaction: the commit fails with ErrConflict (and writeUnit
@@ -1078,6 +1079,9 @@ func branchForks(ctx context.Context, store sessiondb.Store, pd *Parsed, id stri
 		meta := b.Session
 		meta.ID, meta.ParentID = fid, id
 		meta.SourceFormat, meta.SourcePath = u.Format, u.Path
+		if meta.Project = projectOf(meta); meta.Project == "" {
+			meta.Project = projectOf(pd.Session) // the file's
+		}
 		meta.Sequence, meta.LastSeq, meta.ForkSeq = 0, 0, 0
 		if b.FromEntry > 0 {
 			meta.ForkSeq = seqOf(b.FromEntry)
@@ -1179,6 +1183,7 @@ func metaPatch(s sessiondb.Session) *sessiondb.MetaPatch {
 		Scope:     s.Scope,
 		Attrs:     s.Attrs,
 		Version:   &s.Version,
+		Project:   &s.Project,
 		UpdatedAt: s.UpdatedAt,
 	}
 	aliases := s.Aliases
@@ -1296,4 +1301,23 @@ func sameStamps(a, b []jsonl.FileStamp) bool {
 		}
 	}
 	return true
+}
+
+// projectOf is the project of a session read from a source: what its
+// reader found (Claude Code: the cwd, else the project folder), else the
+// working directory its attributes hold (attrs.cwd: Codex's session_meta,
+// pi's header, zot's meta).
+func projectOf(s sessiondb.Session) string {
+	if s.Project != "" {
+		return s.Project
+	}
+	var a struct {
+		CWD any `json:"cwd"`
+	}
+	if len(s.Attrs) > 0 && json.Unmarshal(s.Attrs, &a) == nil {
+		if cwd, ok := a.CWD.(string); ok {
+			return cwd
+		}
+	}
+	return ""
 }

@@ -66,6 +66,7 @@ func Run(t *testing.T, newStore func(t *testing.T) sessiondb.Store) {
 		{"BadInput", badInputTests()},
 		{"Copy", copyTests()},
 		{"Counts", countTests()},
+		{"Project", projectTests()},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

@@ -1156,6 +1156,13 @@ func (p *ccParser) finish(u jsonl.Unit) (*jsonl.Parsed, error) {
 	}
 	attrs := jsonl.MergeAttrs(p.attrs)
 	out.Session = sessiondb.Session{ID: id, Title: title, Attrs: attrs, ParentID: parent, CreatedAt: p.firstT, UpdatedAt: p.lastT}
+	// The project: the cwd its lines record, else the project folder the
+	// file is in (Claude Code's encoding of the cwd).
+	if cwd, _ := p.attrs["cwd"].(string); cwd != "" {
+		out.Session.Project = cwd
+	} else {
+		out.Session.Project = projectFolder(p.Path)
+	}
 	out.Problems = p.Problems
 	out.Notes = append(out.Notes, p.notes...)
 	out.ResumeState = jsonl.MustJSON(ccResumeState{V: 2, ID: id, Files: p.placed, Entries: len(p.entries)})
@@ -1195,4 +1202,17 @@ func (n *ccNode) parentNode(p *ccParser, uuid string) (*ccNode, bool) {
 		n.up, n.upTree = node, p.tree+1
 	}
 	return node, ok
+}
+
+// projectFolder is the folder of ~/.claude/projects a transcript is in
+// (the path component after the last "projects"), "" when it is not in
+// one.
+func projectFolder(path string) string {
+	parts := strings.Split(filepath.ToSlash(path), "/")
+	for i := len(parts) - 2; i >= 0; i-- {
+		if parts[i] == "projects" && i+1 < len(parts)-1 {
+			return parts[i+1]
+		}
+	}
+	return ""
 }

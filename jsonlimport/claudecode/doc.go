@@ -68,7 +68,8 @@
 //     the real CLI sends (testdata/claudecode-real).
 //   - Title: the last "custom-title" (a rename), else the last "summary",
 //     else the last "ai-title", else the first real user prompt
-//     (jsonl.PromptTitle). Attrs: cwd, version, gitBranch, entrypoint
+//     (jsonl.PromptTitle). Project: the last cwd, else the project folder
+//     (the path component after "projects"). Attrs: cwd, version, gitBranch, entrypoint
 //     and model (of the last assistant line), agentId for a sub-agent,
 //     continues (the session whose lines a continued session's file
 //     repeats). A file-history-snapshot takes its snapshot's time; other
