@@ -163,11 +163,11 @@ func addTool[In, Out any](s *Server, t *mcp.Tool, h func(context.Context, In) (O
 func (s *Server) addTools() {
 	addTool(s, &mcp.Tool{Name: "search", Title: "Search past sessions",
 		Description: "Full-text search over every session's messages (all terms must occur; \"quoted phrase\" for a phrase). " +
-			"Returns hits newest-relevant first with session, seq and a snippet (matches between ** **). " +
+			"Returns hits newest-relevant first with session, seq and a snippet: plain text, each match between « and ». " +
 			"Read a hit in context with read_transcript {session, around_seq: seq}."}, s.search)
 	addTool(s, &mcp.Tool{Name: "list_sessions", Title: "List sessions",
 		Description: "Sessions newest first, with title, source format, counts and usage. " +
-			"Filter by text in the title or an alias (query), source format, update date (since/until) or parent (the forks of a session)."}, s.listSessions)
+			"Filter by text in the title, an alias or the project (query), project (the working directory), source format, update date (since/until) or parent (the forks of a session)."}, s.listSessions)
 	addTool(s, &mcp.Tool{Name: "read_transcript", Title: "Read a session's transcript",
 		Description: "A session's messages (ID or alias), tool calls folded with their results. " +
 			"By default the effective transcript from its start (after the latest compaction's summary); " +
@@ -176,7 +176,7 @@ func (s *Server) addTools() {
 	addTool(s, &mcp.Tool{Name: "session_info", Title: "Describe a session",
 		Description: "One session's metadata: title, aliases, source, times, message and entry counts, parent and forks, compactions, checkpoints and usage totals."}, s.sessionInfo)
 	addTool(s, &mcp.Tool{Name: "usage", Title: "Token usage and cost", InputSchema: usageSchema(),
-		Description: "Tokens and cost grouped by day, model and/or session (by), for all sessions or one, newest day first."}, s.usage)
+		Description: "Tokens and cost grouped by day, model, session and/or project (by), for all sessions, one, or a project's, newest day first."}, s.usage)
 }
 
 // statusLine is Options.Status's sentence after sep, or "".

@@ -17,6 +17,7 @@ import (
 type usageIn struct {
 	By       byList `json:"by,omitempty" jsonschema:"group by any of day, model, session and project: one name (\"model\"), names joined by commas (\"day,model\") or a list ([\"day\",\"model\"]); default day"`
 	Session  string `json:"session,omitempty" jsonschema:"only this session (ID or alias)"`
+	Project  string `json:"project,omitempty" jsonschema:"only the sessions whose project (working directory) contains this text"`
 	Since    string `json:"since,omitempty" jsonschema:"only calls on or after this day (YYYY-MM-DD, UTC); needs by day"`
 	Until    string `json:"until,omitempty" jsonschema:"only calls up to this day (inclusive); needs by day"`
 	Limit    int    `json:"limit,omitempty" jsonschema:"at most this many rows (default 50, at most 1000)"`
@@ -29,6 +30,7 @@ type usageRowOut struct {
 	Provider  string `json:"provider,omitempty"`
 	Model     string `json:"model,omitempty"`
 	SessionID string `json:"session_id,omitempty"`
+	Project   string `json:"project,omitempty"`
 	usageTotalsOut
 }
 
@@ -85,7 +87,7 @@ func (s *Server) usage(ctx context.Context, in usageIn) (usageOut, error) {
 	if err != nil {
 		return usageOut{}, err
 	}
-	c := cursor{Tool: "usage", By: []string(in.By), Session: in.Session, Since: in.Since, Until: in.Until, Limit: in.Limit}
+	c := cursor{Tool: "usage", By: []string(in.By), Session: in.Session, Project: in.Project, Since: in.Since, Until: in.Until, Limit: in.Limit}
 	if in.Cursor != "" {
 		if c, err = decodeCursor(in.Cursor, "usage"); err != nil {
 			return usageOut{}, err
@@ -99,7 +101,7 @@ func (s *Server) usage(ctx context.Context, in usageIn) (usageOut, error) {
 	if len(by) == 0 {
 		by = []string{"day"}
 	}
-	var q sessiondb.UsageQuery
+	q := sessiondb.UsageQuery{Project: c.Project}
 	for _, k := range by {
 		switch k {
 		case "day":
@@ -108,8 +110,10 @@ func (s *Server) usage(ctx context.Context, in usageIn) (usageOut, error) {
 			q.ByModel = true
 		case "session":
 			q.BySession = true
+		case "project":
+			q.ByProject = true
 		default:
-			return usageOut{}, inputErrorf("by: want day, model and/or session, got %q", show(k))
+			return usageOut{}, inputErrorf("by: want day, model, session and/or project, got %q", show(k))
 		}
 	}
 	if (c.Since != "" || c.Until != "") && !q.ByDay {
@@ -136,7 +140,7 @@ func (s *Server) usage(ctx context.Context, in usageIn) (usageOut, error) {
 	})
 	slices.SortStableFunc(rows, func(a, b sessiondb.UsageRow) int {
 		return cmp.Or(cmp.Compare(b.Day, a.Day), cmp.Compare(b.Cost, a.Cost),
-			cmp.Compare(a.SessionID, b.SessionID), cmp.Compare(a.Provider, b.Provider), cmp.Compare(a.Model, b.Model))
+			cmp.Compare(a.SessionID, b.SessionID), cmp.Compare(a.Project, b.Project), cmp.Compare(a.Provider, b.Provider), cmp.Compare(a.Model, b.Model))
 	})
 	out := usageOut{By: by, Rows: []usageRowOut{}, RowCount: len(rows)}
 	var total sessiondb.UsageTotals
@@ -158,7 +162,7 @@ func (s *Server) usage(ctx context.Context, in usageIn) (usageOut, error) {
 	for ; i < len(rows) && stop == ""; i++ {
 		r := rows[i]
 		ro := usageRowOut{Day: r.Day, Provider: showOnly(r.Provider, 128), Model: showOnly(r.Model, 256),
-			SessionID: show(r.SessionID), usageTotalsOut: totalsOut(r.UsageTotals)}
+			SessionID: show(r.SessionID), Project: showOnly(r.Project, 1024), usageTotalsOut: totalsOut(r.UsageTotals)}
 		size := jsonSize(ro) + 1
 		switch {
 		case len(out.Rows) == lim:

@@ -93,8 +93,32 @@
 // report, export's files, version) has --json, which prints only JSON on
 // stdout. Field names are snake_case (but usage's, see above) and stable; times are RFC 3339 in UTC. "show ID --json"
 // prints the effective transcript as a JSON array whose elements are the
-// stored message bodies byte for byte (never re-encoded). Tables are
-// aligned with text/tabwriter, times in UTC.
+// stored message bodies byte for byte (never re-encoded). Times are in
+// UTC.
+//
+// # Tables
+//
+// list, search and usage fit their tables to the terminal (table.go):
+// the width is stdout's when it is a terminal; below compactWidth (100)
+// columns they show compact views (ccusage's for usage: input, output,
+// cost), and cuttable columns (titles, projects, model lists) are cut
+// with "…", the widest first. IDs are never cut: they are what the other
+// commands take. usage session and search put what has no room beside
+// the figures (a session's title, project and models; a hit's snippet) on
+// a line of its own under the row. Numbers are right-aligned. Piped, or
+// with --wide, every cell is whole on one line and no escape sequence is
+// printed; search marks matches in bold only on a terminal. Other
+// tables are aligned with text/tabwriter.
+//
+// # Messages and projects
+//
+// Messages are counted as Session.MessageCount counts them (one API
+// response is one message; its further lines are
+// sessiondb.KindMessagePart), in list, show's header and show's body,
+// which prints a response's lines as one message (render.go). A session's
+// project (Session.Project, its agent's working directory) is shown by
+// list, show and usage session, filtered by --project (list, search,
+// usage) and summed by usage project.
 //
 // Stored text is hostile to a terminal: titles, summaries, message text,
 // snippets and sql cells come from archives, tool output and LLMs, and may

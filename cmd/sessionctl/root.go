@@ -29,6 +29,11 @@ type app struct {
 	// only on a terminal stderr.
 	stdinTTY  bool
 	stderrTTY bool
+	// stdoutTTY: stdout is a terminal (search marks matches in bold only
+	// there); width is its width in columns, 0 when it is not a terminal
+	// (tables are then printed whole, see table.go).
+	stdoutTTY bool
+	width     int
 
 	dbFlag string // --db as given ("" when absent)
 
@@ -60,6 +65,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		getenv:    os.Getenv,
 		stdinTTY:  isTerminal(stdin),
 		stderrTTY: isTerminal(stderr),
+		stdoutTTY: isTerminal(stdout),
+		width:     terminalWidth(stdout),
 	}
 	return a.run(args)
 }
