@@ -103,7 +103,8 @@
 // columns they show compact views (ccusage's for usage: input, output,
 // cost), and cuttable columns (titles, projects, model lists) are cut
 // with "…", the widest first. IDs are never cut: they are what the other
-// commands take. usage session and search put what has no room beside
+// commands take; an ID wider than its column (picoclaw's 70-character
+// sk_v1_ keys) gets a line of its own, its row on the next. usage session and search put what has no room beside
 // the figures (a session's title, project and models; a hit's snippet) on
 // a line of its own under the row. Numbers are right-aligned. Piped, or
 // with --wide, every cell is whole on one line and no escape sequence is

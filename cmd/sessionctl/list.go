@@ -83,10 +83,10 @@ func (a *app) runList(o listOptions) error {
 // titles and projects cut to fit.
 func listTable(infos []sessiondb.SessionInfo, width int) *fitTable {
 	compact := width > 0 && width < compactWidth
-	t := &fitTable{cols: []fitCol{{head: "ID"}, {head: "UPDATED (UTC)"}, {head: "MSGS", right: true},
+	t := &fitTable{cols: []fitCol{{head: "ID", own: true}, {head: "UPDATED (UTC)"}, {head: "MSGS", right: true},
 		{head: "FORMAT"}, {head: "PROJECT", cut: 12, keepEnd: true}, {head: "TITLE", cut: 12}}}
 	if compact {
-		t.cols = []fitCol{{head: "ID"}, {head: "UPDATED"}, {head: "MSGS", right: true}, {head: "TITLE", cut: 12}}
+		t.cols = []fitCol{{head: "ID", own: true}, {head: "UPDATED"}, {head: "MSGS", right: true}, {head: "TITLE", cut: 12}}
 	}
 	for _, si := range infos {
 		title := si.Title

@@ -106,7 +106,7 @@ func (a *app) runSearch(query string, o searchOptions) error {
 	hits = jsonlimport.DropEchoes(hits)
 	width := a.outWidth(o.wide)
 	bold := a.stdoutTTY && !o.wide
-	t := &fitTable{cols: []fitCol{{head: "SESSION"}, {head: "SEQ", right: true}, {head: "ROLE"}, {head: "CREATED (UTC)"}}}
+	t := &fitTable{cols: []fitCol{{head: "SESSION", own: true}, {head: "SEQ", right: true}, {head: "ROLE"}, {head: "CREATED (UTC)"}}}
 	if width == 0 {
 		t.cols = append(t.cols, fitCol{head: "SNIPPET"})
 	}
@@ -125,7 +125,7 @@ func (a *app) runSearch(query string, o searchOptions) error {
 		// the width, matches in bold.
 		t.addSub(snippetText(parts, width-4, bold), cell(h.SessionID, 0), seq, cell(h.Role, 20), tableTime(h.CreatedAt)[:16])
 	}
-	return t.write(a.stdout, 0) // rows are short; sub lines are cut already
+	return t.write(a.stdout, width)
 }
 
 // Terminal bold on and off (SGR 1 and 22).

@@ -56,7 +56,16 @@ type fitCol struct {
 	// keepEnd cuts from the start ("…/src/OpenCore"): a path's end says
 	// most.
 	keepEnd bool
+	// own, for the first column: a cell wider than the column (an ID
+	// longer than most) is never cut but printed on a line of its own,
+	// the rest of its row on the next line, so that the others keep their
+	// room. The column is then as wide as most IDs (idWidth).
+	own bool
 }
+
+// idWidth is the width of an ID column with own cells on a terminal of
+// width columns: a UUID's, or a third of the terminal when that is more.
+func idWidth(width int) int { return max(36, width/3) }
 
 // fitTable is a table fitted to a width. A row may carry a second line
 // (sub), printed under it indented and cut to the width: the compact
@@ -133,6 +142,9 @@ func (t *fitTable) widths(width int) []int {
 	if width <= 0 {
 		return w
 	}
+	if len(t.cols) > 0 && t.cols[0].own {
+		w[0] = min(w[0], max(idWidth(width), runes(t.cols[0].head)))
+	}
 	total := func() int {
 		n := 2 * (len(w) - 1)
 		for _, x := range w {
@@ -169,15 +181,17 @@ func (t *fitTable) write(out io.Writer, width int) error {
 			if i < len(cells) {
 				c = cells[i]
 			}
-			if t.cols[i].keepEnd {
+			switch {
+			case t.cols[i].own:
+			case t.cols[i].keepEnd:
 				c = cutStart(c, w[i])
-			} else {
+			default:
 				c = cutTo(c, w[i])
 			}
 			if i > 0 {
 				b.WriteString("  ")
 			}
-			pad := strings.Repeat(" ", w[i]-runes(c))
+			pad := strings.Repeat(" ", max(0, w[i]-runes(c)))
 			switch {
 			case t.cols[i].right:
 				b.WriteString(pad + c)
@@ -197,11 +211,15 @@ func (t *fitTable) write(out io.Writer, width int) error {
 	}
 	line(heads)
 	for i, r := range t.rows {
+		if len(r) > 0 && len(t.cols) > 0 && t.cols[0].own && runes(r[0]) > w[0] {
+			b.WriteString(r[0] + "\n")
+			r = append([]string{""}, r[1:]...)
+		}
 		line(r)
 		if s := t.sub[i]; s != "" {
 			sub := "    " + s
-			if width > 0 {
-				sub = cutTo(sub, width)
+			if width > 0 && !strings.Contains(sub, "\x1b") {
+				sub = cutTo(sub, width) // a styled line (search) comes cut
 			}
 			b.WriteString(sub + "\n")
 		}

@@ -8,6 +8,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/sqlstore"
 )
 
 var tablesUpdate = flag.Bool("tables.update", false, "rewrite the golden files in testdata/tables")
@@ -100,4 +103,38 @@ func TestTablesFitTheTerminal(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestLongIDsKeepTheirOwnLine: an ID longer than a terminal's ID column
+// (picoclaw's sk_v1_ keys are 70 characters) is never cut, since the other
+// commands take it whole: it is printed on a line of its own, its row on
+// the next, and no line is wider than the terminal.
+func TestLongIDsKeepTheirOwnLine(t *testing.T) {
+	db := tempDB(t)
+	seed(t, db)
+	long := "sk_v1_6d9217fe77c7f11d9cc992aabe81a2d09604e9c48babbda8fdad3791f9c19f3b"
+	withStore(t, db, func(st *sqlstore.Store) {
+		if _, err := st.Create(context.Background(), sessiondb.Session{ID: long, Title: "a routed session with a long key", CreatedAt: t0, UpdatedAt: t0}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	for _, width := range []int{80, 120} {
+		out := runAt(t, db, width, "list")
+		lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+		at := -1
+		for i, l := range lines {
+			if runes(l) > width {
+				t.Errorf("%d columns: a line of %d runes: %q", width, runes(l), l)
+			}
+			if l == long {
+				at = i
+			}
+		}
+		if at < 0 || at+1 >= len(lines) || !strings.HasPrefix(lines[at+1], strings.Repeat(" ", 36)) || !strings.Contains(lines[at+1], "a routed") {
+			t.Errorf("%d columns: the long ID is not whole on a line of its own, its row after it:\n%s", width, out)
+		}
+		if !strings.HasPrefix(lines[1], "chat  ") {
+			t.Errorf("%d columns: short IDs lose their row: %q", width, lines[1])
+		}
+	}
 }

@@ -632,7 +632,7 @@ func printUsage(w io.Writer, view string, rep usageReport, breakdown bool, width
 		}
 		// A terminal: the ID, the day and the figures on the row, the
 		// rest on a line under it.
-		cols(fitCol{head: "SESSION"}, fitCol{head: "LAST"})
+		cols(fitCol{head: "SESSION", own: true}, fitCol{head: "LAST"})
 		for _, s := range *rep.Sessions {
 			last, _ := time.Parse(time.RFC3339Nano, s.LastActivity)
 			var about []string
