@@ -51,7 +51,7 @@ func TestMCPBeforeFirstImport(t *testing.T) {
 	}
 
 	// The first import creates the database; the running server serves it.
-	out, err := exec.Command(buildSessionctl(t), "--db", db, "import", filepath.Join(testdata, "samples")).CombinedOutput()
+	out, err := exec.Command(buildSessionctl(t), "--db", db, "import", filepath.Join(testdata, "samples", "swink")).CombinedOutput()
 	if err != nil {
 		t.Fatalf("import after the MCP server started: %v\n%s", err, out)
 	}
@@ -65,7 +65,7 @@ func TestMCPBeforeFirstImport(t *testing.T) {
 	}
 	// Another import (the server holds the database open read-only)
 	// still works.
-	if out, err := exec.Command(buildSessionctl(t), "--db", db, "import", filepath.Join(testdata, "samples")).CombinedOutput(); err != nil {
+	if out, err := exec.Command(buildSessionctl(t), "--db", db, "import", filepath.Join(testdata, "samples", "swink")).CombinedOutput(); err != nil {
 		t.Fatalf("a second import while the server runs: %v\n%s", err, out)
 	}
 }

@@ -83,7 +83,8 @@ func TestDeleteBySource(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sessionctl(t, db, "import", samples).mustSucceed(t)
+	// Two of the samples' formats, under one directory.
+	sessionctl(t, db, "import", filepath.Join(samples, "zot"), filepath.Join(samples, "swink")).mustSucceed(t)
 	var all []sessionJSON
 	sessionctl(t, db, "list", "--json", "--limit", "0").mustSucceed(t).decode(t, &all)
 	fromSamples, zot := 0, 0
