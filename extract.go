@@ -36,7 +36,8 @@ var textKeys = [...]string{"text", "thinking", "name", "arguments", "args", "inp
 // string values found under text, thinking, name, arguments, args, input,
 // content, output, result, summary, label, title, message and payload at
 // any depth (objects under arguments/args/input are rendered as compact
-// JSON), separated by newlines and capped at 1 MiB.
+// JSON, &, < and > as themselves), separated by newlines and capped at 1
+// MiB.
 func DefaultExtractor(kind string, body json.RawMessage) (role, text string) {
 	// What encoding/json would refuse to decode into Go values yields
 	// nothing: invalid JSON, and a number beyond float64's range (which
@@ -108,11 +109,14 @@ func (x *extraction) object(m members, depth int) {
 		if k == keyArguments || k == keyArgs || k == keyInput {
 			if x.body[v] != '"' {
 				// Rendered as encoding/json renders the decoded value
-				// (keys sorted, numbers as float64, HTML escaped).
+				// (keys sorted, numbers as float64), but for HTML
+				// escaping: the text is for people and search, so a
+				// command's && and a file's <template> stay as written,
+				// not \u0026\u0026 and \u003ctemplate\u003e (issue 39).
 				var e any
 				if json.Unmarshal(x.body[v:skipValue(x.body, v)], &e) == nil {
-					if raw, err := json.Marshal(e); err == nil {
-						appendText(&x.b, string(raw))
+					if raw, ok := compactJSON(e); ok {
+						appendText(&x.b, raw)
 					}
 				}
 				continue
@@ -284,4 +288,16 @@ func capText(s string) string {
 		s = s[:len(s)-1]
 	}
 	return s
+}
+
+// compactJSON renders v as encoding/json's Marshal does, without escaping
+// &, < and > (SetEscapeHTML(false)).
+func compactJSON(v any) (string, bool) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(v) != nil {
+		return "", false
+	}
+	return strings.TrimSuffix(b.String(), "\n"), true
 }

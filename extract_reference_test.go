@@ -57,8 +57,11 @@ func referenceCollect(b *strings.Builder, v any, depth int) {
 			switch k {
 			case "arguments", "args", "input":
 				if _, isString := e.(string); !isString {
-					if raw, err := json.Marshal(e); err == nil {
-						appendText(b, string(raw))
+					var raw bytes.Buffer
+					enc := json.NewEncoder(&raw)
+					enc.SetEscapeHTML(false)
+					if enc.Encode(e) == nil {
+						appendText(b, strings.TrimSuffix(raw.String(), "\n"))
 					}
 					continue
 				}

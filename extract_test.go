@@ -63,3 +63,19 @@ func FuzzDefaultExtractor(f *testing.F) {
 		}
 	})
 }
+
+// TestExtractorKeepsCommandText: tool arguments rendered as JSON keep &,
+// < and > as written, so that a snippet shows the command a tool ran and
+// search finds it by what the user saw (issue 39).
+func TestExtractorKeepsCommandText(t *testing.T) {
+	body := []byte(`{"role":"assistant","content":[{"type":"tool_use","name":"Bash","input":{"command":"cd web && npm test > out.txt"}},{"type":"tool_use","name":"Write","input":{"content":"<template>x</template>"}}]}`)
+	_, text := DefaultExtractor(KindMessage, body)
+	for _, want := range []string{`{"command":"cd web && npm test > out.txt"}`, `{"content":"<template>x</template>"}`} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text %q lacks %q", text, want)
+		}
+	}
+	if strings.Contains(text, `\u00`) {
+		t.Errorf("text holds JSON escapes: %q", text)
+	}
+}

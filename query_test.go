@@ -54,3 +54,33 @@ func FuzzSearchTerms(f *testing.F) {
 		}
 	})
 }
+
+// TestSplitSnippet: the markers Search puts around matches are taken off,
+// and a "**" the text itself holds (a glob, markdown bold) stays text.
+func TestSplitSnippet(t *testing.T) {
+	show := func(parts []SnippetPart) string {
+		var b strings.Builder
+		for _, p := range parts {
+			if p.Match {
+				b.WriteString("[" + p.Text + "]")
+			} else {
+				b.WriteString(p.Text)
+			}
+		}
+		return b.String()
+	}
+	for _, tc := range []struct{ snippet, query, want string }{
+		{"the **lighthouse** keeper", "lighthouse", "the [lighthouse] keeper"},
+		{"/home/kai/**git**hub/**/x.go", "git", "/home/kai/[git]hub/**/x.go"},
+		{"**/*.go and **Deploy** it", "deploy", "**/*.go and [Deploy] it"},
+		{"****git**** literal", "git", "**[git]** literal"},
+		{"**bold** words, **deploy** now", "deploy", "**bold** words, [deploy] now"},
+		{"a **b c** d", `"b c"`, "a [b c] d"},
+		{"no markers", "x", "no markers"},
+		{"…tail **x", "x", "…tail **x"},
+	} {
+		if got := show(SplitSnippet(tc.snippet, tc.query)); got != tc.want {
+			t.Errorf("SplitSnippet(%q, %q) = %q, want %q", tc.snippet, tc.query, got, tc.want)
+		}
+	}
+}

@@ -1,11 +1,18 @@
 package sessiondb
 
-import "time"
+import (
+	"strings"
+	"time"
+	"unicode"
+)
 
 // SearchOptions filters and pages a full-text search.
 type SearchOptions struct {
 	// SessionID restricts the search to one session (an alias works too).
 	SessionID string
+	// Project restricts the search to the sessions whose Session.Project
+	// contains it (case-insensitive for ASCII), as ListOptions.Project.
+	Project string
 	// Role and Kind keep hits with that extracted role / entry kind.
 	Role string
 	Kind string
@@ -72,6 +79,13 @@ type UsageQuery struct {
 	BySession bool
 	ByModel   bool
 	ByDay     bool
+	// ByProject groups by the project of the calls' sessions
+	// (Session.Project), given in UsageRow.Project.
+	ByProject bool
+	// Project, when not "", keeps the calls of the sessions whose
+	// Project contains it (case-insensitive for ASCII), as
+	// ListOptions.Project.
+	Project string
 	// ByQuarterHour groups by the quarter of an hour (UTC) a call was made
 	// in, given in UsageRow.Start. Every time zone in use today is a whole
 	// number of quarter hours away from UTC, so these groups fold exactly
@@ -92,6 +106,7 @@ type UsageQuery struct {
 // UsageRow is one group of a usage report. Fields not grouped by are empty.
 type UsageRow struct {
 	SessionID string
+	Project   string
 	Provider  string
 	Model     string
 	Day       string    // YYYY-MM-DD, UTC
@@ -99,4 +114,70 @@ type UsageRow struct {
 	// FirstAt and LastAt are the times of the group's first and last call.
 	FirstAt, LastAt time.Time
 	UsageTotals
+}
+
+// SnippetPart is a piece of a Hit's Snippet: text, or a match of the
+// query (without the markers).
+type SnippetPart struct {
+	Text  string
+	Match bool
+}
+
+// SplitSnippet splits a Hit's Snippet into its text and its matches,
+// without the markers, for a reader that shows matches its own way (a
+// terminal's bold, a plain-text delimiter). query is the search's. The
+// markers are "**", which text also holds (a glob's **/, markdown's
+// bold), so a pair of markers counts only around text that holds a term
+// of the query, as Search marks it; any other "**" stays text.
+func SplitSnippet(snippet, query string) []SnippetPart {
+	terms, _ := SearchTerms(query)
+	for i, t := range terms {
+		terms[i] = strings.Map(unicode.ToLower, t)
+	}
+	isMatch := func(s string) bool {
+		if s == "" || strings.Contains(s, HighlightStart) {
+			return false
+		}
+		f := strings.Map(unicode.ToLower, s)
+		for _, t := range terms {
+			if t != "" && strings.Contains(f, t) {
+				return true
+			}
+		}
+		return false
+	}
+	var out []SnippetPart
+	text := func(s string) {
+		if s == "" {
+			return
+		}
+		if n := len(out); n > 0 && !out[n-1].Match {
+			out[n-1].Text += s
+			return
+		}
+		out = append(out, SnippetPart{Text: s})
+	}
+	done, from := 0, 0
+	for {
+		a := strings.Index(snippet[from:], HighlightStart)
+		if a < 0 {
+			break
+		}
+		a += from
+		b := strings.Index(snippet[a+len(HighlightStart):], HighlightEnd)
+		if b < 0 {
+			break
+		}
+		b += a + len(HighlightStart)
+		if inner := snippet[a+len(HighlightStart) : b]; isMatch(inner) {
+			text(snippet[done:a])
+			out = append(out, SnippetPart{Text: inner, Match: true})
+			done = b + len(HighlightEnd)
+			from = done
+			continue
+		}
+		from = a + len(HighlightStart) // this marker is text
+	}
+	text(snippet[done:])
+	return out
 }

@@ -37,6 +37,14 @@ type Session struct {
 	// ("picoclaw", "zot", "swink"; empty for sessions created natively).
 	SourceFormat string
 	SourcePath   string
+	// Project is the session's project: the working directory its agent
+	// ran in, as the agent records it (Claude Code's cwd, Codex's
+	// session_meta cwd, pi's and zot's header cwd; importers set it), ""
+	// when unknown. Sessions are listed, searched and their usage summed
+	// by it (ListOptions.Project, SearchOptions.Project,
+	// UsageQuery.ByProject). It is kept in a column of its own, set on
+	// create and by MetaPatch.Project.
+	Project string
 	// MessageCount is the number of messages in the effective
 	// transcript: its entries of kind KindMessage or KindCustom, summary
 	// messages of the current compaction included (by the same rule).
@@ -78,6 +86,8 @@ type MetaPatch struct {
 	// with other sessions; see Store.Resolve.
 	Aliases *[]string
 	Version *int
+	// Project replaces Session.Project ("" clears it).
+	Project *string
 	// ForkSeq moves a fork's branch point (Session.ForkSeq): an importer
 	// sets it when a file that grew shows the fork leaving its parent
 	// elsewhere. Only a fork (ParentID set) has one; it is at least 0 and,
@@ -97,9 +107,12 @@ type ListOptions struct {
 	Limit int
 	// Cursor continues a previous listing: pass the cursor it returned.
 	Cursor string
-	// Query keeps sessions whose title or one of whose aliases contains it
-	// (case-insensitive for ASCII).
+	// Query keeps sessions whose title, one of whose aliases or whose
+	// project contains it (case-insensitive for ASCII).
 	Query string
+	// Project keeps sessions whose Project contains it (case-insensitive
+	// for ASCII): "OpenCore" keeps the sessions of /home/me/src/OpenCore.
+	Project string
 	// ParentID keeps the forks of that session: sessions whose ParentID
 	// equals it (exact match), in the usual order. The parent itself need
 	// not exist any more.

@@ -90,7 +90,10 @@
 //     import of the file makes none;
 //   - a last line without its newline (the writer is mid-append) is not
 //     consumed: the offset stops before it, it is reported in the import's
-//     problems (not stored), and read again once complete;
+//     problems (not stored), and read again once complete. Its problems are
+//     kept with the import state (importState.Torn), so that an import that
+//     finds the file unchanged reports them again: a problem is what was
+//     not imported, every time it is still not imported;
 //   - otherwise (rewritten in place): the file is read whole and replaces
 //     the session's transcript: its entries are appended and a compaction
 //     whose KeepFromSeq is the first of them makes them the transcript.
@@ -138,6 +141,13 @@
 // alias that is not a valid ID cannot be registered: it is a Problem, and
 // the full source list is then kept in Attrs["source_aliases"], which
 // exports write back.
+//
+// A session's Project (sessiondb.Session.Project, the working directory
+// its agent ran in) is what its reader found (Claude Code: the cwd its
+// lines record, else the project folder its file is in), else the cwd its
+// attributes hold (Codex's session_meta, pi's header, zot's meta:
+// projectOf); picoclaw and swink record none. Every import sets it, so a
+// re-import refreshes it like the title.
 //
 // # picoclaw
 //

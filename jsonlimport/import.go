@@ -13,6 +13,7 @@ import (
 	"os"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/sessiondb/sessiondb"
@@ -71,7 +72,8 @@ type Report struct {
 	// Notes lists what is worth knowing but lost nothing: what the source
 	// tool itself does on load (zot's stub result for a tool call that
 	// never got one), and every file skipped because it is not a session
-	// file of any known format.
+	// file of any known format. Notes that ask the user to act (a model
+	// without a price, Problem.Action) come first.
 	Notes []Problem
 	// Skipped counts the files skipped because they are not session files
 	// of any known format (each also has a note).
@@ -108,9 +110,31 @@ type importState struct {
 	// from the file (entryDigest), so that a re-read can check that the
 	// reader still numbers the file's entries as it did.
 	Digest []byte `json:"digest,omitempty"`
+	// Torn holds the problems of the last line the import left
+	// unconsumed (a torn last line: Offset < Size), so that every later
+	// import that finds the file unchanged reports them again: a problem
+	// is what was not imported, every time it is still not imported.
+	Torn []Problem `json:"torn,omitempty"`
 	// prefixMark lets the next import continue the prefix hash (see
 	// prefix.go).
 	prefixMark
+}
+
+// tornProblems returns the problems of pd about its unconsumed last line
+// (the readers word them "torn last line …", "… no trailing newline …";
+// watch's deferred.go relies on the first), when pd left bytes of a file
+// of size bytes unconsumed.
+func tornProblems(pd *Parsed, size int64) []Problem {
+	if pd.Offset >= size {
+		return nil
+	}
+	var out []Problem
+	for _, p := range pd.Problems {
+		if strings.Contains(p.Reason, "torn last line") || strings.Contains(p.Reason, "no trailing newline") {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // entryDigest feeds entries into h: kind, role and body, each length
@@ -375,7 +399,14 @@ func importPlanned(ctx context.Context, store sessiondb.Store, units []planned, 
 		}
 	}
 	rep.Notes = append(rep.Notes, pr.notes()...)
+	actionsFirst(rep.Notes)
 	return rep, fatal
+}
+
+// actionsFirst moves the notes that ask the user to act (Problem.Action)
+// before the others, each group in its order.
+func actionsFirst(notes []Problem) {
+	sort.SliceStable(notes, func(i, j int) bool { return notes[i].Action && !notes[j].Action })
 }
 
 // Batching. Each new small session would otherwise be one transaction
@@ -507,6 +538,8 @@ func writeUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool,
 		if w.mode == modeUnchanged {
 			rep.Files++
 			rep.Unchanged++
+			// Its torn last line is still not imported: still a problem.
+			rep.Problems = append(rep.Problems, w.prevSt.Torn...)
 			return nil
 		}
 		if w.mode == modeCopy {
@@ -792,6 +825,7 @@ func buildUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool,
 	meta := pd.Session
 	meta.SourceFormat = u.Format
 	meta.SourcePath = u.Path
+	meta.Project = projectOf(meta)
 
 	// The "already imported?" decision of prepare and this write must be
 	// one transaction: the commit fails with ErrConflict (and writeUnit
@@ -940,6 +974,7 @@ func buildUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool,
 	// replaces its transcript: its calls are the file's now.
 	c.ReplaceUsage = w.mode == modeReplace
 	st.prefixMark = w.mark
+	st.Torn = tornProblems(pd, w.stat.Size())
 	stJSON, err := json.Marshal(st)
 	if err != nil {
 		return 0, problems, err
@@ -1048,6 +1083,9 @@ func branchForks(ctx context.Context, store sessiondb.Store, pd *Parsed, id stri
 		meta := b.Session
 		meta.ID, meta.ParentID = fid, id
 		meta.SourceFormat, meta.SourcePath = u.Format, u.Path
+		if meta.Project = projectOf(meta); meta.Project == "" {
+			meta.Project = projectOf(pd.Session) // the file's
+		}
 		meta.Sequence, meta.LastSeq, meta.ForkSeq = 0, 0, 0
 		if b.FromEntry > 0 {
 			meta.ForkSeq = seqOf(b.FromEntry)
@@ -1168,6 +1206,7 @@ func metaPatch(s sessiondb.Session) *sessiondb.MetaPatch {
 		Scope:     s.Scope,
 		Attrs:     s.Attrs,
 		Version:   &s.Version,
+		Project:   &s.Project,
 		UpdatedAt: s.UpdatedAt,
 	}
 	aliases := s.Aliases
@@ -1285,4 +1324,23 @@ func sameStamps(a, b []jsonl.FileStamp) bool {
 		}
 	}
 	return true
+}
+
+// projectOf is the project of a session read from a source: what its
+// reader found (Claude Code: the cwd, else the project folder), else the
+// working directory its attributes hold (attrs.cwd: Codex's session_meta,
+// pi's header, zot's meta).
+func projectOf(s sessiondb.Session) string {
+	if s.Project != "" {
+		return s.Project
+	}
+	var a struct {
+		CWD any `json:"cwd"`
+	}
+	if len(s.Attrs) > 0 && json.Unmarshal(s.Attrs, &a) == nil {
+		if cwd, ok := a.CWD.(string); ok {
+			return cwd
+		}
+	}
+	return ""
 }

@@ -332,7 +332,7 @@ func (pr *pricer) notes() []Problem {
 		}
 		out = append(out, Problem{Path: u.first, Reason: fmt.Sprintf(
 			"model %q has no price in %s: its %d call(s) %s are recorded with cost 0, marked estimated (give a price with --prices FILE, then run sessionctl reprice)",
-			m, pr.table.Source(), u.calls, where)})
+			m, pr.table.Source(), u.calls, where), Action: true})
 	}
 	return out
 }

@@ -71,17 +71,20 @@ type cursor struct {
 	Offset   int64  `json:"o,omitempty"` // entry mode: byte offset in the body
 	Bookkeep bool   `json:"b,omitempty"`
 	// search, list_sessions, usage
-	Query  string   `json:"q,omitempty"`
-	Role   string   `json:"r,omitempty"`
-	Kind   string   `json:"k,omitempty"`
-	Format string   `json:"fm,omitempty"`
-	Since  string   `json:"a,omitempty"`
-	Until  string   `json:"u,omitempty"`
-	Parent string   `json:"p,omitempty"`
-	By     []string `json:"by,omitempty"`
-	Limit  int      `json:"l,omitempty"`
-	Skip   int      `json:"sk,omitempty"` // hits or rows already returned
-	Store  string   `json:"sc,omitempty"` // the store's List cursor
+	Query  string `json:"q,omitempty"`
+	Role   string `json:"r,omitempty"`
+	Kind   string `json:"k,omitempty"`
+	Format string `json:"fm,omitempty"`
+	Since  string `json:"a,omitempty"`
+	Until  string `json:"u,omitempty"`
+	Parent string `json:"p,omitempty"`
+	// Project filters by the sessions' project (search, list_sessions,
+	// usage).
+	Project string   `json:"pj,omitempty"`
+	By      []string `json:"by,omitempty"`
+	Limit   int      `json:"l,omitempty"`
+	Skip    int      `json:"sk,omitempty"` // hits or rows already returned
+	Store   string   `json:"sc,omitempty"` // the store's List cursor
 }
 
 func (c cursor) encode() string {

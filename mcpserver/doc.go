@@ -11,16 +11,23 @@
 // AddTool infers both JSON schemas from the Go types in this package); the
 // text content of a result is the same JSON.
 //
-//	search           query, session, role, kind, format, since, until, limit, cursor
+//	search           query, session, project, role, kind, format, since, until, limit, cursor
 //	                 → hits {session_id, session_title, format, seq, kind, role, time, snippet, score}
-//	list_sessions    query, format, since, until, parent, limit, cursor
-//	                 → sessions {id, title, aliases, format, parent_id, fork_seq, times, counts, usage}
+//	                 (snippet: plain text, each match between « and »)
+//	list_sessions    query, project, format, since, until, parent, limit, cursor
+//	                 → sessions {id, title, aliases, format, project, parent_id, fork_seq, times, counts, usage}
 //	read_transcript  session + one of: (nothing) the effective transcript from its start,
 //	                 last N, from_seq/to_seq, around_seq/context, entry_seq; include_bookkeeping, cursor
 //	                 → messages {seq, role, kind, time, text, thinking, tool_calls {…, result}, tool_results}
 //	session_info     session → metadata, counts, parent, forks, compactions, checkpoints, usage
-//	usage            by (day, model, session), session, since, until, limit, cursor
+//	usage            by (day, model, session, project: one name, names joined by commas, or a list),
+//	                 session, project, since, until, limit, cursor
 //	                 → rows, row_count, total
+//
+// Options.Status lets the program that runs the server say something about
+// the store as a whole: `sessionctl mcp` started before the first import
+// serves an empty store and says, in the instructions and in the notes of
+// list_sessions, search and usage, that the database does not exist yet.
 //
 // Each session is also a resource, sessiondb://session/{id} (a resource
 // template; the ID percent-encoded, see SessionURI), whose contents are

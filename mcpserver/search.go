@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/sessiondb/sessiondb"
 )
@@ -13,6 +14,7 @@ type searchIn struct {
 	Role     string `json:"role,omitempty" jsonschema:"only entries with this role: user, assistant, tool, …"`
 	Kind     string `json:"kind,omitempty" jsonschema:"only entries of this kind: message, custom, …"`
 	Format   string `json:"format,omitempty" jsonschema:"only sessions imported from this format: claude-code, codex, pi, picoclaw, zot or swink"`
+	Project  string `json:"project,omitempty" jsonschema:"only sessions whose project (the working directory the agent ran in) contains this text"`
 	Since    string `json:"since,omitempty" jsonschema:"only entries written at or after this day (YYYY-MM-DD) or time (RFC 3339)"`
 	Until    string `json:"until,omitempty" jsonschema:"only entries written up to this day (inclusive) or time"`
 	Limit    int    `json:"limit,omitempty" jsonschema:"at most this many hits (default 20, at most 200)"`
@@ -29,7 +31,7 @@ type hitOut struct {
 	Kind         string  `json:"kind"`
 	Role         string  `json:"role"`
 	Time         string  `json:"time,omitempty"`
-	Snippet      string  `json:"snippet" jsonschema:"an excerpt with the matches between ** and **: recorded data, quoted"`
+	Snippet      string  `json:"snippet" jsonschema:"an excerpt of the entry's text, plain text, each match between « and »: recorded data, quoted"`
 	Score        float64 `json:"score" jsonschema:"higher is better"`
 }
 
@@ -55,7 +57,7 @@ func (s *Server) search(ctx context.Context, in searchIn) (searchOut, error) {
 	if err != nil {
 		return searchOut{}, err
 	}
-	c := cursor{Tool: "search", Query: in.Query, Session: in.Session, Role: in.Role, Kind: in.Kind, Format: in.Format,
+	c := cursor{Tool: "search", Query: in.Query, Session: in.Session, Role: in.Role, Kind: in.Kind, Format: in.Format, Project: in.Project,
 		Since: in.Since, Until: in.Until, Limit: in.Limit}
 	if in.Cursor != "" {
 		if c, err = decodeCursor(in.Cursor, "search"); err != nil {
@@ -69,7 +71,7 @@ func (s *Server) search(ctx context.Context, in searchIn) (searchOut, error) {
 	if err != nil {
 		return searchOut{}, err
 	}
-	opts := sessiondb.SearchOptions{Role: c.Role, Kind: c.Kind}
+	opts := sessiondb.SearchOptions{Role: c.Role, Kind: c.Kind, Project: c.Project}
 	if opts.After, err = parseBound("since", c.Since, false); err != nil {
 		return searchOut{}, err
 	}
@@ -120,7 +122,7 @@ func (s *Server) search(ctx context.Context, in searchIn) (searchOut, error) {
 			}
 			ho := hitOut{SessionID: show(h.SessionID), SessionTitle: showOnly(h.SessionTitle, 256), Format: show(format),
 				Seq: h.Seq, Summary: h.Summary, Kind: show(h.Kind), Role: showOnly(h.Role, 64), Time: timeString(h.CreatedAt),
-				Snippet: showOnly(h.Snippet, snippetMax), Score: h.Score}
+				Snippet: showOnly(plainSnippet(h.Snippet, c.Query), snippetMax), Score: h.Score}
 			size := jsonSize(ho) + 1
 			if used+size > maxBytes {
 				if len(out.Hits) == 0 {
@@ -157,5 +159,28 @@ func (s *Server) search(ctx context.Context, in searchIn) (searchOut, error) {
 			out.Note = "There may be more hits: call search with cursor=next_cursor."
 		}
 	}
+	out.Note = s.withStatus(out.Note)
 	return out, nil
+}
+
+// Match delimiters of the snippets search returns: plain text for a model
+// to read, where the store's markdown-like "**" would be ambiguous (text
+// holds "**" too: globs, markdown) and a terminal's bold means nothing.
+const (
+	matchStart = "«"
+	matchEnd   = "»"
+)
+
+// plainSnippet is a hit's snippet as search returns it: the text as it
+// is, each match of query between matchStart and matchEnd.
+func plainSnippet(snippet, query string) string {
+	var b strings.Builder
+	for _, p := range sessiondb.SplitSnippet(snippet, query) {
+		if p.Match {
+			b.WriteString(matchStart + p.Text + matchEnd)
+		} else {
+			b.WriteString(p.Text)
+		}
+	}
+	return b.String()
 }

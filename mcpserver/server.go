@@ -38,6 +38,12 @@ type Options struct {
 	// secrets (sessiondb.SecretKeeper) is read through its Redacted view
 	// (see "Secrets" in doc.go).
 	ShowSecrets bool
+	// Status, when set, says something about the store as a whole that
+	// the client should know (sessionctl mcp: the database does not exist
+	// yet, nothing has been imported). While it returns a sentence, the
+	// notes of list_sessions, search and usage lead with it, and the
+	// instructions given at initialization end with it.
+	Status func() string
 }
 
 // Server is a read-only MCP server over a sessiondb.Store.
@@ -45,6 +51,7 @@ type Server struct {
 	st         sessiondb.Store
 	understand Understander
 	log        *slog.Logger
+	status     func() string
 	mcp        *mcp.Server
 }
 
@@ -64,7 +71,7 @@ func New(st sessiondb.Store, opts Options) *Server {
 	if k, ok := st.(sessiondb.SecretKeeper); ok && !opts.ShowSecrets {
 		st = k.Redacted()
 	}
-	s := &Server{st: st, understand: opts.Understand, log: opts.Logger}
+	s := &Server{st: st, understand: opts.Understand, log: opts.Logger, status: opts.Status}
 	if s.understand == nil {
 		s.understand = jsonlimport.Understand
 	}
@@ -76,7 +83,7 @@ func New(st sessiondb.Store, opts Options) *Server {
 		version = "devel"
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "sessiondb", Title: "sessiondb session history", Version: version},
-		&mcp.ServerOptions{Instructions: instructions,
+		&mcp.ServerOptions{Instructions: instructions + s.statusLine("\n\n"),
 			// Explicit, so that no listChanged is advertised: the tools and
 			// resources never change (the SDK infers listChanged: true).
 			Capabilities: &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{},
@@ -163,11 +170,11 @@ func addTool[In, Out any](s *Server, t *mcp.Tool, h func(context.Context, In) (O
 func (s *Server) addTools() {
 	addTool(s, &mcp.Tool{Name: "search", Title: "Search past sessions",
 		Description: "Full-text search over every session's messages (all terms must occur; \"quoted phrase\" for a phrase). " +
-			"Returns hits newest-relevant first with session, seq and a snippet (matches between ** **). " +
+			"Returns hits newest-relevant first with session, seq and a snippet: plain text, each match between « and ». " +
 			"Read a hit in context with read_transcript {session, around_seq: seq}."}, s.search)
 	addTool(s, &mcp.Tool{Name: "list_sessions", Title: "List sessions",
 		Description: "Sessions newest first, with title, source format, counts and usage. " +
-			"Filter by text in the title or an alias (query), source format, update date (since/until) or parent (the forks of a session)."}, s.listSessions)
+			"Filter by text in the title, an alias or the project (query), project (the working directory), source format, update date (since/until) or parent (the forks of a session)."}, s.listSessions)
 	addTool(s, &mcp.Tool{Name: "read_transcript", Title: "Read a session's transcript",
 		Description: "A session's messages (ID or alias), tool calls folded with their results. " +
 			"By default the effective transcript from its start (after the latest compaction's summary); " +
@@ -175,8 +182,32 @@ func (s *Server) addTools() {
 			"or entry_seq: one entry's stored JSON body, whole, a budget at a time. Bookkeeping lines are skipped unless include_bookkeeping."}, s.readTranscript)
 	addTool(s, &mcp.Tool{Name: "session_info", Title: "Describe a session",
 		Description: "One session's metadata: title, aliases, source, times, message and entry counts, parent and forks, compactions, checkpoints and usage totals."}, s.sessionInfo)
-	addTool(s, &mcp.Tool{Name: "usage", Title: "Token usage and cost",
-		Description: "Tokens and cost grouped by day, model and/or session (by), for all sessions or one, newest day first."}, s.usage)
+	addTool(s, &mcp.Tool{Name: "usage", Title: "Token usage and cost", InputSchema: usageSchema(),
+		Description: "Tokens and cost grouped by day, model, session and/or project (by), for all sessions, one, or a project's, newest day first."}, s.usage)
+}
+
+// statusLine is Options.Status's sentence after sep, or "".
+func (s *Server) statusLine(sep string) string {
+	if s.status == nil {
+		return ""
+	}
+	if st := s.status(); st != "" {
+		return sep + st
+	}
+	return ""
+}
+
+// withStatus puts Options.Status's sentence, when there is one, before
+// note.
+func (s *Server) withStatus(note string) string {
+	st := s.statusLine("")
+	switch {
+	case st == "":
+		return note
+	case note == "":
+		return st
+	}
+	return st + " " + note
 }
 
 // lookup returns the session a caller names: its exact ID, else what

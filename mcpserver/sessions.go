@@ -8,7 +8,8 @@ import (
 )
 
 type listIn struct {
-	Query    string `json:"query,omitempty" jsonschema:"keep sessions whose title or one of whose aliases contains this text"`
+	Query    string `json:"query,omitempty" jsonschema:"keep sessions whose title, one of whose aliases or whose project contains this text"`
+	Project  string `json:"project,omitempty" jsonschema:"keep sessions whose project (the working directory the agent ran in) contains this text, e.g. OpenCore"`
 	Format   string `json:"format,omitempty" jsonschema:"keep sessions imported from this format: claude-code, codex, pi, picoclaw, zot or swink"`
 	Since    string `json:"since,omitempty" jsonschema:"keep sessions updated at or after this day (YYYY-MM-DD) or time (RFC 3339)"`
 	Until    string `json:"until,omitempty" jsonschema:"keep sessions updated up to this day (inclusive) or time"`
@@ -41,11 +42,12 @@ type sessionRow struct {
 	Aliases      []string        `json:"aliases,omitempty" jsonschema:"the first aliases (see alias_count)"`
 	AliasCount   int             `json:"alias_count,omitempty"`
 	Format       string          `json:"format" jsonschema:"source format, empty for a session an application wrote"`
+	Project      string          `json:"project,omitempty" jsonschema:"the working directory the agent ran in"`
 	ParentID     string          `json:"parent_id,omitempty" jsonschema:"set for a fork: the session it was forked from"`
 	ForkSeq      int64           `json:"fork_seq,omitempty"`
 	CreatedAt    string          `json:"created_at"`
 	UpdatedAt    string          `json:"updated_at"`
-	MessageCount int64           `json:"message_count" jsonschema:"length of the effective transcript"`
+	MessageCount int64           `json:"message_count" jsonschema:"messages of the effective transcript, as read_transcript returns them (one API response is one message, however many log entries it was streamed in)"`
 	EntryCount   int64           `json:"entry_count" jsonschema:"log entries stored, superseded ones included"`
 	Usage        *usageTotalsOut `json:"usage,omitempty"`
 }
@@ -72,7 +74,7 @@ func (s *Server) listSessions(ctx context.Context, in listIn) (listOut, error) {
 	if err != nil {
 		return listOut{}, err
 	}
-	c := cursor{Tool: "list_sessions", Query: in.Query, Format: in.Format, Since: in.Since, Until: in.Until, Parent: in.Parent, Limit: in.Limit}
+	c := cursor{Tool: "list_sessions", Query: in.Query, Project: in.Project, Format: in.Format, Since: in.Since, Until: in.Until, Parent: in.Parent, Limit: in.Limit}
 	if in.Cursor != "" {
 		if c, err = decodeCursor(in.Cursor, "list_sessions"); err != nil {
 			return listOut{}, err
@@ -92,7 +94,7 @@ func (s *Server) listSessions(ctx context.Context, in listIn) (listOut, error) {
 	}
 	out := listOut{Sessions: []sessionRow{}}
 	used := jsonSize(out) + reserve + len(c.encode())
-	opts := sessiondb.ListOptions{Query: c.Query, ParentID: c.Parent, Usage: true}
+	opts := sessiondb.ListOptions{Query: c.Query, Project: c.Project, ParentID: c.Parent, Usage: true}
 	scanned, stop := 0, ""
 	storeCursor := c.Store
 	for stop == "" && len(out.Sessions) < lim {
@@ -150,6 +152,7 @@ func (s *Server) listSessions(ctx context.Context, in listIn) (listOut, error) {
 			out.Note = "Call list_sessions with cursor=next_cursor for more."
 		}
 	}
+	out.Note = s.withStatus(out.Note)
 	return out, nil
 }
 
@@ -168,7 +171,7 @@ func (s *Server) listCursorAfter(ctx context.Context, opts sessiondb.ListOptions
 }
 
 func (s *Server) row(ctx context.Context, si sessiondb.SessionInfo) sessionRow {
-	r := sessionRow{ID: show(si.ID), Title: showOnly(si.Title, 512), Format: show(si.SourceFormat),
+	r := sessionRow{ID: show(si.ID), Title: showOnly(si.Title, 512), Format: show(si.SourceFormat), Project: showOnly(si.Project, 1024),
 		ParentID: show(si.ParentID), ForkSeq: si.ForkSeq, CreatedAt: timeString(si.CreatedAt), UpdatedAt: timeString(si.UpdatedAt),
 		MessageCount: si.MessageCount, EntryCount: si.EntryCount}
 	r.Aliases, r.AliasCount = aliases(si.Aliases)

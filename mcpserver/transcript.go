@@ -11,7 +11,7 @@ import (
 
 type transcriptIn struct {
 	Session            string `json:"session,omitempty" jsonschema:"the session's ID or one of its aliases (required unless cursor is given)"`
-	Last               int    `json:"last,omitempty" jsonschema:"read the last N entries of the effective transcript (1 to 100000)"`
+	Last               int    `json:"last,omitempty" jsonschema:"read the last N messages of the effective transcript (1 to 100000); one API response is one message, however many log entries it was streamed in"`
 	FromSeq            int64  `json:"from_seq,omitempty" jsonschema:"read the log from this position (seq); entries a compaction replaced are included and marked superseded"`
 	ToSeq              int64  `json:"to_seq,omitempty" jsonschema:"with from_seq: up to this position (default: the end)"`
 	AroundSeq          int64  `json:"around_seq,omitempty" jsonschema:"read the log around this position, e.g. the seq of a search hit"`
@@ -47,6 +47,7 @@ type toolCallOut struct {
 
 type messageOut struct {
 	Seq         int64           `json:"seq" jsonschema:"log position (0 for a compaction's summary message)"`
+	LastSeq     int64           `json:"last_seq,omitempty" jsonschema:"the last log position of a message whose API response was streamed over several entries (seq to last_seq)"`
 	Summary     bool            `json:"summary,omitempty" jsonschema:"a summary message of the latest compaction"`
 	Superseded  bool            `json:"superseded,omitempty" jsonschema:"before the latest compaction's cut: no longer in the effective transcript"`
 	Focus       bool            `json:"focus,omitempty" jsonschema:"the entry around_seq named"`
@@ -122,6 +123,11 @@ func (s *Server) readTranscript(ctx context.Context, in transcriptIn) (transcrip
 		if c, err = startCursor(in, sess, keepFrom, len(summaries)); err != nil {
 			return transcriptOut{}, err
 		}
+		if c.Mode == "last" {
+			if c.Next, c.Summary, err = s.lastMessages(ctx, sess, keepFrom, summaries, in.Last); err != nil {
+				return transcriptOut{}, fmt.Errorf("read transcript of %q: %w", sess.ID, err)
+			}
+		}
 	}
 	out := transcriptOut{Session: sessionRef{ID: show(sess.ID), Title: showOnly(sess.Title, 512)},
 		Mode: c.Mode, LastSeq: sess.LastSeq, KeepFromSeq: keepFrom, Messages: []messageOut{}}
@@ -129,7 +135,7 @@ func (s *Server) readTranscript(ctx context.Context, in transcriptIn) (transcrip
 		return s.readEntry(ctx, sess, c, maxBytes, out)
 	}
 	p := &pager{s: s, format: sess.SourceFormat, c: c, out: &out, maxBytes: maxBytes,
-		fieldCap: max(maxBytes/4, 512), keepFrom: keepFrom, calls: map[string][2]int{}}
+		fieldCap: max(maxBytes/4, 512), keepFrom: keepFrom, calls: map[string][2]int{}, head: -1}
 	// The cursor grows with the session's ID; its numbers by a few digits.
 	p.used = jsonSize(out) + reserve + len(c.encode())
 	if err := p.run(ctx, sess, summaries); err != nil {
@@ -159,16 +165,9 @@ func startCursor(in transcriptIn, sess sessiondb.Session, keepFrom int64, nSumma
 		if in.Last < 1 || in.Last > maxLast {
 			return c, inputErrorf("last must be between 1 and %d, got %d", maxLast, in.Last)
 		}
+		// Where the last N messages start is found in the log
+		// (lastMessages), not here.
 		c.Mode, c.End = "last", sess.LastSeq
-		kept := max(sess.LastSeq-keepFrom+1, 0)
-		if n := int64(in.Last); n <= kept {
-			c.Next = sess.LastSeq - n + 1
-		} else {
-			c.Next = keepFrom
-			if need := min(int(n-kept), nSummary); need > 0 {
-				c.Summary = nSummary - need + 1
-			}
-		}
 	case in.FromSeq != 0 || in.ToSeq != 0:
 		if in.FromSeq < 0 || in.ToSeq < 0 || (in.ToSeq != 0 && in.ToSeq < in.FromSeq) {
 			return c, inputErrorf("want 1 <= from_seq <= to_seq, got from_seq %d, to_seq %d", in.FromSeq, in.ToSeq)
@@ -201,6 +200,66 @@ func startCursor(in transcriptIn, sess sessiondb.Session, keepFrom int64, nSumma
 	return c, nil
 }
 
+// lastMessages returns where the last n messages of the effective
+// transcript start: the log position of the first, and the first summary
+// message to read (1-based; 0: none) when the kept log holds fewer than n.
+// A message is what Session.MessageCount counts (an entry of kind message
+// or custom; the message-part lines that continue a response are part of
+// it, bookkeeping lines are none), so that last: 3 returns three messages
+// whatever the log's lines. The kept log's count is the session's
+// MessageCount less its summary messages; the log is walked from the end
+// nearer to the answer, so at most half of it is read.
+func (s *Server) lastMessages(ctx context.Context, sess sessiondb.Session, keepFrom int64, summaries []sessiondb.Entry, n int) (next int64, summary int, err error) {
+	isMessage := func(kind string) bool { return kind == sessiondb.KindMessage || kind == sessiondb.KindCustom }
+	kept := int(sess.MessageCount)
+	for _, e := range summaries {
+		if isMessage(e.Kind) {
+			kept--
+		}
+	}
+	if n >= kept {
+		if need := min(n-kept, len(summaries)); need > 0 {
+			summary = len(summaries) - need + 1
+		}
+		return keepFrom, summary, nil
+	}
+	const chunk = 64
+	if n > kept/2 {
+		// Forward: skip the first kept-n messages.
+		skip := kept - n
+		for from := keepFrom; from <= sess.LastSeq; from += chunk {
+			entries, err := s.st.Entries(ctx, sess.ID, from, min(from+chunk-1, sess.LastSeq))
+			if err != nil {
+				return 0, 0, err
+			}
+			for _, e := range entries {
+				if isMessage(e.Kind) {
+					if skip == 0 {
+						return e.Seq, 0, nil
+					}
+					skip--
+				}
+			}
+		}
+		return sess.LastSeq + 1, 0, nil
+	}
+	found := 0
+	for to := sess.LastSeq; to >= keepFrom; to -= chunk {
+		entries, err := s.st.Entries(ctx, sess.ID, max(keepFrom, to-chunk+1), to)
+		if err != nil {
+			return 0, 0, err
+		}
+		for i := len(entries) - 1; i >= 0; i-- {
+			if isMessage(entries[i].Kind) {
+				if found++; found == n {
+					return entries[i].Seq, 0, nil
+				}
+			}
+		}
+	}
+	return keepFrom, 0, nil
+}
+
 // pager fills one answer with messages until the budget or the range
 // ends.
 type pager struct {
@@ -217,6 +276,10 @@ type pager struct {
 	calls   map[string][2]int
 	clipped int64 // seq of the first clipped message (+1 for a summary)
 	scanned int
+	// head is the index of the last message put on the page that a
+	// message-part entry continues (the further lines of one streamed
+	// API response are one message); -1 when there is none.
+	head int
 }
 
 func (p *pager) run(ctx context.Context, sess sessiondb.Session, summaries []sessiondb.Entry) error {
@@ -304,6 +367,9 @@ func (p *pager) add(e sessiondb.Entry) bool {
 		p.out.SkippedBookkeeping++
 		return true
 	}
+	// A further line of a streamed response joins the message it
+	// continues (when that message is on the page).
+	part := e.Kind == sessiondb.KindMessagePart && !e.Summary && p.head >= 0 && !m.Bookkeeping
 	for fieldCap := p.fieldCap; ; fieldCap /= 2 {
 		mo, folds := p.present(e, m, focus, fieldCap)
 		cost, grown := 0, map[int]messageOut{}
@@ -318,10 +384,20 @@ func (p *pager) add(e sessiondb.Entry) bool {
 			target.Clipped = target.Clipped || r.Clipped
 			grown[f.msg] = target
 		}
+		emit := mo.Text != "" || mo.Thinking != "" || len(mo.ToolCalls) > 0 || len(mo.ToolResults) > 0 || len(folds) == 0
+		merged, callBase := false, 0
+		if emit && part {
+			target, ok := grown[p.head]
+			if !ok {
+				target = p.out.Messages[p.head]
+			}
+			callBase = len(target.ToolCalls)
+			grown[p.head] = mergeMessage(target, mo)
+			emit, merged = false, true
+		}
 		for i, t := range grown {
 			cost += jsonSize(t) - jsonSize(p.out.Messages[i])
 		}
-		emit := mo.Text != "" || mo.Thinking != "" || len(mo.ToolCalls) > 0 || len(mo.ToolResults) > 0 || len(folds) == 0
 		if emit {
 			cost += jsonSize(mo) + 1
 		}
@@ -354,10 +430,47 @@ func (p *pager) add(e sessiondb.Entry) bool {
 					p.calls[call.ID] = [2]int{len(p.out.Messages) - 1, j}
 				}
 			}
+			p.head = -1
+			if !mo.Bookkeeping && !mo.Summary {
+				p.head = len(p.out.Messages) - 1
+			}
+		}
+		if merged {
+			if mo.Clipped && p.clipped == 0 {
+				p.clipped = e.Seq + 1
+			}
+			for j, call := range mo.ToolCalls {
+				if call.ID != "" {
+					p.calls[call.ID] = [2]int{p.head, callBase + j}
+				}
+			}
 		}
 		p.used += cost
 		return true
 	}
+}
+
+// mergeMessage adds mo, a further line of the API response to (a
+// message-part entry), to the message it continues.
+func mergeMessage(to, mo messageOut) messageOut {
+	join := func(a, b string) string {
+		switch {
+		case a == "":
+			return b
+		case b == "":
+			return a
+		}
+		return a + "\n\n" + b
+	}
+	to.Text = join(to.Text, mo.Text)
+	to.Thinking = join(to.Thinking, mo.Thinking)
+	to.ToolCalls = append(append([]toolCallOut(nil), to.ToolCalls...), mo.ToolCalls...)
+	to.ToolResults = append(append([]toolResultOut(nil), to.ToolResults...), mo.ToolResults...)
+	to.Clipped = to.Clipped || mo.Clipped
+	to.Focus = to.Focus || mo.Focus
+	to.Bytes += mo.Bytes
+	to.LastSeq = mo.Seq
+	return to
 }
 
 // fold is a result that goes into a call already on the page.

@@ -3,20 +3,26 @@ package mcpserver
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/sessiondb/sessiondb"
 )
 
 type usageIn struct {
-	By       []string `json:"by,omitempty" jsonschema:"group by any of day, model and session (default [day])"`
-	Session  string   `json:"session,omitempty" jsonschema:"only this session (ID or alias)"`
-	Since    string   `json:"since,omitempty" jsonschema:"only calls on or after this day (YYYY-MM-DD, UTC); needs by day"`
-	Until    string   `json:"until,omitempty" jsonschema:"only calls up to this day (inclusive); needs by day"`
-	Limit    int      `json:"limit,omitempty" jsonschema:"at most this many rows (default 50, at most 1000)"`
-	MaxBytes int      `json:"max_bytes,omitempty" jsonschema:"size budget of the result in bytes (default 24576, 2048 to 262144)"`
-	Cursor   string   `json:"cursor,omitempty" jsonschema:"next_cursor of a previous usage result (the grouping and filters come from the cursor)"`
+	By       byList `json:"by,omitempty" jsonschema:"group by any of day, model, session and project: one name (\"model\"), names joined by commas (\"day,model\") or a list ([\"day\",\"model\"]); default day"`
+	Session  string `json:"session,omitempty" jsonschema:"only this session (ID or alias)"`
+	Project  string `json:"project,omitempty" jsonschema:"only the sessions whose project (working directory) contains this text"`
+	Since    string `json:"since,omitempty" jsonschema:"only calls on or after this day (YYYY-MM-DD, UTC); needs by day"`
+	Until    string `json:"until,omitempty" jsonschema:"only calls up to this day (inclusive); needs by day"`
+	Limit    int    `json:"limit,omitempty" jsonschema:"at most this many rows (default 50, at most 1000)"`
+	MaxBytes int    `json:"max_bytes,omitempty" jsonschema:"size budget of the result in bytes (default 24576, 2048 to 262144)"`
+	Cursor   string `json:"cursor,omitempty" jsonschema:"next_cursor of a previous usage result (the grouping and filters come from the cursor)"`
 }
 
 type usageRowOut struct {
@@ -24,6 +30,7 @@ type usageRowOut struct {
 	Provider  string `json:"provider,omitempty"`
 	Model     string `json:"model,omitempty"`
 	SessionID string `json:"session_id,omitempty"`
+	Project   string `json:"project,omitempty"`
 	usageTotalsOut
 }
 
@@ -37,6 +44,39 @@ type usageOut struct {
 	Note       string         `json:"note,omitempty"`
 }
 
+// byList is usage's "by": the README and people write one name ("model")
+// or several joined by commas ("day,model"), programs a list
+// (["day","model"]); all three mean the same.
+type byList []string
+
+// UnmarshalJSON accepts a string (names separated by commas or spaces)
+// or an array of strings.
+func (b *byList) UnmarshalJSON(data []byte) error {
+	var one string
+	if err := json.Unmarshal(data, &one); err == nil {
+		*b = strings.FieldsFunc(one, func(r rune) bool { return r == ',' || r == ' ' })
+		return nil
+	}
+	var list []string
+	if err := json.Unmarshal(data, &list); err != nil {
+		return inputErrorf("by: want a name such as \"day\" or a list such as [\"day\",\"model\"]")
+	}
+	*b = list
+	return nil
+}
+
+// usageSchema is the usage tool's input schema: the one inferred from
+// usageIn, but for "by", which takes a string or an array of strings.
+func usageSchema() *jsonschema.Schema {
+	s, err := jsonschema.For[usageIn](&jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
+		reflect.TypeFor[byList](): {AnyOf: []*jsonschema.Schema{{Type: "string"}, {Type: "array", Items: &jsonschema.Schema{Type: "string"}}}},
+	}})
+	if err != nil {
+		panic(fmt.Sprintf("usage input schema: %v", err)) // a bug in usageIn's tags
+	}
+	return s
+}
+
 const (
 	defaultUsageLimit = 50
 	maxUsageLimit     = 1000
@@ -47,7 +87,7 @@ func (s *Server) usage(ctx context.Context, in usageIn) (usageOut, error) {
 	if err != nil {
 		return usageOut{}, err
 	}
-	c := cursor{Tool: "usage", By: in.By, Session: in.Session, Since: in.Since, Until: in.Until, Limit: in.Limit}
+	c := cursor{Tool: "usage", By: []string(in.By), Session: in.Session, Project: in.Project, Since: in.Since, Until: in.Until, Limit: in.Limit}
 	if in.Cursor != "" {
 		if c, err = decodeCursor(in.Cursor, "usage"); err != nil {
 			return usageOut{}, err
@@ -61,7 +101,7 @@ func (s *Server) usage(ctx context.Context, in usageIn) (usageOut, error) {
 	if len(by) == 0 {
 		by = []string{"day"}
 	}
-	var q sessiondb.UsageQuery
+	q := sessiondb.UsageQuery{Project: c.Project}
 	for _, k := range by {
 		switch k {
 		case "day":
@@ -70,8 +110,10 @@ func (s *Server) usage(ctx context.Context, in usageIn) (usageOut, error) {
 			q.ByModel = true
 		case "session":
 			q.BySession = true
+		case "project":
+			q.ByProject = true
 		default:
-			return usageOut{}, inputErrorf("by: want day, model and/or session, got %q", show(k))
+			return usageOut{}, inputErrorf("by: want day, model, session and/or project, got %q", show(k))
 		}
 	}
 	if (c.Since != "" || c.Until != "") && !q.ByDay {
@@ -98,7 +140,7 @@ func (s *Server) usage(ctx context.Context, in usageIn) (usageOut, error) {
 	})
 	slices.SortStableFunc(rows, func(a, b sessiondb.UsageRow) int {
 		return cmp.Or(cmp.Compare(b.Day, a.Day), cmp.Compare(b.Cost, a.Cost),
-			cmp.Compare(a.SessionID, b.SessionID), cmp.Compare(a.Provider, b.Provider), cmp.Compare(a.Model, b.Model))
+			cmp.Compare(a.SessionID, b.SessionID), cmp.Compare(a.Project, b.Project), cmp.Compare(a.Provider, b.Provider), cmp.Compare(a.Model, b.Model))
 	})
 	out := usageOut{By: by, Rows: []usageRowOut{}, RowCount: len(rows)}
 	var total sessiondb.UsageTotals
@@ -126,7 +168,7 @@ func (s *Server) usage(ctx context.Context, in usageIn) (usageOut, error) {
 	for ; i < len(rows) && stop == ""; i++ {
 		r := rows[i]
 		ro := usageRowOut{Day: r.Day, Provider: showOnly(r.Provider, 128), Model: showOnly(r.Model, 256),
-			SessionID: show(r.SessionID), usageTotalsOut: totalsOut(r.UsageTotals)}
+			SessionID: show(r.SessionID), Project: showOnly(r.Project, 1024), usageTotalsOut: totalsOut(r.UsageTotals)}
 		size := jsonSize(ro) + 1
 		switch {
 		case len(out.Rows) == lim:
@@ -156,5 +198,6 @@ func (s *Server) usage(ctx context.Context, in usageIn) (usageOut, error) {
 			out.Note += " " + unpriced
 		}
 	}
+	out.Note = s.withStatus(out.Note)
 	return out, nil
 }

@@ -30,6 +30,11 @@
 //     becomes the reservation of ids that may be in it, with a random token
 //     (index_file) that the index file records; see its file and "Search"
 //     in package sqlstore.
+//   - Version 13 adds sessions.project, each session's project (the working
+//     directory its agent recorded), set by the stores' writes
+//     (sessiondb.Session.Project) and filled for the sessions imported
+//     before from attrs.cwd. Its Down drops the column, which leaves the
+//     table's text as version 12 wrote it (TestProjectMigration).
 //
 // The schema is a public interface: see the comments in 00001_initial.sql
 // for what each table and view holds.

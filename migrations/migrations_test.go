@@ -465,3 +465,95 @@ func TestDownToTenIsVersionTen(t *testing.T) {
 		}
 	}
 }
+
+// projectVersion is the migration that adds sessions.project (issue 39).
+const projectVersion = 13
+
+// TestProjectMigration: migration 13 adds sessions.project and fills it
+// from attrs.cwd where the importer kept the working directory (a
+// non-empty string), leaving the rest NULL; its Down leaves the schema
+// text of the version before it byte for byte (sqlstore compares it).
+// The version before is derived from the sources: other migrations may
+// be numbered around this one.
+func TestProjectMigration(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t)
+	p, err := NewProvider(db, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var prev int64
+	for _, src := range p.ListSources() {
+		if src.Version < projectVersion {
+			prev = src.Version
+		}
+	}
+	if _, err := p.UpTo(ctx, prev); err != nil {
+		t.Fatal(err)
+	}
+	schemaText := func() map[string]string {
+		rows, err := db.Query(`SELECT type || ' ' || name, coalesce(sql, '') FROM sqlite_schema WHERE name NOT LIKE 'goose%'`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		m := map[string]string{}
+		for rows.Next() {
+			var k, v string
+			if err := rows.Scan(&k, &v); err != nil {
+				t.Fatal(err)
+			}
+			m[k] = v
+		}
+		return m
+	}
+	before := schemaText()
+	for id, attrs := range map[string]any{
+		"cc":      `{"cwd":"/Users/me/src/OpenCore","version":"2.1.9"}`,
+		"empty":   `{"cwd":""}`,
+		"number":  `{"cwd":5}`,
+		"nested":  `{"x":{"cwd":"/not/top"}}`,
+		"none":    nil,
+		"notjson": `{"cwd":`,
+	} {
+		if _, err := db.Exec(`INSERT INTO sessions (id, attrs, created_at, updated_at) VALUES (?, ?, 'x', 'x')`, id, attrs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := p.UpTo(ctx, projectVersion); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	rows, err := db.Query(`SELECT id, coalesce(project, 'NULL') FROM sessions`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var id, project string
+		if err := rows.Scan(&id, &project); err != nil {
+			t.Fatal(err)
+		}
+		got[id] = project
+	}
+	rows.Close()
+	want := map[string]string{"cc": "/Users/me/src/OpenCore", "empty": "NULL", "number": "NULL", "nested": "NULL", "none": "NULL", "notjson": "NULL"}
+	if !maps.Equal(got, want) {
+		t.Errorf("projects after the migration: %v, want %v", got, want)
+	}
+	if _, err := p.DownTo(ctx, prev); err != nil {
+		t.Fatal(err)
+	}
+	after := schemaText()
+	if !maps.Equal(before, after) {
+		for k, v := range before {
+			if after[k] != v {
+				t.Errorf("%s after down:\n%s\nwant:\n%s", k, after[k], v)
+			}
+		}
+		t.Fatalf("schema text after down differs from version %d's", prev)
+	}
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM sessions`).Scan(&n); err != nil || n != len(want) {
+		t.Errorf("sessions after down: %d, %v", n, err)
+	}
+}

@@ -2,6 +2,7 @@ package pgstore
 
 import (
 	"database/sql"
+	"maps"
 	"slices"
 	"testing"
 )
@@ -125,5 +126,78 @@ func TestMigrationSharedAliases(t *testing.T) {
 	}
 	if _, err := s.Get(ctx, "sk_b"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// pgProjectVersion is the PostgreSQL migration that adds sessions.project.
+const pgProjectVersion = 10
+
+// TestMigrationProject: PostgreSQL migration 10 adds sessions.project and
+// fills it from attrs.cwd where that is a non-empty string, one row at a
+// time, so that attrs PostgreSQL cannot read as JSON (a \u0000 escape, a
+// value the store kept escaped) leave only their own row without a
+// project; Down drops the column and keeps the rows.
+func TestMigrationProject(t *testing.T) {
+	u := newSchema(t)
+	s := mustOpenURL(t, u, &Options{NoMigrate: true})
+	ctx := t.Context()
+	p, err := s.Provider(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var prev int64
+	for _, src := range p.ListSources() {
+		if src.Version < pgProjectVersion {
+			prev = src.Version
+		}
+	}
+	if _, err := p.UpTo(ctx, prev); err != nil {
+		t.Fatal(err)
+	}
+	db := s.DB()
+	const ts = "2026-01-01T00:00:00.000000000Z"
+	rows := map[string]any{
+		"cc":      `{"cwd":"/Users/me/src/OpenCore","version":"2.1.9"}`,
+		"nul":     `{"cwd":"/a\u0000b"}`,
+		"empty":   `{"cwd":""}`,
+		"number":  `{"cwd":5}`,
+		"notjson": `{"cwd":`,
+		"none":    nil,
+	}
+	for id, attrs := range rows {
+		if _, err := db.ExecContext(ctx, `INSERT INTO sessions (id, title, summary, attrs, version, sequence, last_seq, created_at, updated_at)
+			VALUES ($1, '', '', $2, 0, 1, 0, $3, $3)`, id, attrs, ts); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := p.UpTo(ctx, pgProjectVersion); err != nil {
+		t.Fatalf("up to %d: %v", pgProjectVersion, err)
+	}
+	got := map[string]string{}
+	r, err := db.QueryContext(ctx, `SELECT id, coalesce(project, 'NULL') FROM sessions`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r.Next() {
+		var id, project string
+		if err := r.Scan(&id, &project); err != nil {
+			t.Fatal(err)
+		}
+		got[id] = project
+	}
+	r.Close()
+	want := map[string]string{"cc": "/Users/me/src/OpenCore", "nul": "NULL", "empty": "NULL", "number": "NULL", "notjson": "NULL", "none": "NULL"}
+	if !maps.Equal(got, want) {
+		t.Errorf("projects after the migration: %v, want %v", got, want)
+	}
+	if _, err := p.DownTo(ctx, prev); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM sessions`).Scan(&n); err != nil || n != len(rows) {
+		t.Errorf("sessions after down: %d, %v", n, err)
+	}
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM information_schema.columns WHERE table_name = 'sessions' AND column_name = 'project' AND table_schema = current_schema()`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("project column after down: %d, %v", n, err)
 	}
 }

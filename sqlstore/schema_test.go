@@ -126,22 +126,25 @@ func TestOpenRefusesVersionThatLies(t *testing.T) {
 func TestOpenAcceptsOtherFTS5ShadowText(t *testing.T) {
 	ctx := context.Background()
 	path, db := openAtVersion(t, 10)
+	// The session and its entry are written in SQL, as a version-10
+	// store wrote them: this binary's stores write the columns of the
+	// latest schema (sessions.project).
+	for _, q := range []string{
+		`INSERT INTO sessions (id, created_at, updated_at, sequence, last_seq, message_count, entry_count)
+			VALUES ('s', '2026-01-01T00:00:00.000000000Z', '2026-01-01T00:00:00.000000000Z', 1, 1, 1, 1)`,
+		`INSERT INTO entries (id, session_id, seq, kind, role, body, created_at)
+			VALUES (1, 's', 1, 'message', 'user', '{"role":"user","content":"the lighthouse keeper"}', '2026-01-01T00:00:00.000000000Z')`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
 	db.Close()
 	// Open, not MustOpenStoreAt: the file is damaged on purpose at the
 	// end, and that helper's cleanup checks its integrity.
+	damageSchema(t, path, "entries_fts_config", "v)", "v /* an older SQLite */)")
 	s, err := Open(path, &Options{NoMigrate: true})
 	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Create(ctx, sessiondb.Session{ID: "s"}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Append(ctx, "s", sessiondb.Message(`{"role":"user","content":"the lighthouse keeper"}`)); err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
-	damageSchema(t, path, "entries_fts_config", "v)", "v /* an older SQLite */)")
-	if s, err = Open(path, &Options{NoMigrate: true}); err != nil {
 		t.Fatal(err)
 	}
 	hits, err := s.Search(ctx, "lighthouse", sessiondb.SearchOptions{})

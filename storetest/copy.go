@@ -38,7 +38,7 @@ func richSession(t *testing.T, s sessiondb.Store, id string) {
 	ctx := bg(t)
 	if _, err := s.Commit(ctx, id, sessiondb.Commit{
 		Create: &sessiondb.Session{ID: id, Title: "rich", Summary: "sum", Aliases: []string{id + "-alias"},
-			Attrs: raw(`{"model":"m1"}`), Scope: raw(`{"user":"u"}`), Version: 3, CreatedAt: base},
+			Attrs: raw(`{"model":"m1"}`), Scope: raw(`{"user":"u"}`), Version: 3, CreatedAt: base, Project: "/srv/rich"},
 		Append: []sessiondb.Entry{
 			{Body: raw(msgBody(1)), CreatedAt: base.Add(time.Second)},
 			{Kind: "label", Body: raw(`{"label":"x"}`), CreatedAt: base.Add(2 * time.Second)},

@@ -67,6 +67,7 @@ func Run(t *testing.T, newStore func(t *testing.T) sessiondb.Store) {
 		{"Copy", copyTests()},
 		{"Counts", countTests()},
 		{"Secrets", secretTests()},
+		{"Project", projectTests()},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

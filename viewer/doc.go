@@ -7,13 +7,15 @@
 // # Pages and API
 //
 //	/                     sessions, newest first, ListPageSize per page (store cursor);
-//	                      ?q= (title, alias; an exact ID or alias through Resolve),
+//	                      ?q= (title, alias, project; an exact ID or alias through Resolve),
+//	                      ?project= (the sessions' working directory, the store's filter),
 //	                      ?format=, ?since=, ?until= (YYYY-MM-DD, on UpdatedAt),
 //	                      ?parent=ID (the forks of that session)
 //	/s/{id}               a transcript, TranscriptPageSize log positions per page
 //	                      (?from=, ?at=SEQ, ?all=1 for superseded turns)
 //	/s/{id}/raw/{seq}     the stored body of one entry, byte for byte, as text/plain
-//	/search?q=            search across everything, snippets with <mark>, links to the entry
+//	/search?q=            search across everything (?project=), snippets with <mark>
+//	                      (sessiondb.SplitSnippet), links to the entry
 //	/usage[?session=]     tokens and cost per day and per model: SVG bar charts and tables
 //	/api/sessions         = sessionctl list --json (?q=, ?parent=, ?limit=, ?cursor=; next cursor in X-Next-Cursor)
 //	/api/sessions/{id}    = the "session" object of sessionctl show --json --state
@@ -49,6 +51,17 @@
 // store: they are applied to the rows read, reading further store pages
 // until the page is full, the dates run out (rows are newest first), or
 // maxListScan rows were read.
+//
+// # One message, one card
+//
+// The further lines of one streamed API response (KindMessagePart, Claude
+// Code's one line a content block) are shown in the card of the message
+// they continue (mergeParts, before pairCalls), as MessageCount counts
+// them: four parallel tool calls are one assistant card. Each line keeps
+// its anchor (#eN, search results link there; app.js marks the card) and
+// its raw link. A tool call's summary line says what it ran
+// (jsonl.ToolCall.Summary: the command, the file path) before it is
+// opened.
 //
 // # Slow clients
 //

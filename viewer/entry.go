@@ -21,6 +21,7 @@ type block struct {
 	HTML    template.HTML // text, thinking and context: rendered markdown
 	Text    string        // result, json: plain text (escaped by the template)
 	Name    string        // call: tool name; context: its first line
+	What    string        // call: what it ran (the command, the file), shown before it is opened
 	Args    string        // call: arguments, indented JSON when possible
 	CallID  string        // call, result: the tool call ID
 	IsError bool          // result
@@ -54,8 +55,12 @@ type entryView struct {
 	// reminders), shown folded.
 	Context bool
 	// Part: a further line of a response streamed one block per line
-	// (Claude Code), shown as the continuation of the entry before.
+	// (Claude Code), shown in the card of the entry it continues.
 	Part bool
+	// Parts are the log positions of the further lines shown in this
+	// card (mergeParts): one API response is one message, however many
+	// lines it was streamed in. Each keeps its anchor (#eN) and raw link.
+	Parts []int64
 }
 
 // cutView is a compaction marker.
@@ -136,7 +141,7 @@ func callBlock(c jsonlimport.ToolCall) block {
 		a = buf.String()
 	}
 	a, cut := clip(a, maxShown)
-	return block{Kind: "call", Name: visible(c.Name), Args: visible(a), CallID: visible(c.ID), Clipped: cut}
+	return block{Kind: "call", Name: visible(c.Name), What: visible(c.Summary(160)), Args: visible(a), CallID: visible(c.ID), Clipped: cut}
 }
 
 func resultBlock(r jsonlimport.ToolResult) block {
@@ -154,6 +159,39 @@ func firstLine(s string, n int) string {
 		}
 	}
 	return ""
+}
+
+// LastPart is the log position of the last further line in the card.
+func (v entryView) LastPart() int64 {
+	if len(v.Parts) == 0 {
+		return v.Seq
+	}
+	return v.Parts[len(v.Parts)-1]
+}
+
+// mergeParts shows each further line of a streamed response (Part) in
+// the card of the entry it continues: the last entry before it that is a
+// message of the conversation (not bookkeeping, on the same side of a
+// compaction cut). A part with no such entry on the page keeps its own
+// card.
+func mergeParts(entries []entryView) []entryView {
+	out := entries[:0]
+	head := -1
+	for _, v := range entries {
+		switch {
+		case v.Part && head >= 0 && v.Cut == nil && v.Superseded == out[head].Superseded:
+			h := &out[head]
+			h.Blocks = append(h.Blocks, v.Blocks...)
+			h.Parts = append(h.Parts, v.Seq)
+			h.Size += v.Size
+			continue
+		case v.Bookkeeping:
+		default:
+			head = len(out)
+		}
+		out = append(out, v)
+	}
+	return out
 }
 
 // pairCalls moves each tool result into the block of its call when both

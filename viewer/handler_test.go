@@ -602,3 +602,67 @@ func TestListBatchedUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestTranscriptOneResponseOneCard: the lines of one streamed Claude Code
+// response (a message and its message-part entries) are one card whose
+// header names their positions, each keeping its anchor and raw link;
+// each tool call says what it ran before it is opened; the parallel
+// results show inside their calls.
+func TestTranscriptOneResponseOneCard(t *testing.T) {
+	s := seed(t)
+	ctx := context.Background()
+	line := func(kind, role, body string) sessiondb.Entry {
+		return sessiondb.Entry{Kind: kind, Role: role, Body: []byte(body)}
+	}
+	if _, err := s.st.Commit(ctx, "cc-parts", sessiondb.Commit{Create: &sessiondb.Session{SourceFormat: "claude-code", Title: "parts"}, Append: []sessiondb.Entry{
+		line("message", "user", `{"type":"user","message":{"role":"user","content":"Check the build."}}`),
+		line("message", "assistant", `{"type":"assistant","message":{"id":"m1","role":"assistant","content":[{"type":"text","text":"Checking."}]}}`),
+		line("message-part", "assistant", `{"type":"assistant","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"go build ./... && echo ok"}}]}}`),
+		line("progress", "", `{"type":"progress","data":{"type":"hook_progress"}}`),
+		line("message-part", "assistant", `{"type":"assistant","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"t2","name":"Read","input":{"file_path":"/src/go.mod"}}]}}`),
+		line("message", "user", `{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"}]}}`),
+		line("message-part", "user", `{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t2","content":"module x"}]}}`),
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	srv := server(t, s.st, Options{}).URL
+	body := mustPage(t, srv, "/s/cc-parts")
+	if n := strings.Count(body, `<article class="entry role-assistant`); n != 1 {
+		t.Errorf("%d assistant cards for one response, want 1", n)
+	}
+	mustContain(t, "one card", body,
+		`id="e2"`, `id="e3"`, `id="e5"`, `>#2–5</a>`, `/s/cc-parts/raw/3">raw #3</a>`, `/s/cc-parts/raw/5">raw #5</a>`,
+		`<code class="tool-what">go build ./... &amp;&amp; echo ok</code>`,
+		`<code class="tool-what">/src/go.mod</code>`,
+		// Both results found their calls: the results' card is a pointer.
+		`class="entry role-user paired" id="e6"`, `>#6–7</a>`)
+	if n := strings.Count(body, `<details class="tool call">`); n != 2 {
+		t.Errorf("%d tool call blocks, want 2", n)
+	}
+}
+
+// TestProjectFilter: the list page and search filter by project (the
+// sessions' working directory), the list shows each session's project,
+// and a session's page links to its project's sessions.
+func TestProjectFilter(t *testing.T) {
+	s := seed(t)
+	ctx := context.Background()
+	for id, p := range map[string]string{"oc-1": "/Users/me/src/OpenCore", "hv-1": "/home/me/harvest"} {
+		if _, err := s.st.Commit(ctx, id, sessiondb.Commit{Create: &sessiondb.Session{Project: p, Title: "about " + id},
+			Append: []sessiondb.Entry{sessiondb.Message(`{"role":"user","content":"the breakwater plan"}`)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv := server(t, s.st, Options{}).URL
+	body := mustPage(t, srv, "/?project=opencore")
+	mustContain(t, "list by project", body, `href="/s/oc-1"`, `<div class="project">/Users/me/src/OpenCore</div>`, `name="project" value="opencore"`)
+	if strings.Contains(body, `href="/s/hv-1"`) || strings.Contains(body, "/s/"+s.hostile) {
+		t.Errorf("the project filter lets other sessions through")
+	}
+	body = mustPage(t, srv, "/search?q=breakwater&project=harvest")
+	if !strings.Contains(body, `/s/hv-1`) || strings.Contains(body, `/s/oc-1`) {
+		t.Errorf("search by project: %s", body)
+	}
+	body = mustPage(t, srv, "/s/oc-1")
+	mustContain(t, "session project", body, `<dt>Project</dt>`, `href="/?project=%2FUsers%2Fme%2Fsrc%2FOpenCore"`)
+}

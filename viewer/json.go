@@ -29,6 +29,7 @@ type SessionJSON struct {
 	ForkSeq      int64           `json:"fork_seq,omitempty"`
 	SourceFormat string          `json:"source_format"`
 	SourcePath   string          `json:"source_path,omitempty"`
+	Project      string          `json:"project,omitempty"`
 	Scope        json.RawMessage `json:"scope,omitempty"`
 	Attrs        json.RawMessage `json:"attrs,omitempty"`
 }
@@ -75,7 +76,7 @@ func SessionToJSON(s sessiondb.Session) SessionJSON {
 		ID: s.ID, Title: s.Title, Summary: s.Summary,
 		CreatedAt: jsonTime(s.CreatedAt), UpdatedAt: jsonTime(s.UpdatedAt),
 		Sequence: s.Sequence, LastSeq: s.LastSeq, Version: s.Version, Aliases: aliases,
-		ParentID: s.ParentID, ForkSeq: s.ForkSeq, SourceFormat: s.SourceFormat, SourcePath: s.SourcePath,
+		ParentID: s.ParentID, ForkSeq: s.ForkSeq, SourceFormat: s.SourceFormat, SourcePath: s.SourcePath, Project: s.Project,
 		Scope: s.Scope, Attrs: s.Attrs,
 	}
 }

@@ -26,6 +26,7 @@ type listRow struct {
 	Aliases      []string
 	ParentID     string
 	SourceFormat string
+	Project      string
 	SubAgent     bool
 	MessageCount int64
 	EntryCount   int64
@@ -40,6 +41,7 @@ type listData struct {
 	Title   string
 	Q       string
 	Parent  string // ?parent=: only the forks of that session
+	Project string // ?project=: only the sessions whose project contains it
 	Format  string
 	Since   string
 	Until   string
@@ -77,7 +79,8 @@ func (h *Handler) listSessions(ctx context.Context, d *listData, cursor string) 
 		// when the title does not contain it.
 		if id, err := h.st.Resolve(ctx, d.Q); err == nil {
 			// Get, not Lookup: the row shows the entry count.
-			if s, err := h.st.Get(ctx, id); err == nil && (d.Parent == "" || s.ParentID == d.Parent) {
+			if s, err := h.st.Get(ctx, id); err == nil && (d.Parent == "" || s.ParentID == d.Parent) &&
+				(d.Project == "" || strings.Contains(strings.ToLower(s.Project), strings.ToLower(d.Project))) {
 				si := sessiondb.SessionInfo{Session: s}
 				if u, err := h.st.UsageTotals(ctx, id); err == nil {
 					si.Usage = &u
@@ -90,7 +93,7 @@ func (h *Handler) listSessions(ctx context.Context, d *listData, cursor string) 
 	filtered := d.Format != "" || d.Since != "" || d.Until != ""
 	for {
 		infos, next, err := h.st.List(ctx, sessiondb.ListOptions{Limit: ListPageSize, Cursor: cursor, Query: d.Q,
-			ParentID: d.Parent, Usage: true})
+			ParentID: d.Parent, Project: d.Project, Usage: true})
 		if err != nil {
 			return nil, err
 		}
@@ -133,7 +136,7 @@ func (h *Handler) listPage(w http.ResponseWriter, r *http.Request) {
 
 // list reads what the list page shows, without rendering.
 func (h *Handler) list(ctx context.Context, q url.Values) (listData, error) {
-	d := listData{Title: "Sessions", Q: q.Get("q"), Parent: q.Get("parent"), Format: q.Get("format"), Since: q.Get("since"), Until: q.Get("until")}
+	d := listData{Title: "Sessions", Q: q.Get("q"), Parent: q.Get("parent"), Project: q.Get("project"), Format: q.Get("format"), Since: q.Get("since"), Until: q.Get("until")}
 	if d.Parent != "" {
 		d.Title = "Forks of " + d.Parent
 	}
@@ -145,7 +148,7 @@ func (h *Handler) list(ctx context.Context, q url.Values) (listData, error) {
 	}
 	d.Rows = make([]listRow, 0, len(infos))
 	for _, si := range infos {
-		row := listRow{ID: si.ID, Title: si.Title, Aliases: si.Aliases, ParentID: si.ParentID, SourceFormat: si.SourceFormat,
+		row := listRow{ID: si.ID, Title: si.Title, Aliases: si.Aliases, ParentID: si.ParentID, SourceFormat: si.SourceFormat, Project: si.Project,
 			SubAgent:     jsonlimport.SubAgent(si.Session),
 			MessageCount: si.MessageCount, EntryCount: si.EntryCount, Updated: si.UpdatedAt.UTC().Format("2006-01-02 15:04")}
 		// The store sums the page's usage with the page (ListOptions.Usage);
@@ -263,6 +266,7 @@ func (d *sessionData) present() {
 		}
 		d.Entries = append(d.Entries, v)
 	}
+	d.Entries = mergeParts(d.Entries)
 	pairCalls(d.Entries)
 	for _, v := range d.Entries {
 		if v.Paired {
@@ -432,10 +436,11 @@ func (h *Handler) rawEntry(w http.ResponseWriter, r *http.Request) {
 }
 
 type searchData struct {
-	Title string
-	Q     string
-	Hits  []hitView
-	Err   string
+	Title   string
+	Q       string
+	Project string // ?project=: only the sessions whose project contains it
+	Hits    []hitView
+	Err     string
 }
 
 type hitView struct {
@@ -446,9 +451,9 @@ type hitView struct {
 }
 
 func (h *Handler) searchPage(w http.ResponseWriter, r *http.Request) {
-	d := searchData{Title: "Search", Q: r.URL.Query().Get("q")}
+	d := searchData{Title: "Search", Q: r.URL.Query().Get("q"), Project: r.URL.Query().Get("project")}
 	if strings.TrimSpace(d.Q) != "" {
-		hits, err := h.st.Search(r.Context(), d.Q, sessiondb.SearchOptions{Limit: sessiondb.DefaultSearchLimit})
+		hits, err := h.st.Search(r.Context(), d.Q, sessiondb.SearchOptions{Limit: sessiondb.DefaultSearchLimit, Project: d.Project})
 		if errors.Is(err, sessiondb.ErrInvalid) {
 			d.Err = err.Error()
 		} else if err != nil {
@@ -456,7 +461,7 @@ func (h *Handler) searchPage(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		for _, hit := range jsonlimport.DropEchoes(hits) {
-			hv := hitView{Hit: hit, Snippet: template.HTML(highlight(hit.Snippet)), Time: hit.CreatedAt.UTC().Format("2006-01-02 15:04")}
+			hv := hitView{Hit: hit, Snippet: template.HTML(highlight(hit.Snippet, d.Q)), Time: hit.CreatedAt.UTC().Format("2006-01-02 15:04")}
 			hv.Link = "/s/" + urlPathEscape(hit.SessionID)
 			if !hit.Summary {
 				hv.Link += fmt.Sprintf("?at=%d#e%d", hit.Seq, hit.Seq)

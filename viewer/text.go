@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/sessiondb/sessiondb"
 	"github.com/sessiondb/sessiondb/internal/safetext"
 )
 
@@ -36,20 +37,17 @@ func clip(s string, max int) (string, bool) {
 }
 
 // highlight renders a search snippet whose matches are wrapped in
-// sessiondb.HighlightStart/End ("**"): the text between markers is
-// escaped, the matches are wrapped in <mark>.
-func highlight(snippet string) string {
-	parts := strings.Split(snippet, "**")
+// sessiondb.HighlightStart/End ("**"), for query: the text is escaped,
+// the matches are wrapped in <mark>. sessiondb.SplitSnippet tells a
+// match from a "**" the text itself holds (a glob, markdown).
+func highlight(snippet, query string) string {
 	var b strings.Builder
-	for i, p := range parts {
-		if i%2 == 1 && i < len(parts)-1 {
-			b.WriteString("<mark>" + esc(p) + "</mark>")
-			continue
+	for _, p := range sessiondb.SplitSnippet(snippet, query) {
+		if p.Match {
+			b.WriteString("<mark>" + esc(p.Text) + "</mark>")
+		} else {
+			b.WriteString(esc(p.Text))
 		}
-		if i%2 == 1 {
-			b.WriteString("**") // an unpaired marker is text
-		}
-		b.WriteString(esc(p))
 	}
 	return b.String()
 }

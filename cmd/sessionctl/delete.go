@@ -10,14 +10,22 @@ import (
 )
 
 func (a *app) deleteCommand() *cobra.Command {
-	var yes, secure bool
+	var yes, secure, dryRun bool
+	var sel sessionSelector
 	c := &cobra.Command{
-		Use:   "delete ID... [--yes]",
+		Use:   "delete (ID... | --format FORMAT | --source PATH) [--yes]",
 		Short: "Delete sessions and everything stored with them",
 		Long: `Delete removes sessions with their log, state, interrupt, compactions,
 checkpoints, usage and import records. Forks of a deleted session keep
 working. Every ID is resolved before anything is deleted, so a typo deletes
 nothing.
+
+Instead of IDs, --format and --source select sessions by where they came
+from: every session imported from that format (none: written by an
+application), or from that file or the files under that directory; both
+given, the sessions that match both. --dry-run lists what would be deleted
+and how many, and deletes nothing. Importing the same files again brings the
+sessions back.
 
 Confirmation: on a terminal, delete asks before deleting unless --yes is
 given. When stdin is not a terminal (scripts, pipes), --yes is required and
@@ -29,23 +37,55 @@ Deleted text stays readable in the database file's free pages until
 backup is removed ('sessionctl vacuum --keep-backups N'). --secure-delete
 overwrites the deleted content with zeros as it is deleted.`,
 		Example: `  sessionctl delete my-alias
-  sessionctl delete --yes 20260320_143000_6f00bfe3f7c54b2f86d780df58ccf0a1 other-session`,
-		Args:              minArgs(1),
+  sessionctl delete --yes 20260320_143000_6f00bfe3f7c54b2f86d780df58ccf0a1 other-session
+  sessionctl delete --source testdata/samples --dry-run   # what the README's samples brought
+  sessionctl delete --format picoclaw --yes`,
+		Args:              cobra.ArbitraryArgs,
 		ValidArgsFunction: a.completeSessions(true),
 		RunE: func(c *cobra.Command, args []string) error {
-			if !yes && !a.stdinTTY {
+			if err := sel.check(c); err != nil {
+				return err
+			}
+			switch {
+			case sel.active() && len(args) > 0:
+				return usageErrorf(c, "give session IDs or --format/--source, not both")
+			case !sel.active() && len(args) == 0:
+				return usageErrorf(c, "expected at least 1 argument(s), got 0; usage: %s", c.UseLine())
+			}
+			if !yes && !dryRun && !a.stdinTTY {
 				return usageErrorf(c, "stdin is not a terminal: pass --yes to delete without confirmation")
 			}
 			st, err := a.openExisting(&openOptions{SecureDelete: secure})
 			if err != nil {
 				return err
 			}
-			ids, err := resolveAll(a.ctx, st, args)
-			if err != nil {
+			var ids []string
+			what := ""
+			if sel.active() {
+				infos, err := a.selectSessions(st, &sel)
+				if err != nil {
+					return err
+				}
+				for _, si := range infos {
+					ids = append(ids, si.ID)
+				}
+				what = " " + sel.describe()
+				if len(ids) == 0 {
+					fmt.Fprintf(a.stdout, "no sessions%s; nothing to delete\n", what)
+					return nil
+				}
+			} else if ids, err = resolveAll(a.ctx, st, args); err != nil {
 				return err
 			}
+			if dryRun {
+				for _, id := range ids {
+					fmt.Fprintf(a.stdout, "would delete %s\n", visible(id))
+				}
+				fmt.Fprintf(a.stdout, "dry run: %d session(s)%s would be deleted; nothing deleted\n", len(ids), what)
+				return nil
+			}
 			if !yes {
-				ok, err := a.confirm(fmt.Sprintf("delete %d session(s): %s?", len(ids), strings.Join(ids, ", ")))
+				ok, err := a.confirm(fmt.Sprintf("delete %d session(s)%s: %s?", len(ids), what, visible(idList(ids))))
 				if err != nil {
 					return err
 				}
@@ -57,13 +97,18 @@ overwrites the deleted content with zeros as it is deleted.`,
 				if err := st.Delete(a.ctx, id); err != nil {
 					return fmt.Errorf("delete %s (%d of %d already deleted): %w", id, i, len(ids), err)
 				}
-				fmt.Fprintf(a.stdout, "deleted %s\n", id)
+				fmt.Fprintf(a.stdout, "deleted %s\n", visible(id))
+			}
+			if sel.active() {
+				fmt.Fprintf(a.stdout, "deleted %d session(s)%s\n", len(ids), what)
 			}
 			return nil
 		},
 	}
 	c.Flags().BoolVarP(&yes, "yes", "y", false, "do not ask for confirmation")
+	c.Flags().BoolVarP(&dryRun, "dry-run", "n", false, "list what would be deleted and how many; delete nothing")
 	c.Flags().BoolVar(&secure, "secure-delete", false, "overwrite the deleted content with zeros (SQLite secure_delete)")
+	sel.addFlags(c, "delete")
 	return c
 }
 

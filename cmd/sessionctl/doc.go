@@ -15,7 +15,11 @@
 // $SESSIONDB_URL, else $XDG_DATA_HOME/sessiondb/sessions.db (an absolute XDG_DATA_HOME
 // only), else ~/.local/share/sessiondb/sessions.db. Missing directories are
 // created with mode 0700 and the file with 0600: transcripts are private.
-// Only import creates a missing database (and migrates an older one).
+// Only import creates a missing database (and migrates an older one);
+// import --dry-run creates nothing: it reads an existing database
+// read-only, and checks against an empty one in a temporary directory
+// when the database does not exist (no file, no -search index, no lock
+// at --db).
 // Commands that only look (list, show, search, sql, stats, usage, export,
 // doctor, checkpoint list, completion, serve, mcp, reprice --dry-run) open
 // it read-only and change nothing: a
@@ -89,8 +93,33 @@
 // report, export's files, version) has --json, which prints only JSON on
 // stdout. Field names are snake_case (but usage's, see above) and stable; times are RFC 3339 in UTC. "show ID --json"
 // prints the effective transcript as a JSON array whose elements are the
-// stored message bodies byte for byte (never re-encoded). Tables are
-// aligned with text/tabwriter, times in UTC.
+// stored message bodies byte for byte (never re-encoded). Times are in
+// UTC.
+//
+// # Tables
+//
+// list, search and usage fit their tables to the terminal (table.go):
+// the width is stdout's when it is a terminal; below compactWidth (100)
+// columns they show compact views (ccusage's for usage: input, output,
+// cost), and cuttable columns (titles, projects, model lists) are cut
+// with "…", the widest first. IDs are never cut: they are what the other
+// commands take; an ID wider than its column (picoclaw's 70-character
+// sk_v1_ keys) gets a line of its own, its row on the next. usage session and search put what has no room beside
+// the figures (a session's title, project and models; a hit's snippet) on
+// a line of its own under the row. Numbers are right-aligned. Piped, or
+// with --wide, every cell is whole on one line and no escape sequence is
+// printed; search marks matches in bold only on a terminal. Other
+// tables are aligned with text/tabwriter.
+//
+// # Messages and projects
+//
+// Messages are counted as Session.MessageCount counts them (one API
+// response is one message; its further lines are
+// sessiondb.KindMessagePart), in list, show's header and show's body,
+// which prints a response's lines as one message (render.go). A session's
+// project (Session.Project, its agent's working directory) is shown by
+// list, show and usage session, filtered by --project (list, search,
+// usage) and summed by usage project.
 //
 // Stored text is hostile to a terminal: titles, summaries, message text,
 // snippets and sql cells come from archives, tool output and LLMs, and may
@@ -121,15 +150,31 @@
 //	   the readable rest was imported, or nothing with --strict)
 //
 // An error prints exactly one line on stderr, "sessionctl CMD: what failed
-// (what to do)", never a stack trace. An interrupt (Ctrl-C) stops at the next
-// transaction boundary: what was committed stays, nothing is half-written.
+// (what to do)", never a stack trace; the one exception is cobra's
+// suggestion for a mistyped command, printed as cobra lays it out ("Did
+// you mean this?" and one suggestion a line). An interrupt (Ctrl-C) stops
+// at the next transaction boundary: what was committed stays, nothing is
+// half-written. import says how far it got (files done of the total,
+// sessions written) and that running it again continues: what it
+// imported is found unchanged and skipped.
 //
 // # Confirmation
 //
-// delete, prune --all, and migrate down-to (which drops tables, and takes
-// a backup first unless --no-backup), ask for confirmation on a terminal. When stdin is not a terminal they require --yes, and refuse
+// delete, prune of several sessions (--all, --format, --source), and
+// migrate down-to (which drops tables, and takes a backup first unless
+// --no-backup), ask for confirmation on a terminal. When stdin is not a terminal they require --yes, and refuse
 // with exit code 2 without it, so that a script neither deletes by accident
 // nor hangs on a prompt.
+//
+// # Selecting by source
+//
+// delete and prune take --format (the source format sessions were
+// imported from; none: written by an application) and --source (the file
+// they were imported from, or a directory above it, made absolute as
+// import records it) instead of IDs, and --dry-run, which lists the
+// sessions selected and their count and changes nothing
+// (selectsessions.go). That is how the README's demo sessions, or one
+// archive's, leave a database without naming 35 IDs.
 //
 // # Progress
 //

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport"
 	"github.com/sessiondb/sessiondb/pgstore"
 )
 
@@ -56,6 +57,33 @@ func (e *problemsError) Error() string {
 	}
 	return fmt.Sprintf("import finished with %d problem(s) (listed in the report; the readable rest was imported)", e.problems)
 }
+
+// interruptedImport is an import stopped by a signal: it says how far it
+// got, and that running it again continues (files imported whole are
+// found unchanged and skipped, a file that grew is continued).
+type interruptedImport struct {
+	progress jsonlimport.Progress
+	dryRun   bool
+	// indexing: the import itself was done, the search index was being
+	// brought up to date.
+	indexing bool
+	err      error
+}
+
+func (e *interruptedImport) Error() string {
+	p := e.progress
+	if e.indexing {
+		return fmt.Sprintf("interrupted while indexing: all %d files were imported (%d sessions written); search finds the rest meanwhile by scanning, and the next import or 'sessionctl reindex' completes the index",
+			p.FilesTotal, p.Sessions)
+	}
+	if e.dryRun {
+		return fmt.Sprintf("interrupted after %d of %d files; dry run: nothing was written", p.FilesDone, p.FilesTotal)
+	}
+	return fmt.Sprintf("interrupted after %d of %d files (%d sessions written): what was committed before the signal is kept, nothing is half-written; run the same import again to continue (what is already imported is skipped)",
+		p.FilesDone, p.FilesTotal, p.Sessions)
+}
+
+func (e *interruptedImport) Unwrap() error { return e.err }
 
 // notFoundError names a session or checkpoint that does not exist, with
 // the command that lists what does.
@@ -163,9 +191,24 @@ func (a *app) report(err error) int {
 			prefix = c.CommandPath()
 			help = c.CommandPath() + " --help"
 		}
+		// cobra's suggestions for a mistyped command are a list, one per
+		// line under "Did you mean this?": print them as such, and the
+		// help to run after them, as cobra itself would.
+		if head, list, ok := strings.Cut(msg, "\n\nDid you mean this?\n"); ok {
+			fmt.Fprintf(a.stderr, "%s: %s\n\nDid you mean this?\n", prefix, oneLine(head))
+			for _, l := range strings.Split(list, "\n") {
+				if l = strings.TrimSpace(l); l != "" {
+					fmt.Fprintf(a.stderr, "\t%s\n", visible(l))
+				}
+			}
+			fmt.Fprintf(a.stderr, "\nRun '%s' for usage.\n", help)
+			return code
+		}
 		msg += fmt.Sprintf(" (see '%s')", help)
 	case errors.As(err, &pe):
 		code = exitProblems
+	case errors.As(err, new(*interruptedImport)):
+		// The message says how far it got and what to do.
 	case errors.Is(err, context.Canceled):
 		msg = "interrupted; what was committed before the signal is kept"
 	case errors.As(err, &nf):

@@ -1,15 +1,20 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
+	"github.com/sessiondb/sessiondb"
 	"github.com/sessiondb/sessiondb/jsonlimport"
+	"github.com/sessiondb/sessiondb/sqlstore"
 )
 
 type importOptions struct {
@@ -40,17 +45,21 @@ from PATH, per format, and imports nothing.
 
 Problems are what could not be carried over: damaged input (torn lines,
 invalid JSON, …), unreadable files (with the cause), JSONL files of no known
-format. Each is reported with file, line and reason; the readable rest is
-imported and the exit code is 3. Notes are not problems and leave the exit
-code 0: what the source tool itself does on load (zot's stub result for an
-interrupted tool call) and files that are not session files (skipped and
-counted). With --strict, the files are checked first and nothing is
-imported when any problem is found (exit code 3).
+format. Each is reported with file, line and reason, on every import while
+it is still not imported (a torn last line stays out until it is complete);
+the readable rest is imported and the exit code is 3. Notes are not problems
+and leave the exit code 0: what lost nothing (zot's stub result for an
+interrupted tool call, an archive that starts mid-conversation) and files
+that are not session files (skipped and counted). Notes that ask you to act
+(a model without a price, and the command that prices it) come first as
+"to do:" and are never cut off. With --strict, the files are checked first
+and nothing is imported when any problem is found (exit code 3).
 
 On a terminal, a progress bar is drawn on stderr; otherwise only the summary
 is printed. With --json the summary is one JSON object on stdout:
 {"files","sessions","entries","bytes","unchanged","skipped",
-"problems":[{"path","line","reason"}],"notes":[{"path","line","reason"}],"dry_run"}.`,
+"problems":[{"path","line","reason"}],"notes":[{"path","line","reason","action"}],"dry_run"}
+("action": true marks a note that asks you to act; those come first).`,
 		Example: `  sessionctl import                      # list the archives found on this machine
   sessionctl import --detect ~/.claude    # what would be imported, per format
   sessionctl import ~/.picoclaw/workspace/sessions
@@ -136,10 +145,11 @@ func (a *app) runImport(paths []string, o importOptions) error {
 	if err != nil {
 		return err
 	}
-	st, err := a.open(nil)
+	st, done, err := a.openImport(o.dryRun)
 	if err != nil {
 		return err
 	}
+	defer done()
 	opts := jsonlimport.Options{Format: o.format, DryRun: o.dryRun, Jobs: o.jobs, Prices: prices}
 
 	if o.strict && !o.dryRun {
@@ -159,14 +169,24 @@ func (a *app) runImport(paths []string, o importOptions) error {
 	}
 
 	bar := a.newImportBar()
-	if bar != nil {
-		opts.Progress = bar.update
+	var last jsonlimport.Progress // how far it got, for an interrupt
+	opts.Progress = func(p jsonlimport.Progress) {
+		last = p
+		if a.progressHook != nil {
+			a.progressHook(p)
+		}
+		if bar != nil {
+			bar.update(p)
+		}
 	}
 	rep, err := jsonlimport.Import(a.ctx, st, paths, opts)
 	if bar != nil {
 		bar.finish()
 	}
 	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return &interruptedImport{progress: last, dryRun: o.dryRun, err: err}
+		}
 		return fmt.Errorf("import: %w", err)
 	}
 	// The rows are committed; a search would already find them (it scans
@@ -175,6 +195,9 @@ func (a *app) runImport(paths []string, o importOptions) error {
 	// writer.
 	if li, ok := st.(lazyIndexer); ok && !o.dryRun {
 		if err := li.CatchUpIndex(a.ctx); err != nil {
+			if errors.Is(err, context.Canceled) {
+				return &interruptedImport{progress: last, indexing: true, err: err}
+			}
 			return fmt.Errorf("import: index the imported rows: %w", err)
 		}
 	}
@@ -185,6 +208,54 @@ func (a *app) runImport(paths []string, o importOptions) error {
 		return &problemsError{problems: len(rep.Problems)}
 	}
 	return nil
+}
+
+// openImport opens the database import writes, creating it when needed.
+// A dry run writes nothing anywhere: it opens an existing database
+// read-only (no index file, no migration), and in place of one that does
+// not exist it reads against an empty database in a temporary directory,
+// removed by done, so that "import --dry-run --db NEW.db" leaves no NEW.db,
+// no -search file and no lock behind.
+func (a *app) openImport(dryRun bool) (st sessiondb.Store, done func(), err error) {
+	done = func() {}
+	loc := a.dbPath()
+	if !dryRun || loc == "" {
+		st, err = a.open(nil)
+		return st, done, err
+	}
+	if isServerURL(loc) {
+		st, err = a.openRead(nil)
+		return st, done, err
+	}
+	if _, serr := os.Stat(loc); serr == nil || !errors.Is(serr, os.ErrNotExist) {
+		st, err = a.openRead(nil)
+		return st, done, err
+	}
+	st, done, err = openEmpty()
+	if err != nil {
+		return nil, done, fmt.Errorf("dry run: %w", err)
+	}
+	return st, done, nil
+}
+
+// openEmpty opens an empty database in a temporary directory, for a
+// command that must answer as if a database that does not exist were
+// empty without creating it (import --dry-run, mcp before the first
+// import); done closes it and removes the directory.
+func openEmpty() (sessiondb.Store, func(), error) {
+	dir, err := os.MkdirTemp("", "sessionctl-empty-")
+	if err != nil {
+		return nil, func() {}, err
+	}
+	tmp, err := sqlstore.Open(filepath.Join(dir, "empty.db"), &sqlstore.Options{Durability: sqlstore.DurabilityNormal})
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, func() {}, fmt.Errorf("open an empty database: %w", err)
+	}
+	return tmp, func() {
+		_ = tmp.Close()
+		_ = os.RemoveAll(dir)
+	}, nil
 }
 
 func unwrapPathError(err error) error {
@@ -233,9 +304,19 @@ func (a *app) printImportReport(rep jsonlimport.Report, o importOptions, dryRun 
 		}
 		fmt.Fprintf(a.stdout, "  %s\n", oneLine(p.String()))
 	}
-	for i, p := range rep.Notes {
-		if i == maxListedProblems && len(rep.Notes) > maxListedProblems+1 {
-			fmt.Fprintf(a.stdout, "  … and %d more notes (use --json to list them all)\n", len(rep.Notes)-i)
+	// Notes that ask the user to act (a model without a price) come first
+	// and are all listed; the cap applies to the others.
+	var others []jsonlimport.Problem
+	for _, p := range rep.Notes {
+		if p.Action {
+			fmt.Fprintf(a.stdout, "  to do: %s\n", oneLine(p.String()))
+		} else {
+			others = append(others, p)
+		}
+	}
+	for i, p := range others {
+		if i == maxListedProblems && len(others) > maxListedProblems+1 {
+			fmt.Fprintf(a.stdout, "  … and %d more notes (use --json to list them all)\n", len(others)-i)
 			break
 		}
 		fmt.Fprintf(a.stdout, "  note: %s\n", oneLine(p.String()))

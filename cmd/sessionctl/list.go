@@ -10,10 +10,12 @@ import (
 )
 
 type listOptions struct {
-	limit  int
-	query  string
-	parent string
-	json   bool
+	limit   int
+	query   string
+	project string
+	parent  string
+	json    bool
+	wide    bool
 	// noRedact shows secrets in titles and summaries as stored.
 	noRedact bool
 }
@@ -25,6 +27,7 @@ func (a *app) listCommand() *cobra.Command {
 		Short: "List sessions, newest first",
 		Example: `  sessionctl list
   sessionctl list --query deploy --limit 20
+  sessionctl list --project OpenCore
   sessionctl list --parent 20260320_143000_6f00bfe3f7c54b2f86d780df58ccf0a1
   sessionctl list --json | jq -r '.[].id'`,
 		Args: noArgs,
@@ -36,7 +39,9 @@ func (a *app) listCommand() *cobra.Command {
 		},
 	}
 	c.Flags().IntVarP(&o.limit, "limit", "n", 100, "show at most N sessions (0: all)")
-	c.Flags().StringVarP(&o.query, "query", "q", "", "only sessions whose title or an alias contains TEXT")
+	c.Flags().StringVarP(&o.query, "query", "q", "", "only sessions whose title, an alias or project contains TEXT")
+	c.Flags().StringVarP(&o.project, "project", "p", "", "only sessions whose project (working directory) contains TEXT")
+	c.Flags().BoolVar(&o.wide, "wide", false, "print every column whole, however wide (the default when stdout is not a terminal)")
 	c.Flags().StringVar(&o.parent, "parent", "", "only the forks of session `ID` (its ID, not an alias)")
 	c.Flags().BoolVar(&o.json, "json", false, "print a JSON array of sessions")
 	c.Flags().BoolVar(&o.noRedact, "no-redact", false, "show secrets in titles as stored instead of [REDACTED:rule]")
@@ -51,7 +56,7 @@ func (a *app) runList(o listOptions) error {
 	if !o.noRedact {
 		st = redactedView(st)
 	}
-	infos, err := listSessionsOpts(a.ctx, st, sessiondb.ListOptions{Query: o.query, ParentID: o.parent}, o.limit)
+	infos, err := listSessionsOpts(a.ctx, st, sessiondb.ListOptions{Query: o.query, Project: o.project, ParentID: o.parent}, o.limit)
 	if err != nil {
 		return fmt.Errorf("list sessions: %w", err)
 	}
@@ -68,25 +73,50 @@ func (a *app) runList(o listOptions) error {
 			fmt.Fprintf(a.stdout, "no forks of %q match %q\n", o.parent, o.query)
 		case o.parent != "":
 			fmt.Fprintf(a.stdout, "no forks of %q\n", o.parent)
-		case o.query != "":
-			fmt.Fprintf(a.stdout, "no sessions match %q\n", o.query)
+		case o.query != "" || o.project != "":
+			fmt.Fprintf(a.stdout, "no sessions match %q\n", strings.TrimSpace(o.query+" "+o.project))
 		default:
 			fmt.Fprintln(a.stdout, "no sessions (import some with 'sessionctl import PATH')")
 		}
 		return nil
 	}
-	tw := newTable(a.stdout)
-	fmt.Fprintln(tw, "ID\tUPDATED (UTC)\tMSGS\tFORMAT\tTITLE")
+	return listTable(infos, a.outWidth(o.wide)).write(a.stdout, a.outWidth(o.wide))
+}
+
+// listTable lays the sessions out for width (0: no limit, every cell
+// whole). A terminal under compactWidth columns gets ID, day, message
+// count and title; a wider one the time, format and project too, with
+// titles and projects cut to fit.
+func listTable(infos []sessiondb.SessionInfo, width int) *fitTable {
+	compact := width > 0 && width < compactWidth
+	t := &fitTable{cols: []fitCol{{head: "ID", own: true}, {head: "UPDATED (UTC)"}, {head: "MSGS", right: true},
+		{head: "FORMAT"}, {head: "PROJECT", cut: 12, keepEnd: true}, {head: "TITLE", cut: 12}}}
+	if compact {
+		t.cols = []fitCol{{head: "ID", own: true}, {head: "UPDATED"}, {head: "MSGS", right: true}, {head: "TITLE", cut: 12}}
+	}
 	for _, si := range infos {
 		title := si.Title
 		if len(si.Aliases) > 0 {
 			title += " [" + strings.Join(si.Aliases, ", ") + "]"
 		}
-		format := si.SourceFormat
-		if format == "" {
-			format = "-"
+		format, project := orDash(si.SourceFormat), orDash(si.Project)
+		updated := tableTime(si.UpdatedAt)
+		switch {
+		case compact:
+			t.add(cell(si.ID, 0), updated[:min(len(updated), 10)], fmt.Sprint(si.MessageCount), cell(title, 0))
+		case width > 0:
+			t.add(cell(si.ID, 0), updated[:min(len(updated), 16)], fmt.Sprint(si.MessageCount), format, cell(project, 0), cell(title, 0))
+		default:
+			t.add(cell(si.ID, 0), updated, fmt.Sprint(si.MessageCount), format, cell(project, 0), cell(title, 60))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", cell(si.ID, 0), tableTime(si.UpdatedAt), si.MessageCount, format, cell(title, 60))
 	}
-	return tw.Flush()
+	return t
+}
+
+// orDash is s, or "-" when empty.
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }

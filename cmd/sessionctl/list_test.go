@@ -64,7 +64,7 @@ func TestList(t *testing.T) {
 	if len(lines) != 4 {
 		t.Fatalf("table has %d lines, want header + 3:\n%s", len(lines), r.stdout)
 	}
-	if f := strings.Fields(lines[0]); strings.Join(f, " ") != "ID UPDATED (UTC) MSGS FORMAT TITLE" {
+	if f := strings.Fields(lines[0]); strings.Join(f, " ") != "ID UPDATED (UTC) MSGS FORMAT PROJECT TITLE" {
 		t.Errorf("header %q", lines[0])
 	}
 	if !strings.HasPrefix(lines[1], "chat ") || !strings.Contains(lines[1], "2026-03-20 15:30:00") ||

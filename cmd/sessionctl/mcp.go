@@ -42,10 +42,18 @@ other host are refused, and any other address needs --allow-remote, and then
 every request must carry the access token printed at start as
 "Authorization: Bearer TOKEN".
 
-Register it with Claude Code:  claude mcp add sessiondb -- sessionctl mcp
+Registered before the first import, it starts all the same: with no sessions,
+a line on stderr and a note in every answer saying that the database does not
+exist yet; it creates nothing, and serves the database once an import has
+created it.
+
+Register it with Claude Code, for every project (sessionctl from go install, in
+$(go env GOPATH)/bin; Claude Code may not have that directory on its PATH, so
+give the full path):
+  claude mcp add --scope user sessiondb -- "$(go env GOPATH)/bin/sessionctl" mcp
 and with Codex, in ~/.codex/config.toml:
   [mcp_servers.sessiondb]
-  command = "sessionctl"
+  command = "sessionctl"   # or the full path, as above
   args = ["mcp"]`,
 		Example: `  sessionctl mcp
   sessionctl --db postgres://app@db.internal/agents mcp
@@ -72,13 +80,14 @@ and with Codex, in ~/.codex/config.toml:
 }
 
 func (a *app) runMCP(o mcpOptions) error {
-	st, err := a.openRead(&openOptions{ServerReadOnly: true})
+	st, status, err := a.openMCP()
 	if err != nil {
 		return err
 	}
 	logger := slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	// A model reads what this serves: always redacted.
-	srv := mcpserver.New(redactedView(st), mcpserver.Options{Version: buildVersion(), Logger: logger})
+	// A model reads what this serves: always redacted (a lateStore
+	// redacts the database once it appears).
+	srv := mcpserver.New(redactedView(st), mcpserver.Options{Version: buildVersion(), Logger: logger, Status: status})
 	if o.http == "" {
 		// stdio: the client owns stdin and stdout; nothing else may be
 		// printed there. End of input or a signal ends the server; a

@@ -317,7 +317,7 @@ func testMCPStdio(t *testing.T, backend string) {
 			Truncated bool
 		}
 		call(t, cs, "search", map[string]any{"query": "make deploy-lighthouse"}, &out)
-		if len(out.Hits) != 1 || out.Hits[0].SessionID != "alpha" || out.Hits[0].Seq != 4 || !strings.Contains(out.Hits[0].Snippet, "**") {
+		if len(out.Hits) != 1 || out.Hits[0].SessionID != "alpha" || out.Hits[0].Seq != 4 || !strings.Contains(out.Hits[0].Snippet, "«") {
 			t.Fatalf("hits %+v", out.Hits)
 		}
 		// Role, session and date filters.

@@ -113,6 +113,7 @@ type sessionJSON struct {
 	ForkSeq      int64           `json:"fork_seq,omitempty"`
 	SourceFormat string          `json:"source_format"`
 	SourcePath   string          `json:"source_path,omitempty"`
+	Project      string          `json:"project,omitempty"`
 	Scope        json.RawMessage `json:"scope,omitempty"`
 	Attrs        json.RawMessage `json:"attrs,omitempty"`
 }
@@ -136,6 +137,7 @@ func toSessionJSON(s sessiondb.Session) sessionJSON {
 		ForkSeq:      s.ForkSeq,
 		SourceFormat: s.SourceFormat,
 		SourcePath:   s.SourcePath,
+		Project:      s.Project,
 		Scope:        s.Scope,
 		Attrs:        s.Attrs,
 	}

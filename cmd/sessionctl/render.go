@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/sessiondb/sessiondb"
 	"github.com/sessiondb/sessiondb/jsonlimport"
@@ -16,74 +17,145 @@ import (
 // thinking and injected context are folded to one line each; bookkeeping
 // lines (progress, token counts, snapshots, echoes) are left out unless
 // asked for.
+//
+// One message, one block: the further lines of one API response that
+// Claude Code writes one content block a line (sessiondb.KindMessagePart)
+// are shown with the message they continue, under one header naming its
+// log positions ([410-413] assistant), so that four parallel tool calls
+// are one assistant message, as the model sent them and as MessageCount
+// counts them. Each tool call says what it ran (the command, the file:
+// ToolCall.Summary).
 
 // foldWidth is the width, in runes, of a folded line's payload.
 const foldWidth = 120
 
-// renderEntry writes one entry of a session of the given format. It
-// returns false, writing nothing, for a bookkeeping line when
-// bookkeeping is false.
-func renderEntry(w io.Writer, format string, e sessiondb.Entry, bookkeeping bool) bool {
-	m := jsonlimport.Understand(format, e)
-	if m.Bookkeeping && !bookkeeping {
-		return false
+// shownMessage is one message as show prints it: an entry and the
+// message-part entries that continue it.
+type shownMessage struct {
+	first, last int64
+	summary     bool
+	role, kind  string
+	at          time.Time
+	bookkeeping bool
+	context     bool
+	thinking    []string
+	text        []string
+	calls       []jsonlimport.ToolCall
+	results     []jsonlimport.ToolResult
+	body        []byte // the first entry's, for a body nothing was read from
+}
+
+// renderTranscript writes entries of a session of the given format, the
+// lines of one response together. It returns the number of bookkeeping
+// lines left out (all of them shown when bookkeeping).
+func renderTranscript(w io.Writer, format string, entries []sessiondb.Entry, bookkeeping bool) (hidden int) {
+	var cur *shownMessage
+	flush := func() {
+		if cur != nil {
+			cur.write(w)
+			cur = nil
+		}
 	}
-	label := fmt.Sprintf("[%d]", e.Seq)
-	if e.Summary {
+	for _, e := range entries {
+		m := jsonlimport.Understand(format, e)
+		if m.Bookkeeping && !bookkeeping {
+			hidden++
+			continue // a hidden line between two parts of a response
+		}
+		if e.Kind == sessiondb.KindMessagePart && cur != nil && !cur.bookkeeping && !e.Summary == !cur.summary {
+			cur.add(m)
+			cur.last = e.Seq
+			continue
+		}
+		flush()
+		role := e.Role
+		if role == "" && !m.Bookkeeping {
+			role = m.Role
+		}
+		cur = &shownMessage{first: e.Seq, last: e.Seq, summary: e.Summary, role: role, kind: e.Kind, at: e.CreatedAt,
+			bookkeeping: m.Bookkeeping, context: m.Context, body: e.Body}
+		cur.add(m)
+	}
+	flush()
+	return hidden
+}
+
+func (s *shownMessage) add(m jsonlimport.Message) {
+	if m.Thinking != "" {
+		s.thinking = append(s.thinking, m.Thinking)
+	}
+	if m.Text != "" {
+		s.text = append(s.text, m.Text)
+	}
+	s.calls = append(s.calls, m.Calls...)
+	s.results = append(s.results, m.Results...)
+}
+
+func (s *shownMessage) write(w io.Writer) {
+	label := fmt.Sprintf("[%d]", s.first)
+	if s.last != s.first {
+		label = fmt.Sprintf("[%d-%d]", s.first, s.last)
+	}
+	if s.summary {
 		label = "[summary]"
 	}
-	role := e.Role
-	if role == "" && !m.Bookkeeping {
-		role = m.Role
-	}
 	head := label
-	if role != "" {
-		head += " " + role
+	if s.role != "" {
+		head += " " + s.role
 	}
-	if e.Kind != "" && e.Kind != sessiondb.KindMessage {
-		head += " (" + e.Kind + ")"
+	if s.kind != "" && s.kind != sessiondb.KindMessage && s.kind != sessiondb.KindMessagePart {
+		head += " (" + s.kind + ")"
 	}
-	if !e.CreatedAt.IsZero() {
-		head += "  " + tableTime(e.CreatedAt)
+	if !s.at.IsZero() {
+		head += "  " + tableTime(s.at)
 	}
-	if len(m.Results) > 0 && m.Text == "" && m.Thinking == "" && len(m.Calls) == 0 {
-		// A tool result message folds to its header line.
-		parts := make([]string, len(m.Results))
-		for i, r := range m.Results {
-			parts[i] = resultPart(r)
+	if len(s.results) > 0 && len(s.text) == 0 && len(s.thinking) == 0 && len(s.calls) == 0 {
+		// Tool results fold to their header line, one line a result
+		// after the first.
+		fmt.Fprintf(w, "%s  %s\n", visible(head), visible("← "+fold(resultPart(s.results[0]))))
+		for _, r := range s.results[1:] {
+			fmt.Fprintf(w, "    %s\n", visible("← "+fold(resultPart(r))))
 		}
-		fmt.Fprintf(w, "%s  %s\n", visible(head), visible("← "+fold(strings.Join(parts, " | "))))
-		return true
+		return
 	}
 	fmt.Fprintln(w, visible(head))
 	var lines []string
-	if m.Thinking != "" {
-		lines = append(lines, "(thinking) "+fold(m.Thinking))
+	for _, t := range s.thinking {
+		lines = append(lines, "(thinking) "+fold(t))
 	}
-	switch {
-	case m.Text == "":
-	case m.Context:
-		lines = append(lines, "(context) "+fold(m.Text))
-	case m.Bookkeeping:
-		lines = append(lines, fold(m.Text))
-	default:
-		lines = append(lines, m.Text)
+	for _, t := range s.text {
+		switch {
+		case s.context:
+			lines = append(lines, "(context) "+fold(t))
+		case s.bookkeeping:
+			lines = append(lines, fold(t))
+		default:
+			lines = append(lines, t)
+		}
 	}
-	for _, c := range m.Calls {
-		lines = append(lines, "→ "+fold(c.Name+"("+c.Arguments+")"))
+	for _, c := range s.calls {
+		lines = append(lines, "→ "+callLine(c))
 	}
-	for _, r := range m.Results {
+	for _, r := range s.results {
 		lines = append(lines, "← "+fold(resultPart(r)))
 	}
-	if len(lines) == 0 && !m.Bookkeeping {
-		lines = append(lines, fold(string(e.Body)))
+	if len(lines) == 0 && !s.bookkeeping {
+		lines = append(lines, fold(string(s.body)))
 	}
 	for _, l := range lines {
 		for _, sub := range strings.Split(l, "\n") {
 			fmt.Fprintf(w, "    %s\n", visible(strings.TrimRight(sub, " \t\r")))
 		}
 	}
-	return true
+}
+
+// callLine is a tool call on one line: its name and what it ran.
+func callLine(c jsonlimport.ToolCall) string {
+	what := c.Summary(foldWidth)
+	if what == "" {
+		return cell(c.Name, foldWidth)
+	}
+	return cell(c.Name, 40) + ": " + cell(what, 0)
 }
 
 // resultPart is one tool result on a line: its call, whether it failed,

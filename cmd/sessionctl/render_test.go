@@ -8,7 +8,7 @@ import (
 	"github.com/sessiondb/sessiondb"
 )
 
-func TestRenderEntry(t *testing.T) {
+func TestRenderTranscriptEntry(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		format string
@@ -23,12 +23,12 @@ func TestRenderEntry(t *testing.T) {
 		{
 			"zot tool call and parallel results", "",
 			sessiondb.Entry{Seq: 2, Body: json.RawMessage(`{"role":"assistant","content":[{"text":"Reading."},{"id":"toolu_1","name":"read","arguments":{"path":"a.go"}}]}`)},
-			"[2] assistant\n    Reading.\n    → read({\"path\":\"a.go\"})\n",
+			"[2] assistant\n    Reading.\n    → read: a.go\n",
 		},
 		{
 			"zot tool results folded", "",
 			sessiondb.Entry{Seq: 3, Body: json.RawMessage(`{"role":"tool","content":[{"call_id":"toolu_1","content":[{"text":"package a\n\nfunc A() {}"}],"is_error":false},{"call_id":"toolu_2","content":null,"is_error":true}]}`)},
-			"[3] tool  ← [toolu_1] package a func A() {} | [toolu_2] (error)\n",
+			"[3] tool  ← [toolu_1] package a func A() {}\n    ← [toolu_2] (error)\n",
 		},
 		{
 			"swink tool_result role", "",
@@ -38,7 +38,7 @@ func TestRenderEntry(t *testing.T) {
 		{
 			"anthropic blocks, thinking, image", "",
 			sessiondb.Entry{Seq: 5, Body: json.RawMessage(`{"role":"assistant","content":[{"type":"thinking","thinking":"hmm\nwell"},{"type":"tool_use","id":"t1","name":"bash","input":{"cmd":"ls"}},{"type":"image","mime_type":"image/png","data":"AAAA"}]}`)},
-			"[5] assistant\n    (thinking) hmm well\n    [image]\n    → bash({\"cmd\":\"ls\"})\n",
+			"[5] assistant\n    (thinking) hmm well\n    [image]\n    → bash: ls\n",
 		},
 		{
 			"tool result block inside a user message", "",
@@ -93,12 +93,12 @@ func TestRenderEntry(t *testing.T) {
 			"codex call",
 			"codex",
 			sessiondb.Entry{Seq: 14, Role: "assistant", Body: json.RawMessage(`{"type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"ls\"}","call_id":"c1"}}`)},
-			"[14] assistant\n    → exec_command({\"cmd\":\"ls\"})\n",
+			"[14] assistant\n    → exec_command: ls\n",
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var b strings.Builder
-			renderEntry(&b, tc.format, tc.e, false)
+			renderTranscript(&b, tc.format, []sessiondb.Entry{tc.e}, false)
 			if b.String() != tc.want {
 				t.Errorf("got:\n%s\nwant:\n%s", b.String(), tc.want)
 			}
@@ -114,5 +114,32 @@ func TestFold(t *testing.T) {
 	}
 	if got := fold("a \n\t b"); got != "a b" {
 		t.Errorf("fold = %q", got)
+	}
+}
+
+// TestRenderOneResponseOneMessage: the lines of one Claude Code API
+// response (a message entry and its message-part entries, a progress line
+// between them) are one message under one header, each tool call with
+// what it ran; their parallel results are one message too.
+func TestRenderOneResponseOneMessage(t *testing.T) {
+	line := func(seq int64, kind, role, body string) sessiondb.Entry {
+		return sessiondb.Entry{Seq: seq, Kind: kind, Role: role, Body: json.RawMessage(body)}
+	}
+	entries := []sessiondb.Entry{
+		line(1, "message", "user", `{"type":"user","message":{"role":"user","content":"Run the checks."}}`),
+		line(2, "message", "assistant", `{"type":"assistant","message":{"id":"m1","role":"assistant","content":[{"type":"text","text":"Running them."}]}}`),
+		line(3, "message-part", "assistant", `{"type":"assistant","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"go vet ./... && go test ./..."}}]}}`),
+		line(4, "progress", "", `{"type":"progress","data":{"type":"hook_progress"}}`),
+		line(5, "message-part", "assistant", `{"type":"assistant","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"t2","name":"Read","input":{"file_path":"/src/go.mod"}}]}}`),
+		line(6, "message", "user", `{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"}]}}`),
+		line(7, "message-part", "user", `{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t2","content":"module x"}]}}`),
+	}
+	var b strings.Builder
+	hidden := renderTranscript(&b, "claude-code", entries, false)
+	want := "[1] user\n    Run the checks.\n" +
+		"[2-5] assistant\n    Running them.\n    → Bash: go vet ./... && go test ./...\n    → Read: /src/go.mod\n" +
+		"[6-7] user  ← [t1] ok\n    ← [t2] module x\n"
+	if b.String() != want || hidden != 1 {
+		t.Errorf("got (%d hidden):\n%s\nwant:\n%s", hidden, b.String(), want)
 	}
 }

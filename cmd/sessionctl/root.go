@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport"
 )
 
 // app is the state one invocation of sessionctl shares between its
@@ -28,8 +29,17 @@ type app struct {
 	// only on a terminal stderr.
 	stdinTTY  bool
 	stderrTTY bool
+	// stdoutTTY: stdout is a terminal (search marks matches in bold only
+	// there); width is its width in columns, 0 when it is not a terminal
+	// (tables are then printed whole, see table.go).
+	stdoutTTY bool
+	width     int
 
 	dbFlag string // --db as given ("" when absent)
+
+	// progressHook, when set (by tests), sees every import progress
+	// report, as the progress bar does.
+	progressHook func(jsonlimport.Progress)
 
 	// cmd is the command being run, set once cobra has parsed the command
 	// line and validated the arguments. An error returned while it is still
@@ -55,6 +65,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		getenv:    os.Getenv,
 		stdinTTY:  isTerminal(stdin),
 		stderrTTY: isTerminal(stderr),
+		stdoutTTY: isTerminal(stdout),
+		width:     terminalWidth(stdout),
 	}
 	return a.run(args)
 }

@@ -24,8 +24,8 @@ func TestUsageErrors(t *testing.T) {
 		{"missing subcommand", []string{"migrate"}, "missing subcommand"},
 		{"unknown subcommand", []string{"checkpoint", "frob"}, `unknown subcommand "frob"`},
 		{"truncate without keep", []string{"truncate", "chat"}, "--keep N is required"},
-		{"prune without target", []string{"prune"}, "give one session ID or --all"},
-		{"prune both", []string{"prune", "chat", "--all"}, "give one session ID or --all"},
+		{"prune without target", []string{"prune"}, "give one session ID, --all, or --format/--source"},
+		{"prune both", []string{"prune", "chat", "--all"}, "give one session ID, --all, or --format/--source"},
 		{"export without format", []string{"export", "chat", "--out", t.TempDir()}, "--format is required"},
 		{"export bad format", []string{"export", "chat", "--format", "xml", "--out", t.TempDir()}, `unknown --format "xml"`},
 		{"export ids and all", []string{"export", "chat", "--all", "--format", "zot", "--out", t.TempDir()}, "not both"},
@@ -200,4 +200,19 @@ func TestCompleteSessionIDs(t *testing.T) {
 	if _, err := os.Stat(missing); !os.IsNotExist(err) {
 		t.Errorf("completion created %s", missing)
 	}
+}
+
+// TestUnknownCommandSuggestion: a mistyped command gets cobra's
+// suggestion as cobra prints it, one per line, then where the usage is.
+func TestUnknownCommandSuggestion(t *testing.T) {
+	r := sessionctl(t, "", "serach", "deploy")
+	if r.code != exitUsage {
+		t.Fatalf("exit %d, want %d", r.code, exitUsage)
+	}
+	want := "sessionctl: unknown command \"serach\" for \"sessionctl\"\n\nDid you mean this?\n\tsearch\n\nRun 'sessionctl --help' for usage.\n"
+	if r.stderr != want {
+		t.Errorf("stderr:\n%s\nwant:\n%s", r.stderr, want)
+	}
+	// Without a suggestion the error stays one line.
+	sessionctl(t, "", "zzzzzz").mustFail(t, exitUsage, `unknown command "zzzzzz"`)
 }

@@ -38,9 +38,15 @@ func TestSearch(t *testing.T) {
 		t.Errorf("--session notes: %+v", hits)
 	}
 
+	// Piped: the snippet as plain text, no markers, no escapes.
 	r := sessionctl(t, db, "search", "shipped").mustSucceed(t)
-	if !strings.Contains(r.stdout, "SESSION") || !strings.Contains(r.stdout, "notes ") || !strings.Contains(r.stdout, "**shipped**") {
+	if !strings.Contains(r.stdout, "SESSION") || !strings.Contains(r.stdout, "notes ") || !strings.Contains(r.stdout, "v1.2 shipped") ||
+		strings.Contains(r.stdout, "**") || strings.Contains(r.stdout, "\x1b") {
 		t.Errorf("search table:\n%s", r.stdout)
+	}
+	// On a terminal: the match in bold.
+	if out := runAt(t, db, 100, "search", "shipped"); !strings.Contains(out, "v1.2 "+boldOn+"shipped"+boldOff) {
+		t.Errorf("search on a terminal:\n%q", out)
 	}
 	r = sessionctl(t, db, "search", "zebra").mustSucceed(t)
 	if r.stdout != "no matches for \"zebra\"\n" {

@@ -33,8 +33,12 @@ func (a *app) showCommand() *cobra.Command {
 		Long: `Show prints a session's effective transcript: the summary messages of its
 latest compaction, then the log entries kept after it. ID may be an alias.
 
-The human view shows each message's role and text; tool calls, tool results,
-thinking and injected context are folded to one line each. Bookkeeping lines
+The human view shows each message's role and text; tool calls (with what each
+ran: the command, the file), tool results, thinking and injected context are
+folded to one line each. One API response is one message, however many log
+entries it was streamed in (Claude Code writes one a content block): its
+lines are shown together under one header ([410-413] assistant). The header
+counts messages that way, as list does, and log entries apart. Bookkeeping lines
 (Claude Code progress and snapshots, Codex token counts and event echoes, pi
 model changes) are left out unless --bookkeeping.
 
@@ -105,7 +109,11 @@ func (a *app) runShow(arg string, o showOptions) error {
 		fmt.Fprintf(w, "aliases  %s\n", visible(strings.Join(s.Aliases, ", ")))
 	}
 	fmt.Fprintf(w, "created  %s   updated %s (UTC)\n", tableTime(s.CreatedAt), tableTime(s.UpdatedAt))
-	fmt.Fprintf(w, "messages %d   log entries up to seq %d   revision %d\n", len(full.Transcript), s.LastSeq, s.Sequence)
+	// Messages as the agent counts them (one API response is one
+	// message, however many lines it was streamed in): the count list
+	// shows. Log entries are the rows, bookkeeping lines included.
+	fmt.Fprintf(w, "messages %d   log entries %d in the transcript, up to seq %d in the log   revision %d\n",
+		s.MessageCount, len(full.Transcript), s.LastSeq, s.Sequence)
 	if s.ParentID != "" && jsonlimport.SubAgent(s) {
 		fmt.Fprintf(w, "sub-agent of %s\n", visible(s.ParentID))
 	} else if s.ParentID != "" {
@@ -113,6 +121,9 @@ func (a *app) runShow(arg string, o showOptions) error {
 	}
 	if s.SourceFormat != "" {
 		fmt.Fprintf(w, "source   %s %s\n", visible(s.SourceFormat), visible(s.SourcePath))
+	}
+	if s.Project != "" {
+		fmt.Fprintf(w, "project  %s\n", visible(s.Project))
 	}
 	if s.Summary != "" {
 		fmt.Fprintf(w, "summary  %s\n", fold(s.Summary))
@@ -124,12 +135,7 @@ func (a *app) runShow(arg string, o showOptions) error {
 		fmt.Fprintf(w, "\nraw log (%d entries, superseded ones included):\n", len(entries))
 	}
 	fmt.Fprintln(w)
-	hidden := 0
-	for _, e := range entries {
-		if !renderEntry(w, s.SourceFormat, e, o.bookkeeping) {
-			hidden++
-		}
-	}
+	hidden := renderTranscript(w, s.SourceFormat, entries, o.bookkeeping)
 	if len(entries) == 0 {
 		fmt.Fprintln(w, "(empty transcript)")
 	}

@@ -67,8 +67,10 @@ func TestShowHuman(t *testing.T) {
 		"title    Capital question\n",
 		"aliases  aussie\n",
 		"[1] user  2026-03-20 14:30:00\n    What is the capital of Australia?\n",
-		// A tool call folded to one line.
-		`    → web_search({"q":"capital of Australia"})` + "\n",
+		// A tool call folded to one line: what it ran.
+		"    → web_search: capital of Australia\n",
+		// Messages as list counts them; log entries apart.
+		"messages 5   log entries 5 in the transcript, up to seq 5 in the log   revision 1\n",
 		// A tool result folded to one line, newline included.
 		"[3] tool  2026-03-20 14:30:02  ← [call_1] Canberra is the capital of Australia.\n",
 		"    (thinking) easy\n    Canberra.\n",

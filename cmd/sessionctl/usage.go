@@ -39,16 +39,20 @@ type usageOptions struct {
 	breakdown    bool
 	json         bool
 	prices       string
+	project      string
+	wide         bool
 }
 
 func (a *app) usageCommand() *cobra.Command {
 	var o usageOptions
 	c := &cobra.Command{
-		Use:   "usage [daily|monthly|session|model]",
-		Short: "Report tokens and cost per day, month, session or model",
+		Use:   "usage [daily|monthly|session|model|project]",
+		Short: "Report tokens and cost per day, month, session, model or project",
 		Long: `Usage reports the usage ledger (the tokens and cost of every model call
-imported or recorded) grouped by local day (the default), month, session or
-model, with the tokens and cost of each group, the models used and a total.
+imported or recorded) grouped by local day (the default), month, session,
+model or project (the sessions' working directory), with the tokens and cost
+of each group, the models used and a total. --project keeps the sessions
+whose project contains TEXT.
 It is the report Claude Code users run with ccusage, for every format in the
 database: its JSON uses ccusage's field names.
 
@@ -65,11 +69,14 @@ the built-in prices for this report, without changing the database (see
 sessionctl reprice to store them).
 
 Tables list one row per group; --breakdown adds a row per model under each.
+On a terminal they fit its width: below 100 columns the compact view (input,
+output and cost, as ccusage's), session titles and projects on a line of
+their own under each session; piped, or with --wide, every column whole.
 With --json the report is one object ("since"/"until" are "" when open,
 "prices" is "stored" without --prices):
-{"timezone","since","until","prices",
- "daily"|"monthly"|"sessions"|"models":[{"date"|"month"|"sessionId","title",
-   "firstActivity","lastActivity"|"modelName", "calls","inputTokens","outputTokens",
+{"timezone","since","until","prices","project",
+ "daily"|"monthly"|"sessions"|"models"|"projects":[{"date"|"month"|"sessionId","title","project",
+   "firstActivity","lastActivity"|"modelName"|"project", "calls","inputTokens","outputTokens",
    "cacheCreationTokens","cacheReadTokens","reasoningTokens","totalTokens","totalCost",
    "modelsUsed":[...],
    "modelBreakdowns":[{"modelName","calls","inputTokens","outputTokens",
@@ -87,18 +94,20 @@ priced), never $0.00, and the JSON gives "unpricedCalls" (left out when
   sessionctl usage daily --since 2026-03-01 --breakdown
   sessionctl usage monthly --tz UTC --json
   sessionctl usage session --since 20260301 --until 20260331
+  sessionctl usage project
+  sessionctl usage daily --project OpenCore
   sessionctl usage model --prices model_prices_and_context_window.json`,
 		Args:      cobra.MaximumNArgs(1),
-		ValidArgs: []string{"daily", "monthly", "session", "model"},
+		ValidArgs: []string{"daily", "monthly", "session", "model", "project"},
 		RunE: func(c *cobra.Command, args []string) error {
 			view := "daily"
 			if len(args) == 1 {
 				view = args[0]
 			}
 			switch view {
-			case "daily", "monthly", "session", "model":
+			case "daily", "monthly", "session", "model", "project":
 			default:
-				return usageErrorf(c, "unknown usage view %q: use daily, monthly, session or model", view)
+				return usageErrorf(c, "unknown usage view %q: use daily, monthly, session, model or project", view)
 			}
 			return a.runUsage(c, view, o)
 		},
@@ -108,6 +117,8 @@ priced), never $0.00, and the JSON gives "unpricedCalls" (left out when
 	c.Flags().StringVarP(&o.tz, "tz", "z", "", "IANA time zone of days and months (default the local zone)")
 	c.Flags().BoolVarP(&o.breakdown, "breakdown", "b", false, "add a row per model under each group (tables; JSON always has modelBreakdowns)")
 	c.Flags().BoolVar(&o.json, "json", false, "print the report as JSON")
+	c.Flags().StringVarP(&o.project, "project", "p", "", "only the sessions whose project (working directory) contains TEXT")
+	c.Flags().BoolVar(&o.wide, "wide", false, "print every column whole, however wide (the default when stdout is not a terminal)")
 	addPricesFlag(c, &o.prices)
 	return c
 }
@@ -173,6 +184,15 @@ type usageMonth struct {
 type usageSession struct {
 	SessionID     string `json:"sessionId"`
 	Title         string `json:"title"`
+	Project       string `json:"project"`
+	FirstActivity string `json:"firstActivity"`
+	LastActivity  string `json:"lastActivity"`
+	usageGroup
+}
+
+type usageProject struct {
+	Project       string `json:"project"`
+	Sessions      int    `json:"sessions"`
 	FirstActivity string `json:"firstActivity"`
 	LastActivity  string `json:"lastActivity"`
 	usageGroup
@@ -192,10 +212,12 @@ type usageReport struct {
 	Since    string          `json:"since"`
 	Until    string          `json:"until"`
 	Prices   string          `json:"prices"`
+	Project  string          `json:"project,omitempty"`
 	Daily    *[]usageDay     `json:"daily,omitempty"`
 	Monthly  *[]usageMonth   `json:"monthly,omitempty"`
 	Sessions *[]usageSession `json:"sessions,omitempty"`
 	Models   *[]usageModel   `json:"models,omitempty"`
+	Projects *[]usageProject `json:"projects,omitempty"`
 	Totals   usageNumbers    `json:"totals"`
 }
 
@@ -205,6 +227,7 @@ type group struct {
 	n           usageNumbers
 	models      map[string]*modelBreakdown
 	first, last time.Time
+	sessions    map[string]bool // the project view: the sessions counted
 }
 
 func (g *group) add(model string, r sessiondb.UsageRow) {
@@ -275,8 +298,8 @@ func (a *app) runUsage(c *cobra.Command, view string, o usageOptions) error {
 		return err
 	}
 
-	q := sessiondb.UsageQuery{ByModel: true}
-	rep := usageReport{TimeZone: zone, Prices: "stored"}
+	q := sessiondb.UsageQuery{ByModel: true, Project: o.project}
+	rep := usageReport{TimeZone: zone, Prices: "stored", Project: o.project}
 	if !since.IsZero() {
 		q.Since = dayStart(since, loc)
 		rep.Since = since.Format(time.DateOnly)
@@ -294,6 +317,8 @@ func (a *app) runUsage(c *cobra.Command, view string, o usageOptions) error {
 		q.ByQuarterHour = true
 	case "session":
 		q.BySession = true
+	case "project":
+		q.ByProject, q.BySession = true, true
 	}
 	rows, err := st.UsageReport(a.ctx, q)
 	if err != nil {
@@ -333,11 +358,16 @@ func (a *app) runUsage(c *cobra.Command, view string, o usageOptions) error {
 			key = r.SessionID
 		case "model":
 			key = r.Model
+		case "project":
+			key = r.Project
 		}
 		g := groups[key]
 		if g == nil {
-			g = &group{key: key, models: map[string]*modelBreakdown{}}
+			g = &group{key: key, models: map[string]*modelBreakdown{}, sessions: map[string]bool{}}
 			groups[key] = g
+		}
+		if r.SessionID != "" {
+			g.sessions[r.SessionID] = true
 		}
 		g.add(r.Model, r)
 		rep.Totals.add(r)
@@ -353,7 +383,7 @@ func (a *app) runUsage(c *cobra.Command, view string, o usageOptions) error {
 			if !gi.last.Equal(gj.last) {
 				return gi.last.Before(gj.last)
 			}
-		case "model": // the most expensive first
+		case "model", "project": // the most expensive first
 			if gi.n.TotalCost != gj.n.TotalCost {
 				return gi.n.TotalCost > gj.n.TotalCost
 			}
@@ -386,11 +416,18 @@ func (a *app) runUsage(c *cobra.Command, view string, o usageOptions) error {
 				sess, err = st.Get(a.ctx, g.key)
 			}
 			if err == nil {
-				s.Title = sess.Title
+				s.Title, s.Project = sess.Title, sess.Project
 			}
 			list = append(list, s)
 		}
 		rep.Sessions = &list
+	case "project":
+		list := []usageProject{}
+		for _, g := range ordered {
+			list = append(list, usageProject{Project: g.key, Sessions: len(g.sessions), FirstActivity: jsonTime(g.first),
+				LastActivity: jsonTime(g.last), usageGroup: usageGroupOf(g)})
+		}
+		rep.Projects = &list
 	case "model":
 		list := []usageModel{}
 		for _, g := range ordered {
@@ -401,7 +438,7 @@ func (a *app) runUsage(c *cobra.Command, view string, o usageOptions) error {
 	if o.json {
 		return writeJSON(a.stdout, rep)
 	}
-	return printUsage(a.stdout, view, rep, o.breakdown)
+	return printUsage(a.stdout, view, rep, o.breakdown, a.outWidth(o.wide))
 }
 
 // usageZone resolves --tz: an IANA name, or the local zone when empty
@@ -489,9 +526,14 @@ func localDay(r sessiondb.UsageRow, loc *time.Location, zone string) (string, er
 		zone, r.Start.UTC().Format(time.RFC3339))
 }
 
-// printUsage writes the report as a table.
-func printUsage(w io.Writer, view string, rep usageReport, breakdown bool) error {
-	title := map[string]string{"daily": "by day", "monthly": "by month", "session": "by session", "model": "by model"}[view]
+// printUsage writes the report as a table fitted to width (0: no limit;
+// see table.go). Below compactWidth columns it is ccusage's compact view:
+// input, output and cost. The session view on a terminal puts each
+// session's title, project and models on a line of their own under it,
+// since no terminal has room for them beside a session ID and the
+// figures.
+func printUsage(w io.Writer, view string, rep usageReport, breakdown bool, width int) error {
+	title := map[string]string{"daily": "by day", "monthly": "by month", "session": "by session", "model": "by model", "project": "by project"}[view]
 	head := "usage " + title + ", time zone " + cell(rep.TimeZone, 0)
 	switch {
 	case rep.Since != "" && rep.Until != "":
@@ -501,6 +543,9 @@ func printUsage(w io.Writer, view string, rep usageReport, breakdown bool) error
 	case rep.Until != "":
 		head += ", until " + rep.Until
 	}
+	if rep.Project != "" {
+		head += ", projects matching " + strconv.Quote(rep.Project)
+	}
 	if rep.Prices != "stored" {
 		head += "; estimated costs at " + cell(rep.Prices, 0)
 	}
@@ -509,62 +554,140 @@ func printUsage(w io.Writer, view string, rep usageReport, breakdown bool) error
 		fmt.Fprintln(w, "no usage recorded")
 		return nil
 	}
-	tw := newTable(w)
-	figures := "INPUT\tOUTPUT\tCACHE CREATE\tCACHE READ\tTOTAL TOKENS\tCOST (USD)"
-	nums := func(n usageNumbers) string {
-		return strings.Join([]string{thousands(n.InputTokens), thousands(n.OutputTokens), thousands(n.CacheCreationTokens),
-			thousands(n.CacheReadTokens), thousands(n.TotalTokens), costCell(n.TotalCost, n.UnpricedCalls, n.Calls)}, "\t")
+	fitted, compact := width > 0, width > 0 && width < compactWidth
+	figures := []fitCol{{head: "INPUT", right: true}, {head: "OUTPUT", right: true}, {head: "CACHE CREATE", right: true},
+		{head: "CACHE READ", right: true}, {head: "TOTAL TOKENS", right: true}, {head: "COST (USD)", right: true}}
+	nums := func(n usageNumbers) []string {
+		return []string{thousands(n.InputTokens), thousands(n.OutputTokens), thousands(n.CacheCreationTokens),
+			thousands(n.CacheReadTokens), thousands(n.TotalTokens), costCell(n.TotalCost, n.UnpricedCalls, n.Calls)}
 	}
-	sub := func(m modelBreakdown) string {
-		return strings.Join([]string{thousands(m.InputTokens), thousands(m.OutputTokens), thousands(m.CacheCreationTokens),
-			thousands(m.CacheReadTokens), thousands(m.TotalTokens), costCell(m.Cost, m.UnpricedCalls, m.Calls)}, "\t")
+	sub := func(m modelBreakdown) []string {
+		return []string{thousands(m.InputTokens), thousands(m.OutputTokens), thousands(m.CacheCreationTokens),
+			thousands(m.CacheReadTokens), thousands(m.TotalTokens), costCell(m.Cost, m.UnpricedCalls, m.Calls)}
+	}
+	if compact {
+		// ccusage's compact mode: input, output and cost.
+		figures = []fitCol{figures[0], figures[1], figures[5]}
+		all := nums
+		nums = func(n usageNumbers) []string { f := all(n); return []string{f[0], f[1], f[5]} }
+		allSub := sub
+		sub = func(m modelBreakdown) []string { f := allSub(m); return []string{f[0], f[1], f[5]} }
+	}
+	modelName := func(m string) string {
+		if fitted {
+			return shortModel(m)
+		}
+		return modelCell(m)
 	}
 	models := func(g usageGroup) string {
 		names := make([]string, len(g.ModelsUsed))
 		for i, m := range g.ModelsUsed {
-			names[i] = modelCell(m)
+			names[i] = modelName(m)
 		}
-		return cell(strings.Join(names, ", "), 60)
+		if fitted && len(names) > 2 {
+			names = append(names[:2:2], fmt.Sprintf("+%d", len(g.ModelsUsed)-2))
+		}
+		max := 60
+		if fitted {
+			max = 0 // the table cuts it to the terminal
+		}
+		return cell(strings.Join(names, ", "), max)
 	}
-	breakdowns := func(lead string, g usageGroup) {
+	t := &fitTable{}
+	row := func(lead []string, n []string) { t.add(append(lead, n...)...) }
+	breakdowns := func(lead int, g usageGroup) {
 		if !breakdown {
 			return
 		}
 		for _, m := range g.ModelBreakdowns {
-			fmt.Fprintf(tw, "%s  └ %s\t%s\n", lead, modelCell(m.ModelName), sub(m))
+			cells := make([]string, lead)
+			cells[lead-1] = "└ " + modelName(m.ModelName)
+			row(cells, sub(m))
 		}
 	}
+	cols := func(lead ...fitCol) { t.cols = append(lead, figures...) }
+	modelsCol := fitCol{head: "MODELS", cut: 12}
 	switch view {
 	case "daily":
-		fmt.Fprintln(tw, "DATE\tMODELS\t"+figures)
+		cols(fitCol{head: "DATE"}, modelsCol)
 		for _, d := range *rep.Daily {
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", d.Date, models(d.usageGroup), nums(d.usageNumbers))
-			breakdowns("\t", d.usageGroup)
+			row([]string{d.Date, models(d.usageGroup)}, nums(d.usageNumbers))
+			breakdowns(2, d.usageGroup)
 		}
-		fmt.Fprintf(tw, "TOTAL\t\t%s\n", nums(rep.Totals))
+		row([]string{"TOTAL", ""}, nums(rep.Totals))
 	case "monthly":
-		fmt.Fprintln(tw, "MONTH\tMODELS\t"+figures)
+		cols(fitCol{head: "MONTH"}, modelsCol)
 		for _, m := range *rep.Monthly {
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", m.Month, models(m.usageGroup), nums(m.usageNumbers))
-			breakdowns("\t", m.usageGroup)
+			row([]string{m.Month, models(m.usageGroup)}, nums(m.usageNumbers))
+			breakdowns(2, m.usageGroup)
 		}
-		fmt.Fprintf(tw, "TOTAL\t\t%s\n", nums(rep.Totals))
+		row([]string{"TOTAL", ""}, nums(rep.Totals))
+	case "project":
+		cols(fitCol{head: "PROJECT", cut: 16, keepEnd: true}, fitCol{head: "SESSIONS", right: true}, modelsCol)
+		for _, p := range *rep.Projects {
+			row([]string{cell(orDash(p.Project), 0), strconv.Itoa(p.Sessions), models(p.usageGroup)}, nums(p.usageNumbers))
+			breakdowns(3, p.usageGroup)
+		}
+		row([]string{"TOTAL", "", ""}, nums(rep.Totals))
 	case "session":
-		fmt.Fprintln(tw, "SESSION\tTITLE\tLAST ACTIVITY\tMODELS\t"+figures)
+		if !fitted {
+			cols(fitCol{head: "SESSION"}, fitCol{head: "PROJECT"}, fitCol{head: "TITLE"}, fitCol{head: "LAST ACTIVITY"}, fitCol{head: "MODELS"})
+			for _, s := range *rep.Sessions {
+				last, _ := time.Parse(time.RFC3339Nano, s.LastActivity)
+				row([]string{cell(s.SessionID, 40), cell(orDash(s.Project), 0), cell(s.Title, 40), tableTime(last), models(s.usageGroup)}, nums(s.usageNumbers))
+				breakdowns(5, s.usageGroup)
+			}
+			row([]string{"TOTAL", "", "", "", ""}, nums(rep.Totals))
+			break
+		}
+		// A terminal: the ID, the day and the figures on the row, the
+		// rest on a line under it.
+		cols(fitCol{head: "SESSION", own: true}, fitCol{head: "LAST"})
 		for _, s := range *rep.Sessions {
 			last, _ := time.Parse(time.RFC3339Nano, s.LastActivity)
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", cell(s.SessionID, 40), cell(s.Title, 40), tableTime(last), models(s.usageGroup), nums(s.usageNumbers))
-			breakdowns("\t\t\t", s.usageGroup)
+			var about []string
+			if s.Title != "" {
+				about = append(about, cell(s.Title, 0))
+			}
+			if s.Project != "" {
+				about = append(about, cell(s.Project, 0))
+			}
+			about = append(about, models(s.usageGroup))
+			t.addSub(strings.Join(about, " · "), append([]string{cell(s.SessionID, 0), tableTime(last)[:10]}, nums(s.usageNumbers)...)...)
+			breakdowns(2, s.usageGroup)
 		}
-		fmt.Fprintf(tw, "TOTAL\t\t\t\t%s\n", nums(rep.Totals))
+		row([]string{"TOTAL", ""}, nums(rep.Totals))
 	case "model":
-		fmt.Fprintln(tw, "MODEL\tCALLS\t"+figures)
+		cols(fitCol{head: "MODEL", cut: 12}, fitCol{head: "CALLS", right: true})
 		for _, m := range *rep.Models {
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", modelCell(m.ModelName), thousands(m.Calls), nums(m.usageNumbers))
+			row([]string{modelName(m.ModelName), thousands(m.Calls)}, nums(m.usageNumbers))
 		}
-		fmt.Fprintf(tw, "TOTAL\t%s\t%s\n", thousands(rep.Totals.Calls), nums(rep.Totals))
+		row([]string{"TOTAL", thousands(rep.Totals.Calls)}, nums(rep.Totals))
 	}
-	return tw.Flush()
+	if err := t.write(w, width); err != nil {
+		return err
+	}
+	if compact {
+		_, err := fmt.Fprintf(w, "compact view: --wide (or %d+ columns) adds the cache and total tokens\n", compactWidth)
+		return err
+	}
+	return nil
+}
+
+// shortModel names a model briefly for a terminal, as ccusage does:
+// Anthropic's "claude-" prefix and a snapshot date dropped
+// (claude-opus-4-5-20251101 is opus-4-5); other names as they are.
+func shortModel(m string) string {
+	if m == "" {
+		return "(none)"
+	}
+	s := strings.TrimPrefix(m, "claude-")
+	if i := strings.LastIndexByte(s, '-'); i > 0 && len(s)-i-1 == 8 {
+		if _, err := strconv.Atoi(s[i+1:]); err == nil {
+			s = s[:i]
+		}
+	}
+	return cell(s, 0)
 }
 
 // thousands writes n with thousands separators: 1,234,567.

@@ -76,6 +76,7 @@ func PatchChanges(sess sessiondb.Session, p *sessiondb.MetaPatch) bool {
 		p.Summary != nil && *p.Summary != sess.Summary,
 		p.Version != nil && *p.Version != sess.Version,
 		p.ForkSeq != nil && *p.ForkSeq != sess.ForkSeq,
+		p.Project != nil && *p.Project != sess.Project,
 		docDiffers(sess.Scope, p.Scope),
 		docDiffers(sess.Attrs, p.Attrs):
 		return true

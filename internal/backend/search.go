@@ -55,6 +55,9 @@ func SearchFilter(opts sessiondb.SearchOptions) ([]string, []any) {
 	if opts.SessionID != "" {
 		add("x.session_id = ?", opts.SessionID)
 	}
+	if opts.Project != "" {
+		add(`x.session_id IN (SELECT id FROM sessions WHERE lower(coalesce(project, '')) LIKE '%' || lower(?) || '%' ESCAPE '\')`, LikeEscape(opts.Project))
+	}
 	if opts.Role != "" {
 		add("x.role = ?", opts.Role)
 	}

@@ -296,7 +296,7 @@ func UsageReport(ctx context.Context, tx Tx, q sessiondb.UsageQuery) ([]sessiond
 			args = append(args, args...)
 		}
 	}
-	cols := []string{"CAST('' AS TEXT)", "CAST('' AS TEXT)", "CAST('' AS TEXT)", "CAST('' AS TEXT)", "CAST('' AS TEXT)", "0"}
+	cols := []string{"CAST('' AS TEXT)", "CAST('' AS TEXT)", "CAST('' AS TEXT)", "CAST('' AS TEXT)", "CAST('' AS TEXT)", "0", "CAST('' AS TEXT)"}
 	// The time terms lead the grouping: no index starts with them, so
 	// SQLite scans the table once and sorts, rather than walking
 	// usage_by_model and looking up every row (twice the work on a large
@@ -318,16 +318,30 @@ func UsageReport(ctx context.Context, tx Tx, q sessiondb.UsageQuery) ([]sessiond
 		cols[1], cols[2] = "u.provider", "u.model"
 		group = append(group, "u.provider", "u.model")
 	}
+	// A call's project is its session's (sessions.project); the join is
+	// made only when a report asks for it.
+	from := `usage u`
+	if q.ByProject || q.Project != "" {
+		from = `usage u LEFT JOIN sessions s ON s.id = u.session_id`
+	}
+	if q.ByProject {
+		cols[6] = "coalesce(s.project, '')"
+		group = append(group, cols[6])
+	}
 	query := `SELECT ` + strings.Join(cols, ", ") + `, count(*),
 		CAST(coalesce(sum(u.input_tokens), 0) AS BIGINT), CAST(coalesce(sum(u.output_tokens), 0) AS BIGINT),
 		CAST(coalesce(sum(u.cache_read_tokens), 0) AS BIGINT), CAST(coalesce(sum(u.cache_write_tokens), 0) AS BIGINT),
 		CAST(coalesce(sum(u.reasoning_tokens), 0) AS BIGINT), coalesce(sum(` + cost + `), 0),
 		coalesce(min(u.created_at), ''), coalesce(max(u.created_at), ''), ` + unpriced + `
-		FROM usage u`
+		FROM ` + from
 	var where []string
 	if q.SessionID != "" {
 		where = append(where, "u.session_id = ?")
 		args = append(args, q.SessionID)
+	}
+	if q.Project != "" {
+		where = append(where, "lower(coalesce(s.project, '')) LIKE '%' || lower(?) || '%' ESCAPE '\\'")
+		args = append(args, LikeEscape(q.Project))
 	}
 	if !q.Since.IsZero() {
 		where = append(where, "u.created_at >= ?")
@@ -353,7 +367,7 @@ func UsageReport(ctx context.Context, tx Tx, q sessiondb.UsageQuery) ([]sessiond
 		var r sessiondb.UsageRow
 		var hour, first, last string
 		var quarter int64
-		if err := rows.Scan(&r.SessionID, &r.Provider, &r.Model, &r.Day, &hour, &quarter, &r.Calls, &r.InputTokens,
+		if err := rows.Scan(&r.SessionID, &r.Provider, &r.Model, &r.Day, &hour, &quarter, &r.Project, &r.Calls, &r.InputTokens,
 			&r.OutputTokens, &r.CacheReadTokens, &r.CacheWriteTokens, &r.ReasoningTokens, &r.Cost, &first, &last, &r.Unpriced); err != nil {
 			return nil, fmt.Errorf("usage report: %w", err)
 		}
@@ -375,4 +389,10 @@ func UsageReport(ctx context.Context, tx Tx, q sessiondb.UsageQuery) ([]sessiond
 		return nil, fmt.Errorf("usage report: %w", err)
 	}
 	return out, nil
+}
+
+// LikeEscape escapes s for a LIKE pattern whose ESCAPE character is a
+// backslash: the pattern then matches s literally.
+func LikeEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }

@@ -467,6 +467,9 @@ func applyPatch(ctx context.Context, d Driver, tx Tx, id string, p *sessiondb.Me
 	if p.ForkSeq != nil {
 		sets, args = append(sets, "fork_seq = ?"), append(args, *p.ForkSeq)
 	}
+	if p.Project != nil {
+		sets, args = append(sets, "project = ?"), append(args, backend.NullString(*p.Project))
+	}
 	if len(sets) > 0 {
 		args = append(args, id)
 		if _, err := tx.ExecContext(ctx, `UPDATE sessions SET `+strings.Join(sets, ", ")+` WHERE id = ?`, args...); err != nil {

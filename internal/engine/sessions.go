@@ -27,6 +27,7 @@ type SessionRow struct {
 	ForkSeq      sql.NullInt64  `db:"fork_seq"`
 	SourceFormat sql.NullString `db:"source_format"`
 	SourcePath   sql.NullString `db:"source_path"`
+	Project      sql.NullString `db:"project"`
 	CreatedAt    string         `db:"created_at"`
 	UpdatedAt    string         `db:"updated_at"`
 	Aliases      string         `db:"aliases"`
@@ -47,6 +48,7 @@ func (r *SessionRow) Session() sessiondb.Session {
 		ForkSeq:      r.ForkSeq.Int64,
 		SourceFormat: r.SourceFormat.String,
 		SourcePath:   r.SourcePath.String,
+		Project:      r.Project.String,
 		CreatedAt:    ParseTime(r.CreatedAt),
 		UpdatedAt:    ParseTime(r.UpdatedAt),
 		MessageCount: r.MessageCount,
@@ -238,8 +240,15 @@ func (e *Engine) List(ctx context.Context, opts sessiondb.ListOptions) ([]sessio
 		where = append(where, `s.parent_id = ?`)
 		args = append(args, opts.ParentID)
 	}
+	if opts.Project != "" {
+		where = append(where, e.sql.Instr+`(lower(coalesce(s.project, '')), lower(?)) > 0`)
+		args = append(args, opts.Project)
+	}
 	if opts.Query != "" {
+		// Last: its ?1q placeholders are expanded after the other
+		// clauses' arguments.
 		where = append(where, `(`+e.sql.Instr+`(lower(s.title), lower(?1q)) > 0
+			OR `+e.sql.Instr+`(lower(coalesce(s.project, '')), lower(?1q)) > 0
 			OR EXISTS (SELECT 1 FROM session_aliases a WHERE a.session_id = s.id AND `+e.sql.Instr+`(lower(a.alias), lower(?1q)) > 0))`)
 	}
 	q := `SELECT ` + e.sql.SessionColumns + ` FROM sessions s`

@@ -72,7 +72,7 @@ func (e *Engine) SaveFull(ctx context.Context, meta sessiondb.Session, messages 
 			}
 			aliases := meta.Aliases
 			c.Meta = &sessiondb.MetaPatch{Title: &meta.Title, Summary: &meta.Summary, Scope: orNull(meta.Scope),
-				Attrs: orNull(meta.Attrs), Aliases: &aliases, Version: &meta.Version}
+				Attrs: orNull(meta.Attrs), Aliases: &aliases, Version: &meta.Version, Project: &meta.Project}
 		case isNotFound(err):
 			c.Create = &meta
 		default:

@@ -896,7 +896,11 @@ func (p *ccParser) resumePath(leaf string) (path []*ccNode, root *ccNode, open [
 				// parent session that started it, in another file.
 				p.notes = append(p.notes, jsonl.Problem{Path: p.Path, Line: root.line, Reason: fmt.Sprintf("the sub-agent's path starts at a line of another file (parentUuid %s); as Claude Code resumes it", cur)})
 			} else {
-				p.Problem(root.line, "parentUuid %s was never written; the resume path starts at this line (as Claude Code resumes), earlier lines stay in the log", cur)
+				// An archive that starts mid-conversation (its first lines
+				// were in a file no longer there): nothing is lost, every
+				// line is in the log, and the path is what Claude Code
+				// resumes. A note, not a problem.
+				p.notes = append(p.notes, jsonl.Problem{Path: p.Path, Line: root.line, Reason: fmt.Sprintf("parentUuid %s is in no line of this file (the archive starts mid-conversation); the resume path starts at this line, as Claude Code resumes, and every line is in the log", cur)})
 			}
 			break
 		}
@@ -1163,6 +1167,13 @@ func (p *ccParser) finish(u jsonl.Unit) (*jsonl.Parsed, error) {
 	}
 	attrs := jsonl.MergeAttrs(p.attrs)
 	out.Session = sessiondb.Session{ID: id, Title: title, Attrs: attrs, ParentID: parent, CreatedAt: p.firstT, UpdatedAt: p.lastT}
+	// The project: the cwd its lines record, else the project folder the
+	// file is in (Claude Code's encoding of the cwd).
+	if cwd, _ := p.attrs["cwd"].(string); cwd != "" {
+		out.Session.Project = cwd
+	} else {
+		out.Session.Project = projectFolder(p.Path)
+	}
 	out.Problems = p.Problems
 	out.Notes = append(out.Notes, p.notes...)
 	out.ResumeState = jsonl.MustJSON(ccResumeState{V: 2, ID: id, Files: p.placed, Entries: len(p.entries)})
@@ -1202,4 +1213,17 @@ func (n *ccNode) parentNode(p *ccParser, uuid string) (*ccNode, bool) {
 		n.up, n.upTree = node, p.tree+1
 	}
 	return node, ok
+}
+
+// projectFolder is the folder of ~/.claude/projects a transcript is in
+// (the path component after the last "projects"), "" when it is not in
+// one.
+func projectFolder(path string) string {
+	parts := strings.Split(filepath.ToSlash(path), "/")
+	for i := len(parts) - 2; i >= 0; i-- {
+		if parts[i] == "projects" && i+1 < len(parts)-1 {
+			return parts[i+1]
+		}
+	}
+	return ""
 }

@@ -35,10 +35,12 @@
 //     the newest message back to a root. The leaf is the last user or
 //     assistant line in file order that is not a side chain (in a sub-agent
 //     file, the last one); the walk passes through lines of any type that
-//     carry a uuid and stops at a null parent, at a parent never written (a
-//     Problem: the history before it is not on the resume path, as in
-//     Claude Code; a note in a sub-agent file, whose first line hangs off
-//     its parent's line in another file), or at a cycle. The resume path
+//     carry a uuid and stops at a null parent, at a parent no line of the
+//     file holds (a note, not a problem: an archive that starts
+//     mid-conversation loses nothing, every line is in the log and the
+//     history before it is not on the resume path, as in Claude Code; in a
+//     sub-agent file the first line hangs off its parent's line in another
+//     file), or at a cycle (a Problem). The resume path
 //     is that walk plus every line of each API response met on it and the
 //     result lines of all its tool calls: the lines of parallel calls hang
 //     off each other and each result off its own tool_use line, the next
@@ -66,7 +68,8 @@
 //     the real CLI sends (testdata/claudecode-real).
 //   - Title: the last "custom-title" (a rename), else the last "summary",
 //     else the last "ai-title", else the first real user prompt
-//     (jsonl.PromptTitle). Attrs: cwd, version, gitBranch, entrypoint
+//     (jsonl.PromptTitle). Project: the last cwd, else the project folder
+//     (the path component after "projects"). Attrs: cwd, version, gitBranch, entrypoint
 //     and model (of the last assistant line), agentId for a sub-agent,
 //     continues (the session whose lines a continued session's file
 //     repeats). A file-history-snapshot takes its snapshot's time; other

@@ -8,7 +8,9 @@ package jsonl
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/sessiondb/sessiondb"
 )
@@ -319,4 +321,80 @@ func OrString(s, alt string) string {
 		return s
 	}
 	return alt
+}
+
+// Summary says in one line what the call ran, for a reader who has not
+// opened it: the command of a shell call, the path of a file tool, the
+// pattern of a search, the URL of a fetch, the description of a task;
+// else its arguments on one line. It is cut to max runes (0: no limit).
+func (c ToolCall) Summary(max int) string {
+	s := callSummary(c)
+	s = strings.Join(strings.Fields(s), " ")
+	if max > 0 && utf8.RuneCountInString(s) > max {
+		r := []rune(s)
+		s = string(r[:max-1]) + "…"
+	}
+	return s
+}
+
+// summaryKeys are the argument members that say what a call ran, in the
+// order they are looked for.
+var summaryKeys = []string{"command", "cmd", "file_path", "notebook_path", "pattern", "path", "url", "query", "q",
+	"description", "prompt", "skill", "subject", "todos", "plan"}
+
+func callSummary(c ToolCall) string {
+	a := strings.TrimSpace(c.Arguments)
+	if a == "" {
+		return ""
+	}
+	var obj map[string]any
+	if a[0] != '{' || json.Unmarshal([]byte(a), &obj) != nil {
+		// Free text (a Codex custom tool such as apply_patch): its first
+		// line that says something.
+		for _, l := range strings.Split(a, "\n") {
+			l = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), "***"))
+			if l != "" && !strings.EqualFold(l, "Begin Patch") {
+				return l
+			}
+		}
+		return a
+	}
+	for _, k := range summaryKeys {
+		v, ok := obj[k]
+		if !ok {
+			continue
+		}
+		switch v := v.(type) {
+		case string:
+			if v == "" {
+				continue
+			}
+			if k == "pattern" {
+				if p, ok := obj["path"].(string); ok && p != "" {
+					return v + " in " + p
+				}
+			}
+			return v
+		case []any:
+			// Codex: ["bash", "-lc", "npm test"] runs the last argument.
+			var parts []string
+			for _, x := range v {
+				if s, ok := x.(string); ok {
+					parts = append(parts, s)
+				}
+			}
+			if len(parts) == len(v) && len(parts) > 0 {
+				if n := len(parts); n >= 3 && (parts[n-2] == "-lc" || parts[n-2] == "-c") {
+					return parts[n-1]
+				}
+				if k == "command" || k == "cmd" {
+					return strings.Join(parts, " ")
+				}
+			}
+			if k == "todos" {
+				return fmt.Sprintf("%d todos", len(v))
+			}
+		}
+	}
+	return a
 }

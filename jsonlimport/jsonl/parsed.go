@@ -20,6 +20,10 @@ type Problem struct {
 	Path   string `json:"path"`
 	Line   int    `json:"line"`
 	Reason string `json:"reason"`
+	// Action marks a note that asks the user to do something, which its
+	// Reason says (a model without a price: the command that prices it).
+	// Reports list such notes first, and a summary never cuts them off.
+	Action bool `json:"action,omitempty"`
 }
 
 func (p Problem) String() string {

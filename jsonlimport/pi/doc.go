@@ -24,8 +24,8 @@
 //     session_info, types added later) keeps its type as Kind.
 //   - The transcript follows pi's buildSessionContext: the leaf is the last
 //     entry in file order (pi persists no leaf), the path runs from it to
-//     the root through parentId (it stops at a parent never written, a
-//     Problem). With a compaction on the path, the transcript is its
+//     the root through parentId (it stops at a parent no line of the file
+//     holds: a note, since every line is still in the log). With a compaction on the path, the transcript is its
 //     summary, then the path entries from firstKeptEntryId up to the
 //     compaction, then those after it. The compaction becomes a sessiondb
 //     compaction whose one summary message is a copy of the compaction line

@@ -336,7 +336,9 @@ func (p *piParser) finish(u jsonl.Unit, from jsonl.Resume) (*jsonl.Parsed, error
 				if p.resumed && cur == p.rs.Leaf {
 					connected = true
 				} else if !p.resumed {
-					p.Problem(0, "parentId %s was never written; the path starts after it, as in pi", cur)
+					// Nothing is lost (every line is in the log) and the
+					// path is pi's: a note, not a problem.
+					p.notes = append(p.notes, jsonl.Problem{Path: p.Path, Reason: fmt.Sprintf("parentId %s is in no line of this file; the path starts after it, as in pi, and every line is in the log", cur)})
 				}
 				break
 			}

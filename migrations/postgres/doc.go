@@ -39,4 +39,10 @@
 //     create the same role. A migrating user that may not create roles
 //     skips it (a NOTICE); the migration still succeeds. Its Down revokes
 //     the grants and drops the role.
+//   - 00010 adds sessions.project (SQLite's 00013): each session's
+//     project, the working directory its agent recorded. The sessions
+//     imported before get it from attrs.cwd, read one row at a time in a
+//     DO block whose exception handler leaves a row whose attrs
+//     PostgreSQL cannot read as JSON (a \u0000 escape, text the store
+//     kept escaped) without a project rather than failing the migration.
 package postgres

@@ -38,6 +38,9 @@ document.addEventListener("DOMContentLoaded", function () {
     document.querySelectorAll(".entry.target").forEach(function (el) { el.classList.remove("target"); });
     if (location.hash.length > 1) {
       var el = document.getElementById(location.hash.slice(1));
+      // A further line of a streamed response is shown in the card of
+      // the message it continues: its anchor is inside that card.
+      if (el && el.classList.contains("anchor")) { el.scrollIntoView(); el = el.closest(".entry"); }
       if (el) {
         if (el.classList.contains("bookkeeping") || el.classList.contains("paired")) { showHidden(true); el.scrollIntoView(); }
         el.classList.add("target");
