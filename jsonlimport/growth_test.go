@@ -252,6 +252,10 @@ var growthFixtureRoots = []string{
 	"../testdata/picoclaw-damaged",
 	"../testdata/swink/sessions",
 	"../testdata/samples",
+	"../testdata/gemini/gemini-home",
+	"../testdata/gemini/crafted",
+	"../testdata/qwen/qwen-home",
+	"../testdata/qwen/crafted",
 }
 
 // growthKnown are the files whose growth cannot equal a one-shot import,
