@@ -79,7 +79,16 @@
 //     names), which covers every request of the session, a background
 //     memory agent's included; an assistant record's usageMetadata counts
 //     only when no api_response event came since the assistant record
-//     before it (a writer that records no telemetry). InputTokens is the
+//     before it (a writer that records no telemetry). The session's file
+//     also holds the events of its sub-agents' requests (their prompt_id
+//     is "<session>#<agent id>#<turn>", the session's own
+//     "<session>########<n>"): those of a sub-agent with a transcript of
+//     its own (subagents/<session>/agent-<agent id>.jsonl, beside the
+//     chats folder) are counted there, from its records' usageMetadata
+//     (the model from its meta file), so that the session and its
+//     sub-agents add up to Qwen Code's figure and each matches its
+//     source in Qwen Code's stats (bySource); a helper without a
+//     transcript (the memory extractor) stays in the session. InputTokens is the
 //     prompt less its cached tokens (CacheReadTokens), OutputTokens the
 //     output count, which through an OpenAI-compatible provider includes
 //     the reasoning tokens (ReasoningTokens; geminichat.Usage decides from

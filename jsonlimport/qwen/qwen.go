@@ -357,6 +357,11 @@ func (p *parser) system(r record, nd *node, n int, t time.Time, lineNo int) {
 		}
 		c := geminichat.TokenCounts{Input: num("input_token_count"), Output: num("output_token_count"), Cached: num("cached_content_token_count"),
 			Thoughts: num("thoughts_token_count"), Tool: num("tool_token_count"), Total: num("total_token_count")}
+		if agent := subagentOf(jsonl.RawString(pl.Event, "prompt_id"), r.SessionID); agent != "" && p.agentTranscript(r.SessionID, agent) {
+			// A sub-agent's call: counted in the sub-agent's session,
+			// from its own transcript.
+			return
+		}
 		id := jsonl.RawString(pl.Event, "response_id")
 		if id == "" {
 			id = "telemetry:" + r.UUID
@@ -378,6 +383,38 @@ func (p *parser) system(r record, nd *node, n int, t time.Time, lineNo int) {
 			nd.compressed, nd.compressedAt = pl.History, t
 		}
 	}
+}
+
+// subagentOf returns the sub-agent a telemetry event's prompt_id names:
+// Qwen Code makes it "<session>#<sub-agent id>#<turn>" for a sub-agent's
+// requests and "<session>########<n>" for the session's own; "" for the
+// latter.
+func subagentOf(promptID, session string) string {
+	rest, ok := strings.CutPrefix(promptID, session+"#")
+	if !ok || strings.HasPrefix(rest, "#") {
+		return ""
+	}
+	agent, _, _ := strings.Cut(rest, "#")
+	return agent
+}
+
+// sanitizeRE is what Qwen Code replaces in the names of a sub-agent's
+// files (sanitizeFilenameComponent).
+var sanitizeRE = regexp.MustCompile(`[^a-zA-Z0-9_-]`)
+
+// agentTranscript reports whether the sub-agent agent of session has a
+// transcript of its own beside the chat being read:
+// <project>/subagents/<session>/agent-<agent>.jsonl. A background
+// sub-agent's calls are counted there; a helper that keeps no transcript
+// (the memory extractor) is counted in the session.
+func (p *parser) agentTranscript(session, agent string) bool {
+	chats := filepath.Dir(p.Path)
+	if filepath.Base(chats) != "chats" {
+		return false
+	}
+	f := filepath.Join(filepath.Dir(chats), "subagents", sanitizeRE.ReplaceAllString(session, "_"), "agent-"+sanitizeRE.ReplaceAllString(agent, "_")+".jsonl")
+	fi, err := os.Stat(f)
+	return err == nil && fi.Mode().IsRegular()
 }
 
 // usageMetadata reads an assistant record's usageMetadata (Gemini's
@@ -497,8 +534,6 @@ func (p *parser) finish(u jsonl.Unit) (*jsonl.Parsed, error) {
 			out.Entries[i].CreatedAt = p.start
 		}
 	}
-	out.Usage = p.rows
-	jsonl.EstimateCosts(out.Usage)
 	// Session metadata.
 	id := p.sid
 	stem := strings.TrimSuffix(filepath.Base(u.Path), ".jsonl")
@@ -519,7 +554,16 @@ func (p *parser) finish(u jsonl.Unit) (*jsonl.Parsed, error) {
 		parent, id = id, id+":agent-"+agent
 		p.attrs["agentId"] = agent
 		for _, x := range u.Extra {
-			agentAttrs(x, p.attrs)
+			if model := agentAttrs(x, p.attrs); model != "" {
+				for i := range p.rows {
+					if p.rows[i].Model == "" {
+						p.rows[i].Model = model
+					}
+				}
+				if p.model == "" {
+					p.model = model
+				}
+			}
 		}
 	} else if p.fork != "" && p.fork != id {
 		parent = p.fork
@@ -532,6 +576,8 @@ func (p *parser) finish(u jsonl.Unit) (*jsonl.Parsed, error) {
 		title = jsonl.PromptTitle(Format{}, p.entries)
 	}
 	p.attrs["model"] = p.model
+	out.Usage = p.rows
+	jsonl.EstimateCosts(out.Usage)
 	out.Session = sessiondb.Session{ID: id, Title: title, Attrs: jsonl.MergeAttrs(p.attrs), ParentID: parent, CreatedAt: p.start, UpdatedAt: p.last}
 	if out.Session.UpdatedAt.Before(out.Session.CreatedAt) {
 		out.Session.UpdatedAt = out.Session.CreatedAt
@@ -557,26 +603,32 @@ func wrap(item json.RawMessage, t time.Time) sessiondb.Entry {
 	return sessiondb.Entry{Kind: sessiondb.KindMessage, Role: typ, CreatedAt: t, Body: body, Summary: true}
 }
 
-// agentAttrs takes what a sub-agent's agent-<id>.meta.json says of it.
-func agentAttrs(path string, attrs map[string]any) {
+// agentAttrs takes what a sub-agent's agent-<id>.meta.json says of it, and
+// returns the model it ran with (its records do not name it).
+func agentAttrs(path string, attrs map[string]any) string {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return
+		return ""
 	}
 	var m struct {
 		AgentType   string `json:"agentType"`
 		Description string `json:"description"`
 		Subagent    string `json:"subagentName"`
 		ParentAgent string `json:"parentAgentId"`
+		Flags       struct {
+			Model string `json:"model"`
+		} `json:"persistedCliFlags"`
 	}
 	if json.Unmarshal(b, &m) != nil {
-		return
+		return ""
 	}
-	for k, v := range map[string]string{"agentType": m.AgentType, "description": m.Description, "subagentName": m.Subagent, "parentAgentId": m.ParentAgent} {
+	for k, v := range map[string]string{"agentType": m.AgentType, "description": m.Description, "subagentName": m.Subagent,
+		"parentAgentId": m.ParentAgent} {
 		if v != "" {
 			attrs[k] = v
 		}
 	}
+	return m.Flags.Model
 }
 
 // parseLegacy reads a whole-JSON chat of Qwen Code.
