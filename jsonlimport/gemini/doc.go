@@ -98,8 +98,10 @@
 //     estimated from the price table (jsonlimport's Prices).
 //   - Session: ID the sessionId (the last one set); ParentID, for a
 //     sub-agent's chat, the folder it is in (its parent's session id);
-//     title the summary Gemini CLI generated ($set summary), else the
-//     first real prompt of the list; Attrs cwd (ProjectRoot: .project_root
+//     Summary the chat's summary ($set summary: Gemini CLI's generated
+//     summary, or what a sub-agent returned); title that summary, as
+//     Gemini CLI lists sessions, but for a sub-agent, else the first real
+//     prompt of the file; Attrs cwd (ProjectRoot: .project_root
 //     or projects.json, checked against projectHash), projectHash, kind,
 //     directories and the last model.
 //   - A chat with no prompt or answer yet (a header and Gemini CLI's own

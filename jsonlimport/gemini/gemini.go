@@ -448,16 +448,18 @@ func (p *parser) session(u jsonl.Unit, prompt string) sessiondb.Session {
 		p.Problem(0, "no sessionId; the session ID %q is taken from the file name", id)
 	}
 	// Gemini CLI lists a session by its summary, else by its first real
-	// prompt in file order (a rewound one included).
+	// prompt in file order (a rewound one included). A sub-agent's
+	// summary is what it returned (its complete_task result): the
+	// session's Summary, not a title.
 	title := prompt
-	if t := jsonl.TitleOf(p.summary); t != "" {
+	if t := jsonl.TitleOf(p.summary); t != "" && p.kind != "subagent" {
 		title = t
 	}
 	attrs := map[string]any{"projectHash": p.hash, "kind": p.kind, "model": p.model, "cwd": ProjectRoot(u.Path, p.hash)}
 	if len(p.dirs) > 0 && string(p.dirs) != "null" {
 		attrs["directories"] = p.dirs
 	}
-	s := sessiondb.Session{ID: id, Title: title, Attrs: jsonl.MergeAttrs(attrs), ParentID: parentOf(u.Path, p.kind, id),
+	s := sessiondb.Session{ID: id, Title: title, Summary: p.summary, Attrs: jsonl.MergeAttrs(attrs), ParentID: parentOf(u.Path, p.kind, id),
 		CreatedAt: p.start, UpdatedAt: p.last}
 	if s.UpdatedAt.Before(s.CreatedAt) {
 		s.UpdatedAt = s.CreatedAt
@@ -537,14 +539,14 @@ func parseLegacy(ctx context.Context, u jsonl.Unit) (*jsonl.Parsed, error) {
 		out.Problems = append(out.Problems, jsonl.Problem{Path: u.Path, Reason: fmt.Sprintf("no sessionId; the session ID %q is taken from the file name", id)})
 	}
 	title := jsonl.TitleOf(l.Summary)
-	if title == "" {
+	if title == "" || l.Kind == "subagent" {
 		title = jsonl.PromptTitle(Format{}, l.Entries)
 	}
 	attrs := map[string]any{"projectHash": l.ProjectHash, "kind": l.Kind, "model": l.Model, "cwd": ProjectRoot(u.Path, l.ProjectHash)}
 	if len(l.Directories) > 0 && string(l.Directories) != "null" {
 		attrs["directories"] = l.Directories
 	}
-	out.Session = sessiondb.Session{ID: id, Title: title, Attrs: jsonl.MergeAttrs(attrs), ParentID: parentOf(u.Path, l.Kind, id),
+	out.Session = sessiondb.Session{ID: id, Title: title, Summary: l.Summary, Attrs: jsonl.MergeAttrs(attrs), ParentID: parentOf(u.Path, l.Kind, id),
 		CreatedAt: l.Start, UpdatedAt: l.Last}
 	return out, nil
 }
