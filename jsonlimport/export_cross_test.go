@@ -102,6 +102,8 @@ func crossSources(t *testing.T) []crossSource {
 		{FormatGemini, filepath.Join("..", "testdata", "gemini", "crafted")},
 		{FormatQwen, filepath.Join("..", "testdata", "qwen", "qwen-home")},
 		{FormatQwen, filepath.Join("..", "testdata", "qwen", "crafted")},
+		{FormatGemini, filepath.Join("..", "testdata", "agents", "gemini")},
+		{FormatQwen, filepath.Join("..", "testdata", "agents", "qwen")},
 	}
 	if _, err := os.Stat(filepath.Join("..", "testdata", "corpus", "claude-code")); err == nil && !testing.Short() && !raceEnabled {
 		root := corpusRoot(t)

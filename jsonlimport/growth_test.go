@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/sessiondb/sessiondb/internal/longtest"
 	"github.com/sessiondb/sessiondb/jsonlimport/internal/jsonltest"
 )
 
@@ -285,6 +286,36 @@ func TestGrowthFixtures(t *testing.T) {
 			t.Logf("known difference (%s):\n%s", reason, d)
 			continue
 		}
+		t.Error(d)
+	}
+}
+
+// agentsCorpusRoots are the stores Gemini CLI and Qwen Code wrote for the
+// agents' corpus (testdata/agents, issue 35).
+var agentsCorpusRoots = []string{
+	"../testdata/agents/gemini/home",
+	"../testdata/agents/gemini/subagent/home",
+	"../testdata/agents/qwen/home",
+	"../testdata/agents/qwen/subagent/home",
+}
+
+// TestGrowthAgentsCorpus grows every Gemini CLI and Qwen Code file of the
+// agents' corpus line by line (as TestGrowthFixtures does) and compares
+// with a one-shot import. The quick loop grows these formats' fixtures in
+// TestGrowthFixtures.
+func TestGrowthAgentsCorpus(t *testing.T) {
+	longtest.Skip(t, "imports every file of the agents' corpus once per line and half line")
+	if raceEnabled {
+		t.Skip("replays files many times, no concurrency: run without -race (.ci/run does)")
+	}
+	cases := growthCases(t, agentsCorpusRoots, true)
+	for _, c := range growthCases(t, agentsCorpusRoots, true) {
+		c.follow = true
+		cases = append(cases, c)
+	}
+	counts, diffs := growthReport(t, cases)
+	t.Logf("growth equality on the agents' corpus (files equal/total): %s", formatCounts(counts))
+	for _, d := range diffs {
 		t.Error(d)
 	}
 }

@@ -314,8 +314,10 @@ type events []string
 func (ev *events) add(kind, s string) { *ev = append(*ev, kind+clip(s)) }
 
 // requestEvents flattens the messages of a Chat Completions request,
-// without the system prompt and the context exchange Qwen Code puts
-// before the conversation ("This is the Qwen Code…" and its "Got it").
+// without the system prompt and the context Qwen Code sends but does not
+// write: the context exchange before the conversation ("This is the Qwen
+// Code…" and its "Got it", 0.15) and the <system-reminder> parts of a
+// user message (0.24).
 func requestEvents(msgs []map[string]any) events {
 	var ev events
 	names := map[string]string{}
@@ -327,7 +329,7 @@ func requestEvents(msgs []map[string]any) events {
 		list, _ := c.([]any)
 		for _, p := range list {
 			if pm, ok := p.(map[string]any); ok {
-				if s, ok := pm["text"].(string); ok {
+				if s, ok := pm["text"].(string); ok && !strings.HasPrefix(s, "<system-reminder>") {
 					parts = append(parts, s)
 				}
 			}
@@ -343,7 +345,9 @@ func requestEvents(msgs []map[string]any) events {
 				i++ // and the assistant's acknowledgement
 				continue
 			}
-			ev.add("prompt: ", s)
+			if s != "" {
+				ev.add("prompt: ", s)
+			}
 		case "assistant":
 			if s := text(m["content"]); s != "" {
 				ev.add("answer: ", s)
