@@ -115,6 +115,8 @@ func hasMedia(parts []map[string]any) bool {
 // it back on resume: a string is the output of a function response named
 // after the call, a list its parts' function responses, an object one
 // part. A call whose status is "error" or "cancelled" gives error results.
+// The results of a call that ran a sub-agent (invoke_agent) name it
+// (agentId: the sub-agent chat's session id).
 // No result (a call still running when the file was written): none.
 func CallResults(tc map[string]any) []jsonl.ToolResult {
 	id, name := jsonl.Str(tc, "id"), jsonl.Str(tc, "name")
@@ -132,10 +134,12 @@ func CallResults(tc map[string]any) []jsonl.ToolResult {
 			out = []jsonl.ToolResult{{CallID: id, Name: name, Text: m.Text}}
 		}
 	}
+	agent := jsonl.Str(tc, "agentId")
 	for i := range out {
 		if out[i].CallID == "" {
 			out[i].CallID = id
 		}
+		out[i].Agent = agent
 		if status == "error" || status == "cancelled" {
 			out[i].IsError = true
 		}
