@@ -164,6 +164,18 @@ func TestAgentsCorpus(t *testing.T) {
 	if len(list) != 4 {
 		t.Errorf("%d sessions imported, want 4 (A, B, C and C's sub-agent)", len(list))
 	}
+	subs := 0
+	for _, in := range list {
+		if in.ParentID != "" {
+			subs++
+			if !jsonlimport.SubAgent(in.Session) {
+				t.Errorf("session %s (parent %s) is not told a sub-agent", in.ID, in.ParentID)
+			}
+		}
+	}
+	if subs != 1 {
+		t.Errorf("%d sessions with a parent, want C's sub-agent", subs)
+	}
 	// Exported in its own format, every chat comes back byte for byte.
 	var ids []string
 	for _, in := range list {
