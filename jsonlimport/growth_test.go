@@ -253,9 +253,7 @@ var growthFixtureRoots = []string{
 	"../testdata/picoclaw-damaged",
 	"../testdata/swink/sessions",
 	"../testdata/samples",
-	"../testdata/gemini/gemini-home",
 	"../testdata/gemini/crafted",
-	"../testdata/qwen/qwen-home",
 	"../testdata/qwen/crafted",
 }
 
@@ -290,21 +288,24 @@ func TestGrowthFixtures(t *testing.T) {
 	}
 }
 
-// agentsCorpusRoots are the stores Gemini CLI and Qwen Code wrote for the
+// agentsCorpusRoots are the stores Gemini CLI and Qwen Code wrote
+// themselves: their fixtures (testdata/gemini, testdata/qwen) and the
 // agents' corpus (testdata/agents, issue 35).
 var agentsCorpusRoots = []string{
+	"../testdata/gemini/gemini-home",
+	"../testdata/qwen/qwen-home",
 	"../testdata/agents/gemini/home",
 	"../testdata/agents/gemini/subagent/home",
 	"../testdata/agents/qwen/home",
 	"../testdata/agents/qwen/subagent/home",
 }
 
-// TestGrowthAgentsCorpus grows every Gemini CLI and Qwen Code file of the
-// agents' corpus line by line (as TestGrowthFixtures does) and compares
-// with a one-shot import. The quick loop grows these formats' fixtures in
-// TestGrowthFixtures.
+// TestGrowthAgentsCorpus grows every file Gemini CLI and Qwen Code wrote
+// themselves line by line (as TestGrowthFixtures does) and compares with a
+// one-shot import. The quick loop grows these formats' crafted fixtures
+// (rewinds, compressions, damage) in TestGrowthFixtures.
 func TestGrowthAgentsCorpus(t *testing.T) {
-	longtest.Skip(t, "imports every file of the agents' corpus once per line and half line")
+	longtest.Skip(t, "imports every file the agents wrote once per line and half line")
 	if raceEnabled {
 		t.Skip("replays files many times, no concurrency: run without -race (.ci/run does)")
 	}

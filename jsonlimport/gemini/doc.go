@@ -115,7 +115,11 @@
 //   - Incremental import: the list depends on every line, so a file that
 //     grew is read whole again (Parse returns ErrNotIncremental for an
 //     offset) and only its new entries are appended; the compaction is
-//     that of the whole file.
+//     that of the whole file. Its cost: a file grown under `sessionctl
+//     watch` records a new compaction whenever its copied messages change
+//     (after every turn whose calls were rewritten in place), each holding
+//     copies of the messages before the last rewrite, where one import of
+//     the final file records one; the transcript and log are the same.
 //   - Whole-JSON chats (.json): read by geminichat.ParseLegacy: a session
 //     entry (the top-level object, its messages left out) and one entry
 //     per message, in order (no compaction); a .json Gemini CLI has
