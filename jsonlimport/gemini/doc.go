@@ -16,10 +16,12 @@
 // chat (the invoke_agent tool) is chats/<parent session id>/<its own
 // session id>.jsonl, and the parent's tool call names it (agentId).
 //
-// Observed (Gemini CLI 0.61.0, run offline by testdata/gen/geminiqwen;
-// the chat recording service's source, ChatRecordingService and
-// loadConversationRecord, read in google-gemini/gemini-cli), one JSON
-// object per line, appended (appendFileSync), of four kinds:
+// Observed (Gemini CLI 0.61.0, run offline by testdata/gen/geminiqwen and
+// in the agents' corpus, testdata/agents/gemini, with a sub-agent; the
+// chat recording service's source, ChatRecordingService and
+// loadConversationRecord, read in google-gemini/gemini-cli and in the
+// 0.61.0 npm bundle), one JSON object per line, appended
+// (appendFileSync), of four kinds:
 //
 //   - a header {sessionId, projectHash, startTime, lastUpdated, kind
 //     ("main" or "subagent"), directories?}: the first line, and again

@@ -15,9 +15,12 @@
 // with agent-<agent id>.meta.json beside it (its type, description,
 // status).
 //
-// Observed (Qwen Code 0.15.10, run offline by testdata/gen/geminiqwen; its
-// ChatRecordingService, SessionService and agent-transcript writer read in
-// the npm bundle), one record per line, appended:
+// Observed (Qwen Code 0.15.10, run offline by testdata/gen/geminiqwen, and
+// 0.24.4 in the agents' corpus, testdata/agents/qwen, with a sub-agent;
+// its ChatRecordingService, SessionService and agent-transcript writer
+// read in the 0.15.10 npm bundle), one record per line, appended (0.24
+// adds a "provenance" member and does not write the <system-reminder>
+// parts it sends with a prompt):
 //
 //	{uuid, parentUuid, sessionId, timestamp, type, cwd, version,
 //	 gitBranch?, …}
@@ -106,10 +109,11 @@
 //   - Incremental import: a file that grew is read whole again (the path
 //     depends on the last record) and only its new entries are appended.
 //
-// Inferred rather than observed: rewinds, chat compressions, records of one
-// uuid written twice and background sub-agents were not run here (their
-// fixtures are written by hand after the source); that an older writer's
-// usageMetadata stands for its call when no telemetry covers it.
+// Inferred rather than observed: rewinds, chat compressions and records of
+// one uuid written twice were not run here (their fixtures are written by
+// hand after the source; a sub-agent was run, in the agents' corpus); that
+// an older writer's usageMetadata stands for its call when no telemetry
+// covers it.
 //
 // # Export
 //
