@@ -220,7 +220,8 @@ var ErrUnfitSummary = fmt.Errorf("summary message not in the session's format: %
 // read through Understand is a user message in the format's envelope (a
 // Claude Code "user" line, a Codex response_item message, a pi "message"
 // line: what the cross-format export reads; a bare message object it
-// refuses or leaves out) and reads as a user message with text.
+// refuses or leaves out; a Gemini CLI user record with an id; a Qwen Code
+// "user" record) and reads as a user message with text.
 func fitSummary(format string, e sessiondb.Entry) error {
 	if !ownShape(format) {
 		return nil
@@ -234,6 +235,8 @@ func fitSummary(format string, e sessiondb.Entry) error {
 			Type string `json:"type"`
 			Role string `json:"role"`
 		} `json:"payload"`
+		ID      string          `json:"id"`
+		Content json.RawMessage `json:"content"`
 	}
 	enveloped := false
 	if json.Unmarshal(e.Body, &env) == nil {
@@ -244,6 +247,10 @@ func fitSummary(format string, e sessiondb.Entry) error {
 			enveloped = env.Type == "response_item" && env.Payload != nil && env.Payload.Type == "message" && env.Payload.Role == "user"
 		case jsonlimport.FormatPi:
 			enveloped = env.Type == "message" && env.Message != nil && env.Message.Role == "user"
+		case jsonlimport.FormatGemini:
+			enveloped = env.Type == "user" && env.ID != "" && len(env.Content) > 0
+		case jsonlimport.FormatQwen:
+			enveloped = env.Type == "user" && env.Message != nil && env.Message.Role == "user"
 		}
 	}
 	m := jsonlimport.Understand(format, e)

@@ -81,7 +81,8 @@
 // # Claude Code, Codex and pi
 //
 // Sessions imported from Claude Code, Codex and pi (Session.SourceFormat
-// claude-code, codex, pi) keep each line of the agent's own file as an
+// claude-code, codex, pi), and likewise from Gemini CLI and Qwen Code
+// (gemini-cli, qwen-code), keep each line of the agent's own file as an
 // entry: a message inside an envelope ({"type":"user","message":…},
 // {"type":"response_item","payload":…}, {"type":"message","message":…})
 // among bookkeeping lines (progress, snapshots, event_msg echoes,
@@ -130,7 +131,8 @@
 //     compacted conversation; a Codex response_item user message with an
 //     input_text block, as Codex puts its summary into a compacted
 //     thread's replacement history; a pi "message" line holding a user
-//     message. Understand, `sessionctl show`, the viewer and the
+//     message; a Gemini CLI user record (id "sessiondb-summary") or a Qwen
+//     Code "user" record of one text part. Understand, `sessionctl show`, the viewer and the
 //     cross-format export (which reads the effective transcript) read it
 //     as a user message with the summary text; a Claude Code summary reads
 //     as context. A pi compaction entry ({"type":"compaction"}) was not

@@ -9,14 +9,16 @@ import (
 )
 
 // ownShape reports whether sessions of the source format keep each line of
-// an agent's own file as an entry (Claude Code, Codex, pi): their entries
+// an agent's own file as an entry (Claude Code, Codex, pi, Gemini CLI,
+// Qwen Code): their entries
 // are read through jsonlimport.Understand, the one understanding of those
 // formats, and their summary message is written in the format's shape.
 // Every other format (picoclaw, zot, swink, sessions an application wrote)
 // stores message objects, which inspectBody reads.
 func ownShape(format string) bool {
 	switch format {
-	case jsonlimport.FormatClaudeCode, jsonlimport.FormatCodex, jsonlimport.FormatPi:
+	case jsonlimport.FormatClaudeCode, jsonlimport.FormatCodex, jsonlimport.FormatPi,
+		jsonlimport.FormatGemini, jsonlimport.FormatQwen:
 		return true
 	}
 	return false
@@ -80,6 +82,10 @@ func inspectAll(format string, t []sessiondb.Entry) []bodyInfo {
 //     Codex itself puts its summary into the replacement history of a
 //     compacted thread.
 //   - pi: a "message" line with a user message of one text block.
+//   - Gemini CLI: a user message record with one text part, whose id is
+//     "sessiondb-summary" (Gemini CLI's records need one).
+//   - Qwen Code: a "user" record whose message is a user Content of one
+//     text part.
 //   - Any other format: DefaultSummaryMessage.
 //
 // The text is SummaryPrefix + text in every shape.
@@ -113,11 +119,30 @@ func FormatSummaryMessage(format, text string) json.RawMessage {
 			Role    string `json:"role"`
 			Content []any  `json:"content"`
 		}{"user", []any{typedText{"text", text}}}}
+	case jsonlimport.FormatGemini:
+		v = struct {
+			ID      string     `json:"id"`
+			Type    string     `json:"type"`
+			Content []textPart `json:"content"`
+		}{"sessiondb-summary", "user", []textPart{{text}}}
+	case jsonlimport.FormatQwen:
+		v = struct {
+			Type    string `json:"type"`
+			Message any    `json:"message"`
+		}{"user", struct {
+			Role  string     `json:"role"`
+			Parts []textPart `json:"parts"`
+		}{"user", []textPart{{text}}}}
 	default:
 		return DefaultSummaryMessage(strings.TrimPrefix(text, SummaryPrefix))
 	}
 	b, _ := json.Marshal(v)
 	return b
+}
+
+// textPart is a @google/genai text part.
+type textPart struct {
+	Text string `json:"text"`
 }
 
 type typedText struct {

@@ -1,14 +1,15 @@
 // Package jsonlimport moves session archives written by other agents into a
 // sessiondb.Store, losslessly, and writes sessions back out in those formats.
-// It reads and writes picoclaw, zot, swink, Claude Code, Codex CLI and pi
-// archives; each format is a Format (see Formats), and the importer works against the sessiondb.Store interface
+// It reads and writes picoclaw, zot, swink, Claude Code, Codex CLI, pi,
+// Gemini CLI and Qwen Code archives; each format is a Format (see Formats), and the importer works against the sessiondb.Store interface
 // only, never against a particular backend.
 //
 // # Detection
 //
 // Import walks the files and directory trees it is given. The sorted files of
 // each directory are offered to each format's Claim in turn (picoclaw, zot,
-// swink, claude-code, codex, pi, or only the format named in
+// swink, qwen-code, claude-code, codex, pi, gemini-cli, or only the format
+// named in
 // Options.Format); a format claims files by name and by their first lines,
 // and groups a primary file with its side files into a Unit. Detect runs
 // this discovery alone (what would be imported, per format), and
@@ -287,6 +288,45 @@
 // cut off, pi's header written twice (pi's own SessionManager does so
 // when it opens an empty file; pi loads the file as usual).
 //
+// # Gemini CLI and Qwen Code
+//
+// Gemini CLI (package gemini) and Qwen Code (package qwen, a fork of
+// Gemini CLI) keep their messages in the @google/genai shapes
+// (Content {role, parts}; what both read of them, and their older
+// whole-JSON chats, is in internal/geminichat). Both are read under the
+// wild formats' rules above (every line an entry of its exact bytes,
+// jsonl.WildScan for damage, the transcript what the agent resumes,
+// expressed with a compaction when it is not a suffix of the log, a file
+// that grew read whole again), and their package docs say how each maps
+// its lines:
+//
+//   - Gemini CLI's JSONL chat is an event log of a message list: a
+//     header, message records (a record whose id was written before
+//     replaces that message in place: a model message is written again
+//     with its tool calls and again when they complete), $set patches
+//     (one of them the whole list, on resume) and $rewindTo. The
+//     transcript is the list after the last line; the longest tail of it
+//     that is the tail of the message lines is kept from the log, the
+//     messages before it are copied into the compaction's summary. Usage:
+//     one row per model message id (its tokens), priced from Prices.
+//   - Qwen Code's JSONL is Claude Code's envelope (uuid, parentUuid,
+//     sessionId, type) around Gemini's messages: the transcript is the
+//     parentUuid path from the last record (records of one uuid merged:
+//     KindMessagePart), after the last chat_compression its compressed
+//     history. Usage: its api_response telemetry records (every call, a
+//     background memory agent's included), as Qwen Code counts it; Qwen
+//     models are not priced (LiteLLM prices them by tiers of prompt size).
+//
+// Observed, not inferred: both agents ran here offline
+// (testdata/gen/geminiqwen: Gemini CLI 0.61.0 and 0.38.2, Qwen Code
+// 0.15.10 and 0.1.3, against a scripted model server), and their tests
+// compare our transcript of each chat with the history the agent itself
+// sent its model after --resume (requests.jsonl), and our usage with the
+// token stats the agent printed (runs.jsonl). Rewinds, compressions and
+// sub-agent layouts they were not run with are crafted fixtures, written
+// after the agents' sources (testdata/gemini/crafted,
+// testdata/qwen/crafted).
+//
 // # Prices
 //
 // The estimated costs (Claude Code but for old costUSD lines, Codex) are
@@ -408,7 +448,7 @@
 //	        │
 //	        ▼
 //	jsonlimport ──────────────► jsonlimport/picoclaw, zot, swink,
-//	                             claudecode, codex, pi
+//	                             claudecode, codex, pi, gemini, qwen
 //	  importer, registry         one package per format: Claim, Parse,
 //	  (Formats, formats.go),     ExportFiles, Understand (its message
 //	  translation, pricing,      reader), its tests, fuzz targets and
@@ -448,14 +488,17 @@
 // format, under names that do not repeat the package's
 // (claudecode.SessionFile, codex.IndexName, pi.LineType, …); no format
 // package imports another (pi and Codex name files with jsonl.FileName, not
-// with each other's helpers).
+// with each other's helpers; what Gemini CLI and Qwen Code share, the
+// @google/genai part shapes and the whole-JSON chats both once wrote, is
+// jsonlimport/internal/geminichat, below both).
 // This package keeps its public names: Format, Parsed, Unit, Message,
 // ToolCall, ToolResult and the others are aliases of jsonl's, and each moved
 // format keeps its name here (Picoclaw, FormatPicoclaw, Swink, …), so
 // callers did not change (the format packages' own names do not stutter:
 // claudecode.Format, codex.Name, zot.Format, swink.ErrVersion). The tests of
 // a format package are an external test package (picoclaw_test, swink_test,
-// zot_test, claudecode_test, codex_test, pi_test): they import and export
+// zot_test, claudecode_test, codex_test, pi_test, gemini_test, qwen_test):
+// they import and export
 // through jsonlimport, as users do, and see the format's internals through
 // its export_test.go (picoclaw's fuzz targets, which check its line parser's
 // internal result, are in package picoclaw) and call jsonlimport, jsonl and

@@ -3,9 +3,11 @@ package jsonlimport
 import (
 	"github.com/sessiondb/sessiondb/jsonlimport/claudecode"
 	"github.com/sessiondb/sessiondb/jsonlimport/codex"
+	"github.com/sessiondb/sessiondb/jsonlimport/gemini"
 	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 	"github.com/sessiondb/sessiondb/jsonlimport/pi"
 	"github.com/sessiondb/sessiondb/jsonlimport/picoclaw"
+	"github.com/sessiondb/sessiondb/jsonlimport/qwen"
 	"github.com/sessiondb/sessiondb/jsonlimport/swink"
 	"github.com/sessiondb/sessiondb/jsonlimport/zot"
 )
@@ -19,14 +21,20 @@ import (
 
 // Formats returns every format this package reads and writes, in the order
 // in which they are offered the files of a directory: picoclaw, zot, swink,
-// claude-code, codex, pi. picoclaw claims only files it can tell apart by
-// name (.meta.json pairs, legacy session objects) or by a first line that is
-// a picoclaw message, so it goes first; zot and swink recognise their files
-// by their header lines; Claude Code, Codex and pi files are recognised by
-// the shape of their first lines (never by path alone), and come last so
-// that they cannot take a file an older format claims.
+// qwen-code, claude-code, codex, pi, gemini-cli. picoclaw claims only files
+// it can tell apart by name (.meta.json pairs, legacy session objects) or
+// by a first line that is a picoclaw message, so it goes first; zot and
+// swink recognise their files by their header lines; Qwen Code, Claude
+// Code, Codex, pi and Gemini CLI files are recognised by the shape of their
+// first lines (never by path alone), and come last so that they cannot take
+// a file an older format claims. Qwen Code comes before Claude Code: its
+// records wear Claude Code's envelope (uuid, parentUuid, sessionId, type
+// user|assistant|system), and although Claude Code's Claim refuses a line
+// whose message has Gemini's "parts" or that carries a systemPayload, the
+// order makes the choice explicit. Gemini CLI's chats (a header with
+// sessionId and projectHash) look like no other format's.
 func Formats() []Format {
-	return []Format{picoclaw.Format{}, zot.Format{}, swink.Format{}, claudecode.Format{}, codex.Format{}, pi.Format{}}
+	return []Format{picoclaw.Format{}, zot.Format{}, swink.Format{}, qwen.Format{}, claudecode.Format{}, codex.Format{}, pi.Format{}, gemini.Format{}}
 }
 
 func init() {
@@ -85,6 +93,8 @@ const (
 	FormatPi         = pi.Name
 	FormatCodex      = codex.Name
 	FormatClaudeCode = claudecode.Name
+	FormatGemini     = gemini.Name
+	FormatQwen       = qwen.Name
 )
 
 type (
@@ -100,6 +110,10 @@ type (
 	Codex = codex.Format
 	// ClaudeCode is claudecode.Format.
 	ClaudeCode = claudecode.Format
+	// Gemini is gemini.Format.
+	Gemini = gemini.Format
+	// Qwen is qwen.Format.
+	Qwen = qwen.Format
 )
 
 // ErrSwinkVersion is swink.ErrVersion.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/sessiondb/sessiondb/internal/longtest"
 	"github.com/sessiondb/sessiondb/jsonlimport/internal/jsonltest"
 )
 
@@ -253,6 +254,8 @@ var growthFixtureRoots = []string{
 	"../testdata/picoclaw-damaged",
 	"../testdata/swink/sessions",
 	"../testdata/samples",
+	"../testdata/gemini/crafted",
+	"../testdata/qwen/crafted",
 }
 
 // growthKnown are the files whose growth cannot equal a one-shot import,
@@ -282,6 +285,39 @@ func TestGrowthFixtures(t *testing.T) {
 			t.Logf("known difference (%s):\n%s", reason, d)
 			continue
 		}
+		t.Error(d)
+	}
+}
+
+// agentsCorpusRoots are the stores Gemini CLI and Qwen Code wrote
+// themselves: their fixtures (testdata/gemini, testdata/qwen) and the
+// agents' corpus (testdata/agents, issue 35).
+var agentsCorpusRoots = []string{
+	"../testdata/gemini/gemini-home",
+	"../testdata/qwen/qwen-home",
+	"../testdata/agents/gemini/home",
+	"../testdata/agents/gemini/subagent/home",
+	"../testdata/agents/qwen/home",
+	"../testdata/agents/qwen/subagent/home",
+}
+
+// TestGrowthAgentsCorpus grows every file Gemini CLI and Qwen Code wrote
+// themselves line by line (as TestGrowthFixtures does) and compares with a
+// one-shot import. The quick loop grows these formats' crafted fixtures
+// (rewinds, compressions, damage) in TestGrowthFixtures.
+func TestGrowthAgentsCorpus(t *testing.T) {
+	longtest.Skip(t, "imports every file the agents wrote once per line and half line")
+	if raceEnabled {
+		t.Skip("replays files many times, no concurrency: run without -race (.ci/run does)")
+	}
+	cases := growthCases(t, agentsCorpusRoots, true)
+	for _, c := range growthCases(t, agentsCorpusRoots, true) {
+		c.follow = true
+		cases = append(cases, c)
+	}
+	counts, diffs := growthReport(t, cases)
+	t.Logf("growth equality on the agents' corpus (files equal/total): %s", formatCounts(counts))
+	for _, d := range diffs {
 		t.Error(d)
 	}
 }

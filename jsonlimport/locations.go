@@ -20,14 +20,25 @@ type Location struct {
 // WellKnownLocations returns the default archive directories of the agents
 // whose formats this package reads, for the user whose home directory is
 // home, with getenv giving the environment (ZOT_HOME, XDG_STATE_HOME,
-// CLAUDE_CONFIG_DIR, CODEX_HOME). It lists candidates whether or not they
-// exist; Detect tells what they hold.
+// CLAUDE_CONFIG_DIR, CODEX_HOME, GEMINI_CLI_HOME, QWEN_HOME,
+// QWEN_RUNTIME_DIR). It lists candidates whether or not they exist; Detect
+// tells what they hold.
 //
 //	claude-code  $CLAUDE_CONFIG_DIR/projects, ~/.claude/projects
 //	codex        $CODEX_HOME/sessions and archived_sessions, ~/.codex/…
 //	pi           ~/.pi/agent/sessions
+//	gemini-cli   $GEMINI_CLI_HOME/.gemini/tmp, ~/.gemini/tmp
+//	qwen-code    $QWEN_RUNTIME_DIR/projects, $QWEN_HOME/projects and tmp,
+//	             ~/.qwen/projects and tmp (tmp: old whole-JSON chats)
 //	picoclaw     ~/.picoclaw/workspace/sessions (and workspace-*/sessions)
 //	zot          $ZOT_HOME, the platform state directory, ~/.local/state/zot
+//
+// Gemini CLI keeps a project's chats in ~/.gemini/tmp/<project>/chats
+// beside other files of the project (logs, plans, tool outputs), which an
+// import of the folder skips with a note; its own GEMINI_CLI_HOME replaces
+// the home directory. Qwen Code keeps them in
+// ~/.qwen/projects/<cwd>/chats (QWEN_HOME replaces ~/.qwen,
+// QWEN_RUNTIME_DIR the folder holding projects/).
 //
 // swink is a library without a home directory of its own.
 func WellKnownLocations(home string, getenv func(string) string) []Location {
@@ -54,6 +65,23 @@ func WellKnownLocations(home string, getenv func(string) string) []Location {
 	if codexHome != "" {
 		add(FormatCodex, j(codexHome, "sessions"))
 		add(FormatCodex, j(codexHome, "archived_sessions"))
+	}
+	if d := getenv("GEMINI_CLI_HOME"); d != "" {
+		add(FormatGemini, j(d, ".gemini", "tmp"))
+	}
+	if home != "" {
+		add(FormatGemini, j(home, ".gemini", "tmp"))
+	}
+	if d := getenv("QWEN_RUNTIME_DIR"); d != "" {
+		add(FormatQwen, j(d, "projects"))
+	}
+	qwenHome := getenv("QWEN_HOME")
+	if qwenHome == "" && home != "" {
+		qwenHome = j(home, ".qwen")
+	}
+	if qwenHome != "" {
+		add(FormatQwen, j(qwenHome, "projects"))
+		add(FormatQwen, j(qwenHome, "tmp"))
 	}
 	if home != "" {
 		add(FormatPi, j(home, ".pi", "agent", "sessions"))

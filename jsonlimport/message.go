@@ -15,8 +15,10 @@ import (
 	"github.com/sessiondb/sessiondb"
 	"github.com/sessiondb/sessiondb/jsonlimport/claudecode"
 	"github.com/sessiondb/sessiondb/jsonlimport/codex"
+	"github.com/sessiondb/sessiondb/jsonlimport/gemini"
 	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 	"github.com/sessiondb/sessiondb/jsonlimport/pi"
+	"github.com/sessiondb/sessiondb/jsonlimport/qwen"
 )
 
 // The message types live in package jsonl, beside the helpers the formats'
@@ -32,8 +34,9 @@ type (
 )
 
 // Understand reads an entry of a session of the given source format
-// (FormatClaudeCode, FormatCodex, FormatPi, FormatPicoclaw, FormatZot,
-// FormatSwink, or "" for a session an application wrote) into a Message.
+// (FormatClaudeCode, FormatCodex, FormatPi, FormatGemini, FormatQwen,
+// FormatPicoclaw, FormatZot, FormatSwink, or "" for a session an
+// application wrote) into a Message.
 // It never fails: a body it does not understand becomes a Message with
 // the text sessiondb.DefaultExtractor finds in it, under the entry's
 // role. A format it does not know is read by the shape of the body.
@@ -72,14 +75,20 @@ var messageReaders = sync.OnceValue(func() map[string]jsonl.MessageReader {
 
 // understandByShape reads a body whose format is not named (a session an
 // application wrote, or a copy of another format's entries) by its
-// shape: a Codex envelope, a Claude Code or pi line with the message
-// inside, pi's typed lines, or a message object.
+// shape: a Codex envelope, a Qwen Code line (a message with Gemini's
+// parts), a Claude Code or pi line with the message inside, a Gemini CLI
+// message record, pi's typed lines, or a message object.
 func understandByShape(e sessiondb.Entry, obj map[string]any) Message {
 	typ, _ := obj["type"].(string)
 	_, hasRole := obj["role"]
+	msg, _ := obj["message"].(map[string]any)
 	switch {
 	case typ != "" && obj["payload"] != nil:
 		return codex.Format{}.Understand(e, obj)
+	case typ != "" && msg != nil && msg["parts"] != nil:
+		return qwen.Format{}.Understand(e, obj)
+	case (typ == "user" || typ == "gemini") && jsonl.Str(obj, "id") != "" && obj["content"] != nil && !hasRole:
+		return gemini.Format{}.Understand(e, obj)
 	case typ != "" && obj["message"] != nil:
 		if _, ok := obj["uuid"]; ok || claudecode.LineType(typ) {
 			return claudecode.Format{}.Understand(e, obj)

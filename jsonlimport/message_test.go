@@ -37,7 +37,7 @@ var understandCorpus = []string{
 }
 
 // TestUnderstandGolden reads every line of the repository's Claude Code,
-// Codex, pi, picoclaw, zot and swink fixtures and of a selection of real
+// Codex, pi, Gemini CLI, Qwen Code, picoclaw, zot and swink fixtures and of a selection of real
 // corpus files (a body is what the reader stores: the whole line, the
 // inner message of a zot row, the data of a swink message entry) and
 // compares what Understand makes of each, under its format, with
@@ -53,6 +53,10 @@ func TestUnderstandGolden(t *testing.T) {
 		{"../testdata/samples/picoclaw", FormatPicoclaw},
 		{"../testdata/samples/zot", FormatZot},
 		{"../testdata/samples/swink", FormatSwink},
+		{"../testdata/gemini/gemini-home", FormatGemini},
+		{"../testdata/gemini/crafted", FormatGemini},
+		{"../testdata/qwen/qwen-home", FormatQwen},
+		{"../testdata/qwen/crafted", FormatQwen},
 	} {
 		filepath.WalkDir(r.root, func(p string, d os.DirEntry, err error) error {
 			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jsonl") {

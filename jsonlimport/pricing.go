@@ -150,6 +150,29 @@ var Prices = map[string]Price{
 	// estimated at these rates, below what DeepSeek bills.
 	"deepseek-v4-pro":   {Input: 0.435, Output: 0.87, CacheRead: 0.003625, CacheWrite: 0.435},
 	"deepseek-v4-flash": {Input: 0.14, Output: 0.28, CacheRead: 0.0028, CacheWrite: 0.14},
+
+	// Google Gemini, as Gemini CLI calls them (the Gemini API): the
+	// entries gemini/<model> of BerriAI/litellm@00035b69 (not in ccusage's
+	// subset; their price fields are in testdata/prices/litellm-gemini.json).
+	// Thinking tokens are output tokens (Gemini CLI's rows count them in
+	// OutputTokens); implicit cache reads cost CacheRead, and there is no
+	// cache-write price. The Pro models cost more when the prompt exceeds
+	// 200k tokens, as the tier this table applies to the whole call.
+	// Qwen models are not priced: LiteLLM prices them (dashscope/…) by
+	// tiers of prompt size (0–32k, 32k–128k, …) that one price per model
+	// cannot express; give their prices with --prices.
+	"gemini-2.0-flash":      {Input: 0.10, Output: 0.40, CacheRead: 0.025},
+	"gemini-2.5-flash":      {Input: 0.30, Output: 2.50, CacheRead: 0.03},
+	"gemini-2.5-flash-lite": {Input: 0.10, Output: 0.40, CacheRead: 0.01},
+	"gemini-2.5-pro": {Input: 1.25, Output: 10, CacheRead: 0.125,
+		InputAbove200k: 2.50, OutputAbove200k: 15, CacheReadAbove200k: 0.25},
+	"gemini-3-flash-preview": {Input: 0.50, Output: 3, CacheRead: 0.05},
+	"gemini-3-pro-preview": {Input: 2, Output: 12, CacheRead: 0.20,
+		InputAbove200k: 4, OutputAbove200k: 18, CacheReadAbove200k: 0.40},
+	"gemini-3.1-flash-lite": {Input: 0.25, Output: 1.50, CacheRead: 0.025},
+	"gemini-3.1-pro-preview": {Input: 2, Output: 12, CacheRead: 0.20,
+		InputAbove200k: 4, OutputAbove200k: 18, CacheReadAbove200k: 0.40},
+	"gemini-3.5-flash": {Input: 1.50, Output: 9, CacheRead: 0.15},
 }
 
 // modelDateRE matches the suffixes that name a snapshot of a model:

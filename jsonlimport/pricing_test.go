@@ -409,6 +409,9 @@ func TestPricesMatchLiteLLM(t *testing.T) {
 		"deepseek-v4-pro":   "ccusage's DeepSeek schedule",
 		"deepseek-v4-flash": "ccusage's DeepSeek schedule",
 	}
+	for model := range geminiPrices(t) {
+		sourcedElsewhere[model] = "LiteLLM's gemini/" + model + " (TestGeminiPricesMatchLiteLLM)"
+	}
 	fields := []struct {
 		name string
 		get  func(Price) float64
@@ -609,5 +612,51 @@ func TestPriceNames(t *testing.T) {
 	}
 	if _, ok := PriceOf("MiniMax-M2.7"); !ok {
 		t.Errorf("MiniMax-M2.7 has no price; LiteLLM prices it (through resellers)")
+	}
+}
+
+// geminiPrices reads testdata/prices/litellm-gemini.json, the price fields
+// of LiteLLM's gemini/ entries (BerriAI/litellm@00035b69), which ccusage's
+// subset leaves out, by model name.
+func geminiPrices(t *testing.T) map[string]Price {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "testdata", "prices", "litellm-gemini.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	parsed, err := ParsePrices(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return parsed
+}
+
+// TestGeminiPricesMatchLiteLLM: every Gemini model of the built-in table
+// has exactly the figures of LiteLLM's gemini/<model> entry (input,
+// output and cache reads, and their rates above 200k tokens; the entries
+// give no cache-write price, which ParsePrices would default, and Gemini
+// CLI's rows have no cache writes), and every such entry is in the table.
+func TestGeminiPricesMatchLiteLLM(t *testing.T) {
+	want := geminiPrices(t)
+	if len(want) < 9 {
+		t.Fatalf("read %d entries from litellm-gemini.json", len(want))
+	}
+	for model, p := range want {
+		got, ok := Prices[model]
+		if !ok {
+			t.Errorf("%s: not in Prices", model)
+			continue
+		}
+		p.CacheWrite, p.CacheWrite1h, p.CacheWriteAbove200k, p.CacheWrite1hAbove200k = 0, 0, 0, 0
+		if got != p {
+			t.Errorf("%s: %+v, LiteLLM says %+v", model, got, p)
+		}
+	}
+	for model := range Prices {
+		if strings.HasPrefix(model, "gemini-") {
+			if _, ok := want[model]; !ok {
+				t.Errorf("%s is priced but not in litellm-gemini.json", model)
+			}
+		}
 	}
 }

@@ -8,7 +8,8 @@ import (
 
 // SubAgent reports whether an imported session is a sub-agent of its
 // ParentID (a conversation the parent's tool call ran) rather than a fork
-// of it: a Claude Code sub-agent file (Attrs.agentId), or a Codex thread
+// of it: a Claude Code or Qwen Code sub-agent file (Attrs.agentId), a
+// Gemini CLI sub-agent chat (Attrs.kind "subagent"), or a Codex thread
 // whose session_meta source names a sub-agent.
 func SubAgent(s sessiondb.Session) bool {
 	if s.ParentID == "" || len(s.Attrs) == 0 {
@@ -16,14 +17,17 @@ func SubAgent(s sessiondb.Session) bool {
 	}
 	var a struct {
 		AgentID string          `json:"agentId"`
+		Kind    string          `json:"kind"`
 		Source  json.RawMessage `json:"source"`
 	}
 	if json.Unmarshal(s.Attrs, &a) != nil {
 		return false
 	}
 	switch s.SourceFormat {
-	case FormatClaudeCode:
+	case FormatClaudeCode, FormatQwen:
 		return a.AgentID != ""
+	case FormatGemini:
+		return a.Kind == "subagent"
 	case FormatCodex:
 		var src map[string]json.RawMessage
 		if json.Unmarshal(a.Source, &src) == nil {

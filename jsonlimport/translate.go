@@ -52,6 +52,26 @@ package jsonlimport
 //     Left out: model and thinking-level changes, labels, session info.
 //     Refused: compaction and branch_summary entries, bashExecution and
 //     extension messages.
+//   - Gemini CLI: the user's and the model's records of the transcript,
+//     read as Gemini CLI resumes them: a model record's parts (thought
+//     parts are thinking with their thoughtSignature, function calls tool
+//     calls), else its text after its recorded thoughts ("**subject**
+//     description") and its toolCalls as tool calls; then the results its
+//     toolCalls hold; a user record's function responses are tool results
+//     (output, else error as an error result), its other parts a user
+//     message; inline images are kept. Gemini CLI keeps each result twice
+//     (in the call's record and in the record of the responses it sent,
+//     and sends both on resume): the second, identical copy is left out.
+//     Left out, by design: headers, $set and $rewindTo lines, info, error
+//     and warning records (shown, never sent). Refused: function calls or
+//     responses without an id, inline data that is not an image, file
+//     references, code execution parts, function responses with parts.
+//   - Qwen Code: user, tool_result and assistant records' parts, read as
+//     Gemini CLI's (the records of one uuid, message-part entries, make one
+//     message, as Qwen Code merges them); an old whole-JSON chat's records
+//     as Gemini CLI's. Left out: system records (telemetry, titles,
+//     snapshots, compressions, whose compressed history the transcript
+//     holds as messages).
 //   - picoclaw, zot, swink and sessions an application wrote: message
 //     objects with a role, in the OpenAI shape (content, tool_calls,
 //     tool_call_id, reasoning_content), zot's untyped blocks (a "tool"
@@ -68,10 +88,11 @@ package jsonlimport
 //     shapes, which their exporters then write (translate_bodies.go says
 //     what each cannot hold). A session of their own format, or one an
 //     application wrote, is written as stored, as before.
-//   - Claude Code and Codex refuse a session of another format
-//     (translatedFiles): a file either tool resumes needs ids, request
-//     metadata and settings lines that would have to be invented, and
-//     neither tool can be run here to check the result.
+//   - Claude Code, Codex, Gemini CLI and Qwen Code refuse a session of
+//     another format (foreignFile): a file any of them resumes needs ids,
+//     request metadata and settings lines that would have to be invented
+//     (Gemini CLI: a projectHash and message ids; Qwen Code: a uuid tree
+//     and its project folder).
 //
 // TestExportCorpusCrossFormat exports every fixture and corpus session into
 // every other format: each export is refused with ErrUntranslatable (or
@@ -215,6 +236,9 @@ type xReader struct {
 	loss   xLoss
 	names  map[string]string // tool call id → tool name
 	model  string            // the session's model (Codex turn_context, Attrs)
+	// results holds the tool results read, by call id and text, to leave
+	// out the second copy Gemini CLI keeps of a result.
+	results map[string]string
 }
 
 // readForeign reads the effective transcript of session sess into the
@@ -249,6 +273,10 @@ func (r *xReader) entry(e sessiondb.Entry) {
 		r.codex(e)
 	case FormatPi:
 		r.pi(e)
+	case FormatGemini:
+		r.gemini(e)
+	case FormatQwen:
+		r.qwen(e)
 	default:
 		var obj map[string]json.RawMessage
 		if json.Unmarshal(e.Body, &obj) != nil || jsonl.RawString(obj, "role") == "" {
@@ -480,6 +508,308 @@ func (r *xReader) pi(e sessiondb.Entry) {
 	default:
 		r.loss.add(fmt.Sprintf("%s message", m.Role))
 	}
+}
+
+// ---- Gemini CLI and Qwen Code ----
+
+// gemini reads a Gemini CLI chat entry: its user and model records (an
+// entry of another kind, or an info, error or warning record, is left
+// out: Gemini CLI never sends them to the model).
+func (r *xReader) gemini(e sessiondb.Entry) { r.geminiRecord(e, "gemini") }
+
+// geminiRecord reads a Gemini CLI message record (Qwen Code's old chats
+// hold the same records, the model's typed "qwen").
+func (r *xReader) geminiRecord(e sessiondb.Entry, assistant string) {
+	var rec struct {
+		ID        string           `json:"id"`
+		Type      string           `json:"type"`
+		Content   json.RawMessage  `json:"content"`
+		Model     string           `json:"model"`
+		Thoughts  []map[string]any `json:"thoughts"`
+		ToolCalls []struct {
+			ID     string          `json:"id"`
+			Name   string          `json:"name"`
+			Args   json.RawMessage `json:"args"`
+			Result json.RawMessage `json:"result"`
+			Status string          `json:"status"`
+		} `json:"toolCalls"`
+	}
+	if err := json.Unmarshal(e.Body, &rec); err != nil {
+		r.loss.add("unreadable record")
+		return
+	}
+	if rec.ID == "" {
+		return // a header, a $set or $rewindTo line
+	}
+	parts := genaiParts(rec.Content)
+	switch rec.Type {
+	case "user":
+		r.genaiUser(parts, e.CreatedAt)
+	case assistant:
+		msg := xMsg{Role: xAssistant, Time: e.CreatedAt, Model: orDefault(rec.Model, r.model)}
+		msg.Blocks = r.genaiBlocks(parts)
+		hasCalls, hasThought := false, false
+		for _, b := range msg.Blocks {
+			hasCalls = hasCalls || b.Type == xCall
+			hasThought = hasThought || b.Type == xThinking
+		}
+		if !hasThought {
+			var th []xBlock
+			for _, t := range rec.Thoughts {
+				if s := geminiThought(t); s != "" {
+					th = append(th, xBlock{Type: xThinking, Text: s})
+				}
+			}
+			msg.Blocks = append(th, msg.Blocks...)
+		}
+		if !hasCalls {
+			for _, tc := range rec.ToolCalls {
+				args, ok := jsonObject(tc.Args)
+				if len(bytes.TrimSpace(tc.Args)) == 0 || string(tc.Args) == "null" {
+					args, ok = []byte("{}"), true
+				}
+				if !ok {
+					r.loss.add("tool call whose args are not a JSON object")
+					continue
+				}
+				if tc.ID == "" {
+					r.loss.add("tool call without an id")
+					continue
+				}
+				r.names[tc.ID] = tc.Name
+				msg.Blocks = append(msg.Blocks, xBlock{Type: xCall, ID: tc.ID, Name: tc.Name, Args: args})
+			}
+		}
+		if len(msg.Blocks) > 0 {
+			r.msgs = append(r.msgs, msg)
+		}
+		// The results Gemini CLI sends back after the message on resume.
+		for _, tc := range rec.ToolCalls {
+			isErr := tc.Status == "error" || tc.Status == "cancelled"
+			var s string
+			switch {
+			case len(tc.Result) == 0 || string(tc.Result) == "null":
+			case json.Unmarshal(tc.Result, &s) == nil:
+				r.genaiResult(tc.ID, tc.Name, s, isErr, e.CreatedAt)
+			default:
+				for _, p := range genaiParts(tc.Result) {
+					if fr, ok := p["functionResponse"]; ok {
+						r.genaiResponse(fr, isErr, e.CreatedAt)
+					} else {
+						r.loss.add("tool result part that is not a function response")
+					}
+				}
+			}
+		}
+	}
+}
+
+// qwen reads a Qwen Code chat entry: user, tool_result and assistant
+// records ({message: {role, parts}}); system records (telemetry, titles,
+// snapshots) are left out, never sent to the model; an old whole-JSON
+// chat's entries are Gemini CLI's records.
+func (r *xReader) qwen(e sessiondb.Entry) {
+	var rec struct {
+		Type    string `json:"type"`
+		Model   string `json:"model"`
+		Message *struct {
+			Parts json.RawMessage `json:"parts"`
+		} `json:"message"`
+		ID string `json:"id"`
+	}
+	if err := json.Unmarshal(e.Body, &rec); err != nil {
+		r.loss.add("unreadable record")
+		return
+	}
+	switch {
+	case rec.Message != nil && rec.Type == "assistant":
+		if b := r.genaiBlocks(genaiParts(rec.Message.Parts)); len(b) > 0 {
+			// Later records of one uuid (message-part entries) continue
+			// the message, as Qwen Code merges them.
+			if n := len(r.msgs); e.Kind == sessiondb.KindMessagePart && n > 0 && r.msgs[n-1].Role == xAssistant {
+				r.msgs[n-1].Blocks = append(r.msgs[n-1].Blocks, b...)
+				return
+			}
+			r.msgs = append(r.msgs, xMsg{Role: xAssistant, Time: e.CreatedAt, Model: orDefault(rec.Model, r.model), Blocks: b})
+		}
+	case rec.Message != nil && (rec.Type == "user" || rec.Type == "tool_result"):
+		r.genaiUser(genaiParts(rec.Message.Parts), e.CreatedAt)
+	case rec.ID != "":
+		r.geminiRecord(e, "qwen")
+	}
+}
+
+// genaiParts reads a PartListUnion: a string (one text part), a part, or
+// a list of parts and strings.
+func genaiParts(raw json.RawMessage) []map[string]json.RawMessage {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return []map[string]json.RawMessage{{"text": jsonl.MustJSON(s)}}
+	}
+	var one map[string]json.RawMessage
+	if json.Unmarshal(raw, &one) == nil && one != nil {
+		return []map[string]json.RawMessage{one}
+	}
+	var list []json.RawMessage
+	_ = json.Unmarshal(raw, &list)
+	var out []map[string]json.RawMessage
+	for _, it := range list {
+		if json.Unmarshal(it, &s) == nil {
+			out = append(out, map[string]json.RawMessage{"text": jsonl.MustJSON(s)})
+			continue
+		}
+		var p map[string]json.RawMessage
+		if json.Unmarshal(it, &p) == nil && p != nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// genaiUser reads the parts of a user turn: function responses become
+// tool results, the rest one user message after them.
+func (r *xReader) genaiUser(parts []map[string]json.RawMessage, t time.Time) {
+	var rest []map[string]json.RawMessage
+	for _, p := range parts {
+		if fr, ok := p["functionResponse"]; ok {
+			r.genaiResponse(fr, false, t)
+			continue
+		}
+		rest = append(rest, p)
+	}
+	if b := r.genaiBlocks(rest); len(b) > 0 {
+		r.msgs = append(r.msgs, xMsg{Role: xUser, Time: t, Blocks: b})
+	}
+}
+
+// genaiBlocks reads parts other than function responses: text, thought
+// text (thinking, with its thoughtSignature), function calls, images.
+func (r *xReader) genaiBlocks(parts []map[string]json.RawMessage) []xBlock {
+	var out []xBlock
+	for _, p := range parts {
+		switch {
+		case p["functionCall"] != nil:
+			var fc struct {
+				ID   string          `json:"id"`
+				Name string          `json:"name"`
+				Args json.RawMessage `json:"args"`
+			}
+			if json.Unmarshal(p["functionCall"], &fc) != nil || fc.ID == "" {
+				r.loss.add("function call without an id")
+				continue
+			}
+			args, ok := jsonObject(fc.Args)
+			if len(bytes.TrimSpace(fc.Args)) == 0 || string(fc.Args) == "null" {
+				args, ok = []byte("{}"), true
+			}
+			if !ok {
+				r.loss.add("function call whose args are not a JSON object")
+				continue
+			}
+			r.names[fc.ID] = fc.Name
+			out = append(out, xBlock{Type: xCall, ID: fc.ID, Name: fc.Name, Args: args})
+		case p["text"] != nil:
+			var text string
+			var thought bool
+			_ = json.Unmarshal(p["text"], &text)
+			_ = json.Unmarshal(p["thought"], &thought)
+			if thought {
+				var sig string
+				_ = json.Unmarshal(p["thoughtSignature"], &sig)
+				out = append(out, xBlock{Type: xThinking, Text: text, Signature: sig})
+			} else if text != "" {
+				out = append(out, xBlock{Type: xText, Text: text})
+			}
+		case p["inlineData"] != nil:
+			var d struct {
+				MimeType string `json:"mimeType"`
+				Data     string `json:"data"`
+			}
+			if json.Unmarshal(p["inlineData"], &d) == nil && strings.HasPrefix(d.MimeType, "image/") && d.Data != "" {
+				out = append(out, xBlock{Type: xImage, Data: d.Data, MIME: d.MimeType})
+			} else {
+				r.loss.add("inline data that is not an image")
+			}
+		case p["functionResponse"] != nil:
+			r.loss.add("function response inside a model turn")
+		default:
+			for k := range p {
+				if k != "thoughtSignature" && k != "thought" {
+					r.loss.add(k + " part")
+					break
+				}
+			}
+		}
+	}
+	return out
+}
+
+// genaiResponse reads a functionResponse {id, name, response}: a tool
+// result whose text is the response's output, or error, else its JSON.
+func (r *xReader) genaiResponse(raw json.RawMessage, isErr bool, t time.Time) {
+	var fr struct {
+		ID       string          `json:"id"`
+		Name     string          `json:"name"`
+		Response json.RawMessage `json:"response"`
+		Parts    json.RawMessage `json:"parts"`
+	}
+	if json.Unmarshal(raw, &fr) != nil || fr.ID == "" {
+		r.loss.add("function response without an id")
+		return
+	}
+	if len(bytes.TrimSpace(fr.Parts)) > 0 && string(fr.Parts) != "null" && string(fr.Parts) != "[]" {
+		r.loss.add("function response with parts")
+		return
+	}
+	var resp struct {
+		Output *string         `json:"output"`
+		Error  json.RawMessage `json:"error"`
+	}
+	_ = json.Unmarshal(fr.Response, &resp)
+	text := string(compactRaw(fr.Response))
+	switch {
+	case resp.Output != nil:
+		text = *resp.Output
+	case len(resp.Error) > 0 && string(resp.Error) != "null":
+		isErr = true
+		var s string
+		if json.Unmarshal(resp.Error, &s) == nil {
+			text = s
+		} else {
+			text = string(compactRaw(resp.Error))
+		}
+	}
+	r.genaiResult(fr.ID, fr.Name, text, isErr, t)
+}
+
+// genaiResult adds a tool result, unless the same call already has this
+// very result: Gemini CLI keeps a call's result in its tool call record
+// and writes the response it sent as a record of its own, and sends both
+// on resume; the copy carries nothing more.
+func (r *xReader) genaiResult(id, name, text string, isErr bool, t time.Time) {
+	if r.results == nil {
+		r.results = map[string]string{}
+	}
+	key := id + "\x00" + text
+	if _, dup := r.results[key]; dup {
+		return
+	}
+	r.results[key] = ""
+	if name != "" && r.names[id] == "" {
+		r.names[id] = name
+	}
+	r.result(t, id, jsonl.MustJSON(text), isErr)
+}
+
+// geminiThought is a recorded thought as Gemini CLI rebuilds it:
+// "**subject** description".
+func geminiThought(t map[string]any) string {
+	subject, _ := t["subject"].(string)
+	desc, _ := t["description"].(string)
+	if subject != "" {
+		return "**" + subject + "** " + desc
+	}
+	return desc
 }
 
 // ---- message objects (picoclaw, zot, swink, applications) ----

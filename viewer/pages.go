@@ -233,6 +233,22 @@ func (h *Handler) sessionPage(w http.ResponseWriter, r *http.Request) {
 	h.render(w, r, http.StatusOK, "session", d)
 }
 
+// linkAgents links the tool results of v that name the sub-agent their
+// call ran to its session: Claude Code's "<session>:agent-<id>", Gemini
+// CLI's the sub-agent chat's own session id.
+func (d *sessionData) linkAgents(format string, v *entryView) {
+	for j := range v.Blocks {
+		b := &v.Blocks[j]
+		switch {
+		case b.Agent == "":
+		case format == jsonlimport.FormatClaudeCode:
+			b.AgentLink = "/s/" + url.PathEscape(jsonlimport.ClaudeCodeAgentSession(d.S.ID, b.Agent))
+		case format == jsonlimport.FormatGemini:
+			b.AgentLink = "/s/" + url.PathEscape(b.Agent)
+		}
+	}
+}
+
 // present turns the entries and summary messages transcript read into
 // their views: bodies parsed, markdown rendered, superseded turns and
 // compaction cuts marked, tool calls paired with their results.
@@ -242,7 +258,9 @@ func (d *sessionData) present() {
 		c := &d.Compactions[i]
 		for _, e := range d.summaries[i] {
 			e.Summary = true
-			c.Summary = append(c.Summary, viewEntry(format, e))
+			v := viewEntry(format, e)
+			d.linkAgents(format, &v)
+			c.Summary = append(c.Summary, v)
 		}
 	}
 	d.Entries = make([]entryView, 0, len(d.entries))
@@ -251,11 +269,7 @@ func (d *sessionData) present() {
 		if v.Bookkeeping {
 			d.Hidden++
 		}
-		for j := range v.Blocks {
-			if b := &v.Blocks[j]; b.Agent != "" && format == jsonlimport.FormatClaudeCode {
-				b.AgentLink = "/s/" + url.PathEscape(jsonlimport.ClaudeCodeAgentSession(d.S.ID, b.Agent))
-			}
-		}
+		d.linkAgents(format, &v)
 		v.Superseded = e.Seq < d.keep
 		if d.All {
 			for i := range d.Compactions {

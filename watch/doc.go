@@ -1,5 +1,6 @@
 // Package watch keeps a sessiondb.Store in step with the session files that
-// agents (Claude Code, Codex CLI, pi, picoclaw, zot, swink) append to as
+// agents (Claude Code, Codex CLI, pi, Gemini CLI, Qwen Code, picoclaw, zot,
+// swink) append to as
 // they work: Run imports what is new under some paths, then follows the
 // files until its context ends. It is what `sessionctl watch` and
 // `sessionctl serve --watch` run.

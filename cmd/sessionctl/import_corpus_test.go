@@ -38,3 +38,28 @@ func TestImportCorpusExitsZero(t *testing.T) {
 		t.Fatal("no session imported")
 	}
 }
+
+// TestImportAgentsCorpusExitsZero imports the stores Gemini CLI and Qwen
+// Code themselves wrote for the agents' corpus (testdata/agents, issue 35):
+// exit 0, every session, no problem; the files beside the chats
+// (projects.json, meta.json, memory notes) are notes.
+func TestImportAgentsCorpusExitsZero(t *testing.T) {
+	for _, c := range []struct {
+		agent    string
+		sessions int
+	}{{"gemini", 4}, {"qwen", 4}} {
+		root := filepath.Join(testdata, "agents", c.agent)
+		db := tempDB(t)
+		var rep importReport
+		r := sessionctl(t, db, "import", "--json", filepath.Join(root, "home"), filepath.Join(root, "subagent", "home"))
+		r.decode(t, &rep)
+		t.Logf("%s corpus import: exit %d, %d files, %d sessions, %d entries, %d skipped, %d problems, %d notes",
+			c.agent, r.code, rep.Files, rep.Sessions, rep.Entries, rep.Skipped, len(rep.Problems), len(rep.Notes))
+		for _, p := range rep.Problems {
+			t.Errorf("%s: problem: %s:%d: %s", c.agent, p.Path, p.Line, p.Reason)
+		}
+		if r.code != 0 || rep.Sessions != c.sessions {
+			t.Errorf("%s: exit %d and %d sessions, want 0 and %d (stderr %q)", c.agent, r.code, rep.Sessions, c.sessions, r.stderr)
+		}
+	}
+}

@@ -31,8 +31,9 @@ func copyTree(t *testing.T, from, to string) {
 	}
 }
 
-// fakeHome lays out Claude Code, Codex and pi archives in their default
-// places under a temporary home directory and points HOME at it.
+// fakeHome lays out Claude Code, Codex, pi, Gemini CLI and Qwen Code
+// archives in their default places under a temporary home directory and
+// points HOME at it.
 func fakeHome(t *testing.T) string {
 	t.Helper()
 	home := t.TempDir()
@@ -40,12 +41,17 @@ func fakeHome(t *testing.T) string {
 	copyTree(t, filepath.Join(td, "claudecode", "projects"), filepath.Join(home, ".claude", "projects"))
 	copyTree(t, filepath.Join(td, "codex", "codex-home"), filepath.Join(home, ".codex"))
 	copyTree(t, filepath.Join(td, "pi", "sessions"), filepath.Join(home, ".pi", "agent", "sessions", "--home-dev-proj--"))
+	copyTree(t, filepath.Join(td, "gemini", "gemini-home", ".gemini"), filepath.Join(home, ".gemini"))
+	copyTree(t, filepath.Join(td, "qwen", "qwen-home", ".qwen"), filepath.Join(home, ".qwen"))
 	t.Setenv("HOME", home)
-	for _, v := range []string{"CLAUDE_CONFIG_DIR", "CODEX_HOME", "ZOT_HOME", "XDG_STATE_HOME"} {
+	for _, v := range agentHomeVars {
 		t.Setenv(v, "")
 	}
 	return home
 }
+
+// agentHomeVars are the variables that move an agent's default place.
+var agentHomeVars = []string{"CLAUDE_CONFIG_DIR", "CODEX_HOME", "ZOT_HOME", "XDG_STATE_HOME", "GEMINI_CLI_HOME", "QWEN_HOME", "QWEN_RUNTIME_DIR"}
 
 // TestImportOffersLocations: "import" without PATH lists the archive
 // directories found in their default places with their session counts,
@@ -58,7 +64,12 @@ func TestImportOffersLocations(t *testing.T) {
 		"claude-code  6         ",
 		"codex        4         ",
 		"pi           8         ",
+		"gemini-cli   6         ",
+		"qwen-code    2         ",
+		"qwen-code    1         ", // an old whole-JSON chat, in ~/.qwen/tmp
 		filepath.Join(home, ".claude", "projects"),
+		filepath.Join(home, ".gemini", "tmp"),
+		filepath.Join(home, ".qwen", "projects"),
 		"import them with: sessionctl import ",
 	} {
 		if !strings.Contains(r.stdout, want) {
@@ -81,7 +92,7 @@ func TestImportOffersLocations(t *testing.T) {
 	for _, f := range found {
 		got[f.Format] += f.Sessions
 	}
-	if got["claude-code"] != 6 || got["codex"] != 4 || got["pi"] != 8 {
+	if got["claude-code"] != 6 || got["codex"] != 4 || got["pi"] != 8 || got["gemini-cli"] != 6 || got["qwen-code"] != 3 {
 		t.Fatalf("found %v", got)
 	}
 }
@@ -89,7 +100,7 @@ func TestImportOffersLocations(t *testing.T) {
 // TestImportOffersNothing: with no archive anywhere, one line says so.
 func TestImportOffersNothing(t *testing.T) {
 	t.Setenv("HOME", t.TempDir())
-	for _, v := range []string{"CLAUDE_CONFIG_DIR", "CODEX_HOME", "ZOT_HOME", "XDG_STATE_HOME"} {
+	for _, v := range agentHomeVars {
 		t.Setenv(v, "")
 	}
 	r := sessionctl(t, "", "import").mustSucceed(t)
@@ -108,7 +119,11 @@ func TestImportDetect(t *testing.T) {
 	}
 	db := filepath.Join(t.TempDir(), "s.db")
 	r := sessionctl(t, db, "import", "--detect", home).mustSucceed(t)
-	for _, want := range []string{"claude-code  6 ", "codex        4 ", "pi           8 ", "18 sessions would be imported; 1 files skipped", "notes.txt: not a session file of a known format; skipped"} {
+	// Gemini CLI: five chats and a file a resume left with no prompt yet
+	// (a unit: its import skips it with a note); projects.json and
+	// .project_root are not chats.
+	for _, want := range []string{"claude-code  6 ", "codex        4 ", "pi           8 ", "gemini-cli   6 ", "qwen-code    3 ",
+		"27 sessions would be imported; 3 files skipped", "notes.txt: not a session file of a known format; skipped", "projects.json: not a session file"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("output lacks %q:\n%s", want, r.stdout)
 		}

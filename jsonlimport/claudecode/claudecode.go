@@ -128,11 +128,14 @@ func ccToolFiles(path string) []string {
 
 // sniffClaudeCode reports whether the first objects of path are Claude Code
 // lines: a known type together with sessionId, uuid or leafUuid, and no
-// Codex envelope or pi header.
+// Codex envelope, pi header or Qwen Code record.
 func sniffClaudeCode(path string) bool {
 	objs := jsonl.FirstObjects(path, 8)
 	for _, m := range objs {
 		if _, ok := m["payload"]; ok {
+			return false
+		}
+		if qwenRecord(m) {
 			return false
 		}
 		typ := jsonl.RawString(m, "type")
@@ -148,6 +151,20 @@ func sniffClaudeCode(path string) bool {
 		}
 	}
 	return false
+}
+
+// qwenRecord reports whether a line is Qwen Code's, whose envelope (uuid,
+// parentUuid, sessionId, type user|assistant|system) is Claude Code's but
+// whose message is Gemini's {role, parts} and whose system records carry
+// a systemPayload: Claude Code writes neither.
+func qwenRecord(m map[string]json.RawMessage) bool {
+	if _, ok := m["systemPayload"]; ok {
+		return true
+	}
+	var msg struct {
+		Parts json.RawMessage `json:"parts"`
+	}
+	return json.Unmarshal(m["message"], &msg) == nil && len(msg.Parts) > 0
 }
 
 // ccResumeState is Parsed.ResumeState for Claude Code files. The state
