@@ -4,6 +4,7 @@ import (
 	"github.com/sessiondb/sessiondb/jsonlimport/claudecode"
 	"github.com/sessiondb/sessiondb/jsonlimport/codex"
 	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
+	"github.com/sessiondb/sessiondb/jsonlimport/opencode"
 	"github.com/sessiondb/sessiondb/jsonlimport/pi"
 	"github.com/sessiondb/sessiondb/jsonlimport/picoclaw"
 	"github.com/sessiondb/sessiondb/jsonlimport/swink"
@@ -19,14 +20,18 @@ import (
 
 // Formats returns every format this package reads and writes, in the order
 // in which they are offered the files of a directory: picoclaw, zot, swink,
-// claude-code, codex, pi. picoclaw claims only files it can tell apart by
-// name (.meta.json pairs, legacy session objects) or by a first line that is
-// a picoclaw message, so it goes first; zot and swink recognise their files
-// by their header lines; Claude Code, Codex and pi files are recognised by
-// the shape of their first lines (never by path alone), and come last so
-// that they cannot take a file an older format claims.
+// claude-code, codex, pi, opencode. picoclaw claims only files it can tell
+// apart by name (.meta.json pairs, legacy session objects) or by a first
+// line that is a picoclaw message, so it goes first; zot and swink
+// recognise their files by their header lines; Claude Code, Codex and pi
+// files are recognised by the shape of their first lines (never by path
+// alone), and come after them so that they cannot take a file an older
+// format claims. opencode's files are SQLite databases (by name, or by
+// opencode's tables), files of its storage/ tree and export files (a
+// JSON object whose first member is the session's info), none of which a
+// JSONL format takes.
 func Formats() []Format {
-	return []Format{picoclaw.Format{}, zot.Format{}, swink.Format{}, claudecode.Format{}, codex.Format{}, pi.Format{}}
+	return []Format{picoclaw.Format{}, zot.Format{}, swink.Format{}, claudecode.Format{}, codex.Format{}, pi.Format{}, opencode.Format{}}
 }
 
 func init() {
@@ -85,6 +90,7 @@ const (
 	FormatPi         = pi.Name
 	FormatCodex      = codex.Name
 	FormatClaudeCode = claudecode.Name
+	FormatOpencode   = opencode.Name
 )
 
 type (
@@ -100,7 +106,25 @@ type (
 	Codex = codex.Format
 	// ClaudeCode is claudecode.Format.
 	ClaudeCode = claudecode.Format
+	// Opencode is opencode.Format.
+	Opencode = opencode.Format
 )
+
+// FileOf returns the file a unit path lies in (jsonl.FileOf): the
+// database of a session of an SQLite store, else the path itself.
+func FileOf(path string) string { return jsonl.FileOf(path) }
+
+// UnfinishedMarker begins the problem a store's reader reports for a
+// session whose last turn is still being written (jsonl.UnfinishedMarker).
+const UnfinishedMarker = jsonl.UnfinishedMarker
+
+// HoldsSessions reports whether units of format are stores whose sessions
+// the importer lists itself (jsonl.StoreFormat: a database of many
+// sessions), rather than one session each.
+func HoldsSessions(format string) bool {
+	_, ok := lookupFormat(format).(jsonl.StoreFormat)
+	return ok
+}
 
 // ErrSwinkVersion is swink.ErrVersion.
 var ErrSwinkVersion = swink.ErrVersion

@@ -9,7 +9,8 @@ import (
 // SubAgent reports whether an imported session is a sub-agent of its
 // ParentID (a conversation the parent's tool call ran) rather than a fork
 // of it: a Claude Code sub-agent file (Attrs.agentId), or a Codex thread
-// whose session_meta source names a sub-agent.
+// whose session_meta source names a sub-agent, or an opencode session with
+// a parent.
 func SubAgent(s sessiondb.Session) bool {
 	if s.ParentID == "" || len(s.Attrs) == 0 {
 		return false
@@ -22,6 +23,10 @@ func SubAgent(s sessiondb.Session) bool {
 		return false
 	}
 	switch s.SourceFormat {
+	case FormatOpencode:
+		// opencode's only sessions with a parent are its task tool's
+		// (a fork has none).
+		return true
 	case FormatClaudeCode:
 		return a.AgentID != ""
 	case FormatCodex:

@@ -20,8 +20,17 @@ import (
 // as a damaged line, like any other.
 
 // tornMarker is how every reader words the problem of a last line without
-// a newline ("torn last line …").
+// a newline ("torn last line …"). A store's reader words the problem of a
+// session whose last turn is still being written with
+// jsonl.UnfinishedMarker, which is held back the same way, by the store's
+// file (jsonlimport.FileOf of the session's path).
 const tornMarker = "torn last line"
+
+// stillWritten reports whether a problem is one of what is still being
+// written.
+func stillWritten(p jsonlimport.Problem) bool {
+	return strings.Contains(p.Reason, tornMarker) || strings.HasPrefix(p.Reason, jsonlimport.UnfinishedMarker)
+}
 
 // deferredProblem is a problem held back until its file is quiet.
 type deferredProblem struct {
@@ -45,8 +54,9 @@ func (w *watcher) holdBack(problems []jsonlimport.Problem, parsed []string) []js
 	torn := map[string][]jsonlimport.Problem{}
 	var out []jsonlimport.Problem
 	for _, p := range problems {
-		if strings.Contains(p.Reason, tornMarker) {
-			torn[p.Path] = append(torn[p.Path], p)
+		if stillWritten(p) {
+			f := jsonlimport.FileOf(p.Path)
+			torn[f] = append(torn[f], p)
 			continue
 		}
 		out = append(out, p)

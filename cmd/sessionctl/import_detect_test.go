@@ -31,8 +31,8 @@ func copyTree(t *testing.T, from, to string) {
 	}
 }
 
-// fakeHome lays out Claude Code, Codex and pi archives in their default
-// places under a temporary home directory and points HOME at it.
+// fakeHome lays out Claude Code, Codex, pi and opencode archives in their
+// default places under a temporary home directory and points HOME at it.
 func fakeHome(t *testing.T) string {
 	t.Helper()
 	home := t.TempDir()
@@ -40,8 +40,12 @@ func fakeHome(t *testing.T) string {
 	copyTree(t, filepath.Join(td, "claudecode", "projects"), filepath.Join(home, ".claude", "projects"))
 	copyTree(t, filepath.Join(td, "codex", "codex-home"), filepath.Join(home, ".codex"))
 	copyTree(t, filepath.Join(td, "pi", "sessions"), filepath.Join(home, ".pi", "agent", "sessions", "--home-dev-proj--"))
+	// opencode's data folder: its database (5 sessions) and an older
+	// version's storage/ tree (3).
+	copyTree(t, filepath.Join(td, "opencode", "store"), filepath.Join(home, ".local", "share", "opencode"))
+	copyTree(t, filepath.Join(td, "opencode", "legacy"), filepath.Join(home, ".local", "share", "opencode"))
 	t.Setenv("HOME", home)
-	for _, v := range []string{"CLAUDE_CONFIG_DIR", "CODEX_HOME", "ZOT_HOME", "XDG_STATE_HOME"} {
+	for _, v := range []string{"CLAUDE_CONFIG_DIR", "CODEX_HOME", "ZOT_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "OPENCODE_DB"} {
 		t.Setenv(v, "")
 	}
 	return home
@@ -58,7 +62,9 @@ func TestImportOffersLocations(t *testing.T) {
 		"claude-code  6         ",
 		"codex        4         ",
 		"pi           8         ",
+		"opencode     8         ",
 		filepath.Join(home, ".claude", "projects"),
+		filepath.Join(home, ".local", "share", "opencode"),
 		"import them with: sessionctl import ",
 	} {
 		if !strings.Contains(r.stdout, want) {
@@ -81,7 +87,7 @@ func TestImportOffersLocations(t *testing.T) {
 	for _, f := range found {
 		got[f.Format] += f.Sessions
 	}
-	if got["claude-code"] != 6 || got["codex"] != 4 || got["pi"] != 8 {
+	if got["claude-code"] != 6 || got["codex"] != 4 || got["pi"] != 8 || got["opencode"] != 8 {
 		t.Fatalf("found %v", got)
 	}
 }
@@ -89,7 +95,7 @@ func TestImportOffersLocations(t *testing.T) {
 // TestImportOffersNothing: with no archive anywhere, one line says so.
 func TestImportOffersNothing(t *testing.T) {
 	t.Setenv("HOME", t.TempDir())
-	for _, v := range []string{"CLAUDE_CONFIG_DIR", "CODEX_HOME", "ZOT_HOME", "XDG_STATE_HOME"} {
+	for _, v := range []string{"CLAUDE_CONFIG_DIR", "CODEX_HOME", "ZOT_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "OPENCODE_DB"} {
 		t.Setenv(v, "")
 	}
 	r := sessionctl(t, "", "import").mustSucceed(t)
@@ -108,7 +114,7 @@ func TestImportDetect(t *testing.T) {
 	}
 	db := filepath.Join(t.TempDir(), "s.db")
 	r := sessionctl(t, db, "import", "--detect", home).mustSucceed(t)
-	for _, want := range []string{"claude-code  6 ", "codex        4 ", "pi           8 ", "18 sessions would be imported; 1 files skipped", "notes.txt: not a session file of a known format; skipped"} {
+	for _, want := range []string{"claude-code  6 ", "codex        4 ", "pi           8 ", "opencode     8 ", "26 sessions would be imported; 5 files skipped", "notes.txt: not a session file of a known format; skipped"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("output lacks %q:\n%s", want, r.stdout)
 		}
