@@ -201,6 +201,9 @@ func fitSummary(format string, e sessiondb.Entry) error {
 			Type string `json:"type"`
 			Role string `json:"role"`
 		} `json:"payload"`
+		Info *struct {
+			Role string `json:"role"`
+		} `json:"info"`
 	}
 	enveloped := false
 	if json.Unmarshal(e.Body, &env) == nil {
@@ -211,6 +214,8 @@ func fitSummary(format string, e sessiondb.Entry) error {
 			enveloped = env.Type == "response_item" && env.Payload != nil && env.Payload.Type == "message" && env.Payload.Role == "user"
 		case jsonlimport.FormatPi:
 			enveloped = env.Type == "message" && env.Message != nil && env.Message.Role == "user"
+		case jsonlimport.FormatOpencode:
+			enveloped = env.Info != nil && env.Info.Role == "user"
 		}
 	}
 	m := jsonlimport.Understand(format, e)

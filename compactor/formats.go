@@ -9,14 +9,15 @@ import (
 )
 
 // ownShape reports whether sessions of the source format keep each line of
-// an agent's own file as an entry (Claude Code, Codex, pi): their entries
+// an agent's own file, or each message of its store, as an entry (Claude
+// Code, Codex, pi, opencode): their entries
 // are read through jsonlimport.Understand, the one understanding of those
 // formats, and their summary message is written in the format's shape.
 // Every other format (picoclaw, zot, swink, sessions an application wrote)
 // stores message objects, which inspectBody reads.
 func ownShape(format string) bool {
 	switch format {
-	case jsonlimport.FormatClaudeCode, jsonlimport.FormatCodex, jsonlimport.FormatPi:
+	case jsonlimport.FormatClaudeCode, jsonlimport.FormatCodex, jsonlimport.FormatPi, jsonlimport.FormatOpencode:
 		return true
 	}
 	return false
@@ -80,6 +81,8 @@ func inspectAll(format string, t []sessiondb.Entry) []bodyInfo {
 //     Codex itself puts its summary into the replacement history of a
 //     compacted thread.
 //   - pi: a "message" line with a user message of one text block.
+//   - opencode: a message as opencode exports one, {"info": {"role":
+//     "user"}, "parts": [a text part]}.
 //   - Any other format: DefaultSummaryMessage.
 //
 // The text is SummaryPrefix + text in every shape.
@@ -113,6 +116,13 @@ func FormatSummaryMessage(format, text string) json.RawMessage {
 			Role    string `json:"role"`
 			Content []any  `json:"content"`
 		}{"user", []any{typedText{"text", text}}}}
+	case jsonlimport.FormatOpencode:
+		v = struct {
+			Info  any   `json:"info"`
+			Parts []any `json:"parts"`
+		}{struct {
+			Role string `json:"role"`
+		}{"user"}, []any{typedText{"text", text}}}
 	default:
 		return DefaultSummaryMessage(strings.TrimPrefix(text, SummaryPrefix))
 	}

@@ -98,6 +98,7 @@ func crossSources(t *testing.T) []crossSource {
 		{FormatPicoclaw, filepath.Join("..", "testdata", "samples", "picoclaw")},
 		{FormatZot, filepath.Join("..", "testdata", "samples", "zot")},
 		{FormatSwink, filepath.Join("..", "testdata", "samples", "swink")},
+		{FormatOpencode, filepath.Join("..", "testdata", "opencode")},
 	}
 	if _, err := os.Stat(filepath.Join("..", "testdata", "corpus", "claude-code")); err == nil && !testing.Short() && !raceEnabled {
 		root := corpusRoot(t)
@@ -119,7 +120,7 @@ func TestExportCorpusCrossFormat(t *testing.T) {
 		t.Skip("hundreds of exports and imports, no concurrency: run without -race (.ci/run's corpus step does)")
 	}
 	ctx := context.Background()
-	targets := []string{FormatPi, FormatClaudeCode, FormatCodex, FormatPicoclaw, FormatZot, FormatSwink}
+	targets := []string{FormatPi, FormatClaudeCode, FormatCodex, FormatPicoclaw, FormatZot, FormatSwink, FormatOpencode}
 	type tally struct{ translated, refused, unjudged int }
 	pairs := map[string]*tally{}
 	reasons := map[string]map[string]int{}

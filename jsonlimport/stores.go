@@ -152,10 +152,11 @@ func prepareSession(ctx context.Context, store sessiondb.Store, p planned) *work
 // storeCopyOf reports whether the entries parsed from a store's session
 // are those the session existing holds from its own source, or their
 // start (compared as JSON values, so that one source's key order or
-// spacing is not a difference).
+// spacing is not a difference); a session with no entry yet is the start
+// of any.
 func storeCopyOf(ctx context.Context, store sessiondb.Store, existing sessiondb.Session, pd *Parsed) bool {
 	log, err := jsonl.ImportedLog(ctx, store, existing.ID)
-	if err != nil || len(pd.Entries) == 0 || len(pd.Entries) > len(log) {
+	if err != nil || len(pd.Entries) > len(log) {
 		return false
 	}
 	for i, e := range pd.Entries {

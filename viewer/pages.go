@@ -247,8 +247,13 @@ func (d *sessionData) present() {
 			d.Hidden++
 		}
 		for j := range v.Blocks {
-			if b := &v.Blocks[j]; b.Agent != "" && format == jsonlimport.FormatClaudeCode {
+			switch b := &v.Blocks[j]; {
+			case b.Agent != "" && format == jsonlimport.FormatClaudeCode:
 				b.AgentLink = "/s/" + url.PathEscape(jsonlimport.ClaudeCodeAgentSession(d.S.ID, b.Agent))
+			case b.Agent != "" && format == jsonlimport.FormatOpencode:
+				// opencode's task tool names its sub-agent's session,
+				// imported under opencode's own ID.
+				b.AgentLink = "/s/" + url.PathEscape(b.Agent)
 			}
 		}
 		v.Superseded = e.Seq < d.keep

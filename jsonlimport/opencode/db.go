@@ -504,7 +504,7 @@ func dbParse(ctx context.Context, u jsonl.Unit, storePath, id string, from jsonl
 			return ""
 		}
 		return p
-	})
+	}, true)
 	if err != nil {
 		return nil, err
 	}

@@ -211,7 +211,7 @@ func legacyParse(u jsonl.Unit, from jsonl.Resume) (*jsonl.Parsed, error) {
 	}
 	sortMessages(src.messages)
 	var rs resumeState
-	pd, err := build(u, src, 0, rs, nil)
+	pd, err := build(u, src, 0, rs, nil, true)
 	if err != nil {
 		return nil, err
 	}
@@ -308,7 +308,7 @@ func exportParse(u jsonl.Unit, from jsonl.Resume) (*jsonl.Parsed, error) {
 		src.messages = append(src.messages, m)
 	}
 	var rs resumeState
-	pd, err := build(u, src, 0, rs, nil)
+	pd, err := build(u, src, 0, rs, nil, false)
 	if err != nil {
 		return nil, err
 	}

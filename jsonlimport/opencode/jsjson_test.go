@@ -87,7 +87,7 @@ func FuzzOpencodeRows(f *testing.F) {
 		m.id = "msg_1"
 		src := &source{id: "ses_f", messages: []message{m, m}}
 		src.messages[1].id = "msg_2"
-		pd, err := build(u, src, 0, resumeState{}, nil)
+		pd, err := build(u, src, 0, resumeState{}, nil, true)
 		if err != nil {
 			return
 		}

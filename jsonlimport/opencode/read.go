@@ -47,19 +47,21 @@ var defaultTitle = regexp.MustCompile(`^(New session - |Child session - )\d{4}-\
 // messages after the first base ones of the session (all of them when
 // base is 0); rs is the previous import's state (zero for a whole read).
 // prefix is the fingerprint of the session's messages up to and
-// including the last one settled, when the source has one.
-func build(u jsonl.Unit, src *source, base int, rs resumeState, prefixOf func(n int, last *message) string) (*jsonl.Parsed, error) {
+// including the last one settled, when the source has one. live says
+// that opencode may still be writing the source (its database, its
+// storage/ tree), whose unfinished last turn is then left for later; an
+// export file is written whole, and every message of it is read.
+func build(u jsonl.Unit, src *source, base int, rs resumeState, prefixOf func(n int, last *message) string, live bool) (*jsonl.Parsed, error) {
 	pd := &jsonl.Parsed{Unit: u}
 	msgs := src.messages
-	n := settled(msgs)
+	n := len(msgs)
+	if live {
+		n = settled(msgs)
+	}
 	if n < len(msgs) {
 		pd.Problems = append(pd.Problems, jsonl.Problem{Path: u.Path, Reason: fmt.Sprintf(
 			"%s: the last turn is not finished (opencode is working on it, or stopped in it); its %d messages are imported once it ends",
 			jsonl.UnfinishedMarker, len(msgs)-n)})
-	}
-	if base == 0 && len(msgs) == 0 {
-		// A session opencode made but has not written a message to.
-		return nil, fmt.Errorf("opencode session %s: %w", src.id, jsonl.ErrNoConversation)
 	}
 	done := msgs[:n]
 	index := map[string]int{} // message id -> entry number (1-based), of this read
