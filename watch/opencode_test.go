@@ -186,3 +186,67 @@ func TestOpencodeStoreWrittenLive(t *testing.T) {
 		t.Errorf("copies left after the watcher stopped: %v", left)
 	}
 }
+
+// TestOpencodeLegacyTreeWrittenLive: opencode 1.1's storage/ tree, whose
+// session grows by new message and part files in other folders than the
+// session's file, is followed: the session is imported again when they
+// appear, and ends as one import of the final tree gives it.
+func TestOpencodeLegacyTreeWrittenLive(t *testing.T) {
+	root := t.TempDir()
+	copyTree(t, "../testdata/opencode/legacy", root)
+	storage := filepath.Join(root, "storage")
+	const ses = "ses_db4b7f3e0ffeiPtHNujtwCbykY"
+	msgs, _ := filepath.Glob(filepath.Join(storage, "message", ses, "*.json"))
+	sort.Strings(msgs)
+	if len(msgs) < 4 {
+		t.Fatalf("fixture: %v", msgs)
+	}
+	// Hold back the last turn: its user and assistant messages with parts.
+	held := map[string][]byte{}
+	for _, m := range msgs[len(msgs)-3:] {
+		mid := strings.TrimSuffix(filepath.Base(m), ".json")
+		files := append([]string{m}, globAll(filepath.Join(storage, "part", mid, "*.json"))...)
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			held[f] = b
+			os.Remove(f)
+		}
+		os.Remove(filepath.Join(storage, "part", mid))
+	}
+	st := newStore(t, t.TempDir())
+	startWatch(t, st, Options{Paths: []string{root}})
+	ctx := context.Background()
+	before, err := st.Get(ctx, ses)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := make([]string, 0, len(held))
+	for f := range held {
+		names = append(names, f)
+	}
+	sort.Strings(names)
+	for _, f := range names {
+		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f, held[f], 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, "the grown legacy session", func() bool {
+		s, err := st.Get(ctx, ses)
+		return err == nil && s.LastSeq == 6
+	})
+	if before.LastSeq != 3 {
+		t.Errorf("before the last turn: %d entries, want 3", before.LastSeq)
+	}
+	compareViews(t, view(t, st), oneShot(t, root))
+}
+
+func globAll(pattern string) []string {
+	m, _ := filepath.Glob(pattern)
+	return m
+}

@@ -101,8 +101,11 @@
 // before a user message whose turn is whole (each assistant message in it
 // completed), and the last turn when its last assistant message ended it
 // (completed, with a finish other than "tool-calls" and "unknown", after
-// which opencode asks the model again, or failed). A last turn still being
-// written is left for a later import and reported with
+// which opencode asks the model again, or failed). This holds for the
+// places opencode writes while it works (its database, its storage/ tree);
+// an export file is written whole, and all of it is read. A session opencode
+// made but wrote no message to yet is a session without entries. A last
+// turn still being written is left for a later import and reported with
 // jsonl.UnfinishedMarker ("unfinished: the last turn is not finished …"),
 // as a torn last line of a JSONL file is; a watcher holds that problem back
 // while the database is being written. A session opencode was killed in
@@ -186,7 +189,9 @@
 // import` loads it (tried by hand with opencode 1.18.33: it keeps every
 // message and part, and sets the session's directory to its own). A
 // session of another format is translated by jsonlimport
-// (jsonl.WriteForeign), or refused naming what opencode cannot hold.
+// (jsonl.WriteForeign, translate_opencode.go: user, context, assistant
+// messages with reasoning, text and tool parts holding their results), or
+// refused naming what opencode cannot hold.
 //
 // # Observed and inferred
 //

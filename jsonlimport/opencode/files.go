@@ -74,6 +74,33 @@ func jsonFiles(dir string) []string {
 	return out
 }
 
+// LegacyOwner returns the session file of the legacy storage/ tree that
+// reads the message or part file at path (storage/message/<session>/…,
+// storage/part/<message>/…), or "": a watcher that sees one appear imports
+// that session again. path need not exist any more.
+func LegacyOwner(path string) string {
+	root, kind := inStorage(path)
+	group := filepath.Base(filepath.Dir(path))
+	switch {
+	case root == "":
+		return ""
+	case kind == "part":
+		// The part's message names its session: the folder it is in.
+		m, _ := filepath.Glob(filepath.Join(root, "message", "*", group+".json"))
+		if len(m) == 0 {
+			return ""
+		}
+		group = filepath.Base(filepath.Dir(m[0]))
+	case kind != "message":
+		return ""
+	}
+	s, _ := filepath.Glob(filepath.Join(root, "session", "*", group+".json"))
+	if len(s) == 0 {
+		return ""
+	}
+	return s[0]
+}
+
 // legacyExtra lists every file a legacy session is read from besides its
 // own: its message files and their part files.
 func legacyExtra(path string) []string {
