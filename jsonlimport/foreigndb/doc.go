@@ -75,15 +75,28 @@
 //
 // # Refreshing: what the log gained
 //
-// Refresh brings a snapshot to the source's current state. When the
-// source is as copied, it does nothing. When the main file is unchanged
-// and the log only grew (same inode and header), it appends the log's new
-// bytes to the copy's log and reopens the copy (SQLite's recovery reads
-// the whole log again, which a checkpoint keeps small: the agent's
-// automatic checkpoint runs every 1000 pages by default). Otherwise (a
-// checkpoint rewrote the main file) it takes a whole new copy. A watcher
-// that follows a running agent therefore copies the database once per
-// checkpoint of the agent, and in between only what was appended.
+// Refresh brings a snapshot to the source's current state. The log does
+// not only grow: after a checkpoint has moved every frame into the main
+// file, the writer starts the log again at its start, with new salts in
+// its header, and writes its next transactions over the old frames in
+// place (the file keeps its size, and within the clock's tick its time);
+// within a transaction it may also write a frame again, and the checksums
+// of the frames after it, before the commit frame. So, while the source's
+// log has the header the copy's has, Refresh reads the source's frames
+// after the copy's last commit frame, checks each as SQLite's recovery
+// does (the header's salts, the checksum chain continued from the copy's,
+// wal.go), and appends those up to the last commit frame to the copy's log
+// (read once: what is appended is what was checked); when there are none,
+// nothing is copied or reopened. The main file is not copied again then:
+// a checkpoint only moves into it pages that the log still holds, so the
+// copy's main file with its log reads as the source does. When the log's
+// header changed (restarted, truncated, removed), or the database keeps no
+// log and its file changed, a new whole copy is taken. A watcher that
+// follows a running agent therefore copies the database once per restart
+// of its log (opencode checkpoints when it starts), and in between only the
+// transactions committed since (TestSnapshotAfterTheLogRestarted writes
+// transactions over a restarted log's old frames; watch's
+// TestLiveOpencodeWatched follows opencode itself).
 //
 // # Damaged files
 //

@@ -156,16 +156,23 @@ type Snapshot struct {
 	copy   string // the copied main file
 	db     *sql.DB
 	taken  state // the source as copied
-	copied int64 // bytes of the log in the copy
 	closed bool
 	stats  Stats
+	// The copy's log: its header, and where its committed frames end
+	// with the checksum chain there (log false: the copy has no log with
+	// a valid header, and only a whole copy brings it up to date).
+	log    bool
+	walHdr walHeader
+	walEnd int64
+	walCk  [2]uint32
 }
 
 // Stats counts what a Snapshot did, for tests and benchmarks.
 type Stats struct {
 	// Copies counts whole copies of the database (main file and log).
 	Copies int
-	// LogAppends counts refreshes that copied only what the log gained.
+	// LogAppends counts refreshes that copied only the transactions the
+	// log gained.
 	LogAppends int
 	// Retries counts copies found torn (the source changed while it was
 	// copied) and taken again.
@@ -200,91 +207,80 @@ func (s *Snapshot) Stats() Stats {
 	return s.stats
 }
 
-// Refresh brings the copy up to the source's current state: nothing when
-// the source is as copied; only the bytes the log gained when the main
-// file is unchanged and the log only grew (the writer appended
-// transactions); otherwise a new whole copy. It reports whether the copy
-// changed.
+// Refresh brings the copy up to the source's current state. While the
+// source's log has the header the copy's has (no checkpoint restarted it),
+// the copy is brought up to date by the transactions committed in the log
+// after the copy's last one, checked frame by frame (wal.go) and appended
+// to the copy's log; nothing is copied when there are none. The main file
+// is not copied again then: a checkpoint only moves into it pages that the
+// log still holds. Otherwise (the log was restarted or removed, or the
+// database keeps no log and its file changed) a new whole copy is taken.
 func (s *Snapshot) Refresh(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return fmt.Errorf("snapshot of %s: %w", s.Path, sessiondb.ErrClosed)
 	}
+	if s.db == nil {
+		return s.copyAll(ctx)
+	}
 	now, err := readState(s.Path)
 	if err != nil {
 		return fmt.Errorf("snapshot of %s: %w", s.Path, err)
 	}
-	if s.db != nil && now.db.equal(s.taken.db) && now.wal.equal(s.taken.wal) && bytes.Equal(now.header, s.taken.header) {
-		s.stats.Unchanged++
-		return nil
-	}
-	if s.db != nil && consistent(s.taken, now) && s.taken.wal.exists {
+	if s.log && now.wal.exists && bytes.Equal(now.header, s.taken.header) {
 		if err := s.appendLog(ctx); err == nil {
 			return nil
 		}
 		// Fall back to a whole copy.
+	} else if !s.log && now.db.equal(s.taken.db) && now.wal.equal(s.taken.wal) && bytes.Equal(now.header, s.taken.header) &&
+		now.journal.equal(s.taken.journal) {
+		s.stats.Unchanged++
+		return nil
 	}
 	return s.copyAll(ctx)
 }
 
-// appendLog copies what the source's log gained since the copy and opens
-// the copy again (SQLite rebuilds its index of the log from the log on
-// the first open, so the new transactions are seen).
+// appendLog appends to the copy's log the transactions the source's log
+// committed after the copy's last one, and opens the copy again (SQLite
+// rebuilds its index of the log from the log when the first connection
+// opens it, so the new transactions are seen).
 func (s *Snapshot) appendLog(ctx context.Context) error {
-	for attempt := 0; attempt < maxAttempts; attempt++ {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		before, err := readState(s.Path)
-		if err != nil {
-			return err
-		}
-		if !consistent(s.taken, before) {
-			return errors.New("source changed beyond its log")
-		}
-		n, err := appendFrom(s.Path+"-wal", s.copy+"-wal", s.copied)
-		if err != nil {
-			return err
-		}
-		after, err := readState(s.Path)
-		if err != nil {
-			return err
-		}
-		if !consistent(before, after) {
-			// A checkpoint restarted the log meanwhile: what was appended
-			// may belong to the new log. Take a whole copy.
-			return errors.New("log restarted while it was copied")
-		}
-		if err := s.reopen(ctx, false); err != nil {
-			return err
-		}
-		s.copied += n
-		s.taken = state{db: after.db, wal: before.wal, header: before.header}
-		s.taken.wal.size = s.copied
-		s.stats.LogAppends++
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	src, err := os.Open(s.Path + "-wal") // O_RDONLY: never creates
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	end, ck, frames := walCommitted(src, s.walHdr, s.walEnd, s.walCk, true)
+	if end == s.walEnd {
+		s.stats.Unchanged++
 		return nil
 	}
-	return ErrUnsettled
-}
-
-// appendFrom appends the bytes of src from offset off to dst and returns
-// how many it appended.
-func appendFrom(src, dst string, off int64) (int64, error) {
-	in, err := os.Open(src)
+	// The frames were read and checked against the header the copy's log
+	// has; one read, so what is appended is what was checked.
+	f, err := os.OpenFile(s.copy+"-wal", os.O_WRONLY, 0o600)
 	if err != nil {
-		return 0, err
+		return err
 	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_APPEND, 0o600)
-	if err != nil {
-		return 0, err
+	_, err = f.WriteAt(frames, s.walEnd)
+	if err == nil {
+		err = f.Truncate(end)
 	}
-	n, err := io.Copy(out, io.NewSectionReader(in, off, 1<<62))
-	if cerr := out.Close(); err == nil {
+	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	return n, err
+	if err != nil {
+		return err
+	}
+	if err := s.reopen(ctx, false); err != nil {
+		return err
+	}
+	s.walEnd, s.walCk = end, ck
+	s.stats.LogAppends++
+	return nil
 }
 
 // copyAll takes a whole new copy, retrying while the source's main file
@@ -377,9 +373,11 @@ func (s *Snapshot) copyAll(ctx context.Context) error {
 			}
 			return err
 		}
-		s.taken = state{db: before.db, wal: before.wal, header: before.header}
+		s.taken = before
 		s.taken.wal.size = walBytes
-		s.copied = walBytes
+		if err := s.readLog(); err != nil {
+			return fmt.Errorf("snapshot of %s: %w", s.Path, err)
+		}
 		s.stats.Copies++
 		return nil
 	}
@@ -387,6 +385,35 @@ func (s *Snapshot) copyAll(ctx context.Context) error {
 		return fmt.Errorf("snapshot of %s: %d attempts: %w", s.Path, maxAttempts, ErrUnsettled)
 	}
 	return fmt.Errorf("snapshot of %s: %w", s.Path, lastErr)
+}
+
+// readLog finds, in the copy's log, where its committed frames end (and
+// cuts what follows: torn or uncommitted frames, or the old frames of a
+// log that was restarted), for appendLog to continue from there.
+func (s *Snapshot) readLog() error {
+	s.log = false
+	f, err := os.OpenFile(s.copy+"-wal", os.O_RDWR, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	head := make([]byte, walHeaderSize)
+	if n, _ := f.ReadAt(head, 0); n < walHeaderSize {
+		return nil
+	}
+	h, ok := parseWALHeader(head)
+	if !ok {
+		return nil
+	}
+	end, ck, _ := walCommitted(f, h, walHeaderSize, h.cksum, false)
+	if err := f.Truncate(end); err != nil {
+		return err
+	}
+	s.log, s.walHdr, s.walEnd, s.walCk = true, h, end, ck
+	return nil
 }
 
 // copyFile copies src to a new file dst (0600) and returns its size.

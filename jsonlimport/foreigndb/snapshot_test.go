@@ -543,3 +543,50 @@ func TestSnapshotOfAReadOnlyDirectory(t *testing.T) {
 		t.Errorf("the copy was not removed: %v left in TMPDIR", names)
 	}
 }
+
+// TestSnapshotAfterTheLogRestarted: after a checkpoint moved the whole log
+// into the main file, the writer starts the log again from its start,
+// writing new transactions over the old frames in place: the file does not
+// grow, and its time may not change within the clock's tick. Each refresh
+// reads those transactions (opencode checkpoints when it starts, then
+// keeps writing in the restarted log).
+func TestSnapshotAfterTheLogRestarted(t *testing.T) {
+	ctx := context.Background()
+	src := filepath.Join(t.TempDir(), "store.db")
+	w := writer(t, src, 0)
+	if err := insert(w, 200); err != nil { // a long log
+		t.Fatal(err)
+	}
+	s, err := Open(ctx, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	mustExec(t, w, `PRAGMA wal_checkpoint(PASSIVE)`)
+	fi, _ := os.Stat(src + "-wal")
+	size := fi.Size()
+	want := 200
+	for i := 0; i < 6; i++ {
+		if err := insert(w, 1); err != nil {
+			t.Fatal(err)
+		}
+		want++
+		if err := s.Refresh(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if rows, total := counts(t, s); rows != want || total != want {
+			t.Fatalf("write %d after the restart: read %d rows, total %d; want %d (%+v)", i+1, rows, total, want, s.Stats())
+		}
+	}
+	if fi, _ := os.Stat(src + "-wal"); fi.Size() != size {
+		t.Fatalf("the log grew from %d to %d bytes: the writes did not go over the old frames, the case is not set up", size, fi.Size())
+	}
+	if err := s.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	st := s.Stats()
+	t.Logf("%+v", st)
+	if st.Unchanged == 0 {
+		t.Errorf("a refresh with nothing new was not found unchanged: %+v", st)
+	}
+}

@@ -21,8 +21,14 @@ import (
 
 // dbTables reports which of the tables the reader uses the database has.
 type dbTables struct {
+	any                                            bool
 	session, message, part, project, eventSequence bool
 }
+
+// errNoTablesYet: a database without any table, which opencode creates
+// before its first migration makes every table in one transaction: a
+// store with no session yet, not a foreign database.
+var errNoTablesYet = errors.New("no table yet")
 
 func tablesOf(ctx context.Context, db *sql.DB) (dbTables, error) {
 	var t dbTables
@@ -36,6 +42,7 @@ func tablesOf(ctx context.Context, db *sql.DB) (dbTables, error) {
 		if err := rows.Scan(&name); err != nil {
 			return t, foreigndb.Translate(err)
 		}
+		t.any = true
 		switch name {
 		case "session":
 			t.session = true
@@ -51,6 +58,9 @@ func tablesOf(ctx context.Context, db *sql.DB) (dbTables, error) {
 	}
 	if err := rows.Err(); err != nil {
 		return t, foreigndb.Translate(err)
+	}
+	if !t.any {
+		return t, errNoTablesYet
 	}
 	if !t.session || !t.message || !t.part {
 		return t, fmt.Errorf("no opencode tables session, message and part: %w", foreigndb.ErrNotDatabase)
@@ -329,6 +339,9 @@ func dbSessions(ctx context.Context, store jsonl.Unit, c *jsonl.Cache) ([]jsonl.
 	}
 	db := snap.DB()
 	tables, err := tablesOf(ctx, db)
+	if errors.Is(err, errNoTablesYet) {
+		return nil, nil, nil
+	}
 	if err != nil {
 		return nil, nil, err
 	}
