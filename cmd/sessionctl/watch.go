@@ -45,8 +45,11 @@ deleted files (their sessions are kept). Every format that import reads.
 
 Without PATH it follows the default archive places that import lists
 (~/.claude/projects, ~/.codex/sessions, ~/.pi/agent/sessions, the picoclaw
-workspace, the zot home), including those that do not exist yet: they are
-followed from when they appear.
+workspace, the zot home, ~/.local/share/opencode), including those that do
+not exist yet: they are followed from when they appear. An agent's SQLite
+store (opencode.db) is read from a copy taken aside, brought up to date at
+each write by the transactions its -wal committed since; a session's turn
+still being written is imported once it ends.
 
 A last line without a newline is a line still being written: it is neither
 imported nor reported until the file has been quiet for 10 s; then it is
