@@ -34,8 +34,11 @@ package jsonlimport
 // "stop". Messages, parts and the session get opencode's kind of ID
 // (prefix, time, then 14 characters made from the session's ID), so the
 // same session is written the same way each time. Refused: redacted
-// thinking, images in an assistant's message or in a tool result, and a
-// tool result whose call is not in the assistant message before it.
+// thinking, images in an assistant's message or in a tool result, a tool
+// result whose call is not in the assistant message before it, and results
+// not in the order of their calls (parallel calls answered in another
+// order: opencode holds each result in its call's part, and gives them back
+// in the calls' order).
 
 import (
 	"bytes"
@@ -389,6 +392,7 @@ func opencodeTranslated(ctx context.Context, s sessiondb.Store, sess sessiondb.S
 			mid := ids.next("msg", t)
 			var parts []json.RawMessage
 			ranAll, calls := true, 0
+			next := i + 1 // where this message's next result must be
 			for _, b := range m.Blocks {
 				p := &ocObj{}
 				switch b.Type {
@@ -413,6 +417,13 @@ func opencodeTranslated(ctx context.Context, s sessiondb.Store, sess sessiondb.S
 					state := &ocObj{}
 					if k, ok := results[b.ID]; ok && k > i && !used[k] {
 						used[k] = true
+						if k != next {
+							// opencode keeps a result in its call's part:
+							// results come back in the order of the calls,
+							// right after their message.
+							loss.add("tool result not in its call's order")
+						}
+						next = k + 1
 						res := msgs[k]
 						var text []string
 						for _, rb := range res.Blocks {

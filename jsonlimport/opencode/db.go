@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/sessiondb/sessiondb/jsonlimport/foreigndb"
@@ -531,7 +530,7 @@ var errNotStore = errors.New("not an opencode session path")
 // splitDB splits a session unit's path into its database and session id.
 func splitDB(p string) (string, string, error) {
 	store, key, ok := jsonl.SplitSessionPath(p)
-	if !ok || !strings.HasPrefix(key, "ses") && key == "" {
+	if !ok {
 		return "", "", errNotStore
 	}
 	return store, key, nil

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -199,7 +200,7 @@ func (Format) Parse(ctx context.Context, u jsonl.Unit, from jsonl.Resume) (parse
 		return nil, fmt.Errorf("parse opencode %s: %w: %w", u.Path, err, sessiondb.ErrInvalid)
 	}
 	pd, err := dbParse(ctx, u, store, id, from)
-	if err != nil && err != jsonl.ErrNotIncremental {
+	if err != nil && !errors.Is(err, jsonl.ErrNotIncremental) {
 		return nil, fmt.Errorf("parse opencode %s: %w", u.Path, err)
 	}
 	return pd, err

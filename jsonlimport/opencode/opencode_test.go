@@ -577,7 +577,7 @@ func TestOpencodeGrowth(t *testing.T) {
 }
 
 // checkGrowth imports the store in dir at every step-th message (0: a
-// step that visits about three states; every one in the long run) into one database, then whole, and
+// step that visits about two states; every one in the long run) into one database, then whole, and
 // compares that with one import of the store; it returns the number of
 // sessions.
 func checkGrowth(t *testing.T, from string, step int) int {
@@ -590,7 +590,7 @@ func checkGrowth(t *testing.T, from string, step int) int {
 		t.Fatalf("%s has no message", from)
 	}
 	if step <= 0 {
-		step = max(1, len(msgs)/3)
+		step = max(1, len(msgs)/2)
 		if longtest.Enabled() {
 			step = 1
 		}

@@ -5,7 +5,6 @@ package opencode
 // usage it recorded, the session's metadata.
 
 import (
-	"encoding/json"
 	"fmt"
 	"regexp"
 
@@ -215,6 +214,3 @@ func messageBody(u jsonl.Unit, info []byte, parts [][]byte, problems *[]jsonl.Pr
 	m.body = b
 	return m, nil
 }
-
-// rawJSON is a member's JSON value, written as it is.
-type rawJSON = json.RawMessage
