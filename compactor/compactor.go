@@ -237,6 +237,9 @@ func fitSummary(format string, e sessiondb.Entry) error {
 		} `json:"payload"`
 		ID      string          `json:"id"`
 		Content json.RawMessage `json:"content"`
+		Info    *struct {
+			Role string `json:"role"`
+		} `json:"info"`
 	}
 	enveloped := false
 	if json.Unmarshal(e.Body, &env) == nil {
@@ -251,6 +254,8 @@ func fitSummary(format string, e sessiondb.Entry) error {
 			enveloped = env.Type == "user" && env.ID != "" && len(env.Content) > 0
 		case jsonlimport.FormatQwen:
 			enveloped = env.Type == "user" && env.Message != nil && env.Message.Role == "user"
+		case jsonlimport.FormatOpencode:
+			enveloped = env.Info != nil && env.Info.Role == "user"
 		}
 	}
 	m := jsonlimport.Understand(format, e)

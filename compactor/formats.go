@@ -9,8 +9,8 @@ import (
 )
 
 // ownShape reports whether sessions of the source format keep each line of
-// an agent's own file as an entry (Claude Code, Codex, pi, Gemini CLI,
-// Qwen Code): their entries
+// an agent's own file, or each message of its store, as an entry (Claude
+// Code, Codex, pi, Gemini CLI, Qwen Code, opencode): their entries
 // are read through jsonlimport.Understand, the one understanding of those
 // formats, and their summary message is written in the format's shape.
 // Every other format (picoclaw, zot, swink, sessions an application wrote)
@@ -18,7 +18,7 @@ import (
 func ownShape(format string) bool {
 	switch format {
 	case jsonlimport.FormatClaudeCode, jsonlimport.FormatCodex, jsonlimport.FormatPi,
-		jsonlimport.FormatGemini, jsonlimport.FormatQwen:
+		jsonlimport.FormatGemini, jsonlimport.FormatQwen, jsonlimport.FormatOpencode:
 		return true
 	}
 	return false
@@ -86,6 +86,8 @@ func inspectAll(format string, t []sessiondb.Entry) []bodyInfo {
 //     "sessiondb-summary" (Gemini CLI's records need one).
 //   - Qwen Code: a "user" record whose message is a user Content of one
 //     text part.
+//   - opencode: a message as opencode exports one, {"info": {"role":
+//     "user"}, "parts": [a text part]}.
 //   - Any other format: DefaultSummaryMessage.
 //
 // The text is SummaryPrefix + text in every shape.
@@ -133,6 +135,13 @@ func FormatSummaryMessage(format, text string) json.RawMessage {
 			Role  string     `json:"role"`
 			Parts []textPart `json:"parts"`
 		}{"user", []textPart{{text}}}}
+	case jsonlimport.FormatOpencode:
+		v = struct {
+			Info  any   `json:"info"`
+			Parts []any `json:"parts"`
+		}{struct {
+			Role string `json:"role"`
+		}{"user"}, []any{typedText{"text", text}}}
 	default:
 		return DefaultSummaryMessage(strings.TrimPrefix(text, SummaryPrefix))
 	}

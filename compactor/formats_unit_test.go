@@ -131,7 +131,7 @@ func budgetFrom(tr []sessiondb.Entry, i int) int {
 
 func TestFormatSummaryMessageRead(t *testing.T) {
 	for _, format := range []string{jsonlimport.FormatClaudeCode, jsonlimport.FormatCodex, jsonlimport.FormatPi,
-		jsonlimport.FormatGemini, jsonlimport.FormatQwen, jsonlimport.FormatZot, ""} {
+		jsonlimport.FormatGemini, jsonlimport.FormatQwen, jsonlimport.FormatOpencode, jsonlimport.FormatZot, ""} {
 		body := FormatSummaryMessage(format, "the gist")
 		m := jsonlimport.Understand(format, sessiondb.Entry{Kind: sessiondb.KindMessage, Body: body})
 		if m.Role != "user" || m.Text != SummaryPrefix+"the gist" || m.Bookkeeping {
@@ -235,7 +235,11 @@ func FuzzPlanFormat(f *testing.F) {
 {"type":"message","message":{"role":"assistant","content":[{"type":"toolCall","id":"t1","name":"read","arguments":{}}]}}
 {"type":"message","message":{"role":"toolResult","toolCallId":"t1","content":[{"type":"text","text":"x"}]}}
 {"type":"message","message":{"role":"user","content":"again"}}`)
-	formats := []string{jsonlimport.FormatClaudeCode, jsonlimport.FormatCodex, jsonlimport.FormatPi, ""}
+	f.Add(uint8(3), uint8(1), uint8(0), `{"info":{"role":"user"},"parts":[{"type":"text","text":"hi"}]}
+{"info":{"role":"assistant"},"parts":[{"type":"tool","tool":"bash","callID":"c1","state":{"status":"completed","input":{},"output":"x"}}]}
+{"info":{"role":"assistant"},"parts":[{"type":"text","text":"done"}]}
+{"info":{"role":"user"},"parts":[{"type":"text","text":"again"}]}`)
+	formats := []string{jsonlimport.FormatClaudeCode, jsonlimport.FormatCodex, jsonlimport.FormatPi, jsonlimport.FormatOpencode, ""}
 	f.Fuzz(func(t *testing.T, fi, keep, anchor uint8, lines string) {
 		format := formats[int(fi)%len(formats)]
 		var tr []sessiondb.Entry

@@ -49,6 +49,11 @@ type planned struct {
 	files  int     // 1 + len(unit.Extra)
 	pricer *pricer // prices the unit's estimated usage (nil: as parsed)
 	follow *Follow // Options.Follow
+	// session is set for a session of a store (stores.go), whose unit
+	// is the session's; cache is where its store's reader keeps what
+	// the session is read from.
+	session *jsonl.StoreSession
+	cache   *jsonl.Cache
 }
 
 // discover walks paths (files and directory trees), offers the sorted files
@@ -96,7 +101,7 @@ func discover(paths []string, formats []Format) (units []planned, problems, skip
 			add(abs)
 			continue
 		}
-		found, err := walkRoot(abs, add, &problems, &skipped)
+		found, err := walkRoot(abs, add, skipDirOf(formats), &problems, &skipped)
 		if err != nil {
 			return nil, nil, nil, fmt.Errorf("import %s: %w", p, err)
 		}
@@ -172,7 +177,7 @@ func discover(paths []string, formats []Format) (units []planned, problems, skip
 // one), hands every regular file to add, and returns how many files it
 // found, skipped ones included. Unreadable directories are problems; links
 // to files outside the tree are skipped with a note (see discover).
-func walkRoot(root string, add func(string), problems, skipped *[]Problem) (int, error) {
+func walkRoot(root string, add func(string), skipDir func(string) string, problems, skipped *[]Problem) (int, error) {
 	// The tree's real location, to tell links that stay inside it from
 	// links that leave it. A link named as the root is followed: walking
 	// "root/" makes WalkDir resolve it, and the paths stay under the name
@@ -196,6 +201,14 @@ func walkRoot(root string, add func(string), problems, skipped *[]Problem) (int,
 			return nil
 		}
 		switch {
+		case d.IsDir():
+			if path != walk && skipDir != nil {
+				if reason := skipDir(filepath.Clean(path)); reason != "" {
+					*skipped = append(*skipped, Problem{Path: filepath.Clean(path), Reason: reason})
+					found++ // a folder of the agent's: not an empty walk
+					return fs.SkipDir
+				}
+			}
 		case d.Type().IsRegular():
 			found++
 			add(path)
@@ -217,6 +230,39 @@ func walkRoot(root string, add func(string), problems, skipped *[]Problem) (int,
 		return nil
 	})
 	return found, err
+}
+
+// SkipDir returns why an import walking a tree skips the folder at path
+// and all it holds (a format's jsonl.DirSkipper: opencode's snapshots and
+// logs beside its database), or "" when it is walked. A watcher skips the
+// same folders.
+func SkipDir(path string) string {
+	if f := skipDirOf(Formats()); f != nil {
+		return f(path)
+	}
+	return ""
+}
+
+// skipDirOf returns the formats' folder skipping (jsonl.DirSkipper): the
+// first reason a format gives for a folder.
+func skipDirOf(formats []Format) func(string) string {
+	var ds []jsonl.DirSkipper
+	for _, f := range formats {
+		if d, ok := f.(jsonl.DirSkipper); ok {
+			ds = append(ds, d)
+		}
+	}
+	if len(ds) == 0 {
+		return nil
+	}
+	return func(dir string) string {
+		for _, d := range ds {
+			if r := d.SkipDir(dir); r != "" {
+				return r
+			}
+		}
+		return ""
+	}
 }
 
 // within reports whether path lies inside the directory dir (both

@@ -1,17 +1,23 @@
 // Package jsonlimport moves session archives written by other agents into a
 // sessiondb.Store, losslessly, and writes sessions back out in those formats.
 // It reads and writes picoclaw, zot, swink, Claude Code, Codex CLI, pi,
-// Gemini CLI and Qwen Code archives; each format is a Format (see Formats), and the importer works against the sessiondb.Store interface
-// only, never against a particular backend.
+// Gemini CLI, Qwen Code and opencode archives; each format is a Format
+// (see Formats), and the importer works against the sessiondb.Store
+// interface only, never against a particular backend.
 //
 // # Detection
 //
 // Import walks the files and directory trees it is given. The sorted files of
 // each directory are offered to each format's Claim in turn (picoclaw, zot,
-// swink, qwen-code, claude-code, codex, pi, gemini-cli, or only the format
-// named in
+// swink, qwen-code, claude-code, codex, pi, gemini-cli, opencode, or only
+// the format named in
 // Options.Format); a format claims files by name and by their first lines,
-// and groups a primary file with its side files into a Unit. Detect runs
+// and groups a primary file with its side files into a Unit. A format whose
+// files are stores of many sessions (jsonl.StoreFormat: opencode's SQLite
+// database) claims the store as one unit, and the import lists its
+// sessions (see "Stores" below). A walk skips the folders a format knows
+// to hold no session (jsonl.DirSkipper: opencode's snapshots and logs
+// beside its database), with one note each. Detect runs
 // this discovery alone (what would be imported, per format), and
 // WellKnownLocations lists the agents' default archive directories. Files nobody claims are reported as
 // Problems ("unknown format, skipped") and the import goes on, so a mixed
@@ -115,6 +121,29 @@
 //     has yet (a picoclaw .jsonl imported before its meta named the key)
 //     is the path's session renamed: a replacement, which keeps the
 //     session's ID.
+//
+// # Stores
+//
+// A store (an SQLite database of many sessions; opencode's storage/ tree,
+// whose session is a file of its own read with message and part files
+// elsewhere) is listed at each import by its format (StoreFormat.Sessions,
+// stores.go), each session with a stamp; each session is then a unit of
+// its own, whose source record is keyed by its session path
+// (jsonl.SessionPath: "<database>#<session id>") and holds the stamp in
+// place of a file's hash. A session whose stamp did not change is not
+// read. A changed one is read from the cursor its reader recorded (the
+// rows it consumed: Parsed.Offset and ResumeState); a reader that cannot
+// continue from it (ErrNotIncremental: the rows before the cursor
+// changed) reads the session whole, and the entries after those imported
+// are appended when the first ones still read the same (the digest), else
+// the transcript is replaced, as for a file rewritten in place. A database
+// is read from a copy taken aside with its -wal (package foreigndb, whose
+// doc says why and how, and how crush, goose and Cursor stores are to
+// plug in), one copy per import, kept and refreshed by what the log
+// gained when the import runs under a Follow (a watcher). The same
+// session found in another place of its format (an opencode database and
+// an `opencode export` of it) is a copy when its entries are those already
+// imported, or their start.
 //
 // A file of a known format that holds nothing to import yet (an empty
 // .jsonl, a Claude Code file with no user or assistant line or no time, a
@@ -381,7 +410,10 @@
 // (projects/<folder>/<id>.jsonl, sub-agent files under
 // <id>/subagents/, tool-results files under <id>/tool-results/, each at
 // the path below "projects" it was imported from; claudecode/export.go),
-// Codex at sessions/YYYY/MM/DD/rollout-….jsonl (codex/export.go). Over the
+// Codex at sessions/YYYY/MM/DD/rollout-….jsonl (codex/export.go);
+// opencode as the JSON `opencode export` prints (<id>.json, byte for byte
+// what opencode printed for every session of its fixtures and corpus,
+// loaded by `opencode import`; opencode/export.go). Over the
 // real corpus and the fixtures (TestExportCorpusByteIdentity) every file
 // comes back byte for byte but a damaged one (NUL runs, torn lines: what
 // the import recovered is written) and a tool-results file no line names
@@ -395,8 +427,10 @@
 // content the target has no place for is refused with ErrUntranslatable
 // (which wraps sessiondb.ErrInvalid) naming each kind and its count, and
 // nothing is written for that session. Claude Code and Codex refuse every
-// other format's session. A session an application wrote is translated
-// for pi, and rendered as stored by picoclaw, zot and swink, as before. TestExportCorpusCrossFormat exports every session of the
+// other format's session; pi and opencode write it translated
+// (translate_pi.go, translate_opencode.go). A session an application wrote
+// is translated for pi and opencode, and rendered as stored by picoclaw,
+// zot and swink, as before. TestExportCorpusCrossFormat exports every session of the
 // fixtures and the corpus into every other format and imports each
 // export back: refused, or the same conversation (texts, thinking with
 // signatures, images, tool calls and results, calls still paired);
@@ -448,15 +482,20 @@
 //	        │
 //	        ▼
 //	jsonlimport ──────────────► jsonlimport/picoclaw, zot, swink,
-//	                             claudecode, codex, pi, gemini, qwen
+//	                             claudecode, codex, pi, gemini, qwen, opencode
 //	  importer, registry         one package per format: Claim, Parse,
 //	  (Formats, formats.go),     ExportFiles, Understand (its message
 //	  translation, pricing,      reader), its tests, fuzz targets and
 //	  Understand, PromptTitle    fixtures
 //	        │                           │
 //	        ▼                           ▼
+//	jsonlimport/foreigndb (opencode, and the importer's stores):
+//	  another program's SQLite database read from a copy taken aside
+//	        │
+//	        ▼
 //	jsonlimport/jsonl: the interfaces (Format, Exporter, SideLister,
-//	  Skipper, Reserver, MessageReader), Parsed/Unit/Resume/Problem/Branch,
+//	  Skipper, Reserver, MessageReader, StoreFormat, DirSkipper),
+//	  Parsed/Unit/Resume/Problem/Branch, the session paths of stores,
 //	  the line reader, the readers' Cache, the export writer (Plan,
 //	  ExportDir), Message and the message-reading helpers (MessageObject,
 //	  ContentText, …, ReadMessage), the prompt titles (TitleOf,

@@ -104,6 +104,7 @@ func crossSources(t *testing.T) []crossSource {
 		{FormatQwen, filepath.Join("..", "testdata", "qwen", "crafted")},
 		{FormatGemini, filepath.Join("..", "testdata", "agents", "gemini")},
 		{FormatQwen, filepath.Join("..", "testdata", "agents", "qwen")},
+		{FormatOpencode, filepath.Join("..", "testdata", "opencode")},
 	}
 	if _, err := os.Stat(filepath.Join("..", "testdata", "corpus", "claude-code")); err == nil && !testing.Short() && !raceEnabled {
 		root := corpusRoot(t)
@@ -125,7 +126,7 @@ func TestExportCorpusCrossFormat(t *testing.T) {
 		t.Skip("hundreds of exports and imports, no concurrency: run without -race (.ci/run's corpus step does)")
 	}
 	ctx := context.Background()
-	targets := []string{FormatPi, FormatClaudeCode, FormatCodex, FormatPicoclaw, FormatZot, FormatSwink, FormatGemini, FormatQwen}
+	targets := []string{FormatPi, FormatClaudeCode, FormatCodex, FormatPicoclaw, FormatZot, FormatSwink, FormatGemini, FormatQwen, FormatOpencode}
 	type tally struct{ translated, refused, unjudged int }
 	pairs := map[string]*tally{}
 	reasons := map[string]map[string]int{}

@@ -5,6 +5,7 @@ import (
 	"github.com/sessiondb/sessiondb/jsonlimport/codex"
 	"github.com/sessiondb/sessiondb/jsonlimport/gemini"
 	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
+	"github.com/sessiondb/sessiondb/jsonlimport/opencode"
 	"github.com/sessiondb/sessiondb/jsonlimport/pi"
 	"github.com/sessiondb/sessiondb/jsonlimport/picoclaw"
 	"github.com/sessiondb/sessiondb/jsonlimport/qwen"
@@ -21,20 +22,24 @@ import (
 
 // Formats returns every format this package reads and writes, in the order
 // in which they are offered the files of a directory: picoclaw, zot, swink,
-// qwen-code, claude-code, codex, pi, gemini-cli. picoclaw claims only files
-// it can tell apart by name (.meta.json pairs, legacy session objects) or
-// by a first line that is a picoclaw message, so it goes first; zot and
-// swink recognise their files by their header lines; Qwen Code, Claude
-// Code, Codex, pi and Gemini CLI files are recognised by the shape of their
-// first lines (never by path alone), and come last so that they cannot take
-// a file an older format claims. Qwen Code comes before Claude Code: its
-// records wear Claude Code's envelope (uuid, parentUuid, sessionId, type
-// user|assistant|system), and although Claude Code's Claim refuses a line
-// whose message has Gemini's "parts" or that carries a systemPayload, the
-// order makes the choice explicit. Gemini CLI's chats (a header with
-// sessionId and projectHash) look like no other format's.
+// qwen-code, claude-code, codex, pi, gemini-cli, opencode. picoclaw claims
+// only files it can tell apart by name (.meta.json pairs, legacy session
+// objects) or by a first line that is a picoclaw message, so it goes
+// first; zot and swink recognise their files by their header lines; Qwen
+// Code, Claude Code, Codex, pi and Gemini CLI files are recognised by the
+// shape of their first lines (never by path alone), and come after them so
+// that they cannot take a file an older format claims. Qwen Code comes
+// before Claude Code: its records wear Claude Code's envelope (uuid,
+// parentUuid, sessionId, type user|assistant|system), and although Claude
+// Code's Claim refuses a line whose message has Gemini's "parts" or that
+// carries a systemPayload, the order makes the choice explicit. Gemini
+// CLI's chats (a header with sessionId and projectHash) look like no other
+// format's. opencode's files are SQLite databases (by name, or by
+// opencode's tables), files of its storage/ tree and export files (a JSON
+// object whose first member is the session's info), none of which a JSONL
+// format takes.
 func Formats() []Format {
-	return []Format{picoclaw.Format{}, zot.Format{}, swink.Format{}, qwen.Format{}, claudecode.Format{}, codex.Format{}, pi.Format{}, gemini.Format{}}
+	return []Format{picoclaw.Format{}, zot.Format{}, swink.Format{}, qwen.Format{}, claudecode.Format{}, codex.Format{}, pi.Format{}, gemini.Format{}, opencode.Format{}}
 }
 
 func init() {
@@ -95,6 +100,7 @@ const (
 	FormatClaudeCode = claudecode.Name
 	FormatGemini     = gemini.Name
 	FormatQwen       = qwen.Name
+	FormatOpencode   = opencode.Name
 )
 
 type (
@@ -114,7 +120,25 @@ type (
 	Gemini = gemini.Format
 	// Qwen is qwen.Format.
 	Qwen = qwen.Format
+	// Opencode is opencode.Format.
+	Opencode = opencode.Format
 )
+
+// FileOf returns the file a unit path lies in (jsonl.FileOf): the
+// database of a session of an SQLite store, else the path itself.
+func FileOf(path string) string { return jsonl.FileOf(path) }
+
+// UnfinishedMarker begins the problem a store's reader reports for a
+// session whose last turn is still being written (jsonl.UnfinishedMarker).
+const UnfinishedMarker = jsonl.UnfinishedMarker
+
+// HoldsSessions reports whether units of format are stores whose sessions
+// the importer lists itself (jsonl.StoreFormat: a database of many
+// sessions), rather than one session each.
+func HoldsSessions(format string) bool {
+	_, ok := lookupFormat(format).(jsonl.StoreFormat)
+	return ok
+}
 
 // ErrSwinkVersion is swink.ErrVersion.
 var ErrSwinkVersion = swink.ErrVersion

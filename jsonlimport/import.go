@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/sessiondb/sessiondb"
 	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
@@ -23,7 +24,7 @@ import (
 // Options configures Import.
 type Options struct {
 	// Format is "auto" (the default, "" too), "picoclaw", "zot", "swink",
-	// "claude-code", "codex" or "pi".
+	// "claude-code", "codex", "pi" or "opencode".
 	// With a named format only that format is offered the files.
 	Format string
 	// DryRun parses and reports but writes nothing.
@@ -236,13 +237,17 @@ const (
 
 // work is one unit, prepared by a parser goroutine for the writer.
 type work struct {
-	p       planned
-	mode    mode
-	parsed  *Parsed
-	prev    sessiondb.SourceFile // when mode != modeNew
-	prevSt  importState
-	sess    sessiondb.Session // the existing session (resume, replace)
-	stat    os.FileInfo
+	p      planned
+	mode   mode
+	parsed *Parsed
+	prev   sessiondb.SourceFile // when mode != modeNew
+	prevSt importState
+	sess   sessiondb.Session // the existing session (resume, replace)
+	stat   os.FileInfo
+	// size and mtime are recorded with the import: the primary file's
+	// (stat), or a store session's rows and last change.
+	size    int64
+	mtime   time.Time
 	extra   []jsonl.FileStamp
 	sha     string     // hex sha256 of the first parsed.Offset bytes
 	prefix  hash.Hash  // sha256 state after the previously consumed prefix
@@ -290,6 +295,16 @@ func Import(ctx context.Context, store sessiondb.Store, paths []string, opts Opt
 // importPlanned parses and writes discovered units (Import after its
 // discovery; ImportUnits), adding to rep.
 func importPlanned(ctx context.Context, store sessiondb.Store, units []planned, opts Options, rep Report) (Report, error) {
+	// The stores' sessions become units of their own (stores.go), read
+	// through a cache that lives as long as the Follow, or this import.
+	cache := opts.Follow.readerCache()
+	if cache == nil {
+		cache = &jsonl.Cache{}
+		defer cache.Close()
+	}
+	units, storeProblems, storeNotes := expandStores(ctx, units, cache)
+	rep.Problems = append(rep.Problems, storeProblems...)
+	rep.Notes = append(rep.Notes, storeNotes...)
 	pr := newPricer(opts.Prices)
 	for i := range units {
 		units[i].pricer = pr
@@ -591,6 +606,9 @@ func writeUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool,
 // rewritten) and parses it. It only reads from the store, so it runs on the
 // parser goroutines.
 func prepare(ctx context.Context, store sessiondb.Store, p planned) *work {
+	if p.session != nil {
+		return prepareSession(ctx, store, p)
+	}
 	w := &work{p: p}
 	u := p.unit
 	fi, err := os.Stat(u.Path)
@@ -599,6 +617,7 @@ func prepare(ctx context.Context, store sessiondb.Store, p planned) *work {
 		return w
 	}
 	w.stat = fi
+	w.size, w.mtime = fi.Size(), fi.ModTime()
 	if l, ok := p.format.(jsonl.SideLister); ok {
 		u.Extra = l.SideFiles(u.Path) // after the stat: see jsonl.SideLister
 	}
@@ -974,7 +993,7 @@ func buildUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool,
 	// replaces its transcript: its calls are the file's now.
 	c.ReplaceUsage = w.mode == modeReplace
 	st.prefixMark = w.mark
-	st.Torn = tornProblems(pd, w.stat.Size())
+	st.Torn = tornProblems(pd, w.size)
 	stJSON, err := json.Marshal(st)
 	if err != nil {
 		return 0, problems, err
@@ -983,8 +1002,8 @@ func buildUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool,
 		Path:      u.Path,
 		Format:    u.Format,
 		SessionID: id,
-		Size:      w.stat.Size(),
-		ModTime:   w.stat.ModTime(),
+		Size:      w.size,
+		ModTime:   w.mtime,
 		SHA256:    w.sha,
 		Offset:    pd.Offset,
 		State:     stJSON,
@@ -1284,7 +1303,7 @@ func ownsFile(s sessiondb.Session, u Unit) bool {
 			return true
 		}
 	}
-	_, err := os.Stat(s.SourcePath)
+	_, err := os.Stat(jsonl.FileOf(s.SourcePath))
 	return errors.Is(err, os.ErrNotExist)
 }
 

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+
+	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 )
 
 // Location is a directory where an agent keeps its session archives by
@@ -21,8 +23,8 @@ type Location struct {
 // whose formats this package reads, for the user whose home directory is
 // home, with getenv giving the environment (ZOT_HOME, XDG_STATE_HOME,
 // CLAUDE_CONFIG_DIR, CODEX_HOME, GEMINI_CLI_HOME, QWEN_HOME,
-// QWEN_RUNTIME_DIR). It lists candidates whether or not they exist; Detect
-// tells what they hold.
+// QWEN_RUNTIME_DIR, XDG_DATA_HOME, OPENCODE_DB). It lists candidates
+// whether or not they exist; Detect tells what they hold.
 //
 //	claude-code  $CLAUDE_CONFIG_DIR/projects, ~/.claude/projects
 //	codex        $CODEX_HOME/sessions and archived_sessions, ~/.codex/…
@@ -32,6 +34,10 @@ type Location struct {
 //	             ~/.qwen/projects and tmp (tmp: old whole-JSON chats)
 //	picoclaw     ~/.picoclaw/workspace/sessions (and workspace-*/sessions)
 //	zot          $ZOT_HOME, the platform state directory, ~/.local/state/zot
+//	opencode     the folder of $OPENCODE_DB (when absolute),
+//	             $XDG_DATA_HOME/opencode, ~/.local/share/opencode (opencode
+//	             uses the XDG folders on every platform): opencode.db and
+//	             the legacy storage/ tree
 //
 // Gemini CLI keeps a project's chats in ~/.gemini/tmp/<project>/chats
 // beside other files of the project (logs, plans, tool outputs), which an
@@ -105,6 +111,15 @@ func WellKnownLocations(home string, getenv func(string) string) []Location {
 	if home != "" {
 		add(FormatZot, j(home, ".local", "state", "zot", "sessions"))
 	}
+	if db := getenv("OPENCODE_DB"); filepath.IsAbs(db) {
+		add(FormatOpencode, filepath.Dir(db))
+	}
+	if d := getenv("XDG_DATA_HOME"); d != "" {
+		add(FormatOpencode, j(d, "opencode"))
+	}
+	if home != "" {
+		add(FormatOpencode, j(home, ".local", "share", "opencode"))
+	}
 	return out
 }
 
@@ -141,13 +156,26 @@ func Detect(ctx context.Context, paths []string, format string) ([]Detected, []P
 		return nil, problems, err
 	}
 	by := map[string]*Detected{}
+	cache := &jsonl.Cache{}
+	defer cache.Close()
 	for _, u := range units {
 		d := by[u.unit.Format]
 		if d == nil {
 			d = &Detected{Format: u.unit.Format}
 			by[u.unit.Format] = d
 		}
-		d.Sessions++
+		sessions := 1
+		if sf, ok := u.format.(jsonl.StoreFormat); ok {
+			// A store counts the sessions it holds (its database is
+			// copied aside to list them; nothing is parsed).
+			list, probs, err := sf.Sessions(ctx, u.unit, cache)
+			problems = append(problems, probs...)
+			if err != nil {
+				problems = append(problems, Problem{Path: u.unit.Path, Reason: fmt.Sprintf("cannot read: %v", err)})
+			}
+			sessions = len(list)
+		}
+		d.Sessions += sessions
 		d.Files += u.files
 		d.Bytes += u.size
 	}

@@ -101,6 +101,16 @@ func NewFollow() *Follow {
 	return &Follow{verified: map[string]jsonl.Inode{}}
 }
 
+// Close releases what readers keep under f that holds resources (the
+// copies of SQLite stores a watcher refreshes between imports, which it
+// removes). The Follow stays usable; what it keeps is taken again.
+func (f *Follow) Close() error {
+	if f == nil {
+		return nil
+	}
+	return f.cache.Close()
+}
+
 // Stats returns the counts so far.
 func (f *Follow) Stats() FollowStats {
 	if f == nil {

@@ -9,8 +9,9 @@ import (
 // SubAgent reports whether an imported session is a sub-agent of its
 // ParentID (a conversation the parent's tool call ran) rather than a fork
 // of it: a Claude Code or Qwen Code sub-agent file (Attrs.agentId), a
-// Gemini CLI sub-agent chat (Attrs.kind "subagent"), or a Codex thread
-// whose session_meta source names a sub-agent.
+// Gemini CLI sub-agent chat (Attrs.kind "subagent"), a Codex thread whose
+// session_meta source names a sub-agent, or an opencode session with a
+// parent.
 func SubAgent(s sessiondb.Session) bool {
 	if s.ParentID == "" || len(s.Attrs) == 0 {
 		return false
@@ -24,6 +25,10 @@ func SubAgent(s sessiondb.Session) bool {
 		return false
 	}
 	switch s.SourceFormat {
+	case FormatOpencode:
+		// opencode's only sessions with a parent are its task tool's
+		// (a fork has none).
+		return true
 	case FormatClaudeCode, FormatQwen:
 		return a.AgentID != ""
 	case FormatGemini:

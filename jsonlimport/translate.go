@@ -72,6 +72,8 @@ package jsonlimport
 //     as Gemini CLI's. Left out: system records (telemetry, titles,
 //     snapshots, compressions, whose compressed history the transcript
 //     holds as messages).
+//   - opencode: the messages opencode sends back (translate_opencode.go
+//     says which parts are read and which refused).
 //   - picoclaw, zot, swink and sessions an application wrote: message
 //     objects with a role, in the OpenAI shape (content, tool_calls,
 //     tool_call_id, reasoning_content), zot's untyped blocks (a "tool"
@@ -83,7 +85,8 @@ package jsonlimport
 //
 // Targets:
 //
-//   - pi writes the neutral conversation (translate_pi.go).
+//   - pi writes the neutral conversation (translate_pi.go), and so does
+//     opencode, as the JSON `opencode import` loads (translate_opencode.go).
 //   - picoclaw, zot and swink write it as message bodies of their own
 //     shapes, which their exporters then write (translate_bodies.go says
 //     what each cannot hold). A session of their own format, or one an
@@ -277,6 +280,8 @@ func (r *xReader) entry(e sessiondb.Entry) {
 		r.gemini(e)
 	case FormatQwen:
 		r.qwen(e)
+	case FormatOpencode:
+		r.opencode(e)
 	default:
 		var obj map[string]json.RawMessage
 		if json.Unmarshal(e.Body, &obj) != nil || jsonl.RawString(obj, "role") == "" {
@@ -1170,11 +1175,14 @@ func describe(msgs []xMsg, loss *xLoss) string {
 	return what
 }
 
-// foreignFile is the jsonl.ForeignWriter, the file Claude Code, Codex and
-// pi write for a session of another format: pi's translation
-// (translate_pi.go); Claude Code and Codex refuse, naming what the session
-// holds.
+// foreignFile is the jsonl.ForeignWriter, the file Claude Code, Codex, pi
+// and opencode write for a session of another format: pi's translation
+// (translate_pi.go), opencode's export JSON (translate_opencode.go);
+// Claude Code and Codex refuse, naming what the session holds.
 func foreignFile(ctx context.Context, s sessiondb.Store, sess sessiondb.Session, target string) ([]byte, error) {
+	if target == FormatOpencode {
+		return opencodeTranslated(ctx, s, sess)
+	}
 	if target == FormatPi {
 		var attrs struct {
 			CWD string `json:"cwd"`

@@ -28,12 +28,14 @@ func FuzzTranslate(f *testing.F) {
 		`{"role":"tool","content":[{"call_id":"c","content":[{"text":"ok"}],"is_error":false}],"time":"2026-01-01T00:00:00Z"}`,
 		`{"role":"tool_result","tool_call_id":"c","content":[{"type":"text","text":"ok"}],"is_error":false}`,
 		`{"role":"assistant","content":[{"summary":"s"},{"id":"c","name":"n","arguments":{"a":1}}]}`,
+		`{"info":{"role":"assistant","providerID":"p","modelID":"m"},"parts":[{"type":"reasoning","text":"r","metadata":{"anthropic":{"signature":"s"}}},{"type":"text","text":"t"},{"type":"tool","tool":"bash","callID":"c","state":{"status":"completed","input":{"command":"ls"},"output":"ok"}},{"type":"tool","tool":"read","callID":"d","state":{"status":"error","input":{},"error":"no"}}]}`,
+		`{"info":{"role":"user"},"parts":[{"type":"text","text":"hi"},{"type":"file","mime":"image/png","url":"data:image/png;base64,AAAA"},{"type":"compaction"}]}`,
 	} {
 		f.Add([]byte(seed))
 	}
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	f.Fuzz(func(t *testing.T, body []byte) {
-		for _, format := range []string{FormatClaudeCode, FormatCodex, FormatPi, FormatPicoclaw, ""} {
+		for _, format := range []string{FormatClaudeCode, FormatCodex, FormatPi, FormatPicoclaw, FormatOpencode, ""} {
 			r := &xReader{format: format, names: map[string]string{}}
 			r.entry(sessiondb.Entry{Kind: sessiondb.KindMessage, Body: body, CreatedAt: t0})
 			for _, write := range []func([]xMsg, *xLoss) []sessiondb.Entry{picoclawBodies, zotBodies, swinkBodies} {

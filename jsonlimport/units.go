@@ -10,6 +10,7 @@ import (
 	"github.com/sessiondb/sessiondb"
 	"github.com/sessiondb/sessiondb/jsonlimport/claudecode"
 	"github.com/sessiondb/sessiondb/jsonlimport/codex"
+	"github.com/sessiondb/sessiondb/jsonlimport/opencode"
 	"github.com/sessiondb/sessiondb/jsonlimport/swink"
 )
 
@@ -87,6 +88,8 @@ type Scope struct {
 //	claude-code  <project>/<session>/tool-results/*  → <project>, where <session>.jsonl is
 //	swink        <P>/checkpoints/<id>-….json          → the directory of session <id> under <P>
 //	codex        <home>/session_index.jsonl           → the trees <home>/sessions and <home>/archived_sessions
+//	opencode     storage/message/<session>/*.json,
+//	             storage/part/<message>/*.json         → storage/session/<project>, where <session>.json is
 //
 // path need not exist any more (a side file that was deleted).
 func ClaimScope(path string) Scope {
@@ -101,6 +104,8 @@ func ClaimScope(path string) Scope {
 		if owner := swink.CheckpointOwner(path); owner != "" {
 			sc.Dirs = append(sc.Dirs, filepath.Dir(owner))
 		}
+	case opencode.LegacyOwner(path) != "":
+		sc.Dirs = append(sc.Dirs, filepath.Dir(opencode.LegacyOwner(path)))
 	case base == codex.IndexName:
 		for _, t := range []string{"sessions", "archived_sessions"} {
 			if fi, err := os.Stat(filepath.Join(dir, t)); err == nil && fi.IsDir() {

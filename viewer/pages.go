@@ -243,7 +243,9 @@ func (d *sessionData) linkAgents(format string, v *entryView) {
 		case b.Agent == "":
 		case format == jsonlimport.FormatClaudeCode:
 			b.AgentLink = "/s/" + url.PathEscape(jsonlimport.ClaudeCodeAgentSession(d.S.ID, b.Agent))
-		case format == jsonlimport.FormatGemini:
+		case format == jsonlimport.FormatGemini, format == jsonlimport.FormatOpencode:
+			// Gemini CLI's sub-agent chat and opencode's task tool name
+			// the sub-agent's session, imported under its own ID.
 			b.AgentLink = "/s/" + url.PathEscape(b.Agent)
 		}
 	}

@@ -264,7 +264,11 @@ func (w *watcher) importUnit(ctx context.Context, u jsonlimport.Unit) error {
 	// Run stops between transactions, never inside one.
 	ictx := context.WithoutCancel(ctx)
 	_, err := w.store.SourceFile(ictx, u.Path)
-	isNew := errors.Is(err, sessiondb.ErrNotFound)
+	// A store's sessions have records of their own, never the store: it
+	// is not waited for like a new file (its database is written as the
+	// agent works, and its sessions are imported as they grow).
+	store := jsonlimport.HoldsSessions(u.Format)
+	isNew := errors.Is(err, sessiondb.ErrNotFound) && !store
 	if isNew {
 		if at := w.settledAt(u); at.After(time.Now()) {
 			w.retry[u.Path] = at // imported once it and its side files are quiet
@@ -282,8 +286,8 @@ func (w *watcher) importUnit(ctx context.Context, u jsonlimport.Unit) error {
 	}
 	w.succeeded(u.Path)
 	var parsed []string
-	if rep.Unchanged == 0 {
-		parsed = []string{u.Path}
+	if rep.Unchanged == 0 || store {
+		parsed = []string{u.Path} // a store is listed (its sessions read) at every import
 	}
 	problems := w.holdBack(rep.Problems, parsed)
 	if rep.Sessions == 0 && len(problems) == 0 && len(rep.Notes) == 0 {

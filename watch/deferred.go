@@ -20,8 +20,17 @@ import (
 // as a damaged line, like any other.
 
 // tornMarker is how every reader words the problem of a last line without
-// a newline ("torn last line …").
+// a newline ("torn last line …"). A store's reader words the problem of a
+// session whose last turn is still being written with
+// jsonl.UnfinishedMarker, which is held back the same way, by the store's
+// file (jsonlimport.FileOf of the session's path).
 const tornMarker = "torn last line"
+
+// stillWritten reports whether a problem is one of what is still being
+// written.
+func stillWritten(p jsonlimport.Problem) bool {
+	return strings.Contains(p.Reason, tornMarker) || strings.HasPrefix(p.Reason, jsonlimport.UnfinishedMarker)
+}
 
 // deferredProblem is a problem held back until its file is quiet.
 type deferredProblem struct {
@@ -33,8 +42,27 @@ type deferredProblem struct {
 
 // young reports whether path was modified within TornAfter.
 func (w *watcher) young(path string) bool {
+	_, mtime, err := written(path)
+	return err == nil && time.Since(mtime) < w.opts.TornAfter
+}
+
+// written returns a file's size and modification time; for an SQLite
+// database with a write-ahead log beside it (an agent's store, written
+// through its -wal while the main file changes only at checkpoints), the
+// sum of both sizes and the later time.
+func written(path string) (int64, time.Time, error) {
 	fi, err := os.Stat(path)
-	return err == nil && time.Since(fi.ModTime()) < w.opts.TornAfter
+	if err != nil {
+		return 0, time.Time{}, err
+	}
+	size, mtime := fi.Size(), fi.ModTime()
+	if wal, err := os.Stat(path + "-wal"); err == nil && wal.Mode().IsRegular() {
+		size += wal.Size()
+		if wal.ModTime().After(mtime) {
+			mtime = wal.ModTime()
+		}
+	}
+	return size, mtime, nil
 }
 
 // holdBack returns problems without the torn-line problems of files that
@@ -45,8 +73,9 @@ func (w *watcher) holdBack(problems []jsonlimport.Problem, parsed []string) []js
 	torn := map[string][]jsonlimport.Problem{}
 	var out []jsonlimport.Problem
 	for _, p := range problems {
-		if strings.Contains(p.Reason, tornMarker) {
-			torn[p.Path] = append(torn[p.Path], p)
+		if stillWritten(p) {
+			f := jsonlimport.FileOf(p.Path)
+			torn[f] = append(torn[f], p)
 			continue
 		}
 		out = append(out, p)
@@ -57,12 +86,12 @@ func (w *watcher) holdBack(problems []jsonlimport.Problem, parsed []string) []js
 		}
 	}
 	for path, ps := range torn {
-		fi, err := os.Stat(path)
-		if err != nil || time.Since(fi.ModTime()) >= w.opts.TornAfter {
+		size, mtime, err := written(path)
+		if err != nil || time.Since(mtime) >= w.opts.TornAfter {
 			out = append(out, ps...)
 			continue
 		}
-		w.deferred[path] = &deferredProblem{torn: ps, size: fi.Size(), mtime: fi.ModTime()}
+		w.deferred[path] = &deferredProblem{torn: ps, size: size, mtime: mtime}
 	}
 	return out
 }
@@ -70,11 +99,11 @@ func (w *watcher) holdBack(problems []jsonlimport.Problem, parsed []string) []js
 // deferUnclaimed holds back the problem of an unrecognised file that is
 // still being written.
 func (w *watcher) deferUnclaimed(path string) {
-	fi, err := os.Stat(path)
+	size, mtime, err := written(path)
 	if err != nil {
 		return
 	}
-	w.deferred[path] = &deferredProblem{unclaimed: true, size: fi.Size(), mtime: fi.ModTime()}
+	w.deferred[path] = &deferredProblem{unclaimed: true, size: size, mtime: mtime}
 }
 
 // nextDeferred returns when the earliest held-back problem is due.
@@ -96,14 +125,14 @@ func (w *watcher) checkDeferred() {
 		if d.mtime.Add(w.opts.TornAfter).After(now) {
 			continue
 		}
-		fi, err := os.Stat(path)
+		size, mtime, err := written(path)
 		switch {
 		case err != nil:
 			delete(w.deferred, path) // gone: its event says so
-		case fi.Size() != d.size || !fi.ModTime().Equal(d.mtime):
+		case size != d.size || !mtime.Equal(d.mtime):
 			// Written since: that change is (or was) imported, and decides.
-			if time.Since(fi.ModTime()) < w.opts.TornAfter {
-				d.size, d.mtime = fi.Size(), fi.ModTime()
+			if time.Since(mtime) < w.opts.TornAfter {
+				d.size, d.mtime = size, mtime
 				continue
 			}
 			delete(w.deferred, path)

@@ -1,6 +1,8 @@
 package watch
 
 import (
+	"github.com/sessiondb/sessiondb/jsonlimport"
+
 	"context"
 	"errors"
 	"fmt"
@@ -149,6 +151,9 @@ func (w *watcher) watchTree(dir string) []string {
 			return nil
 		}
 		if d.IsDir() {
+			if p != dir && jsonlimport.SkipDir(p) != "" {
+				return fs.SkipDir // no sessions there (opencode's snapshots, logs)
+			}
 			w.addWatch(p)
 			found = append(found, p)
 		}

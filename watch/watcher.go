@@ -142,6 +142,9 @@ func run(ctx context.Context, store sessiondb.Store, opts Options, expose **watc
 			_ = w.fsw.Close()
 		}
 		w.wg.Wait()
+		// The copies of SQLite stores the run refreshed between imports
+		// (jsonlimport/foreigndb) are removed.
+		_ = w.follow.Close()
 		w.emit(Event{Kind: EventStopped})
 	}()
 	// The goroutines stop with ctx; Run's own return must stop them too.

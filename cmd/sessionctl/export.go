@@ -22,7 +22,7 @@ type exportOptions struct {
 func (a *app) exportCommand() *cobra.Command {
 	var o exportOptions
 	c := &cobra.Command{
-		Use:   "export (ID... | --all) --format picoclaw|zot|swink|pi|claude-code|codex|gemini-cli|qwen-code --out DIR",
+		Use:   "export (ID... | --all) --format picoclaw|zot|swink|pi|claude-code|codex|gemini-cli|qwen-code|opencode --out DIR",
 		Short: "Write sessions back in a source tool's format",
 		Long: `Export writes sessions into DIR in the chosen format, such that the source
 tool's own loader returns the same transcript. It prints the files written,
@@ -43,7 +43,9 @@ tool's layout (projects/<folder>/<id>.jsonl with its sub-agent and
 tool-results files; sessions/YYYY/MM/DD/rollout-….jsonl;
 tmp/<project>/chats/session-….jsonl; projects/<cwd>/chats/<id>.jsonl),
 ready to copy into ~/.claude, ~/.codex, ~/.gemini or ~/.qwen on another
-machine. Into another format, a session is translated
+machine. A session imported from opencode is written as
+` + "`opencode export`" + ` prints it (<id>.json), which ` + "`opencode import FILE`" + `
+loads. Into another format, a session is translated
 into that format's own shapes (text, thinking, tool calls and their
 results; pi takes Claude Code, Codex, picoclaw, zot and swink sessions) or
 refused with an error naming what the format cannot hold; nothing is
@@ -67,11 +69,11 @@ its secrets masked either way: its stored bytes were rewritten.`,
 			}
 			switch o.format {
 			case jsonlimport.FormatPicoclaw, jsonlimport.FormatZot, jsonlimport.FormatSwink, jsonlimport.FormatPi,
-				jsonlimport.FormatClaudeCode, jsonlimport.FormatCodex, jsonlimport.FormatGemini, jsonlimport.FormatQwen:
+				jsonlimport.FormatClaudeCode, jsonlimport.FormatCodex, jsonlimport.FormatGemini, jsonlimport.FormatQwen, jsonlimport.FormatOpencode:
 			case "":
-				return usageErrorf(c, "--format is required: picoclaw, zot, swink, pi, claude-code, codex, gemini-cli or qwen-code")
+				return usageErrorf(c, "--format is required: picoclaw, zot, swink, pi, claude-code, codex, gemini-cli, qwen-code or opencode")
 			default:
-				return usageErrorf(c, "unknown --format %q: use picoclaw, zot, swink, pi, claude-code, codex, gemini-cli or qwen-code", o.format)
+				return usageErrorf(c, "unknown --format %q: use picoclaw, zot, swink, pi, claude-code, codex, gemini-cli, qwen-code or opencode", o.format)
 			}
 			if o.out == "" {
 				return usageErrorf(c, "--out DIR is required")
@@ -80,7 +82,7 @@ its secrets masked either way: its stored bytes were rewritten.`,
 		},
 	}
 	c.Flags().BoolVar(&o.all, "all", false, "export every session")
-	c.Flags().StringVarP(&o.format, "format", "f", "", "output format: picoclaw, zot, swink, pi, claude-code, codex, gemini-cli or qwen-code")
+	c.Flags().StringVarP(&o.format, "format", "f", "", "output format: picoclaw, zot, swink, pi, claude-code, codex, gemini-cli, qwen-code or opencode")
 	c.Flags().StringVarP(&o.out, "out", "o", "", "output directory (created if missing)")
 	c.Flags().BoolVar(&o.json, "json", false, "print the files written as a JSON array")
 	c.Flags().BoolVar(&o.force, "force", false, "replace files that already exist in DIR")

@@ -33,13 +33,17 @@ func (a *app) importCommand() *cobra.Command {
 		Use:   "import [PATH...]",
 		Short: "Import session archives (files or directory trees)",
 		Long: `Import reads session archives written by picoclaw, zot, swink, Claude Code,
-Codex CLI or pi and writes each source session into the database in one
-transaction. Re-importing an unchanged file is a no-op; a file that grew is
-imported incrementally.
+Codex CLI, pi or opencode and writes each source session into the database
+in one transaction. Re-importing an unchanged file is a no-op; a file that
+grew is imported incrementally. opencode's SQLite store (opencode.db with
+its -wal) is read from a copy taken aside, never in place; each of its
+sessions is imported, and at the next import only the sessions that changed
+are read, from where the last import stopped.
 
 Without PATH, import lists the archive directories it finds in their
 default places (~/.claude/projects, ~/.codex/sessions, ~/.pi/agent/sessions,
-the picoclaw workspace and the zot home) with their session counts, and
+the picoclaw workspace, the zot home and ~/.local/share/opencode) with their
+session counts, and
 imports nothing. With --detect PATH..., it prints what would be imported
 from PATH, per format, and imports nothing.
 
@@ -63,6 +67,7 @@ is printed. With --json the summary is one JSON object on stdout:
 		Example: `  sessionctl import                      # list the archives found on this machine
   sessionctl import --detect ~/.claude    # what would be imported, per format
   sessionctl import ~/.picoclaw/workspace/sessions
+  sessionctl import ~/.local/share/opencode/opencode.db
   sessionctl import --format zot --dry-run ~/.zot
   sessionctl import --json archive/ > report.json`,
 		Args: cobra.ArbitraryArgs,
@@ -84,7 +89,7 @@ is printed. With --json the summary is one JSON object on stdout:
 			return a.runImport(args, o)
 		},
 	}
-	c.Flags().StringVarP(&o.format, "format", "f", "auto", "source format: auto, picoclaw, zot, swink, claude-code, codex, pi, gemini-cli or qwen-code")
+	c.Flags().StringVarP(&o.format, "format", "f", "auto", "source format: auto, picoclaw, zot, swink, claude-code, codex, pi, gemini-cli, qwen-code or opencode")
 	c.Flags().BoolVar(&o.detect, "detect", false, "print what would be imported from PATH, per format, and import nothing")
 	c.Flags().BoolVarP(&o.dryRun, "dry-run", "n", false, "read and check the files, write nothing")
 	c.Flags().BoolVar(&o.strict, "strict", false, "import nothing when any file has a problem")
@@ -120,9 +125,9 @@ func checkFormat(c *cobra.Command, format *string) error {
 		*format = ""
 	case jsonlimport.FormatPicoclaw, jsonlimport.FormatZot, jsonlimport.FormatSwink,
 		jsonlimport.FormatClaudeCode, jsonlimport.FormatCodex, jsonlimport.FormatPi,
-		jsonlimport.FormatGemini, jsonlimport.FormatQwen:
+		jsonlimport.FormatGemini, jsonlimport.FormatQwen, jsonlimport.FormatOpencode:
 	default:
-		return usageErrorf(c, "unknown --format %q: use auto, picoclaw, zot, swink, claude-code, codex, pi, gemini-cli or qwen-code", *format)
+		return usageErrorf(c, "unknown --format %q: use auto, picoclaw, zot, swink, claude-code, codex, pi, gemini-cli, qwen-code or opencode", *format)
 	}
 	return nil
 }

@@ -31,9 +31,9 @@ func copyTree(t *testing.T, from, to string) {
 	}
 }
 
-// fakeHome lays out Claude Code, Codex, pi, Gemini CLI and Qwen Code
-// archives in their default places under a temporary home directory and
-// points HOME at it.
+// fakeHome lays out Claude Code, Codex, pi, Gemini CLI, Qwen Code and
+// opencode archives in their default places under a temporary home
+// directory and points HOME at it.
 func fakeHome(t *testing.T) string {
 	t.Helper()
 	home := t.TempDir()
@@ -43,6 +43,10 @@ func fakeHome(t *testing.T) string {
 	copyTree(t, filepath.Join(td, "pi", "sessions"), filepath.Join(home, ".pi", "agent", "sessions", "--home-dev-proj--"))
 	copyTree(t, filepath.Join(td, "gemini", "gemini-home", ".gemini"), filepath.Join(home, ".gemini"))
 	copyTree(t, filepath.Join(td, "qwen", "qwen-home", ".qwen"), filepath.Join(home, ".qwen"))
+	// opencode's data folder: its database (5 sessions) and an older
+	// version's storage/ tree (3).
+	copyTree(t, filepath.Join(td, "opencode", "store"), filepath.Join(home, ".local", "share", "opencode"))
+	copyTree(t, filepath.Join(td, "opencode", "legacy"), filepath.Join(home, ".local", "share", "opencode"))
 	t.Setenv("HOME", home)
 	for _, v := range agentHomeVars {
 		t.Setenv(v, "")
@@ -51,7 +55,7 @@ func fakeHome(t *testing.T) string {
 }
 
 // agentHomeVars are the variables that move an agent's default place.
-var agentHomeVars = []string{"CLAUDE_CONFIG_DIR", "CODEX_HOME", "ZOT_HOME", "XDG_STATE_HOME", "GEMINI_CLI_HOME", "QWEN_HOME", "QWEN_RUNTIME_DIR"}
+var agentHomeVars = []string{"CLAUDE_CONFIG_DIR", "CODEX_HOME", "ZOT_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "OPENCODE_DB", "GEMINI_CLI_HOME", "QWEN_HOME", "QWEN_RUNTIME_DIR"}
 
 // TestImportOffersLocations: "import" without PATH lists the archive
 // directories found in their default places with their session counts,
@@ -67,9 +71,11 @@ func TestImportOffersLocations(t *testing.T) {
 		"gemini-cli   6         ",
 		"qwen-code    2         ",
 		"qwen-code    1         ", // an old whole-JSON chat, in ~/.qwen/tmp
+		"opencode     8         ",
 		filepath.Join(home, ".claude", "projects"),
 		filepath.Join(home, ".gemini", "tmp"),
 		filepath.Join(home, ".qwen", "projects"),
+		filepath.Join(home, ".local", "share", "opencode"),
 		"import them with: sessionctl import ",
 	} {
 		if !strings.Contains(r.stdout, want) {
@@ -92,7 +98,7 @@ func TestImportOffersLocations(t *testing.T) {
 	for _, f := range found {
 		got[f.Format] += f.Sessions
 	}
-	if got["claude-code"] != 6 || got["codex"] != 4 || got["pi"] != 8 || got["gemini-cli"] != 6 || got["qwen-code"] != 3 {
+	if got["claude-code"] != 6 || got["codex"] != 4 || got["pi"] != 8 || got["gemini-cli"] != 6 || got["qwen-code"] != 3 || got["opencode"] != 8 {
 		t.Fatalf("found %v", got)
 	}
 }
@@ -122,8 +128,8 @@ func TestImportDetect(t *testing.T) {
 	// Gemini CLI: five chats and a file a resume left with no prompt yet
 	// (a unit: its import skips it with a note); projects.json and
 	// .project_root are not chats.
-	for _, want := range []string{"claude-code  6 ", "codex        4 ", "pi           8 ", "gemini-cli   6 ", "qwen-code    3 ",
-		"27 sessions would be imported; 3 files skipped", "notes.txt: not a session file of a known format; skipped", "projects.json: not a session file"} {
+	for _, want := range []string{"claude-code  6 ", "codex        4 ", "pi           8 ", "gemini-cli   6 ", "qwen-code    3 ", "opencode     8 ",
+		"35 sessions would be imported; 7 files skipped", "notes.txt: not a session file of a known format; skipped", "projects.json: not a session file"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("output lacks %q:\n%s", want, r.stdout)
 		}

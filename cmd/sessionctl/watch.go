@@ -45,8 +45,11 @@ deleted files (their sessions are kept). Every format that import reads.
 
 Without PATH it follows the default archive places that import lists
 (~/.claude/projects, ~/.codex/sessions, ~/.pi/agent/sessions, the picoclaw
-workspace, the zot home), including those that do not exist yet: they are
-followed from when they appear.
+workspace, the zot home, ~/.local/share/opencode), including those that do
+not exist yet: they are followed from when they appear. An agent's SQLite
+store (opencode.db) is read from a copy taken aside, brought up to date at
+each write by the transactions its -wal committed since; a session's turn
+still being written is imported once it ends.
 
 A last line without a newline is a line still being written: it is neither
 imported nor reported until the file has been quiet for 10 s; then it is
@@ -86,7 +89,7 @@ a burst (also for each file the catch-up import at the start changed, with
 			return a.runWatch(a.ctx, st, args, o, a.stdout)
 		},
 	}
-	c.Flags().StringVarP(&o.format, "format", "f", "auto", "source format: auto, picoclaw, zot, swink, claude-code, codex, pi, gemini-cli or qwen-code")
+	c.Flags().StringVarP(&o.format, "format", "f", "auto", "source format: auto, picoclaw, zot, swink, claude-code, codex, pi, gemini-cli, qwen-code or opencode")
 	o.addFlags(c, "")
 	c.Flags().BoolVar(&o.json, "json", false, "print one JSON object per event on stdout")
 	c.Flags().BoolVarP(&o.verbose, "verbose", "v", false, "log every file imported, not a summary a minute")

@@ -1,6 +1,11 @@
 package jsonl
 
-import "sync"
+import (
+	"errors"
+	"io"
+	"sort"
+	"sync"
+)
 
 // Cache is where readers keep their parse state between the imports of an
 // importer that runs on (jsonlimport.Follow), each format under its own
@@ -25,4 +30,30 @@ func (c *Cache) Do(name string, fn func(v any) any) {
 		c.vals = map[string]any{}
 	}
 	c.vals[name] = fn(c.vals[name])
+}
+
+// Close closes every value kept that is an io.Closer (a reader's copy of a
+// database, which removes it) and forgets them all. The importer closes
+// the cache it makes for one import at the end of the import; a Follow's
+// is closed with the Follow. The cache stays usable.
+func (c *Cache) Close() error {
+	if c == nil {
+		return nil
+	}
+	c.mu.Lock()
+	vals := c.vals
+	c.vals = nil
+	c.mu.Unlock()
+	names := make([]string, 0, len(vals))
+	for n := range vals {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var errs []error
+	for _, n := range names {
+		if cl, ok := vals[n].(io.Closer); ok {
+			errs = append(errs, cl.Close())
+		}
+	}
+	return errors.Join(errs...)
 }
