@@ -73,7 +73,7 @@ func TestImportOpencodeDatabase(t *testing.T) {
 		t.Errorf("second import: %s", r.stdout)
 	}
 	r = sessionctl(t, db, "list").mustSucceed(t)
-	if strings.Count(r.stdout, "opencode") != 2 {
+	if strings.Count(r.stdout, " opencode ") != 2 { // the FORMAT column; the project path holds the word too
 		t.Errorf("list:\n%s", r.stdout)
 	}
 	out := t.TempDir()
