@@ -33,7 +33,12 @@ type SessionRow struct {
 	Aliases      string         `db:"aliases"`
 	MessageCount int64          `db:"message_count"`
 	EntryCount   int64          `db:"entry_count"`
-	// Preview is read by List only (not in Dialect.SessionColumns).
+}
+
+// listRow is a row List reads: the session and its preview, which only
+// List returns (not in Dialect.SessionColumns).
+type listRow struct {
+	SessionRow
 	Preview sql.NullString `db:"preview"`
 }
 
@@ -273,7 +278,7 @@ func (e *Engine) List(ctx context.Context, opts sessiondb.ListOptions) ([]sessio
 	}
 	args = append(args, limit+1)
 
-	var rows []SessionRow
+	var rows []listRow
 	var usage map[string]sessiondb.UsageTotals
 	err = e.d.Read(ctx, func(tx Tx) error {
 		if err := tx.SelectContext(ctx, &rows, q, args...); err != nil {
@@ -297,7 +302,7 @@ func (e *Engine) List(ctx context.Context, opts sessiondb.ListOptions) ([]sessio
 	if len(rows) > limit {
 		rows = rows[:limit]
 		last := rows[limit-1]
-		next = backend.EncodeOrderCursor(ord.tag, ord.key(&last), last.ID)
+		next = backend.EncodeOrderCursor(ord.tag, ord.key(&last.SessionRow), last.ID)
 	}
 	out := make([]sessiondb.SessionInfo, len(rows))
 	for i, r := range rows {
