@@ -638,3 +638,35 @@ func testListByOrderPages(t *testing.T, s sessiondb.Store) {
 		t.Errorf("the default cursor with Order ByUpdated: %v", err)
 	}
 }
+
+// CheckPreviews compares the preview List returns for every session of s
+// with one found again from Load: the first entry of the transcript that
+// is not a summary message, of kind KindMessage or KindCustom and role
+// "user", its text (sessiondb.DefaultExtractor) cut to PreviewRunes runes.
+// It returns the previews by session ID. A backend's migration test calls
+// it before and after the migration that fills the previews.
+func CheckPreviews(t *testing.T, s sessiondb.Store) map[string]string {
+	t.Helper()
+	got := previews(t, s)
+	for id, p := range got {
+		tr, err := s.Load(bg(t), id, sessiondb.LoadOptions{})
+		if err != nil {
+			t.Fatalf("Load(%q): %v", id, err)
+		}
+		want := ""
+		for _, e := range tr {
+			if !e.Summary && e.Role == "user" && (e.Kind == sessiondb.KindMessage || e.Kind == sessiondb.KindCustom) {
+				_, text := sessiondb.DefaultExtractor(e.Kind, e.Body)
+				if r := []rune(text); len(r) > sessiondb.PreviewRunes {
+					text = string(r[:sessiondb.PreviewRunes])
+				}
+				want = text
+				break
+			}
+		}
+		if p != want {
+			t.Errorf("%s: preview %q, its transcript says %q", id, p, want)
+		}
+	}
+	return got
+}
