@@ -35,14 +35,15 @@ func (d engineDriver) AppendCommit(ctx context.Context, etx engine.Tx, id string
 	var next int64
 	// A user message appended gives a session without a preview its
 	// preview (engine.AppendPreview), in the same UPDATE.
-	preview, set := engine.AppendPreview(rows), ""
-	if preview != nil {
-		set = `, preview = coalesce(preview, ?6)`
+	args := []any{len(rows), engine.CountMessages(rows), engine.FormatTime(now), id, expect}
+	set := ""
+	if preview := engine.AppendPreview(rows); preview != nil {
+		set, args = `, preview = coalesce(preview, ?6)`, append(args, preview)
 	}
 	err := tx.QueryRowxContext(ctx, `UPDATE sessions SET sequence = sequence + 1, last_seq = last_seq + ?1,
 		entry_count = entry_count + ?1, message_count = message_count + ?2, updated_at = ?3`+set+`
 		WHERE id = ?4 AND (?5 IS NULL OR sequence = ?5) RETURNING `+returningColumns+`, (`+nextEntryID+`)`,
-		len(rows), engine.CountMessages(rows), engine.FormatTime(now), id, expect, preview).Scan(append(r.Fields(), &next)...)
+		args...).Scan(append(r.Fields(), &next)...)
 	if errors.Is(err, sql.ErrNoRows) {
 		// Not there, or not at the expected sequence: say which.
 		sess, err := getSession(ctx, tx, id)
