@@ -79,7 +79,10 @@ type Commit struct {
 	// again from zero): the row is taken as the delta as it stands, and
 	// becomes the previous total. Rows apply in order, after Usage; their
 	// CallID must be empty (ErrInvalid): a delta is not a call the agent
-	// can name. ReplaceUsage forgets the previous total too.
+	// can name. ReplaceUsage forgets the previous total too, and so does
+	// a copy to another database (Copier carries the ledger, not the
+	// previous total: there the next total is diffed against the ledger's
+	// sum, which equals the previous total unless the agent had reset).
 	CumulativeUsage []Usage
 	// ReplaceUsage makes Usage the session's whole ledger: its stored rows
 	// are deleted first, in the same transaction (an importer re-reading

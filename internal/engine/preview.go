@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"strconv"
 
 	"github.com/sessiondb/sessiondb"
 	"github.com/sessiondb/sessiondb/internal/backend"
@@ -94,6 +95,20 @@ func RefreshPreview(ctx context.Context, tx Tx, id string) error {
 		return err
 	}
 	_, err = tx.ExecContext(ctx, `UPDATE sessions SET preview = ? WHERE id = ?`, p, id)
+	return err
+}
+
+// RefreshAllPreviews finds every session's preview again, in one
+// statement: the rule in SQL, as migration 14 (PostgreSQL 11) backfills
+// (substr counts characters on both databases). Reextract runs it after
+// it derived the entries' roles and texts again.
+func RefreshAllPreviews(ctx context.Context, tx Tx) error {
+	_, err := tx.ExecContext(ctx, `UPDATE sessions SET preview = (
+		SELECT substr(e.text, 1, `+strconv.Itoa(sessiondb.PreviewRunes)+`) FROM entries e
+		WHERE e.session_id = sessions.id AND e.role = 'user' AND e.kind IN `+backend.MessageKindsSQL+`
+		  AND e.seq >= coalesce((SELECT c.keep_from_seq FROM compactions c
+		                         WHERE c.session_id = sessions.id ORDER BY c.id DESC LIMIT 1), 1)
+		ORDER BY e.seq LIMIT 1)`)
 	return err
 }
 
