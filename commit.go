@@ -9,14 +9,14 @@ import (
 // Commit is the atomic write primitive: every part of it is applied in one
 // transaction with one Sequence bump, or nothing is. Parts apply in this
 // order: Create (or CreateIfMissing), Meta, History, Append, Compactions,
-// KeepLast, State, Interrupt, Usage, Source.
+// KeepLast, State, Interrupt, ReplaceUsage, Usage, CumulativeUsage, Source.
 //
 // A commit that changes nothing — no entries, compactions, usage or source
 // record, and meta, state and interrupt equal to what is stored (an
 // UpdateMeta with an equal patch, a KeepLast the transcript already meets,
 // a History equal to the transcript) — is a no-op: nothing is written, the
 // Sequence stays, and the current session is returned. ExpectSequence is
-// still checked.
+// still checked. Revise makes such a commit a revision all the same.
 type Commit struct {
 	// ExpectSequence, when non-nil, makes the commit fail with a
 	// *ConflictError (errors.Is ErrConflict) unless the stored Sequence
