@@ -136,7 +136,9 @@ func TestExportCorpusCrossFormat(t *testing.T) {
 		if _, err := Import(ctx, s, []string{src.path}, Options{Format: src.format}); err != nil {
 			t.Fatal(err)
 		}
-		for _, sess := range allSessions(t, s) {
+		// The quick run translates 4 sessions of each source, spread over
+		// it; the long run every one (internal/longtest).
+		for _, sess := range longtest.Sample(allSessions(t, s), 4) {
 			srcMsgs, srcLoss, err := readForeign(ctx, s, sess)
 			if err != nil {
 				t.Fatal(err)
