@@ -7,12 +7,10 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/sessiondb/sessiondb/internal/longtest"
 )
 
 var (
-	flagDuration = flag.Duration("torture.duration", 0, "how long TestCrashWorkload runs (default 5s, 20s in the long run, or $TORTURE_DURATION)")
+	flagDuration = flag.Duration("torture.duration", 0, "how long TestCrashWorkload runs (default 20s, or $TORTURE_DURATION)")
 	flagSeed     = flag.Uint64("torture.seed", 0, "seed of TestCrashWorkload (default random, or $TORTURE_SEED); printed at start and on failure")
 	flagWorkers  = flag.Int("torture.workers", 0, "worker processes of TestCrashWorkload (default 3, or $TORTURE_WORKERS)")
 	flagGo       = flag.Int("torture.goroutines", 0, "goroutines per worker process (default 4)")
@@ -35,10 +33,7 @@ func duration() time.Duration {
 	if d, err := time.ParseDuration(os.Getenv("TORTURE_DURATION")); err == nil && d > 0 {
 		return d
 	}
-	// The quick run (go test ./...) crashes the workload for a few
-	// seconds; the long run (SESSIONDB_LONG=1, internal/longtest) and
-	// torture/ci.sh for longer.
-	return time.Duration(longtest.Size(5, 20)) * time.Second
+	return 20 * time.Second
 }
 
 var (
