@@ -1,0 +1,117 @@
+package handoff
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	_ "modernc.org/sqlite" // opencode's database, read to see whether it holds a session
+)
+
+// opencodeHolds reports whether opencode's database under root has a
+// session row id. The database is opened read-only; a missing one holds
+// nothing (and is not created).
+func opencodeHolds(root, id string) (bool, error) {
+	db := filepath.Join(root, "opencode.db")
+	if _, err := os.Stat(db); errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	conn, err := sql.Open("sqlite", "file:"+db+"?mode=ro&_pragma=busy_timeout(5000)")
+	if err != nil {
+		return false, err
+	}
+	defer conn.Close()
+	var n int
+	if err := conn.QueryRow(`SELECT count(*) FROM session WHERE id = ?`, id).Scan(&n); err != nil {
+		if strings.Contains(err.Error(), "no such table") {
+			return false, nil
+		}
+		return false, fmt.Errorf("read %s: %w", db, err)
+	}
+	return n > 0, nil
+}
+
+// importOpencode writes the export JSON into root/handoff/<id>.json and
+// loads it with `opencode import FILE`: opencode writes its own database,
+// in its own transaction. Without an opencode to run, the file stays and
+// the error (ErrNotImported) says the command that loads it.
+func importOpencode(ctx context.Context, t Target, root string, files map[string][]byte, res *Result, o Options) error {
+	var data []byte
+	for _, b := range files {
+		data = b
+	}
+	if len(files) != 1 {
+		return fmt.Errorf("handoff %s to opencode: %d files, want one export JSON", res.Source, len(files))
+	}
+	file := filepath.Join(root, "handoff", res.Session+".json")
+	res.Files = []string{file}
+	importArgs := []string{"opencode", "import", file}
+	res.Notes = append(res.Notes, "loaded into opencode's database with: "+strings.Join(importArgs, " "))
+	if o.DryRun {
+		return nil
+	}
+	if _, err := os.Lstat(file); err == nil {
+		if err := os.Remove(file); err != nil { // our own earlier, unloaded copy
+			return err
+		}
+	}
+	if err := writeNew(file, data); err != nil {
+		return fmt.Errorf("handoff %s to opencode: %w", res.Source, err)
+	}
+	bin := o.Opencode
+	if bin == "" {
+		var err error
+		if bin, err = exec.LookPath("opencode"); err != nil {
+			return fmt.Errorf("handoff %s: %s written, but no opencode on PATH to load it: run %s: %w",
+				res.Source, file, strings.Join(importArgs, " "), ErrNotImported)
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "import", file)
+	cmd.Dir = res.Cwd
+	env := o.OpencodeEnv
+	if env == nil {
+		env = append(os.Environ(), "HOME="+o.Env.Home)
+		if o.Env.get("XDG_DATA_HOME") == "" {
+			env = append(env, "XDG_DATA_HOME="+filepath.Dir(root))
+		}
+	}
+	cmd.Env = env
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("handoff %s: opencode import %s: %v: %s: %w", res.Source, file, err, tail(out.Bytes()), ErrNotImported)
+	}
+	held, err := opencodeHolds(root, res.Session)
+	if err != nil {
+		return err
+	}
+	if !held {
+		return fmt.Errorf("handoff %s: opencode import %s ran, but its database has no session %s: %s: %w",
+			res.Source, file, res.Session, tail(out.Bytes()), ErrNotImported)
+	}
+	if res.NewID && o.Relate != nil {
+		if err := o.Relate(ctx, res.Source, res.Session); err != nil {
+			res.Notes = append(res.Notes, fmt.Sprintf("the relation to %s was not recorded: %v", res.Source, err))
+		} else {
+			res.Notes = append(res.Notes, fmt.Sprintf("recorded %s as a fork of %s", res.Session, res.Source))
+		}
+	}
+	return nil
+}
+
+func tail(b []byte) string {
+	b = bytes.TrimSpace(b)
+	if len(b) > 800 {
+		b = b[len(b)-800:]
+	}
+	return string(b)
+}
