@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -158,6 +160,14 @@ func Handoff(ctx context.Context, st sessiondb.Store, idOrAlias string, o Option
 
 	if res.Lost, err = losses(ctx, st, sess, t); err != nil {
 		return nil, err
+	}
+
+	// The agent is run in cwd: the working directory the files record
+	// (Qwen Code and pi refuse a session of another directory; Gemini CLI
+	// files it under the directory's hash) becomes cwd.
+	if sess.Project != "" && sess.Project != cwd {
+		files = relocate(files, sess.Project, cwd)
+		res.Notes = append(res.Notes, fmt.Sprintf("working directory %s recorded as %s", sess.Project, cwd))
 	}
 
 	// Does the target hold the session already? Then a new id.
@@ -404,4 +414,39 @@ func renameID(files map[string][]byte, id, newID string) map[string][]byte {
 		out[rel] = bytes.ReplaceAll(data, []byte(id), []byte(newID))
 	}
 	return out
+}
+
+// relocate rewrites the working directory the files record, from old to
+// cwd: every JSON string that is exactly old (cwd fields, opencode's
+// directory), and Gemini CLI's projectHash (the SHA-256 of the project
+// root, in hex).
+func relocate(files map[string][]byte, old, cwd string) map[string][]byte {
+	pairs := [][2][]byte{
+		{jsonQuoted(old, false), jsonQuoted(cwd, false)},
+		{jsonQuoted(old, true), jsonQuoted(cwd, true)},
+		{[]byte(`"` + hashHex(old) + `"`), []byte(`"` + hashHex(cwd) + `"`)},
+	}
+	out := make(map[string][]byte, len(files))
+	for rel, data := range files {
+		for _, p := range pairs {
+			data = bytes.ReplaceAll(data, p[0], p[1])
+		}
+		out[rel] = data
+	}
+	return out
+}
+
+// jsonQuoted is s as a JSON string, with or without Go's HTML escapes
+// (JavaScript's JSON.stringify writes none).
+func jsonQuoted(s string, html bool) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(html)
+	_ = enc.Encode(s)
+	return bytes.TrimSpace(b.Bytes())
+}
+
+func hashHex(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
 }

@@ -54,7 +54,8 @@ func corpusFile(t *testing.T) []byte {
 func TestHandoffSameFormatThenNewID(t *testing.T) {
 	st := corpusStore(t)
 	home := t.TempDir()
-	o := Options{To: "codex", Env: Env{Home: home}, Cwd: t.TempDir()}
+	// Run where Codex ran it: nothing to rewrite.
+	o := Options{To: "codex", Env: Env{Home: home}, Cwd: "/tmp/sessiondb-agents/codex/project"}
 	r, err := Handoff(t.Context(), st, codexSession, o)
 	if err != nil {
 		t.Fatal(err)
@@ -113,6 +114,15 @@ func TestHandoffTranslatedToPi(t *testing.T) {
 	}
 	if strings.Join(r.ResumeHeadless, " ") != "pi --session "+codexSession+" -p PROMPT" {
 		t.Errorf("resume %q", r.ResumeHeadless)
+	}
+	// pi refuses a session whose directory does not exist: the header
+	// records the directory it is handed to.
+	data, err := os.ReadFile(r.Files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(firstLine(r.Files[0]), []byte(`"cwd":"/work/some project"`)) || bytes.Contains(data, []byte("/tmp/sessiondb-agents/codex/project\"")) {
+		t.Errorf("the working directory is not rewritten: %s", firstLine(r.Files[0]))
 	}
 	// No temporary file or staging folder is left.
 	var left []string

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -90,6 +91,13 @@ func importOpencode(ctx context.Context, t Target, root string, files map[string
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("handoff %s: opencode import %s: %v: %s: %w", res.Source, file, err, tail(out.Bytes()), ErrNotImported)
 	}
+	// opencode keeps the id of a session it imports when it is one of
+	// its own (ses_…) and gives any other a new one, which it prints.
+	if m := importedRE.FindSubmatch(out.Bytes()); m != nil && string(m[1]) != res.Session {
+		res.Notes = append(res.Notes, fmt.Sprintf("opencode imported session %s as %s", res.Session, m[1]))
+		res.Session, res.NewID = string(m[1]), true
+		res.Resume, res.ResumeHeadless = t.ResumeArgs(res.Session, "PROMPT")
+	}
 	held, err := opencodeHolds(root, res.Session)
 	if err != nil {
 		return err
@@ -107,6 +115,9 @@ func importOpencode(ctx context.Context, t Target, root string, files map[string
 	}
 	return nil
 }
+
+// importedRE finds the id opencode import reports.
+var importedRE = regexp.MustCompile(`Imported session: (ses_[0-9A-Za-z]+)`)
 
 func tail(b []byte) string {
 	b = bytes.TrimSpace(b)
