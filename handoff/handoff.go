@@ -11,8 +11,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -140,7 +142,10 @@ func Handoff(ctx context.Context, st sessiondb.Store, idOrAlias string, o Option
 		return nil, err
 	}
 	defer os.RemoveAll(stage)
-	exported, err := jsonlimport.Export(ctx, st, []string{id}, t.Format, stage)
+	// Claude Code's attachment lines (the context it adds to a prompt)
+	// are left out of a translation, and named: the target adds its own.
+	attachments := 0
+	exported, err := jsonlimport.Export(jsonlimport.LeaveOutAttachments(ctx, &attachments), st, []string{id}, t.Format, stage)
 	if err != nil {
 		return nil, fmt.Errorf("handoff %s to %s: %w", id, t.Agent, err)
 	}
@@ -161,6 +166,10 @@ func Handoff(ctx context.Context, st sessiondb.Store, idOrAlias string, o Option
 	if res.Lost, err = losses(ctx, st, sess, t); err != nil {
 		return nil, err
 	}
+	if attachments > 0 {
+		res.Lost = append(res.Lost, fmt.Sprintf("%d Claude Code attachment %s left out (context it added to the prompts: environment, date, tool and skill listings, reminders; %s adds its own)",
+			attachments, plural("line", attachments), t.Agent))
+	}
 
 	// The agent is run in cwd: the working directory the files record
 	// (Qwen Code and pi refuse a session of another directory; Gemini CLI
@@ -171,15 +180,22 @@ func Handoff(ctx context.Context, st sessiondb.Store, idOrAlias string, o Option
 	}
 
 	// Does the target hold the session already? Then a new id.
+	// (opencode keeps the id of a session it imports only when it is one
+	// of its own, ses_…: any other gets one here, before the import.)
 	held, err := t.holds(root, id, cwd)
 	if err != nil {
 		return nil, err
 	}
-	if held {
+	foreignID := t.Agent == "opencode" && !opencodeID(id)
+	if held || foreignID {
 		newID := newSessionID(t, id)
 		files = renameID(files, id, newID)
 		res.Session, res.NewID = newID, true
-		res.Notes = append(res.Notes, fmt.Sprintf("%s already holds session %s: written as %s", t.Agent, id, newID))
+		if held {
+			res.Notes = append(res.Notes, fmt.Sprintf("%s already holds session %s: written as %s", t.Agent, id, newID))
+		} else {
+			res.Notes = append(res.Notes, fmt.Sprintf("opencode names its sessions ses_…: %s written as %s", id, newID))
+		}
 	}
 	res.Resume, res.ResumeHeadless = t.ResumeArgs(res.Session, "PROMPT")
 	if o.Env.Home != "" && (o.Env.Getenv == nil || o.Env.Getenv("HOME") != o.Env.Home) {
@@ -383,13 +399,16 @@ func firstLine(path string) []byte {
 func newSessionID(t Target, id string) string {
 	switch {
 	case strings.HasPrefix(id, "ses_") || t.Agent == "opencode":
+		// opencode's session ids descend: 12 hex digits of the bitwise
+		// complement of the time in ms times 0x1000 (48 bits), then 14
+		// random base-62 characters.
 		const alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-		b := make([]byte, 26)
+		b := make([]byte, 14)
 		_, _ = rand.Read(b)
 		for i := range b {
 			b[i] = alphabet[int(b[i])%len(alphabet)]
 		}
-		return "ses_" + string(b)
+		return fmt.Sprintf("ses_%012x%s", ^(uint64(time.Now().UnixMilli())*0x1000)&(1<<48-1), b)
 	case t.Agent == "codex" || t.Agent == "pi":
 		if u, err := uuid.NewV7(); err == nil {
 			return u.String()
@@ -397,6 +416,13 @@ func newSessionID(t Target, id string) string {
 	}
 	return uuid.NewString()
 }
+
+// opencodeID reports whether id has the shape of opencode's session ids.
+func opencodeID(id string) bool {
+	return opencodeIDRE.MatchString(id)
+}
+
+var opencodeIDRE = regexp.MustCompile(`^ses_[0-9a-f]{12}[0-9A-Za-z]{14}$`)
 
 // renameID writes every file under newID: the id's bytes replaced in
 // each file and its path (and, for Gemini CLI's file names, the id's

@@ -152,7 +152,8 @@ func TestHandoffRefusedAndDryRun(t *testing.T) {
 		t.Fatalf("gemini: %v %+v", err, r)
 	}
 	r, err = Handoff(t.Context(), st, codexSession, Options{To: "opencode", Env: Env{Home: home}, Cwd: "/p", DryRun: true})
-	if err != nil || len(r.Files) != 1 || !strings.HasSuffix(r.Files[0], ".local/share/opencode/handoff/"+codexSession+".json") {
+	if err != nil || len(r.Files) != 1 || !r.NewID || !opencodeID(r.Session) ||
+		r.Files[0] != filepath.Join(home, ".local/share/opencode/handoff", r.Session+".json") {
 		t.Fatalf("dry run: %v %+v", err, r)
 	}
 	if es, _ := os.ReadDir(home); len(es) != 0 {
@@ -177,5 +178,23 @@ func TestPlace(t *testing.T) {
 		if got := tg.place(c.rel, "/home/u/my.app", "my.app"); got != c.want {
 			t.Errorf("%s %s: %s, want %s", c.agent, c.rel, got, c.want)
 		}
+	}
+}
+
+// TestHandoffClaudeAttachmentsNamed: a Claude Code session (the corpus's,
+// with 16 attachment lines) is refused by a plain export into pi, but a
+// handoff leaves the attachment lines out and names them.
+func TestHandoffClaudeAttachmentsNamed(t *testing.T) {
+	st, id := importCorpus(t, "claude-code")
+	if _, err := jsonlimport.Export(t.Context(), st, []string{id}, jsonlimport.FormatPi, t.TempDir()); !errors.Is(err, jsonlimport.ErrUntranslatable) {
+		t.Fatalf("plain export: %v, want ErrUntranslatable", err)
+	}
+	r, err := Handoff(t.Context(), st, id, Options{To: "pi", Env: Env{Home: t.TempDir()}, Cwd: "/p", DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lost := strings.Join(r.Lost, "\n")
+	if !strings.Contains(lost, "16 Claude Code attachment lines left out") || !strings.Contains(lost, "Bash ×4") {
+		t.Errorf("lost: %q", r.Lost)
 	}
 }

@@ -53,8 +53,12 @@ func losses(ctx context.Context, st sessiondb.Store, sess sessiondb.Session, t T
 		}
 	}
 	if v := sourceVendor[sess.SourceFormat]; thinking > 0 && v != "" && v != t.Vendor {
-		out = append(out, fmt.Sprintf("%d thinking %s signed by %s's API: %s's model cannot check the signature (the text stays in the history)",
-			thinking, plural("block", thinking), v, t.Agent))
+		what := fmt.Sprintf("%s's model cannot check their signatures", t.Agent)
+		if t.Vendor == "any" {
+			what = fmt.Sprintf("their signatures hold only when %s talks to %s's API", t.Agent, v)
+		}
+		out = append(out, fmt.Sprintf("%d thinking %s signed by %s's API: %s (the text stays in the history)",
+			thinking, plural("block", thinking), v, what))
 	}
 	if len(foreign) > 0 {
 		names := make([]string, 0, len(foreign))

@@ -137,7 +137,11 @@ func runPair(t *testing.T, in *agentrun.Installed, st sessiondb.Store, id string
 	resume = strings.Join(res.ResumeHeadless, " ")
 	tr, err := in.Resume(t.Context(), h, srv, 4*time.Minute, res.Session, "What did I ask first? [[recall]]")
 	if err != nil {
-		return "failed", fmt.Sprintf("resume: %v", err), res.Lost, resume
+		out := ""
+		if tr != nil && tr.Result != nil {
+			out = oneLine(string(tr.Stdout), 600)
+		}
+		return "failed", fmt.Sprintf("resume: %v (stdout: %s)", err, out), res.Lost, resume
 	}
 	main := tr.Main()
 	if len(main) == 0 {

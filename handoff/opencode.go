@@ -91,14 +91,18 @@ func importOpencode(ctx context.Context, t Target, root string, files map[string
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("handoff %s: opencode import %s: %v: %s: %w", res.Source, file, err, tail(out.Bytes()), ErrNotImported)
 	}
-	// opencode keeps the id of a session it imports when it is one of
-	// its own (ses_…) and gives any other a new one, which it prints.
-	if m := importedRE.FindSubmatch(out.Bytes()); m != nil && string(m[1]) != res.Session {
-		res.Notes = append(res.Notes, fmt.Sprintf("opencode imported session %s as %s", res.Session, m[1]))
-		res.Session, res.NewID = string(m[1]), true
-		res.Resume, res.ResumeHeadless = t.ResumeArgs(res.Session, "PROMPT")
-	}
 	held, err := opencodeHolds(root, res.Session)
+	if err != nil {
+		return err
+	}
+	// Should opencode have given the session another id, it prints it.
+	if m := importedRE.FindSubmatch(out.Bytes()); !held && m != nil && string(m[1]) != res.Session {
+		if ok, err := opencodeHolds(root, string(m[1])); err == nil && ok {
+			res.Notes = append(res.Notes, fmt.Sprintf("opencode imported session %s as %s", res.Session, m[1]))
+			res.Session, res.NewID, held = string(m[1]), true, true
+			res.Resume, res.ResumeHeadless = t.ResumeArgs(res.Session, "PROMPT")
+		}
+	}
 	if err != nil {
 		return err
 	}
