@@ -43,9 +43,11 @@
 // the target already holds (its id in a file name, in a Gemini CLI
 // header, or as a row of opencode's database) is written under a new id
 // of the target's shape (UUIDv4, UUIDv7 for Codex and pi, ses_… for
-// opencode), its bytes and file names rewritten; Options.Relate records
-// the relation (sessionctl records the new id as a fork of the source in
-// its own store). The session is written with its secrets as stored, as
+// opencode), its bytes and file names rewritten; so is a session handed
+// to opencode whose id is not of opencode's shape (opencode would give
+// it one of its own). Options.Relate records the relation (sessionctl in
+// the source's attributes, "handoffs": {NEWID: {agent, at}}: a fork under
+// the new id would stand in the way of importing the agent's file later). The session is written with its secrets as stored, as
 // export writes it: it goes into a store on this machine, like the one
 // it came from.
 //

@@ -47,10 +47,10 @@ type Options struct {
 	// (nil: this process's, with HOME and XDG_DATA_HOME of Env).
 	Opencode    string
 	OpencodeEnv []string
-	// Relate, when set, is called with the new id when the target
-	// already holds the session and it is written under a new id, so
-	// that the caller records the relation (sessionctl forks the source
-	// in its store under the new id).
+	// Relate, when set, is called with the new id when the session is
+	// written under a new id (the target already holds it, or opencode
+	// needs one of its own), so that the caller records the relation
+	// (sessionctl records it in the source's attributes).
 	Relate func(ctx context.Context, source, newID string) error
 }
 
@@ -180,22 +180,30 @@ func Handoff(ctx context.Context, st sessiondb.Store, idOrAlias string, o Option
 	}
 
 	// Does the target hold the session already? Then a new id.
-	// (opencode keeps the id of a session it imports only when it is one
-	// of its own, ses_…: any other gets one here, before the import.)
-	held, err := t.holds(root, id, cwd)
+	// (A session translated for opencode has an id of opencode's shape,
+	// ses_…, made from its own: the export JSON's info.id.)
+	if t.Agent == "opencode" {
+		for _, data := range files {
+			var doc struct {
+				Info struct {
+					ID string `json:"id"`
+				} `json:"info"`
+			}
+			if json.Unmarshal(data, &doc) == nil && doc.Info.ID != "" && doc.Info.ID != id {
+				res.Session, res.NewID = doc.Info.ID, true
+				res.Notes = append(res.Notes, fmt.Sprintf("opencode names its sessions ses_…: %s written as %s", id, res.Session))
+			}
+		}
+	}
+	held, err := t.holds(root, res.Session, cwd)
 	if err != nil {
 		return nil, err
 	}
-	foreignID := t.Agent == "opencode" && !opencodeID(id)
-	if held || foreignID {
-		newID := newSessionID(t, id)
-		files = renameID(files, id, newID)
+	if held {
+		newID := newSessionID(t, res.Session)
+		files = renameID(files, res.Session, newID)
+		res.Notes = append(res.Notes, fmt.Sprintf("%s already holds session %s: written as %s", t.Agent, res.Session, newID))
 		res.Session, res.NewID = newID, true
-		if held {
-			res.Notes = append(res.Notes, fmt.Sprintf("%s already holds session %s: written as %s", t.Agent, id, newID))
-		} else {
-			res.Notes = append(res.Notes, fmt.Sprintf("opencode names its sessions ses_…: %s written as %s", id, newID))
-		}
 	}
 	res.Resume, res.ResumeHeadless = t.ResumeArgs(res.Session, "PROMPT")
 	if o.Env.Home != "" && (o.Env.Getenv == nil || o.Env.Getenv("HOME") != o.Env.Home) {
@@ -254,7 +262,7 @@ func Handoff(ctx context.Context, st sessiondb.Store, idOrAlias string, o Option
 		if err := o.Relate(ctx, id, res.Session); err != nil {
 			res.Notes = append(res.Notes, fmt.Sprintf("the relation to %s was not recorded: %v", id, err))
 		} else {
-			res.Notes = append(res.Notes, fmt.Sprintf("recorded %s as a fork of %s", res.Session, id))
+			res.Notes = append(res.Notes, fmt.Sprintf("recorded %s as handed off from %s", res.Session, id))
 		}
 	}
 	return res, nil

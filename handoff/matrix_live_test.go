@@ -104,6 +104,24 @@ func TestLiveHandoffMatrix(t *testing.T) {
 	}
 }
 
+// agentLog is the last error lines of opencode's log under h, if any.
+func agentLog(h *agentrun.Home) string {
+	files, _ := filepath.Glob(filepath.Join(h.Data, "opencode", "log", "*.log"))
+	var errs []string
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		for _, l := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(l, "ERROR") {
+				errs = append(errs, l)
+			}
+		}
+	}
+	if len(errs) == 0 {
+		return ""
+	}
+	return " (opencode's log: " + oneLine(strings.Join(errs[max(0, len(errs)-2):], " | "), 700) + ")"
+}
+
 func oneLine(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if len(s) > n {
@@ -141,7 +159,7 @@ func runPair(t *testing.T, in *agentrun.Installed, st sessiondb.Store, id string
 		if tr != nil && tr.Result != nil {
 			out = oneLine(string(tr.Stdout), 600)
 		}
-		return "failed", fmt.Sprintf("resume: %v (stdout: %s)", err, out), res.Lost, resume
+		return "failed", fmt.Sprintf("resume: %v (stdout: %s)%s", err, out, agentLog(h)), res.Lost, resume
 	}
 	main := tr.Main()
 	if len(main) == 0 {

@@ -114,7 +114,7 @@ func importOpencode(ctx context.Context, t Target, root string, files map[string
 		if err := o.Relate(ctx, res.Source, res.Session); err != nil {
 			res.Notes = append(res.Notes, fmt.Sprintf("the relation to %s was not recorded: %v", res.Source, err))
 		} else {
-			res.Notes = append(res.Notes, fmt.Sprintf("recorded %s as a fork of %s", res.Session, res.Source))
+			res.Notes = append(res.Notes, fmt.Sprintf("recorded %s as handed off from %s", res.Session, res.Source))
 		}
 	}
 	return nil

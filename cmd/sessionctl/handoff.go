@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -36,8 +38,9 @@ agents list the sessions of the directory they run in).
 Files are written through a temporary file and a link in the same folder:
 a crash leaves no half file the agent would list, and no file of the
 agent's is ever replaced. When the target already holds the session (the
-same ID), it is written under a new ID, recorded here as a fork of the
-source. For opencode the session is loaded into its database by
+same ID), it is written under a new ID, recorded on the source here (its
+attributes' "handoffs": {NEWID: {agent, at}}; not as a session of its own,
+which would stand in the way of importing the agent's file later). For opencode the session is loaded into its database by
 'opencode import FILE' (opencode's own transaction); --opencode names the
 executable when it is not on PATH. --dry-run says what would be written
 where, and writes nothing. The session is written with its secrets as
@@ -95,7 +98,14 @@ func (a *app) runHandoff(arg string, o handoffOptions) error {
 	}
 	opts := handoff.Options{To: o.to, Env: env, Cwd: o.cwd, DryRun: o.dryRun, Opencode: o.opencode,
 		Relate: func(ctx context.Context, source, newID string) error {
-			_, err := st.Fork(ctx, source, 0, newID)
+			// On the source, not as a new session: a session under newID
+			// here would stand in the way of importing the agent's file.
+			patch, err := json.Marshal(map[string]any{"handoffs": map[string]any{
+				newID: map[string]string{"agent": o.to, "at": time.Now().UTC().Format(time.RFC3339)}}})
+			if err != nil {
+				return err
+			}
+			_, err = st.Commit(ctx, source, sessiondb.Commit{Meta: &sessiondb.MetaPatch{AttrsMerge: patch}})
 			return err
 		}}
 	res, err := handoff.Handoff(a.ctx, st, id, opts)

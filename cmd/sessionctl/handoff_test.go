@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sessiondb/sessiondb/sqlstore"
 )
 
 // TestHandoffCommand (issue 40 item 1): handoff of a Codex session of
@@ -39,10 +41,21 @@ func TestHandoffCommand(t *testing.T) {
 	if !res.NewID || res.Session == id || len(res.Files) != 1 || strings.Join(res.Resume, " ") != "codex exec resume "+res.Session+" PROMPT" {
 		t.Fatalf("second handoff to codex: %+v", res)
 	}
-	show := sessionctl(t, db, "show", res.Session).mustSucceed(t)
-	if !strings.Contains(show.stdout, "fork of  "+id) {
-		t.Errorf("the new id is not recorded as a fork of the source:\n%s", show.stdout)
+	st, err := sqlstore.Open(db, nil)
+	if err != nil {
+		t.Fatal(err)
 	}
+	src, err := st.Get(t.Context(), id)
+	st.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(src.Attrs), `"handoffs":{"`+res.Session+`":{"agent":"codex"`) {
+		t.Errorf("the new id is not recorded on the source: %s", src.Attrs)
+	}
+	// The agent's file imports as its own session (nothing stands in its way).
+	sessionctl(t, db, "import", res.Files[0]).mustSucceed(t)
+	sessionctl(t, db, "show", res.Session).mustSucceed(t)
 	sessionctl(t, db, "handoff", id, "--to", "aider").mustFail(t, exitUsage, "unknown --to")
 	sessionctl(t, db, "handoff", id, "--to", "claude-code", "--home", home, "--cwd", cwd).mustFail(t, exitError, "cannot be written as a claude-code file")
 }
