@@ -214,6 +214,21 @@ func Handoff(ctx context.Context, st sessiondb.Store, idOrAlias string, o Option
 	}
 
 	if t.Agent == "opencode" {
+		// Resumed, opencode asks the model the last user message names:
+		// for a translation, the source agent's. The one opencode is
+		// configured with takes its place; without one, it is named.
+		if res.Translated {
+			for rel, data := range files {
+				if m := opencodeModel(o.Env); m != "" {
+					if files[rel], err = withUserModel(data, m); err != nil {
+						return nil, fmt.Errorf("handoff %s to opencode: %w", id, err)
+					}
+					res.Notes = append(res.Notes, "the next turn uses opencode's configured model "+m)
+				} else if m := sessionModel(data); m != "" {
+					res.Lost = append(res.Lost, fmt.Sprintf("no model configured in opencode.json: opencode resumes with the session's %s, which it may not have (opencode run --model PROVIDER/MODEL chooses one)", m))
+				}
+			}
+		}
 		return res, importOpencode(ctx, t, root, files, res, o)
 	}
 

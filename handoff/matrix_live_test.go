@@ -80,7 +80,9 @@ func TestLiveHandoffMatrix(t *testing.T) {
 					t.Error(pr.Why)
 				}
 			})
-			results = append(results, pr)
+			if pr.Outcome != "" { // not filtered out by -run
+				results = append(results, pr)
+			}
 		}
 	}
 	resumed := 0
@@ -111,7 +113,7 @@ func agentLog(h *agentrun.Home) string {
 	for _, f := range files {
 		b, _ := os.ReadFile(f)
 		for _, l := range strings.Split(string(b), "\n") {
-			if strings.HasPrefix(l, "ERROR") {
+			if strings.Contains(strings.ToLower(l), "error") {
 				errs = append(errs, l)
 			}
 		}
@@ -119,7 +121,7 @@ func agentLog(h *agentrun.Home) string {
 	if len(errs) == 0 {
 		return ""
 	}
-	return " (opencode's log: " + oneLine(strings.Join(errs[max(0, len(errs)-2):], " | "), 700) + ")"
+	return " (opencode's log: " + oneLine(strings.Join(errs[max(0, len(errs)-3):], " | "), 1500) + ")"
 }
 
 func oneLine(s string, n int) string {
@@ -159,7 +161,15 @@ func runPair(t *testing.T, in *agentrun.Installed, st sessiondb.Store, id string
 		if tr != nil && tr.Result != nil {
 			out = oneLine(string(tr.Stdout), 600)
 		}
-		return "failed", fmt.Sprintf("resume: %v (stdout: %s)%s", err, out, agentLog(h)), res.Lost, resume
+		logs := agentLog(h)
+		if in.Name == "opencode" {
+			// Again with its log on stderr: the error is there.
+			args := append([]string{"--print-logs", "--log-level", "ERROR"}, in.ResumeArgs(res.Session, "What did I ask first? [[recall]]")...)
+			if r, _ := in.Run(t.Context(), h, srv.URL(), 3*time.Minute, args); r != nil {
+				logs += " (opencode --print-logs: " + oneLine(string(r.Stderr), 1500) + ")"
+			}
+		}
+		return "failed", fmt.Sprintf("resume: %v (stdout: %s)%s", err, out, logs), res.Lost, resume
 	}
 	main := tr.Main()
 	if len(main) == 0 {

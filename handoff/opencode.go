@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -129,4 +130,90 @@ func tail(b []byte) string {
 		b = b[len(b)-800:]
 	}
 	return string(b)
+}
+
+// opencodeModel is the model opencode is configured to use under e
+// ("provider/model" of opencode.json's "model"), or "".
+func opencodeModel(e Env) string {
+	dir := e.get("XDG_CONFIG_HOME")
+	if dir == "" {
+		dir = filepath.Join(e.Home, ".config")
+	}
+	for _, name := range []string{"opencode.json", "opencode.jsonc", "config.json"} {
+		b, err := os.ReadFile(filepath.Join(dir, "opencode", name))
+		if err != nil {
+			continue
+		}
+		var cfg struct {
+			Model string `json:"model"`
+		}
+		if json.Unmarshal(b, &cfg) == nil && strings.Contains(cfg.Model, "/") {
+			return cfg.Model
+		}
+	}
+	return ""
+}
+
+// withUserModel sets the model of every user message of an opencode
+// export JSON to model ("provider/model"): opencode resumes a session
+// with the model its last user message names, which for a translated
+// session is the source agent's (a provider opencode may not have).
+// The assistant messages keep the model that wrote them.
+func withUserModel(data []byte, model string) ([]byte, error) {
+	provider, id, _ := strings.Cut(model, "/")
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return nil, err
+	}
+	var msgs []map[string]json.RawMessage
+	if err := json.Unmarshal(doc["messages"], &msgs); err != nil {
+		return nil, err
+	}
+	ref, err := json.Marshal(map[string]string{"providerID": provider, "modelID": id})
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range msgs {
+		var info map[string]json.RawMessage
+		if err := json.Unmarshal(m["info"], &info); err != nil {
+			return nil, err
+		}
+		if string(info["role"]) != `"user"` {
+			continue
+		}
+		info["model"] = ref
+		if m["info"], err = json.Marshal(info); err != nil {
+			return nil, err
+		}
+	}
+	if doc["messages"], err = json.Marshal(msgs); err != nil {
+		return nil, err
+	}
+	return json.Marshal(doc)
+}
+
+// sessionModel is the model the last user message of an opencode export
+// JSON names, "provider/model".
+func sessionModel(data []byte) string {
+	var doc struct {
+		Messages []struct {
+			Info struct {
+				Role  string `json:"role"`
+				Model struct {
+					ProviderID string `json:"providerID"`
+					ModelID    string `json:"modelID"`
+				} `json:"model"`
+			} `json:"info"`
+		} `json:"messages"`
+	}
+	if json.Unmarshal(data, &doc) != nil {
+		return ""
+	}
+	last := ""
+	for _, m := range doc.Messages {
+		if m.Info.Role == "user" {
+			last = m.Info.Model.ProviderID + "/" + m.Info.Model.ModelID
+		}
+	}
+	return last
 }
