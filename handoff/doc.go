@@ -9,12 +9,21 @@
 // otherwise (jsonlimport/translate*.go), or refused with
 // jsonlimport.ErrUntranslatable, which names what the target has no
 // shape for; nothing is dropped silently. Today the translations exist
-// into pi and opencode (from Codex, Gemini CLI, Qwen Code, pi, opencode);
-// Claude Code, Codex, Gemini CLI and Qwen Code take back only their own
-// sessions, and a Claude Code session is refused by the translators for
-// its attachment lines. What a successful translation carries but the
-// target cannot use is listed in Result.Lost: thinking signed by another
-// vendor's API, calls of tools the target does not have.
+// into pi (from every other agent) and opencode (from Codex, Gemini CLI,
+// Qwen Code, pi; a Claude Code session is refused there for results
+// written out of their calls' order); Claude Code, Codex, Gemini CLI and
+// Qwen Code take back only their own sessions. What a translation
+// carries but the target cannot use, or leaves out, is listed in
+// Result.Lost: thinking signed by another vendor's API, calls of tools
+// the target does not have, Claude Code's attachment lines (the context
+// it added to prompts: the handoff leaves them out, counted, through
+// jsonlimport.LeaveOutAttachments, since the target adds its own).
+//
+// opencode resumes a session with the model its last user message names;
+// for a translated session that is the source agent's, which opencode's
+// providers may lack (the resume then fails: ProviderModelNotFoundError).
+// The user messages are given the model of the target's opencode.json;
+// without one, Result.Lost says so.
 //
 // # Where
 //

@@ -198,3 +198,42 @@ func TestHandoffClaudeAttachmentsNamed(t *testing.T) {
 		t.Errorf("lost: %q", r.Lost)
 	}
 }
+
+// TestOpencodeUserModel: the user messages of an opencode export name
+// the configured model afterwards; the assistant messages keep theirs.
+func TestOpencodeUserModel(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("..", "testdata", "agents", "opencode", "export", "*.json"))
+	if len(files) == 0 {
+		t.Fatal("no opencode export in the corpus")
+	}
+	data, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := sessionModel(data)
+	if before == "" || before == "mine/model-x" {
+		t.Fatalf("session model %q", before)
+	}
+	out, err := withUserModel(data, "mine/model-x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sessionModel(out); got != "mine/model-x" {
+		t.Errorf("after: %q", got)
+	}
+	provider, _, _ := strings.Cut(before, "/")
+	if !bytes.Contains(out, []byte(`"providerID":"`+provider+`"`)) {
+		t.Error("the assistant messages lost their provider")
+	}
+	home := t.TempDir()
+	if m := opencodeModel(Env{Home: home}); m != "" {
+		t.Errorf("no config, model %q", m)
+	}
+	if err := os.MkdirAll(filepath.Join(home, ".config", "opencode"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(home, ".config", "opencode", "opencode.json"), []byte(`{"model":"p/m"}`), 0o644)
+	if m := opencodeModel(Env{Home: home}); m != "p/m" {
+		t.Errorf("model %q, want p/m", m)
+	}
+}

@@ -30,8 +30,10 @@ package jsonlimport
 //     lines (system, summary, progress, file-history-snapshot, …) and the
 //     tool-results files (the full output of which the tool_result line
 //     holds what the model was shown). Refused: attachment lines (context
-//     Claude Code adds to the prompt), server_tool_use and other block
-//     types with no neutral shape, images given by URL.
+//     Claude Code adds to the prompt; left out and counted instead under
+//     LeaveOutAttachments, which package handoff uses: the receiving agent
+//     adds its own), server_tool_use and other block types with no
+//     neutral shape, images given by URL.
 //   - Codex: the response items of the transcript; consecutive assistant
 //     items (reasoning, assistant messages, tool calls) form one assistant
 //     message; reasoning becomes thinking whose text is its summary (and
