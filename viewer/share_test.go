@@ -259,3 +259,33 @@ func TestShareCompacted(t *testing.T) {
 		t.Errorf("not the effective transcript:\n%s", md)
 	}
 }
+
+// FuzzShareFences: whatever a tool result holds, its fenced block keeps
+// every line of it inside the fence, and text after it is outside; a
+// message's text with closeFences leaves the next line outside any fence.
+func FuzzShareFences(f *testing.F) {
+	for _, s := range []string{"", "```", "a\n````\nb", "~~~\n```go\n", "``` x\n", strings.Repeat("`", 9) + "\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		doc := mdFence("text", s) + "\n## after\n"
+		lines := strings.Split(closeFencesTrace(doc), "\n")
+		if !strings.HasPrefix(lines[0], "FENCE:") {
+			t.Fatalf("no opening fence: %q", lines[0])
+		}
+		body := strings.Count(visible(strings.TrimSuffix(s, "\n")), "\n") + 1
+		for i := 1; i <= body && i < len(lines); i++ {
+			if !strings.HasPrefix(lines[i], "IN:") {
+				t.Fatalf("line %d of the content is outside the fence: %q in %q", i, lines[i], doc)
+			}
+		}
+		if last := lines[len(lines)-2]; last != "OUT:## after" {
+			t.Fatalf("the heading after the fence is %q", last)
+		}
+		text := closeFences(s) + "\n\n## next\n"
+		tr := strings.Split(closeFencesTrace(text), "\n")
+		if tr[len(tr)-2] != "OUT:## next" {
+			t.Fatalf("closeFences(%q) leaves the next heading as %q", s, tr[len(tr)-2])
+		}
+	})
+}
