@@ -25,8 +25,11 @@ func orList(items []string) string {
 // importFormats are the values of import's and watch's --format.
 func importFormats() []string { return append([]string{"auto"}, jsonlimport.FormatNames()...) }
 
-// exportFormats are the values of export's --format.
-func exportFormats() []string { return jsonlimport.ExportFormatNames() }
+// exportFormats are the values of export's --format: the registry's
+// formats, then the formats written for people to read.
+func exportFormats() []string {
+	return append(jsonlimport.ExportFormatNames(), formatMarkdown, formatHTML)
+}
 
 // selectFormats are the values of delete's and prune's --format: every
 // format import records, and none (sessions an application wrote).

@@ -151,6 +151,7 @@ Exit codes: 0 success, 1 error, 2 usage error, 3 import finished with problems.`
 		a.vacuumCommand(),
 		a.reindexCommand(),
 		a.forkCommand(),
+		a.handoffCommand(),
 		a.checkpointCommand(),
 		a.renameCommand(),
 		a.deleteCommand(),
