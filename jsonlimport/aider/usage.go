@@ -19,8 +19,8 @@ var (
 // reported is one Tokens line read.
 type reported struct {
 	sent, received, cacheWrite, cacheHit int64
-	cost, session                       float64
-	hasCost                             bool
+	cost, session                        float64
+	hasCost                              bool
 }
 
 // readTokens reads a Tokens line (the output block's text); ok is false
