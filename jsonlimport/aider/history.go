@@ -60,6 +60,21 @@ func lineKind(l []byte) string {
 	return "text"
 }
 
+// tornKind classifies the start of a line still being written: as the
+// line it may become when it is the start of a header, a prompt or an
+// output line.
+func tornKind(l []byte) string {
+	for _, p := range []struct{ prefix, kind string }{{headerPrefix, kindHeader}, {"#### ", kindUser}, {"> ", kindOutput}} {
+		if bytes.HasPrefix(l, []byte(p.prefix)) || bytes.HasPrefix([]byte(p.prefix), l) {
+			return p.kind
+		}
+	}
+	if isBlank(l) {
+		return ""
+	}
+	return lineKind(l)
+}
+
 func trimCR(l []byte) []byte { return bytes.TrimSuffix(l, []byte("\r")) }
 
 func isBlank(l []byte) bool { return len(bytes.TrimSpace(l)) == 0 }
@@ -82,14 +97,30 @@ func split(data []byte) (runs []run, consumed int, held bool) {
 	}
 	for pos < len(data) {
 		nl := bytes.IndexByte(data[pos:], '\n')
+		var l []byte
+		var next int
+		var k string
 		if nl < 0 {
+			// A line aider is writing: it closes the block before it
+			// when it opens one (as it will once whole), and the block
+			// it is in is left for the next import.
 			held = true
-			break
+			l, next = data[pos:], len(data)
+			k = tornKind(l)
+		} else {
+			l, next = data[pos:pos+nl], pos+nl+1
+			k = lineKind(l)
 		}
 		lineNo++
-		l := data[pos : pos+nl]
-		next := pos + nl + 1
-		k := lineKind(l)
+		if k == "" && held {
+			// Spaces of a line being written: the blocks before it
+			// stand as at the end of the last whole line.
+			if cur != nil {
+				cur.end = pos
+				flush()
+			}
+			break
+		}
 		if k == "" {
 			if blanks == 0 {
 				blankStart, blankLine = pos, lineNo
@@ -132,6 +163,10 @@ func split(data []byte) (runs []run, consumed int, held bool) {
 			start(kindAssistant, true)
 		}
 		blanks = 0
+		if held {
+			cur = nil
+			break
+		}
 		pos = next
 		cur.end = pos
 	}
