@@ -282,6 +282,8 @@ func (r *xReader) entry(e sessiondb.Entry) {
 		r.qwen(e)
 	case FormatOpencode:
 		r.opencode(e)
+	case FormatAider:
+		r.aider(e)
 	default:
 		var obj map[string]json.RawMessage
 		if json.Unmarshal(e.Body, &obj) != nil || jsonl.RawString(obj, "role") == "" {

@@ -69,11 +69,11 @@ its secrets masked either way: its stored bytes were rewritten.`,
 			}
 			switch o.format {
 			case jsonlimport.FormatPicoclaw, jsonlimport.FormatZot, jsonlimport.FormatSwink, jsonlimport.FormatPi,
-				jsonlimport.FormatClaudeCode, jsonlimport.FormatCodex, jsonlimport.FormatGemini, jsonlimport.FormatQwen, jsonlimport.FormatOpencode:
+				jsonlimport.FormatClaudeCode, jsonlimport.FormatCodex, jsonlimport.FormatGemini, jsonlimport.FormatQwen, jsonlimport.FormatOpencode, jsonlimport.FormatAider:
 			case "":
-				return usageErrorf(c, "--format is required: picoclaw, zot, swink, pi, claude-code, codex, gemini-cli, qwen-code or opencode")
+				return usageErrorf(c, "--format is required: picoclaw, zot, swink, pi, claude-code, codex, gemini-cli, qwen-code, opencode or aider")
 			default:
-				return usageErrorf(c, "unknown --format %q: use picoclaw, zot, swink, pi, claude-code, codex, gemini-cli, qwen-code or opencode", o.format)
+				return usageErrorf(c, "unknown --format %q: use picoclaw, zot, swink, pi, claude-code, codex, gemini-cli, qwen-code, opencode or aider", o.format)
 			}
 			if o.out == "" {
 				return usageErrorf(c, "--out DIR is required")
@@ -82,7 +82,7 @@ its secrets masked either way: its stored bytes were rewritten.`,
 		},
 	}
 	c.Flags().BoolVar(&o.all, "all", false, "export every session")
-	c.Flags().StringVarP(&o.format, "format", "f", "", "output format: picoclaw, zot, swink, pi, claude-code, codex, gemini-cli, qwen-code or opencode")
+	c.Flags().StringVarP(&o.format, "format", "f", "", "output format: picoclaw, zot, swink, pi, claude-code, codex, gemini-cli, qwen-code, opencode or aider")
 	c.Flags().StringVarP(&o.out, "out", "o", "", "output directory (created if missing)")
 	c.Flags().BoolVar(&o.json, "json", false, "print the files written as a JSON array")
 	c.Flags().BoolVar(&o.force, "force", false, "replace files that already exist in DIR")
