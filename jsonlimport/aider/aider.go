@@ -188,7 +188,7 @@ func (Format) Parse(ctx context.Context, u jsonl.Unit, from jsonl.Resume) (*json
 	if r.stamp != "" {
 		attrs["started"] = r.stamp
 	}
-	var title string
+	var title, project string
 	lineOf := func(b block) int { return b.line }
 	for _, b := range r.blocks {
 		if err := ctx.Err(); err != nil {
@@ -212,6 +212,9 @@ func (Format) Parse(ctx context.Context, u jsonl.Unit, from jsonl.Resume) (*json
 			for _, l := range strings.Split(out, "\n") {
 				if m := modelLine.FindStringSubmatch(l); m != nil {
 					attrs["model"], attrs["edit_format"] = m[1], m[2]
+				}
+				if dir, ok := strings.CutPrefix(l, "Git working dir: "); ok && project == "" {
+					project = strings.TrimSpace(dir)
 				}
 			}
 		case kindUser:
@@ -252,7 +255,10 @@ func (Format) Parse(ctx context.Context, u jsonl.Unit, from jsonl.Resume) (*json
 	if len(p.Entries) == 0 {
 		return nil, jsonl.ErrNoConversation
 	}
-	p.Session = sessiondb.Session{ID: key, Title: title, CreatedAt: r.started, UpdatedAt: at}
+	if project == "" {
+		project = filepath.Dir(path) // aider writes its history at the git root
+	}
+	p.Session = sessiondb.Session{ID: key, Title: title, Project: project, CreatedAt: r.started, UpdatedAt: at}
 	if r.started.IsZero() {
 		p.Session.CreatedAt = p.Entries[0].CreatedAt
 	}

@@ -57,6 +57,10 @@
 // (role assistant), "aider.header" and "aider.output" (role aider) for
 // the rest; the message reader makes the latter bookkeeping.
 //
+// Project: the "Git working dir:" aider prints when it runs in a
+// subfolder, else the folder the chat history is in (inferred: aider
+// writes it at the git root it works in).
+//
 // Times: a header's time is read as UTC (the zone is not written; Attrs
 // "started" keeps it as written). A prompt takes the time of its record
 // in the input history (the next record, in order, with the same text
