@@ -185,9 +185,10 @@ func TestAiderPromptTimes(t *testing.T) {
 	}
 }
 
-// growth imports path at every cut then whole into one store and whole
-// into another, and returns the difference.
-func growth(t *testing.T, path string, cuts []int) string {
+// growth imports path at every cut then whole into one store (with
+// follow, as sessionctl watch does, when it is not nil) and whole into
+// another, and returns the difference.
+func growth(t *testing.T, path string, cuts []int, follow *jsonlimport.Follow) string {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -207,7 +208,7 @@ func growth(t *testing.T, path string, cuts []int) string {
 		if err := os.WriteFile(chat, content[:c], 0o644); err != nil {
 			t.Fatal(err)
 		}
-		rep, err := jsonlimport.Import(ctx, grown, []string{dir}, jsonlimport.Options{Jobs: 1})
+		rep, err := jsonlimport.Import(ctx, grown, []string{dir}, jsonlimport.Options{Jobs: 1, Follow: follow})
 		if err != nil {
 			t.Fatalf("cut %d: %v", c, err)
 		}
@@ -254,8 +255,20 @@ func TestAiderGrowth(t *testing.T) {
 	for _, repo := range []string{"1013-eh+Gestion_parc_informatique", "AlanSynn+automataii", "37designfk+37design-astro-site"} {
 		path := filepath.Join(corpus, repo, aider.ChatFile)
 		content, _ := os.ReadFile(path)
-		if d := growth(t, path, cuts(content)); d != "" {
+		if d := growth(t, path, cuts(content), nil); d != "" {
 			t.Errorf("%s grown differs from one import:\n%s", repo, d)
+		}
+	}
+}
+
+// TestAiderGrowthFollow grows a file as sessionctl watch does, with one
+// Follow across the imports.
+func TestAiderGrowthFollow(t *testing.T) {
+	for _, repo := range []string{"AlanSynn+automataii", "37designfk+37design-astro-site"} {
+		path := filepath.Join(corpus, repo, aider.ChatFile)
+		content, _ := os.ReadFile(path)
+		if d := growth(t, path, cuts(content), jsonlimport.NewFollow()); d != "" {
+			t.Errorf("%s grown with a Follow differs from one import:\n%s", repo, d)
 		}
 	}
 }
@@ -265,7 +278,7 @@ func TestAiderGrowthCorpus(t *testing.T) {
 	longtest.Skip(t, "imports the corpus's files once per write of aider's")
 	for _, path := range chats(t) {
 		content, _ := os.ReadFile(path)
-		if d := growth(t, path, aider.Writes(content)); d != "" {
+		if d := growth(t, path, aider.Writes(content), nil); d != "" {
 			t.Errorf("%s grown differs from one import:\n%s", path, d)
 		}
 	}
