@@ -246,7 +246,11 @@ func (Format) Parse(ctx context.Context, u jsonl.Unit, from jsonl.Resume) (*json
 					u.Provider, u.Model = prov, model
 				}
 				if !rep.hasCost {
-					jsonl.EstimateCosts([]sessiondb.Usage{u})
+					// No price known to aider: estimated, as for any tool
+					// that records no cost.
+					rows := []sessiondb.Usage{u}
+					jsonl.EstimateCosts(rows)
+					u = rows[0]
 				}
 				p.Usage = append(p.Usage, u)
 			}
