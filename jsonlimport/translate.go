@@ -1185,6 +1185,9 @@ func foreignFile(ctx context.Context, s sessiondb.Store, sess sessiondb.Session,
 	if target == FormatOpencode {
 		return opencodeTranslated(ctx, s, sess)
 	}
+	if target == FormatAider {
+		return aiderTranslated(ctx, s, sess)
+	}
 	if target == FormatPi {
 		var attrs struct {
 			CWD string `json:"cwd"`

@@ -1,6 +1,11 @@
 package jsonlimport
 
 import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+
 	"github.com/sessiondb/sessiondb"
 )
 
@@ -33,3 +38,71 @@ func (r *xReader) aider(e sessiondb.Entry) {
 		r.loss.add("aider entry")
 	}
 }
+
+// aiderTranslated renders session sess (of another format) as an aider
+// chat history: a run header at the session's start, each user message
+// as a prompt ("#### " lines), each assistant message as a reply, its
+// thinking between aider's thinking tags. Aider's history has no place
+// for tool calls, tool results, images or instructions given as messages
+// of their own: a session holding any is refused, naming them, and
+// nothing is written.
+func aiderTranslated(ctx context.Context, s sessiondb.Store, sess sessiondb.Session) ([]byte, error) {
+	msgs, loss, err := readForeign(ctx, s, sess)
+	if err != nil {
+		return nil, fmt.Errorf("export %s %s: %w", FormatAider, sess.ID, err)
+	}
+	for _, m := range msgs {
+		switch m.Role {
+		case xToolResult:
+			loss.add("tool result")
+		case xContext:
+			loss.add("instruction message")
+		}
+		for _, b := range m.Blocks {
+			switch b.Type {
+			case xCall:
+				loss.add("tool call")
+			case xImage:
+				loss.add("image")
+			}
+		}
+	}
+	if !loss.empty() {
+		return nil, untranslatable(FormatAider, sess, "no aider shape for "+loss.String()+"; nothing was written for this session")
+	}
+	start := sess.CreatedAt
+	if start.IsZero() && len(msgs) > 0 {
+		start = msgs[0].Time
+	}
+	var buf bytes.Buffer
+	fmt.Fprintf(&buf, "\n# aider chat started at %s\n\n", start.UTC().Format("2006-01-02 15:04:05"))
+	for _, m := range msgs {
+		var text, thinking []string
+		for _, b := range m.Blocks {
+			switch b.Type {
+			case xText:
+				text = append(text, b.Text)
+			case xThinking:
+				thinking = append(thinking, b.Text)
+			}
+		}
+		switch m.Role {
+		case xUser:
+			lines := strings.Split(strings.TrimSpace(strings.Join(text, "\n\n")), "\n")
+			buf.WriteString("\n#### " + strings.Join(lines, "  \n#### ") + "  \n")
+		case xAssistant:
+			reply := strings.TrimSpace(strings.Join(text, "\n\n"))
+			if len(thinking) > 0 {
+				reply = aiderThinkingOpen + "\n\n" + strings.TrimSpace(strings.Join(thinking, "\n\n")) + "\n\n" + aiderThinkingClose + "\n\n" + reply
+			}
+			buf.WriteString("\n" + strings.TrimSpace(reply) + "\n\n")
+		}
+	}
+	return buf.Bytes(), nil
+}
+
+// aider's reasoning tags (aider/reasoning_tags.py).
+const (
+	aiderThinkingOpen  = "<thinking-content-7bbeb8e1441453ad999a0bbba8a46d4b>"
+	aiderThinkingClose = "</thinking-content-7bbeb8e1441453ad999a0bbba8a46d4b>"
+)

@@ -3,6 +3,7 @@ package aider_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -285,3 +286,57 @@ func TestAiderGrowthCorpus(t *testing.T) {
 }
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
+
+// TestAiderTranslated: a session of another format holding only text and
+// thinking is written as a chat history that reads back as the same
+// conversation; one holding a tool call is refused, naming it, and
+// nothing is written.
+func TestAiderTranslated(t *testing.T) {
+	ctx := context.Background()
+	s := jsonltest.OpenStore(t)
+	at := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	msgs := []sessiondb.Entry{
+		{Kind: sessiondb.KindMessage, Role: "user", CreatedAt: at, Body: []byte(`{"role":"user","content":"Make the button black\nand round."}`)},
+		{Kind: sessiondb.KindMessage, Role: "assistant", CreatedAt: at.Add(time.Second), Body: []byte(`{"role":"assistant","content":[{"type":"thinking","thinking":"CSS only."},{"type":"text","text":"Done: see style.css."}]}`)},
+	}
+	if _, err := s.SaveFull(ctx, sessiondb.Session{ID: "native-1", Title: "button", CreatedAt: at}, msgs, nil); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	paths, err := aider.Format{}.Export(ctx, s, "native-1", dir)
+	if err != nil || len(paths) != 1 {
+		t.Fatalf("export: %v %v", paths, err)
+	}
+	back := jsonltest.OpenStore(t)
+	rep, err := jsonlimport.Import(ctx, back, []string{dir}, jsonlimport.Options{})
+	if err != nil || len(rep.Problems) != 0 {
+		t.Fatalf("import back: %v %v", rep.Problems, err)
+	}
+	tr, err := back.Load(ctx, "aider-2026-03-01T10-00-00", sessiondb.LoadOptions{Kinds: []string{sessiondb.KindMessage}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range tr {
+		m := jsonlimport.Understand(aider.Name, e)
+		got = append(got, m.Role+": "+m.Thinking+"|"+m.Text)
+	}
+	want := []string{"user: |Make the button black\nand round.", "assistant: CSS only.|Done: see style.css."}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("read back (-want +got):\n%s", d)
+	}
+
+	msgs = append(msgs, sessiondb.Entry{Kind: sessiondb.KindMessage, Role: "assistant", CreatedAt: at.Add(2 * time.Second),
+		Body: []byte(`{"role":"assistant","content":[{"type":"tool_use","id":"c1","name":"bash","input":{"command":"ls"}}]}`)})
+	if _, err := s.SaveFull(ctx, sessiondb.Session{ID: "native-2", CreatedAt: at}, msgs, nil); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	_, err = aider.Format{}.Export(ctx, s, "native-2", out)
+	if !errors.Is(err, jsonlimport.ErrUntranslatable) || !strings.Contains(err.Error(), "1 tool call") {
+		t.Fatalf("export with a tool call: %v, want a refusal naming it", err)
+	}
+	if left, _ := os.ReadDir(out); len(left) != 0 {
+		t.Errorf("a refused export wrote %d files", len(left))
+	}
+}

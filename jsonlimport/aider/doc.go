@@ -102,7 +102,12 @@
 // <session id>/.aider.chat.history.md (one folder per run: runs of one
 // project share the file); bytes that were not UTF-8 are the one
 // difference, and reported at import. A session of another format is
-// refused (jsonl.WriteForeign) naming what it holds. Aider's runs
+// translated (jsonl.WriteForeign): a run header at its start, each user
+// message a prompt, each assistant message a reply with its thinking
+// between aider's thinking tags; aider's history has no place for tool
+// calls, tool results, images or instruction messages, so a session
+// holding any is refused naming how many, and nothing is written
+// (TestAiderTranslated). Aider's runs
 // translate into the other formats through their message reader: prompts
 // and replies (with thinking) are carried, the header and aider's output
 // lines, its own log, are left out as Claude Code's bookkeeping is.

@@ -25,16 +25,19 @@ func ExportPath(sess sessiondb.Session) string {
 
 // ExportFiles implements jsonl.Exporter: a run imported from aider is
 // written back byte for byte (its blocks' bytes, in order), from the log
-// of its latest import; a session of another format is refused
-// (jsonl.WriteForeign).
+// of its latest import; a session of another format is translated, or
+// refused naming what aider cannot hold (jsonl.WriteForeign).
 func (Format) ExportFiles(ctx context.Context, s sessiondb.Store, id string) ([]jsonl.File, error) {
 	sess, err := s.Get(ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("export %s %s: %w", Name, id, err)
 	}
 	if sess.SourceFormat != Name {
-		_, err := jsonl.WriteForeign(ctx, s, sess, Name)
-		return nil, err
+		data, err := jsonl.WriteForeign(ctx, s, sess, Name)
+		if err != nil {
+			return nil, err
+		}
+		return []jsonl.File{jsonl.BytesFile(ExportPath(sess), data)}, nil
 	}
 	log, err := jsonl.ImportedLog(ctx, s, id)
 	if err != nil {

@@ -150,6 +150,8 @@ func split(data []byte) (runs []run, consumed int, held bool) {
 			cur = &block{kind: kind, start: from, line: line}
 		}
 		switch {
+		case k == kindUser && cur != nil && cur.kind == kindUser && blanks == 0:
+			// The next line of a prompt of several lines.
 		case k == kindHeader || k == kindUser:
 			start(k, true)
 		case k == kindOutput:
