@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport/aider"
 )
 
 // aider reads an aider block into the neutral conversation: a prompt as
@@ -58,12 +59,21 @@ func aiderTranslated(ctx context.Context, s sessiondb.Store, sess sessiondb.Sess
 		case xContext:
 			loss.add("instruction message")
 		}
+		sawText := false
 		for _, b := range m.Blocks {
 			switch b.Type {
+			case xText:
+				sawText = true
 			case xCall:
 				loss.add("tool call")
 			case xImage:
 				loss.add("image")
+			case xThinking:
+				if b.Signature != "" || b.Redacted {
+					loss.add("signed or redacted thinking block")
+				} else if sawText {
+					loss.add("thinking block after the text (aider's reply opens with its thinking)")
+				}
 			}
 		}
 	}
@@ -75,6 +85,7 @@ func aiderTranslated(ctx context.Context, s sessiondb.Store, sess sessiondb.Sess
 		start = msgs[0].Time
 	}
 	var buf bytes.Buffer
+	var want []string // what each message must read back as
 	fmt.Fprintf(&buf, "\n# aider chat started at %s\n\n", start.UTC().Format("2006-01-02 15:04:05"))
 	for _, m := range msgs {
 		var text, thinking []string
@@ -86,17 +97,31 @@ func aiderTranslated(ctx context.Context, s sessiondb.Store, sess sessiondb.Sess
 				thinking = append(thinking, b.Text)
 			}
 		}
+		said, thought := strings.Join(text, "\n\n"), strings.Join(thinking, "\n\n")
 		switch m.Role {
 		case xUser:
-			lines := strings.Split(strings.TrimSpace(strings.Join(text, "\n\n")), "\n")
+			lines := strings.Split(said, "\n")
 			buf.WriteString("\n#### " + strings.Join(lines, "  \n#### ") + "  \n")
+			want = append(want, "user\x00\x00"+said)
 		case xAssistant:
-			reply := strings.TrimSpace(strings.Join(text, "\n\n"))
-			if len(thinking) > 0 {
-				reply = aiderThinkingOpen + "\n\n" + strings.TrimSpace(strings.Join(thinking, "\n\n")) + "\n\n" + aiderThinkingClose + "\n\n" + reply
+			reply := said
+			if thought != "" {
+				reply = aiderThinkingOpen + "\n\n" + thought + "\n\n" + aiderThinkingClose + "\n\n" + reply
 			}
-			buf.WriteString("\n" + strings.TrimSpace(reply) + "\n\n")
+			buf.WriteString("\n" + reply + "\n\n")
+			want = append(want, "assistant\x00"+thought+"\x00"+said)
 		}
+	}
+	// Aider's history is Markdown read by line shapes: a reply line that
+	// begins "> " or "#### ", blank lines around a text, reads back
+	// otherwise. Such a session is refused rather than written wrong.
+	back := aider.Conversation(buf.Bytes())
+	bad := len(back) != len(want)
+	for i := 0; !bad && i < len(back); i++ {
+		bad = back[i].Role+"\x00"+back[i].Thinking+"\x00"+back[i].Text != want[i]
+	}
+	if bad {
+		return nil, untranslatable(FormatAider, sess, "a text that aider's chat history cannot hold as written (a line it would read as a prompt or as its own output, blank lines around a message, an empty message); nothing was written for this session")
 	}
 	return buf.Bytes(), nil
 }

@@ -44,3 +44,22 @@ func (Format) Understand(e sessiondb.Entry, obj map[string]any) jsonl.Message {
 	}
 	return jsonl.Extracted(e)
 }
+
+// Conversation reads the prompts and replies of a chat history held in
+// data, in order, as Understand reads them (the header and aider's output
+// left out). A translation into aider checks with it that what it wrote
+// reads back as written.
+func Conversation(data []byte) []jsonl.Message {
+	runs, _, _ := split(data)
+	var out []jsonl.Message
+	for _, r := range runs {
+		for _, b := range r.blocks {
+			if b.kind != kindUser && b.kind != kindAssistant {
+				continue
+			}
+			obj := map[string]any{"type": b.kind, "text": string(data[b.start:b.end])}
+			out = append(out, Format{}.Understand(sessiondb.Entry{}, obj))
+		}
+	}
+	return out
+}
