@@ -253,6 +253,9 @@ func cuts(content []byte) []int {
 // TestAiderGrowth grows the small files of the corpus write by write and
 // half line by half line: the store equals one import of the whole file.
 func TestAiderGrowth(t *testing.T) {
+	if raceEnabled {
+		t.Skip("replays files many times, no concurrency: run without -race (.ci/run does)")
+	}
 	for _, repo := range []string{"1013-eh+Gestion_parc_informatique", "AlanSynn+automataii", "37designfk+37design-astro-site"} {
 		path := filepath.Join(corpus, repo, aider.ChatFile)
 		content, _ := os.ReadFile(path)
@@ -265,6 +268,9 @@ func TestAiderGrowth(t *testing.T) {
 // TestAiderGrowthFollow grows a file as sessionctl watch does, with one
 // Follow across the imports.
 func TestAiderGrowthFollow(t *testing.T) {
+	if raceEnabled {
+		t.Skip("replays files many times, no concurrency: run without -race (.ci/run does)")
+	}
 	for _, repo := range []string{"AlanSynn+automataii", "37designfk+37design-astro-site"} {
 		path := filepath.Join(corpus, repo, aider.ChatFile)
 		content, _ := os.ReadFile(path)
