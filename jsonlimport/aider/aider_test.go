@@ -49,6 +49,9 @@ func label(e sessiondb.Entry) string {
 // testdata/aider/expected (rewrite with -wild.update; checked by hand
 // against the package doc).
 func TestAiderGolden(t *testing.T) {
+	if raceEnabled {
+		t.Skip("imports the whole corpus, no concurrency: run without -race (.ci/run does)")
+	}
 	wildtest.CheckGoldens(t, filepath.Join(testdata, "expected"), wildtest.Snapshot(t, aider.Name, corpus, label), 14)
 }
 
@@ -76,6 +79,9 @@ func chats(t *testing.T) []string {
 // run a session, and the runs exported back give every file byte for
 // byte.
 func TestAiderCorpusClean(t *testing.T) {
+	if raceEnabled {
+		t.Skip("imports the whole corpus, no concurrency: run without -race (.ci/run does)")
+	}
 	ctx := context.Background()
 	s, rep := importCorpus(t)
 	if len(rep.Problems) != 0 {
@@ -123,6 +129,9 @@ var sessionCost = regexp.MustCompile(`Cost: \$[0-9.,]+ (?:message|request), \$([
 // run's cost is aider's last "session" figure, within the rounding of
 // the figures aider prints (two significant digits).
 func TestAiderUsageEqualsSession(t *testing.T) {
+	if raceEnabled {
+		t.Skip("imports the whole corpus, no concurrency: run without -race (.ci/run does)")
+	}
 	ctx := context.Background()
 	s, _ := importCorpus(t)
 	list, _, err := s.List(ctx, sessiondb.ListOptions{Limit: 100})
@@ -170,6 +179,9 @@ func TestAiderUsageEqualsSession(t *testing.T) {
 // TestAiderPromptTimes: prompts take their input history times, replies
 // the time of the prompt before them.
 func TestAiderPromptTimes(t *testing.T) {
+	if raceEnabled {
+		t.Skip("imports the whole corpus, no concurrency: run without -race (.ci/run does)")
+	}
 	ctx := context.Background()
 	s, _ := importCorpus(t)
 	tr, err := s.Load(ctx, "aider-2025-04-01T18-41-33", sessiondb.LoadOptions{Kinds: []string{sessiondb.KindMessage}})
