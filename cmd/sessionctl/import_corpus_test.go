@@ -68,6 +68,9 @@ func TestImportAgentsCorpusExitsZero(t *testing.T) {
 // public repositories (testdata/aider/corpus, reduced; issue 41): exit 0,
 // a session per run, no problem, and a second import changes nothing.
 func TestImportAiderCorpusExitsZero(t *testing.T) {
+	if raceEnabled {
+		t.Skip("imports the whole corpus, no concurrency: run without -race (.ci/run does)")
+	}
 	db := tempDB(t)
 	root := filepath.Join(testdata, "aider", "corpus")
 	for i, want := range []int{14, 0} {
