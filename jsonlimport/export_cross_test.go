@@ -106,6 +106,7 @@ func crossSources(t *testing.T) []crossSource {
 		{FormatGemini, filepath.Join("..", "testdata", "agents", "gemini")},
 		{FormatQwen, filepath.Join("..", "testdata", "agents", "qwen")},
 		{FormatOpencode, filepath.Join("..", "testdata", "opencode")},
+		{FormatAider, filepath.Join("..", "testdata", "aider", "corpus")},
 	}
 	if _, err := os.Stat(filepath.Join("..", "testdata", "corpus", "claude-code")); err == nil && longtest.Enabled() && !raceEnabled {
 		root := corpusRoot(t)
@@ -127,7 +128,7 @@ func TestExportCorpusCrossFormat(t *testing.T) {
 		t.Skip("hundreds of exports and imports, no concurrency: run without -race (.ci/run's corpus step does)")
 	}
 	ctx := context.Background()
-	targets := []string{FormatPi, FormatClaudeCode, FormatCodex, FormatPicoclaw, FormatZot, FormatSwink, FormatGemini, FormatQwen, FormatOpencode}
+	targets := []string{FormatPi, FormatClaudeCode, FormatCodex, FormatPicoclaw, FormatZot, FormatSwink, FormatGemini, FormatQwen, FormatOpencode, FormatAider}
 	type tally struct{ translated, refused, unjudged int }
 	pairs := map[string]*tally{}
 	reasons := map[string]map[string]int{}

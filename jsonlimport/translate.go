@@ -306,6 +306,8 @@ func (r *xReader) entry(e sessiondb.Entry) {
 		r.qwen(e)
 	case FormatOpencode:
 		r.opencode(e)
+	case FormatAider:
+		r.aider(e)
 	default:
 		var obj map[string]json.RawMessage
 		if json.Unmarshal(e.Body, &obj) != nil || jsonl.RawString(obj, "role") == "" {
@@ -1210,6 +1212,9 @@ func describe(msgs []xMsg, loss *xLoss) string {
 func foreignFile(ctx context.Context, s sessiondb.Store, sess sessiondb.Session, target string) ([]byte, error) {
 	if target == FormatOpencode {
 		return opencodeTranslated(ctx, s, sess)
+	}
+	if target == FormatAider {
+		return aiderTranslated(ctx, s, sess)
 	}
 	if target == FormatPi {
 		var attrs struct {

@@ -66,3 +66,27 @@ func TestImportAgentsCorpusExitsZero(t *testing.T) {
 		}
 	}
 }
+
+// TestImportAiderCorpusExitsZero imports the aider chat histories of
+// public repositories (testdata/aider/corpus, reduced; issue 41): exit 0,
+// a session per run, no problem, and a second import changes nothing.
+func TestImportAiderCorpusExitsZero(t *testing.T) {
+	if raceEnabled {
+		t.Skip("imports the whole corpus, no concurrency: run without -race (.ci/run does)")
+	}
+	db := tempDB(t)
+	root := filepath.Join(testdata, "aider", "corpus")
+	for i, want := range []int{14, 0} {
+		var rep importReport
+		r := sessionctl(t, db, "import", "--json", root)
+		r.decode(t, &rep)
+		t.Logf("aider corpus import %d: exit %d, %d files, %d sessions, %d entries, %d problems, %d notes",
+			i+1, r.code, rep.Files, rep.Sessions, rep.Entries, len(rep.Problems), len(rep.Notes))
+		for _, p := range rep.Problems {
+			t.Errorf("problem: %s:%d: %s", p.Path, p.Line, p.Reason)
+		}
+		if r.code != 0 || rep.Sessions != want {
+			t.Errorf("import %d: exit %d and %d sessions, want 0 and %d (stderr %q)", i+1, r.code, rep.Sessions, want, r.stderr)
+		}
+	}
+}
