@@ -3,9 +3,11 @@ package jsonlimport
 import (
 	"github.com/sessiondb/sessiondb/jsonlimport/claudecode"
 	"github.com/sessiondb/sessiondb/jsonlimport/codex"
+	"github.com/sessiondb/sessiondb/jsonlimport/crush"
 	"github.com/sessiondb/sessiondb/jsonlimport/gemini"
 	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 	"github.com/sessiondb/sessiondb/jsonlimport/opencode"
+	"github.com/sessiondb/sessiondb/jsonlimport/opencodego"
 	"github.com/sessiondb/sessiondb/jsonlimport/pi"
 	"github.com/sessiondb/sessiondb/jsonlimport/picoclaw"
 	"github.com/sessiondb/sessiondb/jsonlimport/qwen"
@@ -37,9 +39,13 @@ import (
 // format's. opencode's files are SQLite databases (by name, or by
 // opencode's tables), files of its storage/ tree and export files (a JSON
 // object whose first member is the session's info), none of which a JSONL
-// format takes.
+// format takes. The Go opencode's opencode.db (opencode-go) and crush's
+// crush.db (crush: any .db of that schema) are SQLite databases of one
+// schema, known by its tables; the Go opencode goes before crush, which
+// would take its database by its tables, and both before opencode, which
+// takes any opencode.db by its name.
 func Formats() []Format {
-	return []Format{picoclaw.Format{}, zot.Format{}, swink.Format{}, qwen.Format{}, claudecode.Format{}, codex.Format{}, pi.Format{}, gemini.Format{}, opencode.Format{}}
+	return []Format{picoclaw.Format{}, zot.Format{}, swink.Format{}, qwen.Format{}, claudecode.Format{}, codex.Format{}, pi.Format{}, gemini.Format{}, opencodego.Format{}, crush.Format{}, opencode.Format{}}
 }
 
 func init() {
@@ -101,6 +107,8 @@ const (
 	FormatGemini     = gemini.Name
 	FormatQwen       = qwen.Name
 	FormatOpencode   = opencode.Name
+	FormatCrush      = crush.Name
+	FormatOpencodeGo = opencodego.Name
 )
 
 type (
