@@ -162,7 +162,9 @@ func (st Store) Sessions(ctx context.Context, store jsonl.Unit, c *jsonl.Cache) 
 		(SELECT count(*) FROM messages m WHERE m.session_id = s.id) AS sdb_messages,
 		(SELECT ifnull(max(m.updated_at), 0) FROM messages m WHERE m.session_id = s.id) AS sdb_updated,
 		(SELECT ifnull(max(m.finished_at), 0) FROM messages m WHERE m.session_id = s.id) AS sdb_finished,
-		(SELECT ifnull(sum(length(m.parts)), 0) FROM messages m WHERE m.session_id = s.id) AS sdb_bytes
+		(SELECT ifnull(sum(length(m.parts)), 0) FROM messages m WHERE m.session_id = s.id) AS sdb_bytes,
+		(SELECT CASE WHEN m.role = 'assistant' AND m.parts NOT LIKE '%"type":"finish"%' THEN max(m.updated_at, m.created_at) ELSE -1 END
+			FROM messages m WHERE m.session_id = s.id ORDER BY m.created_at DESC, m.rowid DESC LIMIT 1) AS sdb_open
 		FROM sessions s ORDER BY s.created_at, s.rowid`)
 	if err != nil {
 		return nil, nil, err
@@ -180,6 +182,12 @@ func (st Store) Sessions(ctx context.Context, store jsonl.Unit, c *jsonl.Cache) 
 			r.str("title"), r.int("message_count"), r.int("prompt_tokens"), r.int("completion_tokens"), r.str("cost"),
 			r.int("updated_at"), r.str("summary_message_id"))
 		fmt.Fprintf(h, "\x00%d\x00%d\x00%d\x00%d", r.int("sdb_messages"), r.int("sdb_updated"), r.int("sdb_finished"), r.int("sdb_bytes"))
+		if open := r.int("sdb_open"); open > 0 && now().Sub(unixTime(open)) < InFlightFor {
+			// The last message is being streamed (read.go): the stamp
+			// changes once it is finished or has been quiet long
+			// enough to be imported as abandoned.
+			h.Write([]byte("\x00in flight"))
+		}
 		upd := r.int("updated_at")
 		if m := r.int("sdb_updated"); m > upd && m < 1e11 {
 			upd = m

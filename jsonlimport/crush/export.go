@@ -20,4 +20,3 @@ func (st Store) Export(ctx context.Context, s sessiondb.Store, id string, dir st
 	}
 	return nil, fmt.Errorf("export %s %s: %w", st.Format, id, ErrNoExport)
 }
-
