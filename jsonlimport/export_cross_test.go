@@ -105,6 +105,8 @@ func crossSources(t *testing.T) []crossSource {
 		{FormatGemini, filepath.Join("..", "testdata", "agents", "gemini")},
 		{FormatQwen, filepath.Join("..", "testdata", "agents", "qwen")},
 		{FormatOpencode, filepath.Join("..", "testdata", "opencode")},
+		{FormatCrush, filepath.Join("..", "testdata", "corpus", "crush")},
+		{FormatOpencodeGo, filepath.Join("..", "testdata", "corpus", "opencode-go")},
 	}
 	if _, err := os.Stat(filepath.Join("..", "testdata", "corpus", "claude-code")); err == nil && !testing.Short() && !raceEnabled {
 		root := corpusRoot(t)
