@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strconv"
 	"time"
 
@@ -145,6 +146,10 @@ func unixTime(v int64) time.Time {
 // oldest first, each stamped with its row (title, tokens, cost, summary,
 // update time) and its messages' count, latest update and size.
 func (st Store) Sessions(ctx context.Context, store jsonl.Unit, c *jsonl.Cache) ([]jsonl.StoreSession, []jsonl.Problem, error) {
+	if emptyStore(store.Path) {
+		// Created, not yet migrated: no session yet.
+		return nil, nil, nil
+	}
 	snap, err := foreigndb.Acquire(ctx, c, store.Path)
 	if err != nil {
 		return nil, nil, err
@@ -201,6 +206,17 @@ func (st Store) Sessions(ctx context.Context, store jsonl.Unit, c *jsonl.Cache) 
 		})
 	}
 	return out, problems, nil
+}
+
+// emptyStore reports whether the database's main file is empty and no
+// -wal with content lies beside it.
+func emptyStore(path string) bool {
+	fi, err := os.Stat(path)
+	if err != nil || fi.Size() != 0 {
+		return false
+	}
+	wal, err := os.Stat(path + "-wal")
+	return err != nil || wal.Size() == 0
 }
 
 // resumeState is Parsed.ResumeState.

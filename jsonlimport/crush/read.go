@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"path/filepath"
 	"time"
 
@@ -123,10 +124,14 @@ func (st Store) build(u jsonl.Unit, srow row, mrows []row, rs resumeState) (*jso
 	// its calls, and the prompt and completion tokens of its latest call.
 	// One ledger row holds them, replaced (its CallID) at each import.
 	cost := srow.float("cost")
+	if math.IsInf(cost, 0) || math.IsNaN(cost) || cost < 0 {
+		pd.Problems = append(pd.Problems, jsonl.Problem{Path: u.Path, Reason: fmt.Sprintf("the session's cost %v is not a cost; left out", cost)})
+		cost = 0
+	}
 	in, out := srow.int("prompt_tokens"), srow.int("completion_tokens")
 	if cost > 0 || in > 0 || out > 0 {
 		pd.Usage = append(pd.Usage, sessiondb.Usage{CallID: st.Format + ":session", Provider: provider, Model: model,
-			InputTokens: max(in, 0), OutputTokens: max(out, 0), Cost: max(cost, 0), CreatedAt: unixTime(srow.int("updated_at"))})
+			InputTokens: max(in, 0), OutputTokens: max(out, 0), Cost: cost, CreatedAt: unixTime(srow.int("updated_at"))})
 	}
 	title := srow.str("title")
 	if defaultTitles[title] {
