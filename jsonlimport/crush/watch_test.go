@@ -68,7 +68,9 @@ func TestCrushStoreWrittenLive(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	grown := jsonltest.OpenStore(t)
 	done := make(chan error, 1)
-	go func() { done <- watch.Run(ctx, grown, watch.Options{Paths: []string{project}, TornAfter: 200 * time.Millisecond}) }()
+	go func() {
+		done <- watch.Run(ctx, grown, watch.Options{Paths: []string{project}, TornAfter: 200 * time.Millisecond})
+	}()
 	time.Sleep(100 * time.Millisecond)
 	exec := func(q string, args ...any) {
 		t.Helper()
