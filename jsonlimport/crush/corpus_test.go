@@ -15,6 +15,7 @@ import (
 	_ "modernc.org/sqlite"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/longtest"
 	"github.com/sessiondb/sessiondb/jsonlimport"
 	"github.com/sessiondb/sessiondb/jsonlimport/crush"
 	"github.com/sessiondb/sessiondb/jsonlimport/foreigndb"
@@ -227,15 +228,45 @@ func growthState(t *testing.T, from, live string, cut int) {
 // as one import of its final state: the same entries, compactions and
 // usage.
 func TestCrushGrowth(t *testing.T) {
-	for _, from := range []string{
-		filepath.Join(corpus, "crush", "gleicon+mcpfier", ".crush", "crush.db"),
-		filepath.Join(corpus, "opencode-go", "navicore+flag-rs", ".opencode", "opencode.db"),
-	} {
+	checkGrowth(t, 7, filepath.Join(corpus, "crush", "gleicon+mcpfier", ".crush", "crush.db"),
+		filepath.Join(corpus, "opencode-go", "navicore+flag-rs", ".opencode", "opencode.db"))
+}
+
+// TestCrushGrowthCorpus is TestCrushGrowth on every store of the corpus,
+// at 40 lengths spread over its longest session.
+func TestCrushGrowthCorpus(t *testing.T) {
+	longtest.Skip(t, "imports every store of the corpus at every length of its sessions (about a minute)")
+	m := readManifest(t)
+	var stores []string
+	for _, st := range m.Stores {
+		if st.Sessions > 0 {
+			stores = append(stores, filepath.Join("..", "..", st.File))
+		}
+	}
+	checkGrowth(t, 0, stores...)
+}
+
+func checkGrowth(t *testing.T, step int, stores ...string) {
+	t.Helper()
+	for _, from := range stores {
+		longest := 0
+		snap, err := foreigndb.Open(context.Background(), from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := snap.DB().QueryRow(`SELECT ifnull(max(n), 0) FROM (SELECT count(*) AS n FROM messages GROUP BY session_id)`).Scan(&longest); err != nil {
+			t.Fatal(err)
+		}
+		snap.Close()
+		every := step
+		if every <= 0 {
+			every = max(1, longest/40)
+		}
 		since := time.Now()
 		ctx := context.Background()
 		live := filepath.Join(t.TempDir(), "project", filepath.Base(filepath.Dir(from)))
 		grown := jsonltest.OpenStore(t)
-		for cut := 1; cut < 40; cut += 7 {
+		for cut := 1; cut < longest; cut += every {
 			growthState(t, from, live, cut)
 			rep, err := jsonlimport.Import(ctx, grown, []string{live}, jsonlimport.Options{})
 			if err != nil {
