@@ -166,3 +166,58 @@ func TestCrushClaimsByName(t *testing.T) {
 		t.Errorf("detected %v", got)
 	}
 }
+
+// TestCrushEarlierSummaries: newer crush marks every summary message
+// (is_summary_message); each one before the current summary is a
+// compaction too, in order, and the transcript starts at the current one.
+func TestCrushEarlierSummaries(t *testing.T) {
+	path, db := editable(t, filepath.Join(corpus, "crush", "gleicon+mcpfier", ".crush", "crush.db"))
+	mustExec(t, db, `ALTER TABLE messages ADD COLUMN is_summary_message INTEGER DEFAULT 0 NOT NULL`)
+	var sid string
+	if err := db.QueryRow(`SELECT session_id FROM messages GROUP BY session_id ORDER BY count(*) DESC LIMIT 1`).Scan(&sid); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := db.Query(`SELECT id FROM messages WHERE session_id = ? AND role = 'assistant' ORDER BY created_at, rowid`, sid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if len(ids) < 8 {
+		t.Fatalf("%d assistant messages", len(ids))
+	}
+	first, current, after := ids[2], ids[5], ids[7]
+	mustExec(t, db, `UPDATE messages SET is_summary_message = 1 WHERE id IN (?, ?, ?)`, first, current, after)
+	mustExec(t, db, `UPDATE sessions SET summary_message_id = ? WHERE id = ?`, current, sid)
+	db.Close()
+	s := jsonltest.OpenStore(t)
+	ctx := context.Background()
+	rep, err := jsonlimport.Import(ctx, s, []string{filepath.Dir(path)}, jsonlimport.Options{})
+	if err != nil || len(rep.Problems) != 0 {
+		t.Fatalf("%v, problems %v", err, rep.Problems)
+	}
+	cs, err := s.Compactions(ctx, sid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cs) != 2 || cs[0].KeepFromSeq >= cs[1].KeepFromSeq {
+		t.Fatalf("compactions %+v, want two in order (the summary after the current one is none)", cs)
+	}
+	tr, err := s.Load(ctx, sid, sessiondb.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(tr[0].Body), `"id":"`+current+`"`) {
+		t.Errorf("the transcript starts at %.120s, want the current summary %s", tr[0].Body, current)
+	}
+	if m := jsonlimport.Understand(crush.Name, tr[0]); !m.Context {
+		t.Errorf("the current summary reads as %+v, want context", m)
+	}
+}

@@ -7,18 +7,20 @@
 // store.
 //
 // # Schema (observed: goose versions up to 20250627000000 in crush's
-// stores of August–September 2025; one store at 20260127000000 held no
-// session)
+// stores of August–September 2025; one store at 20260127000000, with the
+// later columns below, held no session)
 //
 //   - sessions: id (a UUID; a sub-agent's session is named by the agent
 //     tool call's id, a title session "title-<parent>"),
 //     parent_session_id, title ("New Session" until the title model
 //     names it), message_count, prompt_tokens, completion_tokens, cost,
 //     created_at, updated_at, summary_message_id (added by a later
-//     migration; absent in older stores, read when present).
+//     migration; absent in older stores, read when present), todos
+//     (20260127000000: the agent's to-do list; not read).
 //   - messages: id, session_id, role (user, assistant, tool), parts (a
 //     JSON list of {"type", "data"}), model, provider (crush only),
-//     created_at, updated_at, finished_at. Part types: text {text},
+//     created_at, updated_at, finished_at, is_summary_message
+//     (20260127000000: every summary message marked). Part types: text {text},
 //     reasoning {thinking, signature, …}, tool_call {id, name, input (a
 //     JSON text), type, finished}, tool_result {tool_call_id, name,
 //     content, metadata (a JSON text), is_error}, binary {path,
@@ -27,6 +29,8 @@
 //     message, details}.
 //   - files: the history of files the agent wrote (path, content,
 //     version): not part of the conversation, not read.
+//   - read_files (20260127000000: which files a session read, when):
+//     not read.
 //   - goose_db_version: the migrations applied; not read.
 //
 // Times: the schema's comments say milliseconds, but every store seen
@@ -55,9 +59,15 @@
 // Summaries: summary_message_id names the assistant message holding the
 // latest summary, from which the program resumes the session (sending it
 // as a user message): a compaction at that message keeping the log from
-// it on. Earlier summaries are not recorded by the program (only the
-// latest id), so only the latest is a compaction; the earlier summary
-// messages stay in the log as what they are.
+// it on (its body marked "summary": true, read as Context). Older stores
+// record only the latest id, so only the latest is a compaction and the
+// earlier summary messages stay in the log as what they are; newer crush
+// marks every summary message (is_summary_message, "is_summary_message":
+// true in the body), and each one before the current summary is a
+// compaction too, in order (one after it is still being written and is
+// not). TestCrushSummaryIsACompaction and TestCrushEarlierSummaries
+// build these on copies of corpus stores: no store of the corpus holds a
+// summary.
 //
 // Usage: the programs record usage per session only: cost is the sum
 // over the session's model calls, prompt_tokens and completion_tokens

@@ -56,6 +56,7 @@ func (st Store) build(u jsonl.Unit, srow row, mrows []row, rs resumeState) (*jso
 	id := srow.str("id")
 	summaryID := srow.str("summary_message_id")
 	index := map[string]int{}
+	var earlier []int // entry numbers of summary messages before the latest
 	var model, provider string
 	for i, r := range mrows {
 		mid := r.str("id")
@@ -101,16 +102,33 @@ func (st Store) build(u jsonl.Unit, srow row, mrows []row, rs resumeState) (*jso
 		}
 		if mid == summaryID {
 			b.WriteString(`,"summary":true`)
+		} else if r.int("is_summary_message") != 0 {
+			b.WriteString(`,"is_summary_message":true`)
 		}
 		b.WriteByte('}')
 		pd.Entries = append(pd.Entries, sessiondb.Entry{Kind: kind, Role: role, CreatedAt: unixTime(r.int("created_at")), Body: b.Bytes()})
 		index[mid] = len(pd.Entries)
+		if mid != summaryID && r.int("is_summary_message") != 0 {
+			earlier = append(earlier, len(pd.Entries))
+		}
 		if role == "assistant" && r.str("model") != "" {
 			model, provider = r.str("model"), r.str("provider")
 		}
 	}
-	// The summary: the program resumes the session from the summary
-	// message on, which it sends as a user message.
+	// The summaries: the program resumes the session from the summary
+	// message on, which it sends as a user message. Newer crush marks
+	// every summary message (is_summary_message); each one before the
+	// current was where the session resumed from until the next.
+	for _, at := range earlier {
+		if latest, ok := index[summaryID]; !ok || at > latest {
+			// No current summary (the program resumes from the
+			// start), or one still being written after it.
+			continue
+		}
+		pd.Compactions = append(pd.Compactions, sessiondb.Compaction{AtSeq: int64(at), KeepFromSeq: int64(at),
+			CreatedAt: pd.Entries[at-1].CreatedAt,
+			Details:   jsonl.MustJSON(map[string]any{"source": st.Format + " summary", "message": jsonl.DecodeObject(pd.Entries[at-1].Body)["id"]})})
+	}
 	if summaryID != "" {
 		if at, ok := index[summaryID]; ok {
 			pd.Compactions = append(pd.Compactions, sessiondb.Compaction{AtSeq: int64(at), KeepFromSeq: int64(at),
