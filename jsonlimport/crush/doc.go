@@ -97,9 +97,11 @@
 // abandoned (a failed request, a killed program): it is imported as it
 // is, of kind KindAbandoned (bookkeeping), with a note. The stamp marks
 // a session whose last message is in flight, so that it is read again
-// once the wait is over (TestCrushUnfinishedMessage). This ten-minute
-// rule is inferred: the store says nothing of whether the program is
-// running.
+// once the wait is over (TestCrushUnfinishedMessage), at the next
+// import; a watcher imports again only when the store's files change, so
+// a message abandoned by a killed program waits for the program's next
+// write (or a plain import). This ten-minute rule is inferred: the store
+// says nothing of whether the program is running.
 //
 // # Damage
 //

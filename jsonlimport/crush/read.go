@@ -29,8 +29,8 @@ var InFlightFor = 10 * time.Minute
 // now is the clock InFlightFor is measured by (tests replace it).
 var now = time.Now
 
-// DefaultTitle is the title crush and the Go opencode give a session
-// before the title model names it.
+// defaultTitles are the titles crush and the Go opencode give a session
+// before the title model names it (a sub-agent's, and none).
 var defaultTitles = map[string]bool{"New Session": true, "New Agent Session": true, "": true}
 
 // part is one member of a message's parts column.
