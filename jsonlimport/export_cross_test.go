@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/longtest"
 	"github.com/sessiondb/sessiondb/jsonlimport/zot"
 )
 
@@ -108,7 +109,7 @@ func crossSources(t *testing.T) []crossSource {
 		{FormatCrush, filepath.Join("..", "testdata", "corpus", "crush")},
 		{FormatOpencodeGo, filepath.Join("..", "testdata", "corpus", "opencode-go")},
 	}
-	if _, err := os.Stat(filepath.Join("..", "testdata", "corpus", "claude-code")); err == nil && !testing.Short() && !raceEnabled {
+	if _, err := os.Stat(filepath.Join("..", "testdata", "corpus", "claude-code")); err == nil && longtest.Enabled() && !raceEnabled {
 		root := corpusRoot(t)
 		srcs = append(srcs, crossSource{FormatClaudeCode, filepath.Join(root, "claude-code")}, crossSource{FormatCodex, filepath.Join(root, "codex")})
 	}
@@ -137,7 +138,9 @@ func TestExportCorpusCrossFormat(t *testing.T) {
 		if _, err := Import(ctx, s, []string{src.path}, Options{Format: src.format}); err != nil {
 			t.Fatal(err)
 		}
-		for _, sess := range allSessions(t, s) {
+		// The quick run translates 4 sessions of each source, spread over
+		// it; the long run every one (internal/longtest).
+		for _, sess := range longtest.Sample(allSessions(t, s), 4) {
 			srcMsgs, srcLoss, err := readForeign(ctx, s, sess)
 			if err != nil {
 				t.Fatal(err)

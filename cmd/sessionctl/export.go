@@ -22,7 +22,7 @@ type exportOptions struct {
 func (a *app) exportCommand() *cobra.Command {
 	var o exportOptions
 	c := &cobra.Command{
-		Use:   "export (ID... | --all) --format picoclaw|zot|swink|pi|claude-code|codex|gemini-cli|qwen-code|opencode --out DIR",
+		Use:   "export (ID... | --all) --format FORMAT --out DIR",
 		Short: "Write sessions back in a source tool's format",
 		Long: `Export writes sessions into DIR in the chosen format, such that the source
 tool's own loader returns the same transcript. It prints the files written,
@@ -67,13 +67,11 @@ its secrets masked either way: its stored bytes were rewritten.`,
 			case !o.all && len(args) == 0:
 				return usageErrorf(c, "give at least one session ID, or --all")
 			}
-			switch o.format {
-			case jsonlimport.FormatPicoclaw, jsonlimport.FormatZot, jsonlimport.FormatSwink, jsonlimport.FormatPi,
-				jsonlimport.FormatClaudeCode, jsonlimport.FormatCodex, jsonlimport.FormatGemini, jsonlimport.FormatQwen, jsonlimport.FormatOpencode:
-			case "":
-				return usageErrorf(c, "--format is required: picoclaw, zot, swink, pi, claude-code, codex, gemini-cli, qwen-code or opencode")
-			default:
-				return usageErrorf(c, "unknown --format %q: use picoclaw, zot, swink, pi, claude-code, codex, gemini-cli, qwen-code or opencode", o.format)
+			switch {
+			case o.format == "":
+				return usageErrorf(c, "--format is required: %s", orList(exportFormats()))
+			case !knownFormat(exportFormats(), o.format):
+				return usageErrorf(c, "unknown --format %q: use %s", o.format, orList(exportFormats()))
 			}
 			if o.out == "" {
 				return usageErrorf(c, "--out DIR is required")
@@ -82,7 +80,7 @@ its secrets masked either way: its stored bytes were rewritten.`,
 		},
 	}
 	c.Flags().BoolVar(&o.all, "all", false, "export every session")
-	c.Flags().StringVarP(&o.format, "format", "f", "", "output format: picoclaw, zot, swink, pi, claude-code, codex, gemini-cli, qwen-code or opencode")
+	c.Flags().StringVarP(&o.format, "format", "f", "", "output format: "+orList(exportFormats()))
 	c.Flags().StringVarP(&o.out, "out", "o", "", "output directory (created if missing)")
 	c.Flags().BoolVar(&o.json, "json", false, "print the files written as a JSON array")
 	c.Flags().BoolVar(&o.force, "force", false, "replace files that already exist in DIR")
