@@ -265,7 +265,7 @@ func checkCompaction(t *testing.T, st sessiondb.Store, s sessiondb.SessionInfo) 
 	// The session still exports: in its own format (the file as
 	// imported), and into another format as it did before (a translation
 	// refused now was refused before; one that works names the summary).
-	if _, err := jsonlimport.Export(ctx, st, []string{s.ID}, format, filepath.Join(exportDir, "own")); err != nil {
+	if _, err := jsonlimport.Export(ctx, st, []string{s.ID}, format, filepath.Join(exportDir, "own")); err != nil && !noOwnExport(format) {
 		t.Errorf("%s %s: export to %s after compaction: %v", format, s.ID, format, err)
 	}
 	if err := exportCross(ctx, st, s, filepath.Join(exportDir, "after")); err != nil {

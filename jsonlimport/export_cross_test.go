@@ -107,6 +107,8 @@ func crossSources(t *testing.T) []crossSource {
 		{FormatQwen, filepath.Join("..", "testdata", "agents", "qwen")},
 		{FormatOpencode, filepath.Join("..", "testdata", "opencode")},
 		{FormatAider, filepath.Join("..", "testdata", "aider", "corpus")},
+		{FormatCrush, filepath.Join("..", "testdata", "corpus", "crush")},
+		{FormatOpencodeGo, filepath.Join("..", "testdata", "corpus", "opencode-go")},
 	}
 	if _, err := os.Stat(filepath.Join("..", "testdata", "corpus", "claude-code")); err == nil && longtest.Enabled() && !raceEnabled {
 		root := corpusRoot(t)

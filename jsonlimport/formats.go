@@ -4,9 +4,11 @@ import (
 	"github.com/sessiondb/sessiondb/jsonlimport/aider"
 	"github.com/sessiondb/sessiondb/jsonlimport/claudecode"
 	"github.com/sessiondb/sessiondb/jsonlimport/codex"
+	"github.com/sessiondb/sessiondb/jsonlimport/crush"
 	"github.com/sessiondb/sessiondb/jsonlimport/gemini"
 	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 	"github.com/sessiondb/sessiondb/jsonlimport/opencode"
+	"github.com/sessiondb/sessiondb/jsonlimport/opencodego"
 	"github.com/sessiondb/sessiondb/jsonlimport/pi"
 	"github.com/sessiondb/sessiondb/jsonlimport/picoclaw"
 	"github.com/sessiondb/sessiondb/jsonlimport/qwen"
@@ -38,10 +40,15 @@ import (
 // format's. opencode's files are SQLite databases (by name, or by
 // opencode's tables), files of its storage/ tree and export files (a JSON
 // object whose first member is the session's info), none of which a JSONL
-// format takes. aider's chat histories are Markdown files (by name, or by
-// a first line that is a run header), after every other format.
+// format takes. The Go opencode's opencode.db (opencode-go) and crush's
+// crush.db (crush: any .db of that schema) are SQLite databases of one
+// schema, known by its tables; the Go opencode goes before crush, which
+// would take its database by its tables, and both before opencode, which
+// takes any opencode.db by its name. aider's chat histories are Markdown
+// files (by name, or by a first line that is a run header), after every
+// other format.
 func Formats() []Format {
-	return []Format{picoclaw.Format{}, zot.Format{}, swink.Format{}, qwen.Format{}, claudecode.Format{}, codex.Format{}, pi.Format{}, gemini.Format{}, opencode.Format{}, aider.Format{}}
+	return []Format{picoclaw.Format{}, zot.Format{}, swink.Format{}, qwen.Format{}, claudecode.Format{}, codex.Format{}, pi.Format{}, gemini.Format{}, opencodego.Format{}, crush.Format{}, opencode.Format{}, aider.Format{}}
 }
 
 func init() {
@@ -104,6 +111,8 @@ const (
 	FormatQwen       = qwen.Name
 	FormatOpencode   = opencode.Name
 	FormatAider      = aider.Name
+	FormatCrush      = crush.Name
+	FormatOpencodeGo = opencodego.Name
 )
 
 type (

@@ -38,11 +38,14 @@ in one transaction. Re-importing an unchanged file is a no-op; a file that
 grew is imported incrementally. opencode's SQLite store (opencode.db with
 its -wal) is read from a copy taken aside, never in place; each of its
 sessions is imported, and at the next import only the sessions that changed
-are read, from where the last import stopped.
+are read, from where the last import stopped. crush's .crush/crush.db and
+the Go opencode's .opencode/opencode.db (kept in each project) are read the
+same way.
 
 Without PATH, import lists the archive directories it finds in their
 default places (~/.claude/projects, ~/.codex/sessions, ~/.pi/agent/sessions,
-the picoclaw workspace, the zot home and ~/.local/share/opencode) with their
+the picoclaw workspace, the zot home, ~/.local/share/opencode, and the
+working directory's .crush and .opencode) with their
 session counts, and
 imports nothing. With --detect PATH..., it prints what would be imported
 from PATH, per format, and imports nothing.
@@ -68,6 +71,7 @@ is printed. With --json the summary is one JSON object on stdout:
   sessionctl import --detect ~/.claude    # what would be imported, per format
   sessionctl import ~/.picoclaw/workspace/sessions
   sessionctl import ~/.local/share/opencode/opencode.db
+  sessionctl import ~/src/myproject/.crush
   sessionctl import --format zot --dry-run ~/.zot
   sessionctl import --json archive/ > report.json`,
 		Args: cobra.ArbitraryArgs,
