@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/sessiondb/sessiondb/internal/backend"
 	"github.com/sessiondb/sessiondb/sqlstore"
 )
 
@@ -110,9 +111,9 @@ func (a *app) runStats(asJSON bool) error {
 	rows, done, err = q.QueryReadOnly(a.ctx, 0, `
 		SELECT count(*), coalesce(sum(input_tokens), 0), coalesce(sum(output_tokens), 0),
 		       coalesce(sum(cache_read_tokens), 0), coalesce(sum(cache_write_tokens), 0),
-		       coalesce(sum(reasoning_tokens), 0), coalesce(sum(cost), 0.0),
+		       coalesce(sum(reasoning_tokens), 0), coalesce(sum(`+backend.CostSQL+`), 0.0),
 		       (SELECT count(*) FROM compactions), (SELECT count(*) FROM checkpoints)
-		FROM usage`)
+		FROM usage u`)
 	if err != nil {
 		return fmt.Errorf("query usage: %w", err)
 	}
