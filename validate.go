@@ -137,6 +137,18 @@ func ValidateCommit(id string, c Commit) error {
 			return err
 		}
 	}
+	for _, u := range c.CumulativeUsage {
+		if u.CallID != "" {
+			return invalidf("cumulative usage row with call ID %q: a delta is not a call", u.CallID)
+		}
+		if u.InputTokens < 0 || u.OutputTokens < 0 || u.CacheReadTokens < 0 || u.CacheWriteTokens < 0 ||
+			u.ReasoningTokens < 0 || u.Cost < 0 {
+			return invalidf("cumulative usage row with a negative total")
+		}
+		if err := validateUsage(u); err != nil {
+			return err
+		}
+	}
 	if s := c.Source; s != nil {
 		if s.Path == "" {
 			return invalidf("source file without path")

@@ -1,7 +1,7 @@
 // Package jsonlimport moves session archives written by other agents into a
 // sessiondb.Store, losslessly, and writes sessions back out in those formats.
 // It reads and writes picoclaw, zot, swink, Claude Code, Codex CLI, pi,
-// Gemini CLI, Qwen Code and opencode archives; each format is a Format
+// Gemini CLI, Qwen Code, opencode and aider archives; each format is a Format
 // (see Formats), and the importer works against the sessiondb.Store
 // interface only, never against a particular backend.
 //
@@ -9,12 +9,13 @@
 //
 // Import walks the files and directory trees it is given. The sorted files of
 // each directory are offered to each format's Claim in turn (picoclaw, zot,
-// swink, qwen-code, claude-code, codex, pi, gemini-cli, opencode, or only
+// swink, qwen-code, claude-code, codex, pi, gemini-cli, opencode, aider, or only
 // the format named in
 // Options.Format); a format claims files by name and by their first lines,
 // and groups a primary file with its side files into a Unit. A format whose
 // files are stores of many sessions (jsonl.StoreFormat: opencode's SQLite
-// database) claims the store as one unit, and the import lists its
+// database, aider's chat history of many runs) claims the store as one
+// unit, and the import lists its
 // sessions (see "Stores" below). A walk skips the folders a format knows
 // to hold no session (jsonl.DirSkipper: opencode's snapshots and logs
 // beside its database), with one note each. Detect runs

@@ -1,6 +1,7 @@
 package jsonlimport
 
 import (
+	"github.com/sessiondb/sessiondb/jsonlimport/aider"
 	"github.com/sessiondb/sessiondb/jsonlimport/claudecode"
 	"github.com/sessiondb/sessiondb/jsonlimport/codex"
 	"github.com/sessiondb/sessiondb/jsonlimport/gemini"
@@ -37,9 +38,10 @@ import (
 // format's. opencode's files are SQLite databases (by name, or by
 // opencode's tables), files of its storage/ tree and export files (a JSON
 // object whose first member is the session's info), none of which a JSONL
-// format takes.
+// format takes. aider's chat histories are Markdown files (by name, or by
+// a first line that is a run header), after every other format.
 func Formats() []Format {
-	return []Format{picoclaw.Format{}, zot.Format{}, swink.Format{}, qwen.Format{}, claudecode.Format{}, codex.Format{}, pi.Format{}, gemini.Format{}, opencode.Format{}}
+	return []Format{picoclaw.Format{}, zot.Format{}, swink.Format{}, qwen.Format{}, claudecode.Format{}, codex.Format{}, pi.Format{}, gemini.Format{}, opencode.Format{}, aider.Format{}}
 }
 
 func init() {
@@ -101,6 +103,7 @@ const (
 	FormatGemini     = gemini.Name
 	FormatQwen       = qwen.Name
 	FormatOpencode   = opencode.Name
+	FormatAider      = aider.Name
 )
 
 type (
@@ -122,6 +125,8 @@ type (
 	Qwen = qwen.Format
 	// Opencode is opencode.Format.
 	Opencode = opencode.Format
+	// Aider is aider.Format.
+	Aider = aider.Format
 )
 
 // FileOf returns the file a unit path lies in (jsonl.FileOf): the

@@ -35,6 +35,12 @@
 //     (sessiondb.Session.Project) and filled for the sessions imported
 //     before from attrs.cwd. Its Down drops the column, which leaves the
 //     table's text as version 12 wrote it (TestProjectMigration).
+//   - Version 14 (issue 44) adds sessions.preview (the first user
+//     message's text, cut to 200 characters, kept by the stores' writes
+//     as the counts are and backfilled here from the entries' text by the
+//     same rule), usage_cumulative (the last running total a session
+//     reported through Commit.CumulativeUsage) and sessions_by_created
+//     (List by creation time).
 //
 // The schema is a public interface: see the comments in 00001_initial.sql
 // for what each table and view holds.

@@ -89,7 +89,7 @@ is printed. With --json the summary is one JSON object on stdout:
 			return a.runImport(args, o)
 		},
 	}
-	c.Flags().StringVarP(&o.format, "format", "f", "auto", "source format: auto, picoclaw, zot, swink, claude-code, codex, pi, gemini-cli, qwen-code or opencode")
+	c.Flags().StringVarP(&o.format, "format", "f", "auto", "source format: "+orList(importFormats()))
 	c.Flags().BoolVar(&o.detect, "detect", false, "print what would be imported from PATH, per format, and import nothing")
 	c.Flags().BoolVarP(&o.dryRun, "dry-run", "n", false, "read and check the files, write nothing")
 	c.Flags().BoolVar(&o.strict, "strict", false, "import nothing when any file has a problem")
@@ -120,14 +120,11 @@ type importReport struct {
 // checkFormat checks a --format value of import or watch ("auto" becomes
 // "").
 func checkFormat(c *cobra.Command, format *string) error {
-	switch *format {
-	case "", "auto":
+	if !knownFormat(importFormats(), *format) && *format != "" {
+		return usageErrorf(c, "unknown --format %q: use %s", *format, orList(importFormats()))
+	}
+	if *format == "auto" {
 		*format = ""
-	case jsonlimport.FormatPicoclaw, jsonlimport.FormatZot, jsonlimport.FormatSwink,
-		jsonlimport.FormatClaudeCode, jsonlimport.FormatCodex, jsonlimport.FormatPi,
-		jsonlimport.FormatGemini, jsonlimport.FormatQwen, jsonlimport.FormatOpencode:
-	default:
-		return usageErrorf(c, "unknown --format %q: use auto, picoclaw, zot, swink, claude-code, codex, pi, gemini-cli, qwen-code or opencode", *format)
 	}
 	return nil
 }

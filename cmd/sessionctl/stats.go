@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -46,6 +47,9 @@ type usageStats struct {
 	CacheWriteTokens int64   `json:"cache_write_tokens"`
 	ReasoningTokens  int64   `json:"reasoning_tokens"`
 	Cost             float64 `json:"cost"`
+	// UnpricedCalls counts the calls whose cost is unknown (no price for
+	// their model); Cost sums the others only.
+	UnpricedCalls int64 `json:"unpricedCalls,omitempty"`
 }
 
 type statsReport struct {
@@ -111,7 +115,7 @@ func (a *app) runStats(asJSON bool) error {
 	rows, done, err = q.QueryReadOnly(a.ctx, 0, `
 		SELECT count(*), coalesce(sum(input_tokens), 0), coalesce(sum(output_tokens), 0),
 		       coalesce(sum(cache_read_tokens), 0), coalesce(sum(cache_write_tokens), 0),
-		       coalesce(sum(reasoning_tokens), 0), coalesce(sum(`+backend.CostSQL+`), 0.0),
+		       coalesce(sum(reasoning_tokens), 0), coalesce(sum(`+backend.CostSQL+`), 0.0), `+backend.UnpricedSQL+`,
 		       (SELECT count(*) FROM compactions), (SELECT count(*) FROM checkpoints)
 		FROM usage u`)
 	if err != nil {
@@ -121,7 +125,7 @@ func (a *app) runStats(asJSON bool) error {
 	u := &r.Usage
 	if rows.Next() {
 		if err := rows.Scan(&u.Calls, &u.InputTokens, &u.OutputTokens, &u.CacheReadTokens,
-			&u.CacheWriteTokens, &u.ReasoningTokens, &u.Cost, &r.Compactions, &r.Checkpoints); err != nil {
+			&u.CacheWriteTokens, &u.ReasoningTokens, &u.Cost, &u.UnpricedCalls, &r.Compactions, &r.Checkpoints); err != nil {
 			rows.Close()
 			return fmt.Errorf("read usage: %w", err)
 		}
@@ -162,8 +166,8 @@ func (a *app) runStats(asJSON bool) error {
 	fmt.Fprintf(w, "compactions  %d   checkpoints %d\n", r.Compactions, r.Checkpoints)
 	fmt.Fprintf(w, "search index %d rows not indexed yet (searched by a scan), %d deleted rows not purged yet\n",
 		r.Unindexed, r.PendingDeletes)
-	fmt.Fprintf(w, "usage        %d calls, %d input + %d output tokens (cache read %d, write %d, reasoning %d), cost %.4f\n",
-		u.Calls, u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheWriteTokens, u.ReasoningTokens, u.Cost)
+	fmt.Fprintf(w, "usage        %d calls, %d input + %d output tokens (cache read %d, write %d, reasoning %d), cost %s\n",
+		u.Calls, u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheWriteTokens, u.ReasoningTokens, statsCost(*u))
 	if len(r.Formats) > 0 {
 		fmt.Fprintln(w)
 		tw := newTable(w)
@@ -190,4 +194,21 @@ func fileSize(path string) int64 {
 		return 0
 	}
 	return fi.Size()
+}
+
+// statsCost writes the usage's cost to four places, as stats always has,
+// and says how many calls it leaves out for want of a price, so that an
+// unpriced model never reads as free (as usage's tables do).
+func statsCost(u usageStats) string {
+	c := strconv.FormatFloat(u.Cost, 'f', 4, 64)
+	switch {
+	case u.UnpricedCalls == 0:
+		return c
+	case u.UnpricedCalls >= u.Calls:
+		return "unpriced (no price for any call's model)"
+	}
+	if u.UnpricedCalls == 1 {
+		return c + " + unpriced (1 call has no price)"
+	}
+	return fmt.Sprintf("%s + unpriced (%d calls have no price)", c, u.UnpricedCalls)
 }

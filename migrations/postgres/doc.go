@@ -47,4 +47,7 @@
 //     DO block whose exception handler leaves a row whose attrs
 //     PostgreSQL cannot read as JSON (a \u0000 escape, text the store
 //     kept escaped) without a project rather than failing the migration.
+//   - 00011 (SQLite's 00014, issue 44) adds sessions.preview, backfilled
+//     from the entries' text (clean text on this backend, never escaped,
+//     so one UPDATE does it), usage_cumulative and sessions_by_created.
 package postgres
