@@ -115,7 +115,7 @@ func (a *app) runStats(asJSON bool) error {
 	rows, done, err = q.QueryReadOnly(a.ctx, 0, `
 		SELECT count(*), coalesce(sum(input_tokens), 0), coalesce(sum(output_tokens), 0),
 		       coalesce(sum(cache_read_tokens), 0), coalesce(sum(cache_write_tokens), 0),
-		       coalesce(sum(reasoning_tokens), 0), coalesce(sum(cost), 0.0), `+backend.UnpricedSQL+`,
+		       coalesce(sum(reasoning_tokens), 0), coalesce(sum(`+backend.CostSQL+`), 0.0), `+backend.UnpricedSQL+`,
 		       (SELECT count(*) FROM compactions), (SELECT count(*) FROM checkpoints)
 		FROM usage u`)
 	if err != nil {

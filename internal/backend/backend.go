@@ -239,6 +239,17 @@ func ScanUsageTotals(rows *sql.Rows) (map[string]sessiondb.UsageTotals, error) {
 	return out, rows.Err()
 }
 
+// CostSQL is the cost of the usage row u as every total counts it: u.cost,
+// or 0 when it is outside ±sessiondb.MaxCost or not a number (PostgreSQL's
+// NaN compares above every number), so that a stored absurd cost cannot
+// make a total infinite (SQLite) or fail with an overflow (PostgreSQL).
+// It holds no placeholder.
+const CostSQL = `(CASE WHEN u.cost BETWEEN -1e15 AND 1e15 THEN u.cost ELSE 0.0 END)`
+
+// BadCostSQL counts the usage rows u whose cost CostSQL counts as 0
+// although they hold one (sessionctl doctor).
+const BadCostSQL = `SELECT count(*) FROM usage u WHERE NOT (u.cost BETWEEN -1e15 AND 1e15)`
+
 // UnpricedSQL counts, summed over the usage rows u, the calls whose cost
 // is unknown (sessiondb.UsageTotals.Unpriced): estimated at 0 while they
 // counted tokens. It holds no placeholder.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/backend"
 )
 
 // Cumulative usage (issue 44, sessiondb.Commit.CumulativeUsage): a row
@@ -41,8 +42,8 @@ func previousTotal(ctx context.Context, tx Tx, id string) (usageTotal, error) {
 	}
 	err = tx.QueryRowxContext(ctx, `SELECT coalesce(sum(input_tokens), 0), coalesce(sum(output_tokens), 0),
 		coalesce(sum(cache_read_tokens), 0), coalesce(sum(cache_write_tokens), 0),
-		coalesce(sum(cache_write_1h_tokens), 0), coalesce(sum(reasoning_tokens), 0), coalesce(sum(cost), 0)
-		FROM usage WHERE session_id = ?`, id).Scan(fields...)
+		coalesce(sum(cache_write_1h_tokens), 0), coalesce(sum(reasoning_tokens), 0), coalesce(sum(`+backend.CostSQL+`), 0)
+		FROM usage u WHERE session_id = ?`, id).Scan(fields...)
 	return t, err
 }
 
