@@ -20,6 +20,7 @@ import (
 
 	"github.com/sessiondb/sessiondb"
 	"github.com/sessiondb/sessiondb/jsonlimport"
+	"github.com/sessiondb/sessiondb/jsonlimport/claudecode"
 )
 
 // ErrUnknownAgent is returned for a target that is none of the six.
@@ -145,7 +146,8 @@ func Handoff(ctx context.Context, st sessiondb.Store, idOrAlias string, o Option
 	// Claude Code's attachment lines (the context it adds to a prompt)
 	// are left out of a translation, and named: the target adds its own.
 	attachments := 0
-	exported, err := jsonlimport.Export(jsonlimport.LeaveOutAttachments(ctx, &attachments), st, []string{id}, t.Format, stage)
+	var unsendable jsonlimport.LeftOut // what Claude Code cannot send its model
+	exported, err := jsonlimport.Export(jsonlimport.LeaveOutUnsendable(jsonlimport.LeaveOutAttachments(ctx, &attachments), &unsendable), st, []string{id}, t.Format, stage)
 	if err != nil {
 		return nil, fmt.Errorf("handoff %s to %s: %w", id, t.Agent, err)
 	}
@@ -169,6 +171,16 @@ func Handoff(ctx context.Context, st sessiondb.Store, idOrAlias string, o Option
 	if attachments > 0 {
 		res.Lost = append(res.Lost, fmt.Sprintf("%d Claude Code attachment %s left out (context it added to the prompts: environment, date, tool and skill listings, reminders; %s adds its own)",
 			attachments, plural("line", attachments), t.Agent))
+	}
+
+	res.Lost = append(res.Lost, leftOutLosses(unsendable, t)...)
+	if t.Agent == "claude-code" && res.Translated {
+		// Claude Code names a session by a UUID: a translated session
+		// whose id is not one is written under one made from it.
+		if sid := claudecode.ForeignSessionID(id); sid != id {
+			res.Session, res.NewID = sid, true
+			res.Notes = append(res.Notes, fmt.Sprintf("Claude Code names its sessions by UUID: %s written as %s", id, sid))
+		}
 	}
 
 	// The agent is run in cwd: the working directory the files record

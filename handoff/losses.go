@@ -52,7 +52,9 @@ func losses(ctx context.Context, st sessiondb.Store, sess sessiondb.Session, t T
 			}
 		}
 	}
-	if v := sourceVendor[sess.SourceFormat]; thinking > 0 && v != "" && v != t.Vendor {
+	if v := sourceVendor[sess.SourceFormat]; thinking > 0 && v != "" && v != t.Vendor && t.Agent != "claude-code" {
+		// (Claude Code: the translation leaves such thinking out, named
+		// by leftOutLosses.)
 		what := fmt.Sprintf("%s's model cannot check their signatures", t.Agent)
 		if t.Vendor == "any" {
 			what = fmt.Sprintf("their signatures hold only when %s talks to %s's API", t.Agent, v)
@@ -74,6 +76,36 @@ func losses(ctx context.Context, st sessiondb.Store, sess sessiondb.Session, t T
 			t.Agent, strings.Join(parts, ", ")))
 	}
 	return out, nil
+}
+
+// leftOutLosses names what a translation left out because the target
+// could not send it to its model (jsonlimport.LeaveOutUnsendable).
+func leftOutLosses(lo jsonlimport.LeftOut, t Target) []string {
+	var out []string
+	for _, k := range sortedKeys(lo.Thinking) {
+		n := lo.Thinking[k]
+		by := "signed by " + k + "'s API"
+		if k == "unsigned" {
+			by = "without a signature"
+		}
+		out = append(out, fmt.Sprintf("%d thinking %s %s left out: %s replays thinking to its model's API, which accepts only thinking it signed",
+			n, plural("block", n), by, t.Agent))
+	}
+	for _, k := range sortedKeys(lo.Context) {
+		n := lo.Context[k]
+		out = append(out, fmt.Sprintf("%d %s %s left out (the source agent's instructions to its model; %s gives its own)",
+			n, k, plural("message", n), t.Agent))
+	}
+	return out
+}
+
+func sortedKeys(m map[string]int) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 func plural(w string, n int) string {
