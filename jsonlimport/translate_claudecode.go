@@ -17,7 +17,9 @@ package jsonlimport
 //     in the store);
 //   - tool results: the results that follow one another make one user
 //     line of tool_result blocks {tool_use_id, content, is_error}, as the
-//     API wants them (all of a message's results in the next message).
+//     API wants them (all of a message's results in the next message);
+//     a result names its call only, so one without its call (in no
+//     session an agent wrote) is read back without the tool's name.
 //
 // Tool calls keep the source's names and arguments: Claude Code sends
 // them back to its model as they are (a call of a tool it does not have
@@ -142,10 +144,31 @@ func claudeCodeTranslated(ctx context.Context, s sessiondb.Store, sess sessiondb
 	}
 	lo, _ := ctx.Value(leftOutKey{}).(*LeftOut)
 	if lo != nil {
-		*lo = LeftOut{Thinking: map[string]int{}, Context: map[string]int{}}
+		*lo = LeftOut{}
 	}
-	// What Claude Code cannot send its model.
-	var unsendable xLoss
+	data, unsendable, err := ccTranscript(ctx, msgs, sess.SourceFormat, claudecode.ForeignSessionID(sess.ID), claudecode.ForeignCWD(sess), lo)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("export %s %s: %w", FormatClaudeCode, sess.ID, err)
+	case !unsendable.empty() && lo == nil:
+		return nil, untranslatable(FormatClaudeCode, sess, "Claude Code cannot send its model "+unsendable.String()+
+			" (it replays thinking to Anthropic's API, which checks its own signatures, and gives its own instructions); nothing was written for this session")
+	case len(data) == 0:
+		// Claude Code lists no session without a message.
+		return nil, untranslatable(FormatClaudeCode, sess, "the session holds no message Claude Code could resume; nothing was written for this session")
+	}
+	return data, nil
+}
+
+// ccTranscript renders msgs (of source format) as the lines of Claude
+// Code session sid run in cwd, leaving out what Claude Code cannot send
+// its model: that is counted in unsendable and, when lo is not nil, in
+// *lo by vendor and role.
+func ccTranscript(ctx context.Context, msgs []xMsg, format, sid, cwd string, lo *LeftOut) (data []byte, unsendable *xLoss, err error) {
+	unsendable = &xLoss{}
+	if lo != nil {
+		lo.Thinking, lo.Context = map[string]int{}, map[string]int{}
+	}
 	for _, m := range msgs {
 		if m.Role == xContext {
 			unsendable.add(orDefault(m.Name, "context") + " message")
@@ -158,17 +181,11 @@ func claudeCodeTranslated(ctx context.Context, s sessiondb.Store, sess sessiondb
 			if b.Type == xThinking && !ccSendable(m, b) {
 				unsendable.add("thinking block not signed by Anthropic's API")
 				if lo != nil {
-					lo.Thinking[orDefault(thinkingVendor(sess.SourceFormat, m, b), "unsigned")]++
+					lo.Thinking[orDefault(thinkingVendor(format, m, b), "unsigned")]++
 				}
 			}
 		}
 	}
-	if !unsendable.empty() && lo == nil {
-		return nil, untranslatable(FormatClaudeCode, sess, "Claude Code cannot send its model "+unsendable.String()+
-			" (it replays thinking to Anthropic's API, which checks its own signatures, and gives its own instructions); nothing was written for this session")
-	}
-	sid := claudecode.ForeignSessionID(sess.ID)
-	cwd := claudecode.ForeignCWD(sess)
 	var buf bytes.Buffer
 	var bad xLoss
 	var parent *string
@@ -181,14 +198,14 @@ func claudeCodeTranslated(ctx context.Context, s sessiondb.Store, sess sessiondb
 		buf.Write(noEscapeJSON(ccXLine{parent, false, "external", cwd, sid, ccVersion, typ, msg, id, ccTimestamp(t)}, &bad))
 		buf.WriteByte('\n')
 		if !bad.empty() {
-			return fmt.Errorf("export %s %s: %s: %w", FormatClaudeCode, sess.ID, bad.String(), ErrUntranslatable)
+			return fmt.Errorf("%s: %w", bad.String(), ErrUntranslatable)
 		}
 		parent = &id
 		return nil
 	}
 	for i := 0; i < len(msgs); i++ {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		m := msgs[i]
 		switch m.Role {
@@ -213,7 +230,7 @@ func claudeCodeTranslated(ctx context.Context, s sessiondb.Store, sess sessiondb
 			a := ccAssistant{ID: "msg_" + hex.EncodeToString(sum[:12]), Type: "message", Role: "assistant",
 				Model: orDefault(m.Model, "<synthetic>"), Content: content, StopReason: stop}
 			if err := emit("assistant", a, m.Time); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		case xToolResult:
 			// The results that follow one another: one user line.
@@ -230,7 +247,7 @@ func claudeCodeTranslated(ctx context.Context, s sessiondb.Store, sess sessiondb
 			}
 			i--
 			if err := emit("user", ccUser{"user", content}, t); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		default:
 			content := make([]ccBlock, 0, len(m.Blocks))
@@ -238,15 +255,11 @@ func claudeCodeTranslated(ctx context.Context, s sessiondb.Store, sess sessiondb
 				content = append(content, ccBlockOf(b))
 			}
 			if err := emit("user", ccUser{"user", content}, m.Time); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 	}
-	if n == 0 {
-		// Claude Code lists no session without a message.
-		return nil, untranslatable(FormatClaudeCode, sess, "the session holds no message Claude Code could resume; nothing was written for this session")
-	}
-	return buf.Bytes(), nil
+	return buf.Bytes(), unsendable, nil
 }
 
 // ccSendable reports whether thinking block b of assistant message m can
