@@ -11,13 +11,21 @@
 // shape for; nothing is dropped silently. Today the translations exist
 // into pi (from every other agent) and opencode (from Codex, Gemini CLI,
 // Qwen Code, pi; a Claude Code session is refused there for results
-// written out of their calls' order); Claude Code, Codex, Gemini CLI and
-// Qwen Code take back only their own sessions. What a translation
+// written out of their calls' order) and Claude Code (from every other
+// agent); Codex, Gemini CLI and Qwen Code take back only their own
+// sessions. What a translation
 // carries but the target cannot use, or leaves out, is listed in
 // Result.Lost: thinking signed by another vendor's API, calls of tools
 // the target does not have, Claude Code's attachment lines (the context
 // it added to prompts: the handoff leaves them out, counted, through
-// jsonlimport.LeaveOutAttachments, since the target adds its own).
+// jsonlimport.LeaveOutAttachments, since the target adds its own). Claude
+// Code replays every thinking block to Anthropic's API, which accepts
+// only thinking it signed: a translation into Claude Code leaves out
+// other thinking and the source's context messages (its instructions)
+// through jsonlimport.LeaveOutUnsendable, and Result.Lost names them by
+// vendor and role. Claude Code names sessions by UUID: a session whose
+// id is not one (opencode's ses_…) is written under a UUID made from it
+// (Result.NewID).
 //
 // opencode resumes a session with the model its last user message names;
 // for a translated session that is the source agent's, which opencode's
@@ -90,6 +98,10 @@
 // Refused: into Claude Code, Codex, Gemini CLI and Qwen Code from any
 // other agent (no writer of their files for foreign sessions yet: 20),
 // and Claude Code to opencode (results written out of their calls'
-// order). TestExpectedPieces is its fast sibling (what each session must
+// order). Into Claude Code, on the same day, its column alone (22 s):
+// 6 of 6 resumed, from Codex, Gemini CLI, Qwen Code, pi and opencode
+// translated (their tool calls kept under their own names: Claude Code
+// sends them back as history), Claude Code itself byte for byte.
+// TestExpectedPieces is its fast sibling (what each session must
 // carry).
 package handoff
