@@ -23,7 +23,10 @@
 // only thinking it signed: a translation into Claude Code leaves out
 // other thinking and the source's context messages (its instructions)
 // through jsonlimport.LeaveOutUnsendable, and Result.Lost names them by
-// vendor and role. Claude Code names sessions by UUID: a session whose
+// vendor and role; a shell call Bash holds whole (pi's and opencode's
+// bash, Gemini CLI's and Qwen Code's run_shell_command, Codex's
+// exec_command {cmd}) is written as a call of Claude Code's Bash
+// (Result.Notes says so). Claude Code names sessions by UUID: a session whose
 // id is not one (opencode's ses_…) is written under a UUID made from it
 // (Result.NewID).
 //
@@ -98,10 +101,11 @@
 // Refused: into Claude Code, Codex, Gemini CLI and Qwen Code from any
 // other agent (no writer of their files for foreign sessions yet: 20),
 // and Claude Code to opencode (results written out of their calls'
-// order). Into Claude Code, on the same day, its column alone (22 s):
+// order). Into Claude Code, on the same day, its column alone (7 s):
 // 6 of 6 resumed, from Codex, Gemini CLI, Qwen Code, pi and opencode
-// translated (their tool calls kept under their own names: Claude Code
-// sends them back as history), Claude Code itself byte for byte.
+// translated (their shell calls written as Claude Code's Bash, their
+// unsigned or OpenAI-signed thinking left out and named), Claude Code
+// itself byte for byte.
 // TestExpectedPieces is its fast sibling (what each session must
 // carry).
 package handoff

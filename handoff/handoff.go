@@ -165,7 +165,7 @@ func Handoff(ctx context.Context, st sessiondb.Store, idOrAlias string, o Option
 		return nil, fmt.Errorf("handoff %s to %s: the export wrote no file: %w", id, t.Agent, sessiondb.ErrInvalid)
 	}
 
-	if res.Lost, err = losses(ctx, st, sess, t); err != nil {
+	if res.Lost, err = losses(ctx, st, sess, t, unsendable.AsBash); err != nil {
 		return nil, err
 	}
 	if attachments > 0 {
@@ -174,6 +174,7 @@ func Handoff(ctx context.Context, st sessiondb.Store, idOrAlias string, o Option
 	}
 
 	res.Lost = append(res.Lost, leftOutLosses(unsendable, t)...)
+	res.Notes = append(res.Notes, asBashNotes(unsendable, t)...)
 	if t.Agent == "claude-code" && res.Translated {
 		// Claude Code names a session by a UUID: a translated session
 		// whose id is not one is written under one made from it.

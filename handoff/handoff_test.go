@@ -141,8 +141,9 @@ func TestHandoffTranslatedToPi(t *testing.T) {
 // Claude Code is a transcript in the project folder of the directory it
 // is handed to, under the session's UUID, every line recording that
 // directory and id; the thinking Codex's API signed is left out and
-// named, the calls of Codex's tools kept and named; our reader reads the
-// file back with every call paired with its result.
+// named, Codex's exec_command calls written as Claude Code's Bash calls
+// of the same command; our reader reads the file back with every call
+// paired with its result.
 func TestHandoffTranslatedToClaudeCode(t *testing.T) {
 	st := corpusStore(t)
 	home, cwd := t.TempDir(), "/work/some project"
@@ -155,9 +156,12 @@ func TestHandoffTranslatedToClaudeCode(t *testing.T) {
 		t.Fatalf("%+v, want the file %s", r, want)
 	}
 	lost := strings.Join(r.Lost, "\n")
-	if !strings.Contains(lost, "3 thinking blocks signed by openai's API left out") || !strings.Contains(lost, "exec_command ×4") ||
+	if !strings.Contains(lost, "3 thinking blocks signed by openai's API left out") || strings.Contains(lost, "exec_command") ||
 		strings.Contains(lost, "the text stays in the history") {
 		t.Errorf("losses not named: %q", r.Lost)
+	}
+	if notes := strings.Join(r.Notes, "\n"); !strings.Contains(notes, "4 calls of exec_command written as claude-code's Bash") {
+		t.Errorf("notes %q", r.Notes)
 	}
 	if strings.Join(r.ResumeHeadless, " ") != "claude --resume "+codexSession+" -p PROMPT" {
 		t.Errorf("resume %q", r.ResumeHeadless)
@@ -183,6 +187,9 @@ func TestHandoffTranslatedToClaudeCode(t *testing.T) {
 	rep, err := jsonlimport.Import(t.Context(), back, []string{filepath.Join(home, ".claude")}, jsonlimport.Options{Format: jsonlimport.FormatClaudeCode})
 	if err != nil || rep.Sessions != 1 || len(rep.Problems) > 0 {
 		t.Fatalf("read back: %v %+v", err, rep)
+	}
+	if !bytes.Contains(data, []byte(`"name":"Bash","input":{"command":"echo alpha"}`)) {
+		t.Errorf("the shell call is not Claude Code's Bash:\n%s", data)
 	}
 	calls, results := 0, 0
 	full, err := back.LoadFull(t.Context(), codexSession, sessiondb.LoadOptions{})

@@ -27,7 +27,10 @@ var sourceVendor = map[string]string{
 // the agent cannot run them again). The export itself refuses what the
 // target format has no shape for (jsonlimport.ErrUntranslatable), so
 // nothing else is dropped.
-func losses(ctx context.Context, st sessiondb.Store, sess sessiondb.Session, t Target) ([]string, error) {
+//
+// asOwn counts, by tool name, the calls the translation wrote as calls of
+// the target's own tool (they are not named as foreign).
+func losses(ctx context.Context, st sessiondb.Store, sess sessiondb.Session, t Target, asOwn map[string]int) ([]string, error) {
 	out := []string{}
 	if sess.SourceFormat == t.Format {
 		return out, nil
@@ -62,6 +65,11 @@ func losses(ctx context.Context, st sessiondb.Store, sess sessiondb.Session, t T
 		out = append(out, fmt.Sprintf("%d thinking %s signed by %s's API: %s (the text stays in the history)",
 			thinking, plural("block", thinking), v, what))
 	}
+	for n, k := range asOwn {
+		if foreign[n] -= k; foreign[n] <= 0 {
+			delete(foreign, n)
+		}
+	}
 	if len(foreign) > 0 {
 		names := make([]string, 0, len(foreign))
 		for n := range foreign {
@@ -95,6 +103,17 @@ func leftOutLosses(lo jsonlimport.LeftOut, t Target) []string {
 		n := lo.Context[k]
 		out = append(out, fmt.Sprintf("%d %s %s left out (the source agent's instructions to its model; %s gives its own)",
 			n, k, plural("message", n), t.Agent))
+	}
+	return out
+}
+
+// asBashNotes says which calls a translation wrote as calls of the
+// target's Bash tool.
+func asBashNotes(lo jsonlimport.LeftOut, t Target) []string {
+	var out []string
+	for _, k := range sortedKeys(lo.AsBash) {
+		n := lo.AsBash[k]
+		out = append(out, fmt.Sprintf("%d %s of %s written as %s's Bash (the same command)", n, plural("call", n), k, t.Agent))
 	}
 	return out
 }

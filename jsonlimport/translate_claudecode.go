@@ -23,7 +23,10 @@ package jsonlimport
 //
 // Tool calls keep the source's names and arguments: Claude Code sends
 // them back to its model as they are (a call of a tool it does not have
-// stays in the history; package handoff names it). Tool call ids are kept.
+// stays in the history; package handoff names it). Under
+// LeaveOutUnsendable (a handoff), a shell call whose arguments Bash holds
+// whole (ccBashArgs) is written as a call of Claude Code's Bash, counted
+// in LeftOut.AsBash. Tool call ids are kept.
 //
 // Claude Code sends every thinking block back to Anthropic's API, which
 // accepts only thinking it signed itself: thinking is written only when
@@ -60,6 +63,9 @@ type LeftOut struct {
 	// Context counts context messages left out (a source's developer or
 	// system instructions), by their role.
 	Context map[string]int
+	// AsBash counts the shell calls written as calls of Claude Code's
+	// own Bash tool, by the source's tool name.
+	AsBash map[string]int
 }
 
 type leftOutKey struct{}
@@ -167,7 +173,7 @@ func claudeCodeTranslated(ctx context.Context, s sessiondb.Store, sess sessiondb
 func ccTranscript(ctx context.Context, msgs []xMsg, format, sid, cwd string, lo *LeftOut) (data []byte, unsendable *xLoss, err error) {
 	unsendable = &xLoss{}
 	if lo != nil {
-		lo.Thinking, lo.Context = map[string]int{}, map[string]int{}
+		lo.Thinking, lo.Context, lo.AsBash = map[string]int{}, map[string]int{}, map[string]int{}
 	}
 	for _, m := range msgs {
 		if m.Role == xContext {
@@ -217,6 +223,12 @@ func ccTranscript(ctx context.Context, msgs []xMsg, format, sid, cwd string, lo 
 				if b.Type == xThinking && !ccSendable(m, b) {
 					continue
 				}
+				if lo != nil && b.Type == xCall {
+					if args, ok := ccBashArgs(b.Name, b.Args); ok {
+						lo.AsBash[b.Name]++
+						b.Name, b.Args = "Bash", args
+					}
+				}
 				content = append(content, ccBlockOf(b))
 			}
 			if len(content) == 0 && len(m.Blocks) > 0 {
@@ -260,6 +272,44 @@ func ccTranscript(ctx context.Context, msgs []xMsg, format, sid, cwd string, lo 
 		}
 	}
 	return buf.Bytes(), unsendable, nil
+}
+
+// ccBashArgs returns the arguments of Claude Code's Bash tool for a
+// call of another agent's shell tool that carries nothing Bash has no
+// place for: pi's and opencode's bash, Gemini CLI's and Qwen Code's
+// run_shell_command {command, description?}, Codex's exec_command
+// {cmd}. Any other call (a working directory, a timeout in other units,
+// another tool) is not one.
+func ccBashArgs(name string, args json.RawMessage) (json.RawMessage, bool) {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(args, &obj) != nil {
+		return nil, false
+	}
+	key := "command"
+	switch name {
+	case "bash", "run_shell_command":
+	case "exec_command":
+		key = "cmd"
+	default:
+		return nil, false
+	}
+	var out struct {
+		Command     string `json:"command"`
+		Description string `json:"description,omitempty"`
+	}
+	for k, v := range obj {
+		switch {
+		case k == key && json.Unmarshal(v, &out.Command) == nil && out.Command != "":
+		case k == "description" && key == "command" && json.Unmarshal(v, &out.Description) == nil:
+		default:
+			return nil, false
+		}
+	}
+	if out.Command == "" {
+		return nil, false
+	}
+	b, err := json.Marshal(out)
+	return b, err == nil
 }
 
 // ccSendable reports whether thinking block b of assistant message m can

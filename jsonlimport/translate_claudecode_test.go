@@ -76,7 +76,7 @@ func TestClaudeCodeTranslated(t *testing.T) {
 	if want := filepath.Join(out, "projects", "-home-u-app", sid+".jsonl"); len(files) != 1 || files[0] != want {
 		t.Fatalf("files %v, want %s", files, want)
 	}
-	if lo.Thinking["openai"] != 1 || lo.Context["developer"] != 1 || len(lo.Thinking) != 1 || len(lo.Context) != 1 {
+	if lo.Thinking["openai"] != 1 || lo.Context["developer"] != 1 || len(lo.Thinking) != 1 || len(lo.Context) != 1 || lo.AsBash["bash"] != 2 {
 		t.Errorf("left out %+v, want 1 OpenAI thinking block and 1 developer message", lo)
 	}
 	data, err := os.ReadFile(files[0])
@@ -133,9 +133,15 @@ func TestClaudeCodeTranslated(t *testing.T) {
 		}
 		var blocks []xBlock
 		for _, b := range m.Blocks {
+			if b.Type == xCall {
+				b.Name = "Bash" // written as Claude Code's own shell tool
+			}
 			if b.Type != xThinking || m.Provider == "anthropic" {
 				blocks = append(blocks, b)
 			}
+		}
+		if m.Role == xToolResult {
+			m.ToolName = "Bash"
 		}
 		m.Blocks = blocks
 		want = append(want, m)
@@ -201,7 +207,7 @@ func FuzzClaudeCodeTranscript(f *testing.F) {
 			}
 			var want []xMsg
 			left := 0
-			called := map[string]bool{}
+			called, bash := map[string]bool{}, map[string]bool{}
 			for _, m := range r.msgs {
 				for _, b := range m.Blocks {
 					if b.Type == xCall {
@@ -213,6 +219,9 @@ func FuzzClaudeCodeTranscript(f *testing.F) {
 				if m.Role == xToolResult && !called[m.CallID] {
 					m.ToolName = "" // Claude Code names a result by its call
 				}
+				if m.Role == xToolResult && bash[m.CallID] {
+					m.ToolName = "Bash"
+				}
 				if m.Role == xContext {
 					left++
 					continue
@@ -222,6 +231,10 @@ func FuzzClaudeCodeTranscript(f *testing.F) {
 					if b.Type == xThinking && !ccSendable(m, b) {
 						left++
 						continue
+					}
+					if args, ok := ccBashArgs(b.Name, b.Args); ok && b.Type == xCall {
+						b.Name, b.Args = "Bash", args
+						bash[b.ID] = true
 					}
 					blocks = append(blocks, b)
 				}
@@ -246,4 +259,26 @@ func FuzzClaudeCodeTranscript(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestCCBashArgs: which shell calls are written as Claude Code's Bash.
+func TestCCBashArgs(t *testing.T) {
+	for _, c := range []struct{ name, args, want string }{
+		{"bash", `{"command":"ls -l"}`, `{"command":"ls -l"}`},
+		{"run_shell_command", `{"command":"ls","description":"List"}`, `{"command":"ls","description":"List"}`},
+		{"exec_command", `{"cmd":"echo \"a\""}`, `{"command":"echo \"a\""}`},
+		{"exec_command", `{"cmd":"ls","workdir":"/x"}`, ""}, // a directory Bash has no place for
+		{"bash", `{"command":"sleep 9","timeout":5}`, ""},   // seconds, not Bash's milliseconds
+		{"run_shell_command", `{"command":"ls","directory":"x"}`, ""},
+		{"exec_command", `{"description":"d","cmd":"ls"}`, ""}, // Codex has no description
+		{"bash", `{"command":""}`, ""},
+		{"bash", `{"command":["ls"]}`, ""},
+		{"shell", `{"command":["ls"]}`, ""},
+		{"Read", `{"command":"ls"}`, ""},
+	} {
+		got, ok := ccBashArgs(c.name, json.RawMessage(c.args))
+		if ok != (c.want != "") || ok && string(got) != c.want {
+			t.Errorf("%s %s: %s %v, want %q", c.name, c.args, got, ok, c.want)
+		}
+	}
 }
