@@ -115,6 +115,9 @@ func asBashNotes(lo jsonlimport.LeftOut, t Target) []string {
 		n := lo.AsBash[k]
 		out = append(out, fmt.Sprintf("%d %s of %s written as %s's Bash (the same command)", n, plural("call", n), k, t.Agent))
 	}
+	if lo.IDs > 0 {
+		out = append(out, fmt.Sprintf("%d tool call %s rewritten to the shape %s's API accepts (letters, digits, _ and -)", lo.IDs, plural("id", lo.IDs), t.Agent))
+	}
 	return out
 }
 

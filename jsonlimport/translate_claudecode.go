@@ -26,7 +26,9 @@ package jsonlimport
 // stays in the history; package handoff names it). Under
 // LeaveOutUnsendable (a handoff), a shell call whose arguments Bash holds
 // whole (ccBashArgs) is written as a call of Claude Code's Bash, counted
-// in LeftOut.AsBash. Tool call ids are kept.
+// in LeftOut.AsBash, and a tool call id Anthropic's API would reject is
+// rewritten, for the call and its results (ccCallID, LeftOut.IDs).
+// Otherwise tool calls and their ids are kept as they are.
 //
 // Claude Code sends every thinking block back to Anthropic's API, which
 // accepts only thinking it signed itself: thinking is written only when
@@ -66,6 +68,9 @@ type LeftOut struct {
 	// AsBash counts the shell calls written as calls of Claude Code's
 	// own Bash tool, by the source's tool name.
 	AsBash map[string]int
+	// IDs counts the tool call ids rewritten to the shape Anthropic's API
+	// accepts (ccCallID).
+	IDs int
 }
 
 type leftOutKey struct{}
@@ -228,6 +233,10 @@ func ccTranscript(ctx context.Context, msgs []xMsg, format, sid, cwd string, lo 
 						lo.AsBash[b.Name]++
 						b.Name, b.Args = "Bash", args
 					}
+					if id, ok := ccCallID(b.ID); !ok {
+						lo.IDs++
+						b.ID = id
+					}
 				}
 				content = append(content, ccBlockOf(b))
 			}
@@ -255,7 +264,11 @@ func ccTranscript(ctx context.Context, msgs []xMsg, format, sid, cwd string, lo 
 					inner = append(inner, ccBlockOf(b))
 				}
 				isErr := r.IsError
-				content = append(content, ccBlock{Type: "tool_result", ToolUseID: r.CallID, Content: &inner, IsError: &isErr})
+				id := r.CallID
+				if lo != nil {
+					id, _ = ccCallID(id)
+				}
+				content = append(content, ccBlock{Type: "tool_result", ToolUseID: id, Content: &inner, IsError: &isErr})
 			}
 			i--
 			if err := emit("user", ccUser{"user", content}, t); err != nil {
@@ -310,6 +323,24 @@ func ccBashArgs(name string, args json.RawMessage) (json.RawMessage, bool) {
 	}
 	b, err := json.Marshal(out)
 	return b, err == nil
+}
+
+// ccCallID returns id, and true, when Anthropic's API accepts it as a
+// tool_use id (1 to 64 ASCII letters, digits, '_' and '-'); else an id
+// it accepts, made from id (the same for a call and its results), and
+// false. Other agents' ids can hold other characters (pi keeps an OpenAI
+// Responses call as "call_…|fc_…").
+func ccCallID(id string) (string, bool) {
+	ok := id != "" && len(id) <= 64
+	for i := 0; ok && i < len(id); i++ {
+		c := id[i]
+		ok = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
+	}
+	if ok {
+		return id, true
+	}
+	sum := sha256.Sum256([]byte(id))
+	return "toolu_sdb" + hex.EncodeToString(sum[:12]), false
 }
 
 // ccSendable reports whether thinking block b of assistant message m can

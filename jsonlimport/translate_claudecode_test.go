@@ -19,14 +19,14 @@ import (
 // ccPiSession is a pi session holding what the Claude Code writer must
 // tell apart: thinking Anthropic's API signed (kept), thinking OpenAI's
 // signed (left out or refused), an instruction message of pi's
-// (custom_message: left out or refused), parallel tool calls, an error
-// result and an image.
+// (custom_message: left out or refused), parallel tool calls (one with an
+// id Anthropic's API rejects), an error result and an image.
 const ccPiSession = `{"type":"session","version":3,"id":"pi-not-a-uuid","timestamp":"2026-01-02T03:04:05.000Z","cwd":"/home/u/app"}
 {"type":"custom_message","id":"c1","parentId":null,"timestamp":"2026-01-02T03:04:05.500Z","customType":"developer","content":"Be brief.","display":false}
 {"type":"message","id":"m1","parentId":"c1","timestamp":"2026-01-02T03:04:06.000Z","message":{"role":"user","content":[{"type":"text","text":"List files ✍ <b>"},{"type":"image","data":"aGVsbG8=","mimeType":"image/png"}],"timestamp":1}}
-{"type":"message","id":"m2","parentId":"m1","timestamp":"2026-01-02T03:04:07.000Z","message":{"role":"assistant","content":[{"type":"thinking","thinking":"plan","thinkingSignature":"sig-anthropic"},{"type":"text","text":"Running."},{"type":"toolCall","id":"toolu_1","name":"bash","arguments":{"command":"ls"}},{"type":"toolCall","id":"toolu_2","name":"bash","arguments":{"command":"false"}}],"api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4-5","stopReason":"toolUse","timestamp":2}}
+{"type":"message","id":"m2","parentId":"m1","timestamp":"2026-01-02T03:04:07.000Z","message":{"role":"assistant","content":[{"type":"thinking","thinking":"plan","thinkingSignature":"sig-anthropic"},{"type":"text","text":"Running."},{"type":"toolCall","id":"toolu_1","name":"bash","arguments":{"command":"ls"}},{"type":"toolCall","id":"call_2|fc_2","name":"bash","arguments":{"command":"false"}}],"api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4-5","stopReason":"toolUse","timestamp":2}}
 {"type":"message","id":"m3","parentId":"m2","timestamp":"2026-01-02T03:04:08.000Z","message":{"role":"toolResult","toolCallId":"toolu_1","toolName":"bash","content":[{"type":"text","text":"a.go"}],"isError":false,"timestamp":3}}
-{"type":"message","id":"m4","parentId":"m3","timestamp":"2026-01-02T03:04:09.000Z","message":{"role":"toolResult","toolCallId":"toolu_2","toolName":"bash","content":[{"type":"text","text":"exit 1"}],"isError":true,"timestamp":4}}
+{"type":"message","id":"m4","parentId":"m3","timestamp":"2026-01-02T03:04:09.000Z","message":{"role":"toolResult","toolCallId":"call_2|fc_2","toolName":"bash","content":[{"type":"text","text":"exit 1"}],"isError":true,"timestamp":4}}
 {"type":"message","id":"m5","parentId":"m4","timestamp":"2026-01-02T03:04:10.000Z","message":{"role":"assistant","content":[{"type":"thinking","thinking":"done","thinkingSignature":"{\"type\":\"reasoning\"}"},{"type":"text","text":"One file."}],"api":"openai-responses","provider":"openai","model":"gpt-5","stopReason":"stop","timestamp":5}}
 `
 
@@ -76,7 +76,7 @@ func TestClaudeCodeTranslated(t *testing.T) {
 	if want := filepath.Join(out, "projects", "-home-u-app", sid+".jsonl"); len(files) != 1 || files[0] != want {
 		t.Fatalf("files %v, want %s", files, want)
 	}
-	if lo.Thinking["openai"] != 1 || lo.Context["developer"] != 1 || len(lo.Thinking) != 1 || len(lo.Context) != 1 || lo.AsBash["bash"] != 2 {
+	if lo.Thinking["openai"] != 1 || lo.Context["developer"] != 1 || len(lo.Thinking) != 1 || len(lo.Context) != 1 || lo.AsBash["bash"] != 2 || lo.IDs != 1 {
 		t.Errorf("left out %+v, want 1 OpenAI thinking block and 1 developer message", lo)
 	}
 	data, err := os.ReadFile(files[0])
@@ -118,6 +118,9 @@ func TestClaudeCodeTranslated(t *testing.T) {
 	if want := "user(text image) assistant(thinking text tool_use tool_use) user(tool_result tool_result) assistant(text)"; strings.TrimSpace(types) != want {
 		t.Errorf("lines %s\nwant  %s", types, want)
 	}
+	if bytes.Contains(data, []byte(`|fc_2`)) {
+		t.Errorf("a tool call id Anthropic's API rejects is kept:\n%s", data)
+	}
 	if !bytes.Contains(data, []byte(`"signature":"sig-anthropic"`)) || !bytes.Contains(data, []byte(`✍ <b>`)) {
 		t.Errorf("the signature or the text is not kept as is:\n%s", data)
 	}
@@ -135,6 +138,7 @@ func TestClaudeCodeTranslated(t *testing.T) {
 		for _, b := range m.Blocks {
 			if b.Type == xCall {
 				b.Name = "Bash" // written as Claude Code's own shell tool
+				b.ID, _ = ccCallID(b.ID)
 			}
 			if b.Type != xThinking || m.Provider == "anthropic" {
 				blocks = append(blocks, b)
@@ -142,6 +146,7 @@ func TestClaudeCodeTranslated(t *testing.T) {
 		}
 		if m.Role == xToolResult {
 			m.ToolName = "Bash"
+			m.CallID, _ = ccCallID(m.CallID)
 		}
 		m.Blocks = blocks
 		want = append(want, m)
@@ -222,6 +227,9 @@ func FuzzClaudeCodeTranscript(f *testing.F) {
 				if m.Role == xToolResult && bash[m.CallID] {
 					m.ToolName = "Bash"
 				}
+				if m.Role == xToolResult {
+					m.CallID, _ = ccCallID(m.CallID)
+				}
 				if m.Role == xContext {
 					left++
 					continue
@@ -235,6 +243,9 @@ func FuzzClaudeCodeTranscript(f *testing.F) {
 					if args, ok := ccBashArgs(b.Name, b.Args); ok && b.Type == xCall {
 						b.Name, b.Args = "Bash", args
 						bash[b.ID] = true
+					}
+					if b.Type == xCall {
+						b.ID, _ = ccCallID(b.ID)
 					}
 					blocks = append(blocks, b)
 				}
@@ -280,5 +291,27 @@ func TestCCBashArgs(t *testing.T) {
 		if ok != (c.want != "") || ok && string(got) != c.want {
 			t.Errorf("%s %s: %s %v, want %q", c.name, c.args, got, ok, c.want)
 		}
+	}
+}
+
+// TestCCCallID: ids Anthropic's API accepts are kept; others get one it
+// accepts, the same for the same id.
+func TestCCCallID(t *testing.T) {
+	for _, id := range []string{"toolu_01A", "call_sm010001", "run_shell_command__sm010002", "a-b"} {
+		if got, ok := ccCallID(id); !ok || got != id {
+			t.Errorf("%q: %q %v, want it kept", id, got, ok)
+		}
+	}
+	seen := map[string]bool{}
+	for _, id := range []string{"call_1|fc_1", "call_2|fc_2", "", "a.b", strings.Repeat("x", 65), "ü"} {
+		got, ok := ccCallID(id)
+		again, _ := ccCallID(id)
+		if ok || got != again || seen[got] {
+			t.Errorf("%q: %q %v (again %q)", id, got, ok, again)
+		}
+		if kept, ok := ccCallID(got); !ok || kept != got {
+			t.Errorf("%q: the new id %q is not accepted", id, got)
+		}
+		seen[got] = true
 	}
 }
