@@ -344,9 +344,10 @@ func ccCallID(id string) (string, bool) {
 }
 
 // ccSendable reports whether thinking block b of assistant message m can
-// be replayed to Anthropic's API: it came from that API, signed.
+// be replayed to Anthropic's API: it came from Anthropic (the provider,
+// not only its API's shape, which other providers speak too), signed.
 func ccSendable(m xMsg, b xBlock) bool {
-	return b.Signature != "" && (m.Provider == "anthropic" || m.API == "anthropic-messages")
+	return b.Signature != "" && m.Provider == "anthropic"
 }
 
 // thinkingVendor is whose API signed thinking block b ("" unsigned).
