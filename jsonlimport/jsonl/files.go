@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"hash"
 	"io"
-	"os"
 	"time"
 )
 
@@ -46,7 +45,7 @@ func HashRange(path string, h hash.Hash, from, to int64) error {
 	if to <= from {
 		return nil
 	}
-	f, err := os.Open(path)
+	f, err := Open(path)
 	if err != nil {
 		return err
 	}
