@@ -14,6 +14,7 @@ import (
 
 	"github.com/sessiondb/sessiondb"
 	"github.com/sessiondb/sessiondb/jsonlimport"
+	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 )
 
 // burst handles one settled batch of changed paths: it follows new
@@ -442,7 +443,7 @@ func (w *watcher) noteUnclaimed(path string, reported bool) unclaimedFile {
 // firstLineComplete reports whether the first 64 KiB of path hold a
 // newline, and the file's size.
 func firstLineComplete(path string) (bool, int64) {
-	f, err := os.Open(path)
+	f, err := jsonl.Open(path) // a FIFO must not block the watcher
 	if err != nil {
 		return true, 0
 	}
