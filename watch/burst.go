@@ -166,6 +166,24 @@ func (w *watcher) burst(ctx context.Context, paths map[string]change) error {
 	return nil
 }
 
+// linkInside reports whether the symbolic link p, in a followed
+// directory, points to a file inside a watched directory that holds p, as
+// the importer's walk requires of a link it follows (an archive's
+// notes.jsonl -> ~/.claude/projects/…/private.jsonl is not imported under
+// the archive's name); it returns the link's target.
+func (w *watcher) linkInside(p string) (string, bool) {
+	target, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return "", false
+	}
+	for _, r := range w.roots {
+		if r.dir && isUnder(p, r.path) && isUnder(target, r.path) {
+			return target, true
+		}
+	}
+	return target, false
+}
+
 // filesIn lists the regular files of dir.
 func filesIn(dir string) []string {
 	ents, err := os.ReadDir(dir)
@@ -198,6 +216,12 @@ func (w *watcher) claimDir(ctx context.Context, dir string, affected map[string]
 				files = append(files, p)
 			case e.Type()&fs.ModeSymlink != 0:
 				if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+					if target, ok := w.linkInside(p); !ok {
+						// The catch-up's rule (jsonlimport's walk): a
+						// link that leaves the tree is not imported.
+						w.unclaimedProblem(jsonlimport.Problem{Path: p, Reason: fmt.Sprintf("symbolic link to %s, outside the imported folder; skipped (name that file itself to import it)", target)}, true)
+						continue
+					}
 					files = append(files, p)
 				}
 			}

@@ -97,3 +97,53 @@ func (r *recorder) events2() []string {
 	}
 	return out
 }
+
+// TestWatchSkipsLinksOutOfTheTree (issue 36 item 4): a symbolic link
+// made in a watched folder after the start, to a session file outside the
+// watched tree, is skipped with the catch-up's note, as the catch-up skips
+// one already there (the watcher imported it); a link to a file inside the
+// tree is imported by both.
+func TestWatchSkipsLinksOutOfTheTree(t *testing.T) {
+	const pico = "agent_main_cli_direct_alice"
+	dir := t.TempDir()
+	src, outside := filepath.Join(dir, "src"), filepath.Join(dir, "outside")
+	for _, d := range []string{src, filepath.Join(src, "sub"), outside} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data := readFile(t, filepath.Join("..", "testdata", "picoclaw", pico+".jsonl"))
+	for _, f := range []string{filepath.Join(outside, "private.jsonl"), filepath.Join(outside, "early.jsonl"), filepath.Join(src, "sub", "inside.jsonl")} {
+		if err := os.WriteFile(f, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	early := filepath.Join(src, "early.jsonl")
+	if err := os.Symlink(filepath.Join(outside, "early.jsonl"), early); err != nil {
+		t.Fatal(err)
+	}
+	st := newStore(t, dir)
+	r := startWatch(t, st, Options{Paths: []string{src}, Settle: 20 * time.Millisecond, NewSettle: time.Millisecond})
+	out, in := filepath.Join(src, "leak.jsonl"), filepath.Join(src, "in.jsonl")
+	if err := os.Symlink(filepath.Join(outside, "private.jsonl"), out); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(src, "sub", "inside.jsonl"), in); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the link inside the tree imported", func() bool { return caughtUp(st, in) })
+	waitFor(t, "the link out of the tree noted", func() bool {
+		n := 0
+		for _, e := range r.events2() {
+			if strings.Contains(e, "outside the imported folder") {
+				n++
+			}
+		}
+		return n >= 2 // the catch-up's and the watcher's
+	})
+	for _, p := range []string{early, out} {
+		if sf, err := st.SourceFile(t.Context(), p); err == nil {
+			t.Errorf("%s (a link out of the tree) imported as session %q", p, sf.SessionID)
+		}
+	}
+}
