@@ -409,7 +409,7 @@ func importPlanned(ctx context.Context, store sessiondb.Store, units []planned, 
 	case errors.Is(fatal, context.Canceled) || errors.Is(fatal, context.DeadlineExceeded):
 		// The queued units were parsed and reported as done before the
 		// cancel: write them, as they would have been without batching.
-		if err := b.flush(context.WithoutCancel(ctx), store, opts.DryRun, &rep); err != nil {
+		if err := b.flush(sessiondb.DetachWrites(ctx), store, opts.DryRun, &rep); err != nil {
 			fatal = errors.Join(fatal, err)
 		}
 	}

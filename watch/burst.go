@@ -287,7 +287,7 @@ func (w *watcher) claimDir(ctx context.Context, dir string, affected map[string]
 func (w *watcher) importUnit(ctx context.Context, u jsonlimport.Unit) error {
 	// The import runs to its end even when ctx is cancelled meanwhile:
 	// Run stops between transactions, never inside one.
-	ictx := context.WithoutCancel(ctx)
+	ictx := sessiondb.DetachWrites(ctx)
 	_, err := w.store.SourceFile(ictx, u.Path)
 	// A store's sessions have records of their own, never the store: it
 	// is not waited for like a new file (its database is written as the
