@@ -94,6 +94,6 @@ func holdLock(t *testing.T, path string) {
 		t.Fatal(err)
 	}
 	fmt.Println("locked")
-	bufio.NewReader(os.Stdin).ReadString('\n') //nolint:errcheck // EOF: the parent is done
+	bufio.NewReader(os.Stdin).ReadString('\n')         //nolint:errcheck // EOF: the parent is done
 	conn.ExecContext(context.Background(), "ROLLBACK") //nolint:errcheck
 }
