@@ -94,6 +94,9 @@ func hasProblem(ps []Problem, s string) bool {
 
 func copyFile(t *testing.T, src, dst string) {
 	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	b, err := os.ReadFile(src)
 	if err != nil {
 		t.Fatal(err)

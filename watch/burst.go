@@ -469,7 +469,9 @@ func (w *watcher) noteUnclaimed(path string, reported bool) unclaimedFile {
 func firstLineComplete(path string) (bool, int64) {
 	f, err := jsonl.Open(path) // a FIFO must not block the watcher
 	if err != nil {
-		return true, 0
+		// Unreadable (permission denied): offered again at its next
+		// change (a chmod), when it may be read.
+		return false, 0
 	}
 	defer f.Close()
 	var size int64

@@ -903,7 +903,7 @@ func (p *ccParser) loadToolFile(x string, at int) (ccToolFile, bool) {
 	}
 	body, _ := json.Marshal(map[string]string{"file": name, "content": string(jsonl.ValidUTF8(data))})
 	return ccToolFile{name: name, stem: strings.TrimSuffix(name, filepath.Ext(name)), at: at,
-		stamp: jsonl.FileStamp{Path: x, Size: fi.Size(), ModTime: fi.ModTime()},
+		stamp: jsonl.StampOf(x, fi),
 		entry: sessiondb.Entry{Kind: KindToolFile, CreatedAt: fi.ModTime().UTC(), Body: body}}, true
 }
 
