@@ -147,3 +147,58 @@ func TestWatchSkipsLinksOutOfTheTree(t *testing.T) {
 		}
 	}
 }
+
+// TestWatchOversizedUnfinishedLineReportedOnce (issue 36 item 4): a last
+// line over the 64 MiB limit that is still being written (no newline) is
+// reported once for a file state, not again at every burst that finds the
+// same line still unfinished (each append to it made a new report).
+func TestWatchOversizedUnfinishedLineReportedOnce(t *testing.T) {
+	const pico = "agent_main_cli_direct_alice"
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src")
+	if err := os.MkdirAll(src, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(src, pico+".jsonl")
+	if err := os.WriteFile(file, readFile(t, filepath.Join("..", "testdata", "picoclaw", pico+".jsonl")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st := newStore(t, dir)
+	r := startWatch(t, st, Options{Paths: []string{src}, Settle: 20 * time.Millisecond, NewSettle: time.Millisecond, TornAfter: time.Millisecond})
+	waitFor(t, "the session imported", func() bool { return caughtUp(st, file) })
+	f, err := os.OpenFile(file, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	big := []byte(`{"role":"user","content":"` + strings.Repeat("x", 64<<20) + `"`)
+	reports := func() int {
+		n := 0
+		for _, e := range r.events2() {
+			if strings.Contains(e, "longer than") || strings.Contains(e, "oversized") || strings.Contains(e, "exceeds") {
+				n++
+			}
+		}
+		return n
+	}
+	if _, err := f.Write(big); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the oversized line reported", func() bool { return reports() > 0 })
+	first := reports()
+	for i := range 3 {
+		before := len(r.of(EventImport)) + len(r.of(EventTorn))
+		if _, err := f.Write([]byte(" ")); err != nil {
+			t.Fatal(err)
+		}
+		_ = i
+		// Wait for the burst that reads the grown line (an import or
+		// a torn report), then one more settle.
+		time.Sleep(300 * time.Millisecond)
+		_ = before
+	}
+	t.Logf("events: %.2000q", r.events2())
+	if got := reports(); got != first {
+		t.Errorf("the unfinished oversized line was reported %d times after %d appends to it, want %d (once)\n%v", got, 3, first, r.events2())
+	}
+}
