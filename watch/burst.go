@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/sessiondb/sessiondb"
@@ -314,7 +315,7 @@ func (w *watcher) importUnit(ctx context.Context, u jsonlimport.Unit) error {
 	if rep.Unchanged == 0 || store {
 		parsed = []string{u.Path} // a store is listed (its sessions read) at every import
 	}
-	problems := w.holdBack(rep.Problems, parsed)
+	problems := w.onceper(u.Path, w.holdBack(rep.Problems, parsed))
 	if rep.Sessions == 0 && len(problems) == 0 && len(rep.Notes) == 0 {
 		return nil // unchanged
 	}
@@ -325,6 +326,44 @@ func (w *watcher) importUnit(ctx context.Context, u jsonlimport.Unit) error {
 	}
 	w.emit(e)
 	return nil
+}
+
+// onceper drops the problems that the unit's previous import reported
+// too (the same line, the same reason up to its numbers): a problem at the
+// unconsumed end of a file (an unfinished line over the 64 MiB limit,
+// whose reported length grows with each append) was reported at every
+// burst. A problem is reported again once an import has not found it.
+func (w *watcher) onceper(unit string, problems []jsonlimport.Problem) []jsonlimport.Problem {
+	if w.reported == nil {
+		w.reported = map[string]map[string]bool{}
+	}
+	prev, now := w.reported[unit], map[string]bool{}
+	var out []jsonlimport.Problem
+	for _, p := range problems {
+		k := problemKey(p)
+		now[k] = true
+		if !prev[k] {
+			out = append(out, p)
+		}
+	}
+	if len(now) == 0 {
+		delete(w.reported, unit)
+	} else {
+		w.reported[unit] = now
+	}
+	return out
+}
+
+// problemKey is what identifies a problem across imports: its file, line
+// and reason with the digits taken out.
+func problemKey(p jsonlimport.Problem) string {
+	reason := strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' {
+			return -1
+		}
+		return r
+	}, p.Reason)
+	return fmt.Sprintf("%s\x00%d\x00%s", p.Path, p.Line, reason)
 }
 
 // settledAt returns when a new unit's directory listing and side files

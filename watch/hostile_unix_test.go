@@ -186,18 +186,15 @@ func TestWatchOversizedUnfinishedLineReportedOnce(t *testing.T) {
 	}
 	waitFor(t, "the oversized line reported", func() bool { return reports() > 0 })
 	first := reports()
-	for i := range 3 {
-		before := len(r.of(EventImport)) + len(r.of(EventTorn))
+	for range 3 {
 		if _, err := f.Write([]byte(" ")); err != nil {
 			t.Fatal(err)
 		}
-		_ = i
-		// Wait for the burst that reads the grown line (an import or
-		// a torn report), then one more settle.
-		time.Sleep(300 * time.Millisecond)
-		_ = before
+		// The line still unfinished, still over the limit: each append
+		// is a burst that reads it again.
+		n := len(r.of(EventImport))
+		waitFor(t, "the import of the grown file", func() bool { return len(r.of(EventImport)) > n || reports() > first })
 	}
-	t.Logf("events: %.2000q", r.events2())
 	if got := reports(); got != first {
 		t.Errorf("the unfinished oversized line was reported %d times after %d appends to it, want %d (once)\n%v", got, 3, first, r.events2())
 	}
