@@ -165,7 +165,7 @@ func discover(paths []string, formats []Format) (units []planned, problems, skip
 					}
 				}
 			}
-			if r, err := os.Open(f); err != nil {
+			if r, err := jsonl.Open(f); err != nil {
 				// The formats could not sniff it because it cannot be
 				// read (mode 000, …): say so rather than "unknown".
 				problems = append(problems, Problem{Path: f, Reason: fmt.Sprintf("cannot read: %v", err)})

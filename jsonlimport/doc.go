@@ -474,6 +474,20 @@
 // because it cannot be opened is reported "cannot read", not "unknown
 // format".
 //
+// The same rule holds for every file a reader opens, side files included
+// (picoclaw's .meta.json, Claude Code's tool-results files and sub-agent
+// metas, Codex's index, opencode's and Gemini CLI's JSON files), and for a
+// file replaced after it was listed: all are opened by jsonl.Open
+// (O_NONBLOCK, so a FIFO cannot block; fstat after the open, so only a
+// regular file is read), and those read whole by jsonl.ReadFile, whose
+// size limit is checked before the first byte is read and enforced again
+// by a LimitReader. A picoclaw meta that is a FIFO or a device makes its
+// session "cannot import" (its skip cannot be known); a tool-results file
+// over 64 MiB or not regular is a problem and its session is imported
+// without it. A side file that could not be read (permission denied) is
+// read at the next import once it can be: its recorded stamp keeps the
+// file's mode, which a chmod changes.
+//
 // # Layout: formats as packages
 //
 // A format is a package of its own; this package keeps the importer (walk,

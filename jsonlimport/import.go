@@ -409,7 +409,7 @@ func importPlanned(ctx context.Context, store sessiondb.Store, units []planned, 
 	case errors.Is(fatal, context.Canceled) || errors.Is(fatal, context.DeadlineExceeded):
 		// The queued units were parsed and reported as done before the
 		// cancel: write them, as they would have been without batching.
-		if err := b.flush(context.WithoutCancel(ctx), store, opts.DryRun, &rep); err != nil {
+		if err := b.flush(sessiondb.DetachWrites(ctx), store, opts.DryRun, &rep); err != nil {
 			fatal = errors.Join(fatal, err)
 		}
 	}
@@ -1325,7 +1325,8 @@ func stampFiles(paths []string) []jsonl.FileStamp {
 	for _, p := range paths {
 		s := jsonl.FileStamp{Path: p, Size: -1}
 		if fi, err := os.Stat(p); err == nil {
-			s.Size, s.ModTime = fi.Size(), fi.ModTime().UTC()
+			s = jsonl.StampOf(p, fi)
+			s.ModTime = s.ModTime.UTC()
 		}
 		out = append(out, s)
 	}
@@ -1338,7 +1339,7 @@ func sameStamps(a, b []jsonl.FileStamp) bool {
 		return false
 	}
 	for i := range a {
-		if a[i].Path != b[i].Path || a[i].Size != b[i].Size || !a[i].ModTime.Equal(b[i].ModTime) {
+		if !a[i].Same(b[i]) {
 			return false
 		}
 	}

@@ -100,9 +100,12 @@
 //
 // # What is not followed
 //
-//   - Symbolic links below a path: a link to a file is imported at the
-//     start (as `import` does) but changes to its target are not seen (they
-//     happen in another directory); links to directories are not followed
+//   - Symbolic links below a path: a link to a file inside the watched
+//     tree is imported (at the start, as `import` does, and when it is
+//     made later) but changes to its target are not seen (they happen in
+//     another directory); a link to a file outside the tree is skipped
+//     with a note, by the catch-up and by the watcher alike (the
+//     importer's rule); links to directories are not followed
 //     at all (as by the importer, so that a cycle cannot make the walk
 //     loop). A path given to Run may itself be a link: it is resolved.
 //   - For a single file given as a path, only that file and the side files

@@ -300,12 +300,19 @@ func (a *app) runUsage(c *cobra.Command, view string, o usageOptions) error {
 
 	q := sessiondb.UsageQuery{ByModel: true, Project: o.project}
 	rep := usageReport{TimeZone: zone, Prices: "stored", Project: o.project}
+	// A bound outside the years a stored time can have (0001-9999 UTC) is
+	// no bound: the end of 9999-12-31 is in year 10000, which the stores'
+	// times do not reach (it compared as before them: 0 calls).
 	if !since.IsZero() {
-		q.Since = dayStart(since, loc)
+		if b := dayStart(since, loc); b.UTC().Year() >= 1 {
+			q.Since = b
+		}
 		rep.Since = since.Format(time.DateOnly)
 	}
 	if !until.IsZero() {
-		q.Until = dayStart(until.AddDate(0, 0, 1), loc)
+		if b := dayStart(until.AddDate(0, 0, 1), loc); b.UTC().Year() <= 9999 {
+			q.Until = b
+		}
 		rep.Until = until.Format(time.DateOnly)
 	}
 	if given {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -785,24 +786,93 @@ func (p *ccParser) readToolFiles(u jsonl.Unit, placed []ccPlaced, size int64) {
 	for _, pl := range placed {
 		at[pl.Name] = pl.N
 	}
-	raw, _ := os.ReadFile(u.Path)
-	if size > 0 && int64(len(raw)) > size {
-		raw = raw[:size] // what the parse reads (Resume.Size)
-	}
-	if i := bytes.LastIndexByte(raw, '\n'); i+1 < len(raw) && !json.Valid(bytes.TrimSpace(raw[i+1:])) {
-		// A torn last line is not imported until it is complete: it
-		// names no file yet (its file would be placed before it, where
-		// one import of the finished transcript does not put it).
-		raw = raw[:i+1]
-	}
+	var files []ccToolFile
 	for _, x := range u.Extra {
 		f, ok := p.loadToolFile(x, at[filepath.Base(x)])
 		if !ok {
 			continue
 		}
-		f.named = ccNames(raw, f)
-		p.files = append(p.files, f)
+		files = append(files, f)
 	}
+	named := namedIn(u.Path, size, files)
+	for i := range files {
+		files[i].named = named[i]
+	}
+	p.files = append(p.files, files...)
+}
+
+// namedIn reports, for each of files, whether the first size bytes of the
+// transcript at path (all of it when size <= 0) name it (ccNames). A torn
+// last line is not imported until it is complete: it names no file yet
+// (its file would be placed before it, where one import of the finished
+// transcript does not put it). The transcript is read in chunks, never
+// whole: its size has no limit.
+func namedIn(path string, size int64, files []ccToolFile) []bool {
+	named := make([]bool, len(files))
+	if len(files) == 0 {
+		return named
+	}
+	f, err := jsonl.Open(path)
+	if err != nil {
+		return named
+	}
+	defer f.Close()
+	type pat struct {
+		file int
+		b    []byte
+	}
+	var pats []pat
+	longest := 0
+	for i, tf := range files {
+		for _, b := range [][]byte{[]byte(`"` + tf.stem + `"`), []byte(tf.name)} {
+			pats = append(pats, pat{i, b})
+			longest = max(longest, len(b))
+		}
+	}
+	firstEnd := make([]int64, len(files)) // end offset of the first mention, -1: none
+	for i := range firstEnd {
+		firstEnd[i] = -1
+	}
+	r := upTo(f, 0, size)
+	buf := make([]byte, 0, 1<<20+longest)
+	var base int64 // offset of buf[0]
+	lastNL := int64(-1)
+	var tail []byte // the bytes after the last newline (up to MaxLineSize+1)
+	for {
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		chunk := buf[len(buf) : len(buf)+n]
+		if i := bytes.LastIndexByte(chunk, '\n'); i >= 0 {
+			lastNL = base + int64(len(buf)+i)
+			tail = append(tail[:0], chunk[i+1:]...)
+		} else if len(tail) <= jsonl.MaxLineSize {
+			tail = append(tail, chunk[:min(len(chunk), jsonl.MaxLineSize+1-len(tail))]...)
+		}
+		buf = buf[:len(buf)+n]
+		for _, pt := range pats {
+			if firstEnd[pt.file] >= 0 {
+				continue
+			}
+			if i := bytes.Index(buf, pt.b); i >= 0 {
+				firstEnd[pt.file] = base + int64(i+len(pt.b))
+			}
+		}
+		if err != nil {
+			break
+		}
+		// Keep the last longest-1 bytes: a name cut by the chunk's end.
+		keep := min(len(buf), longest-1)
+		base += int64(len(buf) - keep)
+		copy(buf, buf[len(buf)-keep:])
+		buf = buf[:keep]
+	}
+	end := base + int64(len(buf))
+	if len(tail) > 0 && (len(tail) > jsonl.MaxLineSize || !json.Valid(bytes.TrimSpace(tail))) {
+		end = lastNL + 1
+	}
+	for i, e := range firstEnd {
+		named[i] = e >= 0 && e <= end
+	}
+	return named
 }
 
 // ccNames reports whether data names tool-results file f.
@@ -815,22 +885,25 @@ func ccNames(data []byte, f ccToolFile) bool {
 // imported.
 func (p *ccParser) loadToolFile(x string, at int) (ccToolFile, bool) {
 	name := filepath.Base(x)
+	// The size is checked before a byte is read (a sparse file of 3 GB
+	// costs nothing to refuse), and only a regular file is read
+	// (jsonl.ReadFile): a FIFO or a link to /dev/zero is a problem.
 	fi, err := os.Stat(x)
 	var data []byte
 	if err == nil {
-		data, err = os.ReadFile(x)
+		data, err = jsonl.ReadFile(x, jsonl.MaxLineSize)
+	}
+	if errors.Is(err, jsonl.ErrTooLarge) {
+		p.Problem(0, "tool-results file %s is %d bytes (over %d); not imported", name, fi.Size(), jsonl.MaxLineSize)
+		return ccToolFile{}, false
 	}
 	if err != nil {
 		p.Problem(0, "tool-results file %s: %v", name, err)
 		return ccToolFile{}, false
 	}
-	if len(data) > jsonl.MaxLineSize {
-		p.Problem(0, "tool-results file %s is %d bytes (over %d); not imported", name, len(data), jsonl.MaxLineSize)
-		return ccToolFile{}, false
-	}
 	body, _ := json.Marshal(map[string]string{"file": name, "content": string(jsonl.ValidUTF8(data))})
 	return ccToolFile{name: name, stem: strings.TrimSuffix(name, filepath.Ext(name)), at: at,
-		stamp: jsonl.FileStamp{Path: x, Size: fi.Size(), ModTime: fi.ModTime()},
+		stamp: jsonl.StampOf(x, fi),
 		entry: sessiondb.Entry{Kind: KindToolFile, CreatedAt: fi.ModTime().UTC(), Body: body}}, true
 }
 

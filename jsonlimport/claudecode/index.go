@@ -306,7 +306,7 @@ func (pr *ccProject) fileKeys(path string) map[string]ccReport {
 // CallIDs whose report changed; before, when non-nil, is called with a
 // CallID before its report changes.
 func (c *ccKeys) scan(path string, before func(string)) (map[string]bool, error) {
-	f, err := os.Open(path)
+	f, err := jsonl.Open(path)
 	if err != nil {
 		return nil, err
 	}
