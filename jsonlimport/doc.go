@@ -47,6 +47,16 @@
 // session therefore lands whole or not at all. Agent checkpoints are saved
 // after the commit.
 //
+// Except one large file: a file of a format that can stop at a size and
+// continue from its parse state (jsonl.Bounded: Claude Code) that is
+// larger than a chunk (32 MiB) is imported a chunk at a time, each chunk
+// ending at a line end and written with one commit as the file's growth to
+// that size would be (chunk.go). Each commit records how far the file was
+// imported, so an import stopped between two chunks leaves the session as
+// a shorter file would, and the next import continues it; what the import
+// holds is a chunk, not the file (issue 42: a 381 MB transcript peaked at
+// 1.8 GB RSS in one piece, 0.68 GB in chunks).
+//
 // # Idempotence and incremental import
 //
 // The Source record of a unit's primary file holds its absolute path, size,
