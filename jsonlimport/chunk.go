@@ -38,7 +38,7 @@ import (
 
 // chunkSize is the size of a chunk (a variable so that tests can make
 // chunks of a small file).
-var chunkSize int64 = 32 << 20
+var chunkSize int64 = 8 << 20
 
 // chunked reports whether units of format f are imported in chunks.
 func chunked(f Format) bool {

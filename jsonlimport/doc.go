@@ -49,7 +49,7 @@
 //
 // Except one large file: a file of a format that can stop at a size and
 // continue from its parse state (jsonl.Bounded: Claude Code) that is
-// larger than a chunk (32 MiB) is imported a chunk at a time, each chunk
+// larger than a chunk (8 MiB) is imported a chunk at a time, each chunk
 // ending at a line end and written with one commit as the file's growth to
 // that size would be (chunk.go). Each commit records how far the file was
 // imported, so an import stopped between two chunks leaves the session as
