@@ -3,6 +3,7 @@ package jsonlimport
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -97,4 +98,43 @@ func nextChunks(ctx context.Context, store sessiondb.Store, w *work, dryRun bool
 		}
 	}
 	return w, nil
+}
+
+// replay rebuilds, in p.follow, the reader's state of the first offset
+// bytes of p's file (entries entries, as imported before), reading them a
+// chunk at a time and dropping the entries it returns, and points from at
+// it. It reports whether the state was rebuilt as imported: false leaves
+// from unchanged and the caller reads the file whole.
+//
+// After a restart a watcher has no parse state for a file it followed
+// (Claude Code keeps it in memory only), and the first append to a 500 MB
+// transcript read it whole, bodies and all (issue 42: 1.7–2.9 GB, 59 s).
+// The replay costs one parse of the file, a chunk in memory at a time,
+// and no database work; the append is then continued from the rebuilt
+// state. The prefix hash was checked before: the bytes are those imported,
+// so the reader numbers them as it did (the import state's entry count is
+// checked too).
+func replay(ctx context.Context, p planned, offset int64, entries int, from *Resume) bool {
+	at, n := int64(0), 0
+	var state json.RawMessage
+	for at < offset {
+		end, err := chunkEnd(p.unit.Path, at, offset)
+		if err != nil {
+			return false
+		}
+		r := Resume{Offset: at, Entries: n, State: state, Cache: p.follow.readerCache(), Size: end}
+		if at == 0 {
+			r.State = nil
+		}
+		pd, err := p.format.Parse(ctx, p.unit, r)
+		if err != nil || pd == nil || pd.Offset <= at {
+			return false
+		}
+		at, n, state = pd.Offset, n+len(pd.Entries), pd.ResumeState
+	}
+	if at != offset || n != entries {
+		return false
+	}
+	from.Offset, from.Entries, from.State = at, n, state
+	return true
 }

@@ -184,13 +184,13 @@ func importLarge(t *testing.T, path string, chunk int64, follow *Follow) (*watch
 func TestImportLargeFileStreams(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "projects", "-home-dev-proj", "5c2d8e41-0000-4000-8000-00000000abcd.jsonl")
-	const size = 4 << 20
+	const size = 2 << 20
 	// Long lines (tool results of up to 8,000 words): the bodies, not
 	// the reader's state per line, are what a one-piece import holds.
 	lines, longest := writeBigClaudeSession(t, path, size, []int{200, 2000, 8000})
 	since := time.Now().Add(-time.Second)
 
-	const chunk = 128 << 10
+	const chunk = 64 << 10
 	importLarge(t, path, chunk, nil) // what is allocated once (compiled patterns) is not measured
 	whole, wrep, wholeHeap := importLarge(t, path, 1<<40, nil)
 	for _, follow := range []*Follow{nil, NewFollow()} {
@@ -283,4 +283,62 @@ func vmHWM() string {
 		}
 	}
 	return "?"
+}
+
+// TestRestartAppendToLargeFile: after a restart (a new Follow), the first
+// append to a large transcript rebuilds the reader's state a chunk at a
+// time (a replay, no whole re-read holding the file) and appends what one
+// import of the grown file gives.
+func TestRestartAppendToLargeFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "projects", "-home-dev-proj", "5c2d8e41-0000-4000-8000-00000000abcd.jsonl")
+	const size = 2 << 20
+	writeBigClaudeSession(t, path, size, []int{200, 2000, 8000})
+	since := time.Now().Add(-time.Second)
+	s, _, _ := importLarge(t, path, 64<<10, NewFollow())
+
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	var last map[string]any
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil {
+		t.Fatal(err)
+	}
+	last["parentUuid"], last["uuid"], last["type"] = last["uuid"], "ffffffff-0000-4000-8000-000000000000", "user"
+	last["message"] = map[string]any{"role": "user", "content": "one more question"}
+	delete(last, "requestId")
+	add, _ := json.Marshal(last)
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write(append(add, '\n'))
+	f.Close()
+
+	restarted := NewFollow()
+	base := heapNow()
+	s.maxHeap = 0
+	rep, err := Import(context.Background(), s, []string{path}, Options{Jobs: 1, Follow: restarted})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := restarted.Stats()
+	grown := s.maxHeap - min(base, s.maxHeap)
+	t.Logf("%+v; %+v; heap +%d KiB at the commit", rep, st, grown>>10)
+	if rep.Entries != 1 || st.Replays != 1 || st.Rereads != 0 {
+		t.Errorf("append after a restart: %d entries, %+v (want 1 entry, a replay, no re-read)", rep.Entries, st)
+	}
+	if grown > size/4 {
+		t.Errorf("the heap grew by %d KiB at the append's commit (file %d KiB)", grown>>10, size>>10)
+	}
+	once := openStore(t)
+	withChunkSize(t, 1<<40)
+	if _, err := Import(context.Background(), once, []string{path}, Options{Jobs: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(jsonltest.GrowthSnapshot(t, once, since), jsonltest.GrowthSnapshot(t, s.Store, since)); d != "" {
+		t.Errorf("append after a restart differs from one import of the grown file (-once +appended):\n%s", clipDiff(d, 3000))
+	}
 }

@@ -706,6 +706,14 @@ func prepare(ctx context.Context, store sessiondb.Store, p planned) *work {
 	if w.mode == modeResume && err == nil {
 		p.follow.count(func(s *FollowStats) { s.Resumes++ })
 	}
+	if w.mode == modeResume && errors.Is(err, ErrNotIncremental) && p.follow != nil && chunked(p.format) && w.prev.Offset > chunkSize {
+		// A large file's parse state is gone (a restart): rebuild it a
+		// chunk at a time rather than hold the whole file (chunk.go).
+		if replay(ctx, p, w.prev.Offset, w.prevSt.Entries, &from) {
+			p.follow.count(func(s *FollowStats) { s.Replays++ })
+			parsed, err = p.format.Parse(ctx, u, from)
+		}
+	}
 	if w.mode == modeResume && errors.Is(err, ErrNotIncremental) {
 		// The file grew, but the reader cannot continue from its state:
 		// read it whole, and append only what was not imported yet.

@@ -94,6 +94,9 @@ type FollowStats struct {
 	// Rereads counts the grown files read whole again (the reader could
 	// not continue; see the formats' notes for when).
 	Rereads int64
+	// Replays counts the grown large files whose reader's state was
+	// rebuilt a chunk at a time before they were continued (chunk.go).
+	Replays int64
 }
 
 // NewFollow returns an empty Follow.
