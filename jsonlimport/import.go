@@ -671,6 +671,13 @@ func prepare(ctx context.Context, store sessiondb.Store, p planned) *work {
 		}
 		w.sess = sess
 		w.mode = modeReplace
+		if statUnchanged(fi, prev, w.prevSt, w.extra) {
+			// Same inode, size and modification time as recorded: not
+			// read at all (prefix.go).
+			p.follow.markVerified(u.Path, jsonl.InodeOf(fi))
+			w.mode = modeUnchanged
+			return w
+		}
 		if fi.Size() >= prev.Offset {
 			h, err := checkPrefix(p.follow, u.Path, fi, prev.SHA256, prev.Offset, w.prevSt.prefixMark)
 			if err != nil {
