@@ -342,3 +342,37 @@ func TestRestartAppendToLargeFile(t *testing.T) {
 		t.Errorf("append after a restart differs from one import of the grown file (-once +appended):\n%s", clipDiff(d, 3000))
 	}
 }
+
+// TestUnchangedByStat: a file whose inode, size and modification time are
+// those recorded is unchanged without being read (no prefix hash, even
+// under a new Follow); the same bytes count changed once its time moves
+// and its content differs.
+func TestUnchangedByStat(t *testing.T) {
+	dir := t.TempDir()
+	copyTree(t, mustAbs(t, ccTestdata), dir)
+	path := filepath.Join(dir, "projects", "-home-dev-proj", "5c2d8e41-0000-4000-8000-000000000002.jsonl")
+	s := openStore(t)
+	picoImport(t, s, Options{Jobs: 1}, path)
+	f := NewFollow()
+	rep := picoImport(t, s, Options{Jobs: 1, Follow: f}, path)
+	if rep.Unchanged != 1 || f.Stats().FullHashes != 0 {
+		t.Fatalf("re-import of an unchanged file: %+v, %+v (want unchanged, no hash)", rep, f.Stats())
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(b), "Rename the package.", "Rename the packages", 1)
+	if edited == string(b) {
+		t.Fatal("fixture changed: nothing to edit")
+	}
+	if err := os.WriteFile(path, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	later := time.Now().Add(2 * time.Second)
+	os.Chtimes(path, later, later)
+	rep = picoImport(t, s, Options{Jobs: 1, Follow: f}, path)
+	if rep.Unchanged != 0 || rep.Sessions != 1 || f.Stats().FullHashes != 1 {
+		t.Errorf("re-import of a file rewritten to the same size: %+v, %+v", rep, f.Stats())
+	}
+}
