@@ -65,8 +65,10 @@
 // (entries imported, the entry→seq mapping, fingerprints of the side files,
 // and the reader's own ResumeState). On the next import of the same path:
 //
-//   - same size, mtime, prefix hash and side files: nothing is written
-//     (Report.Unchanged);
+//   - same device, inode, size, mtime and side files: nothing is read or
+//     written (Report.Unchanged; a no-op re-import is a stat per file,
+//     prefix.go says what that trusts); same size and mtime and prefix hash
+//     (a file copied to a new inode): nothing is written either;
 //   - the consumed prefix still hashes the same (the file grew, or only a
 //     side file changed): the lines already imported are never appended
 //     again. The reader resumes at the offset and only the new entries are
