@@ -66,6 +66,8 @@ type planned struct {
 	files  int     // 1 + len(unit.Extra)
 	pricer *pricer // prices the unit's estimated usage (nil: as parsed)
 	follow *Follow // Options.Follow
+	// chunk: the unit's file is imported a chunk at a time (chunk.go).
+	chunk bool
 	// session is set for a session of a store (stores.go), whose unit
 	// is the session's; cache is where its store's reader keeps what
 	// the session is read from.

@@ -50,6 +50,16 @@
 // session therefore lands whole or not at all. Agent checkpoints are saved
 // after the commit.
 //
+// Except one large file: a file of a format that can stop at a size and
+// continue from its parse state (jsonl.Bounded: Claude Code) that is
+// larger than a chunk (8 MiB) is imported a chunk at a time, each chunk
+// ending at a line end and written with one commit as the file's growth to
+// that size would be (chunk.go). Each commit records how far the file was
+// imported, so an import stopped between two chunks leaves the session as
+// a shorter file would, and the next import continues it; what the import
+// holds is a chunk, not the file (issue 42: a 381 MB transcript peaked at
+// 1.8 GB RSS in one piece, 0.68 GB in chunks).
+//
 // # Idempotence and incremental import
 //
 // The Source record of a unit's primary file holds its absolute path, size,
@@ -58,8 +68,10 @@
 // (entries imported, the entry→seq mapping, fingerprints of the side files,
 // and the reader's own ResumeState). On the next import of the same path:
 //
-//   - same size, mtime, prefix hash and side files: nothing is written
-//     (Report.Unchanged);
+//   - same device, inode, size, mtime and side files: nothing is read or
+//     written (Report.Unchanged; a no-op re-import is a stat per file,
+//     prefix.go says what that trusts); same size and mtime and prefix hash
+//     (a file copied to a new inode): nothing is written either;
 //   - the consumed prefix still hashes the same (the file grew, or only a
 //     side file changed): the lines already imported are never appended
 //     again. The reader resumes at the offset and only the new entries are

@@ -267,6 +267,10 @@ type work struct {
 	// session than the one recorded for its path (heldBy): the write
 	// expects it rather than no record.
 	replaced *sessiondb.SourceFile
+	// more: the parse stopped at a chunk's end before the end of the
+	// file (chunk.go); size is that end. written: the unit's commit
+	// succeeded.
+	more, written bool
 }
 
 // Import reads the sessions under paths (files and directory trees) and
@@ -306,9 +310,20 @@ func importPlanned(ctx context.Context, store sessiondb.Store, units []planned, 
 	rep.Problems = append(rep.Problems, storeProblems...)
 	rep.Notes = append(rep.Notes, storeNotes...)
 	pr := newPricer(opts.Prices)
+	var own *Follow // the chunked units' parse states, without opts.Follow
 	for i := range units {
 		units[i].pricer = pr
 		units[i].follow = opts.Follow
+		if units[i].session == nil && !opts.DryRun && units[i].size > chunkSize && chunked(units[i].format) {
+			units[i].chunk = true
+			if opts.Follow == nil {
+				if own == nil {
+					own = NewFollow()
+					defer own.Close()
+				}
+				units[i].follow = own
+			}
+		}
 	}
 	prog := &progress{fn: opts.Progress}
 	for _, u := range units {
@@ -393,6 +408,12 @@ func importPlanned(ctx context.Context, store sessiondb.Store, units []planned, 
 				cancel()
 				break
 			}
+			w, err := nextChunks(ctx, store, w, opts.DryRun, &rep)
+			if err != nil {
+				fatal = err
+				cancel()
+				break
+			}
 			sessions := 0
 			if w.err == nil && w.mode != modeUnchanged && w.mode != modeCopy {
 				sessions = 1
@@ -455,7 +476,7 @@ type queued struct {
 
 // batchable reports whether w may wait in the queue.
 func batchable(w *work, dryRun bool) bool {
-	return !dryRun && w.err == nil && w.mode == modeNew && w.parsed != nil &&
+	return !dryRun && w.err == nil && w.mode == modeNew && w.parsed != nil && !w.more &&
 		len(w.parsed.Checkpoints) == 0 && len(w.parsed.Entries) <= batchMaxEntries
 }
 
@@ -573,6 +594,12 @@ func writeUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool,
 			return err
 		})
 		if err == nil {
+			w.written = true
+			if w.more {
+				// The end of the transcript is where the chunk ends, not
+				// the file: its notes are the last chunk's to give.
+				w.parsed.Notes = nil
+			}
 			rep.Files++
 			rep.Sessions++
 			rep.Entries += n
@@ -644,6 +671,13 @@ func prepare(ctx context.Context, store sessiondb.Store, p planned) *work {
 		}
 		w.sess = sess
 		w.mode = modeReplace
+		if statUnchanged(fi, prev, w.prevSt, w.extra) {
+			// Same inode, size and modification time as recorded: not
+			// read at all (prefix.go).
+			p.follow.markVerified(u.Path, jsonl.InodeOf(fi))
+			w.mode = modeUnchanged
+			return w
+		}
 		if fi.Size() >= prev.Offset {
 			h, err := checkPrefix(p.follow, u.Path, fi, prev.SHA256, prev.Offset, w.prevSt.prefixMark)
 			if err != nil {
@@ -664,15 +698,34 @@ func prepare(ctx context.Context, store sessiondb.Store, p planned) *work {
 	if w.mode == modeResume {
 		from = Resume{Offset: w.prev.Offset, Entries: w.prevSt.Entries, State: w.prevSt.Reader, Cache: p.follow.readerCache(), Size: fi.Size()}
 	}
+	if p.chunk {
+		// A large file is read a chunk at a time (chunk.go).
+		end, err := chunkEnd(u.Path, from.Offset, fi.Size())
+		if err != nil {
+			w.err = err
+			return w
+		}
+		if end < fi.Size() {
+			from.Size, w.size, w.more = end, end, true
+		}
+	}
 	parsed, err := p.format.Parse(ctx, u, from)
 	if w.mode == modeResume && err == nil {
 		p.follow.count(func(s *FollowStats) { s.Resumes++ })
+	}
+	if w.mode == modeResume && errors.Is(err, ErrNotIncremental) && p.follow != nil && chunked(p.format) && w.prev.Offset > chunkSize {
+		// A large file's parse state is gone (a restart): rebuild it a
+		// chunk at a time rather than hold the whole file (chunk.go).
+		if replay(ctx, p, w.prev.Offset, w.prevSt.Entries, &from) {
+			p.follow.count(func(s *FollowStats) { s.Replays++ })
+			parsed, err = p.format.Parse(ctx, u, from)
+		}
 	}
 	if w.mode == modeResume && errors.Is(err, ErrNotIncremental) {
 		// The file grew, but the reader cannot continue from its state:
 		// read it whole, and append only what was not imported yet.
 		p.follow.count(func(s *FollowStats) { s.Rereads++ })
-		parsed, err = p.format.Parse(ctx, u, Resume{State: w.prevSt.Reader, Cache: p.follow.readerCache(), Size: fi.Size()})
+		parsed, err = p.format.Parse(ctx, u, Resume{State: w.prevSt.Reader, Cache: p.follow.readerCache(), Size: from.Size})
 		w.mode = modeReread
 		if err == nil && parsed != nil {
 			if reason := trimReread(parsed, w.prevSt); reason != "" {
@@ -786,7 +839,7 @@ func prepare(ctx context.Context, store sessiondb.Store, p planned) *work {
 		p.follow.markVerified(u.Path, jsonl.InodeOf(fi))
 	}
 	w.mark = markOf(u.Path, fi, h, parsed.Offset)
-	w.bytes = fi.Size() - from.Offset
+	w.bytes = w.size - from.Offset
 	for _, x := range w.extra {
 		w.bytes += x.Size
 	}

@@ -766,6 +766,10 @@ func (p *ccParser) blocks(node *ccNode, content json.RawMessage) {
 // at path.
 func (Format) SideFiles(path string) []string { return ccToolFiles(path) }
 
+// ReadsUpToSize is jsonl.Bounded: Parse reads no further than Resume.Size
+// and continues from the parse state kept in the Follow (resume.go).
+func (Format) ReadsUpToSize() bool { return true }
+
 // upTo returns f, read from offset from, limited to size bytes of the file
 // when size > 0 (Resume.Size).
 func upTo(f io.Reader, from, size int64) io.Reader {
@@ -786,93 +790,45 @@ func (p *ccParser) readToolFiles(u jsonl.Unit, placed []ccPlaced, size int64) {
 	for _, pl := range placed {
 		at[pl.Name] = pl.N
 	}
-	var files []ccToolFile
+	first := len(p.files)
 	for _, x := range u.Extra {
 		f, ok := p.loadToolFile(x, at[filepath.Base(x)])
 		if !ok {
 			continue
 		}
-		files = append(files, f)
+		p.files = append(p.files, f)
 	}
-	named := namedIn(u.Path, size, files)
-	for i := range files {
-		files[i].named = named[i]
-	}
-	p.files = append(p.files, files...)
+	p.namedIn(u.Path, size, p.files[first:])
 }
 
-// namedIn reports, for each of files, whether the first size bytes of the
-// transcript at path (all of it when size <= 0) name it (ccNames). A torn
-// last line is not imported until it is complete: it names no file yet
-// (its file would be placed before it, where one import of the finished
-// transcript does not put it). The transcript is read in chunks, never
-// whole: its size has no limit.
-func namedIn(path string, size int64, files []ccToolFile) []bool {
-	named := make([]bool, len(files))
-	if len(files) == 0 {
-		return named
-	}
+// namedIn marks the files of files that a line of the file at path (its
+// first size bytes when size > 0) names. It reads the file a line at a
+// time: a large transcript is never held whole. A torn last line is not
+// imported until it is complete: it names no file yet (its file would be
+// placed before it, where one import of the finished transcript does not
+// put it).
+func (p *ccParser) namedIn(path string, size int64, files []ccToolFile) {
 	f, err := jsonl.Open(path)
 	if err != nil {
-		return named
+		return
 	}
 	defer f.Close()
-	type pat struct {
-		file int
-		b    []byte
-	}
-	var pats []pat
-	longest := 0
-	for i, tf := range files {
-		for _, b := range [][]byte{[]byte(`"` + tf.stem + `"`), []byte(tf.name)} {
-			pats = append(pats, pat{i, b})
-			longest = max(longest, len(b))
+	left := len(files)
+	_ = jsonl.ScanLines(upTo(f, 0, size), 0, func(line []byte, _ int, _, _ int64, complete bool) error {
+		if !complete && !json.Valid(bytes.TrimSpace(line)) {
+			return jsonl.ErrStopScan
 		}
-	}
-	firstEnd := make([]int64, len(files)) // end offset of the first mention, -1: none
-	for i := range firstEnd {
-		firstEnd[i] = -1
-	}
-	r := upTo(f, 0, size)
-	buf := make([]byte, 0, 1<<20+longest)
-	var base int64 // offset of buf[0]
-	lastNL := int64(-1)
-	var tail []byte // the bytes after the last newline (up to MaxLineSize+1)
-	for {
-		n, err := r.Read(buf[len(buf):cap(buf)])
-		chunk := buf[len(buf) : len(buf)+n]
-		if i := bytes.LastIndexByte(chunk, '\n'); i >= 0 {
-			lastNL = base + int64(len(buf)+i)
-			tail = append(tail[:0], chunk[i+1:]...)
-		} else if len(tail) <= jsonl.MaxLineSize {
-			tail = append(tail, chunk[:min(len(chunk), jsonl.MaxLineSize+1-len(tail))]...)
-		}
-		buf = buf[:len(buf)+n]
-		for _, pt := range pats {
-			if firstEnd[pt.file] >= 0 {
-				continue
-			}
-			if i := bytes.Index(buf, pt.b); i >= 0 {
-				firstEnd[pt.file] = base + int64(i+len(pt.b))
+		for i := range files {
+			if !files[i].named && ccNames(line, files[i]) {
+				files[i].named = true
+				left--
 			}
 		}
-		if err != nil {
-			break
+		if left == 0 {
+			return jsonl.ErrStopScan
 		}
-		// Keep the last longest-1 bytes: a name cut by the chunk's end.
-		keep := min(len(buf), longest-1)
-		base += int64(len(buf) - keep)
-		copy(buf, buf[len(buf)-keep:])
-		buf = buf[:keep]
-	}
-	end := base + int64(len(buf))
-	if len(tail) > 0 && (len(tail) > jsonl.MaxLineSize || !json.Valid(bytes.TrimSpace(tail))) {
-		end = lastNL + 1
-	}
-	for i, e := range firstEnd {
-		named[i] = e >= 0 && e <= end
-	}
-	return named
+		return nil
+	})
 }
 
 // ccNames reports whether data names tool-results file f.
