@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/sessiondb/sessiondb"
@@ -50,12 +52,7 @@ func (e *Engine) SourceFile(ctx context.Context, path string) (sessiondb.SourceF
 	if err != nil {
 		return sessiondb.SourceFile{}, err
 	}
-	f := sessiondb.SourceFile{Path: r.Path, Format: r.Format, SessionID: r.SessionID, Size: r.Size,
-		ModTime: ParseTime(r.ModTime), SHA256: r.SHA256, Offset: r.Offset, ImportedAt: ParseTime(r.ImportedAt)}
-	if r.State.Valid {
-		f.State = json.RawMessage(r.State.String)
-	}
-	return f, nil
+	return r.file(), nil
 }
 
 // checkSourceExpectation enforces Commit.ExpectSource inside the commit's
@@ -89,4 +86,71 @@ func checkSourceExpectation(ctx context.Context, d Driver, tx Tx, c sessiondb.Co
 		return fmt.Errorf("source file %q: %w: record changed (offset %d, expected %d) by another writer", c.Source.Path, sessiondb.ErrConflict, r.Offset, want.Offset)
 	}
 	return nil
+}
+
+// MarkSources implements sessiondb.SourceTracker: one write transaction
+// that sets the seen and gone marks of the sessions of the paths, without
+// touching their sequence (the marks are the importer's bookkeeping, not
+// a change of the session).
+func (e *Engine) MarkSources(ctx context.Context, m sessiondb.SourceMarks) (int64, error) {
+	if len(m.Seen) == 0 && len(m.Gone) == 0 {
+		return 0, nil
+	}
+	at := FormatTime(OrNow(m.At, time.Now()))
+	var gone int64
+	err := e.d.Write(ctx, func(tx Tx) error {
+		for _, p := range m.Seen {
+			if _, err := tx.ExecContext(ctx, `UPDATE sessions SET source_seen_at = ?, source_gone_at = NULL
+				WHERE source_path = ?`, at, p); err != nil {
+				return err
+			}
+		}
+		for _, p := range m.Gone {
+			res, err := tx.ExecContext(ctx, `UPDATE sessions SET source_gone_at = ?
+				WHERE source_path = ? AND source_gone_at IS NULL`, at, p)
+			if err != nil {
+				return err
+			}
+			n, err := res.RowsAffected()
+			if err != nil {
+				return err
+			}
+			gone += n
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("mark sources: %w", err)
+	}
+	return gone, nil
+}
+
+// SourcesUnder implements sessiondb.SourceTracker. The paths are compared
+// byte for byte (source_files.path is BINARY on SQLite, COLLATE "C" on
+// PostgreSQL), so the range [dir/, dir0) is exactly the paths under dir.
+func (e *Engine) SourcesUnder(ctx context.Context, dir string) ([]sessiondb.SourceFile, error) {
+	dir = strings.TrimRight(dir, string(filepath.Separator))
+	lo, hi := dir+string(filepath.Separator), dir+string(rune(filepath.Separator+1))
+	var rows []sourceRow
+	err := e.d.Read(ctx, func(tx Tx) error {
+		return tx.SelectContext(ctx, &rows, `SELECT path, format, session_id, size, mtime, sha256, byte_offset,
+			state, imported_at FROM source_files WHERE path = ? OR (path >= ? AND path < ?) ORDER BY path`, dir, lo, hi)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sources under %s: %w", dir, err)
+	}
+	out := make([]sessiondb.SourceFile, len(rows))
+	for i, r := range rows {
+		out[i] = r.file()
+	}
+	return out, nil
+}
+
+func (r sourceRow) file() sessiondb.SourceFile {
+	f := sessiondb.SourceFile{Path: r.Path, Format: r.Format, SessionID: r.SessionID, Size: r.Size,
+		ModTime: ParseTime(r.ModTime), SHA256: r.SHA256, Offset: r.Offset, ImportedAt: ParseTime(r.ImportedAt)}
+	if r.State.Valid {
+		f.State = json.RawMessage(r.State.String)
+	}
+	return f
 }

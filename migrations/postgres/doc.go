@@ -45,4 +45,7 @@
 //     DO block whose exception handler leaves a row whose attrs
 //     PostgreSQL cannot read as JSON (a \u0000 escape, text the store
 //     kept escaped) without a project rather than failing the migration.
+//   - 00012 adds sessions.machine, source_seen_at and source_gone_at
+//     (SQLite's 00015): the importer's machine and the marks of a source
+//     that vanished.
 package postgres
