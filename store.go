@@ -178,7 +178,9 @@ type SourceTracker interface {
 	// Nothing else changes: no Sequence bump, no UpdatedAt. It returns
 	// how many sessions it marked gone that were not before.
 	MarkSources(ctx context.Context, m SourceMarks) (int64, error)
-	// SourcesUnder lists the source-file records whose path is dir or
-	// lies under it, ordered by path.
-	SourcesUnder(ctx context.Context, dir string) ([]SourceFile, error)
+	// SourcesWithPrefix lists the source-file records whose path starts
+	// with prefix (byte for byte), ordered by path: "/home/me/.claude/"
+	// for the files under a directory, "/…/opencode.db#" for the sessions
+	// of an agent's database. An empty prefix is ErrInvalid.
+	SourcesWithPrefix(ctx context.Context, prefix string) ([]SourceFile, error)
 }

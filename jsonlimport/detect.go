@@ -48,6 +48,8 @@ type planned struct {
 	size   int64   // bytes of the primary and extra files
 	files  int     // 1 + len(unit.Extra)
 	pricer *pricer // prices the unit's estimated usage (nil: as parsed)
+	// machine is Options.Machine, recorded on the sessions the unit creates.
+	machine string
 	follow *Follow // Options.Follow
 	// session is set for a session of a store (stores.go), whose unit
 	// is the session's; cache is where its store's reader keeps what

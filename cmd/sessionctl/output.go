@@ -114,6 +114,13 @@ type sessionJSON struct {
 	SourceFormat string          `json:"source_format"`
 	SourcePath   string          `json:"source_path,omitempty"`
 	Project      string          `json:"project,omitempty"`
+	Machine      string          `json:"machine,omitempty"`
+	// SourceSeenAt is when an import last found the source present;
+	// SourceGoneAt when one found it gone: the session then exists only
+	// in sessiondb (Archived).
+	SourceSeenAt string `json:"source_seen_at,omitempty"`
+	SourceGoneAt string `json:"source_gone_at,omitempty"`
+	Archived     bool   `json:"archived,omitempty"`
 	Scope        json.RawMessage `json:"scope,omitempty"`
 	Attrs        json.RawMessage `json:"attrs,omitempty"`
 }
@@ -138,6 +145,10 @@ func toSessionJSON(s sessiondb.Session) sessionJSON {
 		SourceFormat: s.SourceFormat,
 		SourcePath:   s.SourcePath,
 		Project:      s.Project,
+		Machine:      s.Machine,
+		SourceSeenAt: optTime(s.SourceSeenAt),
+		SourceGoneAt: optTime(s.SourceGoneAt),
+		Archived:     s.Archived(),
 		Scope:        s.Scope,
 		Attrs:        s.Attrs,
 	}
@@ -148,4 +159,12 @@ func infoToJSON(si sessiondb.SessionInfo) sessionJSON {
 	mc, ec := si.MessageCount, si.EntryCount
 	j.MessageCount, j.EntryCount = &mc, &ec
 	return j
+}
+
+// optTime is jsonTime, or "" for the zero time.
+func optTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return jsonTime(t)
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -125,25 +124,46 @@ func (e *Engine) MarkSources(ctx context.Context, m sessiondb.SourceMarks) (int6
 	return gone, nil
 }
 
-// SourcesUnder implements sessiondb.SourceTracker. The paths are compared
-// byte for byte (source_files.path is BINARY on SQLite, COLLATE "C" on
-// PostgreSQL), so the range [dir/, dir0) is exactly the paths under dir.
-func (e *Engine) SourcesUnder(ctx context.Context, dir string) ([]sessiondb.SourceFile, error) {
-	dir = strings.TrimRight(dir, string(filepath.Separator))
-	lo, hi := dir+string(filepath.Separator), dir+string(rune(filepath.Separator+1))
+// SourcesWithPrefix implements sessiondb.SourceTracker. The paths are
+// compared byte for byte (source_files.path is BINARY on SQLite, COLLATE
+// "C" on PostgreSQL), so the range [prefix, prefix with its last byte
+// raised) is exactly the paths that start with prefix, an index range.
+func (e *Engine) SourcesWithPrefix(ctx context.Context, prefix string) ([]sessiondb.SourceFile, error) {
+	if prefix == "" {
+		return nil, fmt.Errorf("sources with prefix: %w: empty prefix", sessiondb.ErrInvalid)
+	}
+	q, args := `SELECT path, format, session_id, size, mtime, sha256, byte_offset,
+		state, imported_at FROM source_files WHERE path >= ?`, []any{prefix}
+	if hi, ok := prefixEnd(prefix); ok {
+		q, args = q+` AND path < ?`, append(args, hi)
+	}
 	var rows []sourceRow
 	err := e.d.Read(ctx, func(tx Tx) error {
-		return tx.SelectContext(ctx, &rows, `SELECT path, format, session_id, size, mtime, sha256, byte_offset,
-			state, imported_at FROM source_files WHERE path = ? OR (path >= ? AND path < ?) ORDER BY path`, dir, lo, hi)
+		return tx.SelectContext(ctx, &rows, q+` ORDER BY path`, args...)
 	})
 	if err != nil {
-		return nil, fmt.Errorf("sources under %s: %w", dir, err)
+		return nil, fmt.Errorf("sources with prefix %s: %w", prefix, err)
 	}
-	out := make([]sessiondb.SourceFile, len(rows))
-	for i, r := range rows {
-		out[i] = r.file()
+	out := make([]sessiondb.SourceFile, 0, len(rows))
+	for _, r := range rows {
+		if strings.HasPrefix(r.Path, prefix) {
+			out = append(out, r.file())
+		}
 	}
 	return out, nil
+}
+
+// prefixEnd is the smallest string above every string that starts with
+// prefix: prefix with its last byte raised by one. ok is false when that
+// byte is not ASCII (raising it could make text PostgreSQL refuses as
+// UTF-8): the query then has no upper bound and the rows are filtered.
+func prefixEnd(prefix string) (string, bool) {
+	b := []byte(prefix)
+	if last := b[len(b)-1]; last >= 0x7f {
+		return "", false
+	}
+	b[len(b)-1]++
+	return string(b), true
 }
 
 func (r sourceRow) file() sessiondb.SourceFile {
