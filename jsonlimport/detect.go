@@ -50,7 +50,7 @@ type planned struct {
 	pricer *pricer // prices the unit's estimated usage (nil: as parsed)
 	// machine is Options.Machine, recorded on the sessions the unit creates.
 	machine string
-	follow *Follow // Options.Follow
+	follow  *Follow // Options.Follow
 	// session is set for a session of a store (stores.go), whose unit
 	// is the session's; cache is where its store's reader keeps what
 	// the session is read from.

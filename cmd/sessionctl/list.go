@@ -17,7 +17,7 @@ type listOptions struct {
 	// archived keeps the sessions whose source is gone.
 	archived bool
 	json     bool
-	wide    bool
+	wide     bool
 	// noRedact shows secrets in titles and summaries as stored.
 	noRedact bool
 }
