@@ -96,22 +96,28 @@ func (e *Engine) MarkSources(ctx context.Context, m sessiondb.SourceMarks) (int6
 		return 0, nil
 	}
 	at := FormatTime(OrNow(m.At, time.Now()))
+	m.Gone = dedupe(m.Gone)
 	var gone int64
 	err := e.d.Write(ctx, func(tx Tx) error {
-		for _, p := range m.Seen {
-			if _, err := tx.ExecContext(ctx, `UPDATE sessions SET source_seen_at = ?, source_gone_at = NULL
-				WHERE source_path = ?`, at, p); err != nil {
+		// Gone first, then seen: a session whose file moved (its old
+		// path gone, its new path read, the new path's record pointing
+		// to it) ends up seen.
+		for _, p := range m.Gone {
+			if _, err := tx.ExecContext(ctx, `UPDATE sessions SET source_gone_at = ?
+				WHERE source_path = ? AND source_gone_at IS NULL`, at, p); err != nil {
 				return err
 			}
 		}
-		for _, p := range m.Gone {
-			res, err := tx.ExecContext(ctx, `UPDATE sessions SET source_gone_at = ?
-				WHERE source_path = ? AND source_gone_at IS NULL`, at, p)
-			if err != nil {
+		for _, p := range m.Seen {
+			if _, err := tx.ExecContext(ctx, `UPDATE sessions SET source_seen_at = ?, source_gone_at = NULL
+				WHERE source_path = ? OR id IN (SELECT session_id FROM source_files WHERE path = ?)`, at, p, p); err != nil {
 				return err
 			}
-			n, err := res.RowsAffected()
-			if err != nil {
+		}
+		// The sessions this call marked gone (and did not find again).
+		for _, p := range m.Gone {
+			var n int64
+			if err := tx.GetContext(ctx, &n, `SELECT count(*) FROM sessions WHERE source_path = ? AND source_gone_at = ?`, p, at); err != nil {
 				return err
 			}
 			gone += n
@@ -173,4 +179,17 @@ func (r sourceRow) file() sessiondb.SourceFile {
 		f.State = json.RawMessage(r.State.String)
 	}
 	return f
+}
+
+// dedupe returns paths without repeats, in their first order.
+func dedupe(paths []string) []string {
+	seen := make(map[string]bool, len(paths))
+	out := paths[:0:0]
+	for _, p := range paths {
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	return out
 }
