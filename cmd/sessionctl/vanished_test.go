@@ -1,6 +1,7 @@
 package main
 
 import (
+	"database/sql"
 	"encoding/json"
 	"io/fs"
 	"os"
@@ -226,4 +227,33 @@ func TestVanishedSourcesStayWatch(t *testing.T) {
 		sessionctl(t, db, "prune", "--all", "--yes").mustSucceed(t)
 		checkKept(t, before, listJSON(t, db), gone)
 	})
+}
+
+// TestVanishedOpencodeRow: a session removed from opencode's own database
+// (opencode session delete, or its store cleaned up) stays whole in
+// sessiondb and is marked; the other one is not.
+func TestVanishedOpencodeRow(t *testing.T) {
+	src := untarCorpus(t, filepath.Join("..", "..", "testdata", "agents", "opencode", "home.tar.gz"))
+	db := filepath.Join(t.TempDir(), "s.db")
+	sessionctl(t, db, "import", src).mustSucceed(t)
+	before := listJSON(t, db)
+	const removed = "ses_db4d609d9ffei6zjaIrZe0O5hA"
+	if len(before) != 2 || before[removed].MessageCount == 0 {
+		t.Fatalf("imported %+v", before)
+	}
+	oc, err := sql.Open("sqlite", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{`PRAGMA foreign_keys = ON`, `DELETE FROM session WHERE id = '` + removed + `'`} {
+		if _, err := oc.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	if err := oc.Close(); err != nil {
+		t.Fatal(err)
+	}
+	sessionctl(t, db, "import", src).mustSucceed(t)
+	after := listJSON(t, db)
+	checkKept(t, before, after, []string{before[removed].SourcePath})
 }
