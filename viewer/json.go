@@ -30,6 +30,12 @@ type SessionJSON struct {
 	SourceFormat string          `json:"source_format"`
 	SourcePath   string          `json:"source_path,omitempty"`
 	Project      string          `json:"project,omitempty"`
+	Machine      string          `json:"machine,omitempty"`
+	// SourceGoneAt, when set, is when the session's source was found
+	// gone: it exists only in sessiondb. SourceSeenAt is when an import
+	// last found it.
+	SourceSeenAt string `json:"source_seen_at,omitempty"`
+	SourceGoneAt string `json:"source_gone_at,omitempty"`
 	Scope        json.RawMessage `json:"scope,omitempty"`
 	Attrs        json.RawMessage `json:"attrs,omitempty"`
 }
@@ -77,6 +83,7 @@ func SessionToJSON(s sessiondb.Session) SessionJSON {
 		CreatedAt: jsonTime(s.CreatedAt), UpdatedAt: jsonTime(s.UpdatedAt),
 		Sequence: s.Sequence, LastSeq: s.LastSeq, Version: s.Version, Aliases: aliases,
 		ParentID: s.ParentID, ForkSeq: s.ForkSeq, SourceFormat: s.SourceFormat, SourcePath: s.SourcePath, Project: s.Project,
+		Machine: s.Machine, SourceSeenAt: optTime(s.SourceSeenAt), SourceGoneAt: optTime(s.SourceGoneAt),
 		Scope: s.Scope, Attrs: s.Attrs,
 	}
 }
@@ -161,4 +168,12 @@ func (b *bodyWriter) close() error {
 	}
 	_, err := io.WriteString(b.w, end)
 	return err
+}
+
+// optTime is jsonTime, or "" for the zero time.
+func optTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return jsonTime(t)
 }
