@@ -30,8 +30,8 @@ type listRow struct {
 	Machine      string
 	// Gone is the day the session's source was found gone ("" while it
 	// is there): the row says the session exists only in sessiondb.
-	Gone     string
-	SubAgent bool
+	Gone         string
+	SubAgent     bool
 	MessageCount int64
 	EntryCount   int64
 	Updated      string
@@ -155,7 +155,7 @@ func (h *Handler) list(ctx context.Context, q url.Values) (listData, error) {
 	d.Rows = make([]listRow, 0, len(infos))
 	for _, si := range infos {
 		row := listRow{ID: si.ID, Title: si.Title, Aliases: si.Aliases, ParentID: si.ParentID, SourceFormat: si.SourceFormat, Project: si.Project,
-			Machine: si.Machine,
+			Machine:      si.Machine,
 			SubAgent:     jsonlimport.SubAgent(si.Session),
 			MessageCount: si.MessageCount, EntryCount: si.EntryCount, Updated: si.UpdatedAt.UTC().Format("2006-01-02 15:04")}
 		if si.Archived() {
