@@ -163,6 +163,11 @@ type SourceMarks struct {
 	Gone []string
 	// At is when (zero: now).
 	At time.Time
+	// Machine, when not "", limits the Gone marks to the sessions of
+	// that machine (Session.Machine) and to those no machine recorded: a
+	// path missing here says nothing of another machine's file at the
+	// same path (two machines with one home layout, one database).
+	Machine string
 }
 
 // SourceTracker is implemented by stores that keep the marks of a source

@@ -121,7 +121,7 @@ func markSources(ctx context.Context, store sessiondb.Store, opts Options, seen 
 			return fmt.Errorf("import: %w", err)
 		}
 	}
-	n, err := tr.MarkSources(ctx, sessiondb.SourceMarks{Seen: seen, Gone: gone})
+	n, err := tr.MarkSources(ctx, sessiondb.SourceMarks{Seen: seen, Gone: gone, Machine: opts.Machine})
 	if err != nil {
 		return fmt.Errorf("import: %w", err)
 	}
@@ -147,13 +147,14 @@ func importRoots(paths []string) []string {
 
 // MarkGone marks the sessions of the source paths as gone (their files
 // were deleted or moved away): a watcher calls it for the units it saw
-// disappear. It returns how many sessions it marked that were not already;
+// disappear. machine, when not "", is the watcher's: only that machine's
+// sessions (and those no machine recorded) are marked. It returns how many sessions it marked that were not already;
 // a store that keeps no marks marks none.
-func MarkGone(ctx context.Context, store sessiondb.Store, paths ...string) (int, error) {
+func MarkGone(ctx context.Context, store sessiondb.Store, machine string, paths ...string) (int, error) {
 	tr, ok := store.(sessiondb.SourceTracker)
 	if !ok || len(paths) == 0 {
 		return 0, nil
 	}
-	n, err := tr.MarkSources(ctx, sessiondb.SourceMarks{Gone: paths})
+	n, err := tr.MarkSources(ctx, sessiondb.SourceMarks{Gone: paths, Machine: machine})
 	return int(n), err
 }

@@ -106,6 +106,17 @@ func testSourceMachine(t *testing.T, s sessiondb.Store) {
 	if err != nil || len(rows) != 1 || rows[0].Calls != 1 || rows[0].Cost != 1 {
 		t.Errorf("UsageReport(Machine box-b) = %+v, %v", rows, err)
 	}
+	// A path missing on one machine says nothing of another's file.
+	if tr, ok := s.(sessiondb.SourceTracker); ok {
+		mustCommit(t, s, "c", sessiondb.Commit{Create: &sessiondb.Session{Machine: "box-a", SourcePath: "/home/me/x.jsonl"}, Append: msgs(1, 1)})
+		mustCommit(t, s, "d", sessiondb.Commit{Create: &sessiondb.Session{Machine: "box-b", SourcePath: "/home/me/x.jsonl"}, Append: msgs(1, 1)})
+		if n, err := tr.MarkSources(ctx, sessiondb.SourceMarks{Gone: []string{"/home/me/x.jsonl"}, Machine: "box-b"}); err != nil || n != 1 {
+			t.Errorf("MarkSources(gone, box-b) = %d, %v; want only box-b's session", n, err)
+		}
+		if mustGet(t, s, "c").Archived() || !mustGet(t, s, "d").Archived() {
+			t.Errorf("gone on box-b: box-a's session archived %v, box-b's %v", mustGet(t, s, "c").Archived(), mustGet(t, s, "d").Archived())
+		}
+	}
 	m := "laptop"
 	if _, err := s.UpdateMeta(ctx, "a", sessiondb.MetaPatch{Machine: &m}); err != nil {
 		t.Fatal(err)

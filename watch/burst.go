@@ -326,7 +326,7 @@ func (w *watcher) deleted(ctx context.Context, u jsonlimport.Unit) {
 		e.Session = sf.SessionID
 		note = fmt.Sprintf("session file deleted or moved away; session %q is kept", sf.SessionID)
 	}
-	if _, err := jsonlimport.MarkGone(context.WithoutCancel(ctx), w.store, u.Path); err != nil {
+	if _, err := jsonlimport.MarkGone(context.WithoutCancel(ctx), w.store, w.opts.Machine, u.Path); err != nil {
 		note += fmt.Sprintf(" (not marked gone: %v)", err)
 	}
 	e.Notes = []jsonlimport.Problem{{Path: u.Path, Reason: note}}

@@ -102,9 +102,13 @@ func (e *Engine) MarkSources(ctx context.Context, m sessiondb.SourceMarks) (int6
 		// Gone first, then seen: a session whose file moved (its old
 		// path gone, its new path read, the new path's record pointing
 		// to it) ends up seen.
+		mine, args := "", []any{}
+		if m.Machine != "" {
+			mine, args = ` AND (machine IS NULL OR machine = ?)`, []any{m.Machine}
+		}
 		for _, p := range m.Gone {
 			if _, err := tx.ExecContext(ctx, `UPDATE sessions SET source_gone_at = ?
-				WHERE source_path = ? AND source_gone_at IS NULL`, at, p); err != nil {
+				WHERE source_path = ? AND source_gone_at IS NULL`+mine, append([]any{at, p}, args...)...); err != nil {
 				return err
 			}
 		}
