@@ -156,7 +156,13 @@ func TestVanishedSourcesStayImport(t *testing.T) {
 		if len(gone) != 3 {
 			t.Fatalf("the cleanup deleted %v, want the 3 old transcripts", gone)
 		}
-		out := sessionctl(t, db, "import", dir).mustSucceed(t).stdout
+		// Another machine's import of the same paths marks nothing: a file
+		// missing there says nothing of box-a's.
+		sessionctl(t, db, "--machine", "box-b", "import", dir).mustSucceed(t)
+		if got := listJSON(t, db, "--archived"); len(got) != 0 {
+			t.Errorf("box-b's import marked %d of box-a's sessions gone", len(got))
+		}
+		out := sessionctl(t, db, "--machine", "box-a", "import", dir).mustSucceed(t).stdout
 		if !strings.Contains(out, "kept: 3 session(s) whose source is gone") {
 			t.Errorf("the import does not say it kept 3 sessions:\n%s", out)
 		}
@@ -186,7 +192,7 @@ func TestVanishedSourcesStayImport(t *testing.T) {
 		}
 
 		// Importing again and pruning change nothing.
-		sessionctl(t, db, "import", dir).mustSucceed(t)
+		sessionctl(t, db, "--machine", "box-a", "import", dir).mustSucceed(t)
 		sessionctl(t, db, "prune", "--all", "--yes").mustSucceed(t)
 		checkKept(t, before, listJSON(t, db), gone)
 
@@ -195,7 +201,7 @@ func TestVanishedSourcesStayImport(t *testing.T) {
 		if err := os.WriteFile(p, saved[p], 0o644); err != nil {
 			t.Fatal(err)
 		}
-		sessionctl(t, db, "import", dir).mustSucceed(t)
+		sessionctl(t, db, "--machine", "box-a", "import", dir).mustSucceed(t)
 		checkKept(t, before, listJSON(t, db), gone[1:])
 	})
 }
