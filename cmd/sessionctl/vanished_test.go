@@ -263,3 +263,96 @@ func TestVanishedOpencodeRow(t *testing.T) {
 	after := listJSON(t, db)
 	checkKept(t, before, after, []string{before[removed].SourcePath})
 }
+
+// writeLines writes n picoclaw messages, each naming tag, to path.
+func writeLines(t *testing.T, path, tag string, n int) {
+	t.Helper()
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		role := "user"
+		if i%2 == 1 {
+			role = "assistant"
+		}
+		b.WriteString(`{"role":"` + role + `","content":"` + tag + ` message ` + strings.Repeat("x", i) + `"}` + "\n")
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestMachinesIntoOnePostgres: three machines import their own folder
+// into one PostgreSQL database. The file synced to two of them (machine B
+// cannot read A's copy) stays one session with one log; a session of the
+// same ID but other content on machine C is kept apart under a derived ID
+// and reported; every session records its machine; importing everything
+// again adds nothing.
+func TestMachinesIntoOnePostgres(t *testing.T) {
+	db := pgURL(t)
+	root := t.TempDir()
+	dirs := map[string]string{"m-a": filepath.Join(root, "a"), "m-b": filepath.Join(root, "b"), "m-c": filepath.Join(root, "c")}
+	writeLines(t, filepath.Join(dirs["m-a"], "agent_main_cli_direct_synced.jsonl"), "synced", 6)
+	writeLines(t, filepath.Join(dirs["m-a"], "agent_main_cli_direct_only-a.jsonl"), "a", 3)
+	writeLines(t, filepath.Join(dirs["m-b"], "agent_main_cli_direct_synced.jsonl"), "synced", 6) // the same bytes
+	writeLines(t, filepath.Join(dirs["m-b"], "agent_main_cli_direct_only-b.jsonl"), "b", 4)
+	writeLines(t, filepath.Join(dirs["m-c"], "agent_main_cli_direct_only-a.jsonl"), "c, not a", 5) // A's ID, other content
+
+	sessionctl(t, db, "--machine", "m-a", "import", dirs["m-a"]).mustSucceed(t)
+	// Machine B does not see machine A's files.
+	hidden := dirs["m-a"] + ".elsewhere"
+	if err := os.Rename(dirs["m-a"], hidden); err != nil {
+		t.Fatal(err)
+	}
+	sessionctl(t, db, "--machine", "m-b", "import", dirs["m-b"]).mustSucceed(t)
+	if err := os.Rename(hidden, dirs["m-a"]); err != nil {
+		t.Fatal(err)
+	}
+	r := sessionctl(t, db, "--machine", "m-c", "import", dirs["m-c"])
+	if r.code != exitProblems || !strings.Contains(r.stdout, "already exists") {
+		t.Fatalf("machine C's import of another session under A's ID: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	check := func(when string) {
+		t.Helper()
+		got := listJSON(t, db)
+		want := map[string]struct {
+			machine string
+			msgs    int64
+		}{"agent_main_cli_direct_synced": {"m-a", 6}, "agent_main_cli_direct_only-a": {"m-a", 3}, "agent_main_cli_direct_only-b": {"m-b", 4}}
+		if len(got) != 4 {
+			t.Errorf("%s: %d sessions, want 4: %v", when, len(got), got)
+		}
+		other := 0
+		for id, s := range got {
+			if w, ok := want[id]; ok {
+				if s.Machine != w.machine || s.MessageCount != w.msgs {
+					t.Errorf("%s: %s from %s with %d messages, want %s with %d", when, id, s.Machine, s.MessageCount, w.machine, w.msgs)
+				}
+				continue
+			}
+			if !strings.HasPrefix(id, "agent_main_cli_direct_only-a~") || s.Machine != "m-c" || s.MessageCount != 5 {
+				t.Errorf("%s: unexpected session %s (%s, %d messages)", when, id, s.Machine, s.MessageCount)
+			}
+			other++
+		}
+		if other != 1 {
+			t.Errorf("%s: machine C's session under A's ID kept %d times, want once apart", when, other)
+		}
+	}
+	check("after the three imports")
+	for _, m := range []string{"m-a", "m-b", "m-c"} {
+		r := sessionctl(t, db, "--machine", m, "import", dirs[m])
+		if r.code != 0 && r.code != exitProblems {
+			t.Fatalf("second import on %s: exit %d\n%s", m, r.code, r.stderr)
+		}
+		if !strings.Contains(r.stdout, " 0 sessions, 0 entries") {
+			t.Errorf("second import on %s wrote something:\n%s", m, r.stdout)
+		}
+	}
+	check("after importing everything again")
+	usage := sessionctl(t, db, "--machine", "m-b", "list").mustSucceed(t).stdout
+	if strings.Count(usage, "agent_main_cli_direct") != 1 || !strings.Contains(usage, "only-b") {
+		t.Errorf("list --machine m-b:\n%s", usage)
+	}
+}
