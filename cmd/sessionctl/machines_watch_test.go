@@ -165,3 +165,50 @@ func TestThreeWatchersOnePostgres(t *testing.T) {
 		t.Errorf("lost %d, doubled %d, extra sessions %d: %v", lost, doubled, extra, got)
 	}
 }
+
+// TestMCPMachineFilter: list_sessions and search keep one machine's
+// sessions; a row gives its machine and when its source went.
+func TestMCPMachineFilter(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "s.db")
+	a, b := filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")
+	writeLines(t, filepath.Join(a, "agent_main_cli_direct_on-a.jsonl"), "deploy from a", 3)
+	writeLines(t, filepath.Join(b, "agent_main_cli_direct_on-b.jsonl"), "deploy from b", 2)
+	writeLines(t, filepath.Join(b, "agent_main_cli_direct_kept-b.jsonl"), "kept on b", 2)
+	sessionctl(t, db, "--machine", "box-a", "import", a).mustSucceed(t)
+	sessionctl(t, db, "--machine", "box-b", "import", b).mustSucceed(t)
+	if err := os.Remove(filepath.Join(b, "agent_main_cli_direct_on-b.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	sessionctl(t, db, "--machine", "box-b", "import", b).mustSucceed(t)
+	cs := mcpClient(t, db)
+	var out struct {
+		Sessions []struct {
+			ID           string
+			Machine      string
+			SourceGoneAt string `json:"source_gone_at"`
+		}
+	}
+	call(t, cs, "list_sessions", map[string]any{"machine": "box-b"}, &out)
+	if len(out.Sessions) != 2 {
+		t.Errorf("list_sessions machine box-b: %+v", out.Sessions)
+	}
+	for _, s := range out.Sessions {
+		if s.Machine != "box-b" || (s.SourceGoneAt != "") != (s.ID == "agent_main_cli_direct_on-b") {
+			t.Errorf("list_sessions machine box-b: %+v", s)
+		}
+	}
+	var hits struct {
+		Hits []struct {
+			Session string `json:"session_id"`
+		}
+	}
+	call(t, cs, "search", map[string]any{"query": "deploy", "machine": "box-a"}, &hits)
+	if len(hits.Hits) == 0 {
+		t.Fatal("search machine box-a found nothing")
+	}
+	for _, h := range hits.Hits {
+		if h.Session != "agent_main_cli_direct_on-a" {
+			t.Errorf("search machine box-a found a hit of %q", h.Session)
+		}
+	}
+}
