@@ -9,14 +9,14 @@ import (
 // Commit is the atomic write primitive: every part of it is applied in one
 // transaction with one Sequence bump, or nothing is. Parts apply in this
 // order: Create (or CreateIfMissing), Meta, History, Append, Compactions,
-// KeepLast, State, Interrupt, Usage, Source.
+// KeepLast, State, Interrupt, ReplaceUsage, Usage, CumulativeUsage, Source.
 //
 // A commit that changes nothing — no entries, compactions, usage or source
 // record, and meta, state and interrupt equal to what is stored (an
 // UpdateMeta with an equal patch, a KeepLast the transcript already meets,
 // a History equal to the transcript) — is a no-op: nothing is written, the
 // Sequence stays, and the current session is returned. ExpectSequence is
-// still checked.
+// still checked. Revise makes such a commit a revision all the same.
 type Commit struct {
 	// ExpectSequence, when non-nil, makes the commit fail with a
 	// *ConflictError (errors.Is ErrConflict) unless the stored Sequence
@@ -65,6 +65,25 @@ type Commit struct {
 	ClearInterrupt bool
 	// Usage rows are added to the usage ledger.
 	Usage []Usage
+	// CumulativeUsage rows are running totals, not calls: each says what
+	// the session has spent so far (zot's AppendUsage(cum, cum)). The
+	// store turns each into the delta against the session's previous
+	// total, inside the commit, and adds that delta to the ledger as one
+	// call (so UsageTotals, UsageReport and List with Usage see it). The
+	// previous total is the last cumulative row the session recorded, or,
+	// before its first one, the sum of its ledger (an agent that seeds its
+	// counter from the stored total, as zot does on resume, continues it).
+	// A row equal to the previous total adds nothing (zot writes the same
+	// total at every flush). A row in which any token count or the cost
+	// is below the previous total is a reset (the agent's counter started
+	// again from zero): the row is taken as the delta as it stands, and
+	// becomes the previous total. Rows apply in order, after Usage; their
+	// CallID must be empty (ErrInvalid): a delta is not a call the agent
+	// can name. ReplaceUsage forgets the previous total too, and so does
+	// a copy to another database (Copier carries the ledger, not the
+	// previous total: there the next total is diffed against the ledger's
+	// sum, which equals the previous total unless the agent had reset).
+	CumulativeUsage []Usage
 	// ReplaceUsage makes Usage the session's whole ledger: its stored rows
 	// are deleted first, in the same transaction (an importer re-reading
 	// a file rewritten in place, whose calls are now the file's). Without
@@ -83,6 +102,19 @@ type Commit struct {
 	ExpectSource *SourceExpectation
 	// Now overrides the time the store records as UpdatedAt (zero: now).
 	Now time.Time
+	// Revise makes the commit record a revision even when it changes
+	// nothing else: one Sequence bump and UpdatedAt set (to Meta.UpdatedAt,
+	// Now or now), where an unchanged commit would be a no-op. A store
+	// whose callers count saves (swink bumps its sequence on every save
+	// and keeps the caller's updated_at) sets it on every save, so that
+	// the sequence it expects next is always the stored one plus one.
+	// This is an option rather than "a changed UpdatedAt counts as a
+	// change" because a save is a revision whatever its time: two saves
+	// within one timestamp's resolution, or an importer that keeps the
+	// source's time, would otherwise still be no-ops for the one caller
+	// that counts them, and the callers that repeat an "ensure" commit
+	// every turn keep their free no-op.
+	Revise bool
 	// Delete removes the session and everything stored with it, as
 	// Store.Delete does (its last Sequence is remembered, so a session
 	// made again under its ID continues from it; its forks stay), in the

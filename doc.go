@@ -59,6 +59,40 @@
 // each with its own expected sequence: how a conversation moves from one
 // session to another without losing a message (PromoteHistory).
 //
+// # One call per method of the stores it replaces
+//
+// The stores of picoclaw, zot and swink-agent-memory, run on their own
+// test suites over an adapter (issue 44), each map a method to one call:
+//
+//   - Running totals (zot's AppendUsage(cum, cum)): Commit.CumulativeUsage
+//     records the delta against the session's previous total inside the
+//     commit. The previous total is the last one the session reported,
+//     or its ledger's sum before the first (so a total seeded from the
+//     stored one continues it); an equal total adds nothing; a total
+//     below the previous one in any count or the cost is a reset, taken
+//     as the delta since it.
+//   - A session list with what each session opened with:
+//     SessionInfo.Preview (the first user message of the transcript, its
+//     first PreviewRunes runes), kept in the session's row like the
+//     counts and returned by List with the ledger totals (Usage), so a
+//     list loads no transcript. Databases made before it are filled by
+//     their migration, not lazily: a lazy fill would cost every List of
+//     an old database a read of each listed session's log.
+//   - A branch as an agent makes it: Store.ForkWith cuts after the k-th
+//     message (ForkOptions.AtMessage) or at a log position, and gives the
+//     child its own metadata and aliases (ForkOptions.Meta), in the
+//     transaction that creates it.
+//   - Create-on-write with metadata: OrCreate.Meta is applied by every
+//     write through an OrCreate, and by PromoteHistory to the target in
+//     the move's CommitMany, whether the target was created or not;
+//     OrCreate.Commit is any Commit with create-on-write.
+//   - A save that is always a revision: Commit.Revise (swink bumps its
+//     sequence on every save; see Revise for why an option and not "a
+//     new UpdatedAt is a change").
+//   - A listing in the caller's order: ListOptions.Order (ByUpdated,
+//     ByCreated, ByID) and Ascending, paged by keyset cursors that belong
+//     to their order.
+//
 // # Aliases
 //
 // An alias is a note on a session, not a unique name: several sessions may

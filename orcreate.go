@@ -18,9 +18,17 @@ import (
 // gives a new session its scope and aliases sets them here, so the first
 // write needs no second commit. The zero OrCreate creates a session with
 // default metadata.
+//
+// Meta, when non-nil, is applied to the session by every write through
+// o, in that write's commit, whether the session was created or already
+// there: the scope and aliases an adapter keeps on its sessions stay set
+// by the writes themselves, with no second commit (an equal patch costs
+// nothing, see Commit). PromoteHistory applies it to the target in the
+// move's CommitMany.
 type OrCreate struct {
 	Session       Session
 	ShadowAliases bool
+	Meta          *MetaPatch
 }
 
 // commit returns c with the create-on-write fields set.
@@ -29,7 +37,27 @@ func (o OrCreate) commit(c Commit) Commit {
 	s.ID = ""
 	c.CreateIfMissing = &s
 	c.ShadowAliases = o.ShadowAliases
+	if o.Meta != nil && c.Meta == nil {
+		m := *o.Meta
+		c.Meta = &m
+	}
 	return c
+}
+
+// Commit applies c to session id, creating the session when missing (as
+// o says) in the same transaction: any write an adapter makes, with
+// create-on-write. c must not have Create, CreateIfMissing or Delete of
+// its own, nor a Meta when o has one (ErrInvalid: say it in one place).
+func (o OrCreate) Commit(ctx context.Context, store Store, id string, c Commit) (Session, error) {
+	switch {
+	case c.Create != nil || c.CreateIfMissing != nil:
+		return Session{}, invalidf("commit %s or create: the commit creates on its own", id)
+	case c.Delete:
+		return Session{}, invalidf("commit %s or create: a delete does not create", id)
+	case c.Meta != nil && o.Meta != nil:
+		return Session{}, invalidf("commit %s or create: both the commit and OrCreate patch the metadata", id)
+	}
+	return store.Commit(ctx, id, o.commit(c))
 }
 
 // Append appends entries to session id, creating it when missing.

@@ -14,6 +14,24 @@ import (
 // "*_above_200k_tokens".
 const LongContextTokens = 200_000
 
+// MaxPrice bounds every rate of a Price: 1e9 US dollars per million
+// tokens, that is $1,000 per token, some million times the dearest model's
+// list price. Validate refuses a rate above it (a price file saying 1e300
+// $/token is a mistake, not a price), and a bounded rate keeps every
+// estimated cost finite: a row's tokens are at most 2^63, so its cost is
+// at most 5 x 9.3e18 x 1e9 / 1e6, about 4.6e22 dollars, and any sum of
+// such costs stays far from float64's overflow at 1.8e308 (issue 36).
+const MaxPrice = 1e9
+
+// MaxCost bounds the cost of one usage row as reads count it: 1e15 US
+// dollars. A stored cost above it, below -MaxCost or not a number (a value
+// written before MaxPrice was enforced, by an older binary, or by hand in
+// SQL) counts as 0 in every total (usage reports, session totals, stats,
+// MCP, the viewer), so that the totals stay finite and every surface can
+// answer; sessionctl doctor reports such rows, and sessionctl reprice
+// recomputes the estimated ones.
+const MaxCost = 1e15
+
 // Price is a model's price in US dollars per million tokens.
 //
 // CacheWrite is the rate of cache writes with the default (5-minute)
@@ -85,8 +103,8 @@ func (p Price) Estimate(u Usage) float64 {
 	return (in + out + cr + cw + cw1h) / 1e6
 }
 
-// Validate checks that every rate is a finite number, at least 0. The
-// error wraps ErrInvalid.
+// Validate checks that every rate is a finite number, at least 0 and at
+// most MaxPrice. The error wraps ErrInvalid.
 func (p Price) Validate() error {
 	for _, f := range []struct {
 		name string
@@ -100,6 +118,10 @@ func (p Price) Validate() error {
 	} {
 		if math.IsNaN(f.v) || math.IsInf(f.v, 0) || f.v < 0 {
 			return fmt.Errorf("%w: %s price %v is not a finite number >= 0", ErrInvalid, f.name, f.v)
+		}
+		if f.v > MaxPrice {
+			return fmt.Errorf("%w: %s price $%g per million tokens ($%g per token) is above the limit of $%g per token",
+				ErrInvalid, f.name, f.v, f.v/1e6, MaxPrice/1e6)
 		}
 	}
 	return nil

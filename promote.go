@@ -20,7 +20,13 @@ func PromoteHistory(ctx context.Context, store Store, from, to string) (bool, er
 }
 
 // PromoteHistory is the package's PromoteHistory, creating a missing
-// target as o says, in the same transaction as the move.
+// target as o says, in the same transaction as the move. o.Meta is
+// applied to the target in the move's commit, whether the target was
+// created or already there (picoclaw's target keeps its scope and
+// aliases with no second commit); the moved summary is set unless
+// o.Meta sets one. When there is nothing to move nothing is written, so
+// o.Meta is not applied either: write through o (o.Commit, o.Append, …)
+// to set it regardless.
 //
 // picoclaw calls it on every turn, and almost always there is nothing to
 // move: the target already has its conversation. That is decided from
@@ -96,8 +102,15 @@ func (o OrCreate) promoteOnce(ctx context.Context, store Store, from, to string)
 	} else {
 		c.ExpectSequence = Expect(dst.Sequence)
 	}
-	if !blank(full.Session.Summary) {
-		c.Meta = &MetaPatch{Summary: &full.Session.Summary}
+	if o.Meta != nil {
+		m := *o.Meta
+		c.Meta = &m
+	}
+	if !blank(full.Session.Summary) && (c.Meta == nil || c.Meta.Summary == nil) {
+		if c.Meta == nil {
+			c.Meta = &MetaPatch{}
+		}
+		c.Meta.Summary = &full.Session.Summary
 	}
 	_, err = store.CommitMany(ctx, []SessionCommit{
 		{ID: from, Commit: Commit{ExpectSequence: Expect(full.Session.Sequence)}}, // no-op unless from changed

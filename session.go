@@ -82,7 +82,40 @@ type SessionInfo struct {
 	// Usage sums the session's usage ledger (what UsageTotals returns)
 	// when ListOptions.Usage asked for it; nil otherwise.
 	Usage *UsageTotals
+	// Preview is the extracted text of the first user message of the
+	// effective transcript (the first log entry of the transcript of kind
+	// KindMessage or KindCustom whose role is "user"; summary messages
+	// are not the user's and are skipped), cut to its first PreviewRunes
+	// runes, as stored: a session list shows what each session was
+	// started with without loading it. "" when the transcript has no
+	// user message (or its text is empty). Like the counts, it is kept in
+	// the session's row by every write that changes the transcript
+	// (appends, history replacement, compaction, truncation, fork,
+	// restore, copy), so List reads no entry for it. Databases made
+	// before it existed are filled by the migration that adds it (SQLite
+	// schema 14, PostgreSQL 11), by the same rule.
+	Preview string
 }
+
+// PreviewRunes is the length, in runes, to which SessionInfo.Preview cuts
+// the first user message's text.
+const PreviewRunes = 200
+
+// ListOrder is the order in which List returns sessions.
+type ListOrder string
+
+// The orders of ListOptions.Order. Ties are broken by ID, in the same
+// direction, so that every order is total and a cursor resumes exactly
+// where its page ended.
+const (
+	// ByUpdated orders by UpdatedAt (the default, also "").
+	ByUpdated ListOrder = "updated"
+	// ByCreated orders by CreatedAt.
+	ByCreated ListOrder = "created"
+	// ByID orders by ID (the session key), byte for byte on every backend
+	// (PostgreSQL compares under COLLATE "C"), as picoclaw lists its keys.
+	ByID ListOrder = "id"
+)
 
 // MetaPatch changes session metadata. Nil fields are left alone.
 type MetaPatch struct {
@@ -119,8 +152,20 @@ type MetaPatch struct {
 }
 
 // ListOptions selects and pages sessions. Sessions are listed newest
-// UpdatedAt first (ties broken by ID, descending).
+// UpdatedAt first (ties broken by ID, descending) unless Order and
+// Ascending say otherwise.
 type ListOptions struct {
+	// Order is the key sessions are listed by ("" is ByUpdated); an
+	// unknown order is ErrInvalid.
+	Order ListOrder
+	// Ascending lists the smallest key first (oldest, or the first ID);
+	// the default is the largest first. A cursor belongs to the order and
+	// direction that made it: passed with another, it is ErrInvalid.
+	// Pagination is keyset (the last row's key and ID), so a session
+	// written between two pages is neither repeated nor skipped, unless
+	// the write moved it across the cursor (its UpdatedAt, under
+	// ByUpdated).
+	Ascending bool
 	// Limit caps the page size; 0 means DefaultListLimit.
 	Limit int
 	// Cursor continues a previous listing: pass the cursor it returned.

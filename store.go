@@ -21,8 +21,9 @@ type Store interface {
 	Create(ctx context.Context, s Session) (Session, error)
 	// Get returns a session's metadata.
 	Get(ctx context.Context, id string) (Session, error)
-	// List returns one page of sessions, newest UpdatedAt first, and the
-	// cursor of the next page ("" after the last).
+	// List returns one page of sessions, newest UpdatedAt first unless
+	// opts.Order says otherwise, and the cursor of the next page ("" after
+	// the last).
 	List(ctx context.Context, opts ListOptions) ([]SessionInfo, string, error)
 	// UpdateMeta patches a session's metadata.
 	UpdateMeta(ctx context.Context, id string, patch MetaPatch) (Session, error)
@@ -107,6 +108,11 @@ type Store interface {
 	// transcript equals src's as of log position atSeq (0: now), with src's
 	// state copied and ParentID/ForkSeq recorded.
 	Fork(ctx context.Context, src string, atSeq int64, newID string) (Session, error)
+	// ForkWith is Fork with options (see ForkOptions): a cut after the
+	// k-th message, and the child's own metadata and aliases, in the
+	// transaction that creates it. Fork(ctx, src, atSeq, id) is
+	// ForkWith(ctx, src, ForkOptions{ID: id, AtSeq: atSeq}).
+	ForkWith(ctx context.Context, src string, opts ForkOptions) (Session, error)
 	// SaveCheckpoint records an agent checkpoint and applies the store's
 	// retention (the newest N per session are kept).
 	SaveCheckpoint(ctx context.Context, cp Checkpoint) (Checkpoint, error)

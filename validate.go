@@ -2,6 +2,7 @@ package sessiondb
 
 import (
 	"encoding/json"
+	"math"
 	"reflect"
 	"strings"
 	"unicode/utf8"
@@ -136,6 +137,18 @@ func ValidateCommit(id string, c Commit) error {
 			return err
 		}
 	}
+	for _, u := range c.CumulativeUsage {
+		if u.CallID != "" {
+			return invalidf("cumulative usage row with call ID %q: a delta is not a call", u.CallID)
+		}
+		if u.InputTokens < 0 || u.OutputTokens < 0 || u.CacheReadTokens < 0 || u.CacheWriteTokens < 0 ||
+			u.ReasoningTokens < 0 || u.Cost < 0 {
+			return invalidf("cumulative usage row with a negative total")
+		}
+		if err := validateUsage(u); err != nil {
+			return err
+		}
+	}
 	if s := c.Source; s != nil {
 		if s.Path == "" {
 			return invalidf("source file without path")
@@ -150,11 +163,15 @@ func ValidateCommit(id string, c Commit) error {
 	return nil
 }
 
-// validateUsage checks a Usage row: its CallID, and its 1-hour cache
-// writes within its cache writes.
+// validateUsage checks a Usage row: its CallID, its 1-hour cache writes
+// within its cache writes, and a cost that is a finite number (JSON has no
+// other, and a total must stay one).
 func validateUsage(u Usage) error {
 	if err := validateCallID(u.CallID); err != nil {
 		return err
+	}
+	if math.IsNaN(u.Cost) || math.IsInf(u.Cost, 0) {
+		return invalidf("usage cost %v is not a finite number", u.Cost)
 	}
 	if u.CacheWrite1hTokens != 0 && (u.CacheWrite1hTokens < 0 || u.CacheWrite1hTokens > u.CacheWriteTokens) {
 		return invalidf("usage has %d 1-hour cache-write tokens, not within its %d cache-write tokens", u.CacheWrite1hTokens, u.CacheWriteTokens)

@@ -240,6 +240,8 @@ func fitSummary(format string, e sessiondb.Entry) error {
 		Info    *struct {
 			Role string `json:"role"`
 		} `json:"info"`
+		Role  string          `json:"role"`
+		Parts json.RawMessage `json:"parts"`
 	}
 	enveloped := false
 	if json.Unmarshal(e.Body, &env) == nil {
@@ -256,6 +258,8 @@ func fitSummary(format string, e sessiondb.Entry) error {
 			enveloped = env.Type == "user" && env.Message != nil && env.Message.Role == "user"
 		case jsonlimport.FormatOpencode:
 			enveloped = env.Info != nil && env.Info.Role == "user"
+		case jsonlimport.FormatCrush, jsonlimport.FormatOpencodeGo:
+			enveloped = env.Role == "user" && len(env.Parts) > 0
 		}
 	}
 	m := jsonlimport.Understand(format, e)

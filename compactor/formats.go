@@ -10,7 +10,8 @@ import (
 
 // ownShape reports whether sessions of the source format keep each line of
 // an agent's own file, or each message of its store, as an entry (Claude
-// Code, Codex, pi, Gemini CLI, Qwen Code, opencode): their entries
+// Code, Codex, pi, Gemini CLI, Qwen Code, opencode, crush, the Go
+// opencode): their entries
 // are read through jsonlimport.Understand, the one understanding of those
 // formats, and their summary message is written in the format's shape.
 // Every other format (picoclaw, zot, swink, sessions an application wrote)
@@ -18,7 +19,8 @@ import (
 func ownShape(format string) bool {
 	switch format {
 	case jsonlimport.FormatClaudeCode, jsonlimport.FormatCodex, jsonlimport.FormatPi,
-		jsonlimport.FormatGemini, jsonlimport.FormatQwen, jsonlimport.FormatOpencode:
+		jsonlimport.FormatGemini, jsonlimport.FormatQwen, jsonlimport.FormatOpencode,
+		jsonlimport.FormatCrush, jsonlimport.FormatOpencodeGo:
 		return true
 	}
 	return false
@@ -88,6 +90,8 @@ func inspectAll(format string, t []sessiondb.Entry) []bodyInfo {
 //     text part.
 //   - opencode: a message as opencode exports one, {"info": {"role":
 //     "user"}, "parts": [a text part]}.
+//   - crush and the Go opencode: a message row, {"role": "user",
+//     "parts": [{"type": "text", "data": {"text": …}}]}.
 //   - Any other format: DefaultSummaryMessage.
 //
 // The text is SummaryPrefix + text in every shape.
@@ -142,6 +146,18 @@ func FormatSummaryMessage(format, text string) json.RawMessage {
 		}{struct {
 			Role string `json:"role"`
 		}{"user"}, []any{typedText{"text", text}}}
+	case jsonlimport.FormatCrush, jsonlimport.FormatOpencodeGo:
+		type data struct {
+			Text string `json:"text"`
+		}
+		type part struct {
+			Type string `json:"type"`
+			Data data   `json:"data"`
+		}
+		v = struct {
+			Role  string `json:"role"`
+			Parts []part `json:"parts"`
+		}{"user", []part{{"text", data{text}}}}
 	default:
 		return DefaultSummaryMessage(strings.TrimPrefix(text, SummaryPrefix))
 	}

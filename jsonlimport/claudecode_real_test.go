@@ -11,10 +11,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/longtest"
 	"github.com/sessiondb/sessiondb/sqlstore"
 )
 
@@ -614,8 +616,8 @@ func TestClaudeCodeRealExport(t *testing.T) {
 // calls must come out the same however the file arrived.
 func TestClaudeCodeRealGrowth(t *testing.T) {
 	roots := []string{ccRealProjects(t)}
-	cases := growthCases(t, roots, false)
-	for _, c := range growthCases(t, roots, false) {
+	cases := longtest.Sample(growthCases(t, roots, false), 6) // all in the long run
+	for _, c := range slices.Clone(cases) {
 		c.follow = true
 		cases = append(cases, c)
 	}

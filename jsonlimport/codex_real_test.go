@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/longtest"
 	"github.com/sessiondb/sessiondb/jsonlimport/codex"
 )
 
@@ -447,9 +448,7 @@ func TestCodexRealGrowth(t *testing.T) {
 	if raceEnabled {
 		t.Skip("replays files many times, no concurrency: run without -race (.ci/run does)")
 	}
-	if testing.Short() {
-		t.Skip("imports every rollout once per line")
-	}
+	longtest.Skip(t, "imports every rollout once per line")
 	roots := []string{filepath.Join(codexRealRoot, "codex-home")}
 	cases := growthCases(t, roots, true)
 	for _, c := range growthCases(t, roots, true) {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/longtest"
 )
 
 // The cost of the real Claude Code corpus (testdata/corpus, with
@@ -203,9 +204,7 @@ func ccusageCost(r *ccusageResponse, p Price) float64 {
 // TestCorpusCostAgainstCcusage compares usage_daily's cost per day and
 // model with ccusage's, on the rows whose tokens equal ccusage's.
 func TestCorpusCostAgainstCcusage(t *testing.T) {
-	if testing.Short() {
-		t.Skip("imports the corpus")
-	}
+	longtest.Skip(t, "imports the corpus")
 	root := costCorpusRoot(t)
 	cc := filepath.Join(root, "claude-code")
 
@@ -342,9 +341,7 @@ func TestCorpusCostAgainstCcusage(t *testing.T) {
 // day with ccusage's (its Codex report gives a cost per day, not per
 // model), on the days whose tokens per model equal ccusage's.
 func TestCorpusCodexCostAgainstCcusage(t *testing.T) {
-	if testing.Short() {
-		t.Skip("imports the corpus")
-	}
+	longtest.Skip(t, "imports the corpus")
 	root := costCorpusRoot(t)
 	raw, err := os.ReadFile(filepath.Join(root, "ccusage", "codex-daily.json"))
 	if err != nil {

@@ -33,10 +33,27 @@ func selectFormats(name string) ([]Format, error) {
 	return nil, fmt.Errorf("import: unknown format %q (want auto, %s)", name, strings.Join(formatNames(), ", "))
 }
 
-func formatNames() []string {
+func formatNames() []string { return FormatNames() }
+
+// FormatNames returns the names of the formats Import reads, in the
+// registry's claim order (Formats): the values of Options.Format, which
+// the command line lists from here rather than by hand.
+func FormatNames() []string {
 	var names []string
 	for _, f := range Formats() {
 		names = append(names, f.Name())
+	}
+	return names
+}
+
+// ExportFormatNames returns the names of the formats Export writes, in the
+// registry's order.
+func ExportFormatNames() []string {
+	var names []string
+	for _, f := range Formats() {
+		if _, ok := f.(jsonl.Exporter); ok {
+			names = append(names, f.Name())
+		}
 	}
 	return names
 }

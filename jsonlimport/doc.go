@@ -1,7 +1,8 @@
 // Package jsonlimport moves session archives written by other agents into a
 // sessiondb.Store, losslessly, and writes sessions back out in those formats.
 // It reads and writes picoclaw, zot, swink, Claude Code, Codex CLI, pi,
-// Gemini CLI, Qwen Code and opencode archives; each format is a Format
+// Gemini CLI, Qwen Code, opencode and aider archives, and reads crush's and
+// the Go opencode's SQLite stores (package crush); each format is a Format
 // (see Formats), and the importer works against the sessiondb.Store
 // interface only, never against a particular backend.
 //
@@ -9,12 +10,14 @@
 //
 // Import walks the files and directory trees it is given. The sorted files of
 // each directory are offered to each format's Claim in turn (picoclaw, zot,
-// swink, qwen-code, claude-code, codex, pi, gemini-cli, opencode, or only
+// swink, qwen-code, claude-code, codex, pi, gemini-cli, opencode-go, crush,
+// opencode, aider, or only
 // the format named in
 // Options.Format); a format claims files by name and by their first lines,
 // and groups a primary file with its side files into a Unit. A format whose
 // files are stores of many sessions (jsonl.StoreFormat: opencode's SQLite
-// database) claims the store as one unit, and the import lists its
+// database, aider's chat history of many runs) claims the store as one
+// unit, and the import lists its
 // sessions (see "Stores" below). A walk skips the folders a format knows
 // to hold no session (jsonl.DirSkipper: opencode's snapshots and logs
 // beside its database), with one note each. Detect runs
@@ -507,14 +510,15 @@
 //	        │
 //	        ▼
 //	jsonlimport ──────────────► jsonlimport/picoclaw, zot, swink,
-//	                             claudecode, codex, pi, gemini, qwen, opencode
+//	                             claudecode, codex, pi, gemini, qwen, opencode,
+//	                             crush (and opencodego, its Go ancestor)
 //	  importer, registry         one package per format: Claim, Parse,
 //	  (Formats, formats.go),     ExportFiles, Understand (its message
 //	  translation, pricing,      reader), its tests, fuzz targets and
 //	  Understand, PromptTitle    fixtures
 //	        │                           │
 //	        ▼                           ▼
-//	jsonlimport/foreigndb (opencode, and the importer's stores):
+//	jsonlimport/foreigndb (opencode, crush, and the importer's stores):
 //	  another program's SQLite database read from a copy taken aside
 //	        │
 //	        ▼

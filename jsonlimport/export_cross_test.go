@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/longtest"
 	"github.com/sessiondb/sessiondb/jsonlimport/zot"
 )
 
@@ -105,8 +106,11 @@ func crossSources(t *testing.T) []crossSource {
 		{FormatGemini, filepath.Join("..", "testdata", "agents", "gemini")},
 		{FormatQwen, filepath.Join("..", "testdata", "agents", "qwen")},
 		{FormatOpencode, filepath.Join("..", "testdata", "opencode")},
+		{FormatAider, filepath.Join("..", "testdata", "aider", "corpus")},
+		{FormatCrush, filepath.Join("..", "testdata", "corpus", "crush")},
+		{FormatOpencodeGo, filepath.Join("..", "testdata", "corpus", "opencode-go")},
 	}
-	if _, err := os.Stat(filepath.Join("..", "testdata", "corpus", "claude-code")); err == nil && !testing.Short() && !raceEnabled {
+	if _, err := os.Stat(filepath.Join("..", "testdata", "corpus", "claude-code")); err == nil && longtest.Enabled() && !raceEnabled {
 		root := corpusRoot(t)
 		srcs = append(srcs, crossSource{FormatClaudeCode, filepath.Join(root, "claude-code")}, crossSource{FormatCodex, filepath.Join(root, "codex")})
 	}
@@ -126,7 +130,7 @@ func TestExportCorpusCrossFormat(t *testing.T) {
 		t.Skip("hundreds of exports and imports, no concurrency: run without -race (.ci/run's corpus step does)")
 	}
 	ctx := context.Background()
-	targets := []string{FormatPi, FormatClaudeCode, FormatCodex, FormatPicoclaw, FormatZot, FormatSwink, FormatGemini, FormatQwen, FormatOpencode}
+	targets := []string{FormatPi, FormatClaudeCode, FormatCodex, FormatPicoclaw, FormatZot, FormatSwink, FormatGemini, FormatQwen, FormatOpencode, FormatAider}
 	type tally struct{ translated, refused, unjudged int }
 	pairs := map[string]*tally{}
 	reasons := map[string]map[string]int{}
@@ -135,7 +139,9 @@ func TestExportCorpusCrossFormat(t *testing.T) {
 		if _, err := Import(ctx, s, []string{src.path}, Options{Format: src.format}); err != nil {
 			t.Fatal(err)
 		}
-		for _, sess := range allSessions(t, s) {
+		// The quick run translates 4 sessions of each source, spread over
+		// it; the long run every one (internal/longtest).
+		for _, sess := range longtest.Sample(allSessions(t, s), 4) {
 			srcMsgs, srcLoss, err := readForeign(ctx, s, sess)
 			if err != nil {
 				t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sessiondb/sessiondb/internal/longtest"
 	"github.com/sessiondb/sessiondb/internal/pinode"
 )
 
@@ -24,7 +25,7 @@ func TestExportCorpusPiLoadsInPi(t *testing.T) {
 	node, script := pinode.Script(t, "check-export.mjs")
 	ctx := context.Background()
 	roots := []string{filepath.Join(ccTestdata, "projects"), filepath.Join(codexTestdata, "codex-home")}
-	if !testing.Short() && !raceEnabled {
+	if longtest.Enabled() && !raceEnabled {
 		root := corpusRoot(t)
 		roots = append(roots, filepath.Join(root, "claude-code"), filepath.Join(root, "codex"))
 	}

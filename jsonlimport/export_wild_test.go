@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/longtest"
 	"github.com/sessiondb/sessiondb/jsonlimport/claudecode"
 	"github.com/sessiondb/sessiondb/jsonlimport/codex"
 )
@@ -62,9 +63,9 @@ func wildExportCases(t *testing.T) []wildExportCase {
 		{"claudecode-fixtures", FormatClaudeCode, mustAbs(t, filepath.Join(ccTestdata, "projects"))},
 		{"codex-fixtures", FormatCodex, mustAbs(t, filepath.Join(codexTestdata, "codex-home"))},
 	}
-	// The corpus runs without -race (.ci/run runs the Corpus tests in a
-	// step of their own): no concurrency, many imports.
-	if _, err := os.Stat(filepath.Join("..", "testdata", "corpus", "claude-code")); err == nil && !raceEnabled {
+	// The corpus runs in the long run without -race (.ci/run runs the
+	// Corpus tests in a step of their own): no concurrency, many imports.
+	if _, err := os.Stat(filepath.Join("..", "testdata", "corpus", "claude-code")); err == nil && !raceEnabled && longtest.Enabled() {
 		root := corpusRoot(t)
 		cases = append(cases,
 			wildExportCase{"claudecode-corpus", FormatClaudeCode, filepath.Join(root, "claude-code")},

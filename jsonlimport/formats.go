@@ -1,11 +1,14 @@
 package jsonlimport
 
 import (
+	"github.com/sessiondb/sessiondb/jsonlimport/aider"
 	"github.com/sessiondb/sessiondb/jsonlimport/claudecode"
 	"github.com/sessiondb/sessiondb/jsonlimport/codex"
+	"github.com/sessiondb/sessiondb/jsonlimport/crush"
 	"github.com/sessiondb/sessiondb/jsonlimport/gemini"
 	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 	"github.com/sessiondb/sessiondb/jsonlimport/opencode"
+	"github.com/sessiondb/sessiondb/jsonlimport/opencodego"
 	"github.com/sessiondb/sessiondb/jsonlimport/pi"
 	"github.com/sessiondb/sessiondb/jsonlimport/picoclaw"
 	"github.com/sessiondb/sessiondb/jsonlimport/qwen"
@@ -37,9 +40,15 @@ import (
 // format's. opencode's files are SQLite databases (by name, or by
 // opencode's tables), files of its storage/ tree and export files (a JSON
 // object whose first member is the session's info), none of which a JSONL
-// format takes.
+// format takes. The Go opencode's opencode.db (opencode-go) and crush's
+// crush.db (crush: any .db of that schema) are SQLite databases of one
+// schema, known by its tables; the Go opencode goes before crush, which
+// would take its database by its tables, and both before opencode, which
+// takes any opencode.db by its name. aider's chat histories are Markdown
+// files (by name, or by a first line that is a run header), after every
+// other format.
 func Formats() []Format {
-	return []Format{picoclaw.Format{}, zot.Format{}, swink.Format{}, qwen.Format{}, claudecode.Format{}, codex.Format{}, pi.Format{}, gemini.Format{}, opencode.Format{}}
+	return []Format{picoclaw.Format{}, zot.Format{}, swink.Format{}, qwen.Format{}, claudecode.Format{}, codex.Format{}, pi.Format{}, gemini.Format{}, opencodego.Format{}, crush.Format{}, opencode.Format{}, aider.Format{}}
 }
 
 func init() {
@@ -101,6 +110,9 @@ const (
 	FormatGemini     = gemini.Name
 	FormatQwen       = qwen.Name
 	FormatOpencode   = opencode.Name
+	FormatAider      = aider.Name
+	FormatCrush      = crush.Name
+	FormatOpencodeGo = opencodego.Name
 )
 
 type (
@@ -122,6 +134,8 @@ type (
 	Qwen = qwen.Format
 	// Opencode is opencode.Format.
 	Opencode = opencode.Format
+	// Aider is aider.Format.
+	Aider = aider.Format
 )
 
 // FileOf returns the file a unit path lies in (jsonl.FileOf): the

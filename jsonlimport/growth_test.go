@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -270,11 +271,10 @@ func TestGrowthFixtures(t *testing.T) {
 	if raceEnabled {
 		t.Skip("replays files many times, no concurrency: run without -race (.ci/run does)")
 	}
-	if testing.Short() {
-		t.Skip("imports every fixture once per line")
-	}
-	cases := growthCases(t, growthFixtureRoots, true)
-	for _, c := range growthCases(t, growthFixtureRoots, true) {
+	// The quick run grows 16 files spread over the fixtures' formats; the
+	// long run (internal/longtest) grows every one.
+	cases := longtest.Sample(growthCases(t, growthFixtureRoots, true), 16)
+	for _, c := range slices.Clone(cases) {
 		c.follow = true
 		cases = append(cases, c)
 	}
@@ -343,13 +343,12 @@ func TestGrowthCorpus(t *testing.T) {
 	if raceEnabled {
 		t.Skip("replays files many times, no concurrency: run without -race (.ci/run does)")
 	}
-	if testing.Short() {
-		t.Skip("imports the corpus four times")
-	}
 	root := corpusRoot(t)
 	roots := []string{filepath.Join(root, "claude-code"), filepath.Join(root, "codex")}
-	cases := growthCases(t, roots, false)
-	for _, c := range growthCases(t, roots, false) {
+	// The quick run grows 8 files spread over both agents; the long run
+	// (internal/longtest) every one.
+	cases := longtest.Sample(growthCases(t, roots, false), 8)
+	for _, c := range slices.Clone(cases) {
 		c.follow = true
 		cases = append(cases, c)
 	}

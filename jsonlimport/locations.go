@@ -23,7 +23,7 @@ type Location struct {
 // whose formats this package reads, for the user whose home directory is
 // home, with getenv giving the environment (ZOT_HOME, XDG_STATE_HOME,
 // CLAUDE_CONFIG_DIR, CODEX_HOME, GEMINI_CLI_HOME, QWEN_HOME,
-// QWEN_RUNTIME_DIR, XDG_DATA_HOME, OPENCODE_DB). It lists candidates
+// QWEN_RUNTIME_DIR, XDG_DATA_HOME, OPENCODE_DB, PWD). It lists candidates
 // whether or not they exist; Detect tells what they hold.
 //
 //	claude-code  $CLAUDE_CONFIG_DIR/projects, ~/.claude/projects
@@ -38,6 +38,10 @@ type Location struct {
 //	             $XDG_DATA_HOME/opencode, ~/.local/share/opencode (opencode
 //	             uses the XDG folders on every platform): opencode.db and
 //	             the legacy storage/ tree
+//	crush        $PWD/.crush (crush keeps one store per project, in the
+//	             project's folder: the working directory's, when $PWD is
+//	             absolute)
+//	opencode-go  $PWD/.opencode (the Go opencode, likewise)
 //
 // Gemini CLI keeps a project's chats in ~/.gemini/tmp/<project>/chats
 // beside other files of the project (logs, plans, tool outputs), which an
@@ -119,6 +123,10 @@ func WellKnownLocations(home string, getenv func(string) string) []Location {
 	}
 	if home != "" {
 		add(FormatOpencode, j(home, ".local", "share", "opencode"))
+	}
+	if wd := getenv("PWD"); filepath.IsAbs(wd) {
+		add(FormatCrush, j(wd, ".crush"))
+		add(FormatOpencodeGo, j(wd, ".opencode"))
 	}
 	return out
 }

@@ -42,8 +42,11 @@ import (
 // long-context input rate above 200,000 tokens) (ccusage's defaults,
 // Anthropic's ratios; ccusage 20.0.24 reads no 1-hour field and prices
 // every 1-hour write at 2x input). A field that is not a number >= 0 (or
-// null), an entry that is not an object, a key given twice, or a file
-// that is not one JSON object is an error naming the entry.
+// null), a rate above sessiondb.MaxPrice ($1,000 per token; a rate left
+// out and derived from input counts too), an entry that is not an object,
+// a key given twice (a model twice in the file, or a field twice in an
+// entry), or a file that is not one JSON object is an error naming the
+// entry.
 //
 // Keys are matched as model names are (PriceOf): case-insensitively,
 // without a provider prefix, the dated name of a snapshot before the name
@@ -241,6 +244,11 @@ func parsePriceEntry(raw json.RawMessage) (p Price, ok bool, err error) {
 	if err := json.Unmarshal(raw, &fields); err != nil {
 		return p, false, err
 	}
+	// json.Unmarshal keeps the last of two equal keys without a word;
+	// which price was meant is then a guess, so it is an error.
+	if k, dup := duplicateKey(raw); dup {
+		return p, false, fmt.Errorf("key %q appears twice", k)
+	}
 	var has [10]bool
 	for i, f := range priceFields {
 		v, present := fields[f.name]
@@ -270,9 +278,36 @@ func parsePriceEntry(raw json.RawMessage) (p Price, ok bool, err error) {
 		p.CacheWrite1hAbove200k = p.InputAbove200k * 2
 	}
 	if err := p.Validate(); err != nil {
-		return p, false, err
+		// The caller wraps ErrInvalid once, naming the entry.
+		return p, false, errors.New(strings.TrimPrefix(err.Error(), sessiondb.ErrInvalid.Error()+": "))
 	}
 	return p, true, nil
+}
+
+// duplicateKey returns the first key that the JSON object raw (valid JSON,
+// already decoded once) gives twice, if any.
+func duplicateKey(raw json.RawMessage) (string, bool) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if _, err := dec.Token(); err != nil { // {
+		return "", false
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", false
+		}
+		k, _ := tok.(string)
+		if seen[k] {
+			return k, true
+		}
+		seen[k] = true
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return "", false
+		}
+	}
+	return "", false
 }
 
 // perMillion reads a JSON number of dollars per token and returns dollars

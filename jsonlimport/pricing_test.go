@@ -288,6 +288,11 @@ func TestParsePrices(t *testing.T) {
 	if len(got) != len(want) {
 		t.Errorf("parsed %d models: %+v; want %d", len(got), got, len(want))
 	}
+	// $1,000 per token is the limit, and allowed (the 1-hour cache
+	// write rate left out is 2x input: at most $500 per token of input).
+	if at, err := ParsePrices([]byte(`{"m": {"input_cost_per_token": 500, "output_cost_per_token": 1000}}`)); err != nil || at["m"].Output != sessiondb.MaxPrice || at["m"].CacheWrite1h != sessiondb.MaxPrice {
+		t.Errorf("a price at the limit: %+v, %v", at["m"], err)
+	}
 	for k, w := range want {
 		if got[k] != w {
 			t.Errorf("%s = %+v, want %+v", k, got[k], w)
@@ -311,6 +316,13 @@ func TestParsePrices(t *testing.T) {
 		{"truncated", `{"m": {"input_cost_per_token": 1e-6}`, "invalid JSON"},
 		{"bad entry JSON", `{"m": {"input_cost_per_token": 1e-6,}}`, `entry "m": invalid JSON`},
 		{"control bytes in a key", "{\"m\\u0007\": 5}", `entry "m\a": not a JSON object`},
+		// Issue 36: a key given twice in an entry, and absurd prices
+		// (above sessiondb.MaxPrice, $1,000 per token), whose costs
+		// used to become +Inf.
+		{"key twice in an entry", `{"m": {"input_cost_per_token": 1e-6, "output_cost_per_token": 2e-6, "input_cost_per_token": 3e-6}}`, `entry "m": key "input_cost_per_token" appears twice`},
+		{"null key twice", `{"m": {"input_cost_per_token": 1e-6, "cache_read_input_token_cost": null, "cache_read_input_token_cost": 1e-7}}`, `key "cache_read_input_token_cost" appears twice`},
+		{"absurd price", `{"m": {"input_cost_per_token": 1e300}}`, `entry "m": input price $1e+306 per million tokens ($1e+300 per token) is above the limit of $1000 per token`},
+		{"absurd tier price", `{"m": {"input_cost_per_token": 1e-6, "output_cost_per_token_above_200k_tokens": 1000.5}}`, `output above 200k price`},
 	} {
 		_, err := ParsePrices([]byte(tc.file))
 		if !errors.Is(err, sessiondb.ErrInvalid) || !strings.Contains(err.Error(), tc.want) {

@@ -30,8 +30,10 @@ package jsonlimport
 //     lines (system, summary, progress, file-history-snapshot, …) and the
 //     tool-results files (the full output of which the tool_result line
 //     holds what the model was shown). Refused: attachment lines (context
-//     Claude Code adds to the prompt), server_tool_use and other block
-//     types with no neutral shape, images given by URL.
+//     Claude Code adds to the prompt; left out and counted instead under
+//     LeaveOutAttachments, which package handoff uses: the receiving agent
+//     adds its own), server_tool_use and other block types with no
+//     neutral shape, images given by URL.
 //   - Codex: the response items of the transcript; consecutive assistant
 //     items (reasoning, assistant messages, tool calls) form one assistant
 //     message; reasoning becomes thinking whose text is its summary (and
@@ -74,6 +76,7 @@ package jsonlimport
 //     holds as messages).
 //   - opencode: the messages opencode sends back (translate_opencode.go
 //     says which parts are read and which refused).
+//   - crush and the Go opencode: their message rows (translate_crush.go).
 //   - picoclaw, zot, swink and sessions an application wrote: message
 //     objects with a role, in the OpenAI shape (content, tool_calls,
 //     tool_call_id, reasoning_content), zot's untyped blocks (a "tool"
@@ -242,6 +245,24 @@ type xReader struct {
 	// results holds the tool results read, by call id and text, to leave
 	// out the second copy Gemini CLI keeps of a result.
 	results map[string]string
+	// leaveOut, under LeaveOutAttachments, is where the number of Claude
+	// Code attachment lines left out is told; left is that number.
+	leaveOut *int
+	left     int
+}
+
+type leaveOutKey struct{}
+
+// LeaveOutAttachments returns a context under which a translation of a
+// Claude Code session into another format leaves out its attachment
+// lines (the context Claude Code adds to a prompt: environment, date,
+// tool and skill listings, reminders) instead of refusing the session,
+// and sets *n to how many it left out (of the last session read). It is
+// for handing a session to another agent, which adds its own context to
+// the prompts; the caller names what was left out. Without it such a
+// session is refused (ErrUntranslatable), as always.
+func LeaveOutAttachments(ctx context.Context, n *int) context.Context {
+	return context.WithValue(ctx, leaveOutKey{}, n)
 }
 
 // readForeign reads the effective transcript of session sess into the
@@ -252,6 +273,7 @@ func readForeign(ctx context.Context, s sessiondb.Store, sess sessiondb.Session)
 		return nil, nil, err
 	}
 	r := &xReader{format: sess.SourceFormat, names: map[string]string{}}
+	r.leaveOut, _ = ctx.Value(leaveOutKey{}).(*int)
 	var attrs struct {
 		Model string `json:"model"`
 	}
@@ -264,6 +286,9 @@ func readForeign(ctx context.Context, s sessiondb.Store, sess sessiondb.Session)
 			return nil, nil, err
 		}
 		r.entry(e)
+	}
+	if r.leaveOut != nil {
+		*r.leaveOut = r.left
 	}
 	return r.msgs, &r.loss, nil
 }
@@ -282,6 +307,10 @@ func (r *xReader) entry(e sessiondb.Entry) {
 		r.qwen(e)
 	case FormatOpencode:
 		r.opencode(e)
+	case FormatAider:
+		r.aider(e)
+	case FormatCrush, FormatOpencodeGo:
+		r.crush(e)
 	default:
 		var obj map[string]json.RawMessage
 		if json.Unmarshal(e.Body, &obj) != nil || jsonl.RawString(obj, "role") == "" {
@@ -326,6 +355,10 @@ func (r *xReader) claudeCode(e sessiondb.Entry) {
 	}
 	if line.Message == nil || (line.Type != "user" && line.Type != "assistant") {
 		if ccUntranslated(line.Type) || ccUntranslated(e.Kind) {
+			return
+		}
+		if line.Type == "attachment" && r.leaveOut != nil {
+			r.left++
 			return
 		}
 		r.loss.add(orDefault(line.Type, e.Kind) + " line")
@@ -1182,6 +1215,9 @@ func describe(msgs []xMsg, loss *xLoss) string {
 func foreignFile(ctx context.Context, s sessiondb.Store, sess sessiondb.Session, target string) ([]byte, error) {
 	if target == FormatOpencode {
 		return opencodeTranslated(ctx, s, sess)
+	}
+	if target == FormatAider {
+		return aiderTranslated(ctx, s, sess)
 	}
 	if target == FormatPi {
 		var attrs struct {

@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -211,5 +212,50 @@ func TestUsageUnpriced(t *testing.T) {
 	if unpriced["brand-new-model"] != 1 || unpriced["priced"] != 0 || out.Total.UnpricedCalls != 1 || out.Total.Cost != 0.25 ||
 		!strings.Contains(out.Note, "cost is unknown, not 0") {
 		t.Errorf("usage: %+v", out)
+	}
+}
+
+// TestUsageAbsurdStoredCost (issue 36 item 4): a stored cost of +Inf, or
+// finite costs whose sum overflows (written before prices were bounded),
+// used to make the usage tool fail. Totals count such a cost as 0
+// (sessiondb.MaxCost); the other rows' costs are summed.
+func TestUsageAbsurdStoredCost(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.db")
+	st, err := sqlstore.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	if _, err := st.Commit(ctx, "s", sessiondb.Commit{Create: &sessiondb.Session{}, Usage: []sessiondb.Usage{
+		{Model: "m", InputTokens: 10, Cost: 1, CostEstimated: true},
+		{Model: "m", InputTokens: 10, Cost: 2, CostEstimated: true},
+		{Model: "m", InputTokens: 10, Cost: 3, CostEstimated: true},
+		{Model: "m", InputTokens: 10, Cost: 0.25, CostEstimated: true},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.Exec(`UPDATE usage SET cost = CASE cost WHEN 1 THEN 9e999 ELSE 1.7e308 END WHERE cost >= 1`); err != nil {
+		t.Fatal(err)
+	}
+	raw.Close()
+	cs := connect(t, st)
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "usage", Arguments: map[string]any{"by": []string{"model"}}})
+	if err != nil || res.IsError {
+		t.Fatalf("usage: %v %+v", err, res)
+	}
+	var out usageOut
+	if err := json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &out); err != nil {
+		t.Fatal(err)
+	}
+	if out.Total.Cost != 0.25 {
+		t.Errorf("usage total cost %v, want 0.25 (the absurd rows count as 0)", out.Total.Cost)
+	}
+	if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "list_sessions", Arguments: map[string]any{}}); err != nil || res.IsError {
+		t.Fatalf("list_sessions: %v %+v", err, res)
 	}
 }

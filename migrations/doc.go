@@ -35,12 +35,17 @@
 //     (sessiondb.Session.Project) and filled for the sessions imported
 //     before from attrs.cwd. Its Down drops the column, which leaves the
 //     table's text as version 12 wrote it (TestProjectMigration).
+//   - Version 14 (issue 44) adds sessions.preview (the first user
+//     message's text, cut to 200 characters, kept by the stores' writes
+//     as the counts are and backfilled here from the entries' text by the
+//     same rule), usage_cumulative (the last running total a session
+//     reported through Commit.CumulativeUsage) and sessions_by_created
+//     (List by creation time).
 //   - Version 15 adds sessions.machine (the importer's machine identity),
 //     sessions.source_seen_at and sessions.source_gone_at (when an importer
 //     last found the session's source, and when it found it gone: the
 //     session then exists only in sessiondb). The marks are written by
 //     sessiondb.SourceTracker without bumping the session's sequence.
-//     Number 14 is another change's; goose applies them in order.
 //
 // The schema is a public interface: see the comments in 00001_initial.sql
 // for what each table and view holds.

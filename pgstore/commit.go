@@ -24,9 +24,14 @@ func (d engineDriver) FinishCommit(ctx context.Context, etx engine.Tx, id string
 		// aliases.
 		return getSession(ctx, tx, id)
 	}
+	set := engine.PreviewSQL(f)
 	q := `UPDATE sessions AS s SET sequence = s.sequence + 1, last_seq = ?, message_count = ?, entry_count = ?,
-		updated_at = ? WHERE s.id = ? RETURNING ` + sessionColumns
-	args := []any{f.LastSeq, f.MessageCount, f.EntryCount, engine.FormatTime(f.UpdatedAt), id}
+		updated_at = ?` + set + ` WHERE s.id = ? RETURNING ` + sessionColumns
+	args := []any{f.LastSeq, f.MessageCount, f.EntryCount, engine.FormatTime(f.UpdatedAt)}
+	if set != "" {
+		args = append(args, f.Preview)
+	}
+	args = append(args, id)
 	pendQ, pendArgs := tx.pendQ, tx.pendArgs
 	tx.pendQ, tx.pendArgs = "", nil
 	if pendQ != "" {

@@ -125,20 +125,39 @@
 // is tokenized as PostgreSQL 15 does (a number glued to a name is refused,
 // as the server does, since older servers split it into a number and a
 // call), is sent with the extended protocol (one statement, whatever
-// default_query_exec_mode the URL sets), runs in a READ ONLY transaction
-// that is rolled back with standard_conforming_strings on (so a backslash
-// in a string is text, as the check reads it, whatever the server's
-// default), and runs
-// as the schema's read-only role (migration 00005) after SET LOCAL ROLE.
-// The role is checked first: it must exist, hold no attribute and no
-// membership (so that switching to it can only take powers away), and the
-// session user must be a member; otherwise ErrNoReaderRole, unless
-// UntrustedQueryOptions.AsSessionUser. No SECURITY DEFINER function is
-// involved. The function check reads the query's tokens (comments and
-// string constants dropped, quoted identifiers unquoted, U& escapes
-// refused), so a name hidden in a string is not a call and a call is seen
-// however it is written; functions already defined in the database by
-// others, which the role may execute, are the role's privileges' business.
+// default_query_exec_mode the URL sets), and runs in a READ ONLY
+// transaction that is rolled back with standard_conforming_strings on (so
+// a backslash in a string is text, as the check reads it, whatever the
+// server's default).
+//
+// A list of forbidden words is not a sandbox, though: the probe of issue
+// 36 hid set_config('role', session_user, true) after a -- comment ended
+// by \r (PostgreSQL ends a -- comment at \r as well as \n; the tokenizer
+// now does too), which under the old SET LOCAL ROLE returned to the
+// connecting superuser. So the query runs on a connection of its own that
+// logged in as the schema's read-only role (migration 00005): its session
+// user is that role, and SET ROLE, RESET ROLE, set_config('role', …) and
+// SET SESSION AUTHORIZATION can reach nothing else, whatever the checks
+// miss. The role is checked first on the store's pool: it must exist and
+// hold no attribute and no membership, else ErrNoReaderRole; a NOLOGIN
+// role (as 00005 creates it) is given LOGIN, and CONNECT on the database
+// if it lacks it, when the store's user may (CREATEROLE); the connection
+// then checks that the server took it as that powerless role. The login
+// uses the store's URL with the role as user and without the URL's
+// password: UntrustedQueryOptions.ReaderPassword, or the role's line in
+// the password file (~/.pgpass, $PGPASSFILE), or none (pg_hba.conf trust,
+// peer with a map, cert). A LOGIN role without a password cannot log in
+// by password, so giving it LOGIN opens nothing a server's pg_hba.conf
+// does not. A login the server refuses is ErrNoReaderRole with the ways
+// to allow it: there is no fallback to the URL's user, unless the caller
+// asks for UntrustedQueryOptions.AsSessionUser (sessionctl sql
+// --unsafe-role), which keeps the checks but not the role. No SECURITY
+// DEFINER function is involved. The function check reads the query's
+// tokens (comments and string constants dropped, quoted identifiers
+// unquoted, U& escapes refused), so a name hidden in a string is not a
+// call and a call is seen however it is written; functions already
+// defined in the database by others, which the role may execute, are
+// the role's privileges' business.
 //
 // # Decisions
 //

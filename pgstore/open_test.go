@@ -152,6 +152,7 @@ func TestNULInExtractedText(t *testing.T) {
 // TestOpenUnreachableFailsSoon: a server that does not answer makes Open
 // fail with ErrBusy after its short wait, not after RetryTimeout.
 func TestOpenUnreachableFailsSoon(t *testing.T) {
+	t.Parallel() // it waits openWait (10 s) doing nothing
 	_, err := Open(t.Context(), "postgres://postgres@127.0.0.1:1/postgres?sslmode=disable", &Options{RetryTimeout: time.Hour})
 	if !errors.Is(err, sessiondb.ErrBusy) && !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Open of an unreachable server = %v, want ErrBusy or a deadline", err)

@@ -5,17 +5,21 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/sessiondb/sessiondb"
 )
 
 // ErrNoReaderRole is returned by QueryUntrusted when the schema's read-only
 // role (see migrations/postgres/00005_sql_reader_role.sql) does not exist,
-// cannot be used by the connecting user, or has more powers than reading.
+// has more powers than reading, may not log in (and the connecting user
+// may not let it), or when the server refuses its login (pg_hba.conf, a
+// password): the query then does not run.
 var ErrNoReaderRole = errors.New("no usable read-only role")
 
 // readerRoleSQL computes the name of the current schema's read-only role,
@@ -27,6 +31,13 @@ const readerRoleSQL = `SELECT 'sessiondb_reader_' || left(encode(sha256(convert_
 type UntrustedQueryOptions struct {
 	// Timeout is the server's statement_timeout for the query (0: none).
 	Timeout time.Duration
+	// ReaderPassword is the read-only role's password, for a server that
+	// asks one of it (pg_hba.conf md5 or scram-sha-256). Empty: the
+	// password file (~/.pgpass or $PGPASSFILE) is searched for the role's
+	// line, as libpq does; a server that trusts the login (trust, peer
+	// with a map, cert) needs none. The URL's own password is never sent
+	// for the role.
+	ReaderPassword string
 	// AsSessionUser runs the query as the connecting user instead of the
 	// schema's read-only role: still in a READ ONLY transaction that is
 	// rolled back, with the same statement checks, but with every other
@@ -49,6 +60,21 @@ func (s *Store) ReaderRole(ctx context.Context) (string, error) {
 // sessiondb's tables (sessionctl sql): the caller closes the rows, then
 // calls done. The query
 //
+//   - runs on a connection of its own that logged in as the schema's
+//     read-only role (not the store's pool, not SET ROLE): its session
+//     user has SELECT on the schema's tables and views and nothing else,
+//     so no statement, function or setting can return to a more
+//     privileged role (SET ROLE, RESET ROLE, set_config('role', …) and SET
+//     SESSION AUTHORIZATION only ever reach the role itself). The role
+//     must exist and have no attribute and no membership; a NOLOGIN role
+//     (as migration 00005 made it) is given LOGIN, and CONNECT on the
+//     database, through the store's pool the first time, when its user
+//     may (see readerLogin). The login uses the store's URL with the user
+//     replaced by the role and the URL's password dropped
+//     (UntrustedQueryOptions.ReaderPassword, or the password file).
+//     Anything else — no role, a role with powers, a login the server
+//     refuses — is ErrNoReaderRole and nothing runs: there is no fallback
+//     to the URL's user unless the caller asks for AsSessionUser;
 //   - must be one statement of a kind that only reads: SELECT, WITH,
 //     VALUES, TABLE, SHOW, or EXPLAIN without ANALYZE (SET, RESET, COPY,
 //     NOTIFY, CHECKPOINT, DO, CALL, LOCK, … are refused: ErrInvalid);
@@ -56,17 +82,14 @@ func (s *Store) ReaderRole(ctx context.Context) (string, error) {
 //     text of its own (unsafeFunction: advisory locks, pg_notify,
 //     set_config, query_to_xml, dblink, large objects, server files and
 //     signals, …: ErrInvalid), whatever its case, quoting, schema
-//     qualification or the comments around it;
+//     qualification or the comments around it. These checks are a second
+//     line, for the error message and for AsSessionUser: the role's
+//     login is what makes a query that slips past them harmless;
 //   - runs in a READ ONLY transaction that is always rolled back, with
 //     standard_conforming_strings on (as the check reads strings), sent
 //     with the extended protocol (the server itself refuses a second
 //     statement, whatever the URL's default_query_exec_mode), with
-//     statement_timeout set for that transaction;
-//   - runs as the schema's read-only role (SET LOCAL ROLE), which has
-//     SELECT on the schema's tables and views and nothing else, unless
-//     AsSessionUser. The role must exist, the connecting user must be a
-//     member, and it must have no attribute and no membership of its own:
-//     anything else is ErrNoReaderRole, and nothing runs.
+//     statement_timeout set for that transaction.
 //
 // Reading a table the role may not read, or calling a function only a
 // privileged role may (pg_read_file, pg_terminate_backend, lo_import, …),
@@ -78,14 +101,45 @@ func (s *Store) QueryUntrusted(ctx context.Context, query string, o UntrustedQue
 	if err := checkUntrusted(query); err != nil {
 		return nil, nil, err
 	}
-	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	return s.queryUnchecked(ctx, query, o)
+}
+
+// queryUnchecked is QueryUntrusted after the statement checks: what holds
+// when they miss something (tests call it with queries they refuse).
+func (s *Store) queryUnchecked(ctx context.Context, query string, o UntrustedQueryOptions) (*sql.Rows, func(), error) {
+	db, role := s.db.DB, ""
+	closeDB := func() {}
+	if !o.AsSessionUser {
+		var err error
+		role, err = s.readerLogin(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		rdb, err := s.openReader(ctx, role, o.ReaderPassword)
+		if err != nil {
+			return nil, nil, err
+		}
+		db, closeDB = rdb, func() { _ = rdb.Close() }
+	}
+	tx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
+		closeDB()
 		return nil, nil, fmt.Errorf("query: %w", translate(err))
 	}
-	done := func() { _ = tx.Rollback() }
+	done := func() {
+		_ = tx.Rollback()
+		closeDB()
+	}
 	fail := func(err error) (*sql.Rows, func(), error) {
 		done()
 		return nil, nil, err
+	}
+	if role != "" {
+		// What the server says this connection is, not what was asked
+		// for: the session user must be the role, with no power.
+		if err := checkReaderSession(ctx, tx, role); err != nil {
+			return fail(err)
+		}
 	}
 	// checkUntrusted reads '…' as PostgreSQL does with standard-conforming
 	// strings (a backslash is text); a server, database or role default of
@@ -99,11 +153,6 @@ func (s *Store) QueryUntrusted(ctx context.Context, query string, o UntrustedQue
 			return fail(fmt.Errorf("query: %w", translate(err)))
 		}
 	}
-	if !o.AsSessionUser {
-		if err := setReaderRole(ctx, tx); err != nil {
-			return fail(err)
-		}
-	}
 	rows, err := tx.QueryContext(ctx, query, pgx.QueryExecModeDescribeExec)
 	if err != nil {
 		return fail(fmt.Errorf("query: %w", translate(err)))
@@ -111,34 +160,132 @@ func (s *Store) QueryUntrusted(ctx context.Context, query string, o UntrustedQue
 	return rows, done, nil
 }
 
-// setReaderRole switches tx to the schema's read-only role after checking
-// that it is one: an existing role with no attribute (not superuser, no
-// login, no CREATEROLE, CREATEDB, REPLICATION, BYPASSRLS) and no membership
-// in another role, so that SET ROLE can only take powers away.
-func setReaderRole(ctx context.Context, tx *sql.Tx) error {
-	var name string
-	if err := tx.QueryRowContext(ctx, readerRoleSQL).Scan(&name); err != nil {
-		return fmt.Errorf("query: %w", translate(err))
+// readerPowersSQL reads, for the role named $1, whether it exists, whether
+// it holds an attribute beyond logging in or a membership in any role
+// (either could give it back powers), whether it may log in, and whether
+// it may connect to the current database.
+const readerPowersSQL = `SELECT
+		rolsuper OR rolcreaterole OR rolcreatedb OR rolreplication OR rolbypassrls
+			OR EXISTS (SELECT 1 FROM pg_auth_members m WHERE m.member = r.oid),
+		rolcanlogin,
+		has_database_privilege(r.oid, current_database(), 'CONNECT')
+	FROM pg_roles r WHERE rolname = $1`
+
+// readerLogin returns the schema's read-only role after making sure it can
+// log in: it must exist and hold no attribute and no membership; if it is
+// NOLOGIN (migration 00005 created it so, for SET ROLE) or may not connect
+// to the database, the store's user gives it LOGIN and CONNECT — which
+// needs CREATEROLE (or superuser) and the database's grant option — once;
+// a user that may not gets ErrNoReaderRole with the statements to run.
+// LOGIN without a password lets no one in by password: the server lets the
+// role in only as pg_hba.conf says (trust, peer, cert) or with a password
+// someone set for it.
+func (s *Store) readerLogin(ctx context.Context) (string, error) {
+	name, err := s.ReaderRole(ctx)
+	if err != nil {
+		return "", fmt.Errorf("query: %w", err)
 	}
-	var r struct {
-		exists, powerful, member bool
-	}
-	err := tx.QueryRowContext(ctx, `SELECT true,
-			rolsuper OR rolcanlogin OR rolcreaterole OR rolcreatedb OR rolreplication OR rolbypassrls,
-			EXISTS (SELECT 1 FROM pg_auth_members m WHERE m.member = r.oid)
-		FROM pg_roles r WHERE rolname = $1`, name).Scan(&r.exists, &r.powerful, &r.member)
+	var powerful, login, connect bool
+	err = s.db.QueryRowContext(ctx, readerPowersSQL, name).Scan(&powerful, &login, &connect)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		return fmt.Errorf("query: %w: role %s does not exist (the user that created this schema could not create roles)", ErrNoReaderRole, name)
+		return "", fmt.Errorf("query: %w: role %s does not exist (the user that created this schema could not create roles)", ErrNoReaderRole, name)
 	case err != nil:
-		return fmt.Errorf("query: %w", translate(err))
-	case r.powerful || r.member:
-		return fmt.Errorf("query: %w: role %s has attributes or role memberships beyond reading; refusing to run as it", ErrNoReaderRole, name)
+		return "", fmt.Errorf("query: %w", translate(err))
+	case powerful:
+		return "", fmt.Errorf("query: %w: role %s has attributes or role memberships beyond reading; refusing to run as it", ErrNoReaderRole, name)
 	}
-	if _, err := tx.ExecContext(ctx, "SET LOCAL ROLE "+pgx.Identifier{name}.Sanitize()); err != nil {
-		var user string
-		_ = tx.QueryRowContext(ctx, "SELECT session_user").Scan(&user)
-		return fmt.Errorf("query: %w: %s may not use role %s (GRANT %s TO %s): %v", ErrNoReaderRole, user, name, name, user, err)
+	id := pgx.Identifier{name}.Sanitize()
+	if !login {
+		if _, err := s.db.ExecContext(ctx, "ALTER ROLE "+id+" LOGIN"); err != nil {
+			return "", fmt.Errorf("query: %w: role %s may not log in, and this user may not change that (%v): as a role with CREATEROLE, run ALTER ROLE %s LOGIN", ErrNoReaderRole, name, translate(err), id)
+		}
+	}
+	if !connect {
+		var dbname string
+		if err := s.db.QueryRowContext(ctx, "SELECT current_database()").Scan(&dbname); err != nil {
+			return "", fmt.Errorf("query: %w", translate(err))
+		}
+		db := pgx.Identifier{dbname}.Sanitize()
+		if _, err := s.db.ExecContext(ctx, "GRANT CONNECT ON DATABASE "+db+" TO "+id); err != nil {
+			return "", fmt.Errorf("query: %w: role %s may not connect to database %s, and this user may not grant it (%v): as its owner, run GRANT CONNECT ON DATABASE %s TO %s", ErrNoReaderRole, name, dbname, translate(err), db, id)
+		}
+	}
+	return name, nil
+}
+
+// openReader opens a one-connection pool logged in as role: the store's
+// URL, with its user replaced by role and its password replaced by
+// password (empty: the password file's line for role, if any; never
+// $PGPASSWORD, which is the URL user's). A login the server refuses is
+// ErrNoReaderRole, saying how to allow it.
+func (s *Store) openReader(ctx context.Context, role, password string) (*sql.DB, error) {
+	cfg, err := readerConfig(s.url, role, password)
+	if err != nil {
+		return nil, fmt.Errorf("query: %w", err)
+	}
+	db := openTextDB(cfg)
+	db.SetMaxOpenConns(1)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("query: %w", ctx.Err())
+		}
+		return nil, fmt.Errorf("query: %w: the server refused the login of the read-only role %s (%v): allow it in pg_hba.conf, or set its password (ALTER ROLE %s PASSWORD '…') and put it in ~/.pgpass",
+			ErrNoReaderRole, role, loginError(err), pgx.Identifier{role}.Sanitize())
+	}
+	return db, nil
+}
+
+// loginError shortens pgx's connection error to the server's reason.
+func loginError(err error) string {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Message
+	}
+	return err.Error()
+}
+
+// readerConfig returns the connection settings of dbURL with role as the
+// user and password as its password (or none).
+func readerConfig(dbURL, role, password string) (*pgx.ConnConfig, error) {
+	u, err := url.Parse(dbURL)
+	if err != nil {
+		return nil, fmt.Errorf("reader URL: %w", err)
+	}
+	u.User = url.User(role)
+	q := u.Query()
+	q.Del("user")
+	// Set even when empty: an empty password overrides $PGPASSWORD and
+	// leaves the password file to pgx, looked up for role.
+	q.Set("password", password)
+	u.RawQuery = q.Encode()
+	cfg, err := pgx.ParseConfig(u.String())
+	if err != nil {
+		return nil, fmt.Errorf("reader URL: %s", err)
+	}
+	if cfg.User != role {
+		return nil, fmt.Errorf("reader URL: connects as %s, not %s", cfg.User, role)
+	}
+	return cfg, nil
+}
+
+// checkReaderSession checks, inside the transaction the query runs in, that
+// the server took the connection as role — session and current user —
+// and that role still holds no power (an ALTER ROLE between readerLogin
+// and the login would show here).
+func checkReaderSession(ctx context.Context, tx *sql.Tx, role string) error {
+	var session, current string
+	var powerful bool
+	err := tx.QueryRowContext(ctx, `SELECT session_user, current_user,
+			rolsuper OR rolcreaterole OR rolcreatedb OR rolreplication OR rolbypassrls
+				OR EXISTS (SELECT 1 FROM pg_auth_members m WHERE m.member = r.oid)
+		FROM pg_roles r WHERE r.rolname = session_user`).Scan(&session, &current, &powerful)
+	if err != nil {
+		return fmt.Errorf("query: %w", translate(err))
+	}
+	if session != role || current != role || powerful {
+		return fmt.Errorf("query: %w: the read-only connection runs as %s (current user %s), not as the powerless %s", ErrNoReaderRole, session, current, role)
 	}
 	return nil
 }
@@ -252,7 +399,10 @@ func sqlTokens(q string) ([]sqlToken, error) {
 		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
 			i++
 		case strings.HasPrefix(q[i:], "--"):
-			j := strings.IndexByte(q[i:], '\n')
+			// PostgreSQL ends a -- comment at a newline, \n or \r
+			// (scan.l: non_newline is [^\n\r]): text after a lone \r is
+			// a statement, and is checked.
+			j := strings.IndexAny(q[i:], "\n\r")
 			if j < 0 {
 				return toks, nil
 			}

@@ -20,6 +20,7 @@ func TestCheckUntrusted(t *testing.T) {
 		`SELECT E'\'pg_read_file(\''`, `SELECT "analyze" FROM t`, `SELECT lo_x FROM t`,
 		`SELECT substr(text, 1, 80) FROM transcript WHERE text LIKE '%lo_import(%'`,
 		`SELECT 0x1F, 0o17, 0b101, 1_000, 1.5e-3, 2E+2, .5, 3., a.b FROM t WHERE x IN (1,2) AND y>1`, `SELECT $1, $2::int`,
+		"SELECT 1 -- pg_read_file(\n", "SELECT 1 -- pg_read_file(", "SELECT 1 /* -- */ /* pg_read_file( */",
 	} {
 		if err := checkUntrusted(q); err != nil {
 			t.Errorf("checkUntrusted(%q) = %v, want accepted", q, err)
@@ -40,6 +41,9 @@ func TestCheckUntrusted(t *testing.T) {
 		`SELECT 1_pg_advisory_lock(1)`, `SELECT 0xpg_advisory_lock(1)`, `SELECT 1E'x'`, `SELECT 1e`,
 		`SELECT ts_rewrite('a'::tsquery, 'SELECT 1')`, `SELECT pg_logical_slot_get_changes('s', NULL, NULL)`,
 		`((SET ROLE x))`, `SELECT 1 LIMIT length(pg_advisory_lock(1)::text)`, `VALUES (1), (pg_advisory_lock(1)::text::int)`,
+		// Issue 36: PostgreSQL ends a -- comment at \r as well as \n.
+		"SELECT 1 --\r, set_config('role', session_user, true)", "SELECT 1 -- x\r\n, pg_read_file('/x')",
+		"--\rSET ROLE postgres", "SELECT 1 /* a /* b */ --\r */, pg_read_file('/x')",
 	} {
 		if err := checkUntrusted(q); !errors.Is(err, sessiondb.ErrInvalid) {
 			t.Errorf("checkUntrusted(%q) = %v, want ErrInvalid", q, err)

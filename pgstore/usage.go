@@ -17,7 +17,7 @@ var _ sessiondb.Repricer = (*Store)(nil)
 func (engineDriver) UsageTotalsOf(ctx context.Context, tx engine.Tx, ids []string) (map[string]sessiondb.UsageTotals, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT session_id, count(*), coalesce(sum(input_tokens), 0)::bigint,
 		coalesce(sum(output_tokens), 0)::bigint, coalesce(sum(cache_read_tokens), 0)::bigint,
-		coalesce(sum(cache_write_tokens), 0)::bigint, coalesce(sum(reasoning_tokens), 0)::bigint, coalesce(sum(cost), 0),
+		coalesce(sum(cache_write_tokens), 0)::bigint, coalesce(sum(reasoning_tokens), 0)::bigint, coalesce(sum(`+backend.CostSQL+`), 0),
 		`+backend.UnpricedSQL+`
 		FROM usage u WHERE session_id = ANY(?::text[]) GROUP BY session_id`, ids)
 	if err != nil {

@@ -33,10 +33,17 @@ func (d engineDriver) AppendCommit(ctx context.Context, etx engine.Tx, id string
 	// row: one statement fewer per append.
 	var r engine.SessionRow
 	var next int64
+	// A user message appended gives a session without a preview its
+	// preview (engine.AppendPreview), in the same UPDATE.
+	args := []any{len(rows), engine.CountMessages(rows), engine.FormatTime(now), id, expect}
+	set := ""
+	if preview := engine.AppendPreview(rows); preview != nil {
+		set, args = `, preview = coalesce(preview, ?6)`, append(args, preview)
+	}
 	err := tx.QueryRowxContext(ctx, `UPDATE sessions SET sequence = sequence + 1, last_seq = last_seq + ?1,
-		entry_count = entry_count + ?1, message_count = message_count + ?2, updated_at = ?3
+		entry_count = entry_count + ?1, message_count = message_count + ?2, updated_at = ?3`+set+`
 		WHERE id = ?4 AND (?5 IS NULL OR sequence = ?5) RETURNING `+returningColumns+`, (`+nextEntryID+`)`,
-		len(rows), engine.CountMessages(rows), engine.FormatTime(now), id, expect).Scan(append(r.Fields(), &next)...)
+		args...).Scan(append(r.Fields(), &next)...)
 	if errors.Is(err, sql.ErrNoRows) {
 		// Not there, or not at the expected sequence: say which.
 		sess, err := getSession(ctx, tx, id)
@@ -80,8 +87,13 @@ func (d engineDriver) FinishCommit(ctx context.Context, etx engine.Tx, id string
 		return sess, nil
 	}
 	tx := etx.(*sqlx.Tx)
+	args := []any{f.LastSeq, f.MessageCount, f.EntryCount, engine.FormatTime(f.UpdatedAt)}
+	set := engine.PreviewSQL(f)
+	if set != "" {
+		args = append(args, f.Preview)
+	}
 	_, err := tx.ExecContext(ctx, `UPDATE sessions SET sequence = sequence + 1, last_seq = ?, message_count = ?,
-		entry_count = ?, updated_at = ? WHERE id = ?`, f.LastSeq, f.MessageCount, f.EntryCount, engine.FormatTime(f.UpdatedAt), id)
+		entry_count = ?, updated_at = ?`+set+` WHERE id = ?`, append(args, id)...)
 	if err != nil {
 		return sessiondb.Session{}, err
 	}

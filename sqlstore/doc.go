@@ -7,14 +7,20 @@
 // with mode 0600 (its directory 0700), opens a writer pool of exactly one
 // connection (BEGIN IMMEDIATE transactions) and a separate read-only pool
 // (query_only), sets the pragmas busy_timeout, journal_mode=WAL,
-// synchronous and foreign_keys, checks that SQLite really switched to WAL,
-// and applies pending migrations. If any step fails, everything opened so
+// synchronous, foreign_keys and cell_size_check (a damaged b-tree page is
+// ErrCorrupt when it is read, not garbage a write builds on), checks that
+// SQLite really switched to WAL, and applies pending migrations. If any step fails, everything opened so
 // far is closed. A database whose schema is newer than the binary, and an
 // SQLite file holding someone else's tables (schema objects but no
 // sessiondb version table), are refused before the writer connects, so
 // their journal mode is not switched to WAL and no schema is installed
 // (ErrSchemaTooNew, ErrCorrupt). An empty file, or an SQLite file without
 // any schema object, holds nothing to lose and becomes a new database.
+//
+// Damage a write meets is ErrCorrupt too: a write that finds the entry id
+// or the seq it chose (one above what it read, under the write lock)
+// already taken has read a damaged page or record, since no other writer
+// could have taken it (errors.go, storeChosenKey; issue 36).
 //
 // # Read-only opening
 //

@@ -57,6 +57,10 @@ func translate(err error) error {
 		sentinel = sessiondb.ErrReadOnly
 	case sqlite3.SQLITE_TOOBIG:
 		sentinel = sessiondb.ErrInvalid
+	case sqlite3.SQLITE_CONSTRAINT:
+		if storeChosenKey(se) {
+			return fmt.Errorf("%w: the database is damaged: a key the store chose from what it read (the highest entry id, the session's last seq) exists already: %s", sessiondb.ErrCorrupt, se.Error())
+		}
 	case sqlite3.SQLITE_ERROR:
 		// A header declaring a schema format this SQLite cannot read:
 		// damaged, or written by a future SQLite.
@@ -79,6 +83,27 @@ func translate(err error) error {
 		return err
 	}
 	return fmt.Errorf("%w: %s", sentinel, se.Error())
+}
+
+// storeChosenKey reports whether err is a uniqueness failure on a key
+// that no caller gives: an entry's id (nextEntryID: one above max(id) and
+// the search cursor) and its (session_id, seq) (one above the session's
+// last_seq), both read inside the write transaction, which excludes every
+// other writer. Such a key can exist already only if what was read is
+// wrong: a damaged b-tree (a flipped byte in the last leaf of entries, which
+// max(id) reads without checking its cells once the page is cached) or a
+// damaged record (last_seq; SQLite does not checksum payloads). So it is
+// ErrCorrupt, not a conflict the caller could resolve (issue 36, torture
+// seed 1796552175591336711).
+func storeChosenKey(se *sqlite.Error) bool {
+	msg := se.Error()
+	switch se.Code() {
+	case sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
+		return strings.Contains(msg, "UNIQUE constraint failed: entries.id")
+	case sqlite3.SQLITE_CONSTRAINT_UNIQUE:
+		return strings.Contains(msg, "UNIQUE constraint failed: entries.session_id, entries.seq")
+	}
+	return false
 }
 
 // isSQLError reports whether err is SQLite's generic SQLITE_ERROR (a

@@ -101,6 +101,7 @@ func (s *Store) indexerDSN() string {
 	q := url.Values{}
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", s.busyMillis))
 	q.Add("mode", "ro")
+	q.Add("_pragma", "cell_size_check(1)") // see dsn
 	return u.String() + "?" + q.Encode()
 }
 

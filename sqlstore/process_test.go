@@ -38,9 +38,10 @@ import (
 	"time"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/longtest"
 )
 
-var crashKills = flag.Int("crash.kills", 50, "number of times TestCrashSafety SIGKILLs its writer child")
+var crashKills = flag.Int("crash.kills", longtest.Size(12, 50), "number of times TestCrashSafety SIGKILLs its writer child (12, and 50 in the long run)")
 
 const (
 	procRoleEnv  = "SESSIONDB_TEST_ROLE"  // "append" or "crash"

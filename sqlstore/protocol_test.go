@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/longtest"
 )
 
 // TestWALProtocolErrorIsBusy makes SQLite return SQLITE_PROTOCOL for real:
@@ -21,9 +22,7 @@ import (
 // 100 times over ~10 s before giving up with SQLITE_PROTOCOL. The store
 // must report that as ErrBusy (retryable), not as an unmapped error.
 func TestWALProtocolErrorIsBusy(t *testing.T) {
-	if testing.Short() {
-		t.Skip("takes about 10 s: SQLite's own retry schedule")
-	}
+	longtest.Skip(t, "takes about 10 s: SQLite's own retry schedule")
 	t.Parallel()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "protocol.db")

@@ -64,6 +64,11 @@ func TestReindex(t *testing.T) {
 	if hits, _ := s.Search(ctx, "visible", sessiondb.SearchOptions{}); len(hits) != 1 {
 		t.Fatalf("old text still expected to match: %+v", hits)
 	}
+	// The preview follows the new text (issue 44).
+	infos, _, err := s.List(ctx, sessiondb.ListOptions{})
+	if want := `{"role":"user","content":"visible","secret":"hidden walrus"}`; err != nil || len(infos) != 1 || infos[0].Preview != want {
+		t.Errorf("preview after re-extraction = %+v, %v; want %q", infos, err, want)
+	}
 }
 
 // TestSearchFoldsLikeTheScan: a hit is a text holding every term with each

@@ -22,7 +22,7 @@ func (engineDriver) UsageTotalsOf(ctx context.Context, tx engine.Tx, ids []strin
 	}
 	rows, err := tx.QueryContext(ctx, `SELECT session_id, count(*), coalesce(sum(input_tokens), 0),
 		coalesce(sum(output_tokens), 0), coalesce(sum(cache_read_tokens), 0),
-		coalesce(sum(cache_write_tokens), 0), coalesce(sum(reasoning_tokens), 0), coalesce(sum(cost), 0),
+		coalesce(sum(cache_write_tokens), 0), coalesce(sum(reasoning_tokens), 0), coalesce(sum(`+backend.CostSQL+`), 0),
 		`+backend.UnpricedSQL+`
 		FROM usage u WHERE session_id IN (SELECT value FROM json_each(?)) GROUP BY session_id`, string(list))
 	if err != nil {

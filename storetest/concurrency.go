@@ -10,23 +10,26 @@ import (
 	"testing"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/longtest"
 )
 
 func concurrencyTests() []testCase {
 	return []testCase{
-		{name: "Appends32x200", fn: testConcurrentAppends},
+		{name: "Appends32", fn: testConcurrentAppends},
 		{name: "ConflictingWriters", fn: testConflictingWriters},
 		{name: "SnapshotReads", fn: testSnapshotReads},
 		{name: "CreateSameID", fn: testConcurrentCreate},
 	}
 }
 
+// testConcurrentAppends: 32 goroutines append to 4 sessions at once, 200
+// appends each in the long run and 60 in the quick one.
 func testConcurrentAppends(t *testing.T, s sessiondb.Store) {
 	const (
 		goroutines = 32
-		appends    = 200
 		sessions   = 4
 	)
+	appends := longtest.Size(60, 200)
 	for i := range sessions {
 		mustCreate(t, s, fmt.Sprintf("conc-%d", i))
 	}

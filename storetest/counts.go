@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/longtest"
 )
 
 // Session.MessageCount and Session.EntryCount are kept by the store, not
@@ -182,11 +183,16 @@ func countsSeeds() []uint64 {
 		}
 		return []uint64{seed}
 	}
+	if !longtest.Enabled() {
+		// The quick run: one fixed seed and one new one.
+		return []uint64{1, uint64(time.Now().UnixNano())}
+	}
 	return []uint64{1, 2, 3, uint64(time.Now().UnixNano())}
 }
 
-// countsOpsPerSeed is how many random operations RandomOps runs per seed.
-const countsOpsPerSeed = 300
+// countsOpsPerSeed is how many random operations RandomOps runs per seed:
+// 300 in the long run, 120 in the quick one (see internal/longtest).
+var countsOpsPerSeed = longtest.Size(120, 300)
 
 // testCountsRandomOps runs seeded random sequences of writes — appends of
 // mixed kinds, commits with KeepLast, compactions with and without summaries

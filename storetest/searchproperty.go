@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/longtest"
 )
 
 // Sizes of searchNeverMisses: enough entries that the index's candidates
@@ -17,7 +18,7 @@ const (
 	propSessions       = 200
 	propEntriesPerSess = 20
 	propQueries        = 300
-	propQueriesRace    = 60 // under -race (see raceEnabled)
+	propQueriesRace    = 60 // under -race (see raceEnabled), and in the quick run (see internal/longtest)
 	propLimit          = 20
 	propMinRunes       = 3
 	propMaxRunes       = 30
@@ -103,7 +104,7 @@ func searchNeverMisses(t *testing.T, s sessiondb.Store) {
 		}
 	}
 	queries := propQueries
-	if raceEnabled {
+	if raceEnabled || !longtest.Enabled() {
 		queries = propQueriesRace
 	}
 	checked, rare := 0, 0

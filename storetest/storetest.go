@@ -68,6 +68,7 @@ func Run(t *testing.T, newStore func(t *testing.T) sessiondb.Store) {
 		{"Counts", countTests()},
 		{"Secrets", secretTests()},
 		{"Project", projectTests()},
+		{"Seeds", seedTests()},
 		{"SourceMarks", sourceMarkTests()},
 	}
 	for _, g := range groups {

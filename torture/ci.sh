@@ -7,7 +7,7 @@
 #  2. every fuzz target of the module for FUZZTIME (default 10s) each.
 #
 # The rest of the torture package (full disk, read-only storage, hostile
-# files, hostile imports) runs in the ordinary `go test ./...`.
+# files, hostile imports) runs in the long run (SESSIONDB_LONG=1 go test ./...).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."

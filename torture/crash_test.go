@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/longtest"
 	"github.com/sessiondb/sessiondb/jsonlimport"
 	"github.com/sessiondb/sessiondb/sqlstore"
 )
@@ -307,6 +308,10 @@ func runWorkload(t *testing.T, sd uint64, dur time.Duration, nw, gor int, check 
 // checks the database against their oracle logs after every kill and at
 // the end. See the package documentation for the invariants.
 func TestCrashWorkload(t *testing.T) {
+	if *flagDuration == 0 && *flagSeed == 0 && *flagRecheck == "" {
+		// Asked for by a flag (torture/ci.sh, a replay) it always runs.
+		longtest.Skip(t, "kills worker processes for 20 s and checks the database after each kill")
+	}
 	t.Parallel()
 	if *flagRecheck != "" {
 		recheck(t, *flagRecheck)

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/sessiondb/sessiondb/internal/longtest"
 )
 
 // TestConcurrentFirstOpen is the regression test for a failure the crash
@@ -20,7 +22,8 @@ import (
 // lock, and SQLite does not call the busy handler for that lock.
 func TestConcurrentFirstOpen(t *testing.T) {
 	t.Parallel()
-	const rounds, procs = 10, 6
+	const procs = 6
+	rounds := longtest.Size(3, 10)
 	var failures []string
 	for round := range rounds {
 		dir := t.TempDir()

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/longtest"
 	"github.com/sessiondb/sessiondb/internal/pgtest"
 	"github.com/sessiondb/sessiondb/internal/sessionview"
 	"github.com/sessiondb/sessiondb/jsonlimport"
@@ -41,9 +42,7 @@ import (
 // totals, effective transcripts, state, interrupt, titles and forks. It
 // runs on SQLite and, when a server is reachable, on PostgreSQL.
 func TestWatchFaults(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds sessionctl and runs watcher processes for a while")
-	}
+	longtest.Skip(t, "builds sessionctl and runs watcher processes for a while")
 	bin := buildSessionctlBinary(t)
 	t.Run("sqlite", func(t *testing.T) {
 		runWatchFaults(t, bin, filepath.Join(t.TempDir(), "sessions.db"))

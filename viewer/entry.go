@@ -19,6 +19,7 @@ const maxShown = 64 << 10
 type block struct {
 	Kind    string        // text, thinking, context, call, result, json
 	HTML    template.HTML // text, thinking and context: rendered markdown
+	Src     string        // text, thinking and context: the markdown source (for a markdown export)
 	Text    string        // result, json: plain text (escaped by the template)
 	Name    string        // call: tool name; context: its first line
 	What    string        // call: what it ran (the command, the file), shown before it is opened
@@ -87,6 +88,12 @@ type cutView struct {
 // is bookkeeping or injected context. A body it finds nothing in is shown
 // as JSON text.
 func viewEntry(format string, e sessiondb.Entry) entryView {
+	return viewEntryMax(format, e, maxShown)
+}
+
+// viewEntryMax is viewEntry with the text of each block clipped at max
+// bytes (an export shares every byte: it passes no limit, math.MaxInt).
+func viewEntryMax(format string, e sessiondb.Entry, max int) entryView {
 	v := entryView{Seq: e.Seq, Summary: e.Summary, Role: e.Role, Kind: e.Kind, Size: len(e.Body)}
 	if !e.CreatedAt.IsZero() {
 		v.Time = e.CreatedAt.UTC().Format("2006-01-02 15:04:05")
@@ -98,54 +105,54 @@ func viewEntry(format string, e sessiondb.Entry) entryView {
 	v.Bookkeeping, v.Context = m.Bookkeeping, m.Context
 	v.Part = e.Kind == "message-part"
 	if m.Thinking != "" {
-		v.Blocks = append(v.Blocks, textBlock("thinking", m.Thinking))
+		v.Blocks = append(v.Blocks, textBlock("thinking", m.Thinking, max))
 	}
 	if m.Text != "" {
 		kind := "text"
 		if m.Context {
 			kind = "context"
 		}
-		b := textBlock(kind, m.Text)
+		b := textBlock(kind, m.Text, max)
 		if m.Context {
 			b.Name = visible(firstLine(m.Text, 100))
 		}
 		v.Blocks = append(v.Blocks, b)
 	}
 	for _, c := range m.Calls {
-		v.Blocks = append(v.Blocks, callBlock(c))
+		v.Blocks = append(v.Blocks, callBlock(c, max))
 	}
 	for _, r := range m.Results {
-		v.Blocks = append(v.Blocks, resultBlock(r))
+		v.Blocks = append(v.Blocks, resultBlock(r, max))
 	}
 	if len(v.Blocks) == 0 && !m.Bookkeeping {
-		v.Blocks = append(v.Blocks, jsonBlock(string(e.Body)))
+		v.Blocks = append(v.Blocks, jsonBlock(string(e.Body), max))
 	}
 	return v
 }
 
-func textBlock(kind, s string) block {
-	s, cut := clip(s, maxShown)
-	return block{Kind: kind, HTML: renderMarkdown(s), Clipped: cut}
+func textBlock(kind, s string, max int) block {
+	s, cut := clip(s, max)
+	return block{Kind: kind, HTML: renderMarkdown(s), Src: s, Clipped: cut}
 }
 
-func jsonBlock(s string) block {
-	s, cut := clip(s, maxShown)
+func jsonBlock(s string, max int) block {
+	s, cut := clip(s, max)
 	return block{Kind: "json", Text: visible(s), Clipped: cut}
 }
 
 // callBlock shows a tool call, its arguments indented when they are JSON.
-func callBlock(c jsonlimport.ToolCall) block {
+func callBlock(c jsonlimport.ToolCall, max int) block {
 	a := c.Arguments
 	var buf bytes.Buffer
 	if json.Indent(&buf, []byte(a), "", "  ") == nil {
 		a = buf.String()
 	}
-	a, cut := clip(a, maxShown)
+	a, cut := clip(a, max)
 	return block{Kind: "call", Name: visible(c.Name), What: visible(c.Summary(160)), Args: visible(a), CallID: visible(c.ID), Clipped: cut}
 }
 
-func resultBlock(r jsonlimport.ToolResult) block {
-	text, cut := clip(r.Text, maxShown)
+func resultBlock(r jsonlimport.ToolResult, max int) block {
+	text, cut := clip(r.Text, max)
 	return block{Kind: "result", Text: visible(text), CallID: visible(r.CallID), IsError: r.IsError, Clipped: cut,
 		Agent: visible(r.Agent)}
 }

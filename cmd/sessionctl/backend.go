@@ -184,6 +184,9 @@ type userQueryOptions struct {
 	// unsafeRole runs a PostgreSQL query as the connecting user when the
 	// schema has no read-only role (see pgstore.QueryUntrusted).
 	unsafeRole bool
+	// readerPassword is the PostgreSQL read-only role's password
+	// ($SESSIONDB_READER_PASSWORD; empty: ~/.pgpass, or none).
+	readerPassword string
 }
 
 // fileBacked is a store kept in one local file, with the file checks
@@ -421,11 +424,14 @@ func (b pgBackend) QueryReadOnly(ctx context.Context, timeout time.Duration, que
 	return rows, done, nil
 }
 
-// QueryUser runs the query through pgstore's QueryUntrusted: one reading
-// statement, no function that acts beyond the transaction, READ ONLY and
-// rolled back, as the schema's read-only role (unless unsafeRole).
+// QueryUser runs the query through pgstore's QueryUntrusted: on a
+// connection logged in as the schema's read-only role (unless unsafeRole),
+// one reading statement, no function that acts beyond the transaction,
+// READ ONLY and rolled back.
 func (b pgBackend) QueryUser(ctx context.Context, o userQueryOptions, query string) (*sql.Rows, func(), error) {
-	rows, done, err := b.QueryUntrusted(ctx, query, pgstore.UntrustedQueryOptions{Timeout: o.timeout, AsSessionUser: o.unsafeRole})
+	rows, done, err := b.QueryUntrusted(ctx, query, pgstore.UntrustedQueryOptions{
+		Timeout: o.timeout, AsSessionUser: o.unsafeRole, ReaderPassword: o.readerPassword,
+	})
 	switch {
 	case err == nil:
 		return rows, done, nil

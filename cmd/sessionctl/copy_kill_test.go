@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/longtest"
 	"github.com/sessiondb/sessiondb/sqlstore"
 )
 
@@ -22,9 +23,7 @@ import (
 // only, each identical to the source's, then reruns the copy, which
 // copies only the rest.
 func TestCopyKilledAndRerun(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary and copies many sessions")
-	}
+	longtest.Skip(t, "builds the binary and copies many sessions")
 	if runtime.GOOS == "windows" {
 		t.Skip("SIGKILL")
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/longtest"
 	"github.com/sessiondb/sessiondb/sqlstore"
 )
 
@@ -162,6 +163,7 @@ func sourceWithSamples(t *testing.T) string {
 }
 
 func TestCopyRoundTripSQLitePostgresSQLite(t *testing.T) {
+	longtest.Skip(t, "copies every sample session to PostgreSQL and back")
 	src := sourceWithSamples(t)
 	pg := pgURL(t)
 	back := tempDB(t)

@@ -134,8 +134,11 @@
 // terminal mask the secrets the store found (sessiondb's doc, "Secrets")
 // as [REDACTED:rule]: mcp and serve always; show, search and list by
 // default, with --no-redact for a person at a terminal (show --json then
-// prints the stored bodies byte for byte again); export only with
-// --redact, since an exact export is its contract. backend.go's
+// prints the stored bodies byte for byte again); export into an agent's
+// format only with --redact, since an exact export is its contract, and
+// export --format markdown|html (files for people to read and share) by
+// default, with --no-redact; handoff writes the session as stored (it
+// goes into an agent's store on this machine, as export does). backend.go's
 // redactedView is the one place they get the view. secrets lists what
 // was found, never a secret; scrub rewrites the stored bodies (--yes
 // always) and doctor reports every scrub.

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/backend"
 	"github.com/sessiondb/sessiondb/sqlstore"
 )
 
@@ -173,6 +174,17 @@ func (a *app) runDoctor(asJSON bool) error {
 			add("log positions", checkFail, "%s", strings.Join(found, ", "))
 		default:
 			add("log positions", checkOK, "consistent")
+		}
+
+		// A cost totals cannot count (sessiondb.MaxCost): written by a
+		// binary that took any price (issue 36), or by hand.
+		switch n, err := queryInt(a.ctx, q, backend.BadCostSQL); {
+		case err != nil:
+			add("usage costs", checkFail, "%v", err)
+		case n > 0:
+			add("usage costs", checkFail, "%d usage rows hold a cost that is not a number between -$%g and $%g; totals count them as $0 (run 'sessionctl reprice' to recompute the estimated ones)", n, sessiondb.MaxCost, sessiondb.MaxCost)
+		default:
+			add("usage costs", checkOK, "every cost is a number within ±$%g", sessiondb.MaxCost)
 		}
 	}
 

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sessiondb/sessiondb/internal/longtest"
 )
 
 // binary builds sessionctl once per test binary run and returns its path.
@@ -27,9 +29,7 @@ var binary = struct {
 
 func buildSessionctl(t *testing.T) string {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
+	longtest.Skip(t, "builds the binary")
 	binary.once.Do(func() {
 		dir, err := os.MkdirTemp("", "sessionctl-e2e-")
 		if err != nil {

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/sessiondb/sessiondb/internal/longtest"
 )
 
 // TestEndToEnd builds the sessionctl binary and drives it as a user would,
@@ -22,9 +24,7 @@ import (
 // source format → re-import of each export into a fresh database, checking
 // outputs and exit codes at each step.
 func TestEndToEnd(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
+	longtest.Skip(t, "builds the binary")
 	samples := filepath.Join(testdata, "samples")
 	if _, err := os.Stat(samples); err != nil {
 		t.Skip("no testdata/samples")

@@ -15,14 +15,16 @@ type exportOptions struct {
 	out    string
 	json   bool
 	force  bool
-	// redact masks secrets in what is written.
-	redact bool
+	// redact masks secrets in what is written; noRedact writes them as
+	// stored in the formats for people (markdown, html), which mask them
+	// by default.
+	redact, noRedact bool
 }
 
 func (a *app) exportCommand() *cobra.Command {
 	var o exportOptions
 	c := &cobra.Command{
-		Use:   "export (ID... | --all) --format picoclaw|zot|swink|pi|claude-code|codex|gemini-cli|qwen-code|opencode --out DIR",
+		Use:   "export (ID... | --all) --format FORMAT --out DIR",
 		Short: "Write sessions back in a source tool's format",
 		Long: `Export writes sessions into DIR in the chosen format, such that the source
 tool's own loader returns the same transcript. It prints the files written,
@@ -51,14 +53,26 @@ results; pi takes Claude Code, Codex, picoclaw, zot and swink sessions) or
 refused with an error naming what the format cannot hold; nothing is
 dropped silently.
 
+--format markdown and --format html write one file per session for people to
+read, share and archive (<id>.md, <id>.html; characters of the ID other than
+letters, digits, '.', '-' and '_' as '_'): the effective transcript as the
+viewer shows it, tool calls with their results, thinking and injected context
+folded (HTML <details>; Markdown fenced blocks that no transcript text can
+close), bookkeeping lines left out, nothing clipped. The HTML file is
+self-contained: the stylesheet inline, no script (its Content-Security-Policy
+forbids scripts and loading anything), every stored text escaped.
+
 Export writes the stored bytes, secrets included: that is what makes it
 exact. --redact writes every secret found (see "sessionctl secrets") as
 [REDACTED:rule] instead, for sharing; the files are then not byte for byte
-what was imported. A session scrubbed with "sessionctl scrub" exports with
-its secrets masked either way: its stored bytes were rewritten.`,
+what was imported. Markdown and HTML are read surfaces, like show and serve:
+they mask secrets by default, and --no-redact writes them as stored. A
+session scrubbed with "sessionctl scrub" exports with its secrets masked
+either way: its stored bytes were rewritten.`,
 		Example: `  sessionctl export my-alias --format picoclaw --out /tmp/picoclaw
   sessionctl export 5c2d8e41-… --format claude-code --out /tmp/claude   # then copy projects/ into ~/.claude
-  sessionctl export --all --format zot --out backup/ --json`,
+  sessionctl export --all --format zot --out backup/ --json
+  sessionctl export my-alias --format html --out share/   # one self-contained page, secrets masked`,
 		ValidArgsFunction: a.completeSessions(true),
 		RunE: func(c *cobra.Command, args []string) error {
 			switch {
@@ -67,13 +81,17 @@ its secrets masked either way: its stored bytes were rewritten.`,
 			case !o.all && len(args) == 0:
 				return usageErrorf(c, "give at least one session ID, or --all")
 			}
-			switch o.format {
-			case jsonlimport.FormatPicoclaw, jsonlimport.FormatZot, jsonlimport.FormatSwink, jsonlimport.FormatPi,
-				jsonlimport.FormatClaudeCode, jsonlimport.FormatCodex, jsonlimport.FormatGemini, jsonlimport.FormatQwen, jsonlimport.FormatOpencode:
-			case "":
-				return usageErrorf(c, "--format is required: picoclaw, zot, swink, pi, claude-code, codex, gemini-cli, qwen-code or opencode")
-			default:
-				return usageErrorf(c, "unknown --format %q: use picoclaw, zot, swink, pi, claude-code, codex, gemini-cli, qwen-code or opencode", o.format)
+			switch {
+			case o.format == "":
+				return usageErrorf(c, "--format is required: %s", orList(exportFormats()))
+			case !knownFormat(exportFormats(), o.format):
+				return usageErrorf(c, "unknown --format %q: use %s", o.format, orList(exportFormats()))
+			}
+			if o.redact && o.noRedact {
+				return usageErrorf(c, "--redact and --no-redact contradict each other")
+			}
+			if o.noRedact && !shareFormat(o.format) {
+				return usageErrorf(c, "--no-redact is for markdown and html; %s is written as stored unless --redact", o.format)
 			}
 			if o.out == "" {
 				return usageErrorf(c, "--out DIR is required")
@@ -82,11 +100,12 @@ its secrets masked either way: its stored bytes were rewritten.`,
 		},
 	}
 	c.Flags().BoolVar(&o.all, "all", false, "export every session")
-	c.Flags().StringVarP(&o.format, "format", "f", "", "output format: picoclaw, zot, swink, pi, claude-code, codex, gemini-cli, qwen-code or opencode")
+	c.Flags().StringVarP(&o.format, "format", "f", "", "output format: "+orList(exportFormats()))
 	c.Flags().StringVarP(&o.out, "out", "o", "", "output directory (created if missing)")
 	c.Flags().BoolVar(&o.json, "json", false, "print the files written as a JSON array")
 	c.Flags().BoolVar(&o.force, "force", false, "replace files that already exist in DIR")
-	c.Flags().BoolVar(&o.redact, "redact", false, "write secrets as [REDACTED:rule] (for sharing; no longer byte for byte)")
+	c.Flags().BoolVar(&o.redact, "redact", false, "write secrets as [REDACTED:rule] (for sharing; no longer byte for byte; markdown and html always do unless --no-redact)")
+	c.Flags().BoolVar(&o.noRedact, "no-redact", false, "markdown and html: write secrets as stored instead of [REDACTED:rule]")
 	return c
 }
 
@@ -116,10 +135,15 @@ func (a *app) runExport(args []string, o exportOptions) error {
 		}
 	}
 	src := st
-	if o.redact {
+	if o.redact || shareFormat(o.format) && !o.noRedact {
 		src = redactedView(st)
 	}
-	files, err := jsonlimport.ExportWith(a.ctx, src, ids, o.format, o.out, eo)
+	var files []string
+	if shareFormat(o.format) {
+		files, err = exportShare(a, src, ids, o)
+	} else {
+		files, err = jsonlimport.ExportWith(a.ctx, src, ids, o.format, o.out, eo)
+	}
 	// The files written are printed even when the export failed part-way,
 	// so that the user knows what is in DIR.
 	if o.json {

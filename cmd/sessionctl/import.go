@@ -38,11 +38,14 @@ in one transaction. Re-importing an unchanged file is a no-op; a file that
 grew is imported incrementally. opencode's SQLite store (opencode.db with
 its -wal) is read from a copy taken aside, never in place; each of its
 sessions is imported, and at the next import only the sessions that changed
-are read, from where the last import stopped.
+are read, from where the last import stopped. crush's .crush/crush.db and
+the Go opencode's .opencode/opencode.db (kept in each project) are read the
+same way.
 
 Without PATH, import lists the archive directories it finds in their
 default places (~/.claude/projects, ~/.codex/sessions, ~/.pi/agent/sessions,
-the picoclaw workspace, the zot home and ~/.local/share/opencode) with their
+the picoclaw workspace, the zot home, ~/.local/share/opencode, and the
+working directory's .crush and .opencode) with their
 session counts, and
 imports nothing. With --detect PATH..., it prints what would be imported
 from PATH, per format, and imports nothing.
@@ -68,6 +71,7 @@ is printed. With --json the summary is one JSON object on stdout:
   sessionctl import --detect ~/.claude    # what would be imported, per format
   sessionctl import ~/.picoclaw/workspace/sessions
   sessionctl import ~/.local/share/opencode/opencode.db
+  sessionctl import ~/src/myproject/.crush
   sessionctl import --format zot --dry-run ~/.zot
   sessionctl import --json archive/ > report.json`,
 		Args: cobra.ArbitraryArgs,
@@ -89,7 +93,7 @@ is printed. With --json the summary is one JSON object on stdout:
 			return a.runImport(args, o)
 		},
 	}
-	c.Flags().StringVarP(&o.format, "format", "f", "auto", "source format: auto, picoclaw, zot, swink, claude-code, codex, pi, gemini-cli, qwen-code or opencode")
+	c.Flags().StringVarP(&o.format, "format", "f", "auto", "source format: "+orList(importFormats()))
 	c.Flags().BoolVar(&o.detect, "detect", false, "print what would be imported from PATH, per format, and import nothing")
 	c.Flags().BoolVarP(&o.dryRun, "dry-run", "n", false, "read and check the files, write nothing")
 	c.Flags().BoolVar(&o.strict, "strict", false, "import nothing when any file has a problem")
@@ -120,14 +124,11 @@ type importReport struct {
 // checkFormat checks a --format value of import or watch ("auto" becomes
 // "").
 func checkFormat(c *cobra.Command, format *string) error {
-	switch *format {
-	case "", "auto":
+	if !knownFormat(importFormats(), *format) && *format != "" {
+		return usageErrorf(c, "unknown --format %q: use %s", *format, orList(importFormats()))
+	}
+	if *format == "auto" {
 		*format = ""
-	case jsonlimport.FormatPicoclaw, jsonlimport.FormatZot, jsonlimport.FormatSwink,
-		jsonlimport.FormatClaudeCode, jsonlimport.FormatCodex, jsonlimport.FormatPi,
-		jsonlimport.FormatGemini, jsonlimport.FormatQwen, jsonlimport.FormatOpencode:
-	default:
-		return usageErrorf(c, "unknown --format %q: use auto, picoclaw, zot, swink, claude-code, codex, pi, gemini-cli, qwen-code or opencode", *format)
 	}
 	return nil
 }

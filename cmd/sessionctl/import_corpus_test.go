@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/sessiondb/sessiondb/internal/longtest"
 )
 
 // TestImportCorpusExitsZero imports the whole corpus of real Claude Code
@@ -12,6 +14,7 @@ import (
 // import with exit code 0, what is worth knowing being notes (issue 21,
 // item 5).
 func TestImportCorpusExitsZero(t *testing.T) {
+	longtest.Skip(t, "imports the whole real corpus through the command")
 	if raceEnabled {
 		t.Skip("replays files many times, no concurrency: run without -race (.ci/run does)")
 	}
@@ -60,6 +63,30 @@ func TestImportAgentsCorpusExitsZero(t *testing.T) {
 		}
 		if r.code != 0 || rep.Sessions != c.sessions {
 			t.Errorf("%s: exit %d and %d sessions, want 0 and %d (stderr %q)", c.agent, r.code, rep.Sessions, c.sessions, r.stderr)
+		}
+	}
+}
+
+// TestImportAiderCorpusExitsZero imports the aider chat histories of
+// public repositories (testdata/aider/corpus, reduced; issue 41): exit 0,
+// a session per run, no problem, and a second import changes nothing.
+func TestImportAiderCorpusExitsZero(t *testing.T) {
+	if raceEnabled {
+		t.Skip("imports the whole corpus, no concurrency: run without -race (.ci/run does)")
+	}
+	db := tempDB(t)
+	root := filepath.Join(testdata, "aider", "corpus")
+	for i, want := range []int{14, 0} {
+		var rep importReport
+		r := sessionctl(t, db, "import", "--json", root)
+		r.decode(t, &rep)
+		t.Logf("aider corpus import %d: exit %d, %d files, %d sessions, %d entries, %d problems, %d notes",
+			i+1, r.code, rep.Files, rep.Sessions, rep.Entries, len(rep.Problems), len(rep.Notes))
+		for _, p := range rep.Problems {
+			t.Errorf("problem: %s:%d: %s", p.Path, p.Line, p.Reason)
+		}
+		if r.code != 0 || rep.Sessions != want {
+			t.Errorf("import %d: exit %d and %d sessions, want 0 and %d (stderr %q)", i+1, r.code, rep.Sessions, want, r.stderr)
 		}
 	}
 }

@@ -20,22 +20,32 @@ type listOptions struct {
 	wide     bool
 	// noRedact shows secrets in titles and summaries as stored.
 	noRedact bool
+	// order is the key sessions are listed by (sessiondb.ListOrder), asc
+	// turns it oldest (or A) first.
+	order string
+	asc   bool
 }
 
 func (a *app) listCommand() *cobra.Command {
 	var o listOptions
 	c := &cobra.Command{
 		Use:   "list",
-		Short: "List sessions, newest first",
+		Short: "List sessions, newest first (or by creation or ID)",
 		Example: `  sessionctl list
   sessionctl list --query deploy --limit 20
   sessionctl list --project OpenCore
   sessionctl list --parent 20260320_143000_6f00bfe3f7c54b2f86d780df58ccf0a1
+  sessionctl list --order id --asc --limit 0
   sessionctl list --json | jq -r '.[].id'`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			if o.limit < 0 {
 				return usageErrorf(c, "--limit must be >= 0, got %d", o.limit)
+			}
+			switch sessiondb.ListOrder(o.order) {
+			case sessiondb.ByUpdated, sessiondb.ByCreated, sessiondb.ByID:
+			default:
+				return usageErrorf(c, "unknown --order %q: use updated, created or id", o.order)
 			}
 			return a.runList(o)
 		},
@@ -45,7 +55,9 @@ func (a *app) listCommand() *cobra.Command {
 	c.Flags().StringVarP(&o.project, "project", "p", "", "only sessions whose project (working directory) contains TEXT")
 	c.Flags().BoolVar(&o.wide, "wide", false, "print every column whole, however wide (the default when stdout is not a terminal)")
 	c.Flags().StringVar(&o.parent, "parent", "", "only the forks of session `ID` (its ID, not an alias)")
-	c.Flags().BoolVar(&o.json, "json", false, "print a JSON array of sessions")
+	c.Flags().StringVar(&o.order, "order", "updated", "list by `KEY`: updated, created or id")
+	c.Flags().BoolVar(&o.asc, "asc", false, "oldest (or lowest ID) first instead of newest first")
+	c.Flags().BoolVar(&o.json, "json", false, "print a JSON array of sessions (with each one's preview: its first user message, cut to 200 characters)")
 	c.Flags().BoolVar(&o.archived, "archived", false, "only the sessions whose source is gone (they exist only in sessiondb)")
 	c.Flags().BoolVar(&o.noRedact, "no-redact", false, "show secrets in titles as stored instead of [REDACTED:rule]")
 	return c
@@ -59,7 +71,8 @@ func (a *app) runList(o listOptions) error {
 	if !o.noRedact {
 		st = redactedView(st)
 	}
-	infos, err := listSessionsOpts(a.ctx, st, sessiondb.ListOptions{Query: o.query, Project: o.project, ParentID: o.parent, Machine: a.machineFlag, Archived: o.archived}, o.limit)
+	infos, err := listSessionsOpts(a.ctx, st, sessiondb.ListOptions{Query: o.query, Project: o.project, ParentID: o.parent,
+		Machine: a.machineFlag, Archived: o.archived, Order: sessiondb.ListOrder(o.order), Ascending: o.asc}, o.limit)
 	if err != nil {
 		return fmt.Errorf("list sessions: %w", err)
 	}
@@ -113,6 +126,10 @@ func listTable(infos []sessiondb.SessionInfo, width int) *fitTable {
 	}
 	for _, si := range infos {
 		title := si.Title
+		if title == "" && si.Preview != "" {
+			// No title: the first user message says what the session was.
+			title = "“" + oneLineText(si.Preview) + "”"
+		}
 		if len(si.Aliases) > 0 {
 			title += " [" + strings.Join(si.Aliases, ", ") + "]"
 		}
@@ -153,3 +170,7 @@ func sourceMark(s sessiondb.Session) string {
 	}
 	return "gone " + s.SourceGoneAt.UTC().Format("2006-01-02")
 }
+
+// oneLineText folds s's runs of white space (new lines too) into single
+// spaces, so that a preview fits a table row.
+func oneLineText(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -19,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/longtest"
 	"github.com/sessiondb/sessiondb/mcpserver"
 )
 
@@ -276,9 +277,7 @@ func TestMCPStdioSQLite(t *testing.T)   { testMCPStdio(t, "sqlite") }
 func TestMCPStdioPostgres(t *testing.T) { testMCPStdio(t, "postgres") }
 
 func testMCPStdio(t *testing.T, backend string) {
-	if testing.Short() {
-		t.Skip("seeds 100,000 entries and 60 MB")
-	}
+	longtest.Skip(t, "seeds 100,000 entries and 60 MB")
 	db := mcpDB(t, backend)
 	cs := mcpClient(t, db)
 	ctx := context.Background()

@@ -123,6 +123,9 @@ type sessionJSON struct {
 	Archived     bool            `json:"archived,omitempty"`
 	Scope        json.RawMessage `json:"scope,omitempty"`
 	Attrs        json.RawMessage `json:"attrs,omitempty"`
+	// Preview is the first user message's text, cut to
+	// sessiondb.PreviewRunes (list only).
+	Preview string `json:"preview,omitempty"`
 }
 
 func toSessionJSON(s sessiondb.Session) sessionJSON {
@@ -158,6 +161,7 @@ func infoToJSON(si sessiondb.SessionInfo) sessionJSON {
 	j := toSessionJSON(si.Session)
 	mc, ec := si.MessageCount, si.EntryCount
 	j.MessageCount, j.EntryCount = &mc, &ec
+	j.Preview = si.Preview
 	return j
 }
 

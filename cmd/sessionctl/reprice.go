@@ -36,6 +36,11 @@ of its shape:
   {"claude-opus-5": {"input_cost_per_token": 5e-06, "output_cost_per_token": 2.5e-05,
                      "cache_read_input_token_cost": 5e-07,
                      "cache_creation_input_token_cost": 6.25e-06}}
+A rate above $1,000 per token, a rate that is not a number >= 0, or a key
+given twice is an error naming the entry, and nothing is changed. A stored
+cost outside ±$1e15 (written by an older binary that took any price) counts
+as $0 in every total; doctor reports such rows, and reprice recomputes the
+estimated ones.
 
 With --json the report is one object:
 {"prices","dry_run","rows","changed","cost_before","cost_after",

@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sessiondb/sessiondb"
-	"github.com/sessiondb/sessiondb/jsonlimport"
 )
 
 // sessionSelector picks sessions by where they came from, for the
@@ -27,7 +26,7 @@ type sessionSelector struct {
 
 // addFlags adds --format and --source to c.
 func (s *sessionSelector) addFlags(c *cobra.Command, verb string) {
-	c.Flags().StringVar(&s.format, "format", "", verb+" the sessions imported from this format (picoclaw, zot, swink, claude-code, codex, pi; none: written by an application)")
+	c.Flags().StringVar(&s.format, "format", "", verb+" the sessions imported from this format ("+orList(selectFormats())+"; none: written by an application)")
 	c.Flags().StringVar(&s.source, "source", "", verb+" the sessions imported from this file or from files under this directory")
 }
 
@@ -37,11 +36,8 @@ func (s *sessionSelector) active() bool { return s.format != "" || s.source != "
 // check validates the flags (a usage error when wrong) and makes
 // --source absolute, as import records source paths.
 func (s *sessionSelector) check(c *cobra.Command) error {
-	switch s.format {
-	case "", "none", jsonlimport.FormatPicoclaw, jsonlimport.FormatZot, jsonlimport.FormatSwink,
-		jsonlimport.FormatClaudeCode, jsonlimport.FormatCodex, jsonlimport.FormatPi:
-	default:
-		return usageErrorf(c, "unknown --format %q: use picoclaw, zot, swink, claude-code, codex, pi or none", s.format)
+	if s.format != "" && !knownFormat(selectFormats(), s.format) {
+		return usageErrorf(c, "unknown --format %q: use %s", s.format, orList(selectFormats()))
 	}
 	if s.source != "" {
 		abs, err := filepath.Abs(s.source)

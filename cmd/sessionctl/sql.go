@@ -46,25 +46,33 @@ is a usage error (exit 2). The schema is documented in
 migrations/00001_initial.sql; the views transcript, session_stats and
 usage_daily answer the common questions.
 
-On PostgreSQL a READ ONLY transaction stops table writes only, so sql
-also: runs only SELECT, WITH, VALUES, TABLE, SHOW and EXPLAIN (not
-ANALYZE); refuses functions that act beyond the query or run SQL text
-of their own (advisory locks, pg_notify, set_config, query_to_xml,
-dblink, large objects, server files, signals, replication); always
-rolls back; and runs as the schema's read-only role
-sessiondb_reader_<hash> (SET LOCAL ROLE), which may only read
-sessiondb's tables and views: COPY ... TO PROGRAM, pg_read_file,
-pg_terminate_backend, pg_reload_conf, CHECKPOINT, NOTIFY, lo_import and
-SET ROLE are refused. The migrations create that role when the
-migrating user may create roles, and make that user a member; grant it
-to other users who run sql (GRANT sessiondb_reader_<hash> TO alice; the
-error names it). Without it, sql refuses to run unless --unsafe-role,
-which runs the query as the URL's user with the same checks but all of
-that user's privileges. A role with CREATEROLE can create it by hand:
-  CREATE ROLE sessiondb_reader_<hash> NOLOGIN;
+On PostgreSQL, sql logs in as the schema's read-only role
+sessiondb_reader_<hash> on a connection of its own (the URL with that
+user and without the URL's password), in a READ ONLY transaction that
+is always rolled back. That role may only read sessiondb's tables and
+views and has no way back to a more privileged one: COPY ... TO
+PROGRAM, pg_read_file, pg_terminate_backend, pg_reload_conf, SET ROLE,
+RESET ROLE, SET SESSION AUTHORIZATION and set_config('role', ...) are
+refused or reach nothing. As a second line, sql runs only SELECT, WITH,
+VALUES, TABLE, SHOW and EXPLAIN (not ANALYZE), and refuses functions
+that act beyond the query or run SQL text of their own (advisory locks,
+pg_notify, set_config, query_to_xml, dblink, large objects, server
+files, signals, replication).
+
+The migrations create that role when the migrating user may create
+roles. The first sql gives it LOGIN (and CONNECT on the database), which
+needs a user with CREATEROLE; LOGIN without a password lets no one in by
+password. The server must then accept its login: pg_hba.conf trust or
+peer (with a map), a certificate, or a password you set
+(ALTER ROLE sessiondb_reader_<hash> PASSWORD '...') and give in ~/.pgpass
+or $SESSIONDB_READER_PASSWORD. The URL's own password is never sent for
+it. When the role is missing or its login is refused, sql fails and
+says why; --unsafe-role runs the query as the URL's user instead, with
+the same checks but all of that user's privileges. A role with
+CREATEROLE can create the role by hand:
+  CREATE ROLE sessiondb_reader_<hash> LOGIN;
   GRANT USAGE ON SCHEMA <schema> TO sessiondb_reader_<hash>;
-  GRANT SELECT ON ALL TABLES IN SCHEMA <schema> TO sessiondb_reader_<hash>;
-  GRANT sessiondb_reader_<hash> TO <user>;`,
+  GRANT SELECT ON ALL TABLES IN SCHEMA <schema> TO sessiondb_reader_<hash>;`,
 		Example: `  sessionctl sql 'SELECT id, title, message_count FROM session_stats ORDER BY updated_at DESC LIMIT 5'
   sessionctl sql --json "SELECT role, text FROM transcript WHERE session_id = 'my-session'"
   sessionctl sql --csv 'SELECT * FROM usage_daily' > usage.csv`,
@@ -88,7 +96,7 @@ that user's privileges. A role with CREATEROLE can create it by hand:
 	c.Flags().BoolVar(&o.json, "json", false, "print rows as a JSON array of objects")
 	c.Flags().BoolVar(&o.csv, "csv", false, "print rows as CSV")
 	c.Flags().DurationVar(&o.timeout, "timeout", 0, "stop the query after this long (e.g. 30s; 0: no limit)")
-	c.Flags().BoolVar(&o.unsafeRole, "unsafe-role", false, "PostgreSQL: run as the URL's user when the schema has no read-only role (that user's privileges apply)")
+	c.Flags().BoolVar(&o.unsafeRole, "unsafe-role", false, "PostgreSQL: run as the URL's user when the read-only role is missing or cannot log in (that user's privileges apply)")
 	return c
 }
 
@@ -134,7 +142,9 @@ func (a *app) streamSQL(ctx context.Context, st sessiondb.Store, query string, o
 	if !ok {
 		return fmt.Errorf("sql: %s does not take SQL", location(st))
 	}
-	rows, done, err := q.QueryUser(ctx, userQueryOptions{timeout: o.timeout, unsafeRole: o.unsafeRole}, query)
+	rows, done, err := q.QueryUser(ctx, userQueryOptions{
+		timeout: o.timeout, unsafeRole: o.unsafeRole, readerPassword: a.getenv("SESSIONDB_READER_PASSWORD"),
+	}, query)
 	if err != nil {
 		return sqlError(err)
 	}

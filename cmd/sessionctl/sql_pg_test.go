@@ -110,6 +110,13 @@ func TestSQLPostgresCannotReachServer(t *testing.T) {
 		`INSERT INTO sessions (id, created_at, updated_at) VALUES ('x', '', '')`,
 		`WITH d AS (DELETE FROM sessions RETURNING 1) SELECT * FROM d`,
 		`SELECT nextval('entries_id_seq')`,
+		// Issue 36: a -- comment that \r ends hid the rest from the
+		// check; the rest runs as the read-only role's login anyway.
+		"SELECT 1 --\r, set_config('role', session_user, true), query_to_xml('select pg_read_file(''/etc/hostname'')', true, true, '')",
+		"SELECT 1 --\r, set_config('role', 'postgres', true)",
+		"SELECT 1 --\r, pg_terminate_backend(" + fmt.Sprint(victimPID) + ")",
+		"SELECT 1 --\r\n; SET SESSION AUTHORIZATION postgres",
+		`WITH u AS (UPDATE sessions SET title = 'owned' RETURNING 1) SELECT * FROM u`,
 	}
 	if dblink {
 		refused = append(refused,
@@ -152,6 +159,7 @@ func TestSQLPostgresCannotReachServer(t *testing.T) {
 		`WITH x AS (SELECT 1 AS one) SELECT one FROM x`:                         "1",
 		`VALUES ('lo_import(')`:                                                 "lo_import(",
 		`SELECT current_user LIKE 'sessiondb_reader_%'`:                         "true",
+		`SELECT session_user = current_user`:                                    "true",
 		`SHOW transaction_read_only`:                                            "on",
 	} {
 		r := sessionctl(t, u, "sql", "--csv", q)

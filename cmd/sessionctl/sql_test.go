@@ -8,6 +8,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/sessiondb/sessiondb/sqlstore"
 )
 
 func TestSQL(t *testing.T) {
@@ -218,4 +220,64 @@ func TestSQLRefusesPragmaCall(t *testing.T) {
 		t.Errorf("PRAGMA table_info: %q", r.stdout)
 	}
 	sessionctl(t, db, "sql", "PRAGMA journal_mode").mustSucceed(t)
+}
+
+// TestSQLSQLiteReaderCannotWrite (issue 36 item 4): the PostgreSQL probe
+// hid statements from sql's checks behind a -- comment ended by \r. On
+// SQLite the checks are not what keeps the data unchanged: the reader pool
+// opens the file mode=ro with query_only, so writes that reach it without
+// any check — even a script that turns query_only off first — fail and
+// change nothing. ATTACH and VACUUM INTO create files even on that pool,
+// so for them the checks are the barrier: they read comments as SQLite
+// does (a -- comment ends only at \n; /* */ does not nest), so a \r or a
+// comment before the keyword hides nothing.
+func TestSQLSQLiteReaderCannotWrite(t *testing.T) {
+	db := tempDB(t)
+	seed(t, db)
+	withStore(t, db, func(st *sqlstore.Store) {
+		b := sqliteBackend{st}
+		ctx := context.Background()
+		for _, q := range []string{
+			"PRAGMA query_only = 0; DELETE FROM sessions",
+			"PRAGMA query_only = 0; UPDATE sessions SET title = 'owned'",
+			"PRAGMA query_only = 0; CREATE TABLE owned (x)",
+			"PRAGMA journal_mode = delete",
+		} {
+			rows, done, err := b.QueryUser(ctx, userQueryOptions{}, q)
+			if err == nil {
+				for rows.Next() {
+				}
+				err = rows.Err()
+				rows.Close()
+				done()
+			}
+			if err == nil {
+				t.Errorf("%q ran on the reader pool", q)
+			}
+		}
+	})
+	dir := t.TempDir()
+	for _, q := range []string{
+		"--\r\nATTACH '" + dir + "/a.db' AS y",
+		"/* x */\rATTACH '" + dir + "/b.db' AS y",
+		"/* /* */ ATTACH '" + dir + "/c.db' AS y",
+		"-- c\nVACUUM INTO '" + dir + "/d.db'",
+		"\r\f\tvacuum into '" + dir + "/e.db'",
+	} {
+		sessionctl(t, db, "sql", "--", q).mustFail(t, exitError, "read-only")
+	}
+	// A \r does not end a -- comment in SQLite: what follows it is
+	// comment, for SQLite and for the checks alike.
+	r := sessionctl(t, db, "sql", "--csv", "SELECT count(*) AS n FROM sessions --\rATTACH '"+dir+"/f.db' AS y").mustSucceed(t)
+	if r.stdout != "n\n3\n" {
+		t.Errorf("sql with --\\r: %q", r.stdout)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("sql created files: %v", entries)
+	}
+	var got []map[string]any
+	sessionctl(t, db, "list", "--json").mustSucceed(t).decode(t, &got)
+	if len(got) != 3 || got[0]["title"] != "Capital question" {
+		t.Errorf("the database changed: %v", got)
+	}
 }

@@ -3,9 +3,11 @@ package main
 import (
 	"fmt"
 	"os"
+	"strconv"
 
 	"github.com/spf13/cobra"
 
+	"github.com/sessiondb/sessiondb/internal/backend"
 	"github.com/sessiondb/sessiondb/sqlstore"
 )
 
@@ -49,6 +51,9 @@ type usageStats struct {
 	CacheWriteTokens int64   `json:"cache_write_tokens"`
 	ReasoningTokens  int64   `json:"reasoning_tokens"`
 	Cost             float64 `json:"cost"`
+	// UnpricedCalls counts the calls whose cost is unknown (no price for
+	// their model); Cost sums the others only.
+	UnpricedCalls int64 `json:"unpricedCalls,omitempty"`
 }
 
 type statsReport struct {
@@ -125,9 +130,9 @@ func (a *app) runStats(asJSON bool) error {
 	rows, done, err = q.QueryReadOnly(a.ctx, 0, `
 		SELECT count(*), coalesce(sum(input_tokens), 0), coalesce(sum(output_tokens), 0),
 		       coalesce(sum(cache_read_tokens), 0), coalesce(sum(cache_write_tokens), 0),
-		       coalesce(sum(reasoning_tokens), 0), coalesce(sum(cost), 0.0),
+		       coalesce(sum(reasoning_tokens), 0), coalesce(sum(`+backend.CostSQL+`), 0.0), `+backend.UnpricedSQL+`,
 		       (SELECT count(*) FROM compactions), (SELECT count(*) FROM checkpoints)
-		FROM usage`)
+		FROM usage u`)
 	if err != nil {
 		return fmt.Errorf("query usage: %w", err)
 	}
@@ -135,7 +140,7 @@ func (a *app) runStats(asJSON bool) error {
 	u := &r.Usage
 	if rows.Next() {
 		if err := rows.Scan(&u.Calls, &u.InputTokens, &u.OutputTokens, &u.CacheReadTokens,
-			&u.CacheWriteTokens, &u.ReasoningTokens, &u.Cost, &r.Compactions, &r.Checkpoints); err != nil {
+			&u.CacheWriteTokens, &u.ReasoningTokens, &u.Cost, &u.UnpricedCalls, &r.Compactions, &r.Checkpoints); err != nil {
 			rows.Close()
 			return fmt.Errorf("read usage: %w", err)
 		}
@@ -180,14 +185,18 @@ func (a *app) runStats(asJSON bool) error {
 	fmt.Fprintf(w, "compactions  %d   checkpoints %d\n", r.Compactions, r.Checkpoints)
 	fmt.Fprintf(w, "search index %d rows not indexed yet (searched by a scan), %d deleted rows not purged yet\n",
 		r.Unindexed, r.PendingDeletes)
-	fmt.Fprintf(w, "usage        %d calls, %d input + %d output tokens (cache read %d, write %d, reasoning %d), cost %.4f\n",
-		u.Calls, u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheWriteTokens, u.ReasoningTokens, u.Cost)
+	fmt.Fprintf(w, "usage        %d calls, %d input + %d output tokens (cache read %d, write %d, reasoning %d), cost %s\n",
+		u.Calls, u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheWriteTokens, u.ReasoningTokens, statsCost(*u))
 	var gone archivedStats
 	for _, g := range r.Archived {
 		gone.Sessions, gone.Messages, gone.Cost = gone.Sessions+g.Sessions, gone.Messages+g.Messages, gone.Cost+g.Cost
 	}
-	fmt.Fprintf(w, "only here    %d sessions, %d messages, cost %.4f whose source is gone (sessionctl list --archived)\n",
-		gone.Sessions, gone.Messages, gone.Cost)
+	if gone.Sessions == 0 {
+		fmt.Fprintln(w, "only here    none: every session's source is still there")
+	} else {
+		fmt.Fprintf(w, "only here    %d sessions, %d messages, %.4f spent, whose source is gone (sessionctl list --archived)\n",
+			gone.Sessions, gone.Messages, gone.Cost)
+	}
 	if len(r.Formats) > 0 {
 		fmt.Fprintln(w)
 		tw := newTable(w)
@@ -253,4 +262,21 @@ func archivedByFormat(a *app, q readOnlyQuerier) ([]archivedStats, error) {
 		return nil, fmt.Errorf("read sessions whose source is gone: %w", err)
 	}
 	return out, nil
+}
+
+// statsCost writes the usage's cost to four places, as stats always has,
+// and says how many calls it leaves out for want of a price, so that an
+// unpriced model never reads as free (as usage's tables do).
+func statsCost(u usageStats) string {
+	c := strconv.FormatFloat(u.Cost, 'f', 4, 64)
+	switch {
+	case u.UnpricedCalls == 0:
+		return c
+	case u.UnpricedCalls >= u.Calls:
+		return "unpriced (no price for any call's model)"
+	}
+	if u.UnpricedCalls == 1 {
+		return c + " + unpriced (1 call has no price)"
+	}
+	return fmt.Sprintf("%s + unpriced (%d calls have no price)", c, u.UnpricedCalls)
 }

@@ -89,7 +89,7 @@ a burst (also for each file the catch-up import at the start changed, with
 			return a.runWatch(a.ctx, st, args, o, a.stdout)
 		},
 	}
-	c.Flags().StringVarP(&o.format, "format", "f", "auto", "source format: auto, picoclaw, zot, swink, claude-code, codex, pi, gemini-cli, qwen-code or opencode")
+	c.Flags().StringVarP(&o.format, "format", "f", "auto", "source format: "+orList(importFormats()))
 	o.addFlags(c, "")
 	c.Flags().BoolVar(&o.json, "json", false, "print one JSON object per event on stdout")
 	c.Flags().BoolVarP(&o.verbose, "verbose", "v", false, "log every file imported, not a summary a minute")

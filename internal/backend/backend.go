@@ -155,6 +155,43 @@ func DecodeCursor(c string) (updated, id string, err error) {
 	return "", "", fmt.Errorf("list sessions: %w: malformed cursor", sessiondb.ErrInvalid)
 }
 
+// EncodeOrderCursor is the List cursor after the session (key, id) in
+// the order tagged tag: EncodeCursor for the default order (tag ""), so
+// that cursors written before orders existed keep working, else the tag
+// first, so that a cursor is never read in another order.
+func EncodeOrderCursor(tag, key, id string) string {
+	if tag == "" {
+		return EncodeCursor(key, id)
+	}
+	return base64.RawURLEncoding.EncodeToString([]byte("\x01" + tag + "\x00" + key + "\x00" + id))
+}
+
+// DecodeOrderCursor reads a cursor EncodeOrderCursor wrote for the order
+// tagged tag; a cursor of another order, or anything else, is
+// sessiondb.ErrInvalid.
+func DecodeOrderCursor(c, tag string) (key, id string, err error) {
+	raw, err := base64.RawURLEncoding.DecodeString(c)
+	bad := fmt.Errorf("list sessions: %w: malformed cursor", sessiondb.ErrInvalid)
+	if err != nil {
+		return "", "", bad
+	}
+	s := string(raw)
+	got := ""
+	if rest, ok := strings.CutPrefix(s, "\x01"); ok {
+		if got, s, ok = strings.Cut(rest, "\x00"); !ok {
+			return "", "", bad
+		}
+	}
+	if got != tag {
+		return "", "", fmt.Errorf("list sessions: %w: the cursor belongs to another order or direction", sessiondb.ErrInvalid)
+	}
+	key, id, ok := strings.Cut(s, "\x00")
+	if !ok {
+		return "", "", bad
+	}
+	return key, id, nil
+}
+
 // TombstoneKey is how deleted_sessions names a deleted session.
 func TombstoneKey(id string) string {
 	h := sha256.Sum256([]byte(id))
@@ -202,6 +239,17 @@ func ScanUsageTotals(rows *sql.Rows) (map[string]sessiondb.UsageTotals, error) {
 	}
 	return out, rows.Err()
 }
+
+// CostSQL is the cost of the usage row u as every total counts it: u.cost,
+// or 0 when it is outside ±sessiondb.MaxCost or not a number (PostgreSQL's
+// NaN compares above every number), so that a stored absurd cost cannot
+// make a total infinite (SQLite) or fail with an overflow (PostgreSQL).
+// It holds no placeholder.
+const CostSQL = `(CASE WHEN u.cost BETWEEN -1e15 AND 1e15 THEN u.cost ELSE 0.0 END)`
+
+// BadCostSQL counts the usage rows u whose cost CostSQL counts as 0
+// although they hold one (sessionctl doctor).
+const BadCostSQL = `SELECT count(*) FROM usage u WHERE NOT (u.cost BETWEEN -1e15 AND 1e15)`
 
 // UnpricedSQL counts, summed over the usage rows u, the calls whose cost
 // is unknown (sessiondb.UsageTotals.Unpriced): estimated at 0 while they

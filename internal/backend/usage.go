@@ -147,7 +147,7 @@ func init() {
 func estimatedModels(ctx context.Context, tx Tx) ([]sessiondb.RepricedModel, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT model, count(*),
 		CAST(coalesce(sum(input_tokens + output_tokens + cache_read_tokens + cache_write_tokens), 0) AS BIGINT),
-		coalesce(sum(cost), 0)
+		coalesce(sum(`+CostSQL+`), 0)
 		FROM usage u WHERE u.cost_estimated GROUP BY model ORDER BY model`)
 	if err != nil {
 		return nil, err
@@ -268,7 +268,7 @@ func UsageReport(ctx context.Context, tx Tx, q sessiondb.UsageQuery) ([]sessiond
 		}
 	}
 	var args []any
-	cost, unpriced := "u.cost", UnpricedSQL
+	cost, unpriced := CostSQL, UnpricedSQL
 	if q.Prices != nil {
 		models, err := estimatedModels(ctx, tx)
 		if err != nil {
@@ -288,7 +288,7 @@ func UsageReport(ctx context.Context, tx Tx, q sessiondb.UsageQuery) ([]sessiond
 		if len(chunks) == 1 {
 			var expr string
 			expr, args = priceExpr(chunks[0])
-			cost = "CASE WHEN u.cost_estimated THEN coalesce(" + expr + ", u.cost) ELSE u.cost END"
+			cost = "CASE WHEN u.cost_estimated THEN coalesce(" + expr + ", " + CostSQL + ") ELSE " + CostSQL + " END"
 			// A model Prices prices is not unpriced, whatever its rows
 			// were stored with.
 			unpriced = `CAST(coalesce(sum(CASE WHEN u.cost_estimated AND (` + expr + `) IS NULL AND u.cost = 0

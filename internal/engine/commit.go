@@ -29,6 +29,9 @@ type Row struct {
 	// transaction does not hold a second copy of every body of the batch.
 	Body      []byte
 	CreatedAt time.Time
+	// preview is the entry's preview (CutPreview of its extracted text)
+	// when it is a user message, nil otherwise.
+	preview *string
 }
 
 // DescribeAll derives the stored columns of entries (Driver.Describe, then
@@ -48,6 +51,10 @@ func DescribeAll(d Driver, ts backend.TextStore, entries []sessiondb.Entry) (row
 	for i, e := range entries {
 		kind, role, text := d.Describe(e)
 		rows[i] = Row{Kind: kind, Role: role, Text: ts.Arg(text, e.Body), Body: e.Body, CreatedAt: e.CreatedAt}
+		if isUserMessage(kind, role) {
+			p := CutPreview(text)
+			rows[i].preview = &p
+		}
 	}
 	return rows, nil
 }
@@ -173,6 +180,12 @@ type Finish struct {
 	// Reread: the commit created the session or changed its metadata, so
 	// the returned session must be read back, not updated in memory.
 	Reread bool
+	// Preview is the session's new preview (see preview.go): with
+	// SetPreview the value stored (nil: NULL), without it a value stored
+	// only where the row has none (nil: the preview stays). PreviewSQL
+	// writes the clause.
+	Preview    any
+	SetPreview bool
 }
 
 // Appender is a Driver with a faster path for a commit that only appends
@@ -383,7 +396,18 @@ func ApplyCommit(ctx context.Context, d Driver, ts backend.TextStore, tx Tx, id 
 		}
 	}
 	messages := sess.MessageCount + CountMessages(rows)
+	preview, setPreview := AppendPreview(rows), false
 	if cut != nil {
+		// The transcript now starts at cut.KeepFromSeq: its first user
+		// message is the first among the old entries from there, or else
+		// among this commit's (which follow them).
+		if preview, err = PreviewFrom(ctx, tx, id, cut.KeepFromSeq, sess.LastSeq); err != nil {
+			return sessiondb.Session{}, err
+		}
+		if preview == nil {
+			preview = rowsPreview(rows, sess.LastSeq+1, cut.KeepFromSeq)
+		}
+		setPreview = true
 		// The count reads only entries up to the old LastSeq, all of them
 		// inserted before this commit (an INSERT the driver holds back for
 		// FinishCommit is not needed).
@@ -422,6 +446,9 @@ func ApplyCommit(ctx context.Context, d Driver, ts backend.TextStore, tx Tx, id 
 			return sessiondb.Session{}, err
 		}
 		changed = changed || n > 0
+		if _, err := tx.ExecContext(ctx, `DELETE FROM usage_cumulative WHERE session_id = ?`, id); err != nil {
+			return sessiondb.Session{}, err
+		}
 	}
 	for _, u := range c.Usage {
 		if err := InsertUsage(ctx, tx, id, lastSeq, u, now); err != nil {
@@ -429,6 +456,14 @@ func ApplyCommit(ctx context.Context, d Driver, ts backend.TextStore, tx Tx, id 
 		}
 		changed = true
 	}
+	for _, u := range c.CumulativeUsage {
+		added, err := insertCumulativeUsage(ctx, tx, id, lastSeq, u, now)
+		if err != nil {
+			return sessiondb.Session{}, err
+		}
+		changed = changed || added
+	}
+	changed = changed || c.Revise
 	if c.Source != nil {
 		if err := putSourceFile(ctx, tx, id, *c.Source, now); err != nil {
 			return sessiondb.Session{}, err
@@ -436,7 +471,8 @@ func ApplyCommit(ctx context.Context, d Driver, ts backend.TextStore, tx Tx, id 
 		changed = true
 	}
 	return d.FinishCommit(ctx, tx, id, sess, Finish{Changed: changed, LastSeq: lastSeq, MessageCount: messages,
-		EntryCount: sess.EntryCount + int64(len(rows)), UpdatedAt: updated, Reread: create != nil || metaChanged})
+		EntryCount: sess.EntryCount + int64(len(rows)), UpdatedAt: updated, Reread: create != nil || metaChanged,
+		Preview: preview, SetPreview: setPreview})
 }
 
 // InsertUsage adds u to session id's usage ledger (backend.InsertUsage),

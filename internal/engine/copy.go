@@ -44,6 +44,10 @@ func (e *Engine) PutSession(ctx context.Context, d sessiondb.SessionDump, expect
 		if err != nil {
 			return err
 		}
+		// The preview is kept like the counts (see preview.go).
+		if err := RefreshPreview(ctx, tx, d.Session.ID); err != nil {
+			return err
+		}
 		out, err = e.d.GetSession(ctx, tx, d.Session.ID)
 		return err
 	})

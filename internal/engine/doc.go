@@ -22,7 +22,8 @@
 //	    │                     create-on-write, ExpectSequence, ExpectSource, metadata
 //	    │                     patches, history replacement, compaction and keep-last cut
 //	    │                     points, kept counts, documents, usage, source records, no-op
-//	    │                     detection); sessions (Get, Resolve and alias resolution,
+//	    │                     detection, the kept preview and cumulative usage of issue 44:
+//	    │                     preview.go, cumulative.go); sessions (Get, Resolve and alias resolution,
 //	    │                     Lookup, List, Delete); transcript assembly (Load, Entries,
 //	    │                     LoadFull); compactions and Prune; checkpoints and Restore;
 //	    │                     forks; usage totals and report, Reprice; SourceFile; the

@@ -9,24 +9,47 @@ import (
 	"github.com/sessiondb/sessiondb/internal/backend"
 )
 
-// Fork implements sessiondb.Store. The fork gets its own copy of the
+// Fork implements sessiondb.Store (ForkWith without options). The fork gets its own copy of the
 // transcript rows as of atSeq (renumbered from 1, summary messages carried
 // as its first compaction) and a copy of the state, in one transaction.
 // Copying keeps every session self-contained: deleting or pruning the
 // parent can never break a child. It is one INSERT … SELECT, so its cost is
 // that of writing the rows once.
 func (e *Engine) Fork(ctx context.Context, src string, atSeq int64, newID string) (sessiondb.Session, error) {
+	return e.ForkWith(ctx, src, sessiondb.ForkOptions{ID: newID, AtSeq: atSeq})
+}
+
+// ForkWith implements sessiondb.Store: Fork with a cut after the k-th
+// message (forkPoint) and the child's own metadata, applied to the child
+// row in the transaction that creates it (the child's Sequence is 1, as a
+// fork's always is).
+func (e *Engine) ForkWith(ctx context.Context, src string, opts sessiondb.ForkOptions) (sessiondb.Session, error) {
 	if err := sessiondb.ValidateID(src); err != nil {
 		return sessiondb.Session{}, fmt.Errorf("fork: %w", err)
 	}
+	newID := opts.ID
 	if newID == "" {
 		newID = sessiondb.NewID()
 	}
 	if err := sessiondb.ValidateID(newID); err != nil {
 		return sessiondb.Session{}, fmt.Errorf("fork %s: %w", src, err)
 	}
-	if atSeq < 0 {
+	switch {
+	case opts.AtSeq < 0:
 		return sessiondb.Session{}, fmt.Errorf("fork %s: %w: negative seq", src, sessiondb.ErrInvalid)
+	case opts.AtMessage < 0:
+		return sessiondb.Session{}, fmt.Errorf("fork %s: %w: negative message index", src, sessiondb.ErrInvalid)
+	case opts.AtMessage > 0 && opts.AtSeq > 0:
+		return sessiondb.Session{}, fmt.Errorf("fork %s: %w: both a seq and a message index to cut at", src, sessiondb.ErrInvalid)
+	}
+	if opts.Meta != nil {
+		if opts.Meta.ForkSeq != nil {
+			return sessiondb.Session{}, fmt.Errorf("fork %s: %w: the child's fork seq is the cut's", src, sessiondb.ErrInvalid)
+		}
+		// The checks of a commit's patch (aliases, JSON documents).
+		if err := sessiondb.ValidateCommit(newID, sessiondb.Commit{Meta: opts.Meta}); err != nil {
+			return sessiondb.Session{}, fmt.Errorf("fork %s: %w", src, err)
+		}
 	}
 	var out sessiondb.Session
 	err := e.d.Write(ctx, func(tx Tx) error {
@@ -36,30 +59,91 @@ func (e *Engine) Fork(ctx context.Context, src string, atSeq int64, newID string
 		if err != nil {
 			return err
 		}
-		atSeq := atSeq // this attempt's; the argument stays as given for a retry
-		if atSeq == 0 {
-			atSeq = parent.LastSeq
-		}
-		if atSeq > parent.LastSeq {
-			return fmt.Errorf("fork %s at %d: %w: the log ends at %d", src, atSeq, sessiondb.ErrInvalid, parent.LastSeq)
-		}
+		atSeq := opts.AtSeq // this attempt's; opts stays as given for a retry
 		var cur current
-		if atSeq == parent.LastSeq {
-			cur, err = currentCompaction(ctx, tx, src)
-		} else {
-			cur, err = compactionAt(ctx, tx, src, atSeq)
+		messages := int64(-1)
+		switch {
+		case opts.AtMessage > 0:
+			if cur, atSeq, err = messageCut(ctx, tx, parent, opts.AtMessage); err != nil {
+				return err
+			}
+			messages = int64(opts.AtMessage)
+		default:
+			if atSeq == 0 {
+				atSeq = parent.LastSeq
+			}
+			if atSeq > parent.LastSeq {
+				return fmt.Errorf("fork %s at %d: %w: the log ends at %d", src, atSeq, sessiondb.ErrInvalid, parent.LastSeq)
+			}
+			if atSeq == parent.LastSeq {
+				cur, err = currentCompaction(ctx, tx, src)
+				messages = parent.MessageCount // the parent's own transcript
+			} else {
+				cur, err = compactionAt(ctx, tx, src, atSeq)
+			}
+			if err != nil {
+				return err
+			}
 		}
-		if err != nil {
+		if out, err = e.copyTranscript(ctx, tx, parent, newID, cur, atSeq, messages); err != nil {
 			return err
 		}
-		messages := int64(-1)
-		if atSeq == parent.LastSeq {
-			messages = parent.MessageCount // the parent's own transcript
+		if opts.Meta == nil {
+			return nil
 		}
-		out, err = e.copyTranscript(ctx, tx, parent, newID, cur, atSeq, messages)
+		p, err := backend.EffectivePatch(out, opts.Meta)
+		if err != nil {
+			return fmt.Errorf("fork %s: patch %s: %w", src, newID, err)
+		}
+		if err := applyPatch(ctx, e.d, tx, newID, p); err != nil {
+			return err
+		}
+		if !opts.Meta.UpdatedAt.IsZero() {
+			_, err := tx.ExecContext(ctx, `UPDATE sessions SET updated_at = ? WHERE id = ?`, FormatTime(opts.Meta.UpdatedAt), newID)
+			if err != nil {
+				return err
+			}
+		}
+		out, err = e.d.GetSession(ctx, tx, newID)
 		return err
 	})
 	return out, err
+}
+
+// messageCut finds where a fork after the k-th message of parent's
+// current transcript cuts: the current compaction and the Seq of that
+// message (the compaction's KeepFromSeq-1 when k is its summary's last
+// message).
+func messageCut(ctx context.Context, tx Tx, parent sessiondb.Session, k int) (current, int64, error) {
+	cur, err := currentCompaction(ctx, tx, parent.ID)
+	if err != nil {
+		return current{}, 0, err
+	}
+	var summary int64
+	if cur.ID != 0 {
+		err := tx.GetContext(ctx, &summary, `SELECT count(*) FROM summary_messages
+			WHERE compaction_id = ? AND kind IN `+backend.MessageKindsSQL, cur.ID)
+		if err != nil {
+			return current{}, 0, err
+		}
+	}
+	switch n := int64(k); {
+	case n > parent.MessageCount:
+		return current{}, 0, fmt.Errorf("fork %s after message %d: %w: the transcript holds %d messages",
+			parent.ID, k, sessiondb.ErrInvalid, parent.MessageCount)
+	case n < summary:
+		return current{}, 0, fmt.Errorf("fork %s after message %d: %w: that message is in the summary (%d messages), which is not cut",
+			parent.ID, k, sessiondb.ErrInvalid, summary)
+	case n == summary:
+		return cur, cur.KeepFromSeq - 1, nil
+	}
+	var seq int64
+	err = tx.GetContext(ctx, &seq, `SELECT seq FROM entries WHERE session_id = ? AND seq >= ? AND kind IN `+
+		backend.MessageKindsSQL+` ORDER BY seq LIMIT 1 OFFSET ?`, parent.ID, cur.KeepFromSeq, int64(k)-summary-1)
+	if err != nil {
+		return current{}, 0, fmt.Errorf("fork %s after message %d: %w", parent.ID, k, err)
+	}
+	return cur, seq, nil
 }
 
 // copyTranscript creates session newID holding the transcript of parent
@@ -130,8 +214,12 @@ func (e *Engine) copyTranscript(ctx context.Context, tx Tx, parent sessiondb.Ses
 			return sessiondb.Session{}, err
 		}
 	}
+	preview, err := PreviewFrom(ctx, tx, newID, 1, max(copied, 0))
+	if err != nil {
+		return sessiondb.Session{}, err
+	}
 	_, err = tx.ExecContext(ctx, `UPDATE sessions SET sequence = sequence + 1, last_seq = ?, message_count = ?,
-		entry_count = ? WHERE id = ?`, max(copied, 0), messages, max(copied, 0), newID)
+		entry_count = ?, preview = ? WHERE id = ?`, max(copied, 0), messages, max(copied, 0), preview, newID)
 	if err != nil {
 		return sessiondb.Session{}, err
 	}

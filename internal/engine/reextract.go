@@ -45,5 +45,9 @@ func Reextract(ctx context.Context, d Driver, tx Tx, table string, ts backend.Te
 			return err
 		}
 	}
+	if table == "entries" {
+		// Roles and texts changed: every preview is found again.
+		return RefreshAllPreviews(ctx, tx)
+	}
 	return nil
 }

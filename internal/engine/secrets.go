@@ -271,6 +271,11 @@ func (r redacted) List(ctx context.Context, opts sessiondb.ListOptions) ([]sessi
 	infos, next, err := r.Store.List(ctx, opts)
 	for i := range infos {
 		infos[i].Session = redactSession(infos[i].Session)
+		// The preview is a prefix of a body's text: masked as a title is
+		// (a secret cut by the prefix's end may go unrecognised; a
+		// session that was scrubbed has its preview cut from the masked
+		// body).
+		infos[i].Preview = secrets.Default().RedactText(infos[i].Preview)
 	}
 	return infos, next, err
 }
@@ -868,8 +873,18 @@ func (e *Engine) Scrub(ctx context.Context, id string) (sessiondb.ScrubRecord, e
 			rid, FormatTime(now), rec.Entries, rec.Secrets, string(rules)); err != nil {
 			return err
 		}
+		// The preview is cut from a body rewritten here: find it again.
+		cur, err := currentCompaction(ctx, tx, rid)
+		if err != nil {
+			return err
+		}
+		preview, err := PreviewFrom(ctx, tx, rid, cur.KeepFromSeq, sess.LastSeq)
+		if err != nil {
+			return err
+		}
 		_, err = e.d.FinishCommit(ctx, tx, rid, sess, Finish{Changed: true, LastSeq: sess.LastSeq,
-			MessageCount: sess.MessageCount, EntryCount: sess.EntryCount, UpdatedAt: sess.UpdatedAt})
+			MessageCount: sess.MessageCount, EntryCount: sess.EntryCount, UpdatedAt: sess.UpdatedAt,
+			Preview: preview, SetPreview: true})
 		return err
 	})
 	if err != nil {

@@ -38,6 +38,13 @@ type SessionRow struct {
 	EntryCount   int64          `db:"entry_count"`
 }
 
+// listRow is a row List reads: the session and its preview, which only
+// List returns (not in Dialect.SessionColumns).
+type listRow struct {
+	SessionRow
+	Preview sql.NullString `db:"preview"`
+}
+
 // Session is the row as a sessiondb.Session.
 func (r *SessionRow) Session() sessiondb.Session {
 	s := sessiondb.Session{
@@ -221,8 +228,9 @@ func deleteSession(ctx context.Context, d Driver, tx Tx, id string, expect *int6
 }
 
 // List implements sessiondb.Store. Pages are walked with a keyset cursor
-// (updated_at, id) over the sessions_by_updated index, so a page costs the
-// same wherever it is in the listing.
+// (the order's key, then id) over an index (sessions_by_updated,
+// sessions_by_created, the primary key), so a page costs the same wherever
+// it is in the listing.
 func (e *Engine) List(ctx context.Context, opts sessiondb.ListOptions) ([]sessiondb.SessionInfo, string, error) {
 	limit := opts.Limit
 	if limit <= 0 {
@@ -231,15 +239,19 @@ func (e *Engine) List(ctx context.Context, opts sessiondb.ListOptions) ([]sessio
 	if limit > sessiondb.MaxListLimit {
 		limit = sessiondb.MaxListLimit
 	}
+	ord, err := listOrderOf(opts)
+	if err != nil {
+		return nil, "", err
+	}
 	var where []string
 	var args []any
 	if opts.Cursor != "" {
-		updated, id, err := backend.DecodeCursor(opts.Cursor)
+		key, id, err := backend.DecodeOrderCursor(opts.Cursor, ord.tag)
 		if err != nil {
 			return nil, "", err
 		}
-		where = append(where, `(s.updated_at, s.id) < (?, ?)`)
-		args = append(args, updated, id)
+		where = append(where, ord.after)
+		args = append(args, ord.keyArgs(key, id)...)
 	}
 	if opts.ParentID != "" {
 		if err := sessiondb.ValidateID(opts.ParentID); err != nil {
@@ -268,11 +280,11 @@ func (e *Engine) List(ctx context.Context, opts sessiondb.ListOptions) ([]sessio
 			OR `+e.sql.Instr+`(lower(coalesce(s.project, '')), lower(?1q)) > 0
 			OR EXISTS (SELECT 1 FROM session_aliases a WHERE a.session_id = s.id AND `+e.sql.Instr+`(lower(a.alias), lower(?1q)) > 0))`)
 	}
-	q := `SELECT ` + e.sql.SessionColumns + ` FROM sessions s`
+	q := `SELECT ` + e.sql.SessionColumns + `, s.preview FROM sessions s`
 	if len(where) > 0 {
 		q += ` WHERE ` + strings.Join(where, " AND ")
 	}
-	q += ` ORDER BY s.updated_at DESC, s.id DESC LIMIT ?`
+	q += ` ORDER BY ` + ord.orderBy + ` LIMIT ?`
 	// ?1q is a named placeholder trick: expand it to positional arguments.
 	if opts.Query != "" {
 		n := strings.Count(q, "?1q")
@@ -283,9 +295,9 @@ func (e *Engine) List(ctx context.Context, opts sessiondb.ListOptions) ([]sessio
 	}
 	args = append(args, limit+1)
 
-	var rows []SessionRow
+	var rows []listRow
 	var usage map[string]sessiondb.UsageTotals
-	err := e.d.Read(ctx, func(tx Tx) error {
+	err = e.d.Read(ctx, func(tx Tx) error {
 		if err := tx.SelectContext(ctx, &rows, q, args...); err != nil {
 			return err
 		}
@@ -307,15 +319,68 @@ func (e *Engine) List(ctx context.Context, opts sessiondb.ListOptions) ([]sessio
 	if len(rows) > limit {
 		rows = rows[:limit]
 		last := rows[limit-1]
-		next = backend.EncodeCursor(last.UpdatedAt, last.ID)
+		next = backend.EncodeOrderCursor(ord.tag, ord.key(&last.SessionRow), last.ID)
 	}
 	out := make([]sessiondb.SessionInfo, len(rows))
 	for i, r := range rows {
-		out[i] = sessiondb.SessionInfo{Session: r.Session()}
+		out[i] = sessiondb.SessionInfo{Session: r.Session(), Preview: r.Preview.String}
 		if opts.Usage {
 			u := usage[r.ID]
 			out[i].Usage = &u
 		}
 	}
 	return out, next, nil
+}
+
+// listOrder is how List walks one order of sessiondb.ListOptions.
+type listOrder struct {
+	tag     string // the cursor's tag ("" for the default order, whose cursors predate tags)
+	orderBy string // the ORDER BY list
+	after   string // the keyset condition: rows after the cursor
+	byID    bool   // the key is the ID alone
+	created bool   // the key is created_at (else updated_at)
+}
+
+// listOrderOf returns the walk of opts.Order and opts.Ascending.
+func listOrderOf(opts sessiondb.ListOptions) (listOrder, error) {
+	dir, cmp, tag := "DESC", "<", "d"
+	if opts.Ascending {
+		dir, cmp, tag = "ASC", ">", "a"
+	}
+	var o listOrder
+	switch opts.Order {
+	case "", sessiondb.ByUpdated:
+		o = listOrder{tag: "updated-" + tag, orderBy: `s.updated_at ` + dir + `, s.id ` + dir,
+			after: `(s.updated_at, s.id) ` + cmp + ` (?, ?)`}
+		if !opts.Ascending {
+			o.tag = "" // the cursors List always wrote
+		}
+	case sessiondb.ByCreated:
+		o = listOrder{tag: "created-" + tag, orderBy: `s.created_at ` + dir + `, s.id ` + dir,
+			after: `(s.created_at, s.id) ` + cmp + ` (?, ?)`, created: true}
+	case sessiondb.ByID:
+		o = listOrder{tag: "id-" + tag, orderBy: `s.id ` + dir, after: `s.id ` + cmp + ` ?`, byID: true}
+	default:
+		return listOrder{}, fmt.Errorf("list sessions: %w: unknown order %q (updated, created or id)", sessiondb.ErrInvalid, opts.Order)
+	}
+	return o, nil
+}
+
+// key is the order's key of r, as the cursor keeps it.
+func (o listOrder) key(r *SessionRow) string {
+	switch {
+	case o.byID:
+		return ""
+	case o.created:
+		return r.CreatedAt
+	}
+	return r.UpdatedAt
+}
+
+// keyArgs are the arguments of o.after for a cursor's key and id.
+func (o listOrder) keyArgs(key, id string) []any {
+	if o.byID {
+		return []any{id}
+	}
+	return []any{key, id}
 }

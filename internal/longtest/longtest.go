@@ -30,3 +30,38 @@ func Skip(tb testing.TB, why string) {
 		tb.Skipf("long test (%s): set %s=1 to run it", why, Env)
 	}
 }
+
+// Sample returns all of items in the long run, and otherwise at most n of
+// them spread evenly over the list (the first and the last always among
+// them), so that a corpus test in the quick run still meets every kind of
+// file the list is ordered by, in a fraction of the time.
+func Sample[T any](items []T, n int) []T {
+	if Enabled() || n <= 0 || len(items) <= n {
+		return items
+	}
+	if n == 1 {
+		return items[:1]
+	}
+	out := make([]T, 0, n)
+	for i := range n {
+		out = append(out, items[i*(len(items)-1)/(n-1)])
+	}
+	return out
+}
+
+// Size returns long in the long run and quick otherwise: the same test on
+// a smaller input.
+func Size(quick, long int) int {
+	if Enabled() {
+		return long
+	}
+	return quick
+}
+
+// Every reports whether case i of a table runs: always in the long run,
+// and in the quick run only every n-th case. A test that crosses two lists
+// (formats × scenarios) numbers the cases so that the quick run still
+// meets every member of both lists, e.g. i = format + scenario.
+func Every(i, n int) bool {
+	return Enabled() || n <= 1 || i%n == 0
+}

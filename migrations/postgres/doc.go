@@ -33,7 +33,9 @@
 //     (sessiondb_reader_<first 16 hex of sha256("<database>.<schema>")>,
 //     NOLOGIN, USAGE on the schema, SELECT on its tables and views, also
 //     those later migrations create) and makes the migrating user a member;
-//     pgstore's QueryUntrusted (sessionctl sql) runs as it. Roles are
+//     pgstore's QueryUntrusted (sessionctl sql) logs in as it, on a
+//     connection of its own, after giving it LOGIN the first time (issue
+//     36: SET ROLE left a way back to the migrating user). Roles are
 //     cluster-wide, so the name is per database and schema: two schemas
 //     never share one, and concurrent migrations of different schemas never
 //     create the same role. A migrating user that may not create roles
@@ -45,6 +47,9 @@
 //     DO block whose exception handler leaves a row whose attrs
 //     PostgreSQL cannot read as JSON (a \u0000 escape, text the store
 //     kept escaped) without a project rather than failing the migration.
+//   - 00011 (SQLite's 00014, issue 44) adds sessions.preview, backfilled
+//     from the entries' text (clean text on this backend, never escaped,
+//     so one UPDATE does it), usage_cumulative and sessions_by_created.
 //   - 00012 adds sessions.machine, source_seen_at and source_gone_at
 //     (SQLite's 00015): the importer's machine and the marks of a source
 //     that vanished.

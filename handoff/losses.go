@@ -1,0 +1,84 @@
+package handoff
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport"
+)
+
+// sourceVendor is whose API signed a format's thinking, "" when the
+// format keeps no signature (pi and opencode keep their provider's).
+var sourceVendor = map[string]string{
+	jsonlimport.FormatClaudeCode: "anthropic",
+	jsonlimport.FormatCodex:      "openai",
+	jsonlimport.FormatGemini:     "google",
+	jsonlimport.FormatQwen:       "openai-compatible",
+}
+
+// losses names what the target cannot carry or use of sess, one line
+// each: for a translation, thinking another vendor signed (kept as
+// history, but no other vendor's API checks its signature, so the
+// target's model may be sent it as plain text or not at all) and calls
+// of tools the target does not have (kept as history with their results;
+// the agent cannot run them again). The export itself refuses what the
+// target format has no shape for (jsonlimport.ErrUntranslatable), so
+// nothing else is dropped.
+func losses(ctx context.Context, st sessiondb.Store, sess sessiondb.Session, t Target) ([]string, error) {
+	out := []string{}
+	if sess.SourceFormat == t.Format {
+		return out, nil
+	}
+	full, err := st.LoadFull(ctx, sess.ID, sessiondb.LoadOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("handoff %s: %w", sess.ID, err)
+	}
+	thinking := 0
+	foreign := map[string]int{}
+	for _, e := range full.Transcript {
+		m := jsonlimport.Understand(sess.SourceFormat, e)
+		if m.Bookkeeping {
+			continue
+		}
+		if m.Thinking != "" {
+			thinking++
+		}
+		for _, c := range m.Calls {
+			if !t.hasTool(c.Name) {
+				foreign[c.Name]++
+			}
+		}
+	}
+	if v := sourceVendor[sess.SourceFormat]; thinking > 0 && v != "" && v != t.Vendor {
+		what := fmt.Sprintf("%s's model cannot check their signatures", t.Agent)
+		if t.Vendor == "any" {
+			what = fmt.Sprintf("their signatures hold only when %s talks to %s's API", t.Agent, v)
+		}
+		out = append(out, fmt.Sprintf("%d thinking %s signed by %s's API: %s (the text stays in the history)",
+			thinking, plural("block", thinking), v, what))
+	}
+	if len(foreign) > 0 {
+		names := make([]string, 0, len(foreign))
+		for n := range foreign {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		var parts []string
+		for _, n := range names {
+			parts = append(parts, fmt.Sprintf("%s ×%d", n, foreign[n]))
+		}
+		out = append(out, fmt.Sprintf("calls of tools %s does not have: %s (kept with their results as history; it cannot run them again)",
+			t.Agent, strings.Join(parts, ", ")))
+	}
+	return out, nil
+}
+
+func plural(w string, n int) string {
+	if n == 1 {
+		return w
+	}
+	return w + "s"
+}

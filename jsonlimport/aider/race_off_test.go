@@ -1,0 +1,5 @@
+//go:build !race
+
+package aider_test
+
+const raceEnabled = false
