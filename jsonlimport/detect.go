@@ -65,7 +65,9 @@ type planned struct {
 	size   int64   // bytes of the primary and extra files
 	files  int     // 1 + len(unit.Extra)
 	pricer *pricer // prices the unit's estimated usage (nil: as parsed)
-	follow *Follow // Options.Follow
+	// machine is Options.Machine, recorded on the sessions the unit creates.
+	machine string
+	follow  *Follow // Options.Follow
 	// chunk: the unit's file is imported a chunk at a time (chunk.go).
 	chunk bool
 	// session is set for a session of a store (stores.go), whose unit

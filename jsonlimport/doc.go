@@ -137,6 +137,31 @@
 //     is the path's session renamed: a replacement, which keeps the
 //     session's ID.
 //
+// # Sources that vanish
+//
+// Agents delete their own history; sessiondb keeps its copy. An import
+// never empties, replaces or deletes a session because its source went
+// away, and marks it (Session.SourceSeenAt, Session.SourceGoneAt through
+// sessiondb.SourceTracker): the units an import reads are seen; a record
+// under a directory Import was given whose file is gone, a session an
+// agent's database listed whole no longer holds, and a unit a watcher saw
+// deleted (MarkGone) are gone. Only the sessions of Options.Machine (and
+// those no machine recorded) are marked gone. A file that would take over
+// a session only because that session's own file is gone (picoclaw's
+// .meta.json after its .jsonl was deleted, which picoclaw reads as an
+// empty session) does so only when it holds at least the session's
+// messages; otherwise it is skipped with a note. See vanished.go.
+//
+// # Machines
+//
+// Options.Machine is recorded as Session.Machine on the sessions an import
+// creates; a session keeps the machine that created it. A file synced to
+// a second machine, which cannot read the first machine's copy, is found
+// to be the same session by its import record (the hash of the bytes
+// consumed): it stays one session (a copy, or its continuation). Another
+// session under an ID already taken is imported beside it under a derived
+// ID and reported, as for two files on one machine.
+//
 // # Stores
 //
 // A store (an SQLite database of many sessions; opencode's storage/ tree,

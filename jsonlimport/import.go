@@ -43,6 +43,10 @@ type Options struct {
 	// imports, so that an append costs work proportional to the new bytes
 	// (see Follow). nil: every import verifies every prefix whole.
 	Follow *Follow
+	// Machine is the identity of the machine the sources are read on,
+	// recorded as Session.Machine of the sessions the import creates
+	// ("": none). A session keeps the machine that created it.
+	Machine string
 }
 
 // Report summarises an Import.
@@ -79,6 +83,13 @@ type Report struct {
 	// Skipped counts the files skipped because they are not session files
 	// of any known format (each also has a note).
 	Skipped int
+	// Gone counts the sessions the import found, for the first time,
+	// without their source (see vanished.go): they are kept whole and
+	// marked (Session.SourceGoneAt).
+	Gone int
+	// gone are the source paths found missing while importing (a unit
+	// that would have taken over a session whose file is gone).
+	gone []string
 }
 
 // maxCommitAttempts bounds the retries of a unit whose commit lost an
@@ -233,6 +244,10 @@ const (
 	// modeCopy: a new file whose session ID is taken by a session imported
 	// from another file that holds all of it (copies.go): skipped.
 	modeCopy
+	// modeKept: a new file that would take over a session whose own
+	// source is gone, holding less than the session (vanished.go):
+	// skipped, the session kept whole.
+	modeKept
 )
 
 // work is one unit, prepared by a parser goroutine for the writer.
@@ -293,12 +308,20 @@ func Import(ctx context.Context, store sessiondb.Store, paths []string, opts Opt
 	if err != nil {
 		return rep, err
 	}
-	return importPlanned(ctx, store, units, opts, rep)
+	return importPlanned(ctx, store, units, opts, rep, scan{roots: importRoots(paths), formats: formats})
+}
+
+// scan is what an import walked (Import; ImportUnits walks nothing): the
+// directories whose vanished files it marks gone (vanished.go), for the
+// formats offered.
+type scan struct {
+	roots   []string
+	formats []Format
 }
 
 // importPlanned parses and writes discovered units (Import after its
 // discovery; ImportUnits), adding to rep.
-func importPlanned(ctx context.Context, store sessiondb.Store, units []planned, opts Options, rep Report) (Report, error) {
+func importPlanned(ctx context.Context, store sessiondb.Store, units []planned, opts Options, rep Report, sc scan) (Report, error) {
 	// The stores' sessions become units of their own (stores.go), read
 	// through a cache that lives as long as the Follow, or this import.
 	cache := opts.Follow.readerCache()
@@ -306,7 +329,7 @@ func importPlanned(ctx context.Context, store sessiondb.Store, units []planned, 
 		cache = &jsonl.Cache{}
 		defer cache.Close()
 	}
-	units, storeProblems, storeNotes := expandStores(ctx, units, cache)
+	units, storeProblems, storeNotes, listed := expandStores(ctx, units, cache)
 	rep.Problems = append(rep.Problems, storeProblems...)
 	rep.Notes = append(rep.Notes, storeNotes...)
 	pr := newPricer(opts.Prices)
@@ -314,6 +337,7 @@ func importPlanned(ctx context.Context, store sessiondb.Store, units []planned, 
 	for i := range units {
 		units[i].pricer = pr
 		units[i].follow = opts.Follow
+		units[i].machine = opts.Machine
 		if units[i].session == nil && !opts.DryRun && units[i].size > chunkSize && chunked(units[i].format) {
 			units[i].chunk = true
 			if opts.Follow == nil {
@@ -383,6 +407,7 @@ func importPlanned(ctx context.Context, store sessiondb.Store, units []planned, 
 
 	pending := map[int]*work{}
 	next := 0
+	var seen []string // the units found present, for their sessions' marks
 	var fatal error
 	b := &batch{}
 	for r := range resCh {
@@ -403,6 +428,9 @@ func importPlanned(ctx context.Context, store sessiondb.Store, units []planned, 
 				cancel()
 				break
 			}
+			if w.err == nil || !errors.Is(w.err, os.ErrNotExist) {
+				seen = append(seen, w.p.unit.Path)
+			}
 			if err := b.write(ctx, store, w, opts.DryRun, &rep); err != nil {
 				fatal = err
 				cancel()
@@ -415,7 +443,7 @@ func importPlanned(ctx context.Context, store sessiondb.Store, units []planned, 
 				break
 			}
 			sessions := 0
-			if w.err == nil && w.mode != modeUnchanged && w.mode != modeCopy {
+			if w.err == nil && w.mode != modeUnchanged && w.mode != modeCopy && w.mode != modeKept {
 				sessions = 1
 			}
 			prog.done(w.p.files, w.p.size, sessions)
@@ -433,6 +461,9 @@ func importPlanned(ctx context.Context, store sessiondb.Store, units []planned, 
 		if err := b.flush(sessiondb.DetachWrites(ctx), store, opts.DryRun, &rep); err != nil {
 			fatal = errors.Join(fatal, err)
 		}
+	}
+	if fatal == nil {
+		fatal = markSources(ctx, store, opts, seen, sc.roots, listed, sc.formats, &rep)
 	}
 	rep.Notes = append(rep.Notes, pr.notes()...)
 	actionsFirst(rep.Notes)
@@ -576,6 +607,15 @@ func writeUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool,
 			rep.Unchanged++
 			// Its torn last line is still not imported: still a problem.
 			rep.Problems = append(rep.Problems, w.prevSt.Torn...)
+			return nil
+		}
+		if w.mode == modeKept {
+			rep.Files++
+			rep.Unchanged++
+			rep.gone = append(rep.gone, w.copyOf)
+			rep.Notes = append(rep.Notes, Problem{Path: w.p.unit.Path, Reason: fmt.Sprintf(
+				"session %q was imported from %s, which is gone; this file holds less of it (%d messages, the session %d): not imported over it, the session is kept whole",
+				w.sess.ID, w.copyOf, countMessages(w.parsed.Entries), w.sess.MessageCount)})
 			return nil
 		}
 		if w.mode == modeCopy {
@@ -788,6 +828,9 @@ func prepare(ctx context.Context, store sessiondb.Store, p planned) *work {
 		case errors.Is(err, sessiondb.ErrNotFound):
 			w.freeID = true
 		case err != nil || !fromOtherFile(existing, u):
+		case keepsVanished(existing, u, parsed):
+			w.mode, w.copyOf, w.sess = modeKept, existing.SourcePath, existing
+			return w
 		case copyOf(existing, u):
 			w.mode, w.copyOf = modeCopy, existing.SourcePath
 			return w
@@ -955,6 +998,7 @@ func buildUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool,
 	switch w.mode {
 	case modeNew:
 		meta.ID = id
+		meta.Machine = w.p.machine
 		meta.Sequence, meta.LastSeq = 0, 0
 		c.Create = &meta
 		// The archive's sessions are created whatever aliases the ones

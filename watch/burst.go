@@ -301,7 +301,7 @@ func (w *watcher) importUnit(ctx context.Context, u jsonlimport.Unit) error {
 			return nil
 		}
 	}
-	rep, err := jsonlimport.ImportUnits(ictx, w.store, []jsonlimport.Unit{u}, jsonlimport.Options{Jobs: 1, Follow: w.follow})
+	rep, err := jsonlimport.ImportUnits(ictx, w.store, []jsonlimport.Unit{u}, jsonlimport.Options{Jobs: 1, Follow: w.follow, Machine: w.opts.Machine})
 	if err != nil {
 		if errors.Is(err, sessiondb.ErrClosed) {
 			return fmt.Errorf("watch: %w", err)
@@ -380,13 +380,18 @@ func (w *watcher) settledAt(u jsonlimport.Unit) time.Time {
 }
 
 // deleted reports that the primary file of u is gone. The session stays:
-// the database keeps what the file held.
+// the database keeps what the file held, and is marked as the only copy
+// (jsonlimport.MarkGone; a file moved within the paths is continued by its
+// new path, whose import clears the mark).
 func (w *watcher) deleted(ctx context.Context, u jsonlimport.Unit) {
 	e := Event{Kind: EventDeleted, Path: u.Path, Format: u.Format}
 	note := "session file deleted or moved away; its session is kept"
 	if sf, err := w.store.SourceFile(context.WithoutCancel(ctx), u.Path); err == nil {
 		e.Session = sf.SessionID
 		note = fmt.Sprintf("session file deleted or moved away; session %q is kept", sf.SessionID)
+	}
+	if _, err := jsonlimport.MarkGone(context.WithoutCancel(ctx), w.store, w.opts.Machine, u.Path); err != nil {
+		note += fmt.Sprintf(" (not marked gone: %v)", err)
 	}
 	e.Notes = []jsonlimport.Problem{{Path: u.Path, Reason: note}}
 	w.dropUnit(u.Path)

@@ -27,7 +27,11 @@
 //     whole and replaces the session's transcript; old rows stay in the
 //     log);
 //   - deleted files and folders: the sessions are kept, and an
-//     EventDeleted note says so. A file moved within the paths is a
+//     EventDeleted note says so; the sessions are marked as existing only
+//     in sessiondb (jsonlimport.MarkGone, only those of Options.Machine:
+//     a path missing here says nothing of another machine's file), and
+//     a file that would take over such a session holding less of it
+//     (picoclaw's .meta.json left behind) is not imported over it. A file moved within the paths is a
 //     deletion and a new file: the importer continues the session from its
 //     new path as a replacement (its rows are read again; the old ones stay
 //     in the log).
