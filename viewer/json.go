@@ -36,8 +36,12 @@ type SessionJSON struct {
 	// last found it.
 	SourceSeenAt string          `json:"source_seen_at,omitempty"`
 	SourceGoneAt string          `json:"source_gone_at,omitempty"`
+	Archived     bool            `json:"archived,omitempty"`
 	Scope        json.RawMessage `json:"scope,omitempty"`
 	Attrs        json.RawMessage `json:"attrs,omitempty"`
+	// Preview is the first user message's text, cut to
+	// sessiondb.PreviewRunes (lists only).
+	Preview string `json:"preview,omitempty"`
 }
 
 // HitJSON is a search hit as `sessionctl search --json` prints it.
@@ -83,7 +87,7 @@ func SessionToJSON(s sessiondb.Session) SessionJSON {
 		CreatedAt: jsonTime(s.CreatedAt), UpdatedAt: jsonTime(s.UpdatedAt),
 		Sequence: s.Sequence, LastSeq: s.LastSeq, Version: s.Version, Aliases: aliases,
 		ParentID: s.ParentID, ForkSeq: s.ForkSeq, SourceFormat: s.SourceFormat, SourcePath: s.SourcePath, Project: s.Project,
-		Machine: s.Machine, SourceSeenAt: optTime(s.SourceSeenAt), SourceGoneAt: optTime(s.SourceGoneAt),
+		Machine: s.Machine, SourceSeenAt: optTime(s.SourceSeenAt), SourceGoneAt: optTime(s.SourceGoneAt), Archived: s.Archived(),
 		Scope: s.Scope, Attrs: s.Attrs,
 	}
 }
@@ -93,6 +97,7 @@ func InfoToJSON(si sessiondb.SessionInfo) SessionJSON {
 	j := SessionToJSON(si.Session)
 	mc, ec := si.MessageCount, si.EntryCount
 	j.MessageCount, j.EntryCount = &mc, &ec
+	j.Preview = si.Preview
 	return j
 }
 
