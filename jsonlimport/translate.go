@@ -1219,6 +1219,9 @@ func foreignFile(ctx context.Context, s sessiondb.Store, sess sessiondb.Session,
 	if target == FormatAider {
 		return aiderTranslated(ctx, s, sess)
 	}
+	if target == FormatCodex {
+		return codexTranslated(ctx, s, sess)
+	}
 	if target == FormatPi {
 		var attrs struct {
 			CWD string `json:"cwd"`
