@@ -103,13 +103,13 @@ type codexOutContent struct {
 }
 
 type codexOutItem struct {
-	Type      string         `json:"type"`
-	Role      string         `json:"role,omitempty"`
+	Type      string            `json:"type"`
+	Role      string            `json:"role,omitempty"`
 	Content   []codexOutContent `json:"content,omitempty"`
-	Name      string         `json:"name,omitempty"`
-	Arguments string         `json:"arguments,omitempty"`
-	CallID    string         `json:"call_id,omitempty"`
-	Output    *string        `json:"output,omitempty"`
+	Name      string            `json:"name,omitempty"`
+	Arguments string            `json:"arguments,omitempty"`
+	CallID    string            `json:"call_id,omitempty"`
+	Output    *string           `json:"output,omitempty"`
 }
 
 // codexTranslated renders session sess (of another format) as the lines

@@ -1,0 +1,133 @@
+package jsonlimport
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport/codex"
+)
+
+// piSessionA is session A of the real pi corpus (testdata/agents/pi):
+// thinking, two parallel calls, a failing call, a 1,500-line output.
+const piSessionA = "01a24b2d-7e36-705c-94df-d753808818ac"
+
+// TestCodexTranslatedPi: a pi session exported as Codex is refused by a
+// plain export (a rollout has no shape for its thinking and its error
+// flag: named, nothing written); under LeaveOutUncarried it is written
+// as a rollout named after its thread id, the left-out kinds named, and
+// our Codex reader reads back every prompt, text, call with its
+// arguments and result, in order.
+func TestCodexTranslatedPi(t *testing.T) {
+	ctx := t.Context()
+	s := openStore(t)
+	if _, err := Import(ctx, s, []string{filepath.Join("..", "testdata", "agents", "pi", "home")}, Options{Format: FormatPi}); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	_, err := Export(ctx, s, []string{piSessionA}, FormatCodex, out)
+	if !errors.Is(err, ErrUntranslatable) || !strings.Contains(err.Error(), "thinking block") || !strings.Contains(err.Error(), "error flag") {
+		t.Fatalf("plain export: %v, want ErrUntranslatable naming the thinking and the error flag", err)
+	}
+	if tree := treeOf(t, out); len(tree) > 0 {
+		t.Fatalf("refused but wrote %v", tree)
+	}
+
+	var lost []string
+	files, err := Export(LeaveOutUncarried(ctx, &lost), s, []string{piSessionA}, FormatCodex, out)
+	if err != nil || len(files) != 1 {
+		t.Fatalf("export: %v %v", files, err)
+	}
+	joined := strings.Join(lost, "; ")
+	if len(lost) != 2 || !strings.Contains(joined, "3 thinking blocks") || !strings.Contains(joined, "1 error flag") {
+		t.Errorf("lost = %q, want the 3 thinking blocks and 1 error flag named", lost)
+	}
+	data, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id := codex.ThreadID(data); id != piSessionA || !strings.HasSuffix(files[0], "-"+piSessionA+".jsonl") || !codex.RolloutName(filepath.Base(files[0])) {
+		t.Errorf("thread id %q, file %s", id, files[0])
+	}
+
+	src, _, err := readForeign(ctx, s, mustGet(t, s, piSessionA))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2 := openStore(t)
+	if _, err := Import(ctx, s2, []string{out}, Options{Format: FormatCodex}); err != nil {
+		t.Fatal(err)
+	}
+	back := allSessions(t, s2)
+	if len(back) != 1 || back[0].ID != piSessionA {
+		t.Fatalf("read back %d sessions: %+v", len(back), back)
+	}
+	got, gotLoss, err := readForeign(ctx, s2, back[0])
+	if err != nil || !gotLoss.empty() {
+		t.Fatalf("read back: %v %v", err, gotLoss)
+	}
+	// The source without its thinking and error flags is what comes back.
+	var want []xMsg
+	for _, m := range src {
+		var blocks []xBlock
+		for _, b := range m.Blocks {
+			if b.Type != xThinking {
+				blocks = append(blocks, b)
+			}
+		}
+		m.Blocks, m.IsError = blocks, false
+		if m.Role == xAssistant && len(blocks) == 0 {
+			continue
+		}
+		want = append(want, m)
+	}
+	w, g := xDigest(want), xDigest(got)
+	if strings.Join(w, "\n") != strings.Join(g, "\n") {
+		t.Errorf("the rollout does not carry the conversation:\n%s", firstDiff(w, g))
+	}
+	for _, p := range []string{"echo alpha", "seq 1 1500", "nonexistent-sessiondb-path", "edited by hand"} {
+		if !strings.Contains(strings.Join(g, "\n"), p) {
+			t.Errorf("%q not read back", p)
+		}
+	}
+}
+
+func mustGet(t *testing.T, s sessiondb.Store, id string) sessiondb.Session {
+	t.Helper()
+	sess, err := s.Get(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sess
+}
+
+// TestCodexThreadID: a UUID session ID is kept; any other (opencode's
+// ses_…) becomes a UUIDv7 of the session's creation time, the same one
+// each time, different for different IDs.
+func TestCodexThreadID(t *testing.T) {
+	at := time.Date(2026, 12, 6, 11, 46, 32, 365e6, time.UTC)
+	keep := "01a24b2d-56b0-7ef2-a254-f50b64f4f6df"
+	if got := codexThreadID(sessiondb.Session{ID: keep, CreatedAt: at}); got != keep {
+		t.Errorf("UUID %s became %s", keep, got)
+	}
+	a := codexThreadID(sessiondb.Session{ID: "ses_db4d609d9ffei6zjaIrZe0O5hA", CreatedAt: at})
+	u, err := uuid.Parse(a)
+	if err != nil || u.Version() != 7 || u.Variant() != uuid.RFC4122 {
+		t.Fatalf("%s: %v, version %d", a, err, u.Version())
+	}
+	if sec, nsec := u.Time().UnixTime(); time.Unix(sec, nsec).UnixMilli() != at.UnixMilli() {
+		t.Errorf("%s holds %v, want %v", a, time.Unix(sec, nsec).UTC(), at)
+	}
+	if b := codexThreadID(sessiondb.Session{ID: "ses_db4d609d9ffei6zjaIrZe0O5hA", CreatedAt: at}); b != a {
+		t.Errorf("not stable: %s, %s", a, b)
+	}
+	if c := codexThreadID(sessiondb.Session{ID: "ses_other", CreatedAt: at}); c == a {
+		t.Errorf("two IDs, one thread id %s", c)
+	}
+}
