@@ -47,6 +47,9 @@ func losses(ctx context.Context, st sessiondb.Store, sess sessiondb.Session, t T
 			thinking++
 		}
 		for _, c := range m.Calls {
+			if n, _, _, ok := jsonlimport.CodexCall(c.Name, []byte(c.Arguments)); ok && t.Agent == "codex" {
+				c.Name = n // a shell call handed to Codex becomes its exec_command
+			}
 			if !t.hasTool(c.Name) {
 				foreign[c.Name]++
 			}

@@ -20,9 +20,12 @@ package jsonlimport
 //     (Codex developer or system instructions) as a message of its role.
 //
 // Tool calls keep their source's names and arguments: Codex replays a
-// call of a tool it does not have as history (the Responses API takes
-// any function name in the input) but cannot run it again; package
-// handoff names such calls. No turn_context, event_msg or token lines are
+// call of a tool it does not have as history (Codex 0.171 resumes such a
+// session, and the Responses API takes any function name in the input)
+// but cannot run it again; package handoff names such calls. Under
+// LeaveOutUncarried the other agents' shell calls become calls of Codex's
+// own exec_command (CodexCall), named in the lines the caller is given
+// with the arguments exec_command has no place for. No turn_context, event_msg or token lines are
 // written: Codex rebuilds the history from the response items alone and
 // takes its model and settings from its own configuration on resume.
 //
@@ -46,6 +49,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -53,6 +57,51 @@ import (
 
 	"github.com/sessiondb/sessiondb"
 )
+
+// codexShellTools are the other agents' shell tools (Claude Code's Bash,
+// pi's and opencode's bash, Gemini CLI's and Qwen Code's
+// run_shell_command), whose calls a handoff writes as calls of Codex's
+// own exec_command.
+var codexShellTools = map[string]bool{"Bash": true, "bash": true, "run_shell_command": true}
+
+// CodexCall is the call of Codex's own tool that a call of another
+// agent's tool name with arguments args becomes in a handoff to Codex
+// (under LeaveOutUncarried): a shell call whose arguments hold a command
+// string becomes exec_command {"cmd", "workdir" (from directory, workdir
+// or cwd)}; dropped names the other members, which exec_command has no
+// place for. ok is false for any other call, which keeps its name and
+// arguments.
+func CodexCall(name string, args []byte) (codexName string, codexArgs json.RawMessage, dropped []string, ok bool) {
+	if !codexShellTools[name] {
+		return "", nil, nil, false
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(args, &obj) != nil {
+		return "", nil, nil, false
+	}
+	var cmd string
+	if json.Unmarshal(obj["command"], &cmd) != nil || cmd == "" {
+		return "", nil, nil, false
+	}
+	out := struct {
+		Cmd     string `json:"cmd"`
+		Workdir string `json:"workdir,omitempty"`
+	}{Cmd: cmd}
+	for k := range obj {
+		switch k {
+		case "command":
+		case "directory", "workdir", "cwd":
+			if json.Unmarshal(obj[k], &out.Workdir) == nil && out.Workdir != "" {
+				continue
+			}
+			dropped = append(dropped, k)
+		default:
+			dropped = append(dropped, k)
+		}
+	}
+	sort.Strings(dropped)
+	return "exec_command", noEscapeJSON(out, &xLoss{}), dropped, true
+}
 
 type leaveOutUncarriedKey struct{}
 
@@ -193,6 +242,31 @@ func codexTranslated(ctx context.Context, s sessiondb.Store, sess sessiondb.Sess
 	if err := line(sess.CreatedAt, "session_meta", meta); err != nil {
 		return nil, err
 	}
+	if lenient {
+		// Shell calls become Codex's own exec_command calls.
+		mapped, dropped := map[string]int{}, map[string]bool{}
+		for i := range msgs {
+			for j, b := range msgs[i].Blocks {
+				if b.Type != xCall {
+					continue
+				}
+				if n, a, d, ok := CodexCall(b.Name, b.Args); ok {
+					mapped[b.Name]++
+					for _, k := range d {
+						dropped[k] = true
+					}
+					msgs[i].Blocks[j].Name, msgs[i].Blocks[j].Args = n, a
+				}
+			}
+		}
+		for _, name := range sortedKeys(mapped) {
+			line := fmt.Sprintf("%d %s %s written as Codex's exec_command (command and directory kept", mapped[name], name, plural("call", mapped[name]))
+			if len(dropped) > 0 {
+				line += "; " + strings.Join(sortedKeys(dropped), ", ") + " left out"
+			}
+			*lost = append(*lost, line+")")
+		}
+	}
 	for _, m := range msgs {
 		for _, it := range codexItems(m) {
 			if err := line(m.Time, "response_item", it); err != nil {
@@ -251,5 +325,15 @@ func codexItems(m xMsg) []codexOutItem {
 			out = append(out, codexOutItem{Type: "function_call", Name: b.Name, Arguments: string(b.Args), CallID: b.ID})
 		}
 	}
+	return out
+}
+
+// sortedKeys returns m's keys in order.
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
 	return out
 }

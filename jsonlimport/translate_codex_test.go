@@ -45,8 +45,9 @@ func TestCodexTranslatedPi(t *testing.T) {
 		t.Fatalf("export: %v %v", files, err)
 	}
 	joined := strings.Join(lost, "; ")
-	if len(lost) != 2 || !strings.Contains(joined, "3 thinking blocks") || !strings.Contains(joined, "1 error flag") {
-		t.Errorf("lost = %q, want the 3 thinking blocks and 1 error flag named", lost)
+	if len(lost) != 3 || !strings.Contains(joined, "3 thinking blocks") || !strings.Contains(joined, "1 error flag") ||
+		!strings.Contains(joined, "4 bash calls written as Codex's exec_command") {
+		t.Errorf("lost = %q, want the 3 thinking blocks, 1 error flag and 4 bash calls named", lost)
 	}
 	data, err := os.ReadFile(files[0])
 	if err != nil {
@@ -72,14 +73,24 @@ func TestCodexTranslatedPi(t *testing.T) {
 	if err != nil || !gotLoss.empty() {
 		t.Fatalf("read back: %v %v", err, gotLoss)
 	}
-	// The source without its thinking and error flags is what comes back.
+	// The source without its thinking and error flags, its bash calls as
+	// exec_command calls, is what comes back.
 	var want []xMsg
+	mapped := map[string]bool{}
 	for _, m := range src {
 		var blocks []xBlock
 		for _, b := range m.Blocks {
+			if b.Type == xCall {
+				if n, a, _, ok := CodexCall(b.Name, b.Args); ok {
+					b.Name, b.Args, mapped[b.ID] = n, a, true
+				}
+			}
 			if b.Type != xThinking {
 				blocks = append(blocks, b)
 			}
+		}
+		if m.Role == xToolResult && mapped[m.CallID] {
+			m.ToolName = "exec_command"
 		}
 		m.Blocks, m.IsError = blocks, false
 		if m.Role == xAssistant && len(blocks) == 0 {
@@ -129,5 +140,28 @@ func TestCodexThreadID(t *testing.T) {
 	}
 	if c := codexThreadID(sessiondb.Session{ID: "ses_other", CreatedAt: at}); c == a {
 		t.Errorf("two IDs, one thread id %s", c)
+	}
+}
+
+// TestCodexCall: the other agents' shell calls become exec_command
+// calls keeping the command and the directory, naming what they drop;
+// other calls, and shell calls without a command, are not mapped.
+func TestCodexCall(t *testing.T) {
+	for _, c := range []struct {
+		name, args, want, dropped string
+		ok                        bool
+	}{
+		{"Bash", `{"command":"ls -la","description":"List","timeout":5}`, `{"cmd":"ls -la"}`, "description,timeout", true},
+		{"run_shell_command", `{"command":"make <x>","directory":"/src"}`, `{"cmd":"make <x>","workdir":"/src"}`, "", true},
+		{"bash", `{"command":"echo 你好"}`, `{"cmd":"echo 你好"}`, "", true},
+		{"bash", `{"command":""}`, "", "", false},
+		{"bash", `{"command":["ls"]}`, "", "", false},
+		{"Read", `{"file_path":"/a"}`, "", "", false},
+		{"Bash", `not json`, "", "", false},
+	} {
+		n, a, d, ok := CodexCall(c.name, []byte(c.args))
+		if ok != c.ok || ok && (n != "exec_command" || string(a) != c.want || strings.Join(d, ",") != c.dropped) {
+			t.Errorf("%s %s: %s %s %q %v", c.name, c.args, n, a, d, ok)
+		}
 	}
 }
