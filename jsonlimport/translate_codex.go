@@ -33,7 +33,9 @@ package jsonlimport
 // naming it, and nothing is written: thinking (Codex replays only
 // reasoning items its own API encrypted; another vendor's signature, or
 // none, is no reasoning item), the error flag of a tool result (Codex
-// keeps a result's output text only), images inside tool results, context
+// keeps a result's output text only), images inside tool results or
+// assistant messages or of a media type no data: URL holds, tool calls
+// outside an assistant message, context
 // messages of another kind than developer or system, an assistant message
 // right after another (Codex reads consecutive assistant items as one
 // message), and whatever the neutral reader could not read. Under
@@ -121,6 +123,37 @@ func LeaveOutUncarried(ctx context.Context, lost *[]string) context.Context {
 // (testdata/agents/codex/manifest.json).
 const codexCLIVersion = "0.171.0"
 
+// codexUncarried counts what a rollout cannot hold of msgs: hard, what
+// is always refused; soft, what LeaveOutUncarried leaves out.
+func codexUncarried(msgs []xMsg) (hard, soft xLoss) {
+	for i, m := range msgs {
+		if i > 0 && m.Role == xAssistant && msgs[i-1].Role == xAssistant {
+			soft.add("assistant message right after another (Codex reads consecutive assistant items as one message)")
+		}
+		for _, b := range m.Blocks {
+			switch {
+			case b.Type == xThinking:
+				soft.add("thinking block (Codex replays only reasoning its own API encrypted)")
+			case b.Type == xImage && strings.ContainsAny(b.MIME, ",;"):
+				hard.add("image whose media type cannot be written in a data: URL")
+			case b.Type == xImage && m.Role == xToolResult:
+				hard.add("image in a tool result")
+			case b.Type == xImage && m.Role != xUser && m.Role != xContext:
+				hard.add("image outside a user message")
+			case b.Type == xCall && m.Role != xAssistant:
+				hard.add("tool call outside an assistant message")
+			}
+		}
+		switch {
+		case m.Role == xToolResult && m.IsError:
+			soft.add("error flag of a tool result (Codex keeps the output text only)")
+		case m.Role == xContext && m.Name != "developer" && m.Name != "system":
+			soft.add(fmt.Sprintf("context message %q (Codex has developer and system messages)", m.Name))
+		}
+	}
+	return hard, soft
+}
+
 // codexThreadID is the thread id the rollout of session sess has: its ID
 // when that is a UUID, else a UUIDv7 of its creation time whose random
 // bits are a hash of its ID (the same session gets the same id).
@@ -169,33 +202,20 @@ func codexTranslated(ctx context.Context, s sessiondb.Store, sess sessiondb.Sess
 		return nil, fmt.Errorf("export %s %s: %w", FormatCodex, sess.ID, err)
 	}
 	lost, lenient := ctx.Value(leaveOutUncarriedKey{}).(*[]string)
+	hard, soft := codexUncarried(msgs)
 	var left xLoss // left out under LeaveOutUncarried
-	uncarried := func(what string) {
-		if lenient {
-			left.add(what)
-		} else {
-			loss.add(what)
+	for k, n := range hard.n {
+		for range n {
+			loss.add(k)
 		}
 	}
-	for i, m := range msgs {
-		if i > 0 && m.Role == xAssistant && msgs[i-1].Role == xAssistant {
-			uncarried("assistant message right after another (Codex reads consecutive assistant items as one message)")
-		}
-		for _, b := range m.Blocks {
-			switch {
-			case b.Type == xThinking:
-				uncarried("thinking block (Codex replays only reasoning its own API encrypted)")
-			case b.Type == xImage && m.Role == xToolResult:
-				loss.add("image in a tool result")
-			case b.Type == xImage && m.Role != xUser:
-				loss.add("image outside a user message")
+	for k, n := range soft.n {
+		for range n {
+			if lenient {
+				left.add(k)
+			} else {
+				loss.add(k)
 			}
-		}
-		switch {
-		case m.Role == xToolResult && m.IsError:
-			uncarried("error flag of a tool result (Codex keeps the output text only)")
-		case m.Role == xContext && m.Name != "developer" && m.Name != "system":
-			uncarried(fmt.Sprintf("context message %q (Codex has developer and system messages)", m.Name))
 		}
 	}
 	if !loss.empty() {

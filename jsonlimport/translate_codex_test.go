@@ -1,6 +1,7 @@
 package jsonlimport
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -164,4 +165,90 @@ func TestCodexCall(t *testing.T) {
 			t.Errorf("%s %s: %s %s %q %v", c.name, c.args, n, a, d, ok)
 		}
 	}
+}
+
+// FuzzCodexItems feeds one body, as an entry of each source format, to
+// the neutral reader, and its messages (shell calls mapped by CodexCall)
+// to the Codex item writer: nothing panics, every line written is valid
+// JSON, and our Codex reader reads the lines back without loss, with as
+// many tool calls and results.
+func FuzzCodexItems(f *testing.F) {
+	for _, seed := range []string{
+		`{"type":"assistant","message":{"id":"m1","role":"assistant","model":"claude","content":[{"type":"text","text":"hi"},{"type":"tool_use","id":"c1","name":"Bash","input":{"command":"ls","description":"d"}}]}}`,
+		`{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"c1","content":[{"type":"text","text":"ok"},{"type":"text","text":"two"}]}]}}`,
+		`{"type":"user","message":{"role":"user","content":[{"type":"text","text":"look"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"AAAA"}}]}}`,
+		`{"role":"assistant","content":"x","tool_calls":[{"id":"c","type":"function","function":{"name":"run_shell_command","arguments":"{\"command\":\"ls\",\"directory\":\"/d\"}"}}]}`,
+		`{"role":"system","content":"rules"}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	f.Fuzz(func(t *testing.T, body []byte) {
+		for _, format := range []string{FormatClaudeCode, FormatPi, FormatOpencode, ""} {
+			r := &xReader{format: format, names: map[string]string{}}
+			r.entry(sessiondb.Entry{Kind: sessiondb.KindMessage, Body: body, CreatedAt: t0})
+			if hard, _ := codexUncarried(r.msgs); !r.loss.empty() || !hard.empty() {
+				continue
+			}
+			back := &xReader{format: FormatCodex, names: map[string]string{}}
+			var calls, results int
+			for _, m := range r.msgs {
+				if m.Role == xToolResult {
+					results++
+				}
+				for j, b := range m.Blocks {
+					if b.Type == xCall {
+						calls++
+						if n, a, _, ok := CodexCall(b.Name, b.Args); ok {
+							m.Blocks[j].Name, m.Blocks[j].Args = n, a
+						}
+					}
+				}
+				for _, it := range codexItems(m) {
+					line := noEscapeJSON(map[string]any{"type": "response_item", "payload": it}, &xLoss{})
+					if !json.Valid(line) {
+						t.Fatalf("%s: invalid line %s", format, line)
+					}
+					back.entry(sessiondb.Entry{Kind: sessiondb.KindMessage, Body: line, CreatedAt: t0})
+				}
+			}
+			if !back.loss.empty() {
+				t.Fatalf("%s: the items read back with loss %s", format, &back.loss)
+			}
+			var gotCalls, gotResults int
+			for _, m := range back.msgs {
+				if m.Role == xToolResult {
+					gotResults++
+				}
+				for _, b := range m.Blocks {
+					if b.Type == xCall {
+						gotCalls++
+					}
+				}
+			}
+			if gotCalls != calls || gotResults != results {
+				t.Fatalf("%s: %d calls and %d results written, %d and %d read back", format, calls, results, gotCalls, gotResults)
+			}
+		}
+	})
+}
+
+// FuzzCodexCall: CodexCall never panics, and a call it maps is an
+// exec_command call whose arguments are a JSON object with a command.
+func FuzzCodexCall(f *testing.F) {
+	f.Add("Bash", []byte(`{"command":"ls","description":"d"}`))
+	f.Add("run_shell_command", []byte(`{"command":"ls","directory":"/d"}`))
+	f.Add("bash", []byte(`{"command":1}`))
+	f.Fuzz(func(t *testing.T, name string, args []byte) {
+		n, a, _, ok := CodexCall(name, args)
+		if !ok {
+			return
+		}
+		var out struct {
+			Cmd string `json:"cmd"`
+		}
+		if n != "exec_command" || json.Unmarshal(a, &out) != nil || out.Cmd == "" {
+			t.Fatalf("%s %s: %s %s", name, args, n, a)
+		}
+	})
 }
