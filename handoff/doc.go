@@ -11,9 +11,13 @@
 // shape for; nothing is dropped silently. Today the translations exist
 // into pi (from every other agent) and opencode (from Codex, Gemini CLI,
 // Qwen Code, pi; a Claude Code session is refused there for results
-// written out of their calls' order) and Claude Code (from every other
-// agent); Codex, Gemini CLI and Qwen Code take back only their own
-// sessions. What a translation
+// written out of their calls' order), Codex (from every other agent:
+// thinking and tool results' error flags, which a rollout cannot hold,
+// are left out through jsonlimport.LeaveOutUncarried and named in
+// Result.Lost, shell calls become Codex's exec_command calls; a session
+// whose id is no UUID, opencode's, gets a UUIDv7 thread id, NewID) and
+// Claude Code (from every other agent); Gemini CLI and Qwen Code take
+// back only their own sessions. What a translation
 // carries but the target cannot use, or leaves out, is listed in
 // Result.Lost: thinking signed by another vendor's API, calls of tools
 // the target does not have, Claude Code's attachment lines (the context
@@ -101,11 +105,14 @@
 // Refused: into Claude Code, Codex, Gemini CLI and Qwen Code from any
 // other agent (no writer of their files for foreign sessions yet: 20),
 // and Claude Code to opencode (results written out of their calls'
-// order). Into Claude Code, on the same day, its column alone (7 s):
-// 6 of 6 resumed, from Codex, Gemini CLI, Qwen Code, pi and opencode
-// translated (their shell calls written as Claude Code's Bash, their
-// unsigned or OpenAI-signed thinking left out and named), Claude Code
-// itself byte for byte.
-// TestExpectedPieces is its fast sibling (what each session must
-// carry).
+// order). Into Codex (2026-12-06, its column alone, 25 s): 6 of 6
+// resumed (claude-code, gemini, qwen, opencode and pi translated, codex
+// itself), each with 14 to 17 pieces sent back. Into Claude Code, on the
+// same day, its column alone (7 s): 6 of 6 resumed, from Codex, Gemini
+// CLI, Qwen Code, pi and opencode translated (their shell calls written
+// as Claude Code's Bash, their thinking not signed by Anthropic left out
+// and named), Claude Code itself byte for byte. TestExpectedPieces is its
+// fast sibling (what each session must carry); TestHandoffOpencodeToCodex
+// the fast check of a translated Codex handoff, TestHandoffTranslatedToClaudeCode
+// and TestHandoffToClaudeCodeNewUUID of a Claude Code one.
 package handoff

@@ -50,14 +50,17 @@ func losses(ctx context.Context, st sessiondb.Store, sess sessiondb.Session, t T
 			thinking++
 		}
 		for _, c := range m.Calls {
+			if n, _, _, ok := jsonlimport.CodexCall(c.Name, []byte(c.Arguments)); ok && t.Agent == "codex" {
+				c.Name = n // a shell call handed to Codex becomes its exec_command
+			}
 			if !t.hasTool(c.Name) {
 				foreign[c.Name]++
 			}
 		}
 	}
-	if v := sourceVendor[sess.SourceFormat]; thinking > 0 && v != "" && v != t.Vendor && t.Agent != "claude-code" {
-		// (Claude Code: the translation leaves such thinking out, named
-		// by leftOutLosses.)
+	// (Codex's and Claude Code's translations leave such thinking out and
+	// name it themselves.)
+	if v := sourceVendor[sess.SourceFormat]; thinking > 0 && v != "" && v != t.Vendor && t.Agent != "codex" && t.Agent != "claude-code" {
 		what := fmt.Sprintf("%s's model cannot check their signatures", t.Agent)
 		if t.Vendor == "any" {
 			what = fmt.Sprintf("their signatures hold only when %s talks to %s's API", t.Agent, v)
