@@ -11,18 +11,28 @@
 // shape for; nothing is dropped silently. Today the translations exist
 // into pi (from every other agent) and opencode (from Codex, Gemini CLI,
 // Qwen Code, pi; a Claude Code session is refused there for results
-// written out of their calls' order) and Codex (from every other agent:
+// written out of their calls' order), Codex (from every other agent:
 // thinking and tool results' error flags, which a rollout cannot hold,
 // are left out through jsonlimport.LeaveOutUncarried and named in
 // Result.Lost, shell calls become Codex's exec_command calls; a session
-// whose id is no UUID, opencode's, gets a UUIDv7 thread id, NewID);
-// Claude Code, Gemini CLI and Qwen Code take back
-// only their own sessions. What a translation
+// whose id is no UUID, opencode's, gets a UUIDv7 thread id, NewID) and
+// Claude Code (from every other agent); Gemini CLI and Qwen Code take
+// back only their own sessions. What a translation
 // carries but the target cannot use, or leaves out, is listed in
 // Result.Lost: thinking signed by another vendor's API, calls of tools
 // the target does not have, Claude Code's attachment lines (the context
 // it added to prompts: the handoff leaves them out, counted, through
-// jsonlimport.LeaveOutAttachments, since the target adds its own).
+// jsonlimport.LeaveOutAttachments, since the target adds its own). Claude
+// Code replays every thinking block to Anthropic's API, which accepts
+// only thinking it signed: a translation into Claude Code leaves out
+// other thinking and the source's context messages (its instructions)
+// through jsonlimport.LeaveOutUnsendable, and Result.Lost names them by
+// vendor and role; a shell call Bash holds whole (pi's and opencode's
+// bash, Gemini CLI's and Qwen Code's run_shell_command, Codex's
+// exec_command {cmd}) is written as a call of Claude Code's Bash
+// (Result.Notes says so). Claude Code names sessions by UUID: a session whose
+// id is not one (opencode's ses_…) is written under a UUID made from it
+// (Result.NewID).
 //
 // opencode resumes a session with the model its last user message names;
 // for a translated session that is the source agent's, which opencode's
@@ -97,7 +107,12 @@
 // and Claude Code to opencode (results written out of their calls'
 // order). Into Codex (2026-12-06, its column alone, 25 s): 6 of 6
 // resumed (claude-code, gemini, qwen, opencode and pi translated, codex
-// itself), each with 14 to 17 pieces sent back. TestExpectedPieces is its
+// itself), each with 14 to 17 pieces sent back. Into Claude Code, on the
+// same day, its column alone (7 s): 6 of 6 resumed, from Codex, Gemini
+// CLI, Qwen Code, pi and opencode translated (their shell calls written
+// as Claude Code's Bash, their thinking not signed by Anthropic left out
+// and named), Claude Code itself byte for byte. TestExpectedPieces is its
 // fast sibling (what each session must carry); TestHandoffOpencodeToCodex
-// the fast check of a translated Codex handoff.
+// the fast check of a translated Codex handoff, TestHandoffTranslatedToClaudeCode
+// and TestHandoffToClaudeCodeNewUUID of a Claude Code one.
 package handoff

@@ -466,11 +466,13 @@
 // gives and each target takes; translate_pi.go, translate_bodies.go);
 // content the target has no place for is refused with ErrUntranslatable
 // (which wraps sessiondb.ErrInvalid) naming each kind and its count, and
-// nothing is written for that session. Claude Code refuses every other
-// format's session; pi, opencode and Codex write it translated
-// (translate_pi.go, translate_opencode.go, translate_codex.go: Codex
-// refuses thinking and error flags, which package handoff leaves out and
-// names through LeaveOutUncarried). A session an application wrote
+// nothing is written for that session. pi, opencode, Codex and Claude
+// Code write another format's session translated (translate_pi.go,
+// translate_opencode.go, translate_codex.go: Codex refuses thinking and
+// error flags, which package handoff leaves out and names through
+// LeaveOutUncarried; translate_claudecode.go: Claude Code refuses
+// thinking Anthropic did not sign and context messages, left out and
+// counted under LeaveOutUnsendable). A session an application wrote
 // is translated for pi and opencode, and rendered as stored by picoclaw,
 // zot and swink, as before. TestExportCorpusCrossFormat exports every session of the
 // fixtures and the corpus into every other format and imports each

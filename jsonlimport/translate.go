@@ -97,7 +97,10 @@ package jsonlimport
 //   - Codex writes it as a rollout (translate_codex.go): a session_meta
 //     line and response items; thinking and error flags are refused, or
 //     left out and named under LeaveOutUncarried.
-//   - Claude Code, Gemini CLI and Qwen Code refuse a session of
+//   - Claude Code writes it as the transcript it resumes, leaving out
+//     (under LeaveOutUnsendable) or refusing the thinking Anthropic's API
+//     did not sign and context messages (translate_claudecode.go).
+//   - Gemini CLI and Qwen Code refuse a session of
 //     another format (foreignFile): a file any of them resumes needs ids,
 //     request metadata and settings lines that would have to be invented
 //     (Gemini CLI: a projectHash and message ids; Qwen Code: a uuid tree
@@ -1214,8 +1217,9 @@ func describe(msgs []xMsg, loss *xLoss) string {
 // foreignFile is the jsonl.ForeignWriter, the file Claude Code, Codex, pi
 // and opencode write for a session of another format: pi's translation
 // (translate_pi.go), opencode's export JSON (translate_opencode.go),
-// Codex's rollout (translate_codex.go); the others refuse, naming what
-// the session holds.
+// Codex's rollout (translate_codex.go), Claude Code's transcript
+// (translate_claudecode.go); the others refuse, naming what the session
+// holds.
 func foreignFile(ctx context.Context, s sessiondb.Store, sess sessiondb.Session, target string) ([]byte, error) {
 	if target == FormatOpencode {
 		return opencodeTranslated(ctx, s, sess)
@@ -1225,6 +1229,9 @@ func foreignFile(ctx context.Context, s sessiondb.Store, sess sessiondb.Session,
 	}
 	if target == FormatCodex {
 		return codexTranslated(ctx, s, sess)
+	}
+	if target == FormatClaudeCode {
+		return claudeCodeTranslated(ctx, s, sess)
 	}
 	if target == FormatPi {
 		var attrs struct {
