@@ -11,8 +11,8 @@ import (
 // TestExportClaudeCodeAndCodexBack: sessions imported from Claude Code and
 // Codex export back to the files they came from, byte for byte, in the
 // tools' layouts; exported to pi they are translated; a Codex session is
-// refused as Claude Code, a Claude Code session translated into Codex or
-// refused naming what a rollout cannot hold, and export --all goes on
+// translated into a Claude Code transcript, a Claude Code session into a
+// rollout or refused naming what a rollout cannot hold, and export --all goes on
 // past those with exit 1.
 func TestExportClaudeCodeAndCodexBack(t *testing.T) {
 	db := tempDB(t)
@@ -39,14 +39,16 @@ func TestExportClaudeCodeAndCodexBack(t *testing.T) {
 	}
 	sameFile(t, filepath.Join(cx, rel), written[0])
 
-	// Across formats: pi translates, the other wild format refuses by name.
+	// Across formats: pi and Claude Code translate a Codex session (a
+	// transcript under projects/ named by the session's UUID).
 	sessionctl(t, db, "export", cxID, "--format", "pi", "--out", t.TempDir()).mustSucceed(t)
-	r := sessionctl(t, db, "export", cxID, "--format", "claude-code", "--out", t.TempDir()).mustFail(t, exitError, "cannot be written as a claude-code file")
-	if !strings.Contains(r.stderr, "tool call") {
-		t.Errorf("the refusal does not say what the session holds: %s", r.stderr)
+	written = nil
+	sessionctl(t, db, "export", cxID, "--format", "claude-code", "--out", t.TempDir(), "--json").mustSucceed(t).decode(t, &written)
+	if len(written) != 1 || !strings.HasSuffix(written[0], cxID+".jsonl") || !strings.Contains(written[0], string(filepath.Separator)+"projects"+string(filepath.Separator)) {
+		t.Errorf("export of a Codex session as claude-code wrote %v", written)
 	}
 	empty := t.TempDir()
-	r = sessionctl(t, db, "export", "--all", "--format", "codex", "--out", empty, "--json").mustFail(t, exitError, "could not be exported")
+	r := sessionctl(t, db, "export", "--all", "--format", "codex", "--out", empty, "--json").mustFail(t, exitError, "could not be exported")
 	written = nil
 	r.decode(t, &written)
 	// The four Codex fixtures, and the Claude Code sessions a rollout can
