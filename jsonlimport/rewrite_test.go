@@ -265,6 +265,12 @@ func TestImportFileNowHoldsAnotherSession(t *testing.T) {
 					continue
 				}
 				if diff := cmp.Diff(w, g); diff != "" {
+					if b, ok := before[id]; ok && cmp.Diff(b, g) == "" && keptWhole(rep, id) {
+						// picoclaw: the .jsonl is gone and its .meta.json
+						// stays; a file that holds less of the session
+						// does not replace it (vanished.go).
+						continue
+					}
 					t.Errorf("session %s (-want +got):\n%s", id, diff)
 				}
 			}
@@ -278,6 +284,17 @@ func TestImportFileNowHoldsAnotherSession(t *testing.T) {
 			}
 		})
 	}
+}
+
+// keptWhole reports whether rep says session id was kept whole because
+// the file that would replace it holds less of it.
+func keptWhole(rep Report, id string) bool {
+	for _, n := range rep.Notes {
+		if r := fmt.Sprint(n); strings.Contains(r, `session "`+id+`"`) && strings.Contains(r, "the session is kept whole") {
+			return true
+		}
+	}
+	return false
 }
 
 // twoSessionFiles returns two session files of one folder of the archive
