@@ -563,6 +563,7 @@ func (r *xReader) geminiRecord(e sessiondb.Entry, assistant string) {
 		Type      string           `json:"type"`
 		Content   json.RawMessage  `json:"content"`
 		Model     string           `json:"model"`
+		Context   string           `json:"sessiondbContext"` // translate_gemini.go
 		Thoughts  []map[string]any `json:"thoughts"`
 		ToolCalls []struct {
 			ID     string          `json:"id"`
@@ -582,6 +583,10 @@ func (r *xReader) geminiRecord(e sessiondb.Entry, assistant string) {
 	parts := genaiParts(rec.Content)
 	switch rec.Type {
 	case "user":
+		if rec.Context != "" {
+			r.msgs = append(r.msgs, xMsg{Role: xContext, Name: rec.Context, Time: e.CreatedAt, Blocks: r.genaiBlocks(parts)})
+			return
+		}
 		r.genaiUser(parts, e.CreatedAt)
 	case assistant:
 		msg := xMsg{Role: xAssistant, Time: e.CreatedAt, Model: orDefault(rec.Model, r.model)}
@@ -1219,12 +1224,15 @@ func foreignFile(ctx context.Context, s sessiondb.Store, sess sessiondb.Session,
 	if target == FormatAider {
 		return aiderTranslated(ctx, s, sess)
 	}
-	if target == FormatPi {
+	if target == FormatPi || target == FormatGemini {
 		var attrs struct {
 			CWD string `json:"cwd"`
 		}
 		if len(sess.Attrs) > 0 {
 			_ = json.Unmarshal(sess.Attrs, &attrs)
+		}
+		if target == FormatGemini {
+			return geminiTranslated(ctx, s, sess, attrs.CWD)
 		}
 		return piTranslated(ctx, s, sess, attrs.CWD)
 	}
