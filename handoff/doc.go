@@ -9,9 +9,9 @@
 // otherwise (jsonlimport/translate*.go), or refused with
 // jsonlimport.ErrUntranslatable, which names what the target has no
 // shape for; nothing is dropped silently. Today the translations exist
-// into pi (from every other agent) and opencode (from Codex, Gemini CLI,
-// Qwen Code, pi; a Claude Code session is refused there for results
-// written out of their calls' order); Claude Code, Codex, Gemini CLI and
+// into pi and Gemini CLI (from every other agent) and opencode (from
+// Codex, Gemini CLI, Qwen Code, pi; a Claude Code session is refused there
+// for results written out of their calls' order); Claude Code, Codex and
 // Qwen Code take back only their own sessions. What a translation
 // carries but the target cannot use, or leaves out, is listed in
 // Result.Lost: thinking signed by another vendor's API, calls of tools
@@ -87,8 +87,13 @@
 // ~20): 15 of 36 pairs resumed, 21 refused by the handoff with the
 // reason, none failed, in 376 s. Resumed: each agent to itself (6), every
 // agent to pi (5), Codex, Gemini CLI, Qwen Code and pi to opencode (4).
-// Refused: into Claude Code, Codex, Gemini CLI and Qwen Code from any
-// other agent (no writer of their files for foreign sessions yet: 20),
+// Into Gemini CLI (2026-12-06, its column alone, 51 s): 6 of 6 resumed,
+// every other agent's session carrying 15 to 17 pieces; lost, and named:
+// thinking signatures of Anthropic, OpenAI and Qwen's API, calls of tools
+// Gemini CLI lacks (Bash, bash, exec_command), Claude Code's attachment
+// lines.
+// Refused: into Claude Code, Codex and Qwen Code from any other agent (no
+// writer of their files for foreign sessions yet: 15),
 // and Claude Code to opencode (results written out of their calls'
 // order). TestExpectedPieces is its fast sibling (what each session must
 // carry).
