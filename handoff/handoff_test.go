@@ -147,8 +147,11 @@ func TestHandoffRefusedAndDryRun(t *testing.T) {
 	if !errors.Is(err, jsonlimport.ErrUntranslatable) {
 		t.Fatalf("err = %v, want ErrUntranslatable", err)
 	}
+	// A Codex session is translated for Gemini CLI, its OpenAI-signed
+	// thinking named among the losses (a dry run: nothing written).
 	r, err := Handoff(t.Context(), st, codexSession, Options{To: "gemini", Env: Env{Home: home}, Cwd: "/p", DryRun: true})
-	if !errors.Is(err, jsonlimport.ErrUntranslatable) {
+	if err != nil || !r.Translated || len(r.Files) != 1 || filepath.Dir(r.Files[0]) != filepath.Join(home, ".gemini/tmp/p/chats") ||
+		len(r.Lost) == 0 || !strings.Contains(r.Lost[0], "signed by openai's API") {
 		t.Fatalf("gemini: %v %+v", err, r)
 	}
 	r, err = Handoff(t.Context(), st, codexSession, Options{To: "opencode", Env: Env{Home: home}, Cwd: "/p", DryRun: true})
