@@ -20,6 +20,7 @@ import (
 
 	"github.com/sessiondb/sessiondb"
 	"github.com/sessiondb/sessiondb/jsonlimport"
+	"github.com/sessiondb/sessiondb/jsonlimport/qwen"
 )
 
 // ErrUnknownAgent is returned for a target that is none of the six.
@@ -193,6 +194,14 @@ func Handoff(ctx context.Context, st sessiondb.Store, idOrAlias string, o Option
 				res.Session, res.NewID = doc.Info.ID, true
 				res.Notes = append(res.Notes, fmt.Sprintf("opencode names its sessions ses_…: %s written as %s", id, res.Session))
 			}
+		}
+	}
+	// (Qwen Code resumes only UUIDs of versions 1 to 5: a session of
+	// another shape was written under qwen.SessionID.)
+	if t.Agent == "qwen" && res.Translated {
+		if q := qwen.SessionID(id); q != id {
+			res.Session, res.NewID = q, true
+			res.Notes = append(res.Notes, fmt.Sprintf("Qwen Code resumes only UUIDs of versions 1 to 5: %s written as %s", id, q))
 		}
 	}
 	held, err := t.holds(root, res.Session, cwd)

@@ -201,8 +201,8 @@ func TestExportCorpusCrossFormat(t *testing.T) {
 					gotMsgs = dropZotStubs(srcMsgs, gotMsgs)
 				}
 				carried := srcMsgs
-				if target == FormatGemini {
-					// What a Gemini CLI file can carry (translate_gemini.go).
+				if target == FormatGemini || target == FormatQwen {
+					// What a Gemini CLI or Qwen Code file can carry (translate_gemini.go).
 					carried = geminiCarried(srcMsgs)
 				}
 				want, got := xDigest(carried), xDigest(gotMsgs)

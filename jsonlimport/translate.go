@@ -660,7 +660,8 @@ func (r *xReader) qwen(e sessiondb.Entry) {
 		Message *struct {
 			Parts json.RawMessage `json:"parts"`
 		} `json:"message"`
-		ID string `json:"id"`
+		ID      string `json:"id"`
+		Context string `json:"sessiondbContext"` // translate_qwen.go
 	}
 	if err := json.Unmarshal(e.Body, &rec); err != nil {
 		r.loss.add("unreadable record")
@@ -677,6 +678,8 @@ func (r *xReader) qwen(e sessiondb.Entry) {
 			}
 			r.msgs = append(r.msgs, xMsg{Role: xAssistant, Time: e.CreatedAt, Model: orDefault(rec.Model, r.model), Blocks: b})
 		}
+	case rec.Message != nil && rec.Type == "user" && rec.Context != "":
+		r.msgs = append(r.msgs, xMsg{Role: xContext, Name: rec.Context, Time: e.CreatedAt, Blocks: r.genaiBlocks(genaiParts(rec.Message.Parts))})
 	case rec.Message != nil && (rec.Type == "user" || rec.Type == "tool_result"):
 		r.genaiUser(genaiParts(rec.Message.Parts), e.CreatedAt)
 	case rec.ID != "":
@@ -1226,7 +1229,7 @@ func foreignFile(ctx context.Context, s sessiondb.Store, sess sessiondb.Session,
 	if target == FormatAider {
 		return aiderTranslated(ctx, s, sess)
 	}
-	if target == FormatPi || target == FormatGemini {
+	if target == FormatPi || target == FormatGemini || target == FormatQwen {
 		var attrs struct {
 			CWD string `json:"cwd"`
 		}
@@ -1235,6 +1238,9 @@ func foreignFile(ctx context.Context, s sessiondb.Store, sess sessiondb.Session,
 		}
 		if target == FormatGemini {
 			return geminiTranslated(ctx, s, sess, attrs.CWD)
+		}
+		if target == FormatQwen {
+			return qwenTranslated(ctx, s, sess, attrs.CWD)
 		}
 		return piTranslated(ctx, s, sess, attrs.CWD)
 	}

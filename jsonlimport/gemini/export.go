@@ -21,7 +21,8 @@ func (f Format) Export(ctx context.Context, s sessiondb.Store, id string, dir st
 
 // ExportFiles implements jsonl.Exporter: a session imported from a Gemini
 // CLI chat is written back as that file, from the log of its latest
-// import; a session of another format is refused (jsonl.WriteForeign).
+// import; a session of another format is written as jsonl.WriteForeign
+// translates it (or refused), under foreignPath.
 func (Format) ExportFiles(ctx context.Context, s sessiondb.Store, id string) ([]jsonl.File, error) {
 	sess, err := s.Get(ctx, id)
 	if err != nil {
