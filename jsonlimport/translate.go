@@ -94,13 +94,12 @@ package jsonlimport
 //     shapes, which their exporters then write (translate_bodies.go says
 //     what each cannot hold). A session of their own format, or one an
 //     application wrote, is written as stored, as before.
-//   - Gemini CLI writes it as a chat file gemini --resume takes
-//     (translate_gemini.go: what it carries of thinking signed by another
-//     vendor).
-//   - Claude Code, Codex and Qwen Code refuse a session of another format
-//     (foreignFile): a file any of them resumes needs ids, request
-//     metadata and settings lines that would have to be invented (Qwen
-//     Code: a uuid tree and its project folder).
+//   - Gemini CLI and Qwen Code write it as a chat file gemini --resume
+//     and qwen --resume take (translate_gemini.go, translate_qwen.go: what
+//     they carry of thinking signed by another vendor).
+//   - Claude Code and Codex refuse a session of another format
+//     (foreignFile): a file either resumes needs ids, request metadata and
+//     settings lines that would have to be invented.
 //
 // TestExportCorpusCrossFormat exports every fixture and corpus session into
 // every other format: each export is refused with ErrUntranslatable (or
