@@ -35,10 +35,11 @@ package jsonlimport
 // signature (Gemini's API checks only its own; package handoff names the
 // loss), redacted thinking (no text, only another vendor's data) is left
 // out, and so is empty text. Refused (ErrUntranslatable): images in a tool
-// result, a session with no message left, and anything the neutral
-// reader cannot read. Gemini CLI itself
-// leaves out, on resume, user prompts that start with "/" or "?" (it takes
-// them for commands) and ones that start with <session_context>.
+// result, calls and results without an id, two calls of one id, a session
+// with no message left, and anything the neutral reader cannot read.
+// Gemini CLI itself leaves out, on resume, user prompts that start with
+// "/" or "?" (it takes them for commands) and ones that start with
+// <session_context>.
 
 import (
 	"bytes"
@@ -136,16 +137,7 @@ func geminiTranslated(ctx context.Context, s sessiondb.Store, sess sessiondb.Ses
 	if err != nil {
 		return nil, fmt.Errorf("export %s %s: %w", FormatGemini, sess.ID, err)
 	}
-	for _, m := range msgs {
-		if m.Role != xToolResult {
-			continue
-		}
-		for _, b := range m.Blocks {
-			if b.Type == xImage {
-				loss.add("image in a tool result")
-			}
-		}
-	}
+	geminiUnwritable(msgs, loss)
 	if !loss.empty() {
 		return nil, untranslatable(FormatGemini, sess, "no Gemini CLI shape for "+loss.String()+"; nothing was written for this session")
 	}
@@ -155,6 +147,30 @@ func geminiTranslated(ctx context.Context, s sessiondb.Store, sess sessiondb.Ses
 		return nil, untranslatable(FormatGemini, sess, "no message a Gemini CLI chat could hold; nothing was written for this session")
 	}
 	return geminiFile(sess, cwd, carried)
+}
+
+// geminiUnwritable adds to loss what msgs holds that no Gemini part can:
+// images in a tool result, calls or results without an id and calls of
+// an id used before (Gemini pairs a response with its call by id).
+func geminiUnwritable(msgs []xMsg, loss *xLoss) {
+	ids := map[string]bool{}
+	for _, m := range msgs {
+		if m.Role == xToolResult && m.CallID == "" {
+			loss.add("tool result without a call id")
+		}
+		for _, b := range m.Blocks {
+			switch {
+			case b.Type == xImage && m.Role == xToolResult:
+				loss.add("image in a tool result")
+			case b.Type == xCall && b.ID == "":
+				loss.add("tool call without an id")
+			case b.Type == xCall && ids[b.ID]:
+				loss.add("tool call whose id an earlier call has")
+			case b.Type == xCall:
+				ids[b.ID] = true
+			}
+		}
+	}
 }
 
 // geminiFile writes the carried conversation msgs of sess as the lines of

@@ -10,7 +10,12 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/sessiondb/sessiondb"
 )
 
 // TestGeminiTranslated writes Codex sessions (reasoning signed by
@@ -140,4 +145,86 @@ func TestGeminiCarried(t *testing.T) {
 	if in[0].Blocks[0].Signature != "sig" {
 		t.Error("geminiCarried changed its input")
 	}
+}
+
+// FuzzGeminiQwenWriters reads a fuzzed line of several source formats
+// into the neutral conversation, writes it as a Gemini CLI and as a Qwen
+// Code chat, and reads every line written back with our readers: the
+// lines are valid JSON and, when the source read without loss, hold the
+// conversation geminiCarried says they carry (context messages
+// included).
+func FuzzGeminiQwenWriters(f *testing.F) {
+	for _, seed := range []string{
+		`{"type":"assistant","message":{"id":"m1","role":"assistant","model":"claude","content":[{"type":"thinking","thinking":"t","signature":"s"},{"type":"text","text":"hi"},{"type":"tool_use","id":"c1","name":"Bash","input":{"command":"ls"}}]}}`,
+		`{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"c1","content":[{"type":"text","text":"ok"}],"is_error":true},{"type":"text","text":"next"}]}}`,
+		`{"type":"user","message":{"role":"user","content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"AAAA"}}]}}`,
+		`{"type":"assistant","message":{"id":"m2","role":"assistant","content":[{"type":"redacted_thinking","data":"x"},{"type":"text","text":""}]}}`,
+		`{"timestamp":"2026-01-01T00:00:00Z","type":"response_item","payload":{"type":"reasoning","summary":[{"type":"summary_text","text":"r"}],"encrypted_content":"x"}}`,
+		`{"type":"response_item","payload":{"type":"message","role":"developer","content":[{"type":"input_text","text":"rules"}]}}`,
+		`{"role":"assistant","content":"x","reasoning_content":"r","tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]}`,
+		`{"info":{"role":"assistant","providerID":"p","modelID":"m"},"parts":[{"type":"reasoning","text":"r","metadata":{"anthropic":{"signature":"s"}}},{"type":"text","text":"t"},{"type":"tool","tool":"bash","callID":"c","state":{"status":"completed","input":{"command":"ls"},"output":"ok"}},{"type":"tool","tool":"read","callID":"d","state":{"status":"error","input":{},"error":"no"}}]}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	sess := sessiondb.Session{ID: "01a24b2d-56b0-7ef2-a254-f50b64f4f6df", CreatedAt: t0}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		for _, format := range []string{FormatClaudeCode, FormatCodex, FormatOpencode, ""} {
+			r := &xReader{format: format, names: map[string]string{}}
+			r.entry(sessiondb.Entry{Kind: sessiondb.KindMessage, Body: body, CreatedAt: t0})
+			carried := geminiCarried(r.msgs)
+			if len(carried) == 0 {
+				continue // refused by geminiTranslated and qwenTranslated
+			}
+			for _, target := range []string{FormatGemini, FormatQwen} {
+				write := geminiFile
+				if target == FormatQwen {
+					write = qwenFile
+				}
+				data, err := write(sess, "/p", carried)
+				if err != nil {
+					if !errors.Is(err, ErrUntranslatable) {
+						t.Fatalf("%s→%s: %v", format, target, err)
+					}
+					continue
+				}
+				back := &xReader{format: target, names: map[string]string{}}
+				for _, l := range bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n")) {
+					if !json.Valid(l) {
+						t.Fatalf("%s→%s: invalid line %s", format, target, l)
+					}
+					back.entry(sessiondb.Entry{Kind: sessiondb.KindMessage, Body: l, CreatedAt: t0})
+				}
+				var unwritable xLoss
+				geminiUnwritable(carried, &unwritable)
+				if !r.loss.empty() || !unwritable.empty() || !utf8.Valid(body) || strings.Contains(string(body), `\u`) || geminiDupResults(carried) {
+					continue
+				}
+				if !back.loss.empty() {
+					t.Fatalf("%s→%s: lines we wrote read back with loss %s", format, target, &back.loss)
+				}
+				if w, g := strings.Join(xDigest(carried), "\n"), strings.Join(xDigest(back.msgs), "\n"); w != g {
+					t.Fatalf("%s→%s round trip:\n%s\n---\n%s", format, target, w, g)
+				}
+			}
+		}
+	})
+}
+
+// geminiDupResults reports whether msgs holds two results of one call
+// with the same text, which our Gemini reader reads as one (Gemini CLI
+// keeps a copy of each result).
+func geminiDupResults(msgs []xMsg) bool {
+	seen := map[string]bool{}
+	for _, m := range msgs {
+		if m.Role != xToolResult {
+			continue
+		}
+		k := m.CallID + "\x00" + geminiResultPart(m).FunctionResponse.Response["output"] + "\x00" + geminiResultPart(m).FunctionResponse.Response["error"]
+		if seen[k] {
+			return true
+		}
+		seen[k] = true
+	}
+	return false
 }

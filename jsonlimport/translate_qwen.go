@@ -48,16 +48,7 @@ func qwenTranslated(ctx context.Context, s sessiondb.Store, sess sessiondb.Sessi
 	if err != nil {
 		return nil, fmt.Errorf("export %s %s: %w", FormatQwen, sess.ID, err)
 	}
-	for _, m := range msgs {
-		if m.Role != xToolResult {
-			continue
-		}
-		for _, b := range m.Blocks {
-			if b.Type == xImage {
-				loss.add("image in a tool result")
-			}
-		}
-	}
+	geminiUnwritable(msgs, loss)
 	if !loss.empty() {
 		return nil, untranslatable(FormatQwen, sess, "no Qwen Code shape for "+loss.String()+"; nothing was written for this session")
 	}
