@@ -13,6 +13,9 @@ type SearchOptions struct {
 	// Project restricts the search to the sessions whose Session.Project
 	// contains it (case-insensitive for ASCII), as ListOptions.Project.
 	Project string
+	// Machine restricts the search to the sessions whose Session.Machine
+	// equals it.
+	Machine string
 	// Role and Kind keep hits with that extracted role / entry kind.
 	Role string
 	Kind string
@@ -86,6 +89,11 @@ type UsageQuery struct {
 	// Project contains it (case-insensitive for ASCII), as
 	// ListOptions.Project.
 	Project string
+	// ByMachine groups by the machine of the calls' sessions
+	// (Session.Machine), given in UsageRow.Machine. Machine, when not "",
+	// keeps the calls of the sessions of that machine (exact match).
+	ByMachine bool
+	Machine   string
 	// ByQuarterHour groups by the quarter of an hour (UTC) a call was made
 	// in, given in UsageRow.Start. Every time zone in use today is a whole
 	// number of quarter hours away from UTC, so these groups fold exactly
@@ -107,6 +115,7 @@ type UsageQuery struct {
 type UsageRow struct {
 	SessionID string
 	Project   string
+	Machine   string
 	Provider  string
 	Model     string
 	Day       string    // YYYY-MM-DD, UTC

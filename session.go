@@ -45,6 +45,22 @@ type Session struct {
 	// UsageQuery.ByProject). It is kept in a column of its own, set on
 	// create and by MetaPatch.Project.
 	Project string
+	// Machine is the machine identity of the importer that created the
+	// session (sessionctl's --machine, or the identity it keeps in the
+	// user's config dir), "" for native sessions and those imported
+	// before it was recorded. Set on create and by MetaPatch.Machine;
+	// ListOptions.Machine, SearchOptions.Machine and UsageQuery.Machine
+	// filter by it.
+	Machine string
+	// SourceSeenAt is when an importer last found the session's source
+	// (SourcePath) present; zero when never tracked. SourceGoneAt is when
+	// an importer found that source gone (a file the agent deleted, a row
+	// removed from its database): the session then exists only in
+	// sessiondb, kept whole (Archived). Both are written by
+	// SourceTracker.MarkSources, never by a commit, and do not change
+	// Sequence.
+	SourceSeenAt time.Time
+	SourceGoneAt time.Time
 	// MessageCount is the number of messages in the effective
 	// transcript: its entries of kind KindMessage or KindCustom, summary
 	// messages of the current compaction included (by the same rule).
@@ -121,6 +137,8 @@ type MetaPatch struct {
 	Version *int
 	// Project replaces Session.Project ("" clears it).
 	Project *string
+	// Machine replaces Session.Machine ("" clears it).
+	Machine *string
 	// ForkSeq moves a fork's branch point (Session.ForkSeq): an importer
 	// sets it when a file that grew shows the fork leaving its parent
 	// elsewhere. Only a fork (ParentID set) has one; it is at least 0 and,
@@ -158,6 +176,11 @@ type ListOptions struct {
 	// Project keeps sessions whose Project contains it (case-insensitive
 	// for ASCII): "OpenCore" keeps the sessions of /home/me/src/OpenCore.
 	Project string
+	// Machine keeps the sessions whose Machine equals it (exact match).
+	Machine string
+	// Archived keeps only the sessions whose source is gone
+	// (Session.SourceGoneAt set): those that exist only in sessiondb.
+	Archived bool
 	// ParentID keeps the forks of that session: sessions whose ParentID
 	// equals it (exact match), in the usual order. The parent itself need
 	// not exist any more.
@@ -173,3 +196,7 @@ const DefaultListLimit = 100
 
 // MaxListLimit is the largest page a List call returns.
 const MaxListLimit = 10000
+
+// Archived reports whether the session's source is gone: it exists only
+// in sessiondb (see SourceGoneAt).
+func (s Session) Archived() bool { return !s.SourceGoneAt.IsZero() }

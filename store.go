@@ -3,6 +3,7 @@ package sessiondb
 import (
 	"context"
 	"encoding/json"
+	"time"
 )
 
 // Store persists sessions. Every method is safe for concurrent use, every
@@ -156,4 +157,41 @@ type SessionLookup interface {
 	// Lookup returns the session Resolve(idOrAlias) names, as Get returns
 	// it, read in the same read transaction as the resolution.
 	Lookup(ctx context.Context, idOrAlias string) (Session, error)
+}
+
+// SourceMarks is what an importer found of the sources it follows (see
+// SourceTracker.MarkSources).
+type SourceMarks struct {
+	// Seen are source paths (Session.SourcePath) found present.
+	Seen []string
+	// Gone are source paths found missing: the file was deleted or moved
+	// away, or the row left the agent's database.
+	Gone []string
+	// At is when (zero: now).
+	At time.Time
+	// Machine, when not "", limits the Gone marks to the sessions of
+	// that machine (Session.Machine) and to those no machine recorded: a
+	// path missing here says nothing of another machine's file at the
+	// same path (two machines with one home layout, one database).
+	Machine string
+}
+
+// SourceTracker is implemented by stores that keep the marks of a source
+// that vanished (sqlstore and pgstore do). Importers call it; readers see
+// the marks in Session.SourceSeenAt and Session.SourceGoneAt.
+type SourceTracker interface {
+	// MarkSources records, in one transaction, that the sources of
+	// m.Seen were present at m.At (their sessions' SourceSeenAt becomes
+	// m.At and SourceGoneAt is cleared: a file that came back) and that
+	// those of m.Gone were missing (SourceGoneAt is set, and kept if it
+	// was already: it says since when). Every session whose SourcePath is
+	// one of the paths is marked (a file's session and its branch forks).
+	// Nothing else changes: no Sequence bump, no UpdatedAt. It returns
+	// how many sessions it marked gone that were not before.
+	MarkSources(ctx context.Context, m SourceMarks) (int64, error)
+	// SourcesWithPrefix lists the source-file records whose path starts
+	// with prefix (byte for byte), ordered by path: "/home/me/.claude/"
+	// for the files under a directory, "/…/opencode.db#" for the sessions
+	// of an agent's database. An empty prefix is ErrInvalid.
+	SourcesWithPrefix(ctx context.Context, prefix string) ([]SourceFile, error)
 }

@@ -178,7 +178,21 @@ func run() error {
 	child := flag.String("child", "", "internal: run one workload and print its Result as JSON")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the workloads to this file (implies -inproc)")
 	listQueries := flag.Bool("queries", false, "print the search workload's queries and exit")
+	archive := flag.Int("archive", 0, "the archive workload (issue 42, archive.go) at about this many messages (4700000: cass's published size), instead of the workloads")
+	searches := flag.Int("searches", 21, "with -archive: cold search processes per query")
 	flag.Parse()
+	if *archive > 0 {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		base, err := os.MkdirTemp(*dir, "sessiondb-archive-")
+		if err != nil {
+			return err
+		}
+		if !*keep {
+			defer os.RemoveAll(base)
+		}
+		return runArchive(ctx, base, *archive, *searches)
+	}
 	if *listQueries {
 		for _, q := range searchQueries() {
 			fmt.Printf("%-28s %s\n", q.label, q.query)

@@ -9,10 +9,14 @@
 // otherwise (jsonlimport/translate*.go), or refused with
 // jsonlimport.ErrUntranslatable, which names what the target has no
 // shape for; nothing is dropped silently. Today the translations exist
-// into pi, Gemini CLI and Qwen Code (from every other agent) and opencode
+// into pi, Gemini CLI and Qwen Code (from every other agent), opencode
 // (from Codex, Gemini CLI, Qwen Code, pi; a Claude Code session is refused
-// there for results written out of their calls' order); Claude Code and
-// Codex take back only their own sessions. Qwen Code resumes only UUIDs
+// there for results written out of their calls' order), Codex (from every
+// other agent: thinking and tool results' error flags, which a rollout
+// cannot hold, are left out through jsonlimport.LeaveOutUncarried and
+// named in Result.Lost, shell calls become Codex's exec_command calls; a
+// session whose id is no UUID, opencode's, gets a UUIDv7 thread id, NewID)
+// and Claude Code (from every other agent). Qwen Code resumes only UUIDs
 // of versions 1 to 5: a session of another id (Codex's and pi's UUIDv7,
 // opencode's ses_…) is written under a UUIDv4 made from it
 // (qwen.SessionID), a new id (Result.NewID). What a translation
@@ -20,7 +24,17 @@
 // Result.Lost: thinking signed by another vendor's API, calls of tools
 // the target does not have, Claude Code's attachment lines (the context
 // it added to prompts: the handoff leaves them out, counted, through
-// jsonlimport.LeaveOutAttachments, since the target adds its own).
+// jsonlimport.LeaveOutAttachments, since the target adds its own). Claude
+// Code replays every thinking block to Anthropic's API, which accepts
+// only thinking it signed: a translation into Claude Code leaves out
+// other thinking and the source's context messages (its instructions)
+// through jsonlimport.LeaveOutUnsendable, and Result.Lost names them by
+// vendor and role; a shell call Bash holds whole (pi's and opencode's
+// bash, Gemini CLI's and Qwen Code's run_shell_command, Codex's
+// exec_command {cmd}) is written as a call of Claude Code's Bash
+// (Result.Notes says so). Claude Code names sessions by UUID: a session whose
+// id is not one (opencode's ses_…) is written under a UUID made from it
+// (Result.NewID).
 //
 // opencode resumes a session with the model its last user message names;
 // for a translated session that is the source agent's, which opencode's
@@ -90,15 +104,23 @@
 // ~20): 15 of 36 pairs resumed, 21 refused by the handoff with the
 // reason, none failed, in 376 s. Resumed: each agent to itself (6), every
 // agent to pi (5), Codex, Gemini CLI, Qwen Code and pi to opencode (4).
-// Into Gemini CLI (2026-12-06, its column alone, 51 s): 6 of 6 resumed,
-// every other agent's session carrying 15 to 17 pieces; into Qwen Code
-// (its column alone, 57 s): 6 of 6, 14 to 17 pieces. Lost, and named:
-// thinking signatures of another vendor's API (the text is kept), calls
-// of tools the target lacks (Bash, bash, exec_command), Claude Code's
-// attachment lines.
-// Refused: into Claude Code and Codex from any other agent (no writer of
-// their files for foreign sessions yet: 10),
-// and Claude Code to opencode (results written out of their calls'
-// order). TestExpectedPieces is its fast sibling (what each session must
-// carry).
+// Refused then: into Claude Code, Codex, Gemini CLI and Qwen Code from
+// any other agent (no writer of their files for foreign sessions yet:
+// 20), and Claude Code to opencode (results written out of their calls'
+// order). Into Gemini CLI and Qwen Code (2026-12-06, their two columns
+// alone, 44 s): 12 of 12 resumed, each with 14 to 17 pieces sent back;
+// lost, and named: thinking signatures of another vendor's API (the text
+// is kept), calls of tools the target lacks (Bash, bash, exec_command),
+// Claude Code's attachment lines. Into Codex (2026-12-06, its column alone, 25 s): 6 of 6
+// resumed (claude-code, gemini, qwen, opencode and pi translated, codex
+// itself), each with 14 to 17 pieces sent back. Into Claude Code, on the
+// same day, its column alone (7 s): 6 of 6 resumed, from Codex, Gemini
+// CLI, Qwen Code, pi and opencode translated (their shell calls written
+// as Claude Code's Bash, their thinking not signed by Anthropic left out
+// and named), Claude Code itself byte for byte. TestExpectedPieces is its
+// fast sibling (what each session must carry); TestHandoffOpencodeToCodex
+// the fast check of a translated Codex handoff, TestHandoffTranslatedToClaudeCode
+// and TestHandoffToClaudeCodeNewUUID of a Claude Code one,
+// TestHandoffRefusedAndDryRun (its Gemini CLI dry run) and
+// TestHandoffQwenNewID of Gemini CLI and Qwen Code ones.
 package handoff

@@ -20,6 +20,8 @@ import (
 
 	"github.com/sessiondb/sessiondb"
 	"github.com/sessiondb/sessiondb/jsonlimport"
+	"github.com/sessiondb/sessiondb/jsonlimport/claudecode"
+	"github.com/sessiondb/sessiondb/jsonlimport/codex"
 	"github.com/sessiondb/sessiondb/jsonlimport/qwen"
 )
 
@@ -146,7 +148,15 @@ func Handoff(ctx context.Context, st sessiondb.Store, idOrAlias string, o Option
 	// Claude Code's attachment lines (the context it adds to a prompt)
 	// are left out of a translation, and named: the target adds its own.
 	attachments := 0
-	exported, err := jsonlimport.Export(jsonlimport.LeaveOutAttachments(ctx, &attachments), st, []string{id}, t.Format, stage)
+	// What the target has no shape for but a resume can do without (Codex:
+	// thinking, results' error flags; Claude Code: thinking Anthropic did
+	// not sign, the source's instructions) is left out and named, not
+	// refused.
+	var leftOut []string
+	var unsendable jsonlimport.LeftOut // what Claude Code cannot send its model
+	ectx := jsonlimport.LeaveOutUncarried(jsonlimport.LeaveOutAttachments(ctx, &attachments), &leftOut)
+	ectx = jsonlimport.LeaveOutUnsendable(ectx, &unsendable)
+	exported, err := jsonlimport.Export(ectx, st, []string{id}, t.Format, stage)
 	if err != nil {
 		return nil, fmt.Errorf("handoff %s to %s: %w", id, t.Agent, err)
 	}
@@ -164,12 +174,24 @@ func Handoff(ctx context.Context, st sessiondb.Store, idOrAlias string, o Option
 		return nil, fmt.Errorf("handoff %s to %s: the export wrote no file: %w", id, t.Agent, sessiondb.ErrInvalid)
 	}
 
-	if res.Lost, err = losses(ctx, st, sess, t); err != nil {
+	if res.Lost, err = losses(ctx, st, sess, t, unsendable.AsBash); err != nil {
 		return nil, err
 	}
+	res.Lost = append(res.Lost, leftOut...)
 	if attachments > 0 {
 		res.Lost = append(res.Lost, fmt.Sprintf("%d Claude Code attachment %s left out (context it added to the prompts: environment, date, tool and skill listings, reminders; %s adds its own)",
 			attachments, plural("line", attachments), t.Agent))
+	}
+
+	res.Lost = append(res.Lost, leftOutLosses(unsendable, t)...)
+	res.Notes = append(res.Notes, asBashNotes(unsendable, t)...)
+	if t.Agent == "claude-code" && res.Translated {
+		// Claude Code names a session by a UUID: a translated session
+		// whose id is not one is written under one made from it.
+		if sid := claudecode.ForeignSessionID(id); sid != id {
+			res.Session, res.NewID = sid, true
+			res.Notes = append(res.Notes, fmt.Sprintf("Claude Code names its sessions by UUID: %s written as %s", id, sid))
+		}
 	}
 
 	// The agent is run in cwd: the working directory the files record
@@ -193,6 +215,15 @@ func Handoff(ctx context.Context, st sessiondb.Store, idOrAlias string, o Option
 			if json.Unmarshal(data, &doc) == nil && doc.Info.ID != "" && doc.Info.ID != id {
 				res.Session, res.NewID = doc.Info.ID, true
 				res.Notes = append(res.Notes, fmt.Sprintf("opencode names its sessions ses_…: %s written as %s", id, res.Session))
+			}
+		}
+	}
+	if t.Agent == "codex" {
+		// A translation names its thread by a UUID (codex.ThreadID).
+		for _, data := range files {
+			if tid := codex.ThreadID(data); tid != "" && tid != id {
+				res.Session, res.NewID = tid, true
+				res.Notes = append(res.Notes, fmt.Sprintf("Codex names its threads by a UUID: %s written as %s", id, res.Session))
 			}
 		}
 	}

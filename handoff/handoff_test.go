@@ -137,15 +137,106 @@ func TestHandoffTranslatedToPi(t *testing.T) {
 	}
 }
 
+// TestHandoffTranslatedToClaudeCode: the Codex corpus session handed to
+// Claude Code is a transcript in the project folder of the directory it
+// is handed to, under the session's UUID, every line recording that
+// directory and id; the thinking Codex's API signed is left out and
+// named, Codex's exec_command calls written as Claude Code's Bash calls
+// of the same command; our reader reads the file back with every call
+// paired with its result.
+func TestHandoffTranslatedToClaudeCode(t *testing.T) {
+	st := corpusStore(t)
+	home, cwd := t.TempDir(), "/work/some project"
+	r, err := Handoff(t.Context(), st, codexSession, Options{To: "claude-code", Env: Env{Home: home}, Cwd: cwd})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := filepath.Join(home, ".claude", "projects", "-work-some-project", codexSession+".jsonl")
+	if !r.Translated || r.NewID || len(r.Files) != 1 || r.Files[0] != want {
+		t.Fatalf("%+v, want the file %s", r, want)
+	}
+	lost := strings.Join(r.Lost, "\n")
+	if !strings.Contains(lost, "3 thinking blocks signed by openai's API left out") || strings.Contains(lost, "exec_command") ||
+		strings.Contains(lost, "the text stays in the history") {
+		t.Errorf("losses not named: %q", r.Lost)
+	}
+	if notes := strings.Join(r.Notes, "\n"); !strings.Contains(notes, "4 calls of exec_command written as claude-code's Bash") {
+		t.Errorf("notes %q", r.Notes)
+	}
+	if strings.Join(r.ResumeHeadless, " ") != "claude --resume "+codexSession+" -p PROMPT" {
+		t.Errorf("resume %q", r.ResumeHeadless)
+	}
+	data, err := os.ReadFile(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.Split(bytes.TrimSpace(data), []byte("\n"))
+	for i, l := range lines {
+		if !bytes.Contains(l, []byte(`"cwd":"/work/some project"`)) || !bytes.Contains(l, []byte(`"sessionId":"`+codexSession+`"`)) {
+			t.Errorf("line %d does not record the directory and session: %.200s", i+1, l)
+		}
+		if bytes.Contains(l, []byte(`"type":"thinking"`)) {
+			t.Errorf("line %d holds thinking Anthropic did not sign: %.200s", i+1, l)
+		}
+	}
+	back, err := sqlstore.Open(filepath.Join(t.TempDir(), "b.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer back.Close()
+	rep, err := jsonlimport.Import(t.Context(), back, []string{filepath.Join(home, ".claude")}, jsonlimport.Options{Format: jsonlimport.FormatClaudeCode})
+	if err != nil || rep.Sessions != 1 || len(rep.Problems) > 0 {
+		t.Fatalf("read back: %v %+v", err, rep)
+	}
+	if !bytes.Contains(data, []byte(`"name":"Bash","input":{"command":"echo alpha"}`)) {
+		t.Errorf("the shell call is not Claude Code's Bash:\n%s", data)
+	}
+	calls, results := 0, 0
+	full, err := back.LoadFull(t.Context(), codexSession, sessiondb.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range full.Transcript {
+		m := jsonlimport.Understand(jsonlimport.FormatClaudeCode, e)
+		calls += len(m.Calls)
+		results += len(m.Results)
+	}
+	if calls != 4 || results != 4 {
+		t.Errorf("read back %d calls and %d results, want 4 and 4", calls, results)
+	}
+}
+
+// TestHandoffToClaudeCodeNewUUID: a session whose id is not a UUID
+// (opencode's ses_…) goes to Claude Code under a UUID made from it, the
+// file named for it and the resume command naming it.
+func TestHandoffToClaudeCodeNewUUID(t *testing.T) {
+	st, id := importCorpus(t, "opencode")
+	r, err := Handoff(t.Context(), st, id, Options{To: "claude-code", Env: Env{Home: t.TempDir()}, Cwd: "/p", DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.NewID || r.Session == id || len(r.Session) != 36 || len(r.Files) != 1 || filepath.Base(r.Files[0]) != r.Session+".jsonl" {
+		t.Fatalf("%+v: want a new UUID naming the file", r)
+	}
+	if strings.Join(r.ResumeHeadless, " ") != "claude --resume "+r.Session+" -p PROMPT" {
+		t.Errorf("resume %q", r.ResumeHeadless)
+	}
+}
+
 // TestHandoffRefusedAndDryRun: a target with no shape for the session
 // refuses with ErrUntranslatable and writes nothing; a dry run reports
 // the file and creates nothing in the home.
 func TestHandoffRefusedAndDryRun(t *testing.T) {
 	st := corpusStore(t)
 	home := t.TempDir()
-	_, err := Handoff(t.Context(), st, codexSession, Options{To: "claude-code", Env: Env{Home: home}, Cwd: "/p"})
-	if !errors.Is(err, jsonlimport.ErrUntranslatable) {
-		t.Fatalf("err = %v, want ErrUntranslatable", err)
+	// A pi session holding a bashExecution message (the output of a
+	// command the user ran, which no neutral message holds): refused.
+	if _, err := jsonlimport.Import(t.Context(), st, []string{filepath.Join("..", "testdata", "pi", "sessions", "damaged.jsonl")}, jsonlimport.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Handoff(t.Context(), st, "01a22fef-3217-754a-80ac-976f2c9ab61d", Options{To: "gemini", Env: Env{Home: home}, Cwd: "/p"})
+	if !errors.Is(err, jsonlimport.ErrUntranslatable) || !strings.Contains(err.Error(), "bashExecution") {
+		t.Fatalf("err = %v, want ErrUntranslatable naming the bashExecution message", err)
 	}
 	// A Codex session is translated for Gemini CLI, its OpenAI-signed
 	// thinking named among the losses (a dry run: nothing written).

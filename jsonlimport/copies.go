@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 )
 
 // A file found at a new path whose session ID an earlier import already
@@ -111,12 +112,12 @@ func sideFilesOf(u Unit, of string, exact bool) bool {
 // the file at of, or their start. An empty file is a prefix only when
 // empty is true (it says nothing of its own otherwise).
 func isPrefixOf(path, of string, empty bool) (bool, error) {
-	a, err := os.Open(path)
+	a, err := jsonl.Open(path)
 	if err != nil {
 		return false, err
 	}
 	defer a.Close()
-	b, err := os.Open(of)
+	b, err := jsonl.Open(of)
 	if err != nil {
 		return false, err
 	}

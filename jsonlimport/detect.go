@@ -65,7 +65,11 @@ type planned struct {
 	size   int64   // bytes of the primary and extra files
 	files  int     // 1 + len(unit.Extra)
 	pricer *pricer // prices the unit's estimated usage (nil: as parsed)
-	follow *Follow // Options.Follow
+	// machine is Options.Machine, recorded on the sessions the unit creates.
+	machine string
+	follow  *Follow // Options.Follow
+	// chunk: the unit's file is imported a chunk at a time (chunk.go).
+	chunk bool
 	// session is set for a session of a store (stores.go), whose unit
 	// is the session's; cache is where its store's reader keeps what
 	// the session is read from.
@@ -165,7 +169,7 @@ func discover(paths []string, formats []Format) (units []planned, problems, skip
 					}
 				}
 			}
-			if r, err := os.Open(f); err != nil {
+			if r, err := jsonl.Open(f); err != nil {
 				// The formats could not sniff it because it cannot be
 				// read (mode 000, …): say so rather than "unknown".
 				problems = append(problems, Problem{Path: f, Reason: fmt.Sprintf("cannot read: %v", err)})

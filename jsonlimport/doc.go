@@ -50,6 +50,16 @@
 // session therefore lands whole or not at all. Agent checkpoints are saved
 // after the commit.
 //
+// Except one large file: a file of a format that can stop at a size and
+// continue from its parse state (jsonl.Bounded: Claude Code) that is
+// larger than a chunk (8 MiB) is imported a chunk at a time, each chunk
+// ending at a line end and written with one commit as the file's growth to
+// that size would be (chunk.go). Each commit records how far the file was
+// imported, so an import stopped between two chunks leaves the session as
+// a shorter file would, and the next import continues it; what the import
+// holds is a chunk, not the file (issue 42: a 381 MB transcript peaked at
+// 1.8 GB RSS in one piece, 0.68 GB in chunks).
+//
 // # Idempotence and incremental import
 //
 // The Source record of a unit's primary file holds its absolute path, size,
@@ -58,8 +68,10 @@
 // (entries imported, the entry→seq mapping, fingerprints of the side files,
 // and the reader's own ResumeState). On the next import of the same path:
 //
-//   - same size, mtime, prefix hash and side files: nothing is written
-//     (Report.Unchanged);
+//   - same device, inode, size, mtime and side files: nothing is read or
+//     written (Report.Unchanged; a no-op re-import is a stat per file,
+//     prefix.go says what that trusts); same size and mtime and prefix hash
+//     (a file copied to a new inode): nothing is written either;
 //   - the consumed prefix still hashes the same (the file grew, or only a
 //     side file changed): the lines already imported are never appended
 //     again. The reader resumes at the offset and only the new entries are
@@ -124,6 +136,31 @@
 //     has yet (a picoclaw .jsonl imported before its meta named the key)
 //     is the path's session renamed: a replacement, which keeps the
 //     session's ID.
+//
+// # Sources that vanish
+//
+// Agents delete their own history; sessiondb keeps its copy. An import
+// never empties, replaces or deletes a session because its source went
+// away, and marks it (Session.SourceSeenAt, Session.SourceGoneAt through
+// sessiondb.SourceTracker): the units an import reads are seen; a record
+// under a directory Import was given whose file is gone, a session an
+// agent's database listed whole no longer holds, and a unit a watcher saw
+// deleted (MarkGone) are gone. Only the sessions of Options.Machine (and
+// those no machine recorded) are marked gone. A file that would take over
+// a session only because that session's own file is gone (picoclaw's
+// .meta.json after its .jsonl was deleted, which picoclaw reads as an
+// empty session) does so only when it holds at least the session's
+// messages; otherwise it is skipped with a note. See vanished.go.
+//
+// # Machines
+//
+// Options.Machine is recorded as Session.Machine on the sessions an import
+// creates; a session keeps the machine that created it. A file synced to
+// a second machine, which cannot read the first machine's copy, is found
+// to be the same session by its import record (the hash of the bytes
+// consumed): it stays one session (a copy, or its continuation). Another
+// session under an ID already taken is imported beside it under a derived
+// ID and reported, as for two files on one machine.
 //
 // # Stores
 //
@@ -429,9 +466,13 @@
 // gives and each target takes; translate_pi.go, translate_bodies.go);
 // content the target has no place for is refused with ErrUntranslatable
 // (which wraps sessiondb.ErrInvalid) naming each kind and its count, and
-// nothing is written for that session. Claude Code and Codex refuse every
-// other format's session; pi and opencode write it translated
-// (translate_pi.go, translate_opencode.go). A session an application wrote
+// nothing is written for that session. pi, opencode, Codex and Claude
+// Code write another format's session translated (translate_pi.go,
+// translate_opencode.go, translate_codex.go: Codex refuses thinking and
+// error flags, which package handoff leaves out and names through
+// LeaveOutUncarried; translate_claudecode.go: Claude Code refuses
+// thinking Anthropic did not sign and context messages, left out and
+// counted under LeaveOutUnsendable). A session an application wrote
 // is translated for pi and opencode, and rendered as stored by picoclaw,
 // zot and swink, as before. TestExportCorpusCrossFormat exports every session of the
 // fixtures and the corpus into every other format and imports each
@@ -473,6 +514,20 @@
 // problem "not a regular file" and is not opened. A file no format claimed
 // because it cannot be opened is reported "cannot read", not "unknown
 // format".
+//
+// The same rule holds for every file a reader opens, side files included
+// (picoclaw's .meta.json, Claude Code's tool-results files and sub-agent
+// metas, Codex's index, opencode's and Gemini CLI's JSON files), and for a
+// file replaced after it was listed: all are opened by jsonl.Open
+// (O_NONBLOCK, so a FIFO cannot block; fstat after the open, so only a
+// regular file is read), and those read whole by jsonl.ReadFile, whose
+// size limit is checked before the first byte is read and enforced again
+// by a LimitReader. A picoclaw meta that is a FIFO or a device makes its
+// session "cannot import" (its skip cannot be known); a tool-results file
+// over 64 MiB or not regular is a problem and its session is imported
+// without it. A side file that could not be read (permission denied) is
+// read at the next import once it can be: its recorded stamp keeps the
+// file's mode, which a chmod changes.
 //
 // # Layout: formats as packages
 //

@@ -33,6 +33,10 @@ func TestExportTranslatedGolden(t *testing.T) {
 		// A Codex fixture resumed from a compaction's replacement history.
 		{"codex-1", filepath.Join(codexTestdata, "codex-home", "sessions", "2026", "01", "10", "rollout-2026-01-10T09-00-00-019f26cb-0000-7000-8000-000000000001.jsonl"),
 			"019f26cb-0000-7000-8000-000000000001", []string{FormatPi, FormatZot, FormatSwink, FormatPicoclaw}},
+		// A zot session (11 tool calls and their results, no thinking):
+		// a Codex rollout (translate_codex.go).
+		{"zot-1a343fd1", filepath.Join("..", "testdata", "samples", "zot", "zot_home", "sessions", "70490179fb06dad3", "20261129-124252-1a343fd1.jsonl"),
+			"1a343fd1-ebd4-49d9-a41b-60b072be3e11", []string{FormatCodex}},
 		{"picoclaw-alice", filepath.Join("..", "testdata", "samples", "picoclaw"),
 			"agent:main:cli:direct:alice", []string{FormatPi, FormatZot}},
 	}

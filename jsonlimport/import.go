@@ -43,6 +43,10 @@ type Options struct {
 	// imports, so that an append costs work proportional to the new bytes
 	// (see Follow). nil: every import verifies every prefix whole.
 	Follow *Follow
+	// Machine is the identity of the machine the sources are read on,
+	// recorded as Session.Machine of the sessions the import creates
+	// ("": none). A session keeps the machine that created it.
+	Machine string
 }
 
 // Report summarises an Import.
@@ -79,6 +83,13 @@ type Report struct {
 	// Skipped counts the files skipped because they are not session files
 	// of any known format (each also has a note).
 	Skipped int
+	// Gone counts the sessions the import found, for the first time,
+	// without their source (see vanished.go): they are kept whole and
+	// marked (Session.SourceGoneAt).
+	Gone int
+	// gone are the source paths found missing while importing (a unit
+	// that would have taken over a session whose file is gone).
+	gone []string
 }
 
 // maxCommitAttempts bounds the retries of a unit whose commit lost an
@@ -233,6 +244,10 @@ const (
 	// modeCopy: a new file whose session ID is taken by a session imported
 	// from another file that holds all of it (copies.go): skipped.
 	modeCopy
+	// modeKept: a new file that would take over a session whose own
+	// source is gone, holding less than the session (vanished.go):
+	// skipped, the session kept whole.
+	modeKept
 )
 
 // work is one unit, prepared by a parser goroutine for the writer.
@@ -267,6 +282,10 @@ type work struct {
 	// session than the one recorded for its path (heldBy): the write
 	// expects it rather than no record.
 	replaced *sessiondb.SourceFile
+	// more: the parse stopped at a chunk's end before the end of the
+	// file (chunk.go); size is that end. written: the unit's commit
+	// succeeded.
+	more, written bool
 }
 
 // Import reads the sessions under paths (files and directory trees) and
@@ -289,12 +308,20 @@ func Import(ctx context.Context, store sessiondb.Store, paths []string, opts Opt
 	if err != nil {
 		return rep, err
 	}
-	return importPlanned(ctx, store, units, opts, rep)
+	return importPlanned(ctx, store, units, opts, rep, scan{roots: importRoots(paths), formats: formats})
+}
+
+// scan is what an import walked (Import; ImportUnits walks nothing): the
+// directories whose vanished files it marks gone (vanished.go), for the
+// formats offered.
+type scan struct {
+	roots   []string
+	formats []Format
 }
 
 // importPlanned parses and writes discovered units (Import after its
 // discovery; ImportUnits), adding to rep.
-func importPlanned(ctx context.Context, store sessiondb.Store, units []planned, opts Options, rep Report) (Report, error) {
+func importPlanned(ctx context.Context, store sessiondb.Store, units []planned, opts Options, rep Report, sc scan) (Report, error) {
 	// The stores' sessions become units of their own (stores.go), read
 	// through a cache that lives as long as the Follow, or this import.
 	cache := opts.Follow.readerCache()
@@ -302,13 +329,25 @@ func importPlanned(ctx context.Context, store sessiondb.Store, units []planned, 
 		cache = &jsonl.Cache{}
 		defer cache.Close()
 	}
-	units, storeProblems, storeNotes := expandStores(ctx, units, cache)
+	units, storeProblems, storeNotes, listed := expandStores(ctx, units, cache)
 	rep.Problems = append(rep.Problems, storeProblems...)
 	rep.Notes = append(rep.Notes, storeNotes...)
 	pr := newPricer(opts.Prices)
+	var own *Follow // the chunked units' parse states, without opts.Follow
 	for i := range units {
 		units[i].pricer = pr
 		units[i].follow = opts.Follow
+		units[i].machine = opts.Machine
+		if units[i].session == nil && !opts.DryRun && units[i].size > chunkSize && chunked(units[i].format) {
+			units[i].chunk = true
+			if opts.Follow == nil {
+				if own == nil {
+					own = NewFollow()
+					defer own.Close()
+				}
+				units[i].follow = own
+			}
+		}
 	}
 	prog := &progress{fn: opts.Progress}
 	for _, u := range units {
@@ -368,6 +407,7 @@ func importPlanned(ctx context.Context, store sessiondb.Store, units []planned, 
 
 	pending := map[int]*work{}
 	next := 0
+	var seen []string // the units found present, for their sessions' marks
 	var fatal error
 	b := &batch{}
 	for r := range resCh {
@@ -388,13 +428,22 @@ func importPlanned(ctx context.Context, store sessiondb.Store, units []planned, 
 				cancel()
 				break
 			}
+			if w.err == nil || !errors.Is(w.err, os.ErrNotExist) {
+				seen = append(seen, w.p.unit.Path)
+			}
 			if err := b.write(ctx, store, w, opts.DryRun, &rep); err != nil {
 				fatal = err
 				cancel()
 				break
 			}
+			w, err := nextChunks(ctx, store, w, opts.DryRun, &rep)
+			if err != nil {
+				fatal = err
+				cancel()
+				break
+			}
 			sessions := 0
-			if w.err == nil && w.mode != modeUnchanged && w.mode != modeCopy {
+			if w.err == nil && w.mode != modeUnchanged && w.mode != modeCopy && w.mode != modeKept {
 				sessions = 1
 			}
 			prog.done(w.p.files, w.p.size, sessions)
@@ -409,9 +458,12 @@ func importPlanned(ctx context.Context, store sessiondb.Store, units []planned, 
 	case errors.Is(fatal, context.Canceled) || errors.Is(fatal, context.DeadlineExceeded):
 		// The queued units were parsed and reported as done before the
 		// cancel: write them, as they would have been without batching.
-		if err := b.flush(context.WithoutCancel(ctx), store, opts.DryRun, &rep); err != nil {
+		if err := b.flush(sessiondb.DetachWrites(ctx), store, opts.DryRun, &rep); err != nil {
 			fatal = errors.Join(fatal, err)
 		}
+	}
+	if fatal == nil {
+		fatal = markSources(ctx, store, opts, seen, sc.roots, listed, sc.formats, &rep)
 	}
 	rep.Notes = append(rep.Notes, pr.notes()...)
 	actionsFirst(rep.Notes)
@@ -455,7 +507,7 @@ type queued struct {
 
 // batchable reports whether w may wait in the queue.
 func batchable(w *work, dryRun bool) bool {
-	return !dryRun && w.err == nil && w.mode == modeNew && w.parsed != nil &&
+	return !dryRun && w.err == nil && w.mode == modeNew && w.parsed != nil && !w.more &&
 		len(w.parsed.Checkpoints) == 0 && len(w.parsed.Entries) <= batchMaxEntries
 }
 
@@ -557,6 +609,15 @@ func writeUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool,
 			rep.Problems = append(rep.Problems, w.prevSt.Torn...)
 			return nil
 		}
+		if w.mode == modeKept {
+			rep.Files++
+			rep.Unchanged++
+			rep.gone = append(rep.gone, w.copyOf)
+			rep.Notes = append(rep.Notes, Problem{Path: w.p.unit.Path, Reason: fmt.Sprintf(
+				"session %q was imported from %s, which is gone; this file holds less of it (%d messages, the session %d): not imported over it, the session is kept whole",
+				w.sess.ID, w.copyOf, countMessages(w.parsed.Entries), w.sess.MessageCount)})
+			return nil
+		}
 		if w.mode == modeCopy {
 			rep.Files++
 			rep.Unchanged++
@@ -573,6 +634,12 @@ func writeUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool,
 			return err
 		})
 		if err == nil {
+			w.written = true
+			if w.more {
+				// The end of the transcript is where the chunk ends, not
+				// the file: its notes are the last chunk's to give.
+				w.parsed.Notes = nil
+			}
 			rep.Files++
 			rep.Sessions++
 			rep.Entries += n
@@ -644,6 +711,13 @@ func prepare(ctx context.Context, store sessiondb.Store, p planned) *work {
 		}
 		w.sess = sess
 		w.mode = modeReplace
+		if statUnchanged(fi, prev, w.prevSt, w.extra) {
+			// Same inode, size and modification time as recorded: not
+			// read at all (prefix.go).
+			p.follow.markVerified(u.Path, jsonl.InodeOf(fi))
+			w.mode = modeUnchanged
+			return w
+		}
 		if fi.Size() >= prev.Offset {
 			h, err := checkPrefix(p.follow, u.Path, fi, prev.SHA256, prev.Offset, w.prevSt.prefixMark)
 			if err != nil {
@@ -664,15 +738,34 @@ func prepare(ctx context.Context, store sessiondb.Store, p planned) *work {
 	if w.mode == modeResume {
 		from = Resume{Offset: w.prev.Offset, Entries: w.prevSt.Entries, State: w.prevSt.Reader, Cache: p.follow.readerCache(), Size: fi.Size()}
 	}
+	if p.chunk {
+		// A large file is read a chunk at a time (chunk.go).
+		end, err := chunkEnd(u.Path, from.Offset, fi.Size())
+		if err != nil {
+			w.err = err
+			return w
+		}
+		if end < fi.Size() {
+			from.Size, w.size, w.more = end, end, true
+		}
+	}
 	parsed, err := p.format.Parse(ctx, u, from)
 	if w.mode == modeResume && err == nil {
 		p.follow.count(func(s *FollowStats) { s.Resumes++ })
+	}
+	if w.mode == modeResume && errors.Is(err, ErrNotIncremental) && p.follow != nil && chunked(p.format) && w.prev.Offset > chunkSize {
+		// A large file's parse state is gone (a restart): rebuild it a
+		// chunk at a time rather than hold the whole file (chunk.go).
+		if replay(ctx, p, w.prev.Offset, w.prevSt.Entries, &from) {
+			p.follow.count(func(s *FollowStats) { s.Replays++ })
+			parsed, err = p.format.Parse(ctx, u, from)
+		}
 	}
 	if w.mode == modeResume && errors.Is(err, ErrNotIncremental) {
 		// The file grew, but the reader cannot continue from its state:
 		// read it whole, and append only what was not imported yet.
 		p.follow.count(func(s *FollowStats) { s.Rereads++ })
-		parsed, err = p.format.Parse(ctx, u, Resume{State: w.prevSt.Reader, Cache: p.follow.readerCache(), Size: fi.Size()})
+		parsed, err = p.format.Parse(ctx, u, Resume{State: w.prevSt.Reader, Cache: p.follow.readerCache(), Size: from.Size})
 		w.mode = modeReread
 		if err == nil && parsed != nil {
 			if reason := trimReread(parsed, w.prevSt); reason != "" {
@@ -735,6 +828,9 @@ func prepare(ctx context.Context, store sessiondb.Store, p planned) *work {
 		case errors.Is(err, sessiondb.ErrNotFound):
 			w.freeID = true
 		case err != nil || !fromOtherFile(existing, u):
+		case keepsVanished(existing, u, parsed):
+			w.mode, w.copyOf, w.sess = modeKept, existing.SourcePath, existing
+			return w
 		case copyOf(existing, u):
 			w.mode, w.copyOf = modeCopy, existing.SourcePath
 			return w
@@ -786,7 +882,7 @@ func prepare(ctx context.Context, store sessiondb.Store, p planned) *work {
 		p.follow.markVerified(u.Path, jsonl.InodeOf(fi))
 	}
 	w.mark = markOf(u.Path, fi, h, parsed.Offset)
-	w.bytes = fi.Size() - from.Offset
+	w.bytes = w.size - from.Offset
 	for _, x := range w.extra {
 		w.bytes += x.Size
 	}
@@ -902,6 +998,7 @@ func buildUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool,
 	switch w.mode {
 	case modeNew:
 		meta.ID = id
+		meta.Machine = w.p.machine
 		meta.Sequence, meta.LastSeq = 0, 0
 		c.Create = &meta
 		// The archive's sessions are created whatever aliases the ones
@@ -1325,7 +1422,8 @@ func stampFiles(paths []string) []jsonl.FileStamp {
 	for _, p := range paths {
 		s := jsonl.FileStamp{Path: p, Size: -1}
 		if fi, err := os.Stat(p); err == nil {
-			s.Size, s.ModTime = fi.Size(), fi.ModTime().UTC()
+			s = jsonl.StampOf(p, fi)
+			s.ModTime = s.ModTime.UTC()
 		}
 		out = append(out, s)
 	}
@@ -1338,7 +1436,7 @@ func sameStamps(a, b []jsonl.FileStamp) bool {
 		return false
 	}
 	for i := range a {
-		if a[i].Path != b[i].Path || a[i].Size != b[i].Size || !a[i].ModTime.Equal(b[i].ModTime) {
+		if !a[i].Same(b[i]) {
 			return false
 		}
 	}

@@ -22,7 +22,7 @@ import (
 // expandStores replaces each store's unit by units for the sessions it
 // holds. A store that cannot be listed is a problem, and the others are
 // imported.
-func expandStores(ctx context.Context, units []planned, cache *jsonl.Cache) (out []planned, problems, notes []Problem) {
+func expandStores(ctx context.Context, units []planned, cache *jsonl.Cache) (out []planned, problems, notes []Problem, listed []listedStore) {
 	for _, p := range units {
 		sf, ok := p.format.(jsonl.StoreFormat)
 		if !ok || p.session != nil {
@@ -30,7 +30,7 @@ func expandStores(ctx context.Context, units []planned, cache *jsonl.Cache) (out
 			continue
 		}
 		if ctx.Err() != nil {
-			return out, problems, notes
+			return out, problems, notes, listed
 		}
 		list, probs, err := sf.Sessions(ctx, p.unit, cache)
 		problems = append(problems, probs...)
@@ -41,6 +41,12 @@ func expandStores(ctx context.Context, units []planned, cache *jsonl.Cache) (out
 		if len(list) == 0 && len(probs) == 0 {
 			notes = append(notes, Problem{Path: p.unit.Path, Reason: "holds no session yet; skipped"})
 		}
+		var ls *listedStore
+		if len(probs) == 0 {
+			// Listed whole: a session recorded under it that the list
+			// lacks is gone (vanished.go).
+			ls = &listedStore{path: p.unit.Path, sessions: map[string]bool{}}
+		}
 		for i := range list {
 			ss := list[i]
 			u := ss.Unit
@@ -48,11 +54,17 @@ func expandStores(ctx context.Context, units []planned, cache *jsonl.Cache) (out
 				u.Format = p.unit.Format
 			}
 			ss.Unit = u
+			if ls != nil {
+				ls.sessions[u.Path] = true
+			}
 			out = append(out, planned{unit: u, format: p.format, files: 1, size: ss.Bytes,
 				pricer: p.pricer, follow: p.follow, session: &ss, cache: cache})
 		}
+		if ls != nil {
+			listed = append(listed, *ls)
+		}
 	}
-	return out, problems, notes
+	return out, problems, notes, listed
 }
 
 // prepareSession is prepare for a session of a store: it is unchanged

@@ -94,12 +94,15 @@ package jsonlimport
 //     shapes, which their exporters then write (translate_bodies.go says
 //     what each cannot hold). A session of their own format, or one an
 //     application wrote, is written as stored, as before.
+//   - Codex writes it as a rollout (translate_codex.go): a session_meta
+//     line and response items; thinking and error flags are refused, or
+//     left out and named under LeaveOutUncarried.
+//   - Claude Code writes it as the transcript it resumes, leaving out
+//     (under LeaveOutUnsendable) or refusing the thinking Anthropic's API
+//     did not sign and context messages (translate_claudecode.go).
 //   - Gemini CLI and Qwen Code write it as a chat file gemini --resume
 //     and qwen --resume take (translate_gemini.go, translate_qwen.go: what
 //     they carry of thinking signed by another vendor).
-//   - Claude Code and Codex refuse a session of another format
-//     (foreignFile): a file either resumes needs ids, request metadata and
-//     settings lines that would have to be invented.
 //
 // TestExportCorpusCrossFormat exports every fixture and corpus session into
 // every other format: each export is refused with ErrUntranslatable (or
@@ -1219,14 +1222,22 @@ func describe(msgs []xMsg, loss *xLoss) string {
 
 // foreignFile is the jsonl.ForeignWriter, the file Claude Code, Codex, pi
 // and opencode write for a session of another format: pi's translation
-// (translate_pi.go), opencode's export JSON (translate_opencode.go);
-// Claude Code and Codex refuse, naming what the session holds.
+// (translate_pi.go), opencode's export JSON (translate_opencode.go),
+// Codex's rollout (translate_codex.go), Claude Code's transcript
+// (translate_claudecode.go); the others refuse, naming what the session
+// holds.
 func foreignFile(ctx context.Context, s sessiondb.Store, sess sessiondb.Session, target string) ([]byte, error) {
 	if target == FormatOpencode {
 		return opencodeTranslated(ctx, s, sess)
 	}
 	if target == FormatAider {
 		return aiderTranslated(ctx, s, sess)
+	}
+	if target == FormatCodex {
+		return codexTranslated(ctx, s, sess)
+	}
+	if target == FormatClaudeCode {
+		return claudeCodeTranslated(ctx, s, sess)
 	}
 	if target == FormatPi || target == FormatGemini || target == FormatQwen {
 		var attrs struct {

@@ -67,7 +67,7 @@ func ImportUnits(ctx context.Context, store sessiondb.Store, units []Unit, opts 
 		}
 		plan = append(plan, p)
 	}
-	return importPlanned(ctx, store, plan, opts, Report{})
+	return importPlanned(ctx, store, plan, opts, Report{}, scan{})
 }
 
 // Scope is what must be offered to the formats again when a file appears

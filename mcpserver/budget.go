@@ -80,7 +80,9 @@ type cursor struct {
 	Parent string `json:"p,omitempty"`
 	// Project filters by the sessions' project (search, list_sessions,
 	// usage).
-	Project string   `json:"pj,omitempty"`
+	Project string `json:"pj,omitempty"`
+	// Machine filters by the sessions' machine (search, list_sessions).
+	Machine string   `json:"mc,omitempty"`
 	By      []string `json:"by,omitempty"`
 	Limit   int      `json:"l,omitempty"`
 	Skip    int      `json:"sk,omitempty"` // hits or rows already returned

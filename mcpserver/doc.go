@@ -130,7 +130,12 @@
 // served (421 otherwise: DNS rebinding), with Token every request needs
 // "Authorization: Bearer TOKEN"; the standard library's cross-origin
 // protection refuses a browser's cross-site POST, request bodies are
-// capped at 1 MiB and idle MCP sessions end after 30 minutes. The server
+// capped at 1 MiB and must arrive within HTTPOptions.BodyTimeout (30 s;
+// the connection of a slower client is cut), at most
+// HTTPOptions.MaxSessions sessions are open at once (64: one more is
+// refused with 503 Service Unavailable and Retry-After, rather than an
+// open session evicted under its client) and idle MCP sessions end after
+// 30 minutes. The server
 // only reads the store; `sessionctl mcp` opens it read-only as well (a
 // SQLite file with query_only connections, PostgreSQL with
 // default_transaction_read_only).

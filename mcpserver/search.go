@@ -15,6 +15,7 @@ type searchIn struct {
 	Kind     string `json:"kind,omitempty" jsonschema:"only entries of this kind: message, custom, …"`
 	Format   string `json:"format,omitempty" jsonschema:"only sessions imported from this format: claude-code, codex, pi, gemini-cli, qwen-code, picoclaw, zot or swink"`
 	Project  string `json:"project,omitempty" jsonschema:"only sessions whose project (the working directory the agent ran in) contains this text"`
+	Machine  string `json:"machine,omitempty" jsonschema:"only sessions imported on this machine (its exact name)"`
 	Since    string `json:"since,omitempty" jsonschema:"only entries written at or after this day (YYYY-MM-DD) or time (RFC 3339)"`
 	Until    string `json:"until,omitempty" jsonschema:"only entries written up to this day (inclusive) or time"`
 	Limit    int    `json:"limit,omitempty" jsonschema:"at most this many hits (default 20, at most 200)"`
@@ -58,7 +59,7 @@ func (s *Server) search(ctx context.Context, in searchIn) (searchOut, error) {
 		return searchOut{}, err
 	}
 	c := cursor{Tool: "search", Query: in.Query, Session: in.Session, Role: in.Role, Kind: in.Kind, Format: in.Format, Project: in.Project,
-		Since: in.Since, Until: in.Until, Limit: in.Limit}
+		Machine: in.Machine, Since: in.Since, Until: in.Until, Limit: in.Limit}
 	if in.Cursor != "" {
 		if c, err = decodeCursor(in.Cursor, "search"); err != nil {
 			return searchOut{}, err
@@ -71,7 +72,7 @@ func (s *Server) search(ctx context.Context, in searchIn) (searchOut, error) {
 	if err != nil {
 		return searchOut{}, err
 	}
-	opts := sessiondb.SearchOptions{Role: c.Role, Kind: c.Kind, Project: c.Project}
+	opts := sessiondb.SearchOptions{Role: c.Role, Kind: c.Kind, Project: c.Project, Machine: c.Machine}
 	if opts.After, err = parseBound("since", c.Since, false); err != nil {
 		return searchOut{}, err
 	}

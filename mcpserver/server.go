@@ -116,7 +116,24 @@ type HTTPOptions struct {
 	// Token, when not empty, is required as "Authorization: Bearer TOKEN"
 	// on every request. Set it whenever Remote is.
 	Token string
+	// MaxSessions bounds the MCP sessions open at once (0:
+	// DefaultMaxSessions): a client that starts one more is refused with
+	// 503 Service Unavailable, and may retry once one has ended (a DELETE,
+	// or sessionIdle without a request).
+	MaxSessions int
+	// BodyTimeout bounds the reading of a request's body (0:
+	// DefaultBodyTimeout); a slower client's connection is cut.
+	BodyTimeout time.Duration
 }
+
+// DefaultMaxSessions is HTTPOptions.MaxSessions' default: 64 clients at
+// once, far more than one person's agents open, few enough that a client
+// opening sessions in a loop cannot grow the server's memory for good.
+const DefaultMaxSessions = 64
+
+// DefaultBodyTimeout is HTTPOptions.BodyTimeout's default: a request body
+// (1 MiB at most) not received within 30 s is not coming.
+const DefaultBodyTimeout = 30 * time.Second
 
 // sessionIdle is how long an HTTP client's MCP session lives without a
 // request.
@@ -134,7 +151,32 @@ func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
 		&mcp.StreamableHTTPOptions{SessionTimeout: sessionIdle, MaxRequestBodyBytes: maxRequestBody, Logger: s.log})
 	g := httpguard.Guard{Remote: o.Remote, Token: o.Token}
-	return g.Handler("this MCP server", http.NewCrossOriginProtection().Handler(h))
+	maxSessions, bodyTimeout := o.MaxSessions, o.BodyTimeout
+	if maxSessions <= 0 {
+		maxSessions = DefaultMaxSessions
+	}
+	if bodyTimeout <= 0 {
+		bodyTimeout = DefaultBodyTimeout
+	}
+	capped := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// A POST without a session ID starts a session (initialize).
+		if r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" && s.sessions() >= maxSessions {
+			w.Header().Set("Retry-After", "60")
+			http.Error(w, fmt.Sprintf("this MCP server has %d sessions open, its limit: end one (DELETE /mcp with its Mcp-Session-Id) or wait until one has been idle for %v", maxSessions, sessionIdle), http.StatusServiceUnavailable)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+	return g.Handler("this MCP server", httpguard.BodyDeadline(bodyTimeout, http.NewCrossOriginProtection().Handler(capped)))
+}
+
+// sessions returns the number of MCP sessions open.
+func (s *Server) sessions() int {
+	n := 0
+	for range s.mcp.Sessions() {
+		n++
+	}
+	return n
 }
 
 var (

@@ -10,6 +10,7 @@ import (
 type listIn struct {
 	Query    string `json:"query,omitempty" jsonschema:"keep sessions whose title, one of whose aliases or whose project contains this text"`
 	Project  string `json:"project,omitempty" jsonschema:"keep sessions whose project (the working directory the agent ran in) contains this text, e.g. OpenCore"`
+	Machine  string `json:"machine,omitempty" jsonschema:"keep sessions imported on this machine (its exact name)"`
 	Format   string `json:"format,omitempty" jsonschema:"keep sessions imported from this format: claude-code, codex, pi, gemini-cli, qwen-code, picoclaw, zot or swink"`
 	Since    string `json:"since,omitempty" jsonschema:"keep sessions updated at or after this day (YYYY-MM-DD) or time (RFC 3339)"`
 	Until    string `json:"until,omitempty" jsonschema:"keep sessions updated up to this day (inclusive) or time"`
@@ -43,6 +44,8 @@ type sessionRow struct {
 	AliasCount   int             `json:"alias_count,omitempty"`
 	Format       string          `json:"format" jsonschema:"source format, empty for a session an application wrote"`
 	Project      string          `json:"project,omitempty" jsonschema:"the working directory the agent ran in"`
+	Machine      string          `json:"machine,omitempty" jsonschema:"the machine the session was imported on"`
+	SourceGoneAt string          `json:"source_gone_at,omitempty" jsonschema:"set when the session's source (the agent's file or row) is gone: since then the session exists only in sessiondb"`
 	ParentID     string          `json:"parent_id,omitempty" jsonschema:"set for a fork: the session it was forked from"`
 	ForkSeq      int64           `json:"fork_seq,omitempty"`
 	CreatedAt    string          `json:"created_at"`
@@ -74,7 +77,7 @@ func (s *Server) listSessions(ctx context.Context, in listIn) (listOut, error) {
 	if err != nil {
 		return listOut{}, err
 	}
-	c := cursor{Tool: "list_sessions", Query: in.Query, Project: in.Project, Format: in.Format, Since: in.Since, Until: in.Until, Parent: in.Parent, Limit: in.Limit}
+	c := cursor{Tool: "list_sessions", Query: in.Query, Project: in.Project, Machine: in.Machine, Format: in.Format, Since: in.Since, Until: in.Until, Parent: in.Parent, Limit: in.Limit}
 	if in.Cursor != "" {
 		if c, err = decodeCursor(in.Cursor, "list_sessions"); err != nil {
 			return listOut{}, err
@@ -94,7 +97,7 @@ func (s *Server) listSessions(ctx context.Context, in listIn) (listOut, error) {
 	}
 	out := listOut{Sessions: []sessionRow{}}
 	used := jsonSize(out) + reserve + len(c.encode())
-	opts := sessiondb.ListOptions{Query: c.Query, Project: c.Project, ParentID: c.Parent, Usage: true}
+	opts := sessiondb.ListOptions{Query: c.Query, Project: c.Project, Machine: c.Machine, ParentID: c.Parent, Usage: true}
 	scanned, stop := 0, ""
 	storeCursor := c.Store
 	for stop == "" && len(out.Sessions) < lim {
@@ -172,9 +175,12 @@ func (s *Server) listCursorAfter(ctx context.Context, opts sessiondb.ListOptions
 
 func (s *Server) row(ctx context.Context, si sessiondb.SessionInfo) sessionRow {
 	r := sessionRow{ID: show(si.ID), Title: showOnly(si.Title, 512), Format: show(si.SourceFormat), Project: showOnly(si.Project, 1024),
-		ParentID: show(si.ParentID), ForkSeq: si.ForkSeq, CreatedAt: timeString(si.CreatedAt), UpdatedAt: timeString(si.UpdatedAt),
+		Machine: show(si.Machine), ParentID: show(si.ParentID), ForkSeq: si.ForkSeq, CreatedAt: timeString(si.CreatedAt), UpdatedAt: timeString(si.UpdatedAt),
 		MessageCount: si.MessageCount, EntryCount: si.EntryCount}
 	r.Aliases, r.AliasCount = aliases(si.Aliases)
+	if si.Archived() {
+		r.SourceGoneAt = timeString(si.SourceGoneAt)
+	}
 	u := si.Usage
 	if u == nil {
 		if t, err := s.st.UsageTotals(ctx, si.ID); err == nil {

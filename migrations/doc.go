@@ -41,6 +41,11 @@
 //     same rule), usage_cumulative (the last running total a session
 //     reported through Commit.CumulativeUsage) and sessions_by_created
 //     (List by creation time).
+//   - Version 15 adds sessions.machine (the importer's machine identity),
+//     sessions.source_seen_at and sessions.source_gone_at (when an importer
+//     last found the session's source, and when it found it gone: the
+//     session then exists only in sessiondb). The marks are written by
+//     sessiondb.SourceTracker without bumping the session's sequence.
 //
 // The schema is a public interface: see the comments in 00001_initial.sql
 // for what each table and view holds.

@@ -49,6 +49,7 @@ type Store struct {
 var (
 	_ sessiondb.Store         = (*Store)(nil)
 	_ sessiondb.SessionLookup = (*Store)(nil)
+	_ sessiondb.SourceTracker = (*Store)(nil)
 )
 
 const (

@@ -13,7 +13,7 @@ import (
 )
 
 const sessionColumns = `s.id, s.title, s.summary, s.scope, s.attrs, s.version, s.sequence,
-	s.last_seq, s.parent_id, s.fork_seq, s.source_format, s.source_path, s.project, s.created_at, s.updated_at,
+	s.last_seq, s.parent_id, s.fork_seq, s.source_format, s.source_path, s.project, s.machine, s.source_seen_at, s.source_gone_at, s.created_at, s.updated_at,
 	s.message_count, s.entry_count,
 	(SELECT coalesce(json_agg(alias ORDER BY id), '[]')::text FROM session_aliases
 		WHERE session_id = s.id) AS aliases`
@@ -36,10 +36,11 @@ func lockSession(ctx context.Context, tx *ptx, id string) (sessiondb.Session, er
 	var r engine.SessionRow
 	var xid int64
 	err := tx.QueryRowxContext(ctx, `SELECT s.id, s.title, s.summary, s.scope, s.attrs, s.version, s.sequence,
-		s.last_seq, s.parent_id, s.fork_seq, s.source_format, s.source_path, s.project, s.created_at, s.updated_at,
+		s.last_seq, s.parent_id, s.fork_seq, s.source_format, s.source_path, s.project, s.machine, s.source_seen_at, s.source_gone_at, s.created_at, s.updated_at,
 		s.message_count, s.entry_count, txid_current() FROM sessions s WHERE s.id = ? FOR UPDATE`, id).Scan(&r.ID,
 		&r.Title, &r.Summary, &r.Scope, &r.Attrs, &r.Version, &r.Sequence, &r.LastSeq, &r.ParentID, &r.ForkSeq,
-		&r.SourceFormat, &r.SourcePath, &r.Project, &r.CreatedAt, &r.UpdatedAt, &r.MessageCount, &r.EntryCount, &xid)
+		&r.SourceFormat, &r.SourcePath, &r.Project, &r.Machine, &r.SourceSeenAt, &r.SourceGoneAt, &r.CreatedAt, &r.UpdatedAt,
+		&r.MessageCount, &r.EntryCount, &xid)
 	if errors.Is(err, sql.ErrNoRows) {
 		return sessiondb.Session{}, fmt.Errorf("session %q: %w", id, sessiondb.ErrNotFound)
 	}
@@ -101,8 +102,8 @@ func insertSessionIfMissing(ctx context.Context, tx *ptx, s sessiondb.Session, n
 
 const insertSessionSQL = `INSERT INTO sessions
 	(id, title, summary, scope, attrs, version, sequence, last_seq, parent_id, fork_seq,
-	 source_format, source_path, project, created_at, updated_at)
-	VALUES (?, ?, ?, ?, ?, ?, coalesce((SELECT sequence FROM deleted_sessions WHERE id_hash = ?), 0), 0, ?, ?, ?, ?, ?, ?, ?)`
+	 source_format, source_path, project, machine, created_at, updated_at)
+	VALUES (?, ?, ?, ?, ?, ?, coalesce((SELECT sequence FROM deleted_sessions WHERE id_hash = ?), 0), 0, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 func insertSessionArgs(s sessiondb.Session, now time.Time) []any {
 	var forkSeq any
@@ -111,7 +112,7 @@ func insertSessionArgs(s sessiondb.Session, now time.Time) []any {
 	}
 	return []any{s.ID, s.Title, s.Summary, backend.NullJSON(s.Scope), backend.NullJSON(s.Attrs), s.Version, backend.TombstoneKey(s.ID),
 		backend.NullString(s.ParentID), forkSeq, backend.NullString(s.SourceFormat), backend.NullString(s.SourcePath),
-		backend.NullString(s.Project), engine.FormatTime(engine.OrNow(s.CreatedAt, now)), engine.FormatTime(engine.OrNow(s.UpdatedAt, now))}
+		backend.NullString(s.Project), backend.NullString(s.Machine), engine.FormatTime(engine.OrNow(s.CreatedAt, now)), engine.FormatTime(engine.OrNow(s.UpdatedAt, now))}
 }
 
 // checkAliasShadow refuses to create a session whose ID (not a path key)

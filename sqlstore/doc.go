@@ -67,6 +67,11 @@
 // Writes
 // of several processes serialise on SQLite's write lock, waited for up to
 // Options.BusyTimeout (then retried a few times before ErrBusy surfaces).
+// The wait ends early when the write's context ends (for a write made with
+// sessiondb.DetachWrites, the context it was detached from): a process
+// told to stop while another holds the lock stops within
+// lockWaitGrace (100 ms) instead of ~2 minutes, its write failing with
+// ErrBusy and the context's error; nothing of it was written.
 // Entry sequence numbers are assigned inside the write transaction, so any
 // number of goroutines and processes may append to one session safely.
 // Commit.ExpectSource is checked inside the same transaction as the write

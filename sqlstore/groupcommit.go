@@ -2,8 +2,10 @@ package sqlstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
+	"sync"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -117,6 +119,16 @@ func (s *Store) commitBatch(batch []writeReq) {
 			}
 			return
 		}
+		if isBusy(err) || errors.Is(err, context.Canceled) {
+			if wait := lockWaitDone(batch); wait != nil {
+				// Every caller stopped waiting (SIGTERM): nothing was
+				// written; say so rather than wait out the retries.
+				for _, r := range batch {
+					r.done <- fmt.Errorf("wait for the write lock: %w: %w", sessiondb.ErrBusy, wait)
+				}
+				return
+			}
+		}
 		if isBusy(err) && attempt < maxBusyRetries {
 			time.Sleep(time.Duration(10+rand.IntN(40)) * time.Millisecond)
 			continue
@@ -150,7 +162,16 @@ func (s *Store) tryBatch(batch []writeReq) (errs []error, err error) {
 	}
 	// The transaction outlives any one request, so it does not take a
 	// request's context; statements inside fn use their request's context.
-	tx, err := s.writer.BeginTxx(context.Background(), nil)
+	// Only its BEGIN IMMEDIATE, the wait for another process's write lock
+	// (up to BusyTimeout inside SQLite), ends when every request has
+	// stopped waiting (sessiondb.LockWait): the driver's busy handler
+	// gives up once the context is done. The context must not end once
+	// the transaction has begun (database/sql would roll it back), hence
+	// the guard.
+	bctx, begun, release := beginContext(batch)
+	defer release() // after the deferred rollback below: the tx is over
+	tx, err := s.writer.BeginTxx(bctx, nil)
+	begun()
 	if err != nil {
 		return nil, translate(err)
 	}
@@ -249,4 +270,60 @@ func run(r writeReq, tx *sqlx.Tx) (err error) {
 		}
 	}()
 	return translate(r.fn(tx))
+}
+
+// lockWaitGrace is how long a write whose callers all stopped waiting
+// still waits for the lock: enough to take a free one.
+const lockWaitGrace = 100 * time.Millisecond
+
+// beginContext returns a context that is done (lockWaitGrace) after every request of the
+// batch has stopped waiting for the lock (sessiondb.LockWait), until begun
+// is called: from then on it ends only with release, which the caller
+// calls once the transaction is over.
+func beginContext(batch []writeReq) (ctx context.Context, begun func(), release context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var mu sync.Mutex
+	started := false
+	left := len(batch)
+	stops := make([]func() bool, 0, len(batch))
+	for _, r := range batch {
+		stops = append(stops, context.AfterFunc(sessiondb.LockWait(r.ctx), func() {
+			mu.Lock()
+			defer mu.Unlock()
+			if left--; left == 0 && !started {
+				// Not at once: a write made after its caller stopped
+				// (an import flushing what it parsed) still takes a
+				// free lock; it only does not wait for a held one.
+				time.AfterFunc(lockWaitGrace, func() {
+					mu.Lock()
+					defer mu.Unlock()
+					if !started {
+						cancel()
+					}
+				})
+			}
+		}))
+	}
+	return ctx, func() {
+		mu.Lock()
+		started = true
+		mu.Unlock()
+		for _, f := range stops {
+			f()
+		}
+	}, cancel
+}
+
+// lockWaitDone returns the error of a request's lock-wait context when
+// every request of the batch has stopped waiting for the lock, else nil.
+func lockWaitDone(batch []writeReq) error {
+	var err error
+	for _, r := range batch {
+		e := sessiondb.LockWait(r.ctx).Err()
+		if e == nil {
+			return nil
+		}
+		err = e
+	}
+	return err
 }

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -27,6 +28,10 @@ import (
 // built for another database, is rebuilt from the log, and nothing in it
 // is needed to read a session. An SQLite file at its path that holds
 // anything else is someone's: it is refused, never emptied.
+
+// noFollow makes creating the index file fail on a link put at its path
+// after refuseLinked looked.
+const noFollow = syscall.O_NOFOLLOW
 
 // IndexPath returns the path of the search index file of the database at
 // path.
@@ -119,9 +124,34 @@ func (s *Store) openIndex(ctx context.Context) error {
 		return fmt.Errorf("open search index %s: %w", path, err)
 	}
 	for _, suffix := range []string{"-wal", "-shm"} {
+		if err := refuseLinked(path + suffix); err != nil {
+			return fmt.Errorf("open search index %s: %w", path, err)
+		}
 		if err := os.Chmod(path+suffix, 0o600); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("open search index %s: %w", path, err)
 		}
+	}
+	return nil
+}
+
+// refuseLinked refuses a side file of the database (the index file, its
+// -wal and -shm) that is a symbolic link or not a regular file: sessiondb
+// writes, empties and chmods these files, so a link would have it rewrite
+// its target (a link to someone's empty file) or create one elsewhere (a
+// dangling link). A missing file is fine: it is created, never through a
+// link (O_NOFOLLOW).
+func refuseLinked(path string) error {
+	fi, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return err
+	case fi.Mode()&fs.ModeSymlink != 0:
+		target, _ := os.Readlink(path)
+		return fmt.Errorf("%w: %s is a symbolic link (to %s): sessiondb keeps this file itself and does not write through a link; remove the link", sessiondb.ErrInvalid, path, target)
+	case !fi.Mode().IsRegular():
+		return fmt.Errorf("%w: %s is not a regular file (%s); remove it", sessiondb.ErrInvalid, path, fi.Mode().Type())
 	}
 	return nil
 }
@@ -147,9 +177,17 @@ func (s *Store) replaceIndexFile(ctx context.Context) error {
 // WAL takes an exclusive lock without the busy handler (see checkWAL):
 // that is retried while another process does it.
 func (s *Store) startIndexFile(ctx context.Context) error {
-	f, err := os.OpenFile(IndexPath(s.path), os.O_RDWR|os.O_CREATE, 0o600)
+	path := IndexPath(s.path)
+	_, statErr := os.Lstat(path)
+	if err := refuseLinked(path); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|noFollow, 0o600)
 	if err != nil {
 		return translateOSError(err)
+	}
+	if errors.Is(statErr, fs.ErrNotExist) {
+		s.indexCreated = true
 	}
 	if err := f.Close(); err != nil {
 		return err

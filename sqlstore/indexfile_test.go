@@ -344,8 +344,14 @@ func TestForeignFileAtIndexPath(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := Open(path, nil); !errors.Is(err, sessiondb.ErrCorrupt) {
-			t.Errorf("%s: Open with someone's database at the index path = %v, want ErrCorrupt", how, err)
+		// A link is refused before its target is looked at (issue 36:
+		// sessiondb writes no index file through a link): ErrInvalid.
+		want := sessiondb.ErrCorrupt
+		if how == "link" {
+			want = sessiondb.ErrInvalid
+		}
+		if _, err := Open(path, nil); !errors.Is(err, want) {
+			t.Errorf("%s: Open with someone's database at the index path = %v, want %v", how, err, want)
 		}
 		ro, err := Open(path, &Options{ReadOnly: true})
 		if err != nil {

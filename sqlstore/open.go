@@ -26,11 +26,13 @@ import (
 type Store struct {
 	*core // the behaviour (internal/engine)
 
-	path       string
-	opts       Options
-	extract    sessiondb.Extractor
-	retention  int
-	busyMillis int64
+	path string
+	opts Options
+	// indexCreated: this Open created the index file (removeCreated).
+	indexCreated bool
+	extract      sessiondb.Extractor
+	retention    int
+	busyMillis   int64
 
 	// writer has exactly one connection: SQLite allows one writer at a
 	// time anyway, and a single connection turns contention between
@@ -72,6 +74,7 @@ type Store struct {
 var (
 	_ sessiondb.Store         = (*Store)(nil)
 	_ sessiondb.SessionLookup = (*Store)(nil)
+	_ sessiondb.SourceTracker = (*Store)(nil)
 )
 
 const (
@@ -94,12 +97,19 @@ func Open(path string, opts *Options) (_ *Store, err error) {
 	if s.opts.ReadOnly {
 		return s.openReadOnly()
 	}
-	if err := prepareFile(path); err != nil {
+	created, err := prepareFile(path)
+	if err != nil {
 		return nil, err
 	}
 	defer func() {
 		if err != nil {
 			s.closeAll()
+			if created {
+				// A first open that failed (a refused index path, a
+				// full disk) leaves nothing behind: not an empty
+				// database that later commands would call corrupt.
+				s.removeCreated()
+			}
 		}
 	}()
 	if err := s.checkExisting(); err != nil {
@@ -171,36 +181,48 @@ func (s *Store) applyDefaults() {
 // database file (and its directory) with private permissions before SQLite
 // sees it: sessions hold private conversations, and SQLite would otherwise
 // create the file with the process umask (typically world-readable).
-func prepareFile(path string) error {
+// created reports whether this call created the file.
+func prepareFile(path string) (created bool, err error) {
 	if path == "" {
-		return fmt.Errorf("open database: %w: empty path", sessiondb.ErrInvalid)
+		return false, fmt.Errorf("open database: %w: empty path", sessiondb.ErrInvalid)
 	}
 	if strings.HasPrefix(path, "file:") || path == ":memory:" {
-		return fmt.Errorf("open %s: %w: give a file path, not a URI or :memory:", path, sessiondb.ErrInvalid)
+		return false, fmt.Errorf("open %s: %w: give a file path, not a URI or :memory:", path, sessiondb.ErrInvalid)
 	}
 	fi, err := os.Stat(path)
 	switch {
 	case err == nil && fi.IsDir():
-		return fmt.Errorf("open %s: %w: the path is a directory", path, sessiondb.ErrInvalid)
+		return false, fmt.Errorf("open %s: %w: the path is a directory", path, sessiondb.ErrInvalid)
 	case err == nil:
-		return checkHeader(path, fi)
+		return false, checkHeader(path, fi)
 	case errors.Is(err, syscall.ENOTDIR):
-		return fmt.Errorf("open %s: %w: a parent of the path is not a directory", path, sessiondb.ErrInvalid)
+		return false, fmt.Errorf("open %s: %w: a parent of the path is not a directory", path, sessiondb.ErrInvalid)
 	case !errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("open %s: %w", path, err)
+		return false, fmt.Errorf("open %s: %w", path, err)
 	}
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("open %s: create directory: %w", path, translateOSError(err))
+		return false, fmt.Errorf("open %s: create directory: %w", path, translateOSError(err))
 	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	if errors.Is(err, fs.ErrExist) {
-		return nil // another process created it first
+		return false, nil // another process created it first
 	}
 	if err != nil {
-		return fmt.Errorf("open %s: create database: %w", path, translateOSError(err))
+		return false, fmt.Errorf("open %s: create database: %w", path, translateOSError(err))
 	}
-	return f.Close()
+	return true, f.Close()
+}
+
+// removeCreated removes the files a first Open that failed created: the
+// database, its -wal and -shm, and the index file if this Open created it.
+func (s *Store) removeCreated() {
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		os.Remove(s.path + suffix)
+		if s.indexCreated {
+			os.Remove(IndexPath(s.path) + suffix)
+		}
+	}
 }
 
 // walSizeLimit is the size the -wal file is cut back to when SQLite starts

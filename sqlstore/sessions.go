@@ -15,7 +15,7 @@ import (
 )
 
 const sessionColumns = `s.id, s.title, s.summary, s.scope, s.attrs, s.version, s.sequence,
-	s.last_seq, s.parent_id, s.fork_seq, s.source_format, s.source_path, s.project, s.created_at, s.updated_at,
+	s.last_seq, s.parent_id, s.fork_seq, s.source_format, s.source_path, s.project, s.machine, s.source_seen_at, s.source_gone_at, s.created_at, s.updated_at,
 	s.message_count, s.entry_count,
 	(SELECT json_group_array(alias) FROM
 		(SELECT alias FROM session_aliases WHERE session_id = s.id ORDER BY id)) AS aliases`
@@ -57,11 +57,11 @@ func insertSession(ctx context.Context, tx *sqlx.Tx, s sessiondb.Session, now ti
 	}
 	_, err = tx.ExecContext(ctx, `INSERT INTO sessions
 		(id, title, summary, scope, attrs, version, sequence, last_seq, parent_id, fork_seq,
-		 source_format, source_path, project, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, coalesce((SELECT sequence FROM deleted_sessions WHERE id_hash = ?), 0), 0, ?, ?, ?, ?, ?, ?, ?)`,
+		 source_format, source_path, project, machine, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, coalesce((SELECT sequence FROM deleted_sessions WHERE id_hash = ?), 0), 0, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		s.ID, s.Title, s.Summary, backend.NullJSON(s.Scope), backend.NullJSON(s.Attrs), s.Version, backend.TombstoneKey(s.ID),
 		backend.NullString(s.ParentID), forkSeq, backend.NullString(s.SourceFormat), backend.NullString(s.SourcePath),
-		backend.NullString(s.Project), engine.FormatTime(created), engine.FormatTime(updated))
+		backend.NullString(s.Project), backend.NullString(s.Machine), engine.FormatTime(created), engine.FormatTime(updated))
 	if err != nil {
 		return err
 	}

@@ -69,6 +69,7 @@ func Run(t *testing.T, newStore func(t *testing.T) sessiondb.Store) {
 		{"Secrets", secretTests()},
 		{"Project", projectTests()},
 		{"Seeds", seedTests()},
+		{"SourceMarks", sourceMarkTests()},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

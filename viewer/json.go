@@ -14,24 +14,34 @@ import (
 
 // SessionJSON is a session as `sessionctl list --json` prints it.
 type SessionJSON struct {
-	ID           string          `json:"id"`
-	Title        string          `json:"title"`
-	Summary      string          `json:"summary"`
-	CreatedAt    string          `json:"created_at"`
-	UpdatedAt    string          `json:"updated_at"`
-	MessageCount *int64          `json:"message_count,omitempty"`
-	EntryCount   *int64          `json:"entry_count,omitempty"`
-	Sequence     int64           `json:"sequence"`
-	LastSeq      int64           `json:"last_seq"`
-	Version      int             `json:"version"`
-	Aliases      []string        `json:"aliases"`
-	ParentID     string          `json:"parent_id,omitempty"`
-	ForkSeq      int64           `json:"fork_seq,omitempty"`
-	SourceFormat string          `json:"source_format"`
-	SourcePath   string          `json:"source_path,omitempty"`
-	Project      string          `json:"project,omitempty"`
+	ID           string   `json:"id"`
+	Title        string   `json:"title"`
+	Summary      string   `json:"summary"`
+	CreatedAt    string   `json:"created_at"`
+	UpdatedAt    string   `json:"updated_at"`
+	MessageCount *int64   `json:"message_count,omitempty"`
+	EntryCount   *int64   `json:"entry_count,omitempty"`
+	Sequence     int64    `json:"sequence"`
+	LastSeq      int64    `json:"last_seq"`
+	Version      int      `json:"version"`
+	Aliases      []string `json:"aliases"`
+	ParentID     string   `json:"parent_id,omitempty"`
+	ForkSeq      int64    `json:"fork_seq,omitempty"`
+	SourceFormat string   `json:"source_format"`
+	SourcePath   string   `json:"source_path,omitempty"`
+	Project      string   `json:"project,omitempty"`
+	Machine      string   `json:"machine,omitempty"`
+	// SourceGoneAt, when set, is when the session's source was found
+	// gone: it exists only in sessiondb. SourceSeenAt is when an import
+	// last found it.
+	SourceSeenAt string          `json:"source_seen_at,omitempty"`
+	SourceGoneAt string          `json:"source_gone_at,omitempty"`
+	Archived     bool            `json:"archived,omitempty"`
 	Scope        json.RawMessage `json:"scope,omitempty"`
 	Attrs        json.RawMessage `json:"attrs,omitempty"`
+	// Preview is the first user message's text, cut to
+	// sessiondb.PreviewRunes (lists only).
+	Preview string `json:"preview,omitempty"`
 }
 
 // HitJSON is a search hit as `sessionctl search --json` prints it.
@@ -77,6 +87,7 @@ func SessionToJSON(s sessiondb.Session) SessionJSON {
 		CreatedAt: jsonTime(s.CreatedAt), UpdatedAt: jsonTime(s.UpdatedAt),
 		Sequence: s.Sequence, LastSeq: s.LastSeq, Version: s.Version, Aliases: aliases,
 		ParentID: s.ParentID, ForkSeq: s.ForkSeq, SourceFormat: s.SourceFormat, SourcePath: s.SourcePath, Project: s.Project,
+		Machine: s.Machine, SourceSeenAt: optTime(s.SourceSeenAt), SourceGoneAt: optTime(s.SourceGoneAt), Archived: s.Archived(),
 		Scope: s.Scope, Attrs: s.Attrs,
 	}
 }
@@ -86,6 +97,7 @@ func InfoToJSON(si sessiondb.SessionInfo) SessionJSON {
 	j := SessionToJSON(si.Session)
 	mc, ec := si.MessageCount, si.EntryCount
 	j.MessageCount, j.EntryCount = &mc, &ec
+	j.Preview = si.Preview
 	return j
 }
 
@@ -161,4 +173,12 @@ func (b *bodyWriter) close() error {
 	}
 	_, err := io.WriteString(b.w, end)
 	return err
+}
+
+// optTime is jsonTime, or "" for the zero time.
+func optTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return jsonTime(t)
 }

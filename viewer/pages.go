@@ -27,6 +27,10 @@ type listRow struct {
 	ParentID     string
 	SourceFormat string
 	Project      string
+	Machine      string
+	// Gone is the day the session's source was found gone ("" while it
+	// is there): the row says the session exists only in sessiondb.
+	Gone         string
 	SubAgent     bool
 	MessageCount int64
 	EntryCount   int64
@@ -42,6 +46,7 @@ type listData struct {
 	Q       string
 	Parent  string // ?parent=: only the forks of that session
 	Project string // ?project=: only the sessions whose project contains it
+	Machine string // ?machine=: only the sessions of that machine
 	Format  string
 	Since   string
 	Until   string
@@ -80,7 +85,8 @@ func (h *Handler) listSessions(ctx context.Context, d *listData, cursor string) 
 		if id, err := h.st.Resolve(ctx, d.Q); err == nil {
 			// Get, not Lookup: the row shows the entry count.
 			if s, err := h.st.Get(ctx, id); err == nil && (d.Parent == "" || s.ParentID == d.Parent) &&
-				(d.Project == "" || strings.Contains(strings.ToLower(s.Project), strings.ToLower(d.Project))) {
+				(d.Project == "" || strings.Contains(strings.ToLower(s.Project), strings.ToLower(d.Project))) &&
+				(d.Machine == "" || s.Machine == d.Machine) {
 				si := sessiondb.SessionInfo{Session: s}
 				if u, err := h.st.UsageTotals(ctx, id); err == nil {
 					si.Usage = &u
@@ -93,7 +99,7 @@ func (h *Handler) listSessions(ctx context.Context, d *listData, cursor string) 
 	filtered := d.Format != "" || d.Since != "" || d.Until != ""
 	for {
 		infos, next, err := h.st.List(ctx, sessiondb.ListOptions{Limit: ListPageSize, Cursor: cursor, Query: d.Q,
-			ParentID: d.Parent, Project: d.Project, Usage: true})
+			ParentID: d.Parent, Project: d.Project, Machine: d.Machine, Usage: true})
 		if err != nil {
 			return nil, err
 		}
@@ -136,7 +142,7 @@ func (h *Handler) listPage(w http.ResponseWriter, r *http.Request) {
 
 // list reads what the list page shows, without rendering.
 func (h *Handler) list(ctx context.Context, q url.Values) (listData, error) {
-	d := listData{Title: "Sessions", Q: q.Get("q"), Parent: q.Get("parent"), Project: q.Get("project"), Format: q.Get("format"), Since: q.Get("since"), Until: q.Get("until")}
+	d := listData{Title: "Sessions", Q: q.Get("q"), Parent: q.Get("parent"), Project: q.Get("project"), Machine: q.Get("machine"), Format: q.Get("format"), Since: q.Get("since"), Until: q.Get("until")}
 	if d.Parent != "" {
 		d.Title = "Forks of " + d.Parent
 	}
@@ -149,8 +155,12 @@ func (h *Handler) list(ctx context.Context, q url.Values) (listData, error) {
 	d.Rows = make([]listRow, 0, len(infos))
 	for _, si := range infos {
 		row := listRow{ID: si.ID, Title: si.Title, Aliases: si.Aliases, ParentID: si.ParentID, SourceFormat: si.SourceFormat, Project: si.Project,
+			Machine:      si.Machine,
 			SubAgent:     jsonlimport.SubAgent(si.Session),
 			MessageCount: si.MessageCount, EntryCount: si.EntryCount, Updated: si.UpdatedAt.UTC().Format("2006-01-02 15:04")}
+		if si.Archived() {
+			row.Gone = si.SourceGoneAt.UTC().Format("2006-01-02")
+		}
 		// The store sums the page's usage with the page (ListOptions.Usage);
 		// a store that does not leaves Usage nil and is asked row by row.
 		u := si.Usage

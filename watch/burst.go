@@ -10,10 +10,12 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/sessiondb/sessiondb"
 	"github.com/sessiondb/sessiondb/jsonlimport"
+	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 )
 
 // burst handles one settled batch of changed paths: it follows new
@@ -165,6 +167,24 @@ func (w *watcher) burst(ctx context.Context, paths map[string]change) error {
 	return nil
 }
 
+// linkInside reports whether the symbolic link p, in a followed
+// directory, points to a file inside a watched directory that holds p, as
+// the importer's walk requires of a link it follows (an archive's
+// notes.jsonl -> ~/.claude/projects/…/private.jsonl is not imported under
+// the archive's name); it returns the link's target.
+func (w *watcher) linkInside(p string) (string, bool) {
+	target, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return "", false
+	}
+	for _, r := range w.roots {
+		if r.dir && isUnder(p, r.path) && isUnder(target, r.path) {
+			return target, true
+		}
+	}
+	return target, false
+}
+
 // filesIn lists the regular files of dir.
 func filesIn(dir string) []string {
 	ents, err := os.ReadDir(dir)
@@ -197,6 +217,12 @@ func (w *watcher) claimDir(ctx context.Context, dir string, affected map[string]
 				files = append(files, p)
 			case e.Type()&fs.ModeSymlink != 0:
 				if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+					if target, ok := w.linkInside(p); !ok {
+						// The catch-up's rule (jsonlimport's walk): a
+						// link that leaves the tree is not imported.
+						w.unclaimedProblem(jsonlimport.Problem{Path: p, Reason: fmt.Sprintf("symbolic link to %s, outside the imported folder; skipped (name that file itself to import it)", target)}, true)
+						continue
+					}
 					files = append(files, p)
 				}
 			}
@@ -262,7 +288,7 @@ func (w *watcher) claimDir(ctx context.Context, dir string, affected map[string]
 func (w *watcher) importUnit(ctx context.Context, u jsonlimport.Unit) error {
 	// The import runs to its end even when ctx is cancelled meanwhile:
 	// Run stops between transactions, never inside one.
-	ictx := context.WithoutCancel(ctx)
+	ictx := sessiondb.DetachWrites(ctx)
 	_, err := w.store.SourceFile(ictx, u.Path)
 	// A store's sessions have records of their own, never the store: it
 	// is not waited for like a new file (its database is written as the
@@ -275,7 +301,7 @@ func (w *watcher) importUnit(ctx context.Context, u jsonlimport.Unit) error {
 			return nil
 		}
 	}
-	rep, err := jsonlimport.ImportUnits(ictx, w.store, []jsonlimport.Unit{u}, jsonlimport.Options{Jobs: 1, Follow: w.follow})
+	rep, err := jsonlimport.ImportUnits(ictx, w.store, []jsonlimport.Unit{u}, jsonlimport.Options{Jobs: 1, Follow: w.follow, Machine: w.opts.Machine})
 	if err != nil {
 		if errors.Is(err, sessiondb.ErrClosed) {
 			return fmt.Errorf("watch: %w", err)
@@ -289,7 +315,7 @@ func (w *watcher) importUnit(ctx context.Context, u jsonlimport.Unit) error {
 	if rep.Unchanged == 0 || store {
 		parsed = []string{u.Path} // a store is listed (its sessions read) at every import
 	}
-	problems := w.holdBack(rep.Problems, parsed)
+	problems := w.onceper(u.Path, w.holdBack(rep.Problems, parsed))
 	if rep.Sessions == 0 && len(problems) == 0 && len(rep.Notes) == 0 {
 		return nil // unchanged
 	}
@@ -300,6 +326,44 @@ func (w *watcher) importUnit(ctx context.Context, u jsonlimport.Unit) error {
 	}
 	w.emit(e)
 	return nil
+}
+
+// onceper drops the problems that the unit's previous import reported
+// too (the same line, the same reason up to its numbers): a problem at the
+// unconsumed end of a file (an unfinished line over the 64 MiB limit,
+// whose reported length grows with each append) was reported at every
+// burst. A problem is reported again once an import has not found it.
+func (w *watcher) onceper(unit string, problems []jsonlimport.Problem) []jsonlimport.Problem {
+	if w.reported == nil {
+		w.reported = map[string]map[string]bool{}
+	}
+	prev, now := w.reported[unit], map[string]bool{}
+	var out []jsonlimport.Problem
+	for _, p := range problems {
+		k := problemKey(p)
+		now[k] = true
+		if !prev[k] {
+			out = append(out, p)
+		}
+	}
+	if len(now) == 0 {
+		delete(w.reported, unit)
+	} else {
+		w.reported[unit] = now
+	}
+	return out
+}
+
+// problemKey is what identifies a problem across imports: its file, line
+// and reason with the digits taken out.
+func problemKey(p jsonlimport.Problem) string {
+	reason := strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' {
+			return -1
+		}
+		return r
+	}, p.Reason)
+	return fmt.Sprintf("%s\x00%d\x00%s", p.Path, p.Line, reason)
 }
 
 // settledAt returns when a new unit's directory listing and side files
@@ -316,13 +380,18 @@ func (w *watcher) settledAt(u jsonlimport.Unit) time.Time {
 }
 
 // deleted reports that the primary file of u is gone. The session stays:
-// the database keeps what the file held.
+// the database keeps what the file held, and is marked as the only copy
+// (jsonlimport.MarkGone; a file moved within the paths is continued by its
+// new path, whose import clears the mark).
 func (w *watcher) deleted(ctx context.Context, u jsonlimport.Unit) {
 	e := Event{Kind: EventDeleted, Path: u.Path, Format: u.Format}
 	note := "session file deleted or moved away; its session is kept"
 	if sf, err := w.store.SourceFile(context.WithoutCancel(ctx), u.Path); err == nil {
 		e.Session = sf.SessionID
 		note = fmt.Sprintf("session file deleted or moved away; session %q is kept", sf.SessionID)
+	}
+	if _, err := jsonlimport.MarkGone(context.WithoutCancel(ctx), w.store, w.opts.Machine, u.Path); err != nil {
+		note += fmt.Sprintf(" (not marked gone: %v)", err)
 	}
 	e.Notes = []jsonlimport.Problem{{Path: u.Path, Reason: note}}
 	w.dropUnit(u.Path)
@@ -442,9 +511,11 @@ func (w *watcher) noteUnclaimed(path string, reported bool) unclaimedFile {
 // firstLineComplete reports whether the first 64 KiB of path hold a
 // newline, and the file's size.
 func firstLineComplete(path string) (bool, int64) {
-	f, err := os.Open(path)
+	f, err := jsonl.Open(path) // a FIFO must not block the watcher
 	if err != nil {
-		return true, 0
+		// Unreadable (permission denied): offered again at its next
+		// change (a chmod), when it may be read.
+		return false, 0
 	}
 	defer f.Close()
 	var size int64

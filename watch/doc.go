@@ -27,7 +27,11 @@
 //     whole and replaces the session's transcript; old rows stay in the
 //     log);
 //   - deleted files and folders: the sessions are kept, and an
-//     EventDeleted note says so. A file moved within the paths is a
+//     EventDeleted note says so; the sessions are marked as existing only
+//     in sessiondb (jsonlimport.MarkGone, only those of Options.Machine:
+//     a path missing here says nothing of another machine's file), and
+//     a file that would take over such a session holding less of it
+//     (picoclaw's .meta.json left behind) is not imported over it. A file moved within the paths is a
 //     deletion and a new file: the importer continues the session from its
 //     new path as a replacement (its rows are read again; the old ones stay
 //     in the log).
@@ -100,9 +104,12 @@
 //
 // # What is not followed
 //
-//   - Symbolic links below a path: a link to a file is imported at the
-//     start (as `import` does) but changes to its target are not seen (they
-//     happen in another directory); links to directories are not followed
+//   - Symbolic links below a path: a link to a file inside the watched
+//     tree is imported (at the start, as `import` does, and when it is
+//     made later) but changes to its target are not seen (they happen in
+//     another directory); a link to a file outside the tree is skipped
+//     with a note, by the catch-up and by the watcher alike (the
+//     importer's rule); links to directories are not followed
 //     at all (as by the importer, so that a cycle cannot make the walk
 //     loop). A path given to Run may itself be a link: it is resolved.
 //   - For a single file given as a path, only that file and the side files

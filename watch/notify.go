@@ -51,10 +51,12 @@ func (w *watcher) startEvents(ctx context.Context) {
 				switch {
 				case ev.Has(fsnotify.Create), ev.Has(fsnotify.Remove), ev.Has(fsnotify.Rename):
 					w.q.add(ev.Name, listed)
-				case ev.Has(fsnotify.Write):
+				case ev.Has(fsnotify.Write), ev.Has(fsnotify.Chmod):
+					// A chmod can make readable a file whose import
+					// failed with "permission denied": it is tried again
+					// (an unchanged file costs a stat).
 					w.q.add(ev.Name, changed)
 				}
-				// Chmod alone changes nothing that is imported.
 			case err, ok := <-fsw.Errors:
 				if !ok {
 					return

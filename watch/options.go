@@ -15,6 +15,9 @@ type Options struct {
 	Paths []string
 	// Format is "" (auto) or one format name, as jsonlimport.Options.Format.
 	Format string
+	// Machine is recorded on the sessions the watcher creates, as
+	// jsonlimport.Options.Machine ("": none).
+	Machine string
 	// Poll follows every directory by polling instead of file-system
 	// events (for file systems that give none and are not recognised).
 	Poll bool

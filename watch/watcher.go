@@ -36,6 +36,9 @@ type watcher struct {
 
 	roots   []root
 	missing []string // given paths that do not exist yet
+	// reported: per unit, the problems its last import reported
+	// (problemKey), reported once while they stay (onceper).
+	reported map[string]map[string]bool
 
 	// dirs are the followed directories: false when watched by events,
 	// true when polled.
@@ -341,7 +344,7 @@ func (w *watcher) catchUp(ctx context.Context, paths []string) error {
 		}
 	}
 	before := w.records(ctx, units)
-	rep, err := jsonlimport.ImportUnits(ctx, w.store, units, jsonlimport.Options{Jobs: w.opts.Jobs, Follow: w.follow})
+	rep, err := jsonlimport.ImportUnits(ctx, w.store, units, jsonlimport.Options{Jobs: w.opts.Jobs, Follow: w.follow, Machine: w.opts.Machine})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil // stopped: the rest is imported at the next start
@@ -492,6 +495,7 @@ func (w *watcher) dropUnit(p string) {
 	}
 	delete(w.retry, p)
 	delete(w.deferred, p)
+	delete(w.reported, p)
 }
 
 func (w *watcher) unown(u jsonlimport.Unit) {

@@ -367,6 +367,11 @@ func TestE2EDestructiveCommandsAsk(t *testing.T) {
 // TestMain removes the binary built by buildSessionctl, or runs the
 // read-only-mount child of TestReadCommandsOnReadOnlyMedia.
 func TestMain(m *testing.M) {
+	// Imports record a machine identity; the tests must not create one
+	// in the config dir of the user who runs them.
+	if os.Getenv("SESSIONDB_MACHINE") == "" {
+		os.Setenv("SESSIONDB_MACHINE", "test-machine")
+	}
 	if dir := os.Getenv(envROMount); dir != "" {
 		roMountMain(dir, os.Getenv(envROExec)) // a child of TestReadCommandsOnReadOnlyMedia
 	}

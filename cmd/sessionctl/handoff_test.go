@@ -13,7 +13,8 @@ import (
 // the corpus to pi under --home prints the file, what pi cannot carry and
 // the resume command, and the file is there; --json reports the same;
 // handing it to Codex twice gives a new id the second time, recorded as
-// a fork of the source; an unknown agent is a usage error.
+// a fork of the source; an unknown agent is a usage error; handed to
+// Claude Code, the thinking it leaves out is named.
 func TestHandoffCommand(t *testing.T) {
 	db := tempDB(t)
 	sessionctl(t, db, "import", filepath.Join("..", "..", "testdata", "agents", "codex", "home", ".codex", "sessions")).mustSucceed(t)
@@ -57,5 +58,10 @@ func TestHandoffCommand(t *testing.T) {
 	sessionctl(t, db, "import", res.Files[0]).mustSucceed(t)
 	sessionctl(t, db, "show", res.Session).mustSucceed(t)
 	sessionctl(t, db, "handoff", id, "--to", "aider").mustFail(t, exitUsage, "unknown --to")
-	sessionctl(t, db, "handoff", id, "--to", "claude-code", "--home", home, "--cwd", cwd).mustFail(t, exitError, "cannot be written as a claude-code file")
+	r = sessionctl(t, db, "handoff", id, "--to", "claude-code", "--home", home, "--cwd", cwd).mustSucceed(t)
+	for _, want := range []string{"3 thinking blocks signed by openai's API left out", "claude --resume " + id} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("claude-code: output lacks %q:\n%s", want, r.stdout)
+		}
+	}
 }

@@ -157,7 +157,11 @@ func (a *app) runImport(paths []string, o importOptions) error {
 		return err
 	}
 	defer done()
-	opts := jsonlimport.Options{Format: o.format, DryRun: o.dryRun, Jobs: o.jobs, Prices: prices}
+	machine, err := a.machineID()
+	if err != nil {
+		return err
+	}
+	opts := jsonlimport.Options{Format: o.format, DryRun: o.dryRun, Jobs: o.jobs, Prices: prices, Machine: machine}
 
 	if o.strict && !o.dryRun {
 		// Check everything first; import only input without problems.
@@ -304,6 +308,9 @@ func (a *app) printImportReport(rep jsonlimport.Report, o importOptions, dryRun 
 	}
 	fmt.Fprintf(a.stdout, "%s %d files: %d sessions%s, %d entries, %s; %d unchanged files skipped; %d other files skipped; %d problems; %d notes\n",
 		verb, rep.Files, rep.Sessions, forks, rep.Entries, humanBytes(rep.Bytes), rep.Unchanged, rep.Skipped, len(rep.Problems), len(rep.Notes))
+	if rep.Gone > 0 {
+		fmt.Fprintf(a.stdout, "  kept: %d session(s) whose source is gone stay whole in sessiondb, marked (sessionctl list --archived)\n", rep.Gone)
+	}
 	for i, p := range rep.Problems {
 		if i == maxListedProblems && len(rep.Problems) > maxListedProblems+1 {
 			fmt.Fprintf(a.stdout, "  … and %d more (use --json to list them all)\n", len(rep.Problems)-i)

@@ -4,10 +4,22 @@ import (
 	"context"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 )
 
+// memoryLimit is the Go heap's soft limit when GOMEMLIMIT is not set (issue
+// 42: peak RSS at most 512 MiB whatever the archive). What an import holds
+// live is bounded (a chunk of a large file, a window of parsed units), but
+// the collector lets garbage grow to the live heap again before it runs
+// (GOGC=100): near this limit it runs sooner instead. It is soft: a
+// command that needs more gets it, with more collection.
+const memoryLimit = 384 << 20
+
 func main() {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(memoryLimit)
+	}
 	// The first SIGINT/SIGTERM cancels the context: the running command
 	// stops at its next transaction boundary (each write is one transaction,
 	// so nothing is half-written) and exits with an "interrupted" line.

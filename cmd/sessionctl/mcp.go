@@ -124,8 +124,11 @@ func (a *app) serveMCPHTTP(srv *mcpserver.Server, o mcpOptions) error {
 		Handler: mux,
 		// No read or write timeout: a client's event stream (GET /mcp)
 		// stays open for as long as its session. Every answer is bounded
-		// (max_bytes), request bodies are capped at 1 MiB, idle sessions
-		// end after 30 minutes and idle connections after 2.
+		// (max_bytes), request bodies are capped at 1 MiB and must arrive
+		// within 30 s (mcpserver.DefaultBodyTimeout), at most 64 sessions
+		// are open at once (DefaultMaxSessions; one more is refused with
+		// 503), idle sessions end after 30 minutes and idle connections
+		// after 2.
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,

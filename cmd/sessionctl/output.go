@@ -98,24 +98,34 @@ func humanBytes(n int64) string {
 // sessionJSON is a session as the JSON outputs print it. Field names are
 // part of the command-line contract.
 type sessionJSON struct {
-	ID           string          `json:"id"`
-	Title        string          `json:"title"`
-	Summary      string          `json:"summary"`
-	CreatedAt    string          `json:"created_at"`
-	UpdatedAt    string          `json:"updated_at"`
-	MessageCount *int64          `json:"message_count,omitempty"`
-	EntryCount   *int64          `json:"entry_count,omitempty"`
-	Sequence     int64           `json:"sequence"`
-	LastSeq      int64           `json:"last_seq"`
-	Version      int             `json:"version"`
-	Aliases      []string        `json:"aliases"`
-	ParentID     string          `json:"parent_id,omitempty"`
-	ForkSeq      int64           `json:"fork_seq,omitempty"`
-	SourceFormat string          `json:"source_format"`
-	SourcePath   string          `json:"source_path,omitempty"`
-	Project      string          `json:"project,omitempty"`
+	ID           string   `json:"id"`
+	Title        string   `json:"title"`
+	Summary      string   `json:"summary"`
+	CreatedAt    string   `json:"created_at"`
+	UpdatedAt    string   `json:"updated_at"`
+	MessageCount *int64   `json:"message_count,omitempty"`
+	EntryCount   *int64   `json:"entry_count,omitempty"`
+	Sequence     int64    `json:"sequence"`
+	LastSeq      int64    `json:"last_seq"`
+	Version      int      `json:"version"`
+	Aliases      []string `json:"aliases"`
+	ParentID     string   `json:"parent_id,omitempty"`
+	ForkSeq      int64    `json:"fork_seq,omitempty"`
+	SourceFormat string   `json:"source_format"`
+	SourcePath   string   `json:"source_path,omitempty"`
+	Project      string   `json:"project,omitempty"`
+	Machine      string   `json:"machine,omitempty"`
+	// SourceSeenAt is when an import last found the source present;
+	// SourceGoneAt when one found it gone: the session then exists only
+	// in sessiondb (Archived).
+	SourceSeenAt string          `json:"source_seen_at,omitempty"`
+	SourceGoneAt string          `json:"source_gone_at,omitempty"`
+	Archived     bool            `json:"archived,omitempty"`
 	Scope        json.RawMessage `json:"scope,omitempty"`
 	Attrs        json.RawMessage `json:"attrs,omitempty"`
+	// Preview is the first user message's text, cut to
+	// sessiondb.PreviewRunes (list only).
+	Preview string `json:"preview,omitempty"`
 }
 
 func toSessionJSON(s sessiondb.Session) sessionJSON {
@@ -138,6 +148,10 @@ func toSessionJSON(s sessiondb.Session) sessionJSON {
 		SourceFormat: s.SourceFormat,
 		SourcePath:   s.SourcePath,
 		Project:      s.Project,
+		Machine:      s.Machine,
+		SourceSeenAt: optTime(s.SourceSeenAt),
+		SourceGoneAt: optTime(s.SourceGoneAt),
+		Archived:     s.Archived(),
 		Scope:        s.Scope,
 		Attrs:        s.Attrs,
 	}
@@ -147,5 +161,14 @@ func infoToJSON(si sessiondb.SessionInfo) sessionJSON {
 	j := toSessionJSON(si.Session)
 	mc, ec := si.MessageCount, si.EntryCount
 	j.MessageCount, j.EntryCount = &mc, &ec
+	j.Preview = si.Preview
 	return j
+}
+
+// optTime is jsonTime, or "" for the zero time.
+func optTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return jsonTime(t)
 }

@@ -36,6 +36,10 @@ type app struct {
 	width     int
 
 	dbFlag string // --db as given ("" when absent)
+	// machineFlag is --machine as given ("" when absent): the machine
+	// identity importers record (machine.go), and the machine list,
+	// search and usage keep.
+	machineFlag string
 
 	// progressHook, when set (by tests), sees every import progress
 	// report, as the progress bar does.
@@ -129,6 +133,7 @@ Exit codes: 0 success, 1 error, 2 usage error, 3 import finished with problems.`
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
 	root.PersistentFlags().StringVar(&a.dbFlag, "db", "", "database file or postgres:// URL (default $SESSIONDB_PATH, else $SESSIONDB_URL, else $XDG_DATA_HOME/sessiondb/sessions.db)")
+	root.PersistentFlags().StringVar(&a.machineFlag, "machine", "", "this machine's identity for import and watch (default $SESSIONDB_MACHINE, else the name kept in ~/.config/sessiondb/machine); for list, search and usage: only that machine's sessions")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &usageError{cmd: c, err: err}
 	})

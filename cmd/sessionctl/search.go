@@ -80,7 +80,7 @@ func (a *app) runSearch(query string, o searchOptions) error {
 	if err != nil {
 		return err
 	}
-	opts := sessiondb.SearchOptions{Role: o.role, Kind: o.kind, Limit: o.limit, Project: o.project}
+	opts := sessiondb.SearchOptions{Role: o.role, Kind: o.kind, Limit: o.limit, Project: o.project, Machine: a.machineFlag}
 	if o.session != "" {
 		if opts.SessionID, err = resolve(a.ctx, st, o.session); err != nil {
 			return err

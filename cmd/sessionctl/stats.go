@@ -19,7 +19,11 @@ func (a *app) statsCommand() *cobra.Command {
 		Long: `Stats counts sessions, effective-transcript messages, stored log entries and
 body bytes, overall and per source format ("native" for sessions created by
 an application rather than imported), sums the usage ledger, and reports
-the size of the database file and of its write-ahead log.`,
+the size of the database file and of its write-ahead log.
+
+It also says what exists only in sessiondb: the sessions whose source is
+gone (the agent deleted the file, or the row left its database; see
+'sessionctl list --archived'), per agent, with their messages and spend.`,
 		Example: `  sessionctl stats
   sessionctl stats --json | jq .usage.cost`,
 		Args: noArgs,
@@ -70,6 +74,17 @@ type statsReport struct {
 	// still in the index (search no longer returns them).
 	Unindexed      int64 `json:"unindexed"`
 	PendingDeletes int64 `json:"index_pending_deletes"`
+	// Archived is what exists only in sessiondb: the sessions whose source
+	// is gone, per source format.
+	Archived []archivedStats `json:"only_in_sessiondb"`
+}
+
+// archivedStats counts the sessions of one format whose source is gone.
+type archivedStats struct {
+	Format   string  `json:"format"`
+	Sessions int64   `json:"sessions"`
+	Messages int64   `json:"messages"`
+	Cost     float64 `json:"cost"`
 }
 
 func (a *app) runStats(asJSON bool) error {
@@ -77,7 +92,7 @@ func (a *app) runStats(asJSON bool) error {
 	if err != nil {
 		return err
 	}
-	r := statsReport{Path: location(st), Formats: []formatStats{}}
+	r := statsReport{Path: location(st), Formats: []formatStats{}, Archived: []archivedStats{}}
 	q, ok := st.(readOnlyQuerier)
 	if !ok {
 		return fmt.Errorf("stats: %s does not take SQL", location(st))
@@ -137,6 +152,10 @@ func (a *app) runStats(asJSON bool) error {
 	rows.Close()
 	done()
 
+	if r.Archived, err = archivedByFormat(a, q); err != nil {
+		return err
+	}
+
 	if li, ok := st.(lazyIndexer); ok {
 		idx, err := li.IndexStatus(a.ctx)
 		if err != nil {
@@ -168,12 +187,33 @@ func (a *app) runStats(asJSON bool) error {
 		r.Unindexed, r.PendingDeletes)
 	fmt.Fprintf(w, "usage        %d calls, %d input + %d output tokens (cache read %d, write %d, reasoning %d), cost %s\n",
 		u.Calls, u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheWriteTokens, u.ReasoningTokens, statsCost(*u))
+	var gone archivedStats
+	for _, g := range r.Archived {
+		gone.Sessions, gone.Messages, gone.Cost = gone.Sessions+g.Sessions, gone.Messages+g.Messages, gone.Cost+g.Cost
+	}
+	if gone.Sessions == 0 {
+		fmt.Fprintln(w, "only here    none: every session's source is still there")
+	} else {
+		fmt.Fprintf(w, "only here    %d sessions, %d messages, %.4f spent, whose source is gone (sessionctl list --archived)\n",
+			gone.Sessions, gone.Messages, gone.Cost)
+	}
 	if len(r.Formats) > 0 {
 		fmt.Fprintln(w)
 		tw := newTable(w)
 		fmt.Fprintln(tw, "FORMAT\tSESSIONS\tMESSAGES\tENTRIES\tBYTES")
 		for _, f := range r.Formats {
 			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\n", cell(f.Format, 0), f.Sessions, f.Messages, f.Entries, humanBytes(f.Bytes))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	if len(r.Archived) > 0 {
+		fmt.Fprintln(w)
+		tw := newTable(w)
+		fmt.Fprintln(tw, "ONLY IN SESSIONDB\tSESSIONS\tMESSAGES\tCOST")
+		for _, g := range r.Archived {
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%.4f\n", cell(g.Format, 0), g.Sessions, g.Messages, g.Cost)
 		}
 		return tw.Flush()
 	}
@@ -194,6 +234,34 @@ func fileSize(path string) int64 {
 		return 0
 	}
 	return fi.Size()
+}
+
+// archivedByFormat counts, per source format, the sessions whose source is
+// gone (sessions.source_gone_at), their messages and the cost of their
+// calls: what exists only in sessiondb.
+func archivedByFormat(a *app, q readOnlyQuerier) ([]archivedStats, error) {
+	rows, done, err := q.QueryReadOnly(a.ctx, 0, `
+		SELECT coalesce(s.source_format, 'native'), count(*), coalesce(sum(s.message_count), 0),
+		       coalesce(sum((SELECT sum(u.cost) FROM usage u WHERE u.session_id = s.id)), 0.0)
+		FROM sessions s WHERE s.source_gone_at IS NOT NULL
+		GROUP BY 1 ORDER BY 1`)
+	if err != nil {
+		return nil, fmt.Errorf("query sessions whose source is gone: %w", err)
+	}
+	defer done()
+	defer rows.Close()
+	out := []archivedStats{}
+	for rows.Next() {
+		var g archivedStats
+		if err := rows.Scan(&g.Format, &g.Sessions, &g.Messages, &g.Cost); err != nil {
+			return nil, fmt.Errorf("read sessions whose source is gone: %w", err)
+		}
+		out = append(out, g)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read sessions whose source is gone: %w", err)
+	}
+	return out, nil
 }
 
 // statsCost writes the usage's cost to four places, as stats always has,

@@ -46,13 +46,14 @@ type usageOptions struct {
 func (a *app) usageCommand() *cobra.Command {
 	var o usageOptions
 	c := &cobra.Command{
-		Use:   "usage [daily|monthly|session|model|project]",
-		Short: "Report tokens and cost per day, month, session, model or project",
+		Use:   "usage [daily|monthly|session|model|project|machine]",
+		Short: "Report tokens and cost per day, month, session, model, project or machine",
 		Long: `Usage reports the usage ledger (the tokens and cost of every model call
 imported or recorded) grouped by local day (the default), month, session,
 model or project (the sessions' working directory), with the tokens and cost
 of each group, the models used and a total. --project keeps the sessions
-whose project contains TEXT.
+whose project contains TEXT. The machine view groups by the machine the
+sessions were imported on; --machine NAME keeps that machine's sessions.
 It is the report Claude Code users run with ccusage, for every format in the
 database: its JSON uses ccusage's field names.
 
@@ -98,16 +99,16 @@ priced), never $0.00, and the JSON gives "unpricedCalls" (left out when
   sessionctl usage daily --project OpenCore
   sessionctl usage model --prices model_prices_and_context_window.json`,
 		Args:      cobra.MaximumNArgs(1),
-		ValidArgs: []string{"daily", "monthly", "session", "model", "project"},
+		ValidArgs: []string{"daily", "monthly", "session", "model", "project", "machine"},
 		RunE: func(c *cobra.Command, args []string) error {
 			view := "daily"
 			if len(args) == 1 {
 				view = args[0]
 			}
 			switch view {
-			case "daily", "monthly", "session", "model", "project":
+			case "daily", "monthly", "session", "model", "project", "machine":
 			default:
-				return usageErrorf(c, "unknown usage view %q: use daily, monthly, session, model or project", view)
+				return usageErrorf(c, "unknown usage view %q: use daily, monthly, session, model, project or machine", view)
 			}
 			return a.runUsage(c, view, o)
 		},
@@ -198,6 +199,16 @@ type usageProject struct {
 	usageGroup
 }
 
+// usageMachine is a group of the machine view: the calls of the sessions
+// imported on one machine ("" for sessions no machine recorded).
+type usageMachine struct {
+	Machine       string `json:"machine"`
+	Sessions      int    `json:"sessions"`
+	FirstActivity string `json:"firstActivity"`
+	LastActivity  string `json:"lastActivity"`
+	usageGroup
+}
+
 type usageModel struct {
 	ModelName     string `json:"modelName"`
 	FirstActivity string `json:"firstActivity"`
@@ -213,11 +224,13 @@ type usageReport struct {
 	Until    string          `json:"until"`
 	Prices   string          `json:"prices"`
 	Project  string          `json:"project,omitempty"`
+	Machine  string          `json:"machine,omitempty"`
 	Daily    *[]usageDay     `json:"daily,omitempty"`
 	Monthly  *[]usageMonth   `json:"monthly,omitempty"`
 	Sessions *[]usageSession `json:"sessions,omitempty"`
 	Models   *[]usageModel   `json:"models,omitempty"`
 	Projects *[]usageProject `json:"projects,omitempty"`
+	Machines *[]usageMachine `json:"machines,omitempty"`
 	Totals   usageNumbers    `json:"totals"`
 }
 
@@ -298,14 +311,21 @@ func (a *app) runUsage(c *cobra.Command, view string, o usageOptions) error {
 		return err
 	}
 
-	q := sessiondb.UsageQuery{ByModel: true, Project: o.project}
-	rep := usageReport{TimeZone: zone, Prices: "stored", Project: o.project}
+	q := sessiondb.UsageQuery{ByModel: true, Project: o.project, Machine: a.machineFlag}
+	rep := usageReport{TimeZone: zone, Prices: "stored", Project: o.project, Machine: a.machineFlag}
+	// A bound outside the years a stored time can have (0001-9999 UTC) is
+	// no bound: the end of 9999-12-31 is in year 10000, which the stores'
+	// times do not reach (it compared as before them: 0 calls).
 	if !since.IsZero() {
-		q.Since = dayStart(since, loc)
+		if b := dayStart(since, loc); b.UTC().Year() >= 1 {
+			q.Since = b
+		}
 		rep.Since = since.Format(time.DateOnly)
 	}
 	if !until.IsZero() {
-		q.Until = dayStart(until.AddDate(0, 0, 1), loc)
+		if b := dayStart(until.AddDate(0, 0, 1), loc); b.UTC().Year() <= 9999 {
+			q.Until = b
+		}
 		rep.Until = until.Format(time.DateOnly)
 	}
 	if given {
@@ -319,6 +339,8 @@ func (a *app) runUsage(c *cobra.Command, view string, o usageOptions) error {
 		q.BySession = true
 	case "project":
 		q.ByProject, q.BySession = true, true
+	case "machine":
+		q.ByMachine, q.BySession = true, true
 	}
 	rows, err := st.UsageReport(a.ctx, q)
 	if err != nil {
@@ -360,6 +382,8 @@ func (a *app) runUsage(c *cobra.Command, view string, o usageOptions) error {
 			key = r.Model
 		case "project":
 			key = r.Project
+		case "machine":
+			key = r.Machine
 		}
 		g := groups[key]
 		if g == nil {
@@ -383,7 +407,7 @@ func (a *app) runUsage(c *cobra.Command, view string, o usageOptions) error {
 			if !gi.last.Equal(gj.last) {
 				return gi.last.Before(gj.last)
 			}
-		case "model", "project": // the most expensive first
+		case "model", "project", "machine": // the most expensive first
 			if gi.n.TotalCost != gj.n.TotalCost {
 				return gi.n.TotalCost > gj.n.TotalCost
 			}
@@ -428,6 +452,13 @@ func (a *app) runUsage(c *cobra.Command, view string, o usageOptions) error {
 				LastActivity: jsonTime(g.last), usageGroup: usageGroupOf(g)})
 		}
 		rep.Projects = &list
+	case "machine":
+		list := []usageMachine{}
+		for _, g := range ordered {
+			list = append(list, usageMachine{Machine: g.key, Sessions: len(g.sessions), FirstActivity: jsonTime(g.first),
+				LastActivity: jsonTime(g.last), usageGroup: usageGroupOf(g)})
+		}
+		rep.Machines = &list
 	case "model":
 		list := []usageModel{}
 		for _, g := range ordered {
@@ -533,7 +564,7 @@ func localDay(r sessiondb.UsageRow, loc *time.Location, zone string) (string, er
 // since no terminal has room for them beside a session ID and the
 // figures.
 func printUsage(w io.Writer, view string, rep usageReport, breakdown bool, width int) error {
-	title := map[string]string{"daily": "by day", "monthly": "by month", "session": "by session", "model": "by model", "project": "by project"}[view]
+	title := map[string]string{"daily": "by day", "monthly": "by month", "session": "by session", "model": "by model", "project": "by project", "machine": "by machine"}[view]
 	head := "usage " + title + ", time zone " + cell(rep.TimeZone, 0)
 	switch {
 	case rep.Since != "" && rep.Until != "":
@@ -545,6 +576,9 @@ func printUsage(w io.Writer, view string, rep usageReport, breakdown bool, width
 	}
 	if rep.Project != "" {
 		head += ", projects matching " + strconv.Quote(rep.Project)
+	}
+	if rep.Machine != "" {
+		head += ", machine " + strconv.Quote(rep.Machine)
 	}
 	if rep.Prices != "stored" {
 		head += "; estimated costs at " + cell(rep.Prices, 0)
@@ -627,6 +661,13 @@ func printUsage(w io.Writer, view string, rep usageReport, breakdown bool, width
 		for _, p := range *rep.Projects {
 			row([]string{cell(orDash(p.Project), 0), strconv.Itoa(p.Sessions), models(p.usageGroup)}, nums(p.usageNumbers))
 			breakdowns(3, p.usageGroup)
+		}
+		row([]string{"TOTAL", "", ""}, nums(rep.Totals))
+	case "machine":
+		cols(fitCol{head: "MACHINE"}, fitCol{head: "SESSIONS", right: true}, modelsCol)
+		for _, m := range *rep.Machines {
+			row([]string{cell(orDash(m.Machine), 0), strconv.Itoa(m.Sessions), models(m.usageGroup)}, nums(m.usageNumbers))
+			breakdowns(3, m.usageGroup)
 		}
 		row([]string{"TOTAL", "", ""}, nums(rep.Totals))
 	case "session":

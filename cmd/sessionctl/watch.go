@@ -133,10 +133,15 @@ func (a *app) runWatch(ctx context.Context, st sessiondb.Store, paths []string, 
 	if len(paths) == 0 {
 		return fmt.Errorf("no path to watch and no home directory to find the default places in: give a PATH")
 	}
+	machine, err := a.machineID()
+	if err != nil {
+		return err
+	}
 	lg := &watchLog{w: out, json: o.json, verbose: o.verbose, db: location(st)}
-	err := watch.Run(ctx, st, watch.Options{
+	err = watch.Run(ctx, st, watch.Options{
 		Paths:        paths,
 		Format:       o.format,
+		Machine:      machine,
 		Poll:         o.poll,
 		PollInterval: o.pollInterval,
 		Jobs:         o.jobs,

@@ -77,6 +77,7 @@ func PatchChanges(sess sessiondb.Session, p *sessiondb.MetaPatch) bool {
 		p.Version != nil && *p.Version != sess.Version,
 		p.ForkSeq != nil && *p.ForkSeq != sess.ForkSeq,
 		p.Project != nil && *p.Project != sess.Project,
+		p.Machine != nil && *p.Machine != sess.Machine,
 		docDiffers(sess.Scope, p.Scope),
 		docDiffers(sess.Attrs, p.Attrs):
 		return true

@@ -58,6 +58,9 @@ func SearchFilter(opts sessiondb.SearchOptions) ([]string, []any) {
 	if opts.Project != "" {
 		add(`x.session_id IN (SELECT id FROM sessions WHERE lower(coalesce(project, '')) LIKE '%' || lower(?) || '%' ESCAPE '\')`, LikeEscape(opts.Project))
 	}
+	if opts.Machine != "" {
+		add(`x.session_id IN (SELECT id FROM sessions WHERE machine = ?)`, opts.Machine)
+	}
 	if opts.Role != "" {
 		add("x.role = ?", opts.Role)
 	}

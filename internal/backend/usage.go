@@ -296,7 +296,7 @@ func UsageReport(ctx context.Context, tx Tx, q sessiondb.UsageQuery) ([]sessiond
 			args = append(args, args...)
 		}
 	}
-	cols := []string{"CAST('' AS TEXT)", "CAST('' AS TEXT)", "CAST('' AS TEXT)", "CAST('' AS TEXT)", "CAST('' AS TEXT)", "0", "CAST('' AS TEXT)"}
+	cols := []string{"CAST('' AS TEXT)", "CAST('' AS TEXT)", "CAST('' AS TEXT)", "CAST('' AS TEXT)", "CAST('' AS TEXT)", "0", "CAST('' AS TEXT)", "CAST('' AS TEXT)"}
 	// The time terms lead the grouping: no index starts with them, so
 	// SQLite scans the table once and sorts, rather than walking
 	// usage_by_model and looking up every row (twice the work on a large
@@ -321,12 +321,16 @@ func UsageReport(ctx context.Context, tx Tx, q sessiondb.UsageQuery) ([]sessiond
 	// A call's project is its session's (sessions.project); the join is
 	// made only when a report asks for it.
 	from := `usage u`
-	if q.ByProject || q.Project != "" {
+	if q.ByProject || q.Project != "" || q.ByMachine || q.Machine != "" {
 		from = `usage u LEFT JOIN sessions s ON s.id = u.session_id`
 	}
 	if q.ByProject {
 		cols[6] = "coalesce(s.project, '')"
 		group = append(group, cols[6])
+	}
+	if q.ByMachine {
+		cols[7] = "coalesce(s.machine, '')"
+		group = append(group, cols[7])
 	}
 	query := `SELECT ` + strings.Join(cols, ", ") + `, count(*),
 		CAST(coalesce(sum(u.input_tokens), 0) AS BIGINT), CAST(coalesce(sum(u.output_tokens), 0) AS BIGINT),
@@ -342,6 +346,10 @@ func UsageReport(ctx context.Context, tx Tx, q sessiondb.UsageQuery) ([]sessiond
 	if q.Project != "" {
 		where = append(where, "lower(coalesce(s.project, '')) LIKE '%' || lower(?) || '%' ESCAPE '\\'")
 		args = append(args, LikeEscape(q.Project))
+	}
+	if q.Machine != "" {
+		where = append(where, "s.machine = ?")
+		args = append(args, q.Machine)
 	}
 	if !q.Since.IsZero() {
 		where = append(where, "u.created_at >= ?")
@@ -367,7 +375,7 @@ func UsageReport(ctx context.Context, tx Tx, q sessiondb.UsageQuery) ([]sessiond
 		var r sessiondb.UsageRow
 		var hour, first, last string
 		var quarter int64
-		if err := rows.Scan(&r.SessionID, &r.Provider, &r.Model, &r.Day, &hour, &quarter, &r.Project, &r.Calls, &r.InputTokens,
+		if err := rows.Scan(&r.SessionID, &r.Provider, &r.Model, &r.Day, &hour, &quarter, &r.Project, &r.Machine, &r.Calls, &r.InputTokens,
 			&r.OutputTokens, &r.CacheReadTokens, &r.CacheWriteTokens, &r.ReasoningTokens, &r.Cost, &first, &last, &r.Unpriced); err != nil {
 			return nil, fmt.Errorf("usage report: %w", err)
 		}

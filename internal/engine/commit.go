@@ -506,6 +506,9 @@ func applyPatch(ctx context.Context, d Driver, tx Tx, id string, p *sessiondb.Me
 	if p.Project != nil {
 		sets, args = append(sets, "project = ?"), append(args, backend.NullString(*p.Project))
 	}
+	if p.Machine != nil {
+		sets, args = append(sets, "machine = ?"), append(args, backend.NullString(*p.Machine))
+	}
 	if len(sets) > 0 {
 		args = append(args, id)
 		if _, err := tx.ExecContext(ctx, `UPDATE sessions SET `+strings.Join(sets, ", ")+` WHERE id = ?`, args...); err != nil {

@@ -155,7 +155,7 @@ func (e *Engine) copyTranscript(ctx context.Context, tx Tx, parent sessiondb.Ses
 	now := time.Now()
 	child := sessiondb.Session{
 		ID: newID, Title: parent.Title, Summary: parent.Summary, Scope: parent.Scope, Attrs: parent.Attrs,
-		Project: parent.Project, Version: parent.Version, ParentID: parent.ID, ForkSeq: toSeq, CreatedAt: now, UpdatedAt: now,
+		Project: parent.Project, Machine: parent.Machine, Version: parent.Version, ParentID: parent.ID, ForkSeq: toSeq, CreatedAt: now, UpdatedAt: now,
 	}
 	if err := e.d.InsertSession(ctx, tx, child, now, false); err != nil {
 		return sessiondb.Session{}, err

@@ -13,13 +13,13 @@ import (
 // which each backend's tests hold its select list to.
 func (r *SessionRow) Fields() []any {
 	return []any{&r.ID, &r.Title, &r.Summary, &r.Scope, &r.Attrs, &r.Version, &r.Sequence, &r.LastSeq,
-		&r.ParentID, &r.ForkSeq, &r.SourceFormat, &r.SourcePath, &r.Project, &r.CreatedAt, &r.UpdatedAt,
+		&r.ParentID, &r.ForkSeq, &r.SourceFormat, &r.SourcePath, &r.Project, &r.Machine, &r.SourceSeenAt, &r.SourceGoneAt, &r.CreatedAt, &r.UpdatedAt,
 		&r.MessageCount, &r.EntryCount, &r.Aliases}
 }
 
 // SessionColumnNames are the names of the columns Fields scans, in order.
 var SessionColumnNames = []string{"id", "title", "summary", "scope", "attrs", "version", "sequence", "last_seq",
-	"parent_id", "fork_seq", "source_format", "source_path", "project", "created_at", "updated_at",
+	"parent_id", "fork_seq", "source_format", "source_path", "project", "machine", "source_seen_at", "source_gone_at", "created_at", "updated_at",
 	"message_count", "entry_count", "aliases"}
 
 // CheckSessionColumns reports whether the select list columns

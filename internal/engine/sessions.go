@@ -28,6 +28,9 @@ type SessionRow struct {
 	SourceFormat sql.NullString `db:"source_format"`
 	SourcePath   sql.NullString `db:"source_path"`
 	Project      sql.NullString `db:"project"`
+	Machine      sql.NullString `db:"machine"`
+	SourceSeenAt sql.NullString `db:"source_seen_at"`
+	SourceGoneAt sql.NullString `db:"source_gone_at"`
 	CreatedAt    string         `db:"created_at"`
 	UpdatedAt    string         `db:"updated_at"`
 	Aliases      string         `db:"aliases"`
@@ -56,10 +59,17 @@ func (r *SessionRow) Session() sessiondb.Session {
 		SourceFormat: r.SourceFormat.String,
 		SourcePath:   r.SourcePath.String,
 		Project:      r.Project.String,
+		Machine:      r.Machine.String,
 		CreatedAt:    ParseTime(r.CreatedAt),
 		UpdatedAt:    ParseTime(r.UpdatedAt),
 		MessageCount: r.MessageCount,
 		EntryCount:   r.EntryCount,
+	}
+	if r.SourceSeenAt.Valid {
+		s.SourceSeenAt = ParseTime(r.SourceSeenAt.String)
+	}
+	if r.SourceGoneAt.Valid {
+		s.SourceGoneAt = ParseTime(r.SourceGoneAt.String)
 	}
 	if r.Scope.Valid {
 		s.Scope = json.RawMessage(r.Scope.String)
@@ -255,6 +265,13 @@ func (e *Engine) List(ctx context.Context, opts sessiondb.ListOptions) ([]sessio
 	if opts.Project != "" {
 		where = append(where, e.sql.Instr+`(lower(coalesce(s.project, '')), lower(?)) > 0`)
 		args = append(args, opts.Project)
+	}
+	if opts.Machine != "" {
+		where = append(where, `s.machine = ?`)
+		args = append(args, opts.Machine)
+	}
+	if opts.Archived {
+		where = append(where, `s.source_gone_at IS NOT NULL`)
 	}
 	if opts.Query != "" {
 		// Last: its ?1q placeholders are expanded after the other

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/sessiondb/sessiondb"
@@ -50,12 +51,7 @@ func (e *Engine) SourceFile(ctx context.Context, path string) (sessiondb.SourceF
 	if err != nil {
 		return sessiondb.SourceFile{}, err
 	}
-	f := sessiondb.SourceFile{Path: r.Path, Format: r.Format, SessionID: r.SessionID, Size: r.Size,
-		ModTime: ParseTime(r.ModTime), SHA256: r.SHA256, Offset: r.Offset, ImportedAt: ParseTime(r.ImportedAt)}
-	if r.State.Valid {
-		f.State = json.RawMessage(r.State.String)
-	}
-	return f, nil
+	return r.file(), nil
 }
 
 // checkSourceExpectation enforces Commit.ExpectSource inside the commit's
@@ -89,4 +85,115 @@ func checkSourceExpectation(ctx context.Context, d Driver, tx Tx, c sessiondb.Co
 		return fmt.Errorf("source file %q: %w: record changed (offset %d, expected %d) by another writer", c.Source.Path, sessiondb.ErrConflict, r.Offset, want.Offset)
 	}
 	return nil
+}
+
+// MarkSources implements sessiondb.SourceTracker: one write transaction
+// that sets the seen and gone marks of the sessions of the paths, without
+// touching their sequence (the marks are the importer's bookkeeping, not
+// a change of the session).
+func (e *Engine) MarkSources(ctx context.Context, m sessiondb.SourceMarks) (int64, error) {
+	if len(m.Seen) == 0 && len(m.Gone) == 0 {
+		return 0, nil
+	}
+	at := FormatTime(OrNow(m.At, time.Now()))
+	m.Gone = dedupe(m.Gone)
+	var gone int64
+	err := e.d.Write(ctx, func(tx Tx) error {
+		// Gone first, then seen: a session whose file moved (its old
+		// path gone, its new path read, the new path's record pointing
+		// to it) ends up seen.
+		mine, args := "", []any{}
+		if m.Machine != "" {
+			mine, args = ` AND (machine IS NULL OR machine = ?)`, []any{m.Machine}
+		}
+		for _, p := range m.Gone {
+			if _, err := tx.ExecContext(ctx, `UPDATE sessions SET source_gone_at = ?
+				WHERE source_path = ? AND source_gone_at IS NULL`+mine, append([]any{at, p}, args...)...); err != nil {
+				return err
+			}
+		}
+		for _, p := range m.Seen {
+			if _, err := tx.ExecContext(ctx, `UPDATE sessions SET source_seen_at = ?, source_gone_at = NULL
+				WHERE source_path = ? OR id IN (SELECT session_id FROM source_files WHERE path = ?)`, at, p, p); err != nil {
+				return err
+			}
+		}
+		// The sessions this call marked gone (and did not find again).
+		for _, p := range m.Gone {
+			var n int64
+			if err := tx.GetContext(ctx, &n, `SELECT count(*) FROM sessions WHERE source_path = ? AND source_gone_at = ?`, p, at); err != nil {
+				return err
+			}
+			gone += n
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("mark sources: %w", err)
+	}
+	return gone, nil
+}
+
+// SourcesWithPrefix implements sessiondb.SourceTracker. The paths are
+// compared byte for byte (source_files.path is BINARY on SQLite, COLLATE
+// "C" on PostgreSQL), so the range [prefix, prefix with its last byte
+// raised) is exactly the paths that start with prefix, an index range.
+func (e *Engine) SourcesWithPrefix(ctx context.Context, prefix string) ([]sessiondb.SourceFile, error) {
+	if prefix == "" {
+		return nil, fmt.Errorf("sources with prefix: %w: empty prefix", sessiondb.ErrInvalid)
+	}
+	q, args := `SELECT path, format, session_id, size, mtime, sha256, byte_offset,
+		state, imported_at FROM source_files WHERE path >= ?`, []any{prefix}
+	if hi, ok := prefixEnd(prefix); ok {
+		q, args = q+` AND path < ?`, append(args, hi)
+	}
+	var rows []sourceRow
+	err := e.d.Read(ctx, func(tx Tx) error {
+		return tx.SelectContext(ctx, &rows, q+` ORDER BY path`, args...)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sources with prefix %s: %w", prefix, err)
+	}
+	out := make([]sessiondb.SourceFile, 0, len(rows))
+	for _, r := range rows {
+		if strings.HasPrefix(r.Path, prefix) {
+			out = append(out, r.file())
+		}
+	}
+	return out, nil
+}
+
+// prefixEnd is the smallest string above every string that starts with
+// prefix: prefix with its last byte raised by one. ok is false when that
+// byte is not ASCII (raising it could make text PostgreSQL refuses as
+// UTF-8): the query then has no upper bound and the rows are filtered.
+func prefixEnd(prefix string) (string, bool) {
+	b := []byte(prefix)
+	if last := b[len(b)-1]; last >= 0x7f {
+		return "", false
+	}
+	b[len(b)-1]++
+	return string(b), true
+}
+
+func (r sourceRow) file() sessiondb.SourceFile {
+	f := sessiondb.SourceFile{Path: r.Path, Format: r.Format, SessionID: r.SessionID, Size: r.Size,
+		ModTime: ParseTime(r.ModTime), SHA256: r.SHA256, Offset: r.Offset, ImportedAt: ParseTime(r.ImportedAt)}
+	if r.State.Valid {
+		f.State = json.RawMessage(r.State.String)
+	}
+	return f
+}
+
+// dedupe returns paths without repeats, in their first order.
+func dedupe(paths []string) []string {
+	seen := make(map[string]bool, len(paths))
+	out := paths[:0:0]
+	for _, p := range paths {
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	return out
 }

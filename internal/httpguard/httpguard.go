@@ -17,16 +17,25 @@
 // (NewToken) and printed for the user; every request must then carry it,
 // as "Authorization: Bearer TOKEN" or in the named cookie. Tokens are
 // compared in constant time.
+//
+// # Slow clients
+//
+// BodyDeadline cuts a connection whose request body is not in within its
+// deadline (a client that sends one byte a minute held a handler for
+// good); the servers also set ReadHeaderTimeout for the headers.
 package httpguard
 
 import (
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strings"
+	"time"
 )
 
 // Guard is the Host and token rules of one server.
@@ -109,4 +118,41 @@ func (g Guard) Handler(what string, h http.Handler) http.Handler {
 		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+// BodyDeadline serves h with a deadline on reading each request's body: a
+// client that sends its body slowly (or never finishes it) has its
+// connection cut after d, instead of holding a handler and a connection
+// for good. http.Server.ReadTimeout cannot do this for a server with
+// long-lived responses (an MCP event stream): its deadline also ends the
+// connection's read after the body, which cancels a request still being
+// answered. Here the deadline is lifted once the body has been read whole.
+func BodyDeadline(d time.Duration, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Body == nil || r.Body == http.NoBody {
+			h.ServeHTTP(w, r)
+			return
+		}
+		rc := http.NewResponseController(w)
+		if err := rc.SetReadDeadline(time.Now().Add(d)); err == nil {
+			r.Body = &deadlineBody{ReadCloser: r.Body, rc: rc}
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// deadlineBody lifts the read deadline once the body is read whole.
+type deadlineBody struct {
+	io.ReadCloser
+	rc   *http.ResponseController
+	done bool
+}
+
+func (b *deadlineBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if errors.Is(err, io.EOF) && !b.done {
+		b.done = true
+		_ = b.rc.SetReadDeadline(time.Time{}) // the body is in: no deadline on what follows
+	}
+	return n, err
 }

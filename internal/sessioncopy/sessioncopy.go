@@ -75,22 +75,28 @@ func Read(ctx context.Context, tx Tx, id string) (sessiondb.SessionDump, error) 
 	s := &d.Session
 	found := false
 	err := query(ctx, tx, func(r *sql.Rows) error {
-		var scope, attrs, parent, format, path, project sql.NullString
+		var scope, attrs, parent, format, path, project, machine, seen, gone sql.NullString
 		var forkSeq sql.NullInt64
 		var created, updated string
 		found = true
 		if err := r.Scan(&s.ID, &s.Title, &s.Summary, &scope, &attrs, &s.Version, &s.Sequence, &s.LastSeq,
-			&parent, &forkSeq, &format, &path, &project, &created, &updated); err != nil {
+			&parent, &forkSeq, &format, &path, &project, &machine, &seen, &gone, &created, &updated); err != nil {
 			return err
 		}
 		s.Scope, s.Attrs = rawOrNil(scope), rawOrNil(attrs)
 		s.ParentID, s.ForkSeq = parent.String, forkSeq.Int64
 		s.SourceFormat, s.SourcePath = format.String, path.String
-		s.Project = project.String
+		s.Project, s.Machine = project.String, machine.String
+		if seen.Valid {
+			s.SourceSeenAt = parseTime(seen.String)
+		}
+		if gone.Valid {
+			s.SourceGoneAt = parseTime(gone.String)
+		}
 		s.CreatedAt, s.UpdatedAt = parseTime(created), parseTime(updated)
 		return nil
 	}, `SELECT id, title, summary, scope, attrs, version, sequence, last_seq, parent_id, fork_seq,
-	           source_format, source_path, project, created_at, updated_at
+	           source_format, source_path, project, machine, source_seen_at, source_gone_at, created_at, updated_at
 	    FROM sessions WHERE id = ?`, id)
 	if err != nil {
 		return d, fmt.Errorf("dump %s: %w", id, err)
@@ -278,10 +284,12 @@ func Write(ctx context.Context, tx Tx, d sessiondb.SessionDump, expect *int64, o
 	// match).
 	messages, entries := backend.DumpCounts(d)
 	if _, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, title, summary, scope, attrs, version, sequence,
-	        last_seq, parent_id, fork_seq, source_format, source_path, project, created_at, updated_at, message_count, entry_count)
-	    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	        last_seq, parent_id, fork_seq, source_format, source_path, project, machine, source_seen_at, source_gone_at,
+	        created_at, updated_at, message_count, entry_count)
+	    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		id, s.Title, s.Summary, nullRaw(s.Scope), nullRaw(s.Attrs), s.Version, s.Sequence, s.LastSeq,
 		nullString(s.ParentID), forkSeq, nullString(s.SourceFormat), nullString(s.SourcePath), nullString(s.Project),
+		nullString(s.Machine), nullTime(s.SourceSeenAt), nullTime(s.SourceGoneAt),
 		formatTime(s.CreatedAt), formatTime(s.UpdatedAt), messages, entries); err != nil {
 		return fmt.Errorf("put %s: %w", id, err)
 	}
@@ -416,4 +424,12 @@ func orTime(t, def time.Time) time.Time {
 		return def
 	}
 	return t
+}
+
+// nullTime is formatTime(t), or NULL for the zero time.
+func nullTime(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return formatTime(t)
 }

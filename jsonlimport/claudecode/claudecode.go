@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -765,6 +766,10 @@ func (p *ccParser) blocks(node *ccNode, content json.RawMessage) {
 // at path.
 func (Format) SideFiles(path string) []string { return ccToolFiles(path) }
 
+// ReadsUpToSize is jsonl.Bounded: Parse reads no further than Resume.Size
+// and continues from the parse state kept in the Follow (resume.go).
+func (Format) ReadsUpToSize() bool { return true }
+
 // upTo returns f, read from offset from, limited to size bytes of the file
 // when size > 0 (Resume.Size).
 func upTo(f io.Reader, from, size int64) io.Reader {
@@ -785,24 +790,45 @@ func (p *ccParser) readToolFiles(u jsonl.Unit, placed []ccPlaced, size int64) {
 	for _, pl := range placed {
 		at[pl.Name] = pl.N
 	}
-	raw, _ := os.ReadFile(u.Path)
-	if size > 0 && int64(len(raw)) > size {
-		raw = raw[:size] // what the parse reads (Resume.Size)
-	}
-	if i := bytes.LastIndexByte(raw, '\n'); i+1 < len(raw) && !json.Valid(bytes.TrimSpace(raw[i+1:])) {
-		// A torn last line is not imported until it is complete: it
-		// names no file yet (its file would be placed before it, where
-		// one import of the finished transcript does not put it).
-		raw = raw[:i+1]
-	}
+	first := len(p.files)
 	for _, x := range u.Extra {
 		f, ok := p.loadToolFile(x, at[filepath.Base(x)])
 		if !ok {
 			continue
 		}
-		f.named = ccNames(raw, f)
 		p.files = append(p.files, f)
 	}
+	p.namedIn(u.Path, size, p.files[first:])
+}
+
+// namedIn marks the files of files that a line of the file at path (its
+// first size bytes when size > 0) names. It reads the file a line at a
+// time: a large transcript is never held whole. A torn last line is not
+// imported until it is complete: it names no file yet (its file would be
+// placed before it, where one import of the finished transcript does not
+// put it).
+func (p *ccParser) namedIn(path string, size int64, files []ccToolFile) {
+	f, err := jsonl.Open(path)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	left := len(files)
+	_ = jsonl.ScanLines(upTo(f, 0, size), 0, func(line []byte, _ int, _, _ int64, complete bool) error {
+		if !complete && !json.Valid(bytes.TrimSpace(line)) {
+			return jsonl.ErrStopScan
+		}
+		for i := range files {
+			if !files[i].named && ccNames(line, files[i]) {
+				files[i].named = true
+				left--
+			}
+		}
+		if left == 0 {
+			return jsonl.ErrStopScan
+		}
+		return nil
+	})
 }
 
 // ccNames reports whether data names tool-results file f.
@@ -815,22 +841,25 @@ func ccNames(data []byte, f ccToolFile) bool {
 // imported.
 func (p *ccParser) loadToolFile(x string, at int) (ccToolFile, bool) {
 	name := filepath.Base(x)
+	// The size is checked before a byte is read (a sparse file of 3 GB
+	// costs nothing to refuse), and only a regular file is read
+	// (jsonl.ReadFile): a FIFO or a link to /dev/zero is a problem.
 	fi, err := os.Stat(x)
 	var data []byte
 	if err == nil {
-		data, err = os.ReadFile(x)
+		data, err = jsonl.ReadFile(x, jsonl.MaxLineSize)
+	}
+	if errors.Is(err, jsonl.ErrTooLarge) {
+		p.Problem(0, "tool-results file %s is %d bytes (over %d); not imported", name, fi.Size(), jsonl.MaxLineSize)
+		return ccToolFile{}, false
 	}
 	if err != nil {
 		p.Problem(0, "tool-results file %s: %v", name, err)
 		return ccToolFile{}, false
 	}
-	if len(data) > jsonl.MaxLineSize {
-		p.Problem(0, "tool-results file %s is %d bytes (over %d); not imported", name, len(data), jsonl.MaxLineSize)
-		return ccToolFile{}, false
-	}
 	body, _ := json.Marshal(map[string]string{"file": name, "content": string(jsonl.ValidUTF8(data))})
 	return ccToolFile{name: name, stem: strings.TrimSuffix(name, filepath.Ext(name)), at: at,
-		stamp: jsonl.FileStamp{Path: x, Size: fi.Size(), ModTime: fi.ModTime()},
+		stamp: jsonl.StampOf(x, fi),
 		entry: sessiondb.Entry{Kind: KindToolFile, CreatedAt: fi.ModTime().UTC(), Body: body}}, true
 }
 

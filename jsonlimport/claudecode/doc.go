@@ -140,7 +140,10 @@
 // UTF-8, which was stored with U+FFFD). TestExportClaudeCodeCorpus counts
 // the files of the real corpus that come back identical.
 //
-// A session of another format is refused with
-// jsonlimport.ErrUntranslatable (jsonl.WriteForeign: jsonlimport's
-// translate.go names what it holds).
+// A session of another format is translated (jsonl.WriteForeign:
+// jsonlimport's translate_claudecode.go) into
+// projects/<encoded cwd>/<session UUID>.jsonl (ForeignPath), under its
+// own id when that is a UUID, else one made from it (ForeignSessionID);
+// what Claude Code has no shape for is refused with
+// jsonlimport.ErrUntranslatable, naming it.
 package claudecode

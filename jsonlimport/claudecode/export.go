@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/google/uuid"
 	"github.com/sessiondb/sessiondb"
 	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 )
@@ -25,8 +26,14 @@ func (Format) ExportFiles(ctx context.Context, s sessiondb.Store, id string) ([]
 		return nil, fmt.Errorf("export claude-code %s: %w", id, err)
 	}
 	if sess.SourceFormat != Name {
-		_, err := jsonl.WriteForeign(ctx, s, sess, Name)
-		return nil, err
+		// Another format's session: translated (jsonlimport's
+		// translate_claudecode.go), named <session uuid>.jsonl in its
+		// project's folder, as Claude Code finds a session to resume.
+		body, err := jsonl.WriteForeign(ctx, s, sess, Name)
+		if err != nil {
+			return nil, err
+		}
+		return []jsonl.File{jsonl.BytesFile(ForeignPath(sess), body)}, nil
 	}
 	log, err := jsonl.ImportedLog(ctx, s, id)
 	if err != nil {
@@ -97,6 +104,39 @@ func ExportPath(sess sessiondb.Session) string {
 		}
 	}
 	return folder + parts[len(parts)-1]
+}
+
+// ForeignSessionID is the session id a session of another format is
+// written under: its own id when that is a UUID (Claude Code's shape),
+// else a UUID made from it (SHA-1 name-based, so the same session gets
+// the same id).
+func ForeignSessionID(id string) string {
+	if u, err := uuid.Parse(id); err == nil && u.String() == id {
+		return id
+	}
+	return uuid.NewSHA1(uuid.NameSpaceURL, []byte("sessiondb:"+id)).String()
+}
+
+// ForeignCWD is the working directory recorded for session sess: its
+// cwd attribute, else its project.
+func ForeignCWD(sess sessiondb.Session) string {
+	var attrs struct {
+		CWD string `json:"cwd"`
+	}
+	if len(sess.Attrs) > 0 {
+		_ = json.Unmarshal(sess.Attrs, &attrs)
+	}
+	if attrs.CWD != "" {
+		return attrs.CWD
+	}
+	return sess.Project
+}
+
+// ForeignPath is the path, relative to the export directory, of the
+// translation of session sess of another format:
+// projects/<encoded cwd>/<ForeignSessionID>.jsonl.
+func ForeignPath(sess sessiondb.Session) string {
+	return "projects/" + ccProjectFolder(ForeignCWD(sess)) + "/" + ForeignSessionID(sess.ID) + ".jsonl"
 }
 
 // ccProjectFolder is the name Claude Code gives the folder of a project:

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -72,10 +73,41 @@ func (x *ccIndex) get(k string) ([2]ccReport, bool) {
 // ccOverMax is how many updated keys an index holds beside its base.
 const ccOverMax = 4096
 
+// ccProjectsMax bounds the project folders whose indexes a process keeps
+// (the least recently used go first). They were kept for the process's
+// life: an import of an archive, or a watcher, held the responses of every
+// folder it had seen, a structure that grew with the archive (issue 42).
+// An importer goes through the folders one after the other, a watcher
+// follows the few being written; an evicted folder is indexed again from
+// its files when one of them is read again.
+const ccProjectsMax = 16
+
 var ccProjects = struct {
 	sync.Mutex
-	dirs map[string]*ccProject
+	dirs  map[string]*ccProject
+	order []string // least recently used first
 }{dirs: map[string]*ccProject{}}
+
+// ccProjectOf returns the kept index of folder project (a new one when
+// none), most recently used now.
+func ccProjectOf(project string) *ccProject {
+	ccProjects.Lock()
+	defer ccProjects.Unlock()
+	pr := ccProjects.dirs[project]
+	if pr == nil {
+		pr = &ccProject{files: map[string]*ccKeys{}}
+		ccProjects.dirs[project] = pr
+	}
+	if i := slices.Index(ccProjects.order, project); i >= 0 {
+		ccProjects.order = slices.Delete(ccProjects.order, i, i+1)
+	}
+	ccProjects.order = append(ccProjects.order, project)
+	for len(ccProjects.order) > ccProjectsMax {
+		delete(ccProjects.dirs, ccProjects.order[0])
+		ccProjects.order = ccProjects.order[1:]
+	}
+	return pr
+}
 
 // ccCopies returns the lookup of the responses held by the other
 // transcripts of path's project folder (its sessions and their sub-agent
@@ -132,13 +164,7 @@ func ccProjectIndex(project, grown string, grownFrom int64) *ccIndex {
 			stamps[f] = fmt.Sprintf("%d/%d", fi.Size(), fi.ModTime().UnixNano())
 		}
 	}
-	ccProjects.Lock()
-	pr := ccProjects.dirs[project]
-	if pr == nil {
-		pr = &ccProject{files: map[string]*ccKeys{}}
-		ccProjects.dirs[project] = pr
-	}
-	ccProjects.Unlock()
+	pr := ccProjectOf(project)
 	pr.mu.Lock()
 	defer pr.mu.Unlock()
 	if pr.idx != nil && maps.Equal(pr.stamps, stamps) {
@@ -306,7 +332,7 @@ func (pr *ccProject) fileKeys(path string) map[string]ccReport {
 // CallIDs whose report changed; before, when non-nil, is called with a
 // CallID before its report changes.
 func (c *ccKeys) scan(path string, before func(string)) (map[string]bool, error) {
-	f, err := os.Open(path)
+	f, err := jsonl.Open(path)
 	if err != nil {
 		return nil, err
 	}

@@ -185,7 +185,7 @@ func (p *ccParser) entryOf(n *ccNode) sessiondb.Entry {
 	if e.Body != nil || n.at < 0 {
 		return e
 	}
-	f, err := os.Open(p.Path)
+	f, err := jsonl.Open(p.Path)
 	if err == nil {
 		body := make([]byte, n.size)
 		if _, err = f.ReadAt(body, n.at); err == nil {

@@ -507,7 +507,7 @@ func (p *codexParser) inherit(depth int) {
 // compaction's summary and the items it keeps; a fork's inherited history
 // included.
 func historyAt(ctx context.Context, path string, end int64, depth int) ([]sessiondb.Entry, error) {
-	f, err := os.Open(path)
+	f, err := jsonl.Open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -636,7 +636,7 @@ func (p *codexParser) finish(u jsonl.Unit, from jsonl.Resume) (*jsonl.Parsed, er
 
 // codexThreadName returns the last thread_name session_index.jsonl gives id.
 func codexThreadName(index, id string) string {
-	f, err := os.Open(index)
+	f, err := jsonl.Open(index)
 	if err != nil {
 		return ""
 	}

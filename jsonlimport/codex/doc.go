@@ -102,7 +102,8 @@
 // a trailing '\r', torn lines). TestExportCodexCorpus counts the files of
 // the real corpus that come back identical.
 //
-// A session of another format is refused with
-// jsonlimport.ErrUntranslatable (jsonl.WriteForeign: jsonlimport's
-// translate.go names what it holds).
+// A session of another format is translated (jsonl.WriteForeign:
+// jsonlimport's translate_codex.go) into a rollout named after the
+// thread id its session_meta gives it (ThreadID), or refused with
+// jsonlimport.ErrUntranslatable naming what a rollout cannot hold.
 package codex

@@ -3,6 +3,7 @@ package codex
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -31,8 +32,18 @@ func (Format) ExportFiles(ctx context.Context, s sessiondb.Store, id string) ([]
 		return nil, fmt.Errorf("export codex %s: %w", id, err)
 	}
 	if sess.SourceFormat != Name {
-		_, err := jsonl.WriteForeign(ctx, s, sess, Name)
-		return nil, err
+		// Translated (jsonlimport/translate_codex.go), named after the
+		// thread id its session_meta gives it.
+		data, err := jsonl.WriteForeign(ctx, s, sess, Name)
+		if err != nil {
+			return nil, err
+		}
+		named := sess
+		named.ID, named.SourcePath = ThreadID(data), ""
+		if named.ID == "" {
+			return nil, fmt.Errorf("export codex %s: the translation has no session_meta id: %w", id, sessiondb.ErrInvalid)
+		}
+		return []jsonl.File{jsonl.BytesFile(ExportPath(named), data)}, nil
 	}
 	log, err := jsonl.ImportedLog(ctx, s, id)
 	if err != nil {
@@ -62,4 +73,20 @@ func ExportPath(sess sessiondb.Session) string {
 	t := sess.CreatedAt.UTC()
 	name = "rollout-" + t.Format("2006-01-02T15-04-05") + "-" + jsonl.FileName(sess.ID) + ".jsonl"
 	return "sessions/" + t.Format("2006/01/02") + "/" + name
+}
+
+// ThreadID is the thread id of a rollout's first line, its session_meta
+// (payload.id), or "" when that line is no session_meta.
+func ThreadID(rollout []byte) string {
+	first, _, _ := bytes.Cut(rollout, []byte("\n"))
+	var l struct {
+		Type    string `json:"type"`
+		Payload struct {
+			ID string `json:"id"`
+		} `json:"payload"`
+	}
+	if json.Unmarshal(first, &l) != nil || l.Type != "session_meta" {
+		return ""
+	}
+	return l.Payload.ID
 }

@@ -111,7 +111,7 @@ func readState(path string) (state, error) {
 
 // readHead returns up to n bytes from the start of path.
 func readHead(path string, n int) ([]byte, error) {
-	f, err := os.Open(path) // O_RDONLY: never creates
+	f, err := jsonl.Open(path) // O_RDONLY: never creates
 	if err != nil {
 		return nil, err
 	}
@@ -249,7 +249,7 @@ func (s *Snapshot) appendLog(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	src, err := os.Open(s.Path + "-wal") // O_RDONLY: never creates
+	src, err := jsonl.Open(s.Path + "-wal") // O_RDONLY: never creates
 	if err != nil {
 		return err
 	}
@@ -418,7 +418,7 @@ func (s *Snapshot) readLog() error {
 
 // copyFile copies src to a new file dst (0600) and returns its size.
 func copyFile(src, dst string) (int64, error) {
-	in, err := os.Open(src) // O_RDONLY: never creates the source
+	in, err := jsonl.Open(src) // O_RDONLY: never creates the source
 	if err != nil {
 		return 0, err
 	}

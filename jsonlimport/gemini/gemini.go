@@ -502,7 +502,7 @@ func ProjectRoot(path, hash string) string {
 		sum := sha256.Sum256([]byte(root))
 		return hex.EncodeToString(sum[:]) == hash
 	}
-	if b, err := os.ReadFile(filepath.Join(proj, ".project_root")); err == nil {
+	if b, err := jsonl.ReadFile(filepath.Join(proj, ".project_root"), jsonl.MaxLineSize); err == nil {
 		if root := strings.TrimSpace(string(b)); root != "" && matches(root) {
 			return root
 		}
@@ -513,7 +513,7 @@ func ProjectRoot(path, hash string) string {
 	var reg struct {
 		Projects map[string]string `json:"projects"`
 	}
-	b, err := os.ReadFile(filepath.Join(filepath.Dir(filepath.Dir(proj)), "projects.json"))
+	b, err := jsonl.ReadFile(filepath.Join(filepath.Dir(filepath.Dir(proj)), "projects.json"), jsonl.MaxLineSize)
 	if err != nil || json.Unmarshal(b, &reg) != nil {
 		return ""
 	}

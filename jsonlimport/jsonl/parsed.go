@@ -230,6 +230,17 @@ type HeaderRewriter interface {
 	RewritesHeader() bool
 }
 
+// Bounded is implemented by a format whose Parse reads no further than
+// Resume.Size and, under the importer's Follow (Resume.Cache), continues
+// from Resume.Offset without reading the bytes before it again. The
+// importer then imports a file much larger than one chunk as a stream of
+// chunks, each ending at a line end and written as the file's growth to
+// that size would be (jsonlimport's chunk.go), so that one large file
+// costs what a stream of its lines costs.
+type Bounded interface {
+	ReadsUpToSize() bool
+}
+
 // Reserver is implemented by a format that owns files an earlier format in
 // the registry's claim order would otherwise take (a Claude Code sub-agent
 // keeps agent-<id>.meta.json beside its transcript, a pair picoclaw's

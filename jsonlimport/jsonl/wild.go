@@ -172,7 +172,7 @@ func recoverObjects(line []byte) [][]byte {
 // OpenAt opens path and positions it at from; it checks that from is not
 // past the end of the file.
 func OpenAt(path string, from int64) (*os.File, int64, error) {
-	f, err := os.Open(path)
+	f, err := Open(path)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -197,7 +197,7 @@ func OpenAt(path string, from int64) (*os.File, int64, error) {
 // FirstObjects returns up to n JSON objects from the first lines of path
 // (at most 1 MiB read), skipping blank and unreadable lines.
 func FirstObjects(path string, n int) []map[string]json.RawMessage {
-	f, err := os.Open(path)
+	f, err := Open(path)
 	if err != nil {
 		return nil
 	}

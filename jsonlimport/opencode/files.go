@@ -177,7 +177,7 @@ func sourceOfInfo(info []byte) (*source, error) {
 
 // readCompact reads a JSON file and returns it compact.
 func readCompact(path string) ([]byte, error) {
-	b, err := os.ReadFile(path)
+	b, err := jsonl.ReadFile(path, jsonl.MaxWholeFile)
 	if err != nil {
 		return nil, err
 	}
@@ -204,7 +204,7 @@ func legacyParse(u jsonl.Unit, from jsonl.Resume) (*jsonl.Parsed, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opencode session %s: %w", u.Path, err)
 	}
-	if b, err := os.ReadFile(filepath.Join(root, "project", src.projectID+".json")); err == nil {
+	if b, err := jsonl.ReadFile(filepath.Join(root, "project", src.projectID+".json"), jsonl.MaxLineSize); err == nil {
 		var p struct {
 			Worktree string `json:"worktree"`
 		}
@@ -270,7 +270,7 @@ type exportDoc struct {
 // whose first member is "info", an object whose first member is "id", a
 // session id ("ses_…").
 func sniffExport(path string) bool {
-	f, err := os.Open(path)
+	f, err := jsonl.Open(path)
 	if err != nil {
 		return false
 	}
@@ -294,7 +294,7 @@ func exportParse(u jsonl.Unit, from jsonl.Resume) (*jsonl.Parsed, error) {
 	if from.Offset > 0 {
 		return nil, jsonl.ErrNotIncremental
 	}
-	b, err := os.ReadFile(u.Path)
+	b, err := jsonl.ReadFile(u.Path, jsonl.MaxWholeFile)
 	if err != nil {
 		return nil, fmt.Errorf("opencode export %s: %w", u.Path, err)
 	}

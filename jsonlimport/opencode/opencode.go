@@ -50,7 +50,7 @@ func IsStoreName(name string) bool {
 // opencode database: SQLite's header, and opencode's table definitions
 // in its first pages (where SQLite keeps its schema).
 func sniffStore(path string) bool {
-	f, err := os.Open(path)
+	f, err := jsonl.Open(path)
 	if err != nil {
 		return false
 	}
@@ -162,7 +162,7 @@ func (Format) Sessions(ctx context.Context, store jsonl.Unit, c *jsonl.Cache) ([
 		return []jsonl.StoreSession{{Unit: jsonl.Unit{Format: Name, Path: store.Path, Extra: extra}, Stamp: stamp,
 			Rows: int64(len(extra)), Updated: fi.ModTime(), Bytes: n}}, nil, nil
 	case strings.HasSuffix(store.Path, ".json"):
-		b, err := os.ReadFile(store.Path)
+		b, err := jsonl.ReadFile(store.Path, jsonl.MaxWholeFile)
 		if err != nil {
 			return nil, nil, err
 		}

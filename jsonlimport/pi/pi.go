@@ -838,7 +838,7 @@ func piForkSeq(source string, nodes map[string]*piNode) (int64, map[string]bool)
 	if source == "" {
 		return 0, nil
 	}
-	f, err := os.Open(source)
+	f, err := jsonl.Open(source)
 	if err != nil {
 		return 0, nil
 	}

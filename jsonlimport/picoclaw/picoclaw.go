@@ -299,7 +299,7 @@ func (Format) Claim(files []string) (units []jsonl.Unit, rest []string) {
 // firstLineIsPicoclaw reports whether the first non-empty line of a file
 // starts like a line json.Marshal writes for a picoclaw message.
 func firstLineIsPicoclaw(path string) bool {
-	f, err := os.Open(path)
+	f, err := jsonl.Open(path)
 	if err != nil {
 		return false
 	}
@@ -323,7 +323,7 @@ var legacyKeys = map[string]bool{"key": true, "messages": true, "summary": true,
 // a JSON object whose members are among key, messages, summary, created,
 // updated, with key or messages present. Only the start of the file is read.
 func isLegacyPicoclaw(path string) bool {
-	f, err := os.Open(path)
+	f, err := jsonl.Open(path)
 	if err != nil {
 		return false
 	}
@@ -391,7 +391,7 @@ func picoBase(path string) string {
 // session; here the members before the damage are recovered, and the
 // problem is reported. ok is false when the file does not exist.
 func readPicoMeta(path string) (m picoMeta, ok bool, problems []jsonl.Problem, err error) {
-	f, err := os.Open(path)
+	f, err := jsonl.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return m, false, nil, nil
 	}
@@ -406,9 +406,14 @@ func readPicoMeta(path string) (m picoMeta, ok bool, problems []jsonl.Problem, e
 	if fi.Size() > jsonl.MaxLineSize {
 		return m, true, []jsonl.Problem{{Path: path, Reason: fmt.Sprintf("meta file of %d bytes exceeds %d; ignored", fi.Size(), jsonl.MaxLineSize)}}, nil
 	}
-	data, err := io.ReadAll(f) // bounded by the check above; metas are small
+	// Bounded again while read: a meta that grows past the limit after the
+	// check is not read on (jsonl.ReadFile's rule).
+	data, err := io.ReadAll(io.LimitReader(f, jsonl.MaxLineSize+1))
 	if err != nil {
 		return m, false, nil, err
+	}
+	if len(data) > jsonl.MaxLineSize {
+		return m, true, []jsonl.Problem{{Path: path, Reason: fmt.Sprintf("meta file grew over %d bytes while read; ignored", jsonl.MaxLineSize)}}, nil
 	}
 	if err := json.Unmarshal(data, &m); err == nil {
 		return m, true, nil, nil
@@ -590,7 +595,7 @@ func (Format) parseJSONL(ctx context.Context, u jsonl.Unit, from jsonl.Resume) (
 	if err := sessiondb.ValidateID(pd.Session.ID); err != nil {
 		return nil, fmt.Errorf("picoclaw: session key %q: %w", pd.Session.ID, err)
 	}
-	f, err := os.Open(u.Path)
+	f, err := jsonl.Open(u.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -724,7 +729,7 @@ func (Format) parseLegacy(ctx context.Context, u jsonl.Unit) (*jsonl.Parsed, err
 	if fileSize(strings.TrimSuffix(u.Path, ".json")+".jsonl") > 0 || fileExists(strings.TrimSuffix(u.Path, ".json")+".meta.json") {
 		return nil, fmt.Errorf("legacy session superseded by %s.jsonl/.meta.json (picoclaw migrates it over them); skipped", base)
 	}
-	f, err := os.Open(u.Path)
+	f, err := jsonl.Open(u.Path)
 	if err != nil {
 		return nil, err
 	}

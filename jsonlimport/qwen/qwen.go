@@ -606,7 +606,7 @@ func wrap(item json.RawMessage, t time.Time) sessiondb.Entry {
 // agentAttrs takes what a sub-agent's agent-<id>.meta.json says of it, and
 // returns the model it ran with (its records do not name it).
 func agentAttrs(path string, attrs map[string]any) string {
-	b, err := os.ReadFile(path)
+	b, err := jsonl.ReadFile(path, jsonl.MaxLineSize)
 	if err != nil {
 		return ""
 	}

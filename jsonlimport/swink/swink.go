@@ -320,7 +320,7 @@ func (c *swClaim) checkpointOwner(path string) string {
 
 // isSwinkSession reports whether path's first line is a swink SessionMeta.
 func isSwinkSession(path string) bool {
-	f, err := os.Open(path)
+	f, err := jsonl.Open(path)
 	if err != nil {
 		return false
 	}
@@ -401,7 +401,7 @@ func (Format) Parse(ctx context.Context, u jsonl.Unit, from jsonl.Resume) (*json
 	if from.Offset > 0 {
 		return nil, jsonl.ErrNotIncremental
 	}
-	f, err := os.Open(u.Path)
+	f, err := jsonl.Open(u.Path)
 	if err != nil {
 		return nil, fmt.Errorf("parse swink %s: %w", u.Path, err)
 	}
@@ -835,7 +835,7 @@ func readSwinkInterrupt(path string, problem func(int, string, ...any)) json.Raw
 
 // swReadSideFile reads a JSON side file of at most MaxBodySize bytes.
 func swReadSideFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := jsonl.Open(path)
 	if err != nil {
 		return nil, err
 	}

@@ -90,7 +90,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -185,7 +184,7 @@ func isZotHomeFile(path string) bool {
 
 // sniffZotMeta reports whether the first line of path is a zot meta row.
 func sniffZotMeta(path string) bool {
-	f, err := os.Open(path)
+	f, err := jsonl.Open(path)
 	if err != nil {
 		return false
 	}
@@ -411,7 +410,7 @@ func (Format) Parse(ctx context.Context, u jsonl.Unit, from jsonl.Resume) (parse
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("parse zot %s: %w", u.Path, err)
 	}
-	f, err := os.Open(u.Path)
+	f, err := jsonl.Open(u.Path)
 	if err != nil {
 		return nil, fmt.Errorf("parse zot %s: %w", u.Path, err)
 	}

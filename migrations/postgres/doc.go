@@ -50,4 +50,7 @@
 //   - 00011 (SQLite's 00014, issue 44) adds sessions.preview, backfilled
 //     from the entries' text (clean text on this backend, never escaped,
 //     so one UPDATE does it), usage_cumulative and sessions_by_created.
+//   - 00012 adds sessions.machine, source_seen_at and source_gone_at
+//     (SQLite's 00015): the importer's machine and the marks of a source
+//     that vanished.
 package postgres

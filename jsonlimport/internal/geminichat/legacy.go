@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/sessiondb/sessiondb"
@@ -50,7 +49,7 @@ type Legacy struct {
 // chat must show: the first assistant-like message (not user, info,
 // error or warning) must have that type; a chat with none passes.
 func SniffLegacy(path, assistant string) bool {
-	f, err := os.Open(path)
+	f, err := jsonl.Open(path)
 	if err != nil {
 		return false
 	}
@@ -110,7 +109,7 @@ func SniffLegacy(path, assistant string) bool {
 // messages read before it are kept. It fails only when the file cannot be
 // read or holds no chat object at all.
 func ParseLegacy(ctx context.Context, path, assistant string, separate bool) (*Legacy, error) {
-	f, err := os.Open(path)
+	f, err := jsonl.Open(path)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,503 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// The archive workload (issue 42): a deterministic synthetic archive of the
+// shape people have, mixed Claude Code, Codex and pi sessions, imported and
+// queried through the sessionctl binary as a user runs it (each step a
+// process of its own, so that its peak RSS and CPU time are its own,
+// from getrusage). See "Issue 42" in BENCHMARKS.md.
+//
+// Shape. Full size (-archive 4700000): 50,000 sessions, 4.7 million
+// messages, about 1.8 GiB, cass's published rebuild. Sessions draw their
+// message counts from a long tail (most short, a few of thousands), 60 %
+// Claude Code, 20 % Codex, 20 % pi. A turn is a user prompt, zero to four
+// tool calls each with its result, and an answer. Text sizes are drawn from
+// the quantiles of the message lines of testdata/claudecode-real (median
+// 1.2 KB a line, p95 2.1 KB, a tail to 40 KB), text from bench's Zipf
+// vocabulary; 1 message in 200 holds CJK text, 1 in 1,000 a fixed phrase,
+// and the oldest message the worst-case word of search.go (rareWord).
+
+// archiveTextSizes are text lengths in bytes, drawn uniformly: the
+// quantiles (every 5 %) of message line sizes in testdata/claudecode-real
+// minus ~500 bytes of Claude Code's fields around the text.
+var archiveTextSizes = []int{60, 80, 100, 110, 120, 150, 200, 300, 450, 600, 700, 710, 720, 740, 780, 800, 850, 900, 1600, 6000}
+
+// archiveSessionSizes are message counts per session, drawn uniformly
+// (mean 94: 4.7 M messages in 50,000 sessions).
+var archiveSessionSizes = []int{4, 8, 12, 16, 20, 26, 30, 36, 40, 50, 60, 70, 80, 90, 100, 120, 150, 200, 300, 668}
+
+const (
+	archivePhrase = "retry the uploader"
+	archiveCJK    = "数据库连接池"
+)
+
+type archiveGen struct {
+	*gen
+	rng      *rand.Rand
+	messages int
+	bytes    int64
+	planted  bool
+}
+
+func (a *archiveGen) textOf() string {
+	n := archiveTextSizes[a.rng.IntN(len(archiveTextSizes))]
+	s := a.text(n)
+	switch {
+	case !a.planted:
+		a.planted = true
+		s = rareWord() + " " + s
+	case a.rng.IntN(200) == 0:
+		s += " " + archiveCJK + "的配置问题"
+	case a.rng.IntN(1000) == 0:
+		s += " " + archivePhrase
+	}
+	return s
+}
+
+// writeArchive writes about messages messages under root and returns the
+// sessions, messages and bytes written.
+func writeArchive(root string, messages int) (sessions, msgs int, size int64, err error) {
+	a := &archiveGen{gen: newGen(42), rng: rand.New(rand.NewPCG(42, 43))}
+	t := time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
+	for a.messages < messages {
+		n := archiveSessionSizes[a.rng.IntN(len(archiveSessionSizes))]
+		t = t.Add(time.Duration(10+a.rng.IntN(600)) * time.Second)
+		var path string
+		var lines [][]byte
+		id := fmt.Sprintf("%08x-%04x-4000-8000-%012x", sessions, a.rng.IntN(1<<16), a.rng.Uint64()>>16)
+		switch k := a.rng.IntN(10); {
+		case k < 6:
+			path = filepath.Join(root, "claude", "projects", fmt.Sprintf("-home-dev-p%d", sessions%200), id+".jsonl")
+			lines = a.claude(id, n, t)
+		case k < 8:
+			path = filepath.Join(root, "codex", "sessions", t.Format("2006/01/02"), "rollout-"+t.Format("2006-01-02T15-04-05")+"-"+id+".jsonl")
+			lines = a.codex(id, n, t)
+		default:
+			path = filepath.Join(root, "pi", "sessions", fmt.Sprintf("--home-dev-p%d--", sessions%200), t.Format("2006-01-02T15-04-05-000Z")+"_"+id+".jsonl")
+			lines = a.pi(id, n, t)
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return 0, 0, 0, err
+		}
+		nb, err := writeJSONL(path, lines)
+		if err != nil {
+			return 0, 0, 0, err
+		}
+		size += nb
+		sessions++
+	}
+	return sessions, a.messages, size, nil
+}
+
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+func ts(t time.Time) string { return t.Format("2006-01-02T15:04:05.000Z") }
+
+// turns calls emit for each message of about n messages: role "user",
+// "call" (a tool call), "result" or "assistant".
+func (a *archiveGen) turns(n int, emit func(role string, k int)) {
+	for i := 0; i < n; {
+		emit("user", i)
+		i++
+		for c := a.rng.IntN(5); c > 0 && i+2 < n; c-- {
+			emit("call", i)
+			emit("result", i+1)
+			i += 2
+		}
+		emit("assistant", i)
+		i++
+	}
+}
+
+func (a *archiveGen) claude(id string, n int, t time.Time) [][]byte {
+	var out [][]byte
+	parent := any(nil)
+	usage := map[string]any{"input_tokens": 10, "cache_creation_input_tokens": 100, "cache_read_input_tokens": 5000, "output_tokens": 50}
+	a.turns(n, func(role string, k int) {
+		t = t.Add(time.Duration(1+a.rng.IntN(20)) * time.Second)
+		uuid := fmt.Sprintf("%s-%06d", id[:23], k)
+		m := map[string]any{"parentUuid": parent, "isSidechain": false, "userType": "external", "cwd": "/home/dev/proj", "sessionId": id,
+			"version": "2.1.202", "gitBranch": "main", "uuid": uuid, "timestamp": ts(t)}
+		parent = uuid
+		tid := fmt.Sprintf("toolu_%s_%d", id[:8], k)
+		switch role {
+		case "user":
+			m["type"], m["message"] = "user", map[string]any{"role": "user", "content": a.textOf()}
+		case "result":
+			m["type"], m["message"] = "user", map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result", "tool_use_id": fmt.Sprintf("toolu_%s_%d", id[:8], k-1), "content": a.textOf()}}}
+		case "call":
+			m["type"], m["requestId"] = "assistant", fmt.Sprintf("req_%s_%d", id[:8], k)
+			m["message"] = map[string]any{"id": fmt.Sprintf("msg_%s_%d", id[:8], k), "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+				"content": []any{map[string]any{"type": "tool_use", "id": tid, "name": "Bash", "input": map[string]any{"command": a.text(40)}}}, "stop_reason": "tool_use", "usage": usage}
+		default:
+			m["type"], m["requestId"] = "assistant", fmt.Sprintf("req_%s_%d", id[:8], k)
+			m["message"] = map[string]any{"id": fmt.Sprintf("msg_%s_%d", id[:8], k), "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+				"content": []any{map[string]any{"type": "text", "text": a.textOf()}}, "stop_reason": "end_turn", "usage": usage}
+		}
+		a.messages++
+		out = append(out, mustJSON(m))
+	})
+	return out
+}
+
+func (a *archiveGen) codex(id string, n int, t time.Time) [][]byte {
+	out := [][]byte{
+		mustJSON(map[string]any{"timestamp": ts(t), "type": "session_meta", "payload": map[string]any{"id": id, "timestamp": ts(t), "cwd": "/home/dev/proj", "originator": "codex_cli_rs", "cli_version": "0.142.4", "model_provider": "openai"}}),
+		mustJSON(map[string]any{"timestamp": ts(t), "type": "turn_context", "payload": map[string]any{"cwd": "/home/dev/proj", "model": "gpt-5-codex", "effort": "medium"}}),
+	}
+	a.turns(n, func(role string, k int) {
+		t = t.Add(time.Duration(1+a.rng.IntN(20)) * time.Second)
+		call := fmt.Sprintf("call_%d", k)
+		var p map[string]any
+		switch role {
+		case "user":
+			p = map[string]any{"type": "message", "role": "user", "content": []any{map[string]any{"type": "input_text", "text": a.textOf()}}}
+		case "call":
+			p = map[string]any{"type": "function_call", "name": "shell", "arguments": string(mustJSON(map[string]any{"command": []string{"bash", "-lc", a.text(40)}})), "call_id": call}
+		case "result":
+			p = map[string]any{"type": "function_call_output", "call_id": fmt.Sprintf("call_%d", k-1), "output": a.textOf()}
+		default:
+			p = map[string]any{"type": "message", "role": "assistant", "content": []any{map[string]any{"type": "output_text", "text": a.textOf()}}}
+		}
+		a.messages++
+		out = append(out, mustJSON(map[string]any{"timestamp": ts(t), "type": "response_item", "payload": p}))
+		if role == "assistant" {
+			u := map[string]any{"input_tokens": 3000, "cached_input_tokens": 1000, "output_tokens": 40, "reasoning_output_tokens": 10, "total_tokens": 3040}
+			out = append(out, mustJSON(map[string]any{"timestamp": ts(t), "type": "event_msg", "payload": map[string]any{"type": "token_count", "info": map[string]any{"total_token_usage": u, "last_token_usage": u}}}))
+		}
+	})
+	return out
+}
+
+func (a *archiveGen) pi(id string, n int, t time.Time) [][]byte {
+	out := [][]byte{mustJSON(map[string]any{"type": "session", "version": 3, "id": id, "timestamp": ts(t), "cwd": "/home/dev/proj"})}
+	parent := any(nil)
+	a.turns(n, func(role string, k int) {
+		t = t.Add(time.Duration(1+a.rng.IntN(20)) * time.Second)
+		eid := fmt.Sprintf("%08x", k)
+		var m map[string]any
+		ms := t.UnixMilli()
+		switch role {
+		case "user":
+			m = map[string]any{"role": "user", "content": a.textOf(), "timestamp": ms}
+		case "call":
+			m = map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "toolCall", "id": fmt.Sprintf("call_%d", k), "name": "bash", "arguments": map[string]any{"command": a.text(40)}}},
+				"api": "anthropic-messages", "provider": "anthropic", "model": "claude-sonnet-4-5", "usage": map[string]any{"input": 2000, "output": 60, "cacheRead": 1500, "cacheWrite": 0, "totalTokens": 3560, "cost": map[string]any{"total": 0.002}}, "stopReason": "toolUse", "timestamp": ms}
+		case "result":
+			m = map[string]any{"role": "toolResult", "toolCallId": fmt.Sprintf("call_%d", k-1), "toolName": "bash", "content": []any{map[string]any{"type": "text", "text": a.textOf()}}, "isError": false, "timestamp": ms}
+		default:
+			m = map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "text", "text": a.textOf()}},
+				"api": "anthropic-messages", "provider": "anthropic", "model": "claude-sonnet-4-5", "usage": map[string]any{"input": 2000, "output": 60, "cacheRead": 1500, "cacheWrite": 0, "totalTokens": 3560, "cost": map[string]any{"total": 0.002}}, "stopReason": "stop", "timestamp": ms}
+		}
+		a.messages++
+		out = append(out, mustJSON(map[string]any{"type": "message", "id": eid, "parentId": parent, "timestamp": ts(t), "message": m}))
+		parent = eid
+	})
+	return out
+}
+
+// proc is one sessionctl run: wall and CPU seconds, peak RSS, output.
+type proc struct {
+	wall, cpu float64
+	rss       int64
+	out       []byte
+}
+
+func runProc(ctx context.Context, bin string, args ...string) (proc, error) {
+	cmd := exec.CommandContext(ctx, bin, args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	t := time.Now()
+	err := cmd.Run()
+	p := proc{wall: time.Since(t).Seconds(), out: out.Bytes()}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		p.cpu = float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
+		p.rss = ru.Maxrss << 10
+	}
+	if err != nil {
+		return p, fmt.Errorf("%s %s: %v: %s", filepath.Base(bin), strings.Join(args, " "), err, errb.String())
+	}
+	return p, nil
+}
+
+func pct(xs []float64, q float64) float64 {
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	return s[min(len(s)-1, int(q*float64(len(s))))]
+}
+
+func loadAvg() string {
+	b, _ := os.ReadFile("/proc/loadavg")
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "?"
+	}
+	return strings.Join(f[:3], " ")
+}
+
+func dirSize(dir string) int64 {
+	var n int64
+	filepath.Walk(dir, func(_ string, fi os.FileInfo, err error) error {
+		if err == nil && !fi.IsDir() {
+			n += fi.Size()
+		}
+		return nil
+	})
+	return n
+}
+
+// runArchive generates the archive, builds sessionctl and measures.
+func runArchive(ctx context.Context, dir string, messages int, searches int) error {
+	w := os.Stdout
+	say := func(format string, args ...any) {
+		fmt.Fprintf(w, format+"  [load %s]\n", append(args, loadAvg())...)
+	}
+	root := filepath.Join(dir, "archive")
+	bin := filepath.Join(dir, "sessionctl")
+	db := filepath.Join(dir, "sessions.db")
+	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/sessiondb/sessiondb/cmd/sessionctl")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		return fmt.Errorf("build sessionctl: %w", err)
+	}
+	t := time.Now()
+	sessions, msgs, size, err := writeArchive(root, messages)
+	if err != nil {
+		return err
+	}
+	say("archive: %d sessions, %d messages, %s in %s", sessions, msgs, fmtBytes(size), fmtDur(time.Since(t).Seconds()))
+
+	imp, err := runProc(ctx, bin, "--db", db, "import", root)
+	if err != nil {
+		return err
+	}
+	dbSize := fileSize(db) + fileSize(db+"-search") + fileSize(db+"-wal")
+	say("import to searchable: %s wall, %.1f CPU s, %.0f messages/s (%.0f per CPU s), peak RSS %s, database %s = %.2fx the archive (%s)",
+		fmtDur(imp.wall), imp.cpu, float64(msgs)/imp.wall, float64(msgs)/imp.cpu, fmtBytes(imp.rss), fmtBytes(dbSize), float64(dbSize)/float64(size), strings.TrimSpace(lastLine(imp.out)))
+	again, err := runProc(ctx, bin, "--db", db, "import", root)
+	if err != nil {
+		return err
+	}
+	say("no-op re-import: %s wall, %.1f CPU s, peak RSS %s", fmtDur(again.wall), again.cpu, fmtBytes(again.rss))
+	// 1 % of the files grow by a turn (their last line repeated with a new
+	// uuid would be a copy: a user line of a new uuid instead).
+	grown, err := growArchive(root, 100)
+	if err != nil {
+		return err
+	}
+	g, err := runProc(ctx, bin, "--db", db, "import", root)
+	if err != nil {
+		return err
+	}
+	say("re-import after %d files (1%%) grew: %s wall, %.1f CPU s, peak RSS %s (%s)", grown, fmtDur(g.wall), g.cpu, fmtBytes(g.rss), strings.TrimSpace(lastLine(g.out)))
+
+	v := vocabulary()
+	queries := []struct{ label, q string }{
+		{"common word (rank 0)", v[0]},
+		{"word rank 100", v[100]},
+		{"rare word (rank 10000)", v[10000]},
+		{"phrase", `"` + archivePhrase + `"`},
+		{"CJK", archiveCJK},
+		{"worst case: " + rareWordLabel, rareWord()},
+	}
+	for _, q := range queries {
+		var walls []float64
+		var rss int64
+		hits := 0
+		for range searches {
+			p, err := runProc(ctx, bin, "--db", db, "search", "--json", q.q)
+			if err != nil {
+				return err
+			}
+			walls = append(walls, p.wall)
+			rss = max(rss, p.rss)
+			var hs []json.RawMessage
+			if json.Unmarshal(p.out, &hs) == nil {
+				hits = len(hs)
+			}
+		}
+		say("cold search %-40q p50 %s p99 %s (%d processes, %d hits shown), peak RSS %s", q.label, fmtDur(pct(walls, 0.5)), fmtDur(pct(walls, 0.99)), searches, hits, fmtBytes(rss))
+	}
+	for _, c := range [][]string{{"usage", "daily", "--json"}, {"list", "--json"}} {
+		var walls []float64
+		var rss int64
+		for range 5 {
+			p, err := runProc(ctx, bin, append([]string{"--db", db}, c...)...)
+			if err != nil {
+				return err
+			}
+			walls, rss = append(walls, p.wall), max(rss, p.rss)
+		}
+		say("%s: p50 %s (5 processes), peak RSS %s", strings.Join(c, " "), fmtDur(pct(walls, 0.5)), fmtBytes(rss))
+	}
+	return watchStartup(ctx, bin, db, root, say)
+}
+
+func lastLine(b []byte) string {
+	s := strings.TrimSpace(string(b))
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}
+
+// growArchive appends a user line to every 1/every-th Claude Code file
+// (and pi file), returning how many grew.
+func growArchive(root string, every int) (int, error) {
+	var files []string
+	filepath.Walk(root, func(p string, fi os.FileInfo, err error) error {
+		if err == nil && !fi.IsDir() && strings.HasSuffix(p, ".jsonl") && strings.Contains(p, "/claude/") {
+			files = append(files, p)
+		}
+		return nil
+	})
+	sort.Strings(files)
+	n := 0
+	for i := 0; i < len(files); i += every {
+		if err := appendClaudeTurn(files[i], "grown"); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
+
+// appendClaudeTurn appends a user line hanging off the file's last line.
+func appendClaudeTurn(path, tag string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, _ := f.Stat()
+	tail := make([]byte, min(fi.Size(), 64<<10))
+	f.ReadAt(tail, fi.Size()-int64(len(tail)))
+	lines := bytes.Split(bytes.TrimSpace(tail), []byte("\n"))
+	var last map[string]any
+	if err := json.Unmarshal(lines[len(lines)-1], &last); err != nil {
+		return err
+	}
+	last["parentUuid"], last["uuid"] = last["uuid"], fmt.Sprintf("%s-%s-%d", tag, last["sessionId"], time.Now().UnixNano())
+	last["type"], last["message"] = "user", map[string]any{"role": "user", "content": "one more question " + tag}
+	delete(last, "requestId")
+	_, err = f.Write(append(mustJSON(last), '\n'))
+	return err
+}
+
+// watchStartup starts sessionctl watch on the imported archive, times its
+// catch-up, its idle CPU over 10 s and the first append after the start.
+func watchStartup(ctx context.Context, bin, db, root string, say func(string, ...any)) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "--db", db, "watch", "--json", root)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	t := time.Now()
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	defer func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() }()
+	events := make(chan map[string]any, 100)
+	go func() {
+		sc := bufio.NewScanner(out)
+		sc.Buffer(nil, 1<<24)
+		for sc.Scan() {
+			var e map[string]any
+			if json.Unmarshal(sc.Bytes(), &e) == nil {
+				events <- e
+			}
+		}
+		close(events)
+	}()
+	wait := func(kind string) (map[string]any, error) {
+		for {
+			select {
+			case e, ok := <-events:
+				if !ok {
+					return nil, fmt.Errorf("watch stopped before %q", kind)
+				}
+				if e["event"] == kind {
+					return e, nil
+				}
+			case <-time.After(10 * time.Minute):
+				return nil, fmt.Errorf("no %q event", kind)
+			}
+		}
+	}
+	if _, err := wait("catch-up"); err != nil {
+		return err
+	}
+	startup := time.Since(t).Seconds()
+	c0 := procCPU(cmd.Process.Pid)
+	time.Sleep(10 * time.Second)
+	idle := (procCPU(cmd.Process.Pid) - c0) / 10
+	say("watch: start-up (catch-up over the archive) %s, idle CPU %.2f%% of a core over 10 s, RSS %s", fmtDur(startup), idle*100, fmtBytes(procRSS(cmd.Process.Pid)))
+	var first string
+	filepath.Walk(filepath.Join(root, "claude"), func(p string, fi os.FileInfo, err error) error {
+		if first == "" && err == nil && !fi.IsDir() && strings.HasSuffix(p, ".jsonl") {
+			first = p
+		}
+		return nil
+	})
+	t = time.Now()
+	if err := appendClaudeTurn(first, "watched"); err != nil {
+		return err
+	}
+	if _, err := wait("import"); err != nil {
+		return err
+	}
+	say("watch: first append after the start imported after %s; peak RSS %s", fmtDur(time.Since(t).Seconds()), fmtBytes(procHWM(cmd.Process.Pid)))
+	return nil
+}
+
+func pidStatus(pid int, key string) int64 {
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, key+":") {
+			var n int64
+			fmt.Sscan(strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(l, key+":"), "kB")), &n)
+			return n << 10
+		}
+	}
+	return 0
+}
+
+func procRSS(pid int) int64 { return pidStatus(pid, "VmRSS") }
+func procHWM(pid int) int64 { return pidStatus(pid, "VmHWM") }
+
+// procCPU returns the CPU seconds of process pid (utime+stime).
+func procCPU(pid int) float64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
+	var u, st float64
+	fmt.Sscan(f[11], &u)
+	fmt.Sscan(f[12], &st)
+	return (u + st) / 100
+}

@@ -1,0 +1,99 @@
+package sqlstore
+
+import (
+	"bufio"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/sessiondb/sessiondb"
+)
+
+const envHoldLock = "SQLSTORE_TEST_HOLD_LOCK"
+
+// TestWriteStopsWaitingForAHeldLock (issue 36 item 4): while another
+// process holds the write lock, a write whose context ends (SIGTERM) stops
+// waiting for the lock and fails with ErrBusy and the context's error,
+// instead of waiting out BusyTimeout (30 s) and its retries (~2 minutes;
+// systemd kills a service after 30 s). A write made with
+// sessiondb.DetachWrites (the watcher's imports, an import's last flush)
+// stops waiting too when the context it detached from ends, and still
+// takes the lock when it is free.
+func TestWriteStopsWaitingForAHeldLock(t *testing.T) {
+	if path := os.Getenv(envHoldLock); path != "" {
+		holdLock(t, path)
+		return
+	}
+	path := filepath.Join(t.TempDir(), "sessions.db")
+	s := MustOpenStoreAt(t, path, nil) // the default BusyTimeout: 30 s
+	child := exec.Command(os.Args[0], "-test.run=^TestWriteStopsWaitingForAHeldLock$")
+	child.Env = append(os.Environ(), envHoldLock+"="+path)
+	stdin, err := child.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := child.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	child.Stderr = os.Stderr
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stdin.Close(); child.Process.Kill(); child.Wait() })
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || line != "locked\n" {
+		t.Fatalf("child: %q, %v", line, err)
+	}
+
+	for _, detach := range []bool{false, true} {
+		ctx, cancel := context.WithCancel(context.Background())
+		wctx := ctx
+		if detach {
+			wctx = sessiondb.DetachWrites(ctx)
+		}
+		time.AfterFunc(200*time.Millisecond, cancel) // the SIGTERM
+		_, err := s.Create(wctx, sessiondb.Session{ID: fmt.Sprintf("s-%v", detach)})
+		// (ErrBusy too once the wait began; a loaded machine may cancel
+		// before.) Without the fix: ErrBusy alone, after ~2 minutes.
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("detach %v: Create under a held lock, cancelled: %v; want context.Canceled", detach, err)
+		}
+	}
+
+	// The lock released: a detached write whose caller already stopped
+	// still commits (it waits for no lock).
+	stdin.Close()
+	child.Wait()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := s.Create(sessiondb.DetachWrites(ctx), sessiondb.Session{ID: "after"}); err != nil {
+		t.Errorf("detached write with the lock free: %v", err)
+	}
+}
+
+// holdLock is the child: it takes the write lock of the database at path
+// (BEGIN IMMEDIATE), says "locked", and keeps it until its stdin closes.
+func holdLock(t *testing.T, path string) {
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	fmt.Println("locked")
+	bufio.NewReader(os.Stdin).ReadString('\n')         //nolint:errcheck // EOF: the parent is done
+	conn.ExecContext(context.Background(), "ROLLBACK") //nolint:errcheck
+}

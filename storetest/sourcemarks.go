@@ -1,0 +1,164 @@
+package storetest
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/sessiondb/sessiondb"
+)
+
+// ---- SourceMarks: a session whose source vanished, and its machine -------
+
+func sourceMarkTests() []testCase {
+	return []testCase{
+		{name: "GoneAndSeen", fn: testSourceGoneAndSeen},
+		{name: "Machine", fn: testSourceMachine},
+		{name: "WithPrefix", fn: testSourcesWithPrefix},
+	}
+}
+
+// tracker returns s as a SourceTracker, or skips a store without one.
+func tracker(t *testing.T, s sessiondb.Store) sessiondb.SourceTracker {
+	tr, ok := s.(sessiondb.SourceTracker)
+	if !ok {
+		t.Skip("the store keeps no source marks (sessiondb.SourceTracker)")
+	}
+	return tr
+}
+
+// testSourceGoneAndSeen: MarkSources sets the marks of every session of a
+// path (a file's session and a fork an importer made of it), keeps the first gone time, clears
+// it when the path is seen again, never bumps Sequence or UpdatedAt, and
+// counts only the sessions it newly marked.
+func testSourceGoneAndSeen(t *testing.T, s sessiondb.Store) {
+	ctx := bg(t)
+	tr := tracker(t, s)
+	const src = "/home/me/.claude/projects/p/one.jsonl"
+	a := mustCommit(t, s, "a", sessiondb.Commit{Create: &sessiondb.Session{SourceFormat: "claude-code", SourcePath: src}, Append: msgs(1, 2),
+		Source: &sessiondb.SourceFile{Path: src, Format: "claude-code", Size: 10, SHA256: "x", Offset: 10}})
+	mustCommit(t, s, "b", sessiondb.Commit{Create: &sessiondb.Session{SourceFormat: "claude-code", SourcePath: src + ".other"}, Append: msgs(1, 1)})
+	// A second session of the same file (an importer's branch fork).
+	mustCommit(t, s, "a-fork", sessiondb.Commit{Create: &sessiondb.Session{SourceFormat: "claude-code", SourcePath: src, ParentID: "a", ForkSeq: 1}, Append: msgs(3, 3)})
+	seen := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	if n, err := tr.MarkSources(ctx, sessiondb.SourceMarks{Seen: []string{src, src + ".other"}, At: seen}); err != nil || n != 0 {
+		t.Fatalf("MarkSources(seen) = %d, %v", n, err)
+	}
+	gone := seen.Add(24 * time.Hour)
+	if n, err := tr.MarkSources(ctx, sessiondb.SourceMarks{Gone: []string{src, src}, At: gone}); err != nil || n != 2 {
+		t.Fatalf("MarkSources(gone) = %d, %v; want the session and its fork", n, err)
+	}
+	if n, err := tr.MarkSources(ctx, sessiondb.SourceMarks{Gone: []string{src}, At: gone.Add(time.Hour)}); err != nil || n != 0 {
+		t.Fatalf("MarkSources(gone again) = %d, %v; want 0", n, err)
+	}
+	for _, id := range []string{"a", "a-fork"} {
+		g := mustGet(t, s, id)
+		if !g.Archived() || !g.SourceGoneAt.Equal(gone) || !g.SourceSeenAt.Equal(seen) {
+			t.Errorf("%s: gone %v seen %v, want gone %v (the first time) seen %v", id, g.SourceGoneAt, g.SourceSeenAt, gone, seen)
+		}
+	}
+	if g := mustGet(t, s, "a"); g.Sequence != a.Sequence || !g.UpdatedAt.Equal(a.UpdatedAt) {
+		t.Errorf("marks changed the session: sequence %d→%d, updated %v→%v", a.Sequence, g.Sequence, a.UpdatedAt, g.UpdatedAt)
+	}
+	if g := mustGet(t, s, "b"); g.Archived() {
+		t.Error("b, of another path, is marked gone")
+	}
+	if l := listAll(t, s, sessiondb.ListOptions{Archived: true}); len(l) != 2 {
+		t.Errorf("List(Archived) = %d sessions, want 2", len(l))
+	}
+	back := gone.Add(48 * time.Hour)
+	if _, err := tr.MarkSources(ctx, sessiondb.SourceMarks{Seen: []string{src}, At: back}); err != nil {
+		t.Fatal(err)
+	}
+	if g := mustGet(t, s, "a"); g.Archived() || !g.SourceSeenAt.Equal(back) {
+		t.Errorf("a file seen again: gone %v seen %v", g.SourceGoneAt, g.SourceSeenAt)
+	}
+	if n, err := tr.MarkSources(ctx, sessiondb.SourceMarks{}); err != nil || n != 0 {
+		t.Errorf("MarkSources(nothing) = %d, %v", n, err)
+	}
+}
+
+// testSourceMachine: Machine is kept on create, read back, filtered by
+// List, Search and UsageReport, grouped by UsageReport, changed by
+// MetaPatch.Machine and inherited by a fork.
+func testSourceMachine(t *testing.T, s sessiondb.Store) {
+	ctx := bg(t)
+	at := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	for id, m := range map[string]string{"a": "box-a", "b": "box-b"} {
+		mustCommit(t, s, id, sessiondb.Commit{Create: &sessiondb.Session{Machine: m}, Append: []sessiondb.Entry{sessiondb.Message(`{"role":"user","content":"deploy the web tier"}`)},
+			Usage: []sessiondb.Usage{{Model: "m", InputTokens: 10, Cost: 1, CreatedAt: at}}})
+	}
+	if g := mustGet(t, s, "a"); g.Machine != "box-a" {
+		t.Fatalf("Get: machine %q", g.Machine)
+	}
+	if l := listAll(t, s, sessiondb.ListOptions{Machine: "box-b"}); len(l) != 1 || l[0].ID != "b" {
+		t.Errorf("List(Machine box-b) = %+v", l)
+	}
+	hits, err := s.Search(ctx, "deploy", sessiondb.SearchOptions{Machine: "box-a"})
+	if err != nil || len(hits) != 1 || hits[0].SessionID != "a" {
+		t.Errorf("Search(Machine box-a) = %+v, %v", hits, err)
+	}
+	rows, err := s.UsageReport(ctx, sessiondb.UsageQuery{ByMachine: true})
+	if err != nil || len(rows) != 2 || rows[0].Machine != "box-a" || rows[1].Machine != "box-b" || rows[0].Calls != 1 {
+		t.Errorf("UsageReport(ByMachine) = %+v, %v", rows, err)
+	}
+	rows, err = s.UsageReport(ctx, sessiondb.UsageQuery{Machine: "box-b"})
+	if err != nil || len(rows) != 1 || rows[0].Calls != 1 || rows[0].Cost != 1 {
+		t.Errorf("UsageReport(Machine box-b) = %+v, %v", rows, err)
+	}
+	// A path missing on one machine says nothing of another's file.
+	if tr, ok := s.(sessiondb.SourceTracker); ok {
+		mustCommit(t, s, "c", sessiondb.Commit{Create: &sessiondb.Session{Machine: "box-a", SourcePath: "/home/me/x.jsonl"}, Append: msgs(1, 1)})
+		mustCommit(t, s, "d", sessiondb.Commit{Create: &sessiondb.Session{Machine: "box-b", SourcePath: "/home/me/x.jsonl"}, Append: msgs(1, 1)})
+		if n, err := tr.MarkSources(ctx, sessiondb.SourceMarks{Gone: []string{"/home/me/x.jsonl"}, Machine: "box-b"}); err != nil || n != 1 {
+			t.Errorf("MarkSources(gone, box-b) = %d, %v; want only box-b's session", n, err)
+		}
+		if mustGet(t, s, "c").Archived() || !mustGet(t, s, "d").Archived() {
+			t.Errorf("gone on box-b: box-a's session archived %v, box-b's %v", mustGet(t, s, "c").Archived(), mustGet(t, s, "d").Archived())
+		}
+	}
+	m := "laptop"
+	if _, err := s.UpdateMeta(ctx, "a", sessiondb.MetaPatch{Machine: &m}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := s.Fork(ctx, "a", 0, "a-fork")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Machine != "laptop" || mustGet(t, s, "a").Machine != "laptop" {
+		t.Errorf("after MetaPatch.Machine and Fork: %q, fork %q", mustGet(t, s, "a").Machine, f.Machine)
+	}
+}
+
+// testSourcesWithPrefix: the records under a directory or a database,
+// byte for byte, in path order; an empty prefix is refused.
+func testSourcesWithPrefix(t *testing.T, s sessiondb.Store) {
+	ctx := bg(t)
+	tr := tracker(t, s)
+	paths := []string{"/h/p/a.jsonl", "/h/p/sub/b.jsonl", "/h/p0/c.jsonl", "/h/pq.jsonl", "/h/oc.db#ses_1", "/h/oc.db#ses_2", "/h/oc.dbx"}
+	for i, p := range paths {
+		id := string(rune('a' + i))
+		mustCommit(t, s, id, sessiondb.Commit{Create: &sessiondb.Session{SourcePath: p, SourceFormat: "x"}, Append: msgs(1, 1),
+			Source: &sessiondb.SourceFile{Path: p, Format: "x", Size: 1, SHA256: "h", Offset: 1}})
+	}
+	for prefix, want := range map[string][]string{
+		"/h/p/":     {"/h/p/a.jsonl", "/h/p/sub/b.jsonl"},
+		"/h/oc.db#": {"/h/oc.db#ses_1", "/h/oc.db#ses_2"},
+		"/nowhere/": nil,
+	} {
+		got, err := tr.SourcesWithPrefix(ctx, prefix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, f := range got {
+			names = append(names, f.Path)
+		}
+		if len(names) != len(want) || (len(want) > 0 && (names[0] != want[0] || names[1] != want[1])) {
+			t.Errorf("SourcesWithPrefix(%q) = %v, want %v", prefix, names, want)
+		}
+	}
+	if _, err := tr.SourcesWithPrefix(ctx, ""); !errors.Is(err, sessiondb.ErrInvalid) {
+		t.Errorf("SourcesWithPrefix(\"\") = %v, want ErrInvalid", err)
+	}
+}
