@@ -9,15 +9,17 @@
 // otherwise (jsonlimport/translate*.go), or refused with
 // jsonlimport.ErrUntranslatable, which names what the target has no
 // shape for; nothing is dropped silently. Today the translations exist
-// into pi (from every other agent) and opencode (from Codex, Gemini CLI,
-// Qwen Code, pi; a Claude Code session is refused there for results
-// written out of their calls' order), Codex (from every other agent:
-// thinking and tool results' error flags, which a rollout cannot hold,
-// are left out through jsonlimport.LeaveOutUncarried and named in
-// Result.Lost, shell calls become Codex's exec_command calls; a session
-// whose id is no UUID, opencode's, gets a UUIDv7 thread id, NewID) and
-// Claude Code (from every other agent); Gemini CLI and Qwen Code take
-// back only their own sessions. What a translation
+// into pi, Gemini CLI and Qwen Code (from every other agent), opencode
+// (from Codex, Gemini CLI, Qwen Code, pi; a Claude Code session is refused
+// there for results written out of their calls' order), Codex (from every
+// other agent: thinking and tool results' error flags, which a rollout
+// cannot hold, are left out through jsonlimport.LeaveOutUncarried and
+// named in Result.Lost, shell calls become Codex's exec_command calls; a
+// session whose id is no UUID, opencode's, gets a UUIDv7 thread id, NewID)
+// and Claude Code (from every other agent). Qwen Code resumes only UUIDs
+// of versions 1 to 5: a session of another id (Codex's and pi's UUIDv7,
+// opencode's ses_…) is written under a UUIDv4 made from it
+// (qwen.SessionID), a new id (Result.NewID). What a translation
 // carries but the target cannot use, or leaves out, is listed in
 // Result.Lost: thinking signed by another vendor's API, calls of tools
 // the target does not have, Claude Code's attachment lines (the context
@@ -102,10 +104,14 @@
 // ~20): 15 of 36 pairs resumed, 21 refused by the handoff with the
 // reason, none failed, in 376 s. Resumed: each agent to itself (6), every
 // agent to pi (5), Codex, Gemini CLI, Qwen Code and pi to opencode (4).
-// Refused: into Claude Code, Codex, Gemini CLI and Qwen Code from any
-// other agent (no writer of their files for foreign sessions yet: 20),
-// and Claude Code to opencode (results written out of their calls'
-// order). Into Codex (2026-12-06, its column alone, 25 s): 6 of 6
+// Refused then: into Claude Code, Codex, Gemini CLI and Qwen Code from
+// any other agent (no writer of their files for foreign sessions yet:
+// 20), and Claude Code to opencode (results written out of their calls'
+// order). Into Gemini CLI and Qwen Code (2026-12-06, their two columns
+// alone, 44 s): 12 of 12 resumed, each with 14 to 17 pieces sent back;
+// lost, and named: thinking signatures of another vendor's API (the text
+// is kept), calls of tools the target lacks (Bash, bash, exec_command),
+// Claude Code's attachment lines. Into Codex (2026-12-06, its column alone, 25 s): 6 of 6
 // resumed (claude-code, gemini, qwen, opencode and pi translated, codex
 // itself), each with 14 to 17 pieces sent back. Into Claude Code, on the
 // same day, its column alone (7 s): 6 of 6 resumed, from Codex, Gemini
@@ -114,5 +120,7 @@
 // and named), Claude Code itself byte for byte. TestExpectedPieces is its
 // fast sibling (what each session must carry); TestHandoffOpencodeToCodex
 // the fast check of a translated Codex handoff, TestHandoffTranslatedToClaudeCode
-// and TestHandoffToClaudeCodeNewUUID of a Claude Code one.
+// and TestHandoffToClaudeCodeNewUUID of a Claude Code one,
+// TestHandoffRefusedAndDryRun (its Gemini CLI dry run) and
+// TestHandoffQwenNewID of Gemini CLI and Qwen Code ones.
 package handoff

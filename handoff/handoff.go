@@ -22,6 +22,7 @@ import (
 	"github.com/sessiondb/sessiondb/jsonlimport"
 	"github.com/sessiondb/sessiondb/jsonlimport/claudecode"
 	"github.com/sessiondb/sessiondb/jsonlimport/codex"
+	"github.com/sessiondb/sessiondb/jsonlimport/qwen"
 )
 
 // ErrUnknownAgent is returned for a target that is none of the six.
@@ -224,6 +225,14 @@ func Handoff(ctx context.Context, st sessiondb.Store, idOrAlias string, o Option
 				res.Session, res.NewID = tid, true
 				res.Notes = append(res.Notes, fmt.Sprintf("Codex names its threads by a UUID: %s written as %s", id, res.Session))
 			}
+		}
+	}
+	// (Qwen Code resumes only UUIDs of versions 1 to 5: a session of
+	// another shape was written under qwen.SessionID.)
+	if t.Agent == "qwen" && res.Translated {
+		if q := qwen.SessionID(id); q != id {
+			res.Session, res.NewID = q, true
+			res.Notes = append(res.Notes, fmt.Sprintf("Qwen Code resumes only UUIDs of versions 1 to 5: %s written as %s", id, q))
 		}
 	}
 	held, err := t.holds(root, res.Session, cwd)

@@ -229,12 +229,20 @@ func TestHandoffToClaudeCodeNewUUID(t *testing.T) {
 func TestHandoffRefusedAndDryRun(t *testing.T) {
 	st := corpusStore(t)
 	home := t.TempDir()
-	_, err := Handoff(t.Context(), st, codexSession, Options{To: "gemini", Env: Env{Home: home}, Cwd: "/p"})
-	if !errors.Is(err, jsonlimport.ErrUntranslatable) {
-		t.Fatalf("err = %v, want ErrUntranslatable", err)
+	// A pi session holding a bashExecution message (the output of a
+	// command the user ran, which no neutral message holds): refused.
+	if _, err := jsonlimport.Import(t.Context(), st, []string{filepath.Join("..", "testdata", "pi", "sessions", "damaged.jsonl")}, jsonlimport.Options{}); err != nil {
+		t.Fatal(err)
 	}
+	_, err := Handoff(t.Context(), st, "01a22fef-3217-754a-80ac-976f2c9ab61d", Options{To: "gemini", Env: Env{Home: home}, Cwd: "/p"})
+	if !errors.Is(err, jsonlimport.ErrUntranslatable) || !strings.Contains(err.Error(), "bashExecution") {
+		t.Fatalf("err = %v, want ErrUntranslatable naming the bashExecution message", err)
+	}
+	// A Codex session is translated for Gemini CLI, its OpenAI-signed
+	// thinking named among the losses (a dry run: nothing written).
 	r, err := Handoff(t.Context(), st, codexSession, Options{To: "gemini", Env: Env{Home: home}, Cwd: "/p", DryRun: true})
-	if !errors.Is(err, jsonlimport.ErrUntranslatable) {
+	if err != nil || !r.Translated || len(r.Files) != 1 || filepath.Dir(r.Files[0]) != filepath.Join(home, ".gemini/tmp/p/chats") ||
+		len(r.Lost) == 0 || !strings.Contains(r.Lost[0], "signed by openai's API") {
 		t.Fatalf("gemini: %v %+v", err, r)
 	}
 	r, err = Handoff(t.Context(), st, codexSession, Options{To: "opencode", Env: Env{Home: home}, Cwd: "/p", DryRun: true})

@@ -100,11 +100,9 @@ package jsonlimport
 //   - Claude Code writes it as the transcript it resumes, leaving out
 //     (under LeaveOutUnsendable) or refusing the thinking Anthropic's API
 //     did not sign and context messages (translate_claudecode.go).
-//   - Gemini CLI and Qwen Code refuse a session of
-//     another format (foreignFile): a file any of them resumes needs ids,
-//     request metadata and settings lines that would have to be invented
-//     (Gemini CLI: a projectHash and message ids; Qwen Code: a uuid tree
-//     and its project folder).
+//   - Gemini CLI and Qwen Code write it as a chat file gemini --resume
+//     and qwen --resume take (translate_gemini.go, translate_qwen.go: what
+//     they carry of thinking signed by another vendor).
 //
 // TestExportCorpusCrossFormat exports every fixture and corpus session into
 // every other format: each export is refused with ErrUntranslatable (or
@@ -569,6 +567,7 @@ func (r *xReader) geminiRecord(e sessiondb.Entry, assistant string) {
 		Type      string           `json:"type"`
 		Content   json.RawMessage  `json:"content"`
 		Model     string           `json:"model"`
+		Context   string           `json:"sessiondbContext"` // translate_gemini.go
 		Thoughts  []map[string]any `json:"thoughts"`
 		ToolCalls []struct {
 			ID     string          `json:"id"`
@@ -588,6 +587,10 @@ func (r *xReader) geminiRecord(e sessiondb.Entry, assistant string) {
 	parts := genaiParts(rec.Content)
 	switch rec.Type {
 	case "user":
+		if rec.Context != "" {
+			r.msgs = append(r.msgs, xMsg{Role: xContext, Name: rec.Context, Time: e.CreatedAt, Blocks: r.genaiBlocks(parts)})
+			return
+		}
 		r.genaiUser(parts, e.CreatedAt)
 	case assistant:
 		msg := xMsg{Role: xAssistant, Time: e.CreatedAt, Model: orDefault(rec.Model, r.model)}
@@ -659,7 +662,8 @@ func (r *xReader) qwen(e sessiondb.Entry) {
 		Message *struct {
 			Parts json.RawMessage `json:"parts"`
 		} `json:"message"`
-		ID string `json:"id"`
+		ID      string `json:"id"`
+		Context string `json:"sessiondbContext"` // translate_qwen.go
 	}
 	if err := json.Unmarshal(e.Body, &rec); err != nil {
 		r.loss.add("unreadable record")
@@ -676,6 +680,8 @@ func (r *xReader) qwen(e sessiondb.Entry) {
 			}
 			r.msgs = append(r.msgs, xMsg{Role: xAssistant, Time: e.CreatedAt, Model: orDefault(rec.Model, r.model), Blocks: b})
 		}
+	case rec.Message != nil && rec.Type == "user" && rec.Context != "":
+		r.msgs = append(r.msgs, xMsg{Role: xContext, Name: rec.Context, Time: e.CreatedAt, Blocks: r.genaiBlocks(genaiParts(rec.Message.Parts))})
 	case rec.Message != nil && (rec.Type == "user" || rec.Type == "tool_result"):
 		r.genaiUser(genaiParts(rec.Message.Parts), e.CreatedAt)
 	case rec.ID != "":
@@ -1233,12 +1239,18 @@ func foreignFile(ctx context.Context, s sessiondb.Store, sess sessiondb.Session,
 	if target == FormatClaudeCode {
 		return claudeCodeTranslated(ctx, s, sess)
 	}
-	if target == FormatPi {
+	if target == FormatPi || target == FormatGemini || target == FormatQwen {
 		var attrs struct {
 			CWD string `json:"cwd"`
 		}
 		if len(sess.Attrs) > 0 {
 			_ = json.Unmarshal(sess.Attrs, &attrs)
+		}
+		if target == FormatGemini {
+			return geminiTranslated(ctx, s, sess, attrs.CWD)
+		}
+		if target == FormatQwen {
+			return qwenTranslated(ctx, s, sess, attrs.CWD)
 		}
 		return piTranslated(ctx, s, sess, attrs.CWD)
 	}

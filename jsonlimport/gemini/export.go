@@ -21,15 +21,19 @@ func (f Format) Export(ctx context.Context, s sessiondb.Store, id string, dir st
 
 // ExportFiles implements jsonl.Exporter: a session imported from a Gemini
 // CLI chat is written back as that file, from the log of its latest
-// import; a session of another format is refused (jsonl.WriteForeign).
+// import; a session of another format is written as jsonl.WriteForeign
+// translates it (or refused), under foreignPath.
 func (Format) ExportFiles(ctx context.Context, s sessiondb.Store, id string) ([]jsonl.File, error) {
 	sess, err := s.Get(ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("export %s %s: %w", Name, id, err)
 	}
 	if sess.SourceFormat != Name {
-		_, err := jsonl.WriteForeign(ctx, s, sess, Name)
-		return nil, err
+		data, err := jsonl.WriteForeign(ctx, s, sess, Name)
+		if err != nil {
+			return nil, err
+		}
+		return []jsonl.File{jsonl.BytesFile(foreignPath(sess), data)}, nil
 	}
 	log, err := jsonl.ImportedLog(ctx, s, id)
 	if err != nil {
@@ -53,6 +57,14 @@ func (Format) ExportFiles(ctx context.Context, s sessiondb.Store, id string) ([]
 		return nil, fmt.Errorf("export %s %s: %w", Name, id, err)
 	}
 	return []jsonl.File{jsonl.BytesFile(rel, buf.Bytes())}, nil
+}
+
+// foreignPath is where a session of another format is written, as a new
+// chat of project "sessiondb": tmp/sessiondb/chats/session-<minute>-<id8>.jsonl.
+func foreignPath(sess sessiondb.Session) string {
+	id8 := jsonl.FileName(sess.ID)
+	id8 = id8[:min(8, len(id8))]
+	return "tmp/sessiondb/chats/session-" + sess.CreatedAt.UTC().Format("2006-01-02T15-04") + "-" + id8 + ".jsonl"
 }
 
 // ExportPath is the chat's path relative to the export directory, laid

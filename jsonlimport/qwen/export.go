@@ -3,9 +3,12 @@ package qwen
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/sessiondb/sessiondb"
@@ -21,15 +24,26 @@ func (f Format) Export(ctx context.Context, s sessiondb.Store, id string, dir st
 
 // ExportFiles implements jsonl.Exporter: a session imported from a Qwen
 // Code chat is written back as that file, from the log of its latest
-// import; a session of another format is refused (jsonl.WriteForeign).
+// import; a session of another format is written as jsonl.WriteForeign
+// translates it (or refused), under projects/<its cwd>/chats/<id>.jsonl.
 func (Format) ExportFiles(ctx context.Context, s sessiondb.Store, id string) ([]jsonl.File, error) {
 	sess, err := s.Get(ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("export %s %s: %w", Name, id, err)
 	}
 	if sess.SourceFormat != Name {
-		_, err := jsonl.WriteForeign(ctx, s, sess, Name)
-		return nil, err
+		data, err := jsonl.WriteForeign(ctx, s, sess, Name)
+		if err != nil {
+			return nil, err
+		}
+		var attrs struct {
+			CWD string `json:"cwd"`
+		}
+		if len(sess.Attrs) > 0 {
+			_ = json.Unmarshal(sess.Attrs, &attrs)
+		}
+		rel := "projects/" + ProjectFolder(attrs.CWD) + "/chats/" + SessionID(sess.ID) + ".jsonl"
+		return []jsonl.File{jsonl.BytesFile(rel, data)}, nil
 	}
 	log, err := jsonl.ImportedLog(ctx, s, id)
 	if err != nil {
@@ -103,4 +117,22 @@ func ProjectFolder(cwd string) string {
 		}
 	}
 	return string(out[:min(len(out), jsonl.MaxNameLen)])
+}
+
+// sessionIDRE is the shape of the session IDs `qwen --resume` takes
+// (session-id.ts: a UUID of version 1 to 5; anything else it looks up as
+// a title).
+var sessionIDRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-5][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$`)
+
+// SessionID is the ID a session of another format is written under: id
+// itself when Qwen Code takes it, else a UUIDv4 made from it (the same
+// each time), since Qwen Code resumes no other shape (Codex's and pi's
+// UUIDv7, opencode's ses_…).
+func SessionID(id string) string {
+	if sessionIDRE.MatchString(id) {
+		return id
+	}
+	sum := sha256.Sum256([]byte("qwen-session/" + id))
+	h := hex.EncodeToString(sum[:16])
+	return h[0:8] + "-" + h[8:12] + "-4" + h[13:16] + "-8" + h[17:20] + "-" + h[20:32]
 }
