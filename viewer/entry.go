@@ -37,6 +37,9 @@ type block struct {
 	IsError bool          // result
 	Result  *block        // call: its result, when on the same page
 	Clipped bool          // the text was cut at maxShown
+	// Of is the size in bytes of a body read only in part (maxBodyRead):
+	// the block shows its prefix.
+	Of int
 	// Agent is the sub-agent a result says its call ran (Claude Code's
 	// Task and Agent tools); AgentLink the session that holds it.
 	Agent     string
@@ -115,7 +118,7 @@ func viewClipped(format string, e sessiondb.ClippedEntry) entryView {
 	v.Part = e.Kind == sessiondb.KindMessagePart
 	v.Bookkeeping = e.Kind != sessiondb.KindMessage && e.Kind != sessiondb.KindMessagePart && e.Kind != sessiondb.KindCustom
 	b := jsonBlock(string(e.Body), maxShown)
-	b.Clipped = true
+	b.Clipped, b.Of = true, e.Size
 	v.Blocks = []block{b}
 	return v
 }
