@@ -46,14 +46,21 @@
 // tool is refused).
 //
 // read_transcript reads the log a chunk of entries at a time
-// (Store.Entries over a range of seqs), never the whole session, and
+// (sessiondb.EntriesClipped over a range of seqs), never the whole
+// session, and of each body at most its first MiB (maxBodyRead): a body
+// longer than that is given as the text of its prefix (no longer JSON),
+// clipped like any text, with clipped: true and bytes its full size, so
+// that memory follows the page, not the bodies (16 entries of 60 MB: 0.9
+// GB of RSS before, 55-120 MB after; see EntriesClipped in
+// internal/engine for how secrets across the cut stay masked). It
 // stops at the budget: a 100,000-entry session answers in pages of at
 // most max_bytes, whatever its length (the tests walk all 100,000 entries
 // through 680 pages of at most 24 KiB). A text longer than a quarter of
 // the budget (a message, thinking, tool arguments, a tool result) is cut
 // and marked "clipped"; read_transcript entry_seq returns that entry's
 // stored body whole, max_bytes at a time, so a 60 MB tool result is read
-// in pieces or not at all. One call reads at most 5,000 entries (a run of
+// in pieces or not at all (that read still takes the body whole from
+// the store, once per piece). One call reads at most 5,000 entries (a run of
 // bookkeeping lines ends a page early with a cursor).
 //
 // # Tool calls with their results

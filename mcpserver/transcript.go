@@ -86,6 +86,17 @@ const (
 	maxScan = 5000
 	// reserve is room kept in the budget for the cursor and the note.
 	reserve = 768
+	// maxBodyRead bounds what a page reads of one entry's body
+	// (sessiondb.EntriesClipped): a body up to 1 MiB is read whole and
+	// understood; of a longer one only this prefix leaves the database,
+	// and the answer gives it as text, clipped like any other text,
+	// with clipped: true and bytes the body's full size (entry_seq reads
+	// it whole, a piece at a time). A read of 16 entries of 60 MB holds
+	// 16 MiB, not 1 GB.
+	maxBodyRead = 1 << 20
+	// maxChunkBytes bounds the bodies one read of a page holds: the
+	// number of entries read at a time shrinks after large bodies.
+	maxChunkBytes = 4 << 20
 )
 
 func (s *Server) readTranscript(ctx context.Context, in transcriptIn) (transcriptOut, error) {
@@ -223,12 +234,13 @@ func (s *Server) lastMessages(ctx context.Context, sess sessiondb.Session, keepF
 		}
 		return keepFrom, summary, nil
 	}
+	// Only kinds are needed: bodies are read a byte long.
 	const chunk = 64
 	if n > kept/2 {
 		// Forward: skip the first kept-n messages.
 		skip := kept - n
 		for from := keepFrom; from <= sess.LastSeq; from += chunk {
-			entries, err := s.st.Entries(ctx, sess.ID, from, min(from+chunk-1, sess.LastSeq))
+			entries, err := sessiondb.EntriesClipped(ctx, s.st, sess.ID, from, min(from+chunk-1, sess.LastSeq), 1)
 			if err != nil {
 				return 0, 0, err
 			}
@@ -245,7 +257,7 @@ func (s *Server) lastMessages(ctx context.Context, sess sessiondb.Session, keepF
 	}
 	found := 0
 	for to := sess.LastSeq; to >= keepFrom; to -= chunk {
-		entries, err := s.st.Entries(ctx, sess.ID, max(keepFrom, to-chunk+1), to)
+		entries, err := sessiondb.EntriesClipped(ctx, s.st, sess.ID, max(keepFrom, to-chunk+1), to, 1)
 		if err != nil {
 			return 0, 0, err
 		}
@@ -297,7 +309,7 @@ func (p *pager) run(ctx context.Context, sess sessiondb.Session, summaries []ses
 			}
 			e := summaries[p.c.Summary-1]
 			e.Summary, e.Seq = true, 0
-			if !p.add(e) {
+			if !p.add(sessiondb.ClippedEntry{Entry: e, Size: len(e.Body)}) {
 				stop = "budget"
 				break
 			}
@@ -312,7 +324,7 @@ func (p *pager) run(ctx context.Context, sess sessiondb.Session, summaries []ses
 			break
 		}
 		to := min(p.c.Next+chunk-1, end)
-		entries, err := p.s.st.Entries(ctx, sess.ID, p.c.Next, to)
+		entries, err := sessiondb.EntriesClipped(ctx, p.s.st, sess.ID, p.c.Next, to, maxBodyRead)
 		if err != nil {
 			return err
 		}
@@ -332,8 +344,8 @@ func (p *pager) run(ctx context.Context, sess sessiondb.Session, summaries []ses
 		}
 		// Fewer rows per read when bodies are large, so that one read
 		// never holds many huge bodies at once.
-		if bytes > 4<<20 {
-			chunk = 4
+		if bytes > maxChunkBytes {
+			chunk = max(1, maxChunkBytes/maxBodyRead)
 		} else {
 			chunk = min(chunk*2, 256)
 		}
@@ -360,8 +372,17 @@ func (p *pager) run(ctx context.Context, sess sessiondb.Session, summaries []ses
 // add puts e on the page and reports whether it fitted. An entry that
 // does not fit on an empty page is clipped harder until it does, so every
 // call makes progress.
-func (p *pager) add(e sessiondb.Entry) bool {
-	m := p.s.understand(p.format, e)
+func (p *pager) add(ce sessiondb.ClippedEntry) bool {
+	e := ce.Entry
+	var m jsonlimport.Message
+	if ce.Clipped {
+		// A prefix is no JSON: its text is the prefix itself, and its
+		// kind says whether it is conversation.
+		m = jsonlimport.Message{Role: e.Role, Text: string(e.Body),
+			Bookkeeping: e.Kind != sessiondb.KindMessage && e.Kind != sessiondb.KindMessagePart && e.Kind != sessiondb.KindCustom}
+	} else {
+		m = p.s.understand(p.format, e)
+	}
 	focus := p.c.Focus != 0 && e.Seq == p.c.Focus
 	if m.Bookkeeping && !p.c.Bookkeep && !focus {
 		p.out.SkippedBookkeeping++
@@ -372,6 +393,9 @@ func (p *pager) add(e sessiondb.Entry) bool {
 	part := e.Kind == sessiondb.KindMessagePart && !e.Summary && p.head >= 0 && !m.Bookkeeping
 	for fieldCap := p.fieldCap; ; fieldCap /= 2 {
 		mo, folds := p.present(e, m, focus, fieldCap)
+		if ce.Clipped {
+			mo.Bytes, mo.Clipped = ce.Size, true
+		}
 		cost, grown := 0, map[int]messageOut{}
 		for _, f := range folds {
 			target, ok := grown[f.msg]
@@ -411,7 +435,7 @@ func (p *pager) add(e sessiondb.Entry) bool {
 			// Even 64-byte texts do not fit (thousands of tool calls in
 			// one entry): say what it is and point at entry_seq.
 			mo = messageOut{Seq: e.Seq, Summary: e.Summary, Kind: show(e.Kind), Role: showOnly(orString(m.Role, e.Role), 64),
-				Time: timeString(e.CreatedAt), Bytes: len(e.Body), Clipped: true}
+				Time: timeString(e.CreatedAt), Bytes: ce.Size, Clipped: true}
 			grown, emit, cost = nil, true, jsonSize(mo)+1
 		}
 		for i, t := range grown {

@@ -73,6 +73,10 @@ var dialect = engine.Dialect{SessionColumns: sessionColumns, HolderOrder: holder
 	ReserveCompactionID: `SELECT setval(pg_get_serial_sequence('compactions', 'id'),
 		GREATEST(?::bigint, nextval(pg_get_serial_sequence('compactions', 'id'))))`,
 	TableExists: `SELECT count(*) FROM pg_catalog.pg_tables WHERE schemaname = current_schema() AND tablename = ?`,
+	// substr slices a TOASTed value (only the chunks, or the compressed
+	// prefix, that hold the first n characters are read); octet_length
+	// takes the size from the TOAST pointer.
+	BodyPrefix: `substr(body, 1, ?)`, BodySize: `octet_length(body)`,
 }
 
 var (

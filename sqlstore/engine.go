@@ -85,7 +85,11 @@ func (d engineDriver) Describe(e sessiondb.Entry) (kind, role, text string) { re
 // explicit IDs. Entries take explicit ids (nextEntryID).
 var dialect = engine.Dialect{SessionColumns: sessionColumns, HolderOrder: holderOrder, Instr: "instr",
 	NextEntryID: nextEntryID, EntryText: entryText,
-	TableExists: `SELECT count(*) FROM main.sqlite_schema WHERE type = 'table' AND name = ?`}
+	TableExists: `SELECT count(*) FROM main.sqlite_schema WHERE type = 'table' AND name = ?`,
+	// octet_length reads the size from the record header (no overflow
+	// page); substr of the BLOB still reads the value's overflow pages
+	// into SQLite's own memory, but hands Go only the prefix.
+	BodyPrefix: `substr(CAST(body AS BLOB), 1, ?)`, BodySize: `octet_length(body)`}
 
 var (
 	_ sessiondb.Copier       = (*Store)(nil)

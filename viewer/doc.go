@@ -121,7 +121,9 @@
 // links, nested lists, code inside lists). Each rendered page is passed
 // through visible, so bidi overrides and control characters show as \u202e
 // escapes. Images are never loaded. Bodies are clipped to 64 KiB per block
-// in pages; the raw endpoint serves the rest as text/plain under a
+// in pages, and a page reads at most 1 MiB of each body
+// (sessiondb.EntriesClipped, maxBodyRead): a longer body is shown as its
+// prefix's JSON text, clipped, with its full size; the raw endpoint serves the rest as text/plain under a
 // "sandbox" CSP. Every response carries a strict Content-Security-Policy
 // (scripts and styles from 'self' only: no inline script, no inline
 // style), nosniff, frame denial and no-referrer.

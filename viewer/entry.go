@@ -15,6 +15,15 @@ import (
 // small whatever a transcript holds.
 const maxShown = 64 << 10
 
+// maxBodyRead bounds what a transcript page reads of one entry's body
+// (sessiondb.EntriesClipped): a body up to 1 MiB is read whole and shown
+// as its format says; of a longer one (a 60 MB tool result) only this
+// prefix leaves the database, and the page shows it as JSON text clipped
+// at maxShown, with the body's full size and the link to its raw body.
+// A page of TranscriptPageSize entries then holds at most 100 MiB of
+// bodies, whatever the bodies are (16 bodies of 60 MB: 16 MiB, not 1 GB).
+const maxBodyRead = 1 << 20
+
 // block is one piece of a rendered entry.
 type block struct {
 	Kind    string        // text, thinking, context, call, result, json
@@ -28,6 +37,9 @@ type block struct {
 	IsError bool          // result
 	Result  *block        // call: its result, when on the same page
 	Clipped bool          // the text was cut at maxShown
+	// Of is the size in bytes of a body read only in part (maxBodyRead):
+	// the block shows its prefix.
+	Of int
 	// Agent is the sub-agent a result says its call ran (Claude Code's
 	// Task and Agent tools); AgentLink the session that holds it.
 	Agent     string
@@ -89,6 +101,26 @@ type cutView struct {
 // as JSON text.
 func viewEntry(format string, e sessiondb.Entry) entryView {
 	return viewEntryMax(format, e, maxShown)
+}
+
+// viewClipped is viewEntry for an entry read with its body cut at
+// maxBodyRead: a body read whole is viewed as usual; a prefix, which is no
+// JSON, is shown as clipped JSON text with the full size. Its kind says
+// whether it is conversation (bookkeeping lines keep their own kinds).
+func viewClipped(format string, e sessiondb.ClippedEntry) entryView {
+	if !e.Clipped {
+		return viewEntry(format, e.Entry)
+	}
+	v := entryView{Seq: e.Seq, Summary: e.Summary, Role: e.Role, Kind: e.Kind, Size: e.Size}
+	if !e.CreatedAt.IsZero() {
+		v.Time = e.CreatedAt.UTC().Format("2006-01-02 15:04:05")
+	}
+	v.Part = e.Kind == sessiondb.KindMessagePart
+	v.Bookkeeping = e.Kind != sessiondb.KindMessage && e.Kind != sessiondb.KindMessagePart && e.Kind != sessiondb.KindCustom
+	b := jsonBlock(string(e.Body), maxShown)
+	b.Clipped, b.Of = true, e.Size
+	v.Blocks = []block{b}
+	return v
 }
 
 // viewEntryMax is viewEntry with the text of each block clipped at max

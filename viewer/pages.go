@@ -206,7 +206,7 @@ type sessionData struct {
 	// What transcript read, turned into Entries and the compactions'
 	// Summary by present: parsing bodies and rendering their markdown is
 	// part of rendering the page, not of reading it.
-	entries   []sessiondb.Entry
+	entries   []sessiondb.ClippedEntry
 	summaries [][]sessiondb.Entry // per compaction
 	keep      int64               // KeepFromSeq of the current compaction
 }
@@ -277,7 +277,7 @@ func (d *sessionData) present() {
 	}
 	d.Entries = make([]entryView, 0, len(d.entries))
 	for _, e := range d.entries {
-		v := viewEntry(format, e)
+		v := viewClipped(format, e)
 		if v.Bookkeeping {
 			d.Hidden++
 		}
@@ -355,14 +355,14 @@ func (h *Handler) transcript(ctx context.Context, idOrAlias string, q url.Values
 		d.From = max(d.Start, at-5)
 	}
 	to := d.From + TranscriptPageSize - 1
-	if d.entries, err = h.st.Entries(ctx, id, d.From, to); err != nil {
+	if d.entries, err = sessiondb.EntriesClipped(ctx, h.st, id, d.From, to, maxBodyRead); err != nil {
 		return d, err
 	}
 	// Bookkeeping lines are hidden (a Claude Code transcript can be
 	// mostly progress lines), so a page reads on until it holds
 	// TranscriptPageSize messages or maxPageScan entries.
 	for to < s.LastSeq && len(d.entries) < maxPageScan && conversational(d.entries) < TranscriptPageSize {
-		more, err := h.st.Entries(ctx, id, to+1, to+TranscriptPageSize)
+		more, err := sessiondb.EntriesClipped(ctx, h.st, id, to+1, to+TranscriptPageSize, maxBodyRead)
 		if err != nil {
 			return d, err
 		}
@@ -405,7 +405,7 @@ const maxPageScan = 5 * TranscriptPageSize
 // conversational counts the entries that are messages (Kind "message" or
 // a streamed response's "message-part"): what a page shows by default.
 // Bookkeeping lines are kept under their own kinds by every importer.
-func conversational(es []sessiondb.Entry) int {
+func conversational(es []sessiondb.ClippedEntry) int {
 	n := 0
 	for _, e := range es {
 		if e.Kind == sessiondb.KindMessage || e.Kind == "message-part" {

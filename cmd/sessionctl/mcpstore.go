@@ -96,6 +96,12 @@ func (l *lateStore) Entries(ctx context.Context, id string, from, to int64) ([]s
 	return l.current().Entries(ctx, id, from, to)
 }
 
+// EntriesClipped implements sessiondb.EntryClipper when the store it
+// reaches does (else it cuts what Entries read).
+func (l *lateStore) EntriesClipped(ctx context.Context, id string, from, to int64, max int) ([]sessiondb.ClippedEntry, error) {
+	return sessiondb.EntriesClipped(ctx, l.current(), id, from, to, max)
+}
+
 func (l *lateStore) Compactions(ctx context.Context, id string) ([]sessiondb.Compaction, error) {
 	return l.current().Compactions(ctx, id)
 }

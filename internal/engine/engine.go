@@ -111,6 +111,15 @@ type Dialect struct {
 	// counts the tables of that name in the store's schema (the secret
 	// tables are missing from a schema opened without migrating).
 	TableExists string
+	// BodyPrefix is an expression, with one argument n, giving at least
+	// the first n bytes of an entry's body (all of a shorter one) while
+	// reading no more of it than it must: SQLite substr over the body as
+	// a BLOB (bytes), PostgreSQL substr (n characters, which TOAST slices
+	// without detoasting the rest); EntriesClipped cuts it to n bytes.
+	BodyPrefix string
+	// BodySize is an expression giving the length in bytes of an
+	// entry's body without reading it.
+	BodySize string
 }
 
 // Engine is the behaviour of a store over one Driver. A backend embeds it

@@ -87,21 +87,7 @@ func redactEntryRows(ctx context.Context, tx Tx, id string, rows []entryRow) err
 	}
 	spans := map[int64][]secrets.Span{}
 	if through >= lo {
-		q, err := tx.QueryContext(ctx, `SELECT e.seq, p.start_byte, p.end_byte, p.rule FROM secret_spans p
-			JOIN entries e ON e.id = p.entry_id WHERE e.session_id = ? AND e.seq BETWEEN ? AND ?`, id, lo, min(hi, through))
-		if err != nil {
-			return err
-		}
-		defer q.Close()
-		for q.Next() {
-			var seq int64
-			var s secrets.Span
-			if err := q.Scan(&seq, &s.Start, &s.End, &s.Rule); err != nil {
-				return err
-			}
-			spans[seq] = append(spans[seq], s)
-		}
-		if err := q.Err(); err != nil {
+		if spans, err = storedSpans(ctx, tx, id, lo, min(hi, through)); err != nil {
 			return err
 		}
 	}
@@ -114,6 +100,27 @@ func redactEntryRows(ctx context.Context, tx Tx, id string, rows []entryRow) err
 		}
 	}
 	return nil
+}
+
+// storedSpans reads the stored spans of session id's entries lo..hi, by
+// seq.
+func storedSpans(ctx context.Context, tx Tx, id string, lo, hi int64) (map[int64][]secrets.Span, error) {
+	spans := map[int64][]secrets.Span{}
+	q, err := tx.QueryContext(ctx, `SELECT e.seq, p.start_byte, p.end_byte, p.rule FROM secret_spans p
+		JOIN entries e ON e.id = p.entry_id WHERE e.session_id = ? AND e.seq BETWEEN ? AND ?`, id, lo, hi)
+	if err != nil {
+		return nil, err
+	}
+	defer q.Close()
+	for q.Next() {
+		var seq int64
+		var s secrets.Span
+		if err := q.Scan(&seq, &s.Start, &s.End, &s.Rule); err != nil {
+			return nil, err
+		}
+		spans[seq] = append(spans[seq], s)
+	}
+	return spans, q.Err()
 }
 
 // redactSummary masks the secrets of a summary message's body when ctx is
@@ -228,6 +235,7 @@ type redacted struct {
 var (
 	_ sessiondb.SessionLookup = redacted{}
 	_ sessiondb.SecretKeeper  = redacted{}
+	_ sessiondb.EntryClipper  = redacted{}
 )
 
 func (r redacted) ctx(ctx context.Context) context.Context {
@@ -286,6 +294,11 @@ func (r redacted) Load(ctx context.Context, id string, opts sessiondb.LoadOption
 
 func (r redacted) Entries(ctx context.Context, id string, from, to int64) ([]sessiondb.Entry, error) {
 	return r.Store.Entries(r.ctx(ctx), id, from, to)
+}
+
+// EntriesClipped implements sessiondb.EntryClipper, redacting.
+func (r redacted) EntriesClipped(ctx context.Context, id string, from, to int64, max int) ([]sessiondb.ClippedEntry, error) {
+	return r.e.EntriesClipped(r.ctx(ctx), id, from, to, max)
 }
 
 func (r redacted) LoadFull(ctx context.Context, id string, opts sessiondb.LoadOptions) (sessiondb.Full, error) {

@@ -27,7 +27,16 @@ type Span struct {
 // Offsets found in that text are mapped back to the stored bytes.
 // A body that is not valid JSON is scanned as plain text (a span may
 // then be anywhere).
-func (d *Detector) FindJSON(body []byte) []Span {
+func (d *Detector) FindJSON(body []byte) []Span { return d.findJSON(body, false) }
+
+// FindJSONPrefix is FindJSON for a prefix of a JSON body, cut at any
+// byte (a large body read only in part): its strings are decoded as far
+// as they go, the one the cut leaves open ending at the cut. A secret the
+// cut splits may go unrecognised: scan a prefix longer than what is shown
+// (see the stores' EntriesClipped).
+func (d *Detector) FindJSONPrefix(prefix []byte) []Span { return d.findJSON(prefix, true) }
+
+func (d *Detector) findJSON(body []byte, partial bool) []Span {
 	if bytes.IndexByte(body, '\\') < 0 {
 		// No escape: the text is the body itself, and string bounds
 		// are only needed for what is found (rare).
@@ -36,7 +45,7 @@ func (d *Detector) FindJSON(body []byte) []Span {
 			return nil
 		}
 	}
-	v, ok := decodeJSONText(body)
+	v, ok := decodeJSON(body, partial)
 	if !ok {
 		var out []Span
 		for _, f := range d.Find(string(body)) {
@@ -110,7 +119,12 @@ func (v *jsonText) rawEnd(u int) int {
 // decodeJSONText decodes the strings of body in place. ok is false when
 // body is not well-formed JSON text as far as strings go (an unterminated
 // string, a bad escape).
-func decodeJSONText(body []byte) (v jsonText, ok bool) {
+func decodeJSONText(body []byte) (v jsonText, ok bool) { return decodeJSON(body, false) }
+
+// decodeJSON is decodeJSONText; with partial, body may be a prefix of a
+// JSON body cut at any byte: a string the cut leaves open ends at the cut
+// (an escape the cut splits is left out of it).
+func decodeJSON(body []byte, partial bool) (v jsonText, ok bool) {
 	var buf []byte // nil until the first escape: text is body itself
 	v.strs = make([][2]int, 0, bytes.Count(body, []byte{'"'})/2)
 	for i := 0; i < len(body); {
@@ -131,9 +145,15 @@ func decodeJSONText(body []byte) (v jsonText, ok bool) {
 		if buf != nil {
 			start = len(buf)
 		}
+		cut := false
+	str:
 		for {
 			if i >= len(body) {
-				return v, false
+				if !partial {
+					return v, false
+				}
+				cut = true
+				break
 			}
 			c := body[i]
 			if c == '"' {
@@ -153,7 +173,11 @@ func decodeJSONText(body []byte) (v jsonText, ok bool) {
 			}
 			u0, r0 := len(buf), i
 			if i+1 >= len(body) {
-				return v, false
+				if !partial {
+					return v, false
+				}
+				cut = true
+				break
 			}
 			switch e := body[i+1]; e {
 			case '"', '\\', '/':
@@ -171,6 +195,10 @@ func decodeJSONText(body []byte) (v jsonText, ok bool) {
 				buf, i = append(buf, '\f'), i+2
 			case 'u':
 				r, n := decodeU(body[i:])
+				if n == 0 && partial && len(body)-i < 12 {
+					cut = true // \uXXXX (and its low surrogate) split by the cut
+					break str
+				}
 				if n == 0 {
 					return v, false
 				}
@@ -186,6 +214,9 @@ func decodeJSONText(body []byte) (v jsonText, ok bool) {
 			buf = append(buf, '"')
 		}
 		v.strs = append(v.strs, [2]int{start, end})
+		if cut {
+			break
+		}
 		i++ // the closing quote
 	}
 	if buf == nil {
