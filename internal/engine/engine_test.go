@@ -11,12 +11,12 @@ import (
 // every exported method of Engine becomes part of the backend's public
 // API. Only methods of the interfaces both backends implement
 // (sessiondb.Store, SessionLookup, Repricer, Copier, SecretKeeper,
-// SourceTracker) may be exported here; what
+// SourceTracker, EntryClipper) may be exported here; what
 // the backends call besides is a function of this package.
 func TestMethodsAreStoreMethods(t *testing.T) {
 	ifaces := []reflect.Type{reflect.TypeFor[sessiondb.Store](), reflect.TypeFor[sessiondb.SessionLookup](),
 		reflect.TypeFor[sessiondb.Repricer](), reflect.TypeFor[sessiondb.Copier](), reflect.TypeFor[sessiondb.SecretKeeper](),
-		reflect.TypeFor[sessiondb.SourceTracker]()}
+		reflect.TypeFor[sessiondb.SourceTracker](), reflect.TypeFor[sessiondb.EntryClipper]()}
 	eng := reflect.TypeFor[*Engine]()
 	for i := range eng.NumMethod() {
 		m := eng.Method(i)
@@ -28,7 +28,7 @@ func TestMethodsAreStoreMethods(t *testing.T) {
 			}
 		}
 		if !ok {
-			t.Errorf("Engine.%s is not a method of sessiondb.Store, SessionLookup, Repricer, Copier, SecretKeeper or SourceTracker: it would leak into sqlstore's and pgstore's API", m.Name)
+			t.Errorf("Engine.%s is not a method of sessiondb.Store, SessionLookup, Repricer, Copier, SecretKeeper, SourceTracker or EntryClipper: it would leak into sqlstore's and pgstore's API", m.Name)
 			continue
 		}
 		// m.Type has the receiver first; the interface method has none.
