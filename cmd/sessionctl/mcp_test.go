@@ -607,11 +607,18 @@ func testMCPStdio(t *testing.T, backend string) {
 		if len(text) > mcpserver.DefaultMaxBytes {
 			t.Fatalf("%d bytes", len(text))
 		}
-		r := out.Messages[0].ToolCalls[0].Result
-		if r == nil || !r.Clipped || r.Seq != 2 || !strings.HasPrefix(r.Text, "0123456789abcdef") || !out.Messages[0].Clipped {
-			t.Fatalf("clipped result %+v", out.Messages)
+		// The store hands read_transcript a 1 MiB prefix of the body
+		// (sessiondb.EntriesClipped): the result cannot be paired with
+		// its call (its tool_call_id may lie past the cut), so it comes
+		// back as a clipped tool message of its own with its full size.
+		if len(out.Messages) != 3 || len(out.Messages[0].ToolCalls) != 1 {
+			t.Fatalf("messages %+v", out.Messages)
 		}
-		if len(out.Messages) != 2 || out.Messages[1].Text != "That log is large." || !strings.Contains(out.Note, "entry_seq") {
+		r := out.Messages[1]
+		if r.Seq != 2 || r.Role != "tool" || !r.Clipped || r.Bytes != 62914614 || !strings.Contains(r.Text, "0123456789abcdef") {
+			t.Fatalf("clipped result %+v", r)
+		}
+		if out.Messages[2].Text != "That log is large." || !strings.Contains(out.Note, "entry_seq") {
 			t.Errorf("messages after the huge one %+v, note %q", out.Messages, out.Note)
 		}
 		t.Logf("%s: a 60 MB tool result: first page %d bytes", backend, len(text))
