@@ -295,6 +295,11 @@ func TestAiderGrowthFollow(t *testing.T) {
 // TestAiderGrowthCorpus grows every file of the corpus at every write.
 func TestAiderGrowthCorpus(t *testing.T) {
 	longtest.Skip(t, "imports the corpus's files once per write of aider's")
+	if raceEnabled {
+		// No goroutines, thousands of imports: over 12 minutes under
+		// -race. .ci/run runs this package without -race too.
+		t.Skip("replays files many times, no concurrency: run without -race (.ci/run does)")
+	}
 	for _, path := range chats(t) {
 		content, _ := os.ReadFile(path)
 		if d := growth(t, path, aider.Writes(content), nil); d != "" {
