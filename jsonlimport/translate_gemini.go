@@ -48,10 +48,13 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport/internal/geminichat"
+	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 )
 
 // geminiTime is Gemini CLI's timestamp: ISO 8601 in UTC, milliseconds.
@@ -142,11 +145,38 @@ func geminiTranslated(ctx context.Context, s sessiondb.Store, sess sessiondb.Ses
 		return nil, untranslatable(FormatGemini, sess, "no Gemini CLI shape for "+loss.String()+"; nothing was written for this session")
 	}
 	carried := geminiCarried(msgs)
-	if len(carried) == 0 {
-		// Gemini CLI neither lists nor resumes a chat without messages.
+	if !slices.ContainsFunc(carried, geminiResumes) {
+		// Only context or slash commands (an aider run of /add lines):
+		// Gemini CLI neither lists nor resumes a chat without messages,
+		// and our reader imports such a file as no session.
 		return nil, untranslatable(FormatGemini, sess, "no message a Gemini CLI chat could hold; nothing was written for this session")
 	}
 	return geminiFile(sess, cwd, carried)
+}
+
+// geminiResumes reports whether Gemini CLI sends m to its model when it
+// resumes the chat: an answer or a tool result, or a user message with
+// an image or a text it does not leave out (geminichat.IgnoredUserText:
+// slash commands, help requests, its own context; jsonl.StripContext: a
+// text that is all other agents' context tags).
+func geminiResumes(m xMsg) bool {
+	switch m.Role {
+	case xAssistant, xToolResult:
+		return true
+	case xContext:
+		return false
+	}
+	var text strings.Builder
+	for _, b := range m.Blocks {
+		if b.Type != xText {
+			return true
+		}
+		text.WriteString(b.Text)
+	}
+	// What our reader (geminichat.UnderstandRecord) takes for context or
+	// bookkeeping, as Gemini CLI leaves it out.
+	t := strings.TrimSpace(text.String())
+	return !geminichat.IgnoredUserText(t) && jsonl.StripContext(t) != ""
 }
 
 // geminiUnwritable adds to loss what msgs holds that no Gemini part can:
