@@ -128,7 +128,7 @@ func listTable(infos []sessiondb.SessionInfo, width int) *fitTable {
 		title := si.Title
 		if title == "" && si.Preview != "" {
 			// No title: the first user message says what the session was.
-			title = "“" + oneLineText(si.Preview) + "”"
+			title = "“" + squeezeSpace(si.Preview) + "”"
 		}
 		if len(si.Aliases) > 0 {
 			title += " [" + strings.Join(si.Aliases, ", ") + "]"
@@ -170,7 +170,3 @@ func sourceMark(s sessiondb.Session) string {
 	}
 	return "gone " + s.SourceGoneAt.UTC().Format("2006-01-02")
 }
-
-// oneLineText folds s's runs of white space (new lines too) into single
-// spaces, so that a preview fits a table row.
-func oneLineText(s string) string { return strings.Join(strings.Fields(s), " ") }

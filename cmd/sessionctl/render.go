@@ -176,6 +176,8 @@ func resultPart(r jsonlimport.ToolResult) string {
 }
 
 // fold collapses whitespace to single spaces and cuts s to foldWidth runes.
-func fold(s string) string {
-	return cell(strings.Join(strings.Fields(s), " "), foldWidth)
-}
+func fold(s string) string { return cell(squeezeSpace(s), foldWidth) }
+
+// squeezeSpace folds s's runs of white space (new lines too) into single
+// spaces: a preview or a message on one table row or line.
+func squeezeSpace(s string) string { return strings.Join(strings.Fields(s), " ") }
