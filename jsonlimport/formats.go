@@ -5,6 +5,7 @@ import (
 	"github.com/sessiondb/sessiondb/jsonlimport/claudecode"
 	"github.com/sessiondb/sessiondb/jsonlimport/codex"
 	"github.com/sessiondb/sessiondb/jsonlimport/crush"
+	"github.com/sessiondb/sessiondb/jsonlimport/cursor"
 	"github.com/sessiondb/sessiondb/jsonlimport/gemini"
 	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 	"github.com/sessiondb/sessiondb/jsonlimport/opencode"
@@ -44,11 +45,13 @@ import (
 // crush.db (crush: any .db of that schema) are SQLite databases of one
 // schema, known by its tables; the Go opencode goes before crush, which
 // would take its database by its tables, and both before opencode, which
-// takes any opencode.db by its name. aider's chat histories are Markdown
+// takes any opencode.db by its name. Cursor's state.vscdb (cursor: a .vscdb
+// whose schema holds cursorDiskKV or ItemTable) is known by its extension,
+// which no other format takes; it goes after the SQLite formats above. aider's chat histories are Markdown
 // files (by name, or by a first line that is a run header), after every
 // other format.
 func Formats() []Format {
-	return []Format{picoclaw.Format{}, zot.Format{}, swink.Format{}, qwen.Format{}, claudecode.Format{}, codex.Format{}, pi.Format{}, gemini.Format{}, opencodego.Format{}, crush.Format{}, opencode.Format{}, aider.Format{}}
+	return []Format{picoclaw.Format{}, zot.Format{}, swink.Format{}, qwen.Format{}, claudecode.Format{}, codex.Format{}, pi.Format{}, gemini.Format{}, opencodego.Format{}, crush.Format{}, opencode.Format{}, cursor.Format{}, aider.Format{}}
 }
 
 func init() {
@@ -113,6 +116,7 @@ const (
 	FormatAider      = aider.Name
 	FormatCrush      = crush.Name
 	FormatOpencodeGo = opencodego.Name
+	FormatCursor     = cursor.Name
 )
 
 type (

@@ -1,0 +1,49 @@
+package cursor_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport/cursor"
+	"github.com/sessiondb/sessiondb/jsonlimport/internal/wildtest"
+)
+
+// label describes an entry by its bubble: role, bubble id, its tool call
+// (name, call id, status) and its token counts.
+func label(e sessiondb.Entry) string {
+	var b struct {
+		ID   string `json:"bubbleId"`
+		Tool *struct {
+			Name   string `json:"name"`
+			CallID string `json:"toolCallId"`
+			Status string `json:"status"`
+		} `json:"toolFormerData"`
+		Tokens struct {
+			In  int64 `json:"inputTokens"`
+			Out int64 `json:"outputTokens"`
+		} `json:"tokenCount"`
+		Thinking json.RawMessage `json:"thinking"`
+	}
+	if err := json.Unmarshal(e.Body, &b); err != nil {
+		return "unreadable: " + err.Error()
+	}
+	l := fmt.Sprintf("%s %s [%s]", e.Kind, e.Role, b.ID)
+	if b.Tool != nil && b.Tool.Name != "" {
+		l += fmt.Sprintf(" call %s %s %s", b.Tool.Name, b.Tool.CallID, b.Tool.Status)
+	}
+	if b.Tokens.In > 0 || b.Tokens.Out > 0 {
+		l += fmt.Sprintf(" tokens %d/%d", b.Tokens.In, b.Tokens.Out)
+	}
+	return l + " @" + e.CreatedAt.Format("2006-01-02T15:04:05.000Z")
+}
+
+// TestCursorGolden: every composer of the corpus as imported (its
+// transcript, usage, problems and notes) equals its golden file
+// (testdata/expected; -wild.update rewrites them).
+func TestCursorGolden(t *testing.T) {
+	got := wildtest.Snapshot(t, cursor.Name, corpus, label)
+	wildtest.CheckGoldens(t, filepath.Join("testdata", "expected"), got, 29)
+}
