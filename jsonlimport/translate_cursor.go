@@ -14,7 +14,9 @@ import (
 // thinking (with its signature), text and tool call (toolFormerData:
 // rawArgs, else params, a JSON object) followed by the call's result
 // (result, status "error" or "cancelled" an error), which Cursor keeps in
-// the same bubble. Refused: images a user bubble attached (Cursor keeps a
+// the same bubble. Assistant bubbles in a row (Cursor spreads one
+// response over several: a text, then a tool step) are one assistant
+// message. Refused: images a user bubble attached (Cursor keeps a
 // path on the user's disk, not the image), a call whose arguments are not
 // a JSON object, a bubble of another type. Left out: bookkeeping Cursor
 // keeps beside the conversation (context, code blocks, timings, usage,
@@ -105,7 +107,11 @@ func (r *xReader) cursor(e sessiondb.Entry) {
 				}
 			}
 		}
-		if len(blocks) > 0 {
+		if n := len(r.msgs); len(blocks) > 0 && n > 0 && r.msgs[n-1].Role == xAssistant {
+			// Cursor spreads one response over bubbles (a text, then
+			// a tool step): bubbles in a row are one assistant message.
+			r.msgs[n-1].Blocks = append(r.msgs[n-1].Blocks, blocks...)
+		} else if len(blocks) > 0 {
 			r.msgs = append(r.msgs, xMsg{Role: xAssistant, Time: e.CreatedAt, Provider: r.format, Model: b.ModelInfo.ModelName, Blocks: blocks})
 		}
 		if result != nil {

@@ -15,3 +15,7 @@ grep -v '^#' "$here/plan.tsv" | while IFS='	' read -r name repo commit path what
 	python3 "$here/reduce.py" "$tmp" "$out/$name/state.vscdb"
 	rm -f "$tmp"
 done
+# The crafted store of the cross-format export test (craft.py says what).
+mkdir -p "$here/../../cursor/tools"
+rm -f "$here/../../cursor/tools/state.vscdb"
+python3 "$here/craft.py" "$out" "$here/../../cursor/tools/state.vscdb"
