@@ -33,7 +33,7 @@ func stateAt(t *testing.T, path string, k int) {
 	exec(t, path, `UPDATE cursorDiskKV SET value = json_set(value, '$.fullConversationHeadersOnly',
 		json((SELECT json_group_array(json(h.value)) FROM json_each(cursorDiskKV.value, '$.fullConversationHeadersOnly') h WHERE h.key < ?)))
 		WHERE key = ?`, k, "composerData:"+bigComposer)
-	if k < 10 {
+	if k < 13 {
 		exec(t, path, `DELETE FROM cursorDiskKV WHERE key LIKE ? OR key = ?`, "bubbleId:"+smallComposer+":%", "composerData:"+smallComposer)
 	}
 }
