@@ -3,6 +3,7 @@ package cursor_test
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -166,4 +167,30 @@ func TestCursorToolCalls(t *testing.T) {
 		t.Errorf("%d calls, %d paired with their result; the store holds %d tool bubbles", len(calls), paired, wantCalls)
 	}
 	t.Logf("tool calls paired %d/%d", paired, wantCalls)
+}
+
+// TestCursorWorkspaceFolder: a workspace's store (workspace.json beside
+// it naming the folder as a file: URL) gives its sessions that folder as
+// cwd and project; the global store (no workspace.json) none.
+func TestCursorWorkspaceFolder(t *testing.T) {
+	ctx := context.Background()
+	path := copyStore(t, urpg)
+	if err := os.WriteFile(filepath.Join(filepath.Dir(path), "workspace.json"), []byte(`{"folder":"file:///home/u/my%20app"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := openStore(t)
+	if _, err := jsonlimport.Import(ctx, s, []string{path}, jsonlimport.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	sess, err := s.Get(ctx, smallComposer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var attrs map[string]any
+	if err := json.Unmarshal(sess.Attrs, &attrs); err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.FromSlash("/home/u/my app"); attrs["cwd"] != want || attrs["project"] != want {
+		t.Errorf("attrs %v, want cwd and project %q", attrs, want)
+	}
 }
