@@ -12,8 +12,10 @@ import (
 	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 )
 
-// realValues reads seed values from the corpus: composerData values with
-// their first header bubbles, and inline composers.
+// realValues reads seed values from the corpus: its composers and bubbles
+// cut down to the members the reader reads (real ids, times, token
+// counts, tool data; texts cut short), so that the fuzzer mutates inputs
+// of a few hundred bytes rather than tens of kilobytes.
 func realValues(f *testing.F) (composers, bubbles []string) {
 	f.Helper()
 	for _, name := range []string{"urpg_app", "cursor-history"} {
@@ -23,8 +25,16 @@ func realValues(f *testing.F) (composers, bubbles []string) {
 		}
 		defer db.Close()
 		for _, q := range []string{
-			`SELECT value FROM cursorDiskKV WHERE key LIKE 'composerData:%' AND value IS NOT NULL AND json_array_length(value, '$.fullConversationHeadersOnly') > 0`,
-			`SELECT c.value FROM ItemTable i, json_each(i.value, '$.allComposers') c WHERE i.key = 'composer.composerData' LIMIT 3`,
+			`SELECT json_object('composerId', json_extract(value, '$.composerId'), 'name', json_extract(value, '$.name'),
+				'createdAt', json_extract(value, '$.createdAt'), 'lastUpdatedAt', json_extract(value, '$.lastUpdatedAt'),
+				'fullConversationHeadersOnly', json_array(json_extract(value, '$.fullConversationHeadersOnly[0]'), json_extract(value, '$.fullConversationHeadersOnly[1]')),
+				'generatingBubbleIds', json_extract(value, '$.generatingBubbleIds'), 'modelConfig', json_extract(value, '$.modelConfig'),
+				'unifiedMode', json_extract(value, '$.unifiedMode'))
+			FROM cursorDiskKV WHERE key LIKE 'composerData:%' AND value IS NOT NULL AND json_array_length(value, '$.fullConversationHeadersOnly') > 0`,
+			`SELECT json_object('composerId', json_extract(c.value, '$.composerId'), 'createdAt', json_extract(c.value, '$.createdAt'),
+				'conversation', json_array(json_extract(c.value, '$.conversation[0].type'), json_object('type', json_extract(c.value, '$.conversation[1].type'),
+				'bubbleId', json_extract(c.value, '$.conversation[1].bubbleId'), 'text', substr(json_extract(c.value, '$.conversation[1].text'), 1, 40))))
+			FROM ItemTable i, json_each(i.value, '$.allComposers') c WHERE i.key = 'composer.composerData' LIMIT 3`,
 		} {
 			rows, err := db.Query(q)
 			if err != nil {
@@ -39,7 +49,12 @@ func realValues(f *testing.F) (composers, bubbles []string) {
 			}
 			rows.Close()
 		}
-		rows, err := db.Query(`SELECT value FROM cursorDiskKV WHERE key LIKE 'bubbleId:%' AND (json_extract(value, '$.toolFormerData') IS NOT NULL OR json_extract(value, '$.tokenCount.inputTokens') > 0) LIMIT 6`)
+		rows, err := db.Query(`SELECT json_object('type', json_extract(value, '$.type'), 'bubbleId', json_extract(value, '$.bubbleId'),
+			'text', substr(json_extract(value, '$.text'), 1, 40), 'tokenCount', json_extract(value, '$.tokenCount'), 'timingInfo', json_extract(value, '$.timingInfo'),
+			'toolFormerData', json_object('name', json_extract(value, '$.toolFormerData.name'), 'toolCallId', json_extract(value, '$.toolFormerData.toolCallId'),
+				'status', json_extract(value, '$.toolFormerData.status'), 'rawArgs', substr(json_extract(value, '$.toolFormerData.rawArgs'), 1, 80),
+				'result', substr(json_extract(value, '$.toolFormerData.result'), 1, 40)))
+			FROM cursorDiskKV WHERE key LIKE 'bubbleId:%' AND (json_extract(value, '$.toolFormerData') IS NOT NULL OR json_extract(value, '$.tokenCount.inputTokens') > 0) LIMIT 6`)
 		if err == nil {
 			for rows.Next() {
 				var v string
