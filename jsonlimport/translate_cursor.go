@@ -10,7 +10,8 @@ import (
 	"github.com/sessiondb/sessiondb"
 )
 
-// cursor reads one bubble: a user bubble's text; an assistant bubble's
+// cursor reads one bubble (type 1 or "user", 2 or "ai" in the older chat
+// pane): a user bubble's text; an assistant bubble's
 // thinking (with its signature), text and tool call (toolFormerData:
 // rawArgs, else params, a JSON object) followed by the call's result
 // (result, status "error" or "cancelled" an error), which Cursor keeps in
@@ -24,7 +25,7 @@ import (
 // (a capability that never ran) and empty placeholder bubbles.
 func (r *xReader) cursor(e sessiondb.Entry) {
 	var b struct {
-		Type     *int            `json:"type"`
+		Type     json.RawMessage `json:"type"`
 		Text     string          `json:"text"`
 		Thinking json.RawMessage `json:"thinking"`
 		Context  struct {
@@ -44,13 +45,13 @@ func (r *xReader) cursor(e sessiondb.Entry) {
 		} `json:"toolFormerData"`
 		BubbleID string `json:"bubbleId"`
 	}
-	if err := json.Unmarshal(e.Body, &b); err != nil || b.Type == nil {
+	if err := json.Unmarshal(e.Body, &b); err != nil {
 		r.loss.add("unreadable " + r.format + " bubble")
 		return
 	}
 	var blocks []xBlock
-	switch *b.Type {
-	case 1:
+	switch strings.TrimSpace(string(b.Type)) {
+	case "1", `"user"`:
 		if len(b.Context.SelectedImages) > 0 || len(b.Images) > 0 {
 			r.loss.add(r.format + " image attached by its path")
 		}
@@ -60,7 +61,7 @@ func (r *xReader) cursor(e sessiondb.Entry) {
 		if len(blocks) > 0 {
 			r.msgs = append(r.msgs, xMsg{Role: xUser, Time: e.CreatedAt, Blocks: blocks})
 		}
-	case 2:
+	case "2", `"ai"`:
 		var th struct {
 			Text      string `json:"text"`
 			Signature string `json:"signature"`

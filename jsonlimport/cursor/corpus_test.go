@@ -35,7 +35,8 @@ func entryBodies(t *testing.T, s sessiondb.Store, id string) [][]byte {
 // transcript is its header bubbles in order, each body the bubble's value
 // byte for byte (SQLite's json_each over fullConversationHeadersOnly is
 // the oracle); every inline composer of the older ItemTable list is a
-// session of its conversation in order; a store whose composers moved
+// session of its conversation in order, and so is every tab of the older
+// chat pane with its bubbles; a store whose composers moved
 // away and a VS Code store hold none; usage equals the tokenCount of the
 // header bubbles as SQLite sums them.
 func TestCursorCorpus(t *testing.T) {
@@ -104,6 +105,41 @@ func TestCursorCorpus(t *testing.T) {
 	}
 	rows.Close()
 	wantSessions += len(inline)
+	// The older chat pane's tabs, with bubbles.
+	rows, err = openRaw(t, hist).Query(`SELECT json_extract(tb.value, '$.tabId'), json_extract(b.value, '$.id')
+		FROM ItemTable i, json_each(i.value, '$.tabs') tb, json_each(tb.value, '$.bubbles') b
+		WHERE i.key = 'workbench.panel.aichat.view.aichat.chatdata' ORDER BY tb.key, b.key`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tabs := map[string][]string{}
+	for rows.Next() {
+		var c, b string
+		if err := rows.Scan(&c, &b); err != nil {
+			t.Fatal(err)
+		}
+		tabs[c] = append(tabs[c], b)
+	}
+	rows.Close()
+	wantSessions += len(tabs)
+	for tab, ids := range tabs {
+		var got []string
+		for _, b := range entryBodies(t, s, tab) {
+			var m struct {
+				ID string `json:"id"`
+			}
+			if err := json.Unmarshal(b, &m); err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, m.ID)
+		}
+		if d := cmp.Diff(ids, got); d != "" {
+			t.Errorf("chat tab %s: transcript is not its bubbles (-want +got):\n%s", tab, d)
+		}
+	}
+	if len(tabs) != 5 {
+		t.Errorf("%d chat tabs with bubbles, want the corpus's 5", len(tabs))
+	}
 	for comp, ids := range inline {
 		if d := cmp.Diff(ids, bubbleIDs(t, entryBodies(t, s, comp))); d != "" {
 			t.Errorf("inline composer %s: transcript is not its conversation (-want +got):\n%s", comp, d)
@@ -115,7 +151,7 @@ func TestCursorCorpus(t *testing.T) {
 	if rep.Sessions != wantSessions {
 		t.Errorf("imported %d sessions, the stores hold %d composers with a conversation", rep.Sessions, wantSessions)
 	}
-	t.Logf("corpus: %d sessions (%d cursorDiskKV, %d inline), %d entries", rep.Sessions, len(hs), len(inline), rep.Entries)
+	t.Logf("corpus: %d sessions (%d cursorDiskKV, %d inline, %d chat tabs), %d entries", rep.Sessions, len(hs), len(inline), len(tabs), rep.Entries)
 }
 
 // TestCursorToolCalls: a bubble's toolFormerData is a call and its

@@ -20,6 +20,43 @@ import (
 // composers (with their conversations inline before cursorDiskKV).
 const itemComposers = "composer.composerData"
 
+// itemChat is the ItemTable key of the older chat pane's tabs (Cursor
+// 0.4x and before): {tabs: [{tabId, chatTitle, lastSendTime, bubbles}]}.
+const itemChat = "workbench.panel.aichat.view.aichat.chatdata"
+
+// chatTabs reads the chat pane's tabs that hold bubbles, each as a
+// source (its tab object), with a problem when the value is not the
+// pane's data.
+func chatTabs(ctx context.Context, db *sql.DB, path string) ([]source, []jsonl.Problem, error) {
+	var val []byte
+	err := db.QueryRowContext(ctx, `SELECT value FROM ItemTable WHERE key = ?`, itemChat).Scan(&val)
+	if err == sql.ErrNoRows || (err == nil && len(val) == 0) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, foreigndb.Translate(err)
+	}
+	var data struct {
+		Tabs []json.RawMessage `json:"tabs"`
+	}
+	if err := json.Unmarshal(val, &data); err != nil {
+		return nil, []jsonl.Problem{{Path: path, Reason: fmt.Sprintf("ItemTable %s is not Cursor's chat pane (%v); skipped", itemChat, err)}}, nil
+	}
+	var out []source
+	var problems []jsonl.Problem
+	for i, raw := range data.Tabs {
+		c, err := decodeComposer(raw)
+		if err != nil || c.ID == "" {
+			problems = append(problems, jsonl.Problem{Path: path, Reason: fmt.Sprintf("ItemTable %s: tab %d is not a chat tab; skipped", itemChat, i)})
+			continue
+		}
+		if len(c.Conversation) > 0 {
+			out = append(out, source{ID: c.ID, Raw: raw, Inline: true})
+		}
+	}
+	return out, problems, nil
+}
+
 // tables reports which of Cursor's tables the database holds; one with
 // neither is not a Cursor store (foreigndb.ErrNotDatabase).
 func tables(ctx context.Context, db *sql.DB) (kv, item bool, err error) {
@@ -137,6 +174,17 @@ func composers(ctx context.Context, db *sql.DB, path string) ([]source, []jsonl.
 				}
 				seen[c.ID] = true
 				out = append(out, source{ID: c.ID, Raw: raw, Inline: true})
+			}
+		}
+		tabs, probs, err := chatTabs(ctx, db, path)
+		if err != nil {
+			return nil, nil, err
+		}
+		problems = append(problems, probs...)
+		for _, t := range tabs {
+			if !seen[t.ID] {
+				seen[t.ID] = true
+				out = append(out, t)
 			}
 		}
 	}
@@ -273,6 +321,15 @@ func composerSource(ctx context.Context, db *sql.DB, storePath, id string) (*sou
 				if c, err := decodeComposer(raw); err == nil && c.ID == id && len(c.Conversation) > 0 {
 					return &source{ID: id, Raw: raw, Inline: true}, nil
 				}
+			}
+		}
+		tabs, _, err := chatTabs(ctx, db, storePath)
+		if err != nil {
+			return nil, err
+		}
+		for i := range tabs {
+			if tabs[i].ID == id {
+				return &tabs[i], nil
 			}
 		}
 	}

@@ -22,6 +22,11 @@
 //     (milliseconds), status, context, and its conversation inline: a
 //     list of bubbles {type, bubbleId, text, richText, context,
 //     codeBlocks, relevantFiles, capabilityStatuses}.
+//   - The older chat pane (the same November 2024 store):
+//     ItemTable's workbench.panel.aichat.view.aichat.chatdata holds
+//     {tabs: [{tabId, chatTitle, lastSendTime (milliseconds, a
+//     string), bubbles: [{type "user" or "ai", id, text, richText,
+//     modelType, requestId, …}]}], …}.
 //   - Cursor 0.46 on (2025): ItemTable's list keeps only each composer's
 //     head ({type: "head", composerId, name, createdAt, lastUpdatedAt,
 //     unifiedMode, forceMode}); the composer lives in cursorDiskKV under
@@ -52,12 +57,15 @@
 // is in cursorDiskKV is read from there (its inline conversation, if
 // any, when it has no headers), else its object in ItemTable's list. A
 // composer never used (no header, no bubble; Cursor makes one per new
-// tab) or emptied (a NULL value) is no session.
+// tab) or emptied (a NULL value) is no session. Every tab of the older
+// chat pane holding bubbles is a session too (id its tabId, title its
+// chatTitle, model its bubbles' modelType); its bubbles carry no time,
+// and all take the tab's lastSendTime (inferred).
 //
 // Its entries are its bubbles, one each, in the order of
 // fullConversationHeadersOnly (the order Cursor shows them), each body
 // the bubble's value byte for byte; role user (type 1) or assistant
-// (type 2). Bubbles of the composer that its headers do not name (seen:
+// (type 2; "user" and "ai" in the chat pane). Bubbles of the composer that its headers do not name (seen:
 // the tool steps of a turn whose final answer alone stayed in the
 // headers) are not imported, with a note counting them: Cursor does not
 // show them and nothing says where they went.
@@ -113,8 +121,8 @@
 // The Cursor CLI's (cursor-agent) transcripts
 // (~/.cursor/projects/<project>/agent-transcripts/…) and chat stores
 // (~/.cursor/chats/<hash>/<id>/store.db): no real file of either was
-// found to learn them from. The older aichat pane
-// (workbench.panel.aichat.view.aichat.chatdata) and aiService.prompts.
+// found to learn them from. aiService.prompts (the prompts alone, which
+// the composers and chat tabs hold with their answers).
 //
 // # Export
 //

@@ -15,8 +15,9 @@ import (
 // (name, call id, status) and its token counts.
 func label(e sessiondb.Entry) string {
 	var b struct {
-		ID   string `json:"bubbleId"`
-		Tool *struct {
+		ID     string `json:"bubbleId"`
+		ChatID string `json:"id"` // the chat pane's bubbles
+		Tool   *struct {
 			Name   string `json:"name"`
 			CallID string `json:"toolCallId"`
 			Status string `json:"status"`
@@ -30,7 +31,7 @@ func label(e sessiondb.Entry) string {
 	if err := json.Unmarshal(e.Body, &b); err != nil {
 		return "unreadable: " + err.Error()
 	}
-	l := fmt.Sprintf("%s %s [%s]", e.Kind, e.Role, b.ID)
+	l := fmt.Sprintf("%s %s [%s]", e.Kind, e.Role, b.ID+b.ChatID)
 	if b.Tool != nil && b.Tool.Name != "" {
 		l += fmt.Sprintf(" call %s %s %s", b.Tool.Name, b.Tool.CallID, b.Tool.Status)
 	}
@@ -45,5 +46,5 @@ func label(e sessiondb.Entry) string {
 // (testdata/expected; -wild.update rewrites them).
 func TestCursorGolden(t *testing.T) {
 	got := wildtest.Snapshot(t, cursor.Name, corpus, label)
-	wildtest.CheckGoldens(t, filepath.Join("testdata", "expected"), got, 29)
+	wildtest.CheckGoldens(t, filepath.Join("testdata", "expected"), got, 34)
 }

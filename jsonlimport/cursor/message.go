@@ -13,7 +13,7 @@ import (
 // Understand implements jsonl.MessageReader.
 //
 // An entry's body is one bubble as Cursor stored it: type (1 user, 2
-// assistant), text, thinking ({text, signature}, or a string), and
+// assistant; "user" and "ai" in the older chat pane), text, thinking ({text, signature}, or a string), and
 // toolFormerData, which carries a tool call and its result together:
 // name, toolCallId, rawArgs (the model's arguments; params, Cursor's
 // rewrite of them, when there are none), result, status ("completed",
@@ -23,11 +23,11 @@ import (
 // An assistant bubble with neither text, thinking nor a call is
 // bookkeeping (a placeholder Cursor keeps between steps).
 func (Format) Understand(e sessiondb.Entry, obj map[string]any) jsonl.Message {
-	typ, ok := number(obj["type"])
+	role, ok := roleOf(obj["type"])
 	if !ok {
 		return jsonl.Extracted(e)
 	}
-	m := jsonl.Message{Role: jsonl.OrString(roles[typ], e.Role), Text: jsonl.Str(obj, "text")}
+	m := jsonl.Message{Role: role, Text: jsonl.Str(obj, "text")}
 	switch th := obj["thinking"].(type) {
 	case string:
 		m.Thinking = th

@@ -76,6 +76,20 @@ func decodeComposer(raw []byte) (composer, error) {
 	c.ID, _ = loose.ID.(string)
 	c.Name, _ = loose.Name.(string)
 	c.CreatedAt, c.LastUpdatedAt = msValue(loose.CreatedAt), msValue(loose.LastUpdatedAt)
+	if _, ok := fields["tabId"]; ok && c.ID == "" {
+		// A tab of the older chat pane: tabId, chatTitle, lastSendTime
+		// (milliseconds, as a string) and its bubbles.
+		var tab struct {
+			ID       any `json:"tabId"`
+			Title    any `json:"chatTitle"`
+			LastSend any `json:"lastSendTime"`
+		}
+		_ = json.Unmarshal(raw, &tab)
+		c.ID, _ = tab.ID.(string)
+		c.Name, _ = tab.Title.(string)
+		c.LastUpdatedAt = msValue(tab.LastSend)
+		_ = json.Unmarshal(fields["bubbles"], &c.Conversation)
+	}
 	return c, nil
 }
 
@@ -130,8 +144,26 @@ func bubbleTime(obj map[string]any) int64 {
 	return 0
 }
 
-// roles names the bubble types.
-var roles = map[float64]string{1: "user", 2: "assistant"}
+// roleOf names a bubble's type: 1 (user) and 2 (assistant) in
+// composers, "user" and "ai" in the older chat pane.
+func roleOf(v any) (string, bool) {
+	if f, ok := number(v); ok {
+		switch f {
+		case 1:
+			return "user", true
+		case 2:
+			return "assistant", true
+		}
+		return "", false
+	}
+	switch v {
+	case "user":
+		return "user", true
+	case "ai":
+		return "assistant", true
+	}
+	return "", false
+}
 
 // tokens reads a non-negative token count.
 func tokens(m map[string]any, k string) int64 {
@@ -190,6 +222,10 @@ func build(u jsonl.Unit, raw []byte, bubbles map[string][]byte, folder string, r
 	}
 	model := c.ModelConfig.ModelName
 	prev := c.CreatedAt
+	if prev == 0 {
+		// A chat tab records only when its last prompt was sent.
+		prev = c.LastUpdatedAt
+	}
 	for i, it := range items {
 		obj := map[string]any{}
 		trimmed := bytes.TrimSpace(it.raw)
@@ -197,7 +233,7 @@ func build(u jsonl.Unit, raw []byte, bubbles map[string][]byte, folder string, r
 			pd.Problems = append(pd.Problems, jsonl.Problem{Path: u.Path, Reason: fmt.Sprintf("bubble %d (%s) is not a JSON object; left out", i+1, it.id)})
 			continue
 		}
-		bid := jsonl.OrString(jsonl.Str(obj, "bubbleId"), it.id)
+		bid := jsonl.OrString(jsonl.Str(obj, "bubbleId"), jsonl.OrString(jsonl.Str(obj, "id"), it.id)) // "id" in the chat pane
 		if generating[bid] {
 			if c.inFlight() {
 				pd.Problems = append(pd.Problems, jsonl.Problem{Path: u.Path, Reason: fmt.Sprintf(
@@ -206,8 +242,7 @@ func build(u jsonl.Unit, raw []byte, bubbles map[string][]byte, folder string, r
 			}
 			pd.Notes = append(pd.Notes, jsonl.Problem{Path: u.Path, Reason: fmt.Sprintf("bubble %s was left generating (the composer has been quiet since); imported as Cursor left it", bid)})
 		}
-		typ, _ := obj["type"].(float64)
-		role, ok := roles[typ]
+		role, ok := roleOf(obj["type"])
 		if !ok {
 			pd.Problems = append(pd.Problems, jsonl.Problem{Path: u.Path, Reason: fmt.Sprintf("bubble %s has type %v (neither 1, user, nor 2, assistant); left out", bid, obj["type"])})
 			continue
@@ -220,6 +255,8 @@ func build(u jsonl.Unit, raw []byte, bubbles map[string][]byte, folder string, r
 		pd.Entries = append(pd.Entries, sessiondb.Entry{Kind: sessiondb.KindMessage, Role: role, CreatedAt: msTime(t), Body: append([]byte(nil), trimmed...)})
 		if mi, _ := obj["modelInfo"].(map[string]any); jsonl.Str(mi, "modelName") != "" {
 			model = jsonl.Str(mi, "modelName")
+		} else if mt := jsonl.Str(obj, "modelType"); mt != "" {
+			model = mt // the chat pane's bubbles
 		}
 		tc, _ := obj["tokenCount"].(map[string]any)
 		if in, out := tokens(tc, "inputTokens"), tokens(tc, "outputTokens"); in > 0 || out > 0 {
@@ -240,11 +277,11 @@ func build(u jsonl.Unit, raw []byte, bubbles map[string][]byte, folder string, r
 	}
 	pd.Session = sessiondb.Session{ID: id, Title: title, Attrs: jsonl.MergeAttrs(attrs),
 		CreatedAt: msTime(c.CreatedAt), UpdatedAt: msTime(max(c.LastUpdatedAt, c.CreatedAt))}
+	if len(pd.Entries) > 0 && (pd.Session.CreatedAt.IsZero() || pd.Entries[0].CreatedAt.Before(pd.Session.CreatedAt)) {
+		pd.Session.CreatedAt = pd.Entries[0].CreatedAt
+	}
 	if n := len(pd.Entries); n > 0 && pd.Entries[n-1].CreatedAt.After(pd.Session.UpdatedAt) {
 		pd.Session.UpdatedAt = pd.Entries[n-1].CreatedAt
-	}
-	if pd.Session.CreatedAt.IsZero() && len(pd.Entries) > 0 {
-		pd.Session.CreatedAt = pd.Entries[0].CreatedAt
 	}
 	pd.Offset = int64(len(pd.Entries))
 	rs.V, rs.N = 1, len(pd.Entries)

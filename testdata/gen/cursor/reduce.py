@@ -5,9 +5,10 @@ usage: reduce.py SRC.vscdb DST.vscdb
 
 Kept: the SQLite schema (ItemTable and cursorDiskKV as Cursor creates
 them), every composerData:* and bubbleId:* row of cursorDiskKV (NULL
-values too), and ItemTable's composer.composerData. Dropped: every other
-row (editor state, checkpoints, request contexts, inline diffs, the old
-aichat and aiService prompt lists), which the reader never reads.
+values too), and ItemTable's composer.composerData and the chat pane's
+workbench.panel.aichat.view.aichat.chatdata. Dropped: every other row
+(editor state, checkpoints, request contexts, inline diffs, the
+aiService prompt lists), which the reader never reads.
 
 In the kept JSON values every string is replaced by deterministic filler
 of the same length (words chosen by a hash of the original), except:
@@ -108,7 +109,7 @@ def main(src, dst):
         for key, val in db.execute("SELECT key, value FROM cursorDiskKV").fetchall():
             db.execute("UPDATE cursorDiskKV SET value = ? WHERE key = ?", (reduce_json(val), key))
     if "ItemTable" in tables:
-        db.execute("DELETE FROM ItemTable WHERE key != 'composer.composerData'")
+        db.execute("DELETE FROM ItemTable WHERE key NOT IN ('composer.composerData', 'workbench.panel.aichat.view.aichat.chatdata')")
         for key, val in db.execute("SELECT key, value FROM ItemTable").fetchall():
             db.execute("UPDATE ItemTable SET value = ? WHERE key = ?", (reduce_json(val), key))
     db.commit()
