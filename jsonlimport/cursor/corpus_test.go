@@ -30,6 +30,11 @@ func entryBodies(t *testing.T, s sessiondb.Store, id string) [][]byte {
 	return out
 }
 
+// trimInline keeps every fourth composer of the inline list (the quick
+// run's share of the corpus).
+const trimInline = `UPDATE ItemTable SET value = json_set(value, '$.allComposers', json((SELECT json_group_array(json(c.value))
+	FROM json_each(ItemTable.value, '$.allComposers') c WHERE c.key % 4 = 0))) WHERE key = 'composer.composerData'`
+
 // TestCursorCorpus imports the whole corpus: no problem; every composer
 // of the cursorDiskKV store holding a conversation is a session whose
 // transcript is its header bubbles in order, each body the bubble's value
@@ -47,8 +52,7 @@ func TestCursorCorpus(t *testing.T) {
 	if !longtest.Enabled() {
 		// The quick run keeps every fourth of the inline composers (the
 		// long run all 26).
-		exec(t, hist, `UPDATE ItemTable SET value = json_set(value, '$.allComposers', json((SELECT json_group_array(json(c.value))
-			FROM json_each(ItemTable.value, '$.allComposers') c WHERE c.key % 4 = 0))) WHERE key = 'composer.composerData'`)
+		exec(t, hist, trimInline)
 	}
 	rep, err := jsonlimport.Import(ctx, s, []string{dir}, jsonlimport.Options{})
 	if err != nil {

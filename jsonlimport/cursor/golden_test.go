@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/longtest"
 	"github.com/sessiondb/sessiondb/jsonlimport/cursor"
 	"github.com/sessiondb/sessiondb/jsonlimport/internal/wildtest"
 )
@@ -44,7 +45,15 @@ func label(e sessiondb.Entry) string {
 // TestCursorGolden: every composer of the corpus as imported (its
 // transcript, usage, problems and notes) equals its golden file
 // (testdata/expected; -wild.update rewrites them).
+//
+// The quick run checks the goldens of a copy of the corpus keeping every
+// fourth inline composer (15 sessions); the long run all 34.
 func TestCursorGolden(t *testing.T) {
-	got := wildtest.Snapshot(t, cursor.Name, corpus, label)
-	wildtest.CheckGoldens(t, filepath.Join("testdata", "expected"), got, 34)
+	dir, want := corpus, 34
+	if !longtest.Enabled() {
+		dir, want = copyCorpus(t), 15
+		exec(t, filepath.Join(dir, "cursor-history", "state.vscdb"), trimInline)
+	}
+	got := wildtest.Snapshot(t, cursor.Name, dir, label)
+	wildtest.CheckGoldens(t, filepath.Join("testdata", "expected"), got, want)
 }
