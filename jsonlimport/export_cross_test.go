@@ -109,6 +109,8 @@ func crossSources(t *testing.T) []crossSource {
 		{FormatAider, filepath.Join("..", "testdata", "aider", "corpus")},
 		{FormatCrush, filepath.Join("..", "testdata", "corpus", "crush")},
 		{FormatOpencodeGo, filepath.Join("..", "testdata", "corpus", "opencode-go")},
+		{FormatCursor, filepath.Join("..", "testdata", "corpus", "cursor")},
+		{FormatCursor, filepath.Join("..", "testdata", "cursor", "tools")},
 	}
 	if _, err := os.Stat(filepath.Join("..", "testdata", "corpus", "claude-code")); err == nil && longtest.Enabled() && !raceEnabled {
 		root := corpusRoot(t)
