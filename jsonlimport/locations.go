@@ -22,7 +22,7 @@ type Location struct {
 // WellKnownLocations returns the default archive directories of the agents
 // whose formats this package reads, for the user whose home directory is
 // home, with getenv giving the environment (ZOT_HOME, XDG_STATE_HOME,
-// CLAUDE_CONFIG_DIR, CODEX_HOME, GEMINI_CLI_HOME, QWEN_HOME,
+// CLAUDE_CONFIG_DIR, CODEX_HOME, COPILOT_HOME, GEMINI_CLI_HOME, QWEN_HOME,
 // QWEN_RUNTIME_DIR, XDG_DATA_HOME, OPENCODE_DB, PWD). It lists candidates
 // whether or not they exist; Detect tells what they hold.
 //
@@ -42,6 +42,9 @@ type Location struct {
 //	             project's folder: the working directory's, when $PWD is
 //	             absolute)
 //	opencode-go  $PWD/.opencode (the Go opencode, likewise)
+//	copilot-cli  $COPILOT_HOME/session-state, ~/.copilot/session-state,
+//	             $XDG_STATE_HOME/.copilot/session-state (where older
+//	             versions kept it; 1.0.102 moves it to ~/.copilot)
 //
 // Gemini CLI keeps a project's chats in ~/.gemini/tmp/<project>/chats
 // beside other files of the project (logs, plans, tool outputs), which an
@@ -102,6 +105,15 @@ func WellKnownLocations(home string, getenv func(string) string) []Location {
 				add(FormatPicoclaw, p)
 			}
 		}
+	}
+	if d := getenv("COPILOT_HOME"); d != "" {
+		add(FormatCopilot, j(d, "session-state"))
+	}
+	if home != "" {
+		add(FormatCopilot, j(home, ".copilot", "session-state"))
+	}
+	if d := getenv("XDG_STATE_HOME"); d != "" {
+		add(FormatCopilot, j(d, ".copilot", "session-state"))
 	}
 	if d := getenv("ZOT_HOME"); d != "" {
 		add(FormatZot, j(d, "sessions"))
