@@ -315,6 +315,8 @@ func (r *xReader) entry(e sessiondb.Entry) {
 		r.aider(e)
 	case FormatCrush, FormatOpencodeGo:
 		r.crush(e)
+	case FormatCopilot:
+		r.copilot(e)
 	default:
 		var obj map[string]json.RawMessage
 		if json.Unmarshal(e.Body, &obj) != nil || jsonl.RawString(obj, "role") == "" {
