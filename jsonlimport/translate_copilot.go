@@ -21,7 +21,7 @@ package jsonlimport
 // Every other event is bookkeeping, which Copilot CLI does not send its
 // model (turns, usage records, tool starts, hooks, shutdowns, resumes,
 // compaction markers: the compaction's summary is in the transcript as a
-// summary message); an event of a sub-agent (parentToolCallId) is the
+// summary message); an event of a sub-agent (parentToolCallId, or the agentId of 1.0.55) is the
 // sub-agent's conversation and is left out.
 //
 // Writing another format's session as a Copilot CLI events.jsonl is
@@ -39,8 +39,9 @@ import (
 
 func (r *xReader) copilot(e sessiondb.Entry) {
 	var ev struct {
-		Type string `json:"type"`
-		Data *struct {
+		Type    string `json:"type"`
+		AgentID string `json:"agentId"`
+		Data    *struct {
 			Content       string `json:"content"`
 			Source        string `json:"source"`
 			Autopilot     bool   `json:"isAutopilotContinuation"`
@@ -68,7 +69,7 @@ func (r *xReader) copilot(e sessiondb.Entry) {
 		return
 	}
 	d := ev.Data
-	if d == nil || d.ParentToolCallID != "" {
+	if d == nil || d.ParentToolCallID != "" || ev.AgentID != "" {
 		return
 	}
 	switch ev.Type {

@@ -185,6 +185,7 @@ type event struct {
 	Timestamp string          `json:"timestamp"`
 	ParentID  *string         `json:"parentId"`
 	Ephemeral bool            `json:"ephemeral"`
+	AgentID   string          `json:"agentId"`
 }
 
 // Kinds of the entries that are not messages: the event type itself
@@ -223,9 +224,11 @@ func (p *parser) dispatch(raw []byte, lineNo int) {
 	case ev.Type == "assistant.message":
 		e.Kind, e.Role = sessiondb.KindMessage, "assistant"
 		var d struct {
-			Model string `json:"model"`
+			Model  string `json:"model"`
+			Parent string `json:"parentToolCallId"`
 		}
-		if json.Unmarshal(ev.Data, &d) == nil && d.Model != "" {
+		// A sub-agent's answer names its own model, not the session's.
+		if json.Unmarshal(ev.Data, &d) == nil && d.Model != "" && d.Parent == "" && ev.AgentID == "" {
 			p.rs.Model = d.Model
 			p.attrs["model"] = d.Model
 		}

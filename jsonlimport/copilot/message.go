@@ -26,7 +26,7 @@ func (Format) Understand(e sessiondb.Entry, obj map[string]any) jsonl.Message {
 	if d == nil {
 		return jsonl.Message{Role: jsonl.OrString(typ, "event"), Bookkeeping: true}
 	}
-	if sub, _ := d["parentToolCallId"].(string); sub != "" {
+	if SubAgent(obj) {
 		return jsonl.Message{Role: typ, Text: jsonl.Str(d, "content"), Bookkeeping: true}
 	}
 	switch typ {
@@ -74,4 +74,17 @@ func Result(d map[string]any) jsonl.ToolResult {
 		r.Text = s
 	}
 	return r
+}
+
+// SubAgent reports whether event obj is a sub-agent's (the task tool's):
+// its data has a parentToolCallId, or the event an agentId (Copilot CLI
+// 1.0.55 writes both on a sub-agent's messages, agentId alone on
+// subagent.started and subagent.completed).
+func SubAgent(obj map[string]any) bool {
+	if a, _ := obj["agentId"].(string); a != "" {
+		return true
+	}
+	d, _ := obj["data"].(map[string]any)
+	p, _ := d["parentToolCallId"].(string)
+	return p != ""
 }
