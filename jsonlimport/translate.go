@@ -1241,7 +1241,7 @@ func foreignFile(ctx context.Context, s sessiondb.Store, sess sessiondb.Session,
 	if target == FormatClaudeCode {
 		return claudeCodeTranslated(ctx, s, sess)
 	}
-	if target == FormatPi || target == FormatGemini || target == FormatQwen {
+	if target == FormatPi || target == FormatGemini || target == FormatQwen || target == FormatCopilot {
 		var attrs struct {
 			CWD string `json:"cwd"`
 		}
@@ -1253,6 +1253,9 @@ func foreignFile(ctx context.Context, s sessiondb.Store, sess sessiondb.Session,
 		}
 		if target == FormatQwen {
 			return qwenTranslated(ctx, s, sess, attrs.CWD)
+		}
+		if target == FormatCopilot {
+			return copilotTranslated(ctx, s, sess, attrs.CWD)
 		}
 		return piTranslated(ctx, s, sess, attrs.CWD)
 	}

@@ -3,7 +3,10 @@ package copilot
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"regexp"
 
 	"github.com/sessiondb/sessiondb"
 	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
@@ -17,8 +20,8 @@ func (f Format) Export(ctx context.Context, s sessiondb.Store, id string, dir st
 
 // ExportFiles implements jsonl.Exporter: a session imported from Copilot
 // CLI gets its events back byte for byte, in file order; a session of
-// another format goes through the registry's translator, which refuses it
-// with the reason.
+// another format is translated (jsonlimport's translate_copilot.go) and
+// written under the ID SessionID gives it, or refused with the reason.
 func (Format) ExportFiles(ctx context.Context, s sessiondb.Store, id string) ([]jsonl.File, error) {
 	sess, err := s.Get(ctx, id)
 	if err != nil {
@@ -29,7 +32,7 @@ func (Format) ExportFiles(ctx context.Context, s sessiondb.Store, id string) ([]
 		if err != nil {
 			return nil, err
 		}
-		return []jsonl.File{jsonl.BytesFile(ExportPath(sess.ID), data)}, nil
+		return []jsonl.File{jsonl.BytesFile(ExportPath(SessionID(sess.ID)), data)}, nil
 	}
 	log, err := jsonl.ImportedLog(ctx, s, id)
 	if err != nil {
@@ -51,3 +54,17 @@ func (Format) ExportFiles(ctx context.Context, s sessiondb.Store, id string) ([]
 func ExportPath(id string) string {
 	return "session-state/" + jsonl.FileName(id) + "/" + EventsName
 }
+
+// SessionID is the session ID a translated session gets in Copilot CLI's
+// store: id itself when it is a UUID (Copilot CLI names session folders
+// by UUID and --resume takes one), else a UUID made from it.
+func SessionID(id string) string {
+	if uuidRE.MatchString(id) {
+		return id
+	}
+	sum := sha256.Sum256([]byte("copilot-session/" + id))
+	h := hex.EncodeToString(sum[:16])
+	return h[0:8] + "-" + h[8:12] + "-4" + h[13:16] + "-8" + h[17:20] + "-" + h[20:32]
+}
+
+var uuidRE = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
