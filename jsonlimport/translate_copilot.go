@@ -37,7 +37,9 @@ package jsonlimport
 //   - an assistant message: assistant.turn_start, then one
 //     assistant.message per run of blocks in Copilot's order (reasoningText,
 //     content, toolRequests: a block that comes after a later kind starts a
-//     new message, which the reader joins again), then a
+//     new message, numbered by chunkIndex and chunkCount as Copilot CLI
+//     numbers the messages of one split response, which the reader joins
+//     again), then a
 //     tool.execution_start per call; the turn's assistant.turn_end comes
 //     after the results that follow it, as Copilot CLI writes it;
 //   - a tool result: tool.execution_complete {toolCallId, success,
@@ -74,6 +76,7 @@ func (r *xReader) copilot(e sessiondb.Entry) {
 			Autopilot     bool   `json:"isAutopilotContinuation"`
 			Model         string `json:"model"`
 			ReasoningText string `json:"reasoningText"`
+			ChunkIndex    int    `json:"chunkIndex"`
 			ToolRequests  []struct {
 				ToolCallID string          `json:"toolCallId"`
 				Name       string          `json:"name"`
@@ -149,9 +152,9 @@ func (r *xReader) copilot(e sessiondb.Entry) {
 		if len(blocks) == 0 {
 			return
 		}
-		if n := len(r.msgs); n > 0 && r.msgs[n-1].Role == xAssistant {
-			// One response split into several messages (chunks at
-			// reasoning boundaries, or the writer's runs below): one
+		if n := len(r.msgs); n > 0 && r.msgs[n-1].Role == xAssistant && d.ChunkIndex > 0 {
+			// A later chunk of one response split into several messages
+			// (at reasoning boundaries, or the writer's runs below): one
 			// message, as the model wrote it.
 			r.msgs[n-1].Blocks = append(r.msgs[n-1].Blocks, blocks...)
 			return
@@ -199,6 +202,9 @@ func copilotTranslated(ctx context.Context, s sessiondb.Store, sess sessiondb.Se
 		return nil, fmt.Errorf("export %s %s: %w", FormatCopilot, sess.ID, err)
 	}
 	for _, m := range msgs {
+		if m.Role == xAssistant && len(copilotRuns(m.Blocks)) == 0 {
+			loss.add("assistant message without content")
+		}
 		for _, b := range m.Blocks {
 			switch {
 			case b.Type == xImage:
@@ -256,8 +262,12 @@ func copilotTranslated(ctx context.Context, s sessiondb.Store, sess sessiondb.Se
 			tid := fmt.Sprint(turn)
 			turn++
 			w.event("assistant.turn_start", t, map[string]any{"turnId": tid})
-			for _, run := range copilotRuns(m.Blocks) {
+			runs := copilotRuns(m.Blocks)
+			for i, run := range runs {
 				d := map[string]any{"messageId": w.id("message"), "content": "", "toolRequests": []any{}, "turnId": tid}
+				if len(runs) > 1 {
+					d["chunkIndex"], d["chunkCount"] = i, len(runs)
+				}
 				var reqs []any
 				for _, b := range run {
 					switch b.Type {

@@ -111,7 +111,9 @@
 // A session imported from Copilot CLI is written back byte for byte as
 // session-state/<id>/events.jsonl (the imported log, compactions
 // included: Copilot CLI's file holds them as events). Another format's
-// session is refused with the reason (jsonlimport's translate_copilot.go).
+// session is translated (jsonlimport's translate_copilot.go) into
+// session-state/<SessionID(id)>/events.jsonl, which the real Copilot CLI
+// resumes (TestCopilotWrittenResumes), or refused with the reason.
 //
 // # Not read
 //
