@@ -378,3 +378,39 @@ func num(v any) int64 {
 	i, _ := n.Int64()
 	return i
 }
+
+// TestWorkspaceTitle: the title is the name the user gave in
+// workspace.yaml (user_named: true), else its summary, else the first
+// prompt (Copilot CLI's own name for a session it named is that prompt).
+func TestWorkspaceTitle(t *testing.T) {
+	data, err := os.ReadFile(eventsOf(sessionB))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ yaml, want string }{
+		{"id: x\nname: Write a long answer [[long]]\nuser_named: false\n", "Write a long answer [[long]]"},
+		{"id: x\nname: \"My own name: \\u00e9\"\nuser_named: true\n", "My own name: é"},
+		{"id: x\nname: first prompt\nuser_named: false\nsummary: 'It''s the summary'\n", "It's the summary"},
+		{"summary: |\n  a block\n", "Write a long answer [[long]]"},
+	} {
+		dir := filepath.Join(t.TempDir(), sessionB)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		ev, ws := filepath.Join(dir, copilot.EventsName), filepath.Join(dir, copilot.WorkspaceName)
+		if err := os.WriteFile(ev, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(ws, []byte(c.yaml), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		units, _ := copilot.Format{}.Claim([]string{ev, ws})
+		p, err := copilot.Format{}.Parse(context.Background(), units[0], jsonl.Resume{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Session.Title != c.want {
+			t.Errorf("%q: title %q, want %q", c.yaml, p.Session.Title, c.want)
+		}
+	}
+}
