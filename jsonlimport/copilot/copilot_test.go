@@ -414,3 +414,39 @@ func TestWorkspaceTitle(t *testing.T) {
 		}
 	}
 }
+
+// TestSkipReason: the files beside a session's events.jsonl and the
+// operation locks are noted as Copilot CLI's; other files are not.
+func TestSkipReason(t *testing.T) {
+	data, err := os.ReadFile(eventsOf(sessionB))
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	files := map[string]string{
+		sessionB + "/events.jsonl":                        string(data),
+		sessionB + "/checkpoints/index.md":                "# checkpoints\n",
+		sessionB + "/rewind-file-snapshots/tracking.json": "{}",
+		sessionB + "/.workspace-fork.lock":                "",
+		".session-operation-locks/" + sessionB + ".lock":  "",
+		"elsewhere/notes.md":                              "x",
+		"elsewhere/events.jsonl":                          `{"type":"other"}` + "\n",
+		"elsewhere/checkpoints/index.md":                  "x",
+	}
+	for rel, body := range files {
+		p := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for rel := range files {
+		got := copilot.Format{}.SkipReason(filepath.Join(root, rel))
+		want := !strings.HasPrefix(rel, "elsewhere/") && !strings.HasSuffix(rel, "/events.jsonl")
+		if (got != "") != want {
+			t.Errorf("%s: skip reason %q", rel, got)
+		}
+	}
+}
