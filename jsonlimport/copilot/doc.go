@@ -97,6 +97,14 @@
 //   - Title: workspace.yaml's name when user_named is true, else its
 //     summary, else the first prompt typed by a person.
 //
+// # Side files
+//
+// Beside events.jsonl a session folder holds workspace.yaml (read for the
+// title), checkpoints/, files/, research/, rewind-file-snapshots/, plan.md
+// and lock files; session-state/.session-operation-locks holds a lock per
+// session. An import notes them as Copilot CLI's side files and skips them
+// (SkipReason).
+//
 // # Damage
 //
 // A line that is not JSON, a torn last line, NUL padding and invalid
