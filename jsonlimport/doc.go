@@ -1,7 +1,8 @@
 // Package jsonlimport moves session archives written by other agents into a
 // sessiondb.Store, losslessly, and writes sessions back out in those formats.
 // It reads and writes picoclaw, zot, swink, Claude Code, Codex CLI, pi,
-// Gemini CLI, Qwen Code, opencode and aider archives, and reads crush's and
+// Gemini CLI, Qwen Code, GitHub Copilot CLI (package copilot),
+// opencode and aider archives, and reads crush's and
 // the Go opencode's SQLite stores (package crush) and the Cursor IDE's
 // state.vscdb (package cursor); each format is a Format
 // (see Formats), and the importer works against the sessiondb.Store
@@ -11,7 +12,8 @@
 //
 // Import walks the files and directory trees it is given. The sorted files of
 // each directory are offered to each format's Claim in turn (picoclaw, zot,
-// swink, qwen-code, claude-code, codex, pi, gemini-cli, opencode-go, crush,
+// swink, qwen-code, claude-code, codex, pi, gemini-cli, copilot-cli,
+// opencode-go, crush,
 // opencode, cursor, aider, or only
 // the format named in
 // Options.Format); a format claims files by name and by their first lines,

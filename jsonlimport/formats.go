@@ -4,6 +4,7 @@ import (
 	"github.com/sessiondb/sessiondb/jsonlimport/aider"
 	"github.com/sessiondb/sessiondb/jsonlimport/claudecode"
 	"github.com/sessiondb/sessiondb/jsonlimport/codex"
+	"github.com/sessiondb/sessiondb/jsonlimport/copilot"
 	"github.com/sessiondb/sessiondb/jsonlimport/crush"
 	"github.com/sessiondb/sessiondb/jsonlimport/cursor"
 	"github.com/sessiondb/sessiondb/jsonlimport/gemini"
@@ -26,8 +27,8 @@ import (
 
 // Formats returns every format this package reads and writes, in the order
 // in which they are offered the files of a directory: picoclaw, zot, swink,
-// qwen-code, claude-code, codex, pi, gemini-cli, opencode-go, crush,
-// opencode, cursor, aider. picoclaw claims
+// qwen-code, claude-code, codex, pi, gemini-cli, copilot-cli, opencode-go,
+// crush, opencode, cursor, aider. picoclaw claims
 // only files it can tell apart by name (.meta.json pairs, legacy session
 // objects) or by a first line that is a picoclaw message, so it goes
 // first; zot and swink recognise their files by their header lines; Qwen
@@ -39,7 +40,11 @@ import (
 // Code's Claim refuses a line whose message has Gemini's "parts" or that
 // carries a systemPayload, the order makes the choice explicit. Gemini
 // CLI's chats (a header with sessionId and projectHash) look like no other
-// format's. opencode's files are SQLite databases (by name, or by
+// format's. GitHub Copilot CLI's events.jsonl starts with a session.start
+// event ({type, data: {sessionId, …}, id, timestamp}): none of the formats
+// before it takes such a line (no uuid, message, payload or role), and it
+// takes nothing else, so its place after them only keeps the older
+// formats first. opencode's files are SQLite databases (by name, or by
 // opencode's tables), files of its storage/ tree and export files (a JSON
 // object whose first member is the session's info), none of which a JSONL
 // format takes. The Go opencode's opencode.db (opencode-go) and crush's
@@ -53,7 +58,7 @@ import (
 // histories are Markdown files (by name, or by a first line that is a run
 // header), after every other format.
 func Formats() []Format {
-	return []Format{picoclaw.Format{}, zot.Format{}, swink.Format{}, qwen.Format{}, claudecode.Format{}, codex.Format{}, pi.Format{}, gemini.Format{}, opencodego.Format{}, crush.Format{}, opencode.Format{}, cursor.Format{}, aider.Format{}}
+	return []Format{picoclaw.Format{}, zot.Format{}, swink.Format{}, qwen.Format{}, claudecode.Format{}, codex.Format{}, pi.Format{}, gemini.Format{}, copilot.Format{}, opencodego.Format{}, crush.Format{}, opencode.Format{}, cursor.Format{}, aider.Format{}}
 }
 
 func init() {
@@ -119,6 +124,7 @@ const (
 	FormatCrush      = crush.Name
 	FormatOpencodeGo = opencodego.Name
 	FormatCursor     = cursor.Name
+	FormatCopilot    = copilot.Name
 )
 
 type (
@@ -142,6 +148,8 @@ type (
 	Opencode = opencode.Format
 	// Aider is aider.Format.
 	Aider = aider.Format
+	// Copilot is copilot.Format.
+	Copilot = copilot.Format
 )
 
 // FileOf returns the file a unit path lies in (jsonl.FileOf): the

@@ -257,6 +257,8 @@ var growthFixtureRoots = []string{
 	"../testdata/samples",
 	"../testdata/gemini/crafted",
 	"../testdata/qwen/crafted",
+	"../testdata/copilot/session-state",
+	"../testdata/copilot/crafted",
 }
 
 // growthKnown are the files whose growth cannot equal a one-shot import,

@@ -22,7 +22,7 @@ type Location struct {
 // WellKnownLocations returns the default archive directories of the agents
 // whose formats this package reads, for the user whose home directory is
 // home, with getenv giving the environment (ZOT_HOME, XDG_STATE_HOME,
-// CLAUDE_CONFIG_DIR, CODEX_HOME, GEMINI_CLI_HOME, QWEN_HOME,
+// CLAUDE_CONFIG_DIR, CODEX_HOME, COPILOT_HOME, GEMINI_CLI_HOME, QWEN_HOME,
 // QWEN_RUNTIME_DIR, XDG_DATA_HOME, OPENCODE_DB, PWD, XDG_CONFIG_HOME,
 // APPDATA). It lists candidates
 // whether or not they exist; Detect tells what they hold.
@@ -43,6 +43,9 @@ type Location struct {
 //	             project's folder: the working directory's, when $PWD is
 //	             absolute)
 //	opencode-go  $PWD/.opencode (the Go opencode, likewise)
+//	copilot-cli  $COPILOT_HOME/session-state, ~/.copilot/session-state,
+//	             $XDG_STATE_HOME/.copilot/session-state (where older
+//	             versions kept it; 1.0.102 moves it to ~/.copilot)
 //	cursor       Cursor's User folder: globalStorage (the composers of
 //	             Cursor 0.46 on) and workspaceStorage (one state.vscdb per
 //	             workspace; older composers): ~/.config/Cursor/User (or
@@ -109,6 +112,15 @@ func WellKnownLocations(home string, getenv func(string) string) []Location {
 				add(FormatPicoclaw, p)
 			}
 		}
+	}
+	if d := getenv("COPILOT_HOME"); d != "" {
+		add(FormatCopilot, j(d, "session-state"))
+	}
+	if home != "" {
+		add(FormatCopilot, j(home, ".copilot", "session-state"))
+	}
+	if d := getenv("XDG_STATE_HOME"); d != "" {
+		add(FormatCopilot, j(d, ".copilot", "session-state"))
 	}
 	if d := getenv("ZOT_HOME"); d != "" {
 		add(FormatZot, j(d, "sessions"))

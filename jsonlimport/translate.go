@@ -318,6 +318,8 @@ func (r *xReader) entry(e sessiondb.Entry) {
 		r.crush(e)
 	case FormatCursor:
 		r.cursor(e)
+	case FormatCopilot:
+		r.copilot(e)
 	default:
 		var obj map[string]json.RawMessage
 		if json.Unmarshal(e.Body, &obj) != nil || jsonl.RawString(obj, "role") == "" {
@@ -1242,7 +1244,7 @@ func foreignFile(ctx context.Context, s sessiondb.Store, sess sessiondb.Session,
 	if target == FormatClaudeCode {
 		return claudeCodeTranslated(ctx, s, sess)
 	}
-	if target == FormatPi || target == FormatGemini || target == FormatQwen {
+	if target == FormatPi || target == FormatGemini || target == FormatQwen || target == FormatCopilot {
 		var attrs struct {
 			CWD string `json:"cwd"`
 		}
@@ -1254,6 +1256,9 @@ func foreignFile(ctx context.Context, s sessiondb.Store, sess sessiondb.Session,
 		}
 		if target == FormatQwen {
 			return qwenTranslated(ctx, s, sess, attrs.CWD)
+		}
+		if target == FormatCopilot {
+			return copilotTranslated(ctx, s, sess, attrs.CWD)
 		}
 		return piTranslated(ctx, s, sess, attrs.CWD)
 	}
