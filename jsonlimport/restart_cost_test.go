@@ -35,32 +35,43 @@ func TestRestartAppendCost(t *testing.T) {
 	}
 	defer st.Close()
 	ctx := context.Background()
-	kept := NewFollow()
+	stateDir := filepath.Join(dir, "follow")
+	kept := NewFollowIn(stateDir)
 	t0 := time.Now()
 	if _, err := Import(ctx, st, []string{path}, Options{Jobs: 1, Follow: kept}); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("%d MiB, %d lines: first import %s", mb, lines, time.Since(t0).Round(time.Millisecond))
-	for i, follow := range []*Follow{kept, NewFollow(), kept} {
+	step := func(i int, what string, follow *Follow) {
 		appendUserLine(t, path, i)
-		before := kept.Stats()
-		if follow != kept {
-			before = FollowStats{}
-		}
+		before := follow.Stats()
 		c0, w0 := cpuNow(), time.Now()
 		rep, err := Import(ctx, st, []string{path}, Options{Jobs: 1, Follow: follow})
 		if err != nil {
 			t.Fatal(err)
 		}
 		after := follow.Stats()
-		what := "append, state kept"
-		if follow != kept {
-			what = "first append after a restart"
-		}
 		t.Logf("%s: %d entries, wall %s, CPU %s; hashes +%d, resumes +%d, replays +%d, rereads +%d",
 			what, rep.Entries, time.Since(w0).Round(time.Millisecond), (cpuNow() - c0).Round(time.Millisecond),
 			after.FullHashes-before.FullHashes, after.Resumes-before.Resumes, after.Replays-before.Replays, after.Rereads-before.Rereads)
 	}
+	step(0, "append, state kept in memory", kept)
+	c0, w0 := cpuNow(), time.Now()
+	if err := kept.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var saved int64
+	files, _ := filepath.Glob(filepath.Join(stateDir, "*"))
+	for _, f := range files {
+		if fi, err := os.Stat(f); err == nil {
+			saved += fi.Size()
+		}
+	}
+	t.Logf("stop: states saved in %s (CPU %s), %d file(s), %d bytes", time.Since(w0).Round(time.Millisecond), (cpuNow() - c0).Round(time.Millisecond), len(files), saved)
+	restarted := NewFollowIn(stateDir)
+	step(1, "first append after a restart, from the saved state", restarted)
+	step(2, "next append", restarted)
+	step(3, "first append after a restart without saved states (a new Follow: replay)", NewFollow())
 }
 
 // appendUserLine appends a user line to the Claude Code transcript at

@@ -138,7 +138,14 @@ func (a *app) runWatch(ctx context.Context, st sessiondb.Store, paths []string, 
 		return err
 	}
 	lg := &watchLog{w: out, json: o.json, verbose: o.verbose, db: location(st)}
+	stateDir := ""
+	if p, ok := st.(interface{ Path() string }); ok {
+		// Beside a SQLite database: the parse states of large
+		// transcripts, kept from one run to the next (watch.Options).
+		stateDir = p.Path() + "-watch"
+	}
 	err = watch.Run(ctx, st, watch.Options{
+		StateDir:     stateDir,
 		Paths:        paths,
 		Format:       o.format,
 		Machine:      machine,

@@ -113,7 +113,9 @@ func ccPut(cache *jsonl.Cache, token string, p *ccParser) {
 	})
 }
 
-// ccTake removes and returns the state of token (nil when not kept).
+// ccTake removes and returns the state of token (nil when not kept):
+// from memory, else from the file a previous run saved in the cache's
+// directory (snapshot.go).
 func ccTake(cache *jsonl.Cache, token string) *ccParser {
 	var p *ccParser
 	cache.Do(Name, func(v any) any {
@@ -129,7 +131,22 @@ func ccTake(cache *jsonl.Cache, token string) *ccParser {
 		c.entries -= len(p.entries)
 		return c
 	})
+	if p == nil && cache != nil {
+		p = loadSnapshot(cache.Dir, token)
+	}
 	return p
+}
+
+// Save implements jsonl.Saver: each state kept is written into dir
+// (snapshot.go), the most recently kept last.
+func (c *ccCache) Save(dir string) error {
+	var errs []error
+	for _, token := range c.order {
+		if p := c.states[token]; p != nil {
+			errs = append(errs, saveSnapshot(dir, token, p))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // sawIDs records the tool ids of a message line that the line holds
