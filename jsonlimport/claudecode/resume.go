@@ -138,7 +138,8 @@ func ccTake(cache *jsonl.Cache, token string) *ccParser {
 }
 
 // Save implements jsonl.Saver: each state kept is written into dir
-// (snapshot.go), the most recently kept last.
+// (snapshot.go), the most recently kept last; then the states beyond the
+// ccSavedMax newest are removed.
 func (c *ccCache) Save(dir string) error {
 	var errs []error
 	for _, token := range c.order {
@@ -146,6 +147,7 @@ func (c *ccCache) Save(dir string) error {
 			errs = append(errs, saveSnapshot(dir, token, p))
 		}
 	}
+	errs = append(errs, pruneSnapshots(dir, ccSavedMax))
 	return errors.Join(errs...)
 }
 

@@ -32,6 +32,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/sessiondb/sessiondb"
@@ -40,6 +41,10 @@ import (
 
 // ccSnapVersion is the version of the snapshot's layout.
 const ccSnapVersion = 1
+
+// ccSavedMax bounds the states a directory holds (twice what a Follow
+// keeps, ccCacheMax: those of the last run and of the one before).
+const ccSavedMax = 2 * ccCacheMax
 
 // ccSnap is a ccParser without its bodies, its pointers as node numbers
 // (1-based; 0: none).
@@ -437,4 +442,39 @@ func validToken(token string) bool {
 		}
 	}
 	return true
+}
+
+// pruneSnapshots removes the saved states of dir beyond the keep newest
+// (by modification time) and any temporary file a save left.
+func pruneSnapshots(dir string, keep int) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		return err
+	}
+	type saved struct {
+		path string
+		mod  time.Time
+	}
+	var states []saved
+	var errs []error
+	for _, e := range entries {
+		name := e.Name()
+		path := filepath.Join(dir, name)
+		switch {
+		case strings.HasPrefix(name, ".tmp-"):
+			errs = append(errs, os.Remove(path))
+		case strings.HasPrefix(name, Name+"-") && strings.HasSuffix(name, ".gob"):
+			if fi, err := e.Info(); err == nil {
+				states = append(states, saved{path, fi.ModTime()})
+			}
+		}
+	}
+	slices.SortFunc(states, func(a, b saved) int { return b.mod.Compare(a.mod) })
+	for _, s := range states[min(keep, len(states)):] {
+		errs = append(errs, os.Remove(s.path))
+	}
+	return errors.Join(errs...)
 }
