@@ -22,9 +22,11 @@ package claudecode
 // The whole re-read (Parse returns ErrNotIncremental; the importer counts
 // it in FollowStats.Rereads) remains for:
 //
-//   - the first append to a file in a run, and any append after the
-//     state was not kept: no Follow (sessionctl import), another process
-//     imported the file last, the state was evicted (ccCacheMax), a
+//   - the first append to a file in a run when no state was saved for
+//     it (snapshot.go: a Follow without a directory, a run that was
+//     killed rather than stopped), and any append after the state was
+//     not kept: no Follow (sessionctl import), another process imported
+//     the file last, the state was evicted (ccCacheMax), a
 //     commit that failed after the parse (a lost race) — the whole read
 //     keeps the state again;
 //   - a tool-results file imported before that changed or vanished (its
