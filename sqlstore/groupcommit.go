@@ -286,8 +286,9 @@ const lockWaitGrace = 100 * time.Millisecond
 // as BusyTimeout lets it whatever the others do, so the context is
 // context.Background() itself: the driver then watches no context during
 // BEGIN and COMMIT (with one that can end, it starts a goroutine and a
-// progress handler for each; with the context and the per-request
-// callbacks, a twelfth of a DurabilityNormal append, BENCHMARKS.md).
+// progress handler for each: with the context and the per-request
+// callbacks, 21 of the 211 allocations of a DurabilityNormal append by a
+// caller whose context cannot end, BenchmarkAppend).
 func beginContext(batch []writeReq) (ctx context.Context, begun func(), release context.CancelFunc) {
 	if !canStopWaiting(batch) {
 		return context.Background(), func() {}, func() {}
