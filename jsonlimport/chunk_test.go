@@ -387,7 +387,7 @@ func TestRestartAppendFromSavedState(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "projects", "-home-dev-proj", "5c2d8e41-0000-4000-8000-00000000abcd.jsonl")
 	stateDir := filepath.Join(dir, "follow")
-	const size = 2 << 20
+	const size = 1 << 20
 	writeBigClaudeSession(t, path, size, []int{200, 2000, 8000})
 	since := time.Now().Add(-time.Second)
 	first := NewFollowIn(stateDir)

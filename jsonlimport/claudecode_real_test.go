@@ -622,7 +622,9 @@ func TestClaudeCodeRealGrowth(t *testing.T) {
 	for _, c := range slices.Clone(cases) {
 		c.follow = true
 		cases = append(cases, c)
-		c.restart = true
+	}
+	for _, c := range longtest.Sample(slices.Clone(cases[:len(cases)/2]), 2) {
+		c.follow, c.restart = true, true
 		cases = append(cases, c)
 	}
 	counts, diffs := growthReport(t, cases)

@@ -388,14 +388,16 @@ func TestGrowthCorpus(t *testing.T) {
 	// The quick run grows 8 files spread over both agents; the long run
 	// (internal/longtest) every one.
 	cases := longtest.Sample(growthCases(t, roots, false), 8)
+	var restarts []growthCase
 	for _, c := range slices.Clone(cases) {
 		c.follow = true
 		cases = append(cases, c)
 		if c.format == FormatClaudeCode {
 			c.restart = true // its parse states saved and read back at every cut
-			cases = append(cases, c)
+			restarts = append(restarts, c)
 		}
 	}
+	cases = append(cases, longtest.Sample(restarts, 2)...)
 	counts, diffs := growthReport(t, cases)
 	t.Logf("growth equality on the corpus (files equal/total; +follow: with a Follow, as sessionctl watch; +restart: the Follow restarted at every cut): %s", formatCounts(counts))
 	for _, d := range diffs {
@@ -422,7 +424,7 @@ func TestGrowthRestartClaudeCode(t *testing.T) {
 			cases = append(cases, c)
 		}
 	}
-	cases = longtest.Sample(cases, 8)
+	cases = longtest.Sample(cases, 3)
 	var kept, restarted FollowStats
 	for _, c := range cases {
 		c.follow, c.stats = true, &kept
