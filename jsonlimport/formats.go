@@ -3,6 +3,7 @@ package jsonlimport
 import (
 	"github.com/sessiondb/sessiondb/jsonlimport/aider"
 	"github.com/sessiondb/sessiondb/jsonlimport/claudecode"
+	"github.com/sessiondb/sessiondb/jsonlimport/cline"
 	"github.com/sessiondb/sessiondb/jsonlimport/codex"
 	"github.com/sessiondb/sessiondb/jsonlimport/crush"
 	"github.com/sessiondb/sessiondb/jsonlimport/gemini"
@@ -44,11 +45,15 @@ import (
 // crush.db (crush: any .db of that schema) are SQLite databases of one
 // schema, known by its tables; the Go opencode goes before crush, which
 // would take its database by its tables, and both before opencode, which
-// takes any opencode.db by its name. aider's chat histories are Markdown
+// takes any opencode.db by its name. Cline's (and Roo Code's) tasks are
+// folders whose api_conversation_history.json or ui_messages.json is a
+// JSON array of Cline's messages (by name and first member), which no
+// earlier format takes (their JSON files are objects); they come after
+// opencode, whose storage tree holds JSON files of other names. aider's chat histories are Markdown
 // files (by name, or by a first line that is a run header), after every
 // other format.
 func Formats() []Format {
-	return []Format{picoclaw.Format{}, zot.Format{}, swink.Format{}, qwen.Format{}, claudecode.Format{}, codex.Format{}, pi.Format{}, gemini.Format{}, opencodego.Format{}, crush.Format{}, opencode.Format{}, aider.Format{}}
+	return []Format{picoclaw.Format{}, zot.Format{}, swink.Format{}, qwen.Format{}, claudecode.Format{}, codex.Format{}, pi.Format{}, gemini.Format{}, opencodego.Format{}, crush.Format{}, opencode.Format{}, cline.Format{}, aider.Format{}}
 }
 
 func init() {
@@ -113,6 +118,7 @@ const (
 	FormatAider      = aider.Name
 	FormatCrush      = crush.Name
 	FormatOpencodeGo = opencodego.Name
+	FormatCline      = cline.Name
 )
 
 type (

@@ -77,6 +77,8 @@ package jsonlimport
 //   - opencode: the messages opencode sends back (translate_opencode.go
 //     says which parts are read and which refused).
 //   - crush and the Go opencode: their message rows (translate_crush.go).
+//   - Cline and Roo Code: a task's API history, Anthropic messages
+//     (translate_cline.go).
 //   - picoclaw, zot, swink and sessions an application wrote: message
 //     objects with a role, in the OpenAI shape (content, tool_calls,
 //     tool_call_id, reasoning_content), zot's untyped blocks (a "tool"
@@ -315,6 +317,8 @@ func (r *xReader) entry(e sessiondb.Entry) {
 		r.aider(e)
 	case FormatCrush, FormatOpencodeGo:
 		r.crush(e)
+	case FormatCline:
+		r.cline(e)
 	default:
 		var obj map[string]json.RawMessage
 		if json.Unmarshal(e.Body, &obj) != nil || jsonl.RawString(obj, "role") == "" {
