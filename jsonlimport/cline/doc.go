@@ -67,11 +67,12 @@
 //   - With an API history, every message is a log entry (Kind "message",
 //     Role its role; a reasoning item Kind "reasoning") whose body is the
 //     element's exact bytes (compacted when the file was indented). Its
-//     time is its ts when it has one, else the time of the first UI
-//     message written once the history held it (its
+//     time is its ts when it has one, else the time of the last UI
+//     message written before the history held it (by their
 //     conversationHistoryIndex), never earlier than the message before.
 //     Without one, every UI message is an entry (Kind KindUI, Role "user"
-//     for the task and the user's feedback, "assistant" for the model's
+//     for the task (before Cline 3 a say "text" with
+//     conversationHistoryIndex -1) and the user's feedback, "assistant" for the model's
 //     text, completion and questions, else its say or ask kind).
 //   - The transcript is what Cline sends when it resumes: the history
 //     less conversationHistoryDeletedRange (the last UI message that
@@ -87,7 +88,9 @@
 //     cost as recorded (tokensIn is what the provider reported as input:
 //     for Anthropic, without the cache), the model of the message's
 //     modelInfo; a row without a cost is priced (estimated). A row is
-//     attached to the API message that answered the request.
+//     attached to the API message that answered the request (Roo Code,
+//     whose rows name no history index: the first assistant message from
+//     the request's time on).
 //   - Title: the task's text (the "task" UI message, else the index
 //     entry's task, else the <task> block of the first message). Attrs:
 //     model and provider (the last of task_metadata's model_usage, else
@@ -101,8 +104,10 @@
 //     Roo Code's history item) as read, for export.
 //   - Damage (invalid JSON, a file cut short, invalid UTF-8, an element
 //     over sessiondb.MaxBodySize) is a Problem; the elements before it
-//     are imported. A file that grew is read whole (ErrNotIncremental):
-//     the files are rewritten, not appended to.
+//     are imported. The files are rewritten, not appended to: the offset
+//     an import consumed ends before the closing bracket, so that a task
+//     that went on (the same bytes up to there) is read whole again
+//     (ErrNotIncremental) and only its new messages are appended.
 //
 // # Export
 //

@@ -20,8 +20,9 @@ import (
 // message that is only Cline's <environment_details> (or other context
 // it adds) is Context. A Roo Code reasoning item ({"type": "reasoning"})
 // is thinking. A UI message (a task read from ui_messages.json alone) is
-// read as Cline shows it: the task and the user's feedback are the
-// user's, the model's text, completion and questions are the
+// read as Cline shows it: the task (a say "task", or before Cline 3 a
+// say "text" written before the history held a message) and the user's
+// feedback are the user's, the model's text, completion and questions are the
 // assistant's, reasoning is thinking, and everything else (API request
 // rows, tool and command rows, checkpoints, progress lists) is
 // bookkeeping: those rows show what the model asked for and what ran,
@@ -89,6 +90,10 @@ func uiMessageOf(obj map[string]any) jsonl.Message {
 		kind = ask
 	}
 	switch {
+	case typ == "say" && say == "text" && jsonl.ArgText(obj["conversationHistoryIndex"]) == "-1":
+		// Before Cline 3 the task was a say "text"; nothing the model
+		// wrote comes before the history holds a message.
+		return jsonl.Message{Role: "user", Text: text}
 	case typ == "say" && (say == "task" || say == "user_feedback"):
 		return jsonl.Message{Role: "user", Text: text}
 	case typ == "say" && (say == "text" || say == "completion_result"):

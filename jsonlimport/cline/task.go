@@ -187,7 +187,16 @@ func (t *task) parsed(u jsonl.Unit) (*jsonl.Parsed, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The offset consumed is the file less its closing bracket: a task
+	// that went on rewrites the file with the same bytes up to there, so
+	// the importer reads it again and keeps the entries it imported
+	// (jsonl.ErrNotIncremental).
 	out.Offset = st.Size()
+	if prim := t.primary(); prim != nil && !prim.Damaged {
+		if i := bytes.LastIndexByte(prim.Raw, ']'); i > 0 {
+			out.Offset = int64(i)
+		}
+	}
 	var first, last time.Time
 	for _, m := range t.uiMsgs {
 		if tm := msTime(m.TS); !tm.IsZero() {
@@ -236,7 +245,7 @@ func (t *task) parsed(u jsonl.Unit) (*jsonl.Parsed, error) {
 	if len(out.Entries) == 0 {
 		return nil, fmt.Errorf("%w: no message yet", jsonl.ErrNoConversation)
 	}
-	out.Usage = t.usage(len(out.Entries), first)
+	out.Usage = t.usage(out.Entries, first)
 	if c, ok := t.compaction(len(out.Entries), out.Entries); ok {
 		out.Compactions = append(out.Compactions, c)
 	}
@@ -258,11 +267,22 @@ func (t *task) parsed(u jsonl.Unit) (*jsonl.Parsed, error) {
 	return out, nil
 }
 
+// primary is the unit's primary file as read.
+func (t *task) primary() *array {
+	if t.api != nil {
+		return t.api
+	}
+	return t.ui
+}
+
 // apiEntries are the API history's messages, timed by the UI messages
 // (see the package doc).
 func (t *task) apiEntries(start time.Time) []sessiondb.Entry {
-	// at[i] is the time of the first UI message written once the history
-	// held message i (its conversationHistoryIndex is at least i).
+	// at[i] is the time of the last UI message written before the
+	// history held message i (its conversationHistoryIndex, the index of
+	// the history's last message then, is below i): once message i is
+	// written no other such message comes, so the time does not move as
+	// the task goes on.
 	at := make([]time.Time, len(t.api.Elems))
 	for _, m := range t.uiMsgs {
 		if m.ConversationHistoryIdx == nil {
@@ -273,8 +293,8 @@ func (t *task) apiEntries(start time.Time) []sessiondb.Entry {
 		if err != nil || tm.IsZero() {
 			continue
 		}
-		for i := int64(0); i <= idx && i < int64(len(at)); i++ {
-			if at[i].IsZero() {
+		for i := max(idx+1, 0); i < int64(len(at)); i++ {
+			if tm.After(at[i]) {
 				at[i] = tm
 			}
 		}

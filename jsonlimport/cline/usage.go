@@ -31,7 +31,7 @@ type apiReq struct {
 // the API history's answer to the request (the message after the
 // request's conversationHistoryIndex) when there is one, else, for a task
 // read from its UI messages, the UI message itself.
-func (t *task) usage(entries int, start time.Time) []sessiondb.Usage {
+func (t *task) usage(entries []sessiondb.Entry, start time.Time) []sessiondb.Usage {
 	var rows []sessiondb.Usage
 	model, provider := t.model()
 	for i, m := range t.uiMsgs {
@@ -66,11 +66,16 @@ func (t *task) usage(entries int, start time.Time) []sessiondb.Usage {
 		}
 		switch {
 		case t.api != nil && m.ConversationHistoryIdx != nil:
-			if idx, err := m.ConversationHistoryIdx.Int64(); err == nil && idx+2 >= 1 && idx+2 <= int64(entries) {
+			if idx, err := m.ConversationHistoryIdx.Int64(); err == nil && idx+2 >= 1 && idx+2 <= int64(len(entries)) {
 				u.Seq = idx + 2
 			}
 		case t.api == nil:
 			u.Seq = int64(i + 1)
+		default:
+			// Roo Code's UI messages name no history index: the
+			// answer is the first assistant message from the request
+			// on.
+			u.Seq = answerAt(entries, u.CreatedAt)
 		}
 		rows = append(rows, u)
 	}
@@ -122,4 +127,15 @@ func num(n *json.Number) int64 {
 		return 0
 	}
 	return int64(f)
+}
+
+// answerAt is the entry number of the first assistant message at or after
+// tm (0: none).
+func answerAt(entries []sessiondb.Entry, tm time.Time) int64 {
+	for i, e := range entries {
+		if e.Role == "assistant" && !e.CreatedAt.Before(tm) {
+			return int64(i + 1)
+		}
+	}
+	return 0
 }
