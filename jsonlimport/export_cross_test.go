@@ -109,6 +109,9 @@ func crossSources(t *testing.T) []crossSource {
 		{FormatAider, filepath.Join("..", "testdata", "aider", "corpus")},
 		{FormatCrush, filepath.Join("..", "testdata", "corpus", "crush")},
 		{FormatOpencodeGo, filepath.Join("..", "testdata", "corpus", "opencode-go")},
+		{FormatCline, filepath.Join("..", "testdata", "cline", "cli")},
+		{FormatCline, filepath.Join("..", "testdata", "cline", "crafted")},
+		{FormatCline, filepath.Join("..", "testdata", "cline", "corpus")},
 	}
 	if _, err := os.Stat(filepath.Join("..", "testdata", "corpus", "claude-code")); err == nil && longtest.Enabled() && !raceEnabled {
 		root := corpusRoot(t)
@@ -130,7 +133,7 @@ func TestExportCorpusCrossFormat(t *testing.T) {
 		t.Skip("hundreds of exports and imports, no concurrency: run without -race (.ci/run's corpus step does)")
 	}
 	ctx := context.Background()
-	targets := []string{FormatPi, FormatClaudeCode, FormatCodex, FormatPicoclaw, FormatZot, FormatSwink, FormatGemini, FormatQwen, FormatOpencode, FormatAider}
+	targets := []string{FormatPi, FormatClaudeCode, FormatCodex, FormatPicoclaw, FormatZot, FormatSwink, FormatGemini, FormatQwen, FormatOpencode, FormatAider, FormatCline}
 	type tally struct{ translated, refused, unjudged int }
 	pairs := map[string]*tally{}
 	reasons := map[string]map[string]int{}

@@ -26,7 +26,8 @@ import (
 
 // Formats returns every format this package reads and writes, in the order
 // in which they are offered the files of a directory: picoclaw, zot, swink,
-// qwen-code, claude-code, codex, pi, gemini-cli, opencode. picoclaw claims
+// qwen-code, claude-code, codex, pi, gemini-cli, opencode-go, crush,
+// opencode, cline, aider. picoclaw claims
 // only files it can tell apart by name (.meta.json pairs, legacy session
 // objects) or by a first line that is a picoclaw message, so it goes
 // first; zot and swink recognise their files by their header lines; Qwen
@@ -49,9 +50,9 @@ import (
 // folders whose api_conversation_history.json or ui_messages.json is a
 // JSON array of Cline's messages (by name and first member), which no
 // earlier format takes (their JSON files are objects); they come after
-// opencode, whose storage tree holds JSON files of other names. aider's chat histories are Markdown
-// files (by name, or by a first line that is a run header), after every
-// other format.
+// opencode, whose storage tree holds JSON files of other names. aider's
+// chat histories are Markdown files (by name, or by a first line that is
+// a run header), after every other format.
 func Formats() []Format {
 	return []Format{picoclaw.Format{}, zot.Format{}, swink.Format{}, qwen.Format{}, claudecode.Format{}, codex.Format{}, pi.Format{}, gemini.Format{}, opencodego.Format{}, crush.Format{}, opencode.Format{}, cline.Format{}, aider.Format{}}
 }
