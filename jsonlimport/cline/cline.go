@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/sessiondb/sessiondb"
 	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 )
 
@@ -33,7 +32,12 @@ const KindUI = "cline.ui"
 // Format is the Cline (and Roo Code) task directory format.
 type Format struct{}
 
-var _ jsonl.Format = Format{}
+var (
+	_ jsonl.Format        = Format{}
+	_ jsonl.Exporter      = Format{}
+	_ jsonl.Skipper       = Format{}
+	_ jsonl.MessageReader = Format{}
+)
 
 // Name returns Name.
 func (Format) Name() string { return Name }
@@ -70,7 +74,15 @@ func (Format) Claim(files []string) (units []jsonl.Unit, rest []string) {
 	u := jsonl.Unit{Format: Name, Path: primary}
 	taken := map[string]bool{primary: true}
 	for _, n := range sideNames {
-		if p := byName[n]; p != "" && p != primary {
+		p := byName[n]
+		if p == "" {
+			// A task file imported on its own: its folder's other
+			// files still belong to it.
+			if q := filepath.Join(filepath.Dir(primary), n); regular(q) {
+				p = q
+			}
+		}
+		if p != "" && p != primary && !(isUIFile(p) && isUIFile(primary)) {
 			u.Extra = append(u.Extra, p)
 			taken[p] = true
 		}
@@ -95,10 +107,16 @@ func historyIndex(path string) string {
 		return ""
 	}
 	p := filepath.Join(filepath.Dir(filepath.Dir(taskDir)), "state", "taskHistory.json")
-	if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+	if regular(p) {
 		return p
 	}
 	return ""
+}
+
+// regular reports whether path is a regular file.
+func regular(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
 }
 
 // sniff reports whether the file at path is a JSON array that is empty
@@ -189,5 +207,3 @@ func Extension(path string, hasHistoryItem bool) string {
 	}
 	return ""
 }
-
-var _ = sessiondb.KindMessage
