@@ -74,7 +74,9 @@
 //     for the task (before Cline 3 a say "text" with
 //     conversationHistoryIndex -1) and the user's feedback, "assistant" for the model's
 //     text, completion and questions, else its say or ask kind).
-//   - The transcript is what Cline sends when it resumes: the history
+//   - The transcript is what Cline sends when it resumes
+//     (resumeTaskFromHistory reads the whole API history back and merges
+//     a trailing user message with its resumption notice): the history
 //     less conversationHistoryDeletedRange (the last UI message that
 //     carries one, else the index entry's), which Cline's context
 //     manager cuts out while keeping the first two messages: a
