@@ -109,6 +109,8 @@ func crossSources(t *testing.T) []crossSource {
 		{FormatAider, filepath.Join("..", "testdata", "aider", "corpus")},
 		{FormatCrush, filepath.Join("..", "testdata", "corpus", "crush")},
 		{FormatOpencodeGo, filepath.Join("..", "testdata", "corpus", "opencode-go")},
+		{FormatCursor, filepath.Join("..", "testdata", "corpus", "cursor")},
+		{FormatCursor, filepath.Join("..", "testdata", "cursor", "tools")},
 		{FormatCline, filepath.Join("..", "testdata", "cline", "cli")},
 		{FormatCline, filepath.Join("..", "testdata", "cline", "crafted")},
 		{FormatCline, filepath.Join("..", "testdata", "cline", "corpus")},

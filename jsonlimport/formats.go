@@ -6,6 +6,7 @@ import (
 	"github.com/sessiondb/sessiondb/jsonlimport/cline"
 	"github.com/sessiondb/sessiondb/jsonlimport/codex"
 	"github.com/sessiondb/sessiondb/jsonlimport/crush"
+	"github.com/sessiondb/sessiondb/jsonlimport/cursor"
 	"github.com/sessiondb/sessiondb/jsonlimport/gemini"
 	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 	"github.com/sessiondb/sessiondb/jsonlimport/opencode"
@@ -27,7 +28,7 @@ import (
 // Formats returns every format this package reads and writes, in the order
 // in which they are offered the files of a directory: picoclaw, zot, swink,
 // qwen-code, claude-code, codex, pi, gemini-cli, opencode-go, crush,
-// opencode, cline, aider. picoclaw claims
+// opencode, cursor, cline, aider. picoclaw claims
 // only files it can tell apart by name (.meta.json pairs, legacy session
 // objects) or by a first line that is a picoclaw message, so it goes
 // first; zot and swink recognise their files by their header lines; Qwen
@@ -46,15 +47,18 @@ import (
 // crush.db (crush: any .db of that schema) are SQLite databases of one
 // schema, known by its tables; the Go opencode goes before crush, which
 // would take its database by its tables, and both before opencode, which
-// takes any opencode.db by its name. Cline's (and Roo Code's) tasks are
-// folders whose api_conversation_history.json or ui_messages.json is a
-// JSON array of Cline's messages (by name and first member), which no
-// earlier format takes (their JSON files are objects); they come after
-// opencode, whose storage tree holds JSON files of other names. aider's
-// chat histories are Markdown files (by name, or by a first line that is
-// a run header), after every other format.
+// takes any opencode.db by its name. Cursor's state.vscdb (cursor: a
+// .vscdb whose first pages hold the cursorDiskKV or ItemTable table) is
+// known by an extension no other format takes; it goes after the SQLite
+// formats above, so that none of them can lose a file to it. Cline's (and
+// Roo Code's) tasks are folders whose api_conversation_history.json or
+// ui_messages.json is a JSON array of Cline's messages (by name and first
+// member), which no earlier format takes (their JSON files are objects,
+// Cursor's are databases). aider's chat histories are Markdown files (by
+// name, or by a first line that is a run header), after every other
+// format.
 func Formats() []Format {
-	return []Format{picoclaw.Format{}, zot.Format{}, swink.Format{}, qwen.Format{}, claudecode.Format{}, codex.Format{}, pi.Format{}, gemini.Format{}, opencodego.Format{}, crush.Format{}, opencode.Format{}, cline.Format{}, aider.Format{}}
+	return []Format{picoclaw.Format{}, zot.Format{}, swink.Format{}, qwen.Format{}, claudecode.Format{}, codex.Format{}, pi.Format{}, gemini.Format{}, opencodego.Format{}, crush.Format{}, opencode.Format{}, cursor.Format{}, cline.Format{}, aider.Format{}}
 }
 
 func init() {
@@ -119,6 +123,7 @@ const (
 	FormatAider      = aider.Name
 	FormatCrush      = crush.Name
 	FormatOpencodeGo = opencodego.Name
+	FormatCursor     = cursor.Name
 	FormatCline      = cline.Name
 )
 

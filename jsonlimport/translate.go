@@ -77,6 +77,7 @@ package jsonlimport
 //   - opencode: the messages opencode sends back (translate_opencode.go
 //     says which parts are read and which refused).
 //   - crush and the Go opencode: their message rows (translate_crush.go).
+//   - Cursor: its bubbles (translate_cursor.go).
 //   - Cline and Roo Code: a task's API history, Anthropic messages
 //     (translate_cline.go).
 //   - picoclaw, zot, swink and sessions an application wrote: message
@@ -317,6 +318,8 @@ func (r *xReader) entry(e sessiondb.Entry) {
 		r.aider(e)
 	case FormatCrush, FormatOpencodeGo:
 		r.crush(e)
+	case FormatCursor:
+		r.cursor(e)
 	case FormatCline:
 		r.cline(e)
 	default:
