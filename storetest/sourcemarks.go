@@ -146,7 +146,7 @@ func testSourcesWithPrefix(t *testing.T, s sessiondb.Store) {
 		"/h/oc.db#": {"/h/oc.db#ses_1", "/h/oc.db#ses_2"},
 		"/nowhere/": nil,
 	} {
-		got, err := tr.SourcesWithPrefix(ctx, prefix)
+		got, err := tr.SourcesWithPrefix(ctx, "", prefix)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -158,7 +158,7 @@ func testSourcesWithPrefix(t *testing.T, s sessiondb.Store) {
 			t.Errorf("SourcesWithPrefix(%q) = %v, want %v", prefix, names, want)
 		}
 	}
-	if _, err := tr.SourcesWithPrefix(ctx, ""); !errors.Is(err, sessiondb.ErrInvalid) {
+	if _, err := tr.SourcesWithPrefix(ctx, "", ""); !errors.Is(err, sessiondb.ErrInvalid) {
 		t.Errorf("SourcesWithPrefix(\"\") = %v, want ErrInvalid", err)
 	}
 }

@@ -415,7 +415,7 @@ type record struct {
 func (w *watcher) records(ctx context.Context, units []jsonlimport.Unit) map[string]record {
 	out := make(map[string]record, len(units))
 	for _, u := range units {
-		sf, err := w.store.SourceFile(ctx, u.Path)
+		sf, err := sessiondb.SourceFileOn(ctx, w.store, w.opts.Machine, u.Path)
 		if err != nil {
 			continue
 		}
@@ -441,7 +441,7 @@ func (w *watcher) emitImported(ctx context.Context, units []jsonlimport.Unit, be
 		notes[p.Path] = append(notes[p.Path], p)
 	}
 	for _, u := range units {
-		sf, err := w.store.SourceFile(ctx, u.Path)
+		sf, err := sessiondb.SourceFileOn(ctx, w.store, w.opts.Machine, u.Path)
 		if err != nil {
 			continue // not imported: its problems are in the totals
 		}
