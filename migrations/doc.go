@@ -52,9 +52,9 @@
 //     change a primary key in place, so the table is copied to a
 //     temporary table, dropped and created again (a temporary table, not
 //     a rename, so that the new table's text is the CREATE TABLE as
-//     written). Each record takes its session's machine, '' when it has
+//     written). Each record takes its session's machine, the empty string when it has
 //     none; a lookup under a machine finds its own record, else the one
-//     of '' (internal/engine/source.go). Its Down keeps the latest
+//     of the empty machine (internal/engine/source.go). Its Down keeps the latest
 //     import's record of each path.
 //
 // The schema is a public interface: see the comments in 00001_initial.sql

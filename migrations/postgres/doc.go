@@ -55,6 +55,6 @@
 //     that vanished.
 //   - 00013 (SQLite's 00016) keys source_files by (machine, path): each
 //     importing machine keeps its own record of a path. Each record takes
-//     its session's machine ('' without one); its Down keeps the latest
+//     its session's machine (empty without one); its Down keeps the latest
 //     import's record of each path.
 package postgres
