@@ -67,6 +67,8 @@ type planned struct {
 	pricer *pricer // prices the unit's estimated usage (nil: as parsed)
 	// machine is Options.Machine, recorded on the sessions the unit creates.
 	machine string
+	// maps is Options.Map, applied to the project the unit's sessions record.
+	maps []PathMap
 	follow  *Follow // Options.Follow
 	// chunk: the unit's file is imported a chunk at a time (chunk.go).
 	chunk bool

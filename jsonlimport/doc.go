@@ -175,6 +175,19 @@
 // an import without Options.Machine) is found by every machine until one
 // records the path, which makes it that machine's. See copies.go.
 //
+// # Projects across machines
+//
+// Options.Map (PathMap, sessionctl's --map FROM=TO) rewrites the project a
+// session records (Session.Project, from the agent's cwd) by the longest
+// FROM that is a prefix of it at a path boundary, on every session and
+// branch fork an import creates or patches, so that /home/a/src/x and
+// /Users/a/src/x are one project across machines. The decision: the
+// project only, never the transcript, the attrs (the agent's own cwd
+// stays as it wrote it) or the source path, so an export gives back what
+// the agent wrote and a mapping can be changed later (the next import of
+// a changed file records the project by the new map; unchanged files are
+// not rewritten). `copy` does not map (it copies a database as it is).
+//
 // # Stores
 //
 // A store (an SQLite database of many sessions; opencode's storage/ tree,

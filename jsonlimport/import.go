@@ -47,6 +47,11 @@ type Options struct {
 	// recorded as Session.Machine of the sessions the import creates
 	// ("": none). A session keeps the machine that created it.
 	Machine string
+	// Map rewrites the project each imported session records (its
+	// agent's working directory) by the longest matching prefix (see
+	// PathMap): a project is one project across machines. It applies to
+	// Session.Project only, and to the sessions this import writes.
+	Map []PathMap
 }
 
 // Report summarises an Import.
@@ -338,6 +343,7 @@ func importPlanned(ctx context.Context, store sessiondb.Store, units []planned, 
 		units[i].pricer = pr
 		units[i].follow = opts.Follow
 		units[i].machine = opts.Machine
+		units[i].maps = opts.Map
 		if units[i].session == nil && !opts.DryRun && units[i].size > chunkSize && chunked(units[i].format) {
 			units[i].chunk = true
 			if opts.Follow == nil {
@@ -1125,6 +1131,7 @@ func buildUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool,
 	}
 	problems = append(problems, fprobs...)
 	commits = append(commits, forks...)
+	mapProjects(commits, w.p.maps)
 	w.forks = 0
 	for _, f := range forks {
 		if f.Commit.Create != nil {

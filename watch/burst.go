@@ -301,7 +301,7 @@ func (w *watcher) importUnit(ctx context.Context, u jsonlimport.Unit) error {
 			return nil
 		}
 	}
-	rep, err := jsonlimport.ImportUnits(ictx, w.store, []jsonlimport.Unit{u}, jsonlimport.Options{Jobs: 1, Follow: w.follow, Machine: w.opts.Machine})
+	rep, err := jsonlimport.ImportUnits(ictx, w.store, []jsonlimport.Unit{u}, jsonlimport.Options{Jobs: 1, Follow: w.follow, Machine: w.opts.Machine, Map: w.opts.Map})
 	if err != nil {
 		if errors.Is(err, sessiondb.ErrClosed) {
 			return fmt.Errorf("watch: %w", err)

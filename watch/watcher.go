@@ -344,7 +344,7 @@ func (w *watcher) catchUp(ctx context.Context, paths []string) error {
 		}
 	}
 	before := w.records(ctx, units)
-	rep, err := jsonlimport.ImportUnits(ctx, w.store, units, jsonlimport.Options{Jobs: w.opts.Jobs, Follow: w.follow, Machine: w.opts.Machine})
+	rep, err := jsonlimport.ImportUnits(ctx, w.store, units, jsonlimport.Options{Jobs: w.opts.Jobs, Follow: w.follow, Machine: w.opts.Machine, Map: w.opts.Map})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil // stopped: the rest is imported at the next start

@@ -137,11 +137,16 @@ func (a *app) runWatch(ctx context.Context, st sessiondb.Store, paths []string, 
 	if err != nil {
 		return err
 	}
+	maps, err := a.pathMaps()
+	if err != nil {
+		return err
+	}
 	lg := &watchLog{w: out, json: o.json, verbose: o.verbose, db: location(st)}
 	err = watch.Run(ctx, st, watch.Options{
 		Paths:        paths,
 		Format:       o.format,
 		Machine:      machine,
+		Map:          maps,
 		Poll:         o.poll,
 		PollInterval: o.pollInterval,
 		Jobs:         o.jobs,
