@@ -68,8 +68,8 @@ type planned struct {
 	// machine is Options.Machine, recorded on the sessions the unit creates.
 	machine string
 	// maps is Options.Map, applied to the project the unit's sessions record.
-	maps []PathMap
-	follow  *Follow // Options.Follow
+	maps   []PathMap
+	follow *Follow // Options.Follow
 	// chunk: the unit's file is imported a chunk at a time (chunk.go).
 	chunk bool
 	// session is set for a session of a store (stores.go), whose unit
