@@ -170,6 +170,14 @@ func TestMachinesSamePath(t *testing.T) {
 		}
 		check("after importing everything again", wants)
 		ccSessions()
+
+		// doctor counts the records per machine: the synced file, the
+		// picoclaw file and the Claude Code file are each recorded by
+		// more than one machine.
+		doc := sessionctl(t, db, "doctor").mustSucceed(t).stdout
+		if !strings.Contains(doc, "from 3 machine(s); 3 path(s) recorded by more than one machine; 0 of no machine") {
+			t.Errorf("doctor:\n%s", doc)
+		}
 	})
 }
 
