@@ -178,6 +178,20 @@ func TestMachinesSamePath(t *testing.T) {
 		if !strings.Contains(doc, "from 3 machine(s); 3 path(s) recorded by more than one machine; 0 of no machine") {
 			t.Errorf("doctor:\n%s", doc)
 		}
+
+		// copy carries every machine's record of a path, and a second
+		// copy into the same target changes none of them.
+		records := func(db string) string {
+			t.Helper()
+			return sessionctl(t, db, "sql", "--csv", "SELECT machine, path, session_id, sha256, byte_offset FROM source_files ORDER BY machine, path").mustSucceed(t).stdout
+		}
+		target := filepath.Join(t.TempDir(), "copy.db")
+		for range 2 {
+			sessionctl(t, "", "copy", "--from", db, "--to", target).mustSucceed(t)
+			if got, want := records(target), records(db); got != want || strings.Count(want, "\n") != 8 {
+				t.Errorf("records after copy:\n%s\nwant (8 rows and a header):\n%s", got, want)
+			}
+		}
 	})
 }
 
