@@ -6,6 +6,7 @@ import (
 	"github.com/sessiondb/sessiondb/jsonlimport/codex"
 	"github.com/sessiondb/sessiondb/jsonlimport/crush"
 	"github.com/sessiondb/sessiondb/jsonlimport/gemini"
+	"github.com/sessiondb/sessiondb/jsonlimport/goose"
 	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 	"github.com/sessiondb/sessiondb/jsonlimport/opencode"
 	"github.com/sessiondb/sessiondb/jsonlimport/opencodego"
@@ -25,7 +26,8 @@ import (
 
 // Formats returns every format this package reads and writes, in the order
 // in which they are offered the files of a directory: picoclaw, zot, swink,
-// qwen-code, claude-code, codex, pi, gemini-cli, opencode. picoclaw claims
+// qwen-code, claude-code, codex, pi, gemini-cli, goose, opencode-go,
+// crush, opencode, aider. picoclaw claims
 // only files it can tell apart by name (.meta.json pairs, legacy session
 // objects) or by a first line that is a picoclaw message, so it goes
 // first; zot and swink recognise their files by their header lines; Qwen
@@ -48,7 +50,7 @@ import (
 // files (by name, or by a first line that is a run header), after every
 // other format.
 func Formats() []Format {
-	return []Format{picoclaw.Format{}, zot.Format{}, swink.Format{}, qwen.Format{}, claudecode.Format{}, codex.Format{}, pi.Format{}, gemini.Format{}, opencodego.Format{}, crush.Format{}, opencode.Format{}, aider.Format{}}
+	return []Format{picoclaw.Format{}, zot.Format{}, swink.Format{}, qwen.Format{}, claudecode.Format{}, codex.Format{}, pi.Format{}, gemini.Format{}, goose.Format{}, opencodego.Format{}, crush.Format{}, opencode.Format{}, aider.Format{}}
 }
 
 func init() {
@@ -113,6 +115,7 @@ const (
 	FormatAider      = aider.Name
 	FormatCrush      = crush.Name
 	FormatOpencodeGo = opencodego.Name
+	FormatGoose      = goose.Name
 )
 
 type (

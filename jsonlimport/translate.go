@@ -77,6 +77,7 @@ package jsonlimport
 //   - opencode: the messages opencode sends back (translate_opencode.go
 //     says which parts are read and which refused).
 //   - crush and the Go opencode: their message rows (translate_crush.go).
+//   - goose: its messages (translate_goose.go).
 //   - picoclaw, zot, swink and sessions an application wrote: message
 //     objects with a role, in the OpenAI shape (content, tool_calls,
 //     tool_call_id, reasoning_content), zot's untyped blocks (a "tool"
@@ -315,6 +316,8 @@ func (r *xReader) entry(e sessiondb.Entry) {
 		r.aider(e)
 	case FormatCrush, FormatOpencodeGo:
 		r.crush(e)
+	case FormatGoose:
+		r.goose(e)
 	default:
 		var obj map[string]json.RawMessage
 		if json.Unmarshal(e.Body, &obj) != nil || jsonl.RawString(obj, "role") == "" {
