@@ -249,4 +249,3 @@ func (m message) noticeOnly() bool {
 // to the model.
 var noticeTypes = map[string]bool{"systemNotification": true, "conversationCompacted": true, "contextLengthExceeded": true,
 	"summarizationRequested": true, "toolConfirmationRequest": true, "actionRequired": true}
-

@@ -26,8 +26,8 @@ func label(e sessiondb.Entry) string {
 			AgentVisible *bool `json:"agentVisible"`
 		} `json:"metadata"`
 		Content []struct {
-			Type       string `json:"type"`
-			ID         string `json:"id"`
+			Type       string                  `json:"type"`
+			ID         string                  `json:"id"`
 			ToolCall   struct{ Status string } `json:"toolCall"`
 			ToolResult struct {
 				Status string          `json:"status"`

@@ -33,6 +33,7 @@ var (
 	_ jsonl.StoreFormat   = Format{}
 	_ jsonl.MessageReader = Format{}
 	_ jsonl.Skipper       = Format{}
+	_ jsonl.Reserver      = Format{}
 )
 
 // Name returns Name.
@@ -248,4 +249,12 @@ func (f Format) Parse(ctx context.Context, u jsonl.Unit, from jsonl.Resume) (par
 		return nil, fmt.Errorf("parse %s %s: %w", Name, u.Path, err)
 	}
 	return pd, err
+}
+
+// Reserves implements jsonl.Reserver: a .jsonl file whose first line is
+// a legacy goose session's is goose's, although a goose message as its
+// first line (a file without metadata) would also read as a picoclaw
+// message to picoclaw, which claims before goose.
+func (Format) Reserves(path string) bool {
+	return filepath.Ext(path) == ".jsonl" && LegacyFirstLine(firstLine(path))
 }

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/sessiondb/sessiondb"
 	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
@@ -95,7 +96,7 @@ func parseLegacy(ctx context.Context, u jsonl.Unit, from jsonl.Resume) (*jsonl.P
 // legacyUsage is the session's usage as the metadata line records it:
 // its accumulated counts (its last call's when there are none), one
 // ledger row replaced at each import.
-func legacyUsage(m legacyMeta, at interface{ IsZero() bool }) []sessiondb.Usage {
+func legacyUsage(m legacyMeta, at time.Time) []sessiondb.Usage {
 	val := func(p *int64) int64 {
 		if p == nil || *p < 0 {
 			return 0
@@ -113,7 +114,7 @@ func legacyUsage(m legacyMeta, at interface{ IsZero() bool }) []sessiondb.Usage 
 	if in == 0 && out == 0 && cost == 0 {
 		return nil
 	}
-	return []sessiondb.Usage{{CallID: Name + ":session", InputTokens: in, OutputTokens: out, Cost: cost}}
+	return []sessiondb.Usage{{CallID: Name + ":session", InputTokens: in, OutputTokens: out, Cost: cost, CreatedAt: at}}
 }
 
 // line reads one JSON object of the file.

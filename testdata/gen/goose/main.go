@@ -83,10 +83,10 @@ var schemaV5 = []string{
 // M13: apply_migration(6..13), in order (11, the provider inventory's
 // tables, is left out: nothing here reads them).
 var migrations = map[int][]string{
-	6:  {"ALTER TABLE sessions ADD COLUMN provider_name TEXT", "ALTER TABLE sessions ADD COLUMN model_config_json TEXT"},
-	7:  {"ALTER TABLE messages ADD COLUMN message_id TEXT", "UPDATE messages SET message_id = 'msg_' || session_id || '_' || id", "CREATE INDEX idx_messages_message_id ON messages(message_id)"},
-	8:  {"ALTER TABLE sessions ADD COLUMN goose_mode TEXT NOT NULL DEFAULT 'auto'"},
-	9:  {"UPDATE sessions SET session_type = 'acp' WHERE session_type = 'user' AND name = 'ACP Session' AND user_set_name = FALSE"},
+	6: {"ALTER TABLE sessions ADD COLUMN provider_name TEXT", "ALTER TABLE sessions ADD COLUMN model_config_json TEXT"},
+	7: {"ALTER TABLE messages ADD COLUMN message_id TEXT", "UPDATE messages SET message_id = 'msg_' || session_id || '_' || id", "CREATE INDEX idx_messages_message_id ON messages(message_id)"},
+	8: {"ALTER TABLE sessions ADD COLUMN goose_mode TEXT NOT NULL DEFAULT 'auto'"},
+	9: {"UPDATE sessions SET session_type = 'acp' WHERE session_type = 'user' AND name = 'ACP Session' AND user_set_name = FALSE"},
 	10: {"ALTER TABLE sessions ADD COLUMN thread_id TEXT", "CREATE INDEX IF NOT EXISTS idx_sessions_thread ON sessions(thread_id)",
 		`CREATE TABLE IF NOT EXISTS threads (id TEXT PRIMARY KEY, name TEXT NOT NULL DEFAULT 'New Chat', user_set_name BOOLEAN DEFAULT FALSE, working_dir TEXT, created_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP, updated_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP, archived_at TIMESTAMP, metadata_json TEXT DEFAULT '{}')`,
 		`CREATE TABLE IF NOT EXISTS thread_messages (id INTEGER PRIMARY KEY AUTOINCREMENT, thread_id TEXT NOT NULL REFERENCES threads(id), session_id TEXT, message_id TEXT, role TEXT NOT NULL, content_json TEXT NOT NULL, created_timestamp INTEGER NOT NULL, metadata_json TEXT DEFAULT '{}')`},
