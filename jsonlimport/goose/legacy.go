@@ -7,6 +7,7 @@ package goose
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"path/filepath"
 	"strings"
 	"time"
@@ -51,13 +52,18 @@ func parseLegacy(ctx context.Context, u jsonl.Unit, from jsonl.Resume) (*jsonl.P
 	if len(from.State) > 0 {
 		_ = json.Unmarshal(from.State, &rs)
 	}
-	p := &legacyParser{WildScan: jsonl.WildScan{Ctx: ctx, Path: u.Path}, pd: &jsonl.Parsed{Unit: u}}
 	f, _, err := jsonl.OpenAt(u.Path, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if err := p.Run(f, 0, p.line); err != nil {
+	return readLegacy(ctx, u, f, rs)
+}
+
+// readLegacy reads a legacy session file's contents from r.
+func readLegacy(ctx context.Context, u jsonl.Unit, r io.Reader, rs resumeState) (*jsonl.Parsed, error) {
+	p := &legacyParser{WildScan: jsonl.WildScan{Ctx: ctx, Path: u.Path}, pd: &jsonl.Parsed{Unit: u}}
+	if err := p.Run(r, 0, p.line); err != nil {
 		return nil, err
 	}
 	pd := p.pd
