@@ -109,6 +109,7 @@ func crossSources(t *testing.T) []crossSource {
 		{FormatAider, filepath.Join("..", "testdata", "aider", "corpus")},
 		{FormatCrush, filepath.Join("..", "testdata", "corpus", "crush")},
 		{FormatOpencodeGo, filepath.Join("..", "testdata", "corpus", "opencode-go")},
+		{FormatGoose, filepath.Join("..", "testdata", "corpus", "goose")},
 	}
 	if _, err := os.Stat(filepath.Join("..", "testdata", "corpus", "claude-code")); err == nil && longtest.Enabled() && !raceEnabled {
 		root := corpusRoot(t)

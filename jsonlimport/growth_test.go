@@ -257,6 +257,7 @@ var growthFixtureRoots = []string{
 	"../testdata/samples",
 	"../testdata/gemini/crafted",
 	"../testdata/qwen/crafted",
+	"../testdata/corpus/goose/constructed-legacy",
 }
 
 // growthKnown are the files whose growth cannot equal a one-shot import,
