@@ -260,6 +260,8 @@ func fitSummary(format string, e sessiondb.Entry) error {
 			enveloped = env.Info != nil && env.Info.Role == "user"
 		case jsonlimport.FormatCrush, jsonlimport.FormatOpencodeGo:
 			enveloped = env.Role == "user" && len(env.Parts) > 0
+		case jsonlimport.FormatGoose:
+			enveloped = env.Role == "user" && len(env.Content) > 0 && env.Content[0] == '['
 		}
 	}
 	m := jsonlimport.Understand(format, e)
