@@ -541,14 +541,15 @@
 //	        ▼
 //	jsonlimport ──────────────► jsonlimport/picoclaw, zot, swink,
 //	                             claudecode, codex, pi, gemini, qwen, opencode,
-//	                             crush (and opencodego, its Go ancestor)
+//	                             crush (and opencodego, its Go ancestor),
+//	                             goose
 //	  importer, registry         one package per format: Claim, Parse,
 //	  (Formats, formats.go),     ExportFiles, Understand (its message
 //	  translation, pricing,      reader), its tests, fuzz targets and
 //	  Understand, PromptTitle    fixtures
 //	        │                           │
 //	        ▼                           ▼
-//	jsonlimport/foreigndb (opencode, crush, and the importer's stores):
+//	jsonlimport/foreigndb (opencode, crush, goose, and the importer's stores):
 //	  another program's SQLite database read from a copy taken aside
 //	        │
 //	        ▼
