@@ -155,7 +155,13 @@ func firstLine(path string) []byte {
 		return nil
 	}
 	defer f.Close()
+	// A first look at the file's start: every other format's .jsonl
+	// (picoclaw asks Reserves of each) is left after 4 KiB.
 	r := bufio.NewReaderSize(io.LimitReader(f, 1<<20), 64<<10)
+	start, _ := r.Peek(4 << 10)
+	if !bytes.Contains(start, []byte(`"message_count"`)) && !bytes.Contains(start, []byte(`"created"`)) {
+		return nil
+	}
 	line, _ := r.ReadSlice('\n')
 	return bytes.TrimSpace(line)
 }
