@@ -6,6 +6,10 @@
 //
 // Run from the module root: go run ./testdata/gen/goose
 //
+// Every file is the same at every run except constructed-v13's -wal,
+// whose header salts SQLite draws at random; its frames hold the same
+// pages.
+//
 // Sources (github.com/block/goose):
 //
 //	S5  crates/goose/src/session/session_manager.rs @ 0164300649cf5e4ab327105d9155779ab8bfde4b
@@ -321,7 +325,7 @@ func ledger(path string) {
 	for _, q := range schemaLedger {
 		exec(db, q)
 	}
-	exec(db, "INSERT INTO schema_version (version) VALUES (16)")
+	exec(db, "INSERT INTO schema_version (version, applied_at) VALUES (16, '2026-04-01 09:00:00')")
 	exec(db, `INSERT INTO sessions (id, name, user_set_name, working_dir, created_at, updated_at, accumulated_input_tokens, accumulated_output_tokens,
 		accumulated_cache_read_tokens, accumulated_cost, provider_name, model_config_json) VALUES
 		('20260401_1', 'Largest Go file', TRUE, '/work/alpha', '2026-04-01 10:00:00', '2026-04-01 10:00:33', 7300, 140, 5000, 0.024, 'anthropic', '{"model_name":"claude-sonnet-4-5"}')`)
