@@ -292,3 +292,53 @@ func listing(t *testing.T, dir string) map[string]string {
 	}
 	return out
 }
+
+// TestGooseCompactedLater: a session imported before goose compacted it
+// (its first messages still shown to the model) and again after (those
+// messages hidden, the summary added) ends as one import of the
+// compacted state: the same transcript, compactions and usage; its log
+// also keeps the three rows goose rewrote as they were.
+func TestGooseCompactedLater(t *testing.T) {
+	ctx := context.Background()
+	from := filepath.Join(corpus, "constructed-v13", "sessions", goose.DBFile)
+	live := filepath.Join(t.TempDir(), "sessions")
+	since := time.Now()
+	grown := jsonltest.OpenStore(t)
+	growthState(t, from, live, 3)
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(live, goose.DBFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`UPDATE messages SET metadata_json = '{"userVisible":true,"agentVisible":true}' WHERE session_id = '20260301_2'`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if _, err := jsonlimport.Import(ctx, grown, []string{live}, jsonlimport.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	growthState(t, from, live, 1<<30)
+	rep, err := jsonlimport.Import(ctx, grown, []string{live}, jsonlimport.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	once := jsonltest.OpenStore(t)
+	if _, err := jsonlimport.Import(ctx, once, []string{live}, jsonlimport.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	want, got := jsonltest.GrowthSnapshot(t, once, since)["20260301_2"], jsonltest.GrowthSnapshot(t, grown, since)["20260301_2"]
+	// goose rewrote the first three messages (their metadata): the log
+	// keeps them as first imported, before the rows as they are now (a
+	// transcript replaced keeps its old rows), and nothing else differs.
+	if len(got.Log) != len(want.Log)+3 {
+		t.Fatalf("log of %d entries after the compaction, want %d + the 3 rewritten", len(got.Log), len(want.Log))
+	}
+	for i, e := range got.Log[:3] {
+		if !strings.Contains(e.Body, `"agentVisible":true`) || e.Body == want.Log[i].Body {
+			t.Errorf("log entry %d: %s, want the row as it was before the compaction", i+1, e.Body)
+		}
+	}
+	got.Log = got.Log[3:]
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("compacted after an import differs from one import (-once +grown):\n%s\nnotes %v", d, rep.Notes)
+	}
+}

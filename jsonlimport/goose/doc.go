@@ -77,7 +77,11 @@
 // adds its summary (userVisible false) after them. A run of such hidden
 // messages at the start of a session, with a message the model sees
 // after it, is recorded as a compaction that keeps from that message on:
-// the effective transcript is what goose sends its model.
+// the effective transcript is what goose sends its model. goose hides
+// the messages by rewriting their rows, so a session imported before its
+// compaction and again after has its transcript replaced: it equals one
+// import of the compacted session, and the log also keeps the rewritten
+// rows as first imported (TestGooseCompactedLater).
 //
 // # Legacy files (sessions/<id>.jsonl)
 //
