@@ -110,6 +110,8 @@ func crossSources(t *testing.T) []crossSource {
 		{FormatCrush, filepath.Join("..", "testdata", "corpus", "crush")},
 		{FormatOpencodeGo, filepath.Join("..", "testdata", "corpus", "opencode-go")},
 		{FormatGoose, filepath.Join("..", "testdata", "corpus", "goose")},
+		{FormatCursor, filepath.Join("..", "testdata", "corpus", "cursor")},
+		{FormatCursor, filepath.Join("..", "testdata", "cursor", "tools")},
 	}
 	if _, err := os.Stat(filepath.Join("..", "testdata", "corpus", "claude-code")); err == nil && longtest.Enabled() && !raceEnabled {
 		root := corpusRoot(t)

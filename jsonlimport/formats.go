@@ -5,6 +5,7 @@ import (
 	"github.com/sessiondb/sessiondb/jsonlimport/claudecode"
 	"github.com/sessiondb/sessiondb/jsonlimport/codex"
 	"github.com/sessiondb/sessiondb/jsonlimport/crush"
+	"github.com/sessiondb/sessiondb/jsonlimport/cursor"
 	"github.com/sessiondb/sessiondb/jsonlimport/gemini"
 	"github.com/sessiondb/sessiondb/jsonlimport/goose"
 	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
@@ -27,7 +28,7 @@ import (
 // Formats returns every format this package reads and writes, in the order
 // in which they are offered the files of a directory: picoclaw, zot, swink,
 // qwen-code, claude-code, codex, pi, gemini-cli, goose, opencode-go,
-// crush, opencode, aider. picoclaw claims
+// crush, opencode, cursor, aider. picoclaw claims
 // only files it can tell apart by name (.meta.json pairs, legacy session
 // objects) or by a first line that is a picoclaw message, so it goes
 // first; zot and swink recognise their files by their header lines; Qwen
@@ -46,11 +47,14 @@ import (
 // crush.db (crush: any .db of that schema) are SQLite databases of one
 // schema, known by its tables; the Go opencode goes before crush, which
 // would take its database by its tables, and both before opencode, which
-// takes any opencode.db by its name. aider's chat histories are Markdown
-// files (by name, or by a first line that is a run header), after every
-// other format.
+// takes any opencode.db by its name. Cursor's state.vscdb (cursor: a
+// .vscdb whose first pages hold the cursorDiskKV or ItemTable table) is
+// known by an extension no other format takes; it goes after the SQLite
+// formats above, so that none of them can lose a file to it. aider's chat
+// histories are Markdown files (by name, or by a first line that is a run
+// header), after every other format.
 func Formats() []Format {
-	return []Format{picoclaw.Format{}, zot.Format{}, swink.Format{}, qwen.Format{}, claudecode.Format{}, codex.Format{}, pi.Format{}, gemini.Format{}, goose.Format{}, opencodego.Format{}, crush.Format{}, opencode.Format{}, aider.Format{}}
+	return []Format{picoclaw.Format{}, zot.Format{}, swink.Format{}, qwen.Format{}, claudecode.Format{}, codex.Format{}, pi.Format{}, gemini.Format{}, goose.Format{}, opencodego.Format{}, crush.Format{}, opencode.Format{}, cursor.Format{}, aider.Format{}}
 }
 
 func init() {
@@ -116,6 +120,7 @@ const (
 	FormatCrush      = crush.Name
 	FormatOpencodeGo = opencodego.Name
 	FormatGoose      = goose.Name
+	FormatCursor     = cursor.Name
 )
 
 type (

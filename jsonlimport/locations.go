@@ -23,8 +23,8 @@ type Location struct {
 // whose formats this package reads, for the user whose home directory is
 // home, with getenv giving the environment (ZOT_HOME, XDG_STATE_HOME,
 // CLAUDE_CONFIG_DIR, CODEX_HOME, GEMINI_CLI_HOME, QWEN_HOME,
-// QWEN_RUNTIME_DIR, XDG_DATA_HOME, OPENCODE_DB, GOOSE_PATH_ROOT, APPDATA,
-// PWD). It lists candidates
+// QWEN_RUNTIME_DIR, XDG_DATA_HOME, OPENCODE_DB, GOOSE_PATH_ROOT, PWD,
+// XDG_CONFIG_HOME, APPDATA). It lists candidates
 // whether or not they exist; Detect tells what they hold.
 //
 //	claude-code  $CLAUDE_CONFIG_DIR/projects, ~/.claude/projects
@@ -50,6 +50,12 @@ type Location struct {
 //	             ~/Library/Application Support/Block/goose/sessions, on
 //	             Windows %APPDATA%\Block\goose\data\sessions: sessions.db
 //	             and the legacy .jsonl files
+//	cursor       Cursor's User folder: globalStorage (the composers of
+//	             Cursor 0.46 on) and workspaceStorage (one state.vscdb per
+//	             workspace; older composers): ~/.config/Cursor/User (or
+//	             $XDG_CONFIG_HOME/Cursor/User) on Linux, ~/Library/
+//	             Application Support/Cursor/User on macOS,
+//	             %APPDATA%\Cursor\User on Windows
 //
 // Gemini CLI keeps a project's chats in ~/.gemini/tmp/<project>/chats
 // beside other files of the project (logs, plans, tool outputs), which an
@@ -138,6 +144,36 @@ func WellKnownLocations(home string, getenv func(string) string) []Location {
 	if wd := getenv("PWD"); filepath.IsAbs(wd) {
 		add(FormatCrush, j(wd, ".crush"))
 		add(FormatOpencodeGo, j(wd, ".opencode"))
+	}
+	for _, user := range cursorUserDirs(home, getenv) {
+		add(FormatCursor, j(user, "globalStorage"))
+		add(FormatCursor, j(user, "workspaceStorage"))
+	}
+	return out
+}
+
+// cursorUserDirs are the folders where Cursor (an Electron app, as VS
+// Code) keeps its User data on this platform: %APPDATA%\Cursor\User on
+// Windows, ~/Library/Application Support/Cursor/User on macOS,
+// $XDG_CONFIG_HOME/Cursor/User and ~/.config/Cursor/User elsewhere.
+func cursorUserDirs(home string, getenv func(string) string) []string {
+	var out []string
+	switch runtime.GOOS {
+	case "windows":
+		if d := getenv("APPDATA"); d != "" {
+			out = append(out, filepath.Join(d, "Cursor", "User"))
+		}
+	case "darwin":
+		if home != "" {
+			out = append(out, filepath.Join(home, "Library", "Application Support", "Cursor", "User"))
+		}
+	default:
+		if d := getenv("XDG_CONFIG_HOME"); filepath.IsAbs(d) {
+			out = append(out, filepath.Join(d, "Cursor", "User"))
+		}
+		if home != "" {
+			out = append(out, filepath.Join(home, ".config", "Cursor", "User"))
+		}
 	}
 	return out
 }

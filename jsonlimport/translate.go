@@ -78,6 +78,7 @@ package jsonlimport
 //     says which parts are read and which refused).
 //   - crush and the Go opencode: their message rows (translate_crush.go).
 //   - goose: its messages (translate_goose.go).
+//   - Cursor: its bubbles (translate_cursor.go).
 //   - picoclaw, zot, swink and sessions an application wrote: message
 //     objects with a role, in the OpenAI shape (content, tool_calls,
 //     tool_call_id, reasoning_content), zot's untyped blocks (a "tool"
@@ -318,6 +319,8 @@ func (r *xReader) entry(e sessiondb.Entry) {
 		r.crush(e)
 	case FormatGoose:
 		r.goose(e)
+	case FormatCursor:
+		r.cursor(e)
 	default:
 		var obj map[string]json.RawMessage
 		if json.Unmarshal(e.Body, &obj) != nil || jsonl.RawString(obj, "role") == "" {
