@@ -266,6 +266,8 @@ func fitSummary(format string, e sessiondb.Entry) error {
 			enveloped = env.Role == "user" && len(env.Parts) > 0
 		case jsonlimport.FormatCopilot:
 			enveloped = env.Type == "user.message" && env.Data != nil
+		case jsonlimport.FormatGoose:
+			enveloped = env.Role == "user" && len(env.Content) > 0 && env.Content[0] == '['
 		}
 	}
 	m := jsonlimport.Understand(format, e)

@@ -11,7 +11,7 @@ import (
 // ownShape reports whether sessions of the source format keep each line of
 // an agent's own file, or each message of its store, as an entry (Claude
 // Code, Codex, pi, Gemini CLI, Qwen Code, opencode, crush, the Go
-// opencode): their entries
+// opencode, goose): their entries
 // are read through jsonlimport.Understand, the one understanding of those
 // formats, and their summary message is written in the format's shape.
 // Every other format (picoclaw, zot, swink, sessions an application wrote)
@@ -20,7 +20,7 @@ func ownShape(format string) bool {
 	switch format {
 	case jsonlimport.FormatClaudeCode, jsonlimport.FormatCodex, jsonlimport.FormatPi,
 		jsonlimport.FormatGemini, jsonlimport.FormatQwen, jsonlimport.FormatOpencode,
-		jsonlimport.FormatCrush, jsonlimport.FormatOpencodeGo, jsonlimport.FormatCopilot:
+		jsonlimport.FormatCrush, jsonlimport.FormatOpencodeGo, jsonlimport.FormatCopilot, jsonlimport.FormatGoose:
 		return true
 	}
 	return false
@@ -173,6 +173,18 @@ func FormatSummaryMessage(format, text string) json.RawMessage {
 			Content string `json:"content"`
 			Source  string `json:"source"`
 		}{text, "compaction"}, "sessiondb-summary", nil}
+	case jsonlimport.FormatGoose:
+		// goose's own summary: a user message the model sees and the
+		// user does not (MessageMetadata).
+		type visibility struct {
+			UserVisible  bool `json:"userVisible"`
+			AgentVisible bool `json:"agentVisible"`
+		}
+		v = struct {
+			Role     string     `json:"role"`
+			Content  []any      `json:"content"`
+			Metadata visibility `json:"metadata"`
+		}{"user", []any{typedText{"text", text}}, visibility{false, true}}
 	default:
 		return DefaultSummaryMessage(strings.TrimPrefix(text, SummaryPrefix))
 	}

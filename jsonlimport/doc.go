@@ -1,21 +1,20 @@
 // Package jsonlimport moves session archives written by other agents into a
 // sessiondb.Store, losslessly, and writes sessions back out in those formats.
 // It reads and writes picoclaw, zot, swink, Claude Code, Codex CLI, pi,
-// Gemini CLI, Qwen Code, GitHub Copilot CLI (package copilot),
-// opencode and aider archives, and reads crush's and
-// the Go opencode's SQLite stores (package crush) and the Cursor IDE's
-// state.vscdb (package cursor); each format is a Format
-// (see Formats), and the importer works against the sessiondb.Store
-// interface only, never against a particular backend.
+// Gemini CLI, Qwen Code, GitHub Copilot CLI (package copilot), opencode,
+// Cline and Roo Code (package cline) and aider archives, and reads goose's
+// sessions (package goose), crush's and the Go opencode's SQLite stores
+// (package crush) and the Cursor IDE's state.vscdb (package cursor); each
+// format is a Format (see Formats), and the importer works against the
+// sessiondb.Store interface only, never against a particular backend.
 //
 // # Detection
 //
 // Import walks the files and directory trees it is given. The sorted files of
 // each directory are offered to each format's Claim in turn (picoclaw, zot,
-// swink, qwen-code, claude-code, codex, pi, gemini-cli, copilot-cli,
-// opencode-go, crush,
-// opencode, cursor, aider, or only
-// the format named in
+// swink, qwen-code, claude-code, codex, pi, gemini-cli, copilot-cli, goose,
+// opencode-go, crush, opencode, cursor, cline, aider, or only the format
+// named in
 // Options.Format); a format claims files by name and by their first lines,
 // and groups a primary file with its side files into a Unit. A format whose
 // files are stores of many sessions (jsonl.StoreFormat: opencode's SQLite
@@ -571,14 +570,14 @@
 //	jsonlimport ──────────────► jsonlimport/picoclaw, zot, swink,
 //	                             claudecode, codex, pi, gemini, qwen, opencode,
 //	                             crush (and opencodego, its Go ancestor),
-//	                             cursor
+//	                             goose, cursor
 //	  importer, registry         one package per format: Claim, Parse,
 //	  (Formats, formats.go),     ExportFiles, Understand (its message
 //	  translation, pricing,      reader), its tests, fuzz targets and
 //	  Understand, PromptTitle    fixtures
 //	        │                           │
 //	        ▼                           ▼
-//	jsonlimport/foreigndb (opencode, crush, cursor, and the importer's stores):
+//	jsonlimport/foreigndb (opencode, crush, goose, cursor, and the importer's stores):
 //	  another program's SQLite database read from a copy taken aside
 //	        │
 //	        ▼

@@ -109,6 +109,7 @@ func crossSources(t *testing.T) []crossSource {
 		{FormatAider, filepath.Join("..", "testdata", "aider", "corpus")},
 		{FormatCrush, filepath.Join("..", "testdata", "corpus", "crush")},
 		{FormatOpencodeGo, filepath.Join("..", "testdata", "corpus", "opencode-go")},
+		{FormatGoose, filepath.Join("..", "testdata", "corpus", "goose")},
 		{FormatCursor, filepath.Join("..", "testdata", "corpus", "cursor")},
 		{FormatCursor, filepath.Join("..", "testdata", "cursor", "tools")},
 		{FormatCopilot, filepath.Join("..", "testdata", "copilot", "session-state")},

@@ -9,6 +9,7 @@ import (
 	"github.com/sessiondb/sessiondb/jsonlimport/crush"
 	"github.com/sessiondb/sessiondb/jsonlimport/cursor"
 	"github.com/sessiondb/sessiondb/jsonlimport/gemini"
+	"github.com/sessiondb/sessiondb/jsonlimport/goose"
 	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 	"github.com/sessiondb/sessiondb/jsonlimport/opencode"
 	"github.com/sessiondb/sessiondb/jsonlimport/opencodego"
@@ -28,8 +29,8 @@ import (
 
 // Formats returns every format this package reads and writes, in the order
 // in which they are offered the files of a directory: picoclaw, zot, swink,
-// qwen-code, claude-code, codex, pi, gemini-cli, copilot-cli, opencode-go,
-// crush, opencode, cursor, cline, aider. picoclaw claims
+// qwen-code, claude-code, codex, pi, gemini-cli, copilot-cli, goose,
+// opencode-go, crush, opencode, cursor, cline, aider. picoclaw claims
 // only files it can tell apart by name (.meta.json pairs, legacy session
 // objects) or by a first line that is a picoclaw message, so it goes
 // first; zot and swink recognise their files by their header lines; Qwen
@@ -63,7 +64,7 @@ import (
 // name, or by a first line that is a run header), after every other
 // format.
 func Formats() []Format {
-	return []Format{picoclaw.Format{}, zot.Format{}, swink.Format{}, qwen.Format{}, claudecode.Format{}, codex.Format{}, pi.Format{}, gemini.Format{}, copilot.Format{}, opencodego.Format{}, crush.Format{}, opencode.Format{}, cursor.Format{}, cline.Format{}, aider.Format{}}
+	return []Format{picoclaw.Format{}, zot.Format{}, swink.Format{}, qwen.Format{}, claudecode.Format{}, codex.Format{}, pi.Format{}, gemini.Format{}, copilot.Format{}, goose.Format{}, opencodego.Format{}, crush.Format{}, opencode.Format{}, cursor.Format{}, cline.Format{}, aider.Format{}}
 }
 
 func init() {
@@ -128,6 +129,7 @@ const (
 	FormatAider      = aider.Name
 	FormatCrush      = crush.Name
 	FormatOpencodeGo = opencodego.Name
+	FormatGoose      = goose.Name
 	FormatCursor     = cursor.Name
 	FormatCopilot    = copilot.Name
 	FormatCline      = cline.Name

@@ -299,6 +299,7 @@ var growthFixtureRoots = []string{
 	"../testdata/qwen/crafted",
 	"../testdata/copilot/session-state",
 	"../testdata/copilot/crafted",
+	"../testdata/corpus/goose/constructed-legacy",
 }
 
 // growthKnown are the files whose growth cannot equal a one-shot import,

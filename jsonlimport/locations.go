@@ -23,7 +23,7 @@ type Location struct {
 // whose formats this package reads, for the user whose home directory is
 // home, with getenv giving the environment (ZOT_HOME, XDG_STATE_HOME,
 // CLAUDE_CONFIG_DIR, CODEX_HOME, COPILOT_HOME, GEMINI_CLI_HOME, QWEN_HOME,
-// QWEN_RUNTIME_DIR, XDG_DATA_HOME, OPENCODE_DB, PWD, XDG_CONFIG_HOME,
+// QWEN_RUNTIME_DIR, XDG_DATA_HOME, OPENCODE_DB, GOOSE_PATH_ROOT, PWD, XDG_CONFIG_HOME,
 // APPDATA, CLINE_DATA_DIR, CLINE_DIR). It lists candidates
 // whether or not they exist; Detect tells what they hold.
 //
@@ -46,6 +46,13 @@ type Location struct {
 //	copilot-cli  $COPILOT_HOME/session-state, ~/.copilot/session-state,
 //	             $XDG_STATE_HOME/.copilot/session-state (where older
 //	             versions kept it; 1.0.102 moves it to ~/.copilot)
+//	goose        $GOOSE_PATH_ROOT/data/sessions (when absolute; it then
+//	             replaces every other place, as in goose's Paths),
+//	             $XDG_DATA_HOME/goose/sessions (when absolute),
+//	             ~/.local/share/goose/sessions, on macOS also
+//	             ~/Library/Application Support/Block/goose/sessions, on
+//	             Windows %APPDATA%\Block\goose\data\sessions: sessions.db
+//	             and the legacy .jsonl files
 //	cursor       Cursor's User folder: globalStorage (the composers of
 //	             Cursor 0.46 on) and workspaceStorage (one state.vscdb per
 //	             workspace; older composers): ~/.config/Cursor/User (or
@@ -151,6 +158,9 @@ func WellKnownLocations(home string, getenv func(string) string) []Location {
 	if home != "" {
 		add(FormatOpencode, j(home, ".local", "share", "opencode"))
 	}
+	for _, d := range gooseSessionDirs(home, getenv) {
+		add(FormatGoose, d)
+	}
 	if wd := getenv("PWD"); filepath.IsAbs(wd) {
 		add(FormatCrush, j(wd, ".crush"))
 		add(FormatOpencodeGo, j(wd, ".opencode"))
@@ -187,6 +197,31 @@ func cursorUserDirs(home string, getenv func(string) string) []string {
 		if home != "" {
 			out = append(out, filepath.Join(home, ".config", "Cursor", "User"))
 		}
+	}
+	return out
+}
+
+// gooseSessionDirs are the folders goose keeps its sessions in: its data
+// folder's sessions/ (goose's config/paths.rs: GOOSE_PATH_ROOT/data when
+// that is absolute, else etcetera's app strategy for "Block"/"goose":
+// the XDG data folder, and the platform's where it is not XDG).
+func gooseSessionDirs(home string, getenv func(string) string) []string {
+	j := filepath.Join
+	if root := getenv("GOOSE_PATH_ROOT"); filepath.IsAbs(root) {
+		return []string{j(root, "data", "sessions")}
+	}
+	var out []string
+	if d := getenv("XDG_DATA_HOME"); filepath.IsAbs(d) {
+		out = append(out, j(d, "goose", "sessions"))
+	}
+	if home != "" {
+		out = append(out, j(home, ".local", "share", "goose", "sessions"))
+		if runtime.GOOS == "darwin" {
+			out = append(out, j(home, "Library", "Application Support", "Block", "goose", "sessions"))
+		}
+	}
+	if d := getenv("APPDATA"); runtime.GOOS == "windows" && d != "" {
+		out = append(out, j(d, "Block", "goose", "data", "sessions"))
 	}
 	return out
 }

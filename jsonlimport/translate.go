@@ -77,6 +77,7 @@ package jsonlimport
 //   - opencode: the messages opencode sends back (translate_opencode.go
 //     says which parts are read and which refused).
 //   - crush and the Go opencode: their message rows (translate_crush.go).
+//   - goose: its messages (translate_goose.go).
 //   - Cursor: its bubbles (translate_cursor.go).
 //   - Cline and Roo Code: a task's API history, Anthropic messages
 //     (translate_cline.go).
@@ -318,6 +319,8 @@ func (r *xReader) entry(e sessiondb.Entry) {
 		r.aider(e)
 	case FormatCrush, FormatOpencodeGo:
 		r.crush(e)
+	case FormatGoose:
+		r.goose(e)
 	case FormatCursor:
 		r.cursor(e)
 	case FormatCopilot:

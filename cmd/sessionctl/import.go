@@ -39,14 +39,15 @@ grew is imported incrementally. opencode's SQLite store (opencode.db with
 its -wal) is read from a copy taken aside, never in place; each of its
 sessions is imported, and at the next import only the sessions that changed
 are read, from where the last import stopped. crush's .crush/crush.db and
-the Go opencode's .opencode/opencode.db (kept in each project) are read the
-same way, and so are Cursor's state.vscdb stores (each composer a session).
+the Go opencode's .opencode/opencode.db (kept in each project) and goose's
+sessions/sessions.db are read the same way (goose's older sessions/*.jsonl
+files too), and so are Cursor's state.vscdb stores (each composer a session).
 
 Without PATH, import lists the archive directories it finds in their
 default places (~/.claude/projects, ~/.codex/sessions, ~/.pi/agent/sessions,
-the picoclaw workspace, the zot home, ~/.local/share/opencode, the
-working directory's .crush and .opencode, and Cursor's globalStorage and
-workspaceStorage) with their
+the picoclaw workspace, the zot home, ~/.local/share/opencode,
+~/.local/share/goose/sessions, the working directory's .crush and
+.opencode, and Cursor's globalStorage and workspaceStorage) with their
 session counts, and
 imports nothing. With --detect PATH..., it prints what would be imported
 from PATH, per format, and imports nothing.
