@@ -3,7 +3,10 @@ package foreigndb
 import (
 	"context"
 	"database/sql"
+	"math"
 	"strconv"
+	"strings"
+	"time"
 )
 
 // Row is one row of a foreign store, by column name. Other programs'
@@ -58,23 +61,33 @@ func (r Row) Str(col string) string {
 		return strconv.FormatInt(v, 10)
 	case float64:
 		return strconv.FormatFloat(v, 'g', -1, 64)
+	case bool:
+		return strconv.FormatBool(v)
+	case time.Time:
+		return v.UTC().Format(time.RFC3339Nano)
 	}
 	return ""
 }
 
-// Int returns a column as an integer: a REAL truncated, text parsed, and
-// anything else (NULL, a missing column, text that is not a number) 0.
+// Int returns a column as an integer: a REAL truncated (0 when it is NaN
+// or beyond ±2^62), a boolean 0 or 1, text parsed, and anything else
+// (NULL, a missing column, text that is not a number) 0.
 func (r Row) Int(col string) int64 {
 	switch v := r[col].(type) {
 	case int64:
 		return v
 	case float64:
+		if math.IsNaN(v) || v > 1<<62 || v < -(1<<62) {
+			return 0
+		}
 		return int64(v)
-	case string:
-		i, _ := strconv.ParseInt(v, 10, 64)
-		return i
-	case []byte:
-		i, _ := strconv.ParseInt(string(v), 10, 64)
+	case bool:
+		if v {
+			return 1
+		}
+		return 0
+	case string, []byte:
+		i, _ := strconv.ParseInt(strings.TrimSpace(r.Str(col)), 10, 64)
 		return i
 	}
 	return 0
@@ -88,11 +101,8 @@ func (r Row) Float(col string) float64 {
 		return float64(v)
 	case float64:
 		return v
-	case string:
-		f, _ := strconv.ParseFloat(v, 64)
-		return f
-	case []byte:
-		f, _ := strconv.ParseFloat(string(v), 64)
+	case string, []byte:
+		f, _ := strconv.ParseFloat(strings.TrimSpace(r.Str(col)), 64)
 		return f
 	}
 	return 0

@@ -34,23 +34,23 @@ func (v visibility) user() bool  { return v.UserVisible == nil || *v.UserVisible
 // metadata_json. Content and metadata are kept as goose wrote them
 // (compacted when they are JSON).
 func bodyOf(sid string, r row) ([]byte, error) {
-	raw := []byte(r.str("content_json"))
+	raw := []byte(r.Str("content_json"))
 	var content []json.RawMessage
 	if err := json.Unmarshal(raw, &content); err != nil {
 		return nil, fmt.Errorf("its content_json is not a JSON list (%v)", err)
 	}
-	mid := r.str("message_id")
+	mid := r.Str("message_id")
 	if mid == "" {
-		mid = fmt.Sprintf("msg_%s_%d", sid, r.int("id"))
+		mid = fmt.Sprintf("msg_%s_%d", sid, r.Int("id"))
 	}
 	var b bytes.Buffer
 	b.WriteString(`{"id":`)
 	b.Write(jsonl.MustJSON(mid))
 	b.WriteString(`,"role":`)
-	b.Write(jsonl.MustJSON(r.str("role")))
-	fmt.Fprintf(&b, `,"created":%d,"content":`, r.int("created_timestamp"))
+	b.Write(jsonl.MustJSON(r.Str("role")))
+	fmt.Fprintf(&b, `,"created":%d,"content":`, r.Int("created_timestamp"))
 	compactInto(&b, raw)
-	if meta := bytes.TrimSpace([]byte(r.str("metadata_json"))); len(meta) > 0 && meta[0] == '{' && json.Valid(meta) {
+	if meta := bytes.TrimSpace([]byte(r.Str("metadata_json"))); len(meta) > 0 && meta[0] == '{' && json.Valid(meta) {
 		b.WriteString(`,"metadata":`)
 		compactInto(&b, meta)
 	}
@@ -70,31 +70,31 @@ func compactInto(b *bytes.Buffer, raw []byte) {
 // its usage ledger rows into what the importer writes.
 func build(u jsonl.Unit, srow row, mrows, lrows []row, rs resumeState) (*jsonl.Parsed, error) {
 	pd := &jsonl.Parsed{Unit: u}
-	id := srow.str("id")
+	id := srow.Str("id")
 	for _, r := range mrows {
-		role := r.str("role")
+		role := r.Str("role")
 		if role != "user" && role != "assistant" {
 			// get_conversation skips a row of any other role.
-			pd.Problems = append(pd.Problems, jsonl.Problem{Path: u.Path, Reason: fmt.Sprintf("message row %d: role %q is neither user nor assistant (goose skips it); left out", r.int("id"), role)})
+			pd.Problems = append(pd.Problems, jsonl.Problem{Path: u.Path, Reason: fmt.Sprintf("message row %d: role %q is neither user nor assistant (goose skips it); left out", r.Int("id"), role)})
 			continue
 		}
 		body, err := bodyOf(id, r)
 		if err != nil {
-			pd.Problems = append(pd.Problems, jsonl.Problem{Path: u.Path, Reason: fmt.Sprintf("message row %d: %v; left out", r.int("id"), err)})
+			pd.Problems = append(pd.Problems, jsonl.Problem{Path: u.Path, Reason: fmt.Sprintf("message row %d: %v; left out", r.Int("id"), err)})
 			continue
 		}
-		pd.Entries = append(pd.Entries, sessiondb.Entry{Kind: sessiondb.KindMessage, Role: role, CreatedAt: unixTime(r.int("created_timestamp")), Body: body})
+		pd.Entries = append(pd.Entries, sessiondb.Entry{Kind: sessiondb.KindMessage, Role: role, CreatedAt: unixTime(r.Int("created_timestamp")), Body: body})
 	}
 	pd.Compactions = compactions(pd.Entries, "goose compaction")
 
-	model, provider := modelOf(srow.str("model_config_json")), srow.str("provider_name")
+	model, provider := modelOf(srow.Str("model_config_json")), srow.Str("provider_name")
 	pd.Usage, pd.Problems = usageOf(u.Path, srow, lrows, model, provider, pd.Problems)
 
-	title := srow.str("name")
-	if placeholderNames[title] && srow.int("user_set_name") == 0 && srow.str("description") != "" {
-		title = srow.str("description")
+	title := srow.Str("name")
+	if placeholderNames[title] && srow.Int("user_set_name") == 0 && srow.Str("description") != "" {
+		title = srow.Str("description")
 	}
-	if placeholderNames[title] && srow.int("user_set_name") == 0 {
+	if placeholderNames[title] && srow.Int("user_set_name") == 0 {
 		if rs.Title == "" {
 			rs.Title = jsonl.PromptTitle(Format{}, pd.Entries)
 		}
@@ -102,17 +102,17 @@ func build(u jsonl.Unit, srow row, mrows, lrows []row, rs resumeState) (*jsonl.P
 			title = rs.Title
 		}
 	}
-	attrs := map[string]any{"model": model, "provider": provider, "cwd": srow.str("working_dir")}
+	attrs := map[string]any{"model": model, "provider": provider, "cwd": srow.Str("working_dir")}
 	for _, col := range []string{"session_type", "schedule_id", "thread_id", "project_id", "goose_mode"} {
-		if v := srow.str(col); v != "" {
+		if v := srow.Str(col); v != "" {
 			attrs[col] = v
 		}
 	}
-	if srow.has("archived_at") {
-		attrs["archived_at"] = srow.str("archived_at")
+	if srow.Has("archived_at") {
+		attrs["archived_at"] = srow.Str("archived_at")
 	}
-	pd.Session = sessiondb.Session{ID: id, Title: title, ParentID: srow.str("parent_session_id"), Attrs: jsonl.MergeAttrs(attrs),
-		CreatedAt: srow.time("created_at"), UpdatedAt: srow.time("updated_at")}
+	pd.Session = sessiondb.Session{ID: id, Title: title, ParentID: srow.Str("parent_session_id"), Attrs: jsonl.MergeAttrs(attrs),
+		CreatedAt: rowTime(srow, "created_at"), UpdatedAt: rowTime(srow, "updated_at")}
 	if n := len(pd.Entries); n > 0 && pd.Entries[n-1].CreatedAt.After(pd.Session.UpdatedAt) {
 		pd.Session.UpdatedAt = pd.Entries[n-1].CreatedAt
 	}
@@ -153,37 +153,37 @@ func validCost(c float64) bool { return !math.IsInf(c, 0) && !math.IsNaN(c) && c
 func usageOf(path string, srow row, lrows []row, model, provider string, problems []jsonl.Problem) ([]sessiondb.Usage, []jsonl.Problem) {
 	var out []sessiondb.Usage
 	for _, l := range lrows {
-		cost := l.float("cost")
+		cost := l.Float("cost")
 		if !validCost(cost) {
-			problems = append(problems, jsonl.Problem{Path: path, Reason: fmt.Sprintf("usage ledger row %d: cost %v is not a cost; left out", l.int("id"), cost)})
+			problems = append(problems, jsonl.Problem{Path: path, Reason: fmt.Sprintf("usage ledger row %d: cost %v is not a cost; left out", l.Int("id"), cost)})
 			cost = 0
 		}
-		m := l.str("model")
+		m := l.Str("model")
 		if m == "" {
 			m = model
 		}
-		out = append(out, sessiondb.Usage{CallID: fmt.Sprintf("%s:ledger:%d", Name, l.int("id")), Provider: provider, Model: m,
-			InputTokens: max(l.int("input_tokens"), 0), OutputTokens: max(l.int("output_tokens"), 0),
-			CacheReadTokens: max(l.int("cache_read_tokens"), 0), CacheWriteTokens: max(l.int("cache_write_tokens"), 0),
-			Cost: cost, CreatedAt: unixTime(l.int("created_timestamp"))})
+		out = append(out, sessiondb.Usage{CallID: fmt.Sprintf("%s:ledger:%d", Name, l.Int("id")), Provider: provider, Model: m,
+			InputTokens: max(l.Int("input_tokens"), 0), OutputTokens: max(l.Int("output_tokens"), 0),
+			CacheReadTokens: max(l.Int("cache_read_tokens"), 0), CacheWriteTokens: max(l.Int("cache_write_tokens"), 0),
+			Cost: cost, CreatedAt: unixTime(l.Int("created_timestamp"))})
 	}
 	if len(out) > 0 {
 		return out, problems
 	}
-	in, outT := srow.int("accumulated_input_tokens"), srow.int("accumulated_output_tokens")
-	if !srow.has("accumulated_input_tokens") && !srow.has("accumulated_output_tokens") {
-		in, outT = srow.int("input_tokens"), srow.int("output_tokens")
+	in, outT := srow.Int("accumulated_input_tokens"), srow.Int("accumulated_output_tokens")
+	if !srow.Has("accumulated_input_tokens") && !srow.Has("accumulated_output_tokens") {
+		in, outT = srow.Int("input_tokens"), srow.Int("output_tokens")
 	}
-	cost := srow.float("accumulated_cost")
+	cost := srow.Float("accumulated_cost")
 	if !validCost(cost) {
 		problems = append(problems, jsonl.Problem{Path: path, Reason: fmt.Sprintf("the session's accumulated_cost %v is not a cost; left out", cost)})
 		cost = 0
 	}
-	cr, cw := srow.int("accumulated_cache_read_tokens"), srow.int("accumulated_cache_write_tokens")
+	cr, cw := srow.Int("accumulated_cache_read_tokens"), srow.Int("accumulated_cache_write_tokens")
 	if in > 0 || outT > 0 || cost > 0 || cr > 0 || cw > 0 {
 		out = append(out, sessiondb.Usage{CallID: Name + ":session", Provider: provider, Model: model,
 			InputTokens: max(in, 0), OutputTokens: max(outT, 0), CacheReadTokens: max(cr, 0), CacheWriteTokens: max(cw, 0),
-			Cost: cost, CreatedAt: srow.time("updated_at")})
+			Cost: cost, CreatedAt: rowTime(srow, "updated_at")})
 	}
 	return out, problems
 }

@@ -26,13 +26,13 @@ var errNoTablesYet = errors.New("no table yet")
 // tables lists the database's tables; it fails unless sessions and
 // messages are among them.
 func tables(ctx context.Context, db *sql.DB) (map[string]bool, error) {
-	rows, err := queryRows(ctx, db, `SELECT name FROM sqlite_master WHERE type = 'table'`)
+	rows, err := foreigndb.QueryRows(ctx, db, `SELECT name FROM sqlite_master WHERE type = 'table'`)
 	if err != nil {
 		return nil, err
 	}
 	out := map[string]bool{}
 	for _, r := range rows {
-		out[r.str("name")] = true
+		out[r.Str("name")] = true
 	}
 	if len(out) == 0 {
 		return nil, errNoTablesYet
@@ -88,7 +88,7 @@ func (Format) Sessions(ctx context.Context, store jsonl.Unit, c *jsonl.Cache) ([
 		ledger = `(SELECT count(*) || '/' || ifnull(max(l.id), 0) || '/' || ifnull(sum(l.cost), 0) || '/' || ifnull(sum(l.input_tokens), 0) || '/' || ifnull(sum(l.output_tokens), 0)
 			FROM usage_ledger l WHERE l.session_id = s.id) AS sdb_ledger`
 	}
-	rows, err := queryRows(ctx, db, `SELECT s.*,
+	rows, err := foreigndb.QueryRows(ctx, db, `SELECT s.*,
 		(SELECT count(*) FROM messages m WHERE m.session_id = s.id) AS sdb_messages,
 		(SELECT ifnull(max(m.id), 0) FROM messages m WHERE m.session_id = s.id) AS sdb_last,
 		(SELECT ifnull(sum(length(m.content_json)) + sum(ifnull(length(m.metadata_json), 0)), 0) FROM messages m WHERE m.session_id = s.id) AS sdb_bytes,
@@ -101,7 +101,7 @@ func (Format) Sessions(ctx context.Context, store jsonl.Unit, c *jsonl.Cache) ([
 	var out []jsonl.StoreSession
 	var problems []jsonl.Problem
 	for _, r := range rows {
-		id := r.str("id")
+		id := r.Str("id")
 		if id == "" {
 			problems = append(problems, jsonl.Problem{Path: store.Path, Reason: "a session row without id; skipped"})
 			continue
@@ -114,18 +114,18 @@ func (Format) Sessions(ctx context.Context, store jsonl.Unit, c *jsonl.Cache) ([
 		h := sha256.New()
 		fmt.Fprintf(h, "%s/1", Name)
 		for _, k := range cols {
-			fmt.Fprintf(h, "\x00%s=%T:%s", k, r[k], r.str(k))
+			fmt.Fprintf(h, "\x00%s=%T:%s", k, r[k], r.Str(k))
 		}
-		upd := r.time("updated_at")
-		if m := unixTime(r.int("sdb_created")); m.After(upd) {
+		upd := rowTime(r, "updated_at")
+		if m := unixTime(r.Int("sdb_created")); m.After(upd) {
 			upd = m
 		}
 		out = append(out, jsonl.StoreSession{
 			Unit:    jsonl.Unit{Format: Name, Path: jsonl.SessionPath(store.Path, id)},
 			Stamp:   hex.EncodeToString(h.Sum(nil)),
-			Rows:    r.int("sdb_messages"),
+			Rows:    r.Int("sdb_messages"),
 			Updated: upd,
-			Bytes:   r.int("sdb_bytes"),
+			Bytes:   r.Int("sdb_bytes"),
 		})
 	}
 	return out, problems, nil
@@ -165,7 +165,7 @@ func parseStored(ctx context.Context, u jsonl.Unit, storePath, id string, from j
 	if err != nil {
 		return nil, err
 	}
-	srows, err := queryRows(ctx, db, `SELECT * FROM sessions WHERE id = ?`, id)
+	srows, err := foreigndb.QueryRows(ctx, db, `SELECT * FROM sessions WHERE id = ?`, id)
 	if err != nil {
 		return nil, err
 	}
@@ -174,13 +174,13 @@ func parseStored(ctx context.Context, u jsonl.Unit, storePath, id string, from j
 	}
 	// goose's own order (get_conversation: ORDER BY timestamp, the time
 	// of the insert; rows of one second in insertion order).
-	mrows, err := queryRows(ctx, db, `SELECT * FROM messages WHERE session_id = ? ORDER BY timestamp, id`, id)
+	mrows, err := foreigndb.QueryRows(ctx, db, `SELECT * FROM messages WHERE session_id = ? ORDER BY timestamp, id`, id)
 	if err != nil {
 		return nil, err
 	}
 	var lrows []row
 	if tabs["usage_ledger"] {
-		if lrows, err = queryRows(ctx, db, `SELECT * FROM usage_ledger WHERE session_id = ? ORDER BY id`, id); err != nil {
+		if lrows, err = foreigndb.QueryRows(ctx, db, `SELECT * FROM usage_ledger WHERE session_id = ? ORDER BY id`, id); err != nil {
 			return nil, err
 		}
 	}

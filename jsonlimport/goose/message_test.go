@@ -45,7 +45,7 @@ func TestGooseUnderstand(t *testing.T) {
 // or what the driver made of them.
 func TestGooseSessionTimes(t *testing.T) {
 	for _, v := range []any{"2026-03-01 10:00:00", "2026-03-01T10:00:00.000+00:00", "2026-03-01T11:00:00+01:00"} {
-		if got := (row{"t": v}).time("t"); got.Format("2006-01-02T15:04:05Z07:00") != "2026-03-01T10:00:00Z" {
+		if got := rowTime(row{"t": v}, "t"); got.Format("2006-01-02T15:04:05Z07:00") != "2026-03-01T10:00:00Z" {
 			t.Errorf("%v reads as %v", v, got)
 		}
 	}
