@@ -5,6 +5,7 @@ import (
 	"github.com/sessiondb/sessiondb/jsonlimport/claudecode"
 	"github.com/sessiondb/sessiondb/jsonlimport/codex"
 	"github.com/sessiondb/sessiondb/jsonlimport/crush"
+	"github.com/sessiondb/sessiondb/jsonlimport/entire"
 	"github.com/sessiondb/sessiondb/jsonlimport/gemini"
 	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 	"github.com/sessiondb/sessiondb/jsonlimport/opencode"
@@ -25,7 +26,8 @@ import (
 
 // Formats returns every format this package reads and writes, in the order
 // in which they are offered the files of a directory: picoclaw, zot, swink,
-// qwen-code, claude-code, codex, pi, gemini-cli, opencode. picoclaw claims
+// qwen-code, claude-code, codex, pi, gemini-cli, opencode-go, crush,
+// opencode, aider, entire. picoclaw claims
 // only files it can tell apart by name (.meta.json pairs, legacy session
 // objects) or by a first line that is a picoclaw message, so it goes
 // first; zot and swink recognise their files by their header lines; Qwen
@@ -46,9 +48,14 @@ import (
 // would take its database by its tables, and both before opencode, which
 // takes any opencode.db by its name. aider's chat histories are Markdown
 // files (by name, or by a first line that is a run header), after every
-// other format.
+// other format but Entire's. Entire's checkpoint branch (entire) is a git
+// repository's: it claims only the HEAD of a git directory (or a
+// worktree's .git file) whose repository has the branch, which no other
+// format takes, and reads each transcript on the branch with the reader
+// of this list that claims it, in this order (entire.SetReaders); it goes
+// last so that it is never offered a file another format wants.
 func Formats() []Format {
-	return []Format{picoclaw.Format{}, zot.Format{}, swink.Format{}, qwen.Format{}, claudecode.Format{}, codex.Format{}, pi.Format{}, gemini.Format{}, opencodego.Format{}, crush.Format{}, opencode.Format{}, aider.Format{}}
+	return []Format{picoclaw.Format{}, zot.Format{}, swink.Format{}, qwen.Format{}, claudecode.Format{}, codex.Format{}, pi.Format{}, gemini.Format{}, opencodego.Format{}, crush.Format{}, opencode.Format{}, aider.Format{}, entire.Format{}}
 }
 
 func init() {
@@ -56,6 +63,7 @@ func init() {
 	jsonl.SetForeignWriter(foreignFile)
 	jsonl.SetEstimator(estimateCosts)
 	jsonl.SetReserved(reservedByFormat)
+	entire.SetReaders(Formats)
 }
 
 // reservedByFormat reports whether a format of the registry reserves path
@@ -113,6 +121,7 @@ const (
 	FormatAider      = aider.Name
 	FormatCrush      = crush.Name
 	FormatOpencodeGo = opencodego.Name
+	FormatEntire     = entire.Name
 )
 
 type (
