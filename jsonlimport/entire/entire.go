@@ -288,7 +288,6 @@ func claimTranscript(path string) (jsonl.Format, jsonl.Unit) {
 	return nil, jsonl.Unit{}
 }
 
-
 // HasBranch reports whether dir is a git directory whose repository has
 // Entire's checkpoint branch, or a remote's copy of it (by its ref files;
 // no git is run).

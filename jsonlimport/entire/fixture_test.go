@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -229,13 +231,88 @@ func history() []fxCheckpoint {
 	}
 }
 
-// buildRepo makes a repository holding the first n checkpoints of
-// history.
+// buildRepo returns a fresh copy of a repository holding the first n
+// checkpoints of history (built once per test binary: git is slow to
+// start, and every test may change its copy).
 func buildRepo(t testing.TB, n int) string {
 	t.Helper()
-	dir := newRepo(t)
-	for _, c := range history()[:n] {
-		addCheckpoint(t, dir, c)
+	templates.mu.Lock()
+	src, ok := templates.dirs[n]
+	if !ok {
+		dir := newRepo(&onceTB{TB: t})
+		for _, c := range history()[:n] {
+			addCheckpoint(t, dir, c)
+		}
+		src = dir
+		if templates.dirs == nil {
+			templates.dirs = map[int]string{}
+		}
+		templates.dirs[n] = src
 	}
-	return dir
+	templates.mu.Unlock()
+	dst := filepath.Join(t.TempDir(), "project")
+	copyTree(t, src, dst)
+	return dst
+}
+
+// templates are the repositories buildRepo copies, by checkpoint count.
+var templates struct {
+	mu   sync.Mutex
+	dirs map[int]string
+	root string
+}
+
+// onceTB makes the template outlive the test that builds it: its TempDir
+// is a folder TestMain removes.
+type onceTB struct{ testing.TB }
+
+func (o *onceTB) TempDir() string {
+	d, err := os.MkdirTemp(templates.root, "template-")
+	if err != nil {
+		o.Fatal(err)
+	}
+	return d
+}
+
+func TestMain(m *testing.M) {
+	root, err := os.MkdirTemp("", "sessiondb-entire-fixtures-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	templates.root = root
+	code := m.Run()
+	os.RemoveAll(root)
+	os.Exit(code)
+}
+
+// copyTree copies the directory tree src (directories and regular files)
+// to dst.
+func copyTree(t testing.TB, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		to := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(to, 0o755)
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(to, data, fi.Mode().Perm())
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
