@@ -30,9 +30,7 @@
 //	                                     model, created_at, branch, files_touched,
 //	                                     token_usage (input, cache creation, cache
 //	                                     read, output tokens, api_call_count,
-//	                                     subagent_tokens), checkpoint_transcript_start
-//	                                     and transcript_lines_at_start (where this
-//	                                     checkpoint's part of the transcript begins),
+//	                                     subagent_tokens), turn_id,
 //	                                     session_metrics, initial_attribution
 //	3a/1f00c0ffee/0/full.jsonl           the agent's transcript, verbatim, from its
 //	                                     start: a session that goes on past a commit
@@ -72,8 +70,7 @@
 // attrs.entire: agent, model, strategy, git branch, the union of the
 // files touched, and every checkpoint of the session (id, session index,
 // created_at, the commits whose Entire-Checkpoint trailer names it, its
-// files touched, Entire's token_usage as recorded, and
-// checkpoint_transcript_start).
+// files touched, and Entire's token_usage as recorded).
 //
 // A session's stamp is a hash of its latest transcript's blob id, of its
 // checkpoints' metadata and of the commits linked to them: an import

@@ -35,7 +35,6 @@ type fxSession struct {
 	lines int    // its first lines only (0: all)
 	id    string // the agent's session id
 	agent string // Entire's name for the agent
-	start int    // checkpoint_transcript_start
 	files []string
 	usage [4]int // input, cache creation, cache read, output tokens
 }
@@ -156,8 +155,7 @@ func addCheckpoint(t testing.TB, dir string, c fxCheckpoint) {
 		meta := map[string]any{
 			"cli_version": "0.4.2", "checkpoint_id": c.id, "session_id": s.id, "strategy": "manual-commit",
 			"created_at": c.at, "branch": "main", "checkpoints_count": 1, "files_touched": s.files,
-			"agent": s.agent, "transcript_identifier_at_start": s.id, "checkpoint_transcript_start": s.start,
-			"transcript_lines_at_start": s.start,
+			"agent": s.agent, "turn_id": fmt.Sprintf("turn-%d", i),
 			"token_usage": map[string]int{"input_tokens": s.usage[0], "cache_creation_tokens": s.usage[1],
 				"cache_read_tokens": s.usage[2], "output_tokens": s.usage[3], "api_call_count": lines / 4},
 		}
@@ -221,7 +219,7 @@ func history() []fxCheckpoint {
 			{file: ccA, lines: ccACut, id: ccAID, agent: "Claude Code", files: []string{"src/app.go"}, usage: [4]int{20, 6290, 118299, 350}},
 		}},
 		{id: cp2, at: "2026-03-01T11:00:00Z", trailer: true, sessions: []fxSession{
-			{file: ccA, id: ccAID, agent: "Claude Code", start: ccACut, files: []string{"src/app.go", "src/app_test.go"}, usage: [4]int{12, 2100, 90210, 720}},
+			{file: ccA, id: ccAID, agent: "Claude Code", files: []string{"src/app.go", "src/app_test.go"}, usage: [4]int{12, 2100, 90210, 720}},
 			{file: cdx, id: cdxID, agent: "Codex", files: []string{"README.md"}, usage: [4]int{4100, 0, 3000, 800}},
 		}},
 		{id: cp3, at: "2026-03-01T12:00:00Z", sessions: []fxSession{

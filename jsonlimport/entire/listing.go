@@ -344,13 +344,12 @@ type entireAttrs struct {
 
 // checkpointAttr is one checkpoint of the session.
 type checkpointAttr struct {
-	ID              string          `json:"id"`
-	Session         int             `json:"session"`
-	CreatedAt       string          `json:"created_at,omitempty"`
-	Commits         []string        `json:"commits,omitempty"`
-	FilesTouched    []string        `json:"files_touched,omitempty"`
-	TokenUsage      json.RawMessage `json:"token_usage,omitempty"`
-	TranscriptStart int64           `json:"transcript_start,omitempty"`
+	ID           string          `json:"id"`
+	Session      int             `json:"session"`
+	CreatedAt    string          `json:"created_at,omitempty"`
+	Commits      []string        `json:"commits,omitempty"`
+	FilesTouched []string        `json:"files_touched,omitempty"`
+	TokenUsage   json.RawMessage `json:"token_usage,omitempty"`
 }
 
 // attrs returns what the session's attrs keep of Entire: the agent, its
@@ -363,7 +362,7 @@ func (s *session) attrs() entireAttrs {
 	files := map[string]bool{}
 	for _, o := range s.occ {
 		c := checkpointAttr{ID: o.checkpoint, Session: o.index, Commits: o.commits, FilesTouched: o.meta.FilesTouched,
-			TokenUsage: o.meta.TokenUsage, TranscriptStart: o.meta.TranscriptStart}
+			TokenUsage: o.meta.TokenUsage}
 		if !o.meta.CreatedAt.IsZero() {
 			c.CreatedAt = o.meta.CreatedAt.Format(time.RFC3339Nano)
 		}

@@ -35,11 +35,7 @@ type SessionMeta struct {
 	CreatedAt    time.Time       `json:"-"`
 	FilesTouched []string        `json:"files_touched"`
 	TokenUsage   json.RawMessage `json:"token_usage"`
-	// TranscriptStart is the line of full.jsonl this checkpoint's part
-	// of the conversation starts at (checkpoint_transcript_start), 0
-	// when not recorded.
-	TranscriptStart int64           `json:"-"`
-	Raw             json.RawMessage `json:"-"`
+	Raw          json.RawMessage `json:"-"`
 }
 
 // checkpointIDRE is the shape of a checkpoint id: 12 lowercase hex
@@ -72,17 +68,13 @@ func ParseSessionMeta(data []byte) (SessionMeta, error) {
 		return SessionMeta{}, err
 	}
 	var extra struct {
-		CreatedAt       any `json:"created_at"`
-		TranscriptStart any `json:"checkpoint_transcript_start"`
+		CreatedAt any `json:"created_at"`
 	}
 	_ = json.Unmarshal(data, &extra)
 	if s, ok := extra.CreatedAt.(string); ok {
 		if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
 			m.CreatedAt = t.UTC()
 		}
-	}
-	if f, ok := extra.TranscriptStart.(float64); ok && f >= 0 && f < 1<<53 {
-		m.TranscriptStart = int64(f)
 	}
 	m.TokenUsage = objectOrNil(m.TokenUsage)
 	m.FilesTouched = cleanStrings(m.FilesTouched)
