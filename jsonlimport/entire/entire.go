@@ -129,6 +129,8 @@ func (Format) Claim(files []string) (units []jsonl.Unit, rest []string) {
 		case gitDir != "" && filepath.Dir(f) == gitDir:
 			// git's own files (config, index, packed-refs, …): read
 			// with the repository.
+		case underRefs(f):
+			// The refs of a repository with the branch: read with it.
 		case filepath.Base(f) == ".git" && worktreeLink(f) != "":
 			d := worktreeLink(f)
 			units = append(units, jsonl.Unit{Format: Name, Path: f, Extra: refFiles(d)})
@@ -137,6 +139,21 @@ func (Format) Claim(files []string) (units []jsonl.Unit, rest []string) {
 		}
 	}
 	return units, rest
+}
+
+// underRefs reports whether path lies in the refs folder of a git
+// directory whose repository has the branch (SkipDir lets a walk into it).
+func underRefs(path string) bool {
+	for d := filepath.Dir(path); ; {
+		parent := filepath.Dir(d)
+		if parent == d {
+			return false
+		}
+		if filepath.Base(d) == "refs" {
+			return isGitDir(parent) && hasBranch(parent)
+		}
+		d = parent
+	}
 }
 
 // worktreeLink returns the git directory a worktree's .git file names,
@@ -166,6 +183,11 @@ var shardRE = regexp.MustCompile(`^[0-9a-f]{2}$`)
 func (Format) SkipDir(path string) string {
 	parent, base := filepath.Dir(path), filepath.Base(path)
 	if gitInternals[base] && isGitDir(parent) {
+		if base == "refs" && hasBranch(parent) {
+			// Walked (a few small files, which Claim takes), so that a
+			// watcher sees the branch move.
+			return ""
+		}
 		return "git's own data in a git directory; skipped"
 	}
 	if shardRE.MatchString(base) && checkedOutBranch(parent) {

@@ -95,6 +95,16 @@ func TestEntireEqualsAgentReader(t *testing.T) {
 	if len(rep.Problems) > 0 {
 		t.Errorf("problems: %v", problemsOf(rep, dir))
 	}
+	for _, n := range rep.Notes {
+		// git's folders are skipped whole, and the refs (walked so that
+		// a watcher sees the branch move) are the repository's.
+		if strings.Contains(n.Path, string(filepath.Separator)+".git"+string(filepath.Separator)) && !strings.HasSuffix(n.Reason, "git's own data in a git directory; skipped") {
+			t.Errorf("note on a file of git's: %s", n)
+		}
+		if strings.HasSuffix(n.Path, string(filepath.Separator)+"refs") {
+			t.Errorf("the refs of a repository with the branch are skipped: %s", n)
+		}
+	}
 	want := jsonltest.OpenStore(t)
 	importPaths(t, want, filepath.Join(repoRoot, ccA), filepath.Join(repoRoot, ccB), filepath.Join(repoRoot, cdx), filepath.Join(repoRoot, gem))
 
