@@ -207,18 +207,40 @@ func trailerCommits(t testing.TB, dir string) map[string]string {
 // appear) ends exactly as one import of the final branch: same sessions,
 // logs (no entry twice), transcripts, usage and attrs; an import with
 // nothing new changes nothing.
+// With follow, the imports share a Follow (as sessionctl watch does), so
+// that a repository's listing is kept in its cache between imports.
 func TestEntireGrowth(t *testing.T) {
-	dir := newRepo(t)
+	for _, follow := range []bool{false, true} {
+		t.Run(map[bool]string{false: "imports", true: "follow"}[follow], func(t *testing.T) { testGrowth(t, follow) })
+	}
+}
+
+func testGrowth(t *testing.T, follow bool) {
+	dir := buildRepo(t, 1)
 	since := time.Now()
 	grown := jsonltest.OpenStore(t)
+	opts := jsonlimport.Options{}
+	if follow {
+		opts.Follow = jsonlimport.NewFollow()
+		defer opts.Follow.Close()
+	}
+	imp := func() jsonlimport.Report {
+		rep, err := jsonlimport.Import(context.Background(), grown, []string{dir}, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
 	for i, c := range history() {
-		addCheckpoint(t, dir, c)
-		rep := importPaths(t, grown, dir)
+		if i > 0 {
+			addCheckpoint(t, dir, c)
+		}
+		rep := imp()
 		if len(rep.Problems) > 0 {
 			t.Fatalf("import %d: %v", i+1, problemsOf(rep, dir))
 		}
 	}
-	rep := importPaths(t, grown, dir)
+	rep := imp()
 	if rep.Sessions != 0 || rep.Unchanged != 4 {
 		t.Errorf("an import of an unchanged branch: %d sessions written, %d unchanged; want 0 and 4", rep.Sessions, rep.Unchanged)
 	}
