@@ -64,6 +64,7 @@ func init() {
 	jsonl.SetEstimator(estimateCosts)
 	jsonl.SetReserved(reservedByFormat)
 	entire.SetReaders(Formats)
+	entire.SetShapeReader(byShape{})
 }
 
 // reservedByFormat reports whether a format of the registry reserves path

@@ -22,9 +22,10 @@ const Name = "entire"
 type Format struct{}
 
 var (
-	_ jsonl.Format      = Format{}
-	_ jsonl.StoreFormat = Format{}
-	_ jsonl.DirSkipper  = Format{}
+	_ jsonl.Format        = Format{}
+	_ jsonl.StoreFormat   = Format{}
+	_ jsonl.DirSkipper    = Format{}
+	_ jsonl.MessageReader = Format{}
 )
 
 // Name returns Name.
@@ -314,3 +315,22 @@ func claimTranscript(path string) (jsonl.Format, jsonl.Unit) {
 // Entire's checkpoint branch, or a remote's copy of it (by its ref files;
 // no git is run).
 func HasBranch(dir string) bool { return isGitDir(dir) && hasBranch(dir) }
+
+var shapeReader jsonl.MessageReader
+
+// SetShapeReader sets the reader Understand hands bodies to: the
+// importer's reading of a body by its shape (package jsonlimport calls
+// it once, at init).
+func SetShapeReader(r jsonl.MessageReader) { shapeReader = r }
+
+// Understand implements jsonl.MessageReader. No stored session is of this
+// format (a session read from the branch keeps its agent's format, whose
+// reader reads its messages); a body given under this name is read by its
+// shape (SetShapeReader), as the importer reads a body of a format it
+// does not know, else as the default extractor reads it.
+func (Format) Understand(e sessiondb.Entry, obj map[string]any) jsonl.Message {
+	if shapeReader != nil {
+		return shapeReader.Understand(e, obj)
+	}
+	return jsonl.Extracted(e)
+}

@@ -439,3 +439,30 @@ func TestEntireExportRefused(t *testing.T) {
 		t.Errorf("export wrote no file: %v", err)
 	}
 }
+
+// TestEntireUnderstand: a body given under this format's name (no stored
+// session has it) is read by its shape, as the agent's own reader reads
+// it: a Claude Code line of the fixture gives the same message.
+func TestEntireUnderstand(t *testing.T) {
+	dir := buildRepo(t, 1)
+	s := jsonltest.OpenStore(t)
+	importPaths(t, s, dir)
+	es, err := s.Entries(context.Background(), ccAID, 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range es {
+		want, got := jsonlimport.Understand(jsonlimport.FormatClaudeCode, e), jsonlimport.Understand(entire.Name, e)
+		if want.Text == "" && len(want.Calls) == 0 {
+			continue
+		}
+		n++
+		if got.Role != want.Role || got.Text != want.Text || len(got.Calls) != len(want.Calls) {
+			t.Errorf("entry %d: read as %+v under entire, %+v as Claude Code's", e.Seq, got, want)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no message to compare")
+	}
+}
