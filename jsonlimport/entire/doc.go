@@ -72,6 +72,16 @@
 // created_at, the commits whose Entire-Checkpoint trailer names it, its
 // files touched, and Entire's token_usage as recorded).
 //
+// The transcripts are written under the system's temporary folder for
+// the length of one import (a Follow's, until the next listing), and
+// removed with the import's cache.
+//
+// What cannot be read is a problem naming the checkpoint's file
+// (<repository>/.git/HEAD#<shard>/<rest>/…), and the rest is imported: a
+// metadata.json that is no JSON object, a session folder without one, a
+// session whose latest checkpoint has no full.jsonl (skipped whole rather
+// than imported from an older checkpoint), a transcript no reader claims.
+//
 // A session's stamp is a hash of its latest transcript's blob id, of its
 // checkpoints' metadata and of the commits linked to them: an import
 // after new checkpoints reparses only the sessions they touch. The
