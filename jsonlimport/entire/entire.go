@@ -259,7 +259,11 @@ func (f Format) Parse(ctx context.Context, u jsonl.Unit, from jsonl.Resume) (par
 	if s == nil || s.file == "" {
 		return nil, fmt.Errorf("parse %s %s: the session is no longer on the branch: %w", Name, u.Path, sessiondb.ErrNotFound)
 	}
-	reader, unit := claimTranscript(s.file)
+	file, err := l.whole(ctx, s)
+	if err != nil {
+		return nil, fmt.Errorf("parse %s %s: %w", Name, u.Path, err)
+	}
+	reader, unit := claimTranscript(file)
 	if reader == nil {
 		return nil, fmt.Errorf("parse %s %s: the transcript is of no format this importer reads: %w", Name, u.Path, sessiondb.ErrInvalid)
 	}

@@ -89,7 +89,18 @@ func problemsOf(rep jsonlimport.Report, dir string) []string {
 // format, title, log bodies byte for byte, usage and attrs, with Entire's
 // metadata added under attrs.entire; a session in two checkpoints is one
 // session holding the latest transcript.
+//
+// Small: transcripts longer than 512 bytes are first written only in part
+// for their reader to claim them, and whole when parsed.
 func TestEntireEqualsAgentReader(t *testing.T) {
+	t.Run("whole", testEqualsAgentReader)
+	t.Run("small", func(t *testing.T) {
+		defer entire.SetSniffLen(512)()
+		testEqualsAgentReader(t)
+	})
+}
+
+func testEqualsAgentReader(t *testing.T) {
 	dir := buildRepo(t, 3)
 	got := jsonltest.OpenStore(t)
 	rep := importPaths(t, got, dir)

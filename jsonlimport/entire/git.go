@@ -242,7 +242,8 @@ func (r repo) blobs(ctx context.Context, oids []string, limit int64) (map[string
 
 // blobToFile writes blob oid into the file path (git cat-file blob),
 // streaming: a transcript may be far larger than memory should hold.
-func (r repo) blobToFile(ctx context.Context, oid, path string) error {
+// With limit > 0, only its first limit bytes are written.
+func (r repo) blobToFile(ctx context.Context, oid, path string, limit int64) error {
 	cmd, err := r.command(ctx, "cat-file", "blob", oid)
 	if err != nil {
 		return err
@@ -252,8 +253,25 @@ func (r repo) blobToFile(ctx context.Context, oid, path string) error {
 		return err
 	}
 	var stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = f, &stderr
-	err = cmd.Run()
+	cmd.Stderr = &stderr
+	if limit <= 0 {
+		cmd.Stdout = f
+		err = cmd.Run()
+	} else {
+		var pipe io.ReadCloser
+		if pipe, err = cmd.StdoutPipe(); err == nil {
+			if err = cmd.Start(); err == nil {
+				_, err = io.CopyN(f, pipe, limit)
+				if err == io.EOF {
+					err = nil
+				}
+				// The rest is not wanted: git is stopped rather than
+				// read to the end.
+				_ = cmd.Process.Kill()
+				_ = cmd.Wait()
+			}
+		}
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

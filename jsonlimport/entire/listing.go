@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
@@ -36,6 +37,9 @@ type session struct {
 	occ    []*occurrence
 	file   string // the latest transcript, written out for its reader
 	format string // the reader that claimed it
+	// partial: file holds only the transcript's first sniffLen bytes,
+	// enough for the reader to claim it; Parse writes it whole.
+	partial bool
 }
 
 func (s *session) latest() *occurrence { return s.occ[len(s.occ)-1] }
@@ -44,6 +48,8 @@ func (s *session) latest() *occurrence { return s.occ[len(s.occ)-1] }
 // import's cache for the Parse calls of its sessions; Close removes the
 // transcripts written out.
 type listing struct {
+	repo     repo
+	mu       sync.Mutex // guards the sessions' files, written by Parse
 	dir      string
 	sessions map[string]*session
 	order    []string
@@ -213,7 +219,7 @@ func readListing(ctx context.Context, store string) (*listing, []jsonl.Problem, 
 		cps[id] = &cm
 	}
 
-	l := &listing{sessions: map[string]*session{}}
+	l := &listing{repo: r, sessions: map[string]*session{}}
 	dirs := make([]string, 0, len(occs))
 	for d := range occs {
 		dirs = append(dirs, d)
@@ -307,10 +313,25 @@ func (l *listing) writeTranscripts(ctx context.Context, r repo, where func(strin
 			name = jsonl.FileName(last.meta.SessionID)
 		}
 		file := filepath.Join(dir, name+".jsonl")
-		if err := r.blobToFile(ctx, last.transcript.oid, file); err != nil {
+		var reader jsonl.Format
+		if last.transcript.size > sniffLen {
+			// A session unchanged since the last import is not parsed:
+			// its reader is found from the transcript's start.
+			if err := r.blobToFile(ctx, last.transcript.oid, file, sniffLen); err != nil {
+				return err
+			}
+			if reader, _ = claimTranscript(file); reader != nil {
+				s.file, s.format, s.partial = file, reader.Name(), true
+				continue
+			}
+			if err := os.Remove(file); err != nil {
+				return err
+			}
+		}
+		if err := r.blobToFile(ctx, last.transcript.oid, file, 0); err != nil {
 			return err
 		}
-		reader, _ := claimTranscript(file)
+		reader, _ = claimTranscript(file)
 		if reader == nil {
 			alt := filepath.Join(dir, name+".json")
 			if err := os.Rename(file, alt); err != nil {
@@ -330,6 +351,29 @@ func (l *listing) writeTranscripts(ctx context.Context, r repo, where func(strin
 		s.file, s.format = file, reader.Name()
 	}
 	return nil
+}
+
+// sniffLen is how much of a large transcript is written out for the
+// readers to claim it (their Claim reads a file's first lines). (A
+// variable: the tests make it small.)
+var sniffLen int64 = 1 << 20
+
+// whole returns the file of session s holding its whole transcript,
+// writing it when only its start was written.
+func (l *listing) whole(ctx context.Context, s *session) (string, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !s.partial {
+		return s.file, nil
+	}
+	if err := os.Remove(s.file); err != nil {
+		return "", err
+	}
+	if err := l.repo.blobToFile(ctx, s.latest().transcript.oid, s.file, 0); err != nil {
+		return "", err
+	}
+	s.partial = false
+	return s.file, nil
 }
 
 // entireAttrs is what a session's attrs hold of Entire under "entire".
