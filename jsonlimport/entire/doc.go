@@ -59,7 +59,9 @@
 // <checkpoint>-<n>); the one whose metadata is latest (created_at, then
 // the longer transcript) holds the session's transcript as it is now.
 // That transcript is written to a temporary file named after the session
-// (Claude Code takes a session's id from its file's name) and offered to
+// (Claude Code takes a session's id from its file's name; of a transcript
+// over a MiB, its first MiB only, enough for a reader to claim it, and
+// the whole when the session is parsed) and offered to
 // the importer's readers in the registry's order (SetReaders); the first
 // that claims it reads it, exactly as it reads the agent's own file. The
 // session keeps that agent's format as its source format (so that show,
