@@ -221,7 +221,8 @@ var ErrUnfitSummary = fmt.Errorf("summary message not in the session's format: %
 // Claude Code "user" line, a Codex response_item message, a pi "message"
 // line: what the cross-format export reads; a bare message object it
 // refuses or leaves out; a Gemini CLI user record with an id; a Qwen Code
-// "user" record) and reads as a user message with text.
+// "user" record; a Copilot CLI user.message event) and reads as a user
+// message with text.
 func fitSummary(format string, e sessiondb.Entry) error {
 	if !ownShape(format) {
 		return nil
@@ -242,6 +243,9 @@ func fitSummary(format string, e sessiondb.Entry) error {
 		} `json:"info"`
 		Role  string          `json:"role"`
 		Parts json.RawMessage `json:"parts"`
+		Data  *struct {
+			Content string `json:"content"`
+		} `json:"data"`
 	}
 	enveloped := false
 	if json.Unmarshal(e.Body, &env) == nil {
@@ -260,6 +264,8 @@ func fitSummary(format string, e sessiondb.Entry) error {
 			enveloped = env.Info != nil && env.Info.Role == "user"
 		case jsonlimport.FormatCrush, jsonlimport.FormatOpencodeGo:
 			enveloped = env.Role == "user" && len(env.Parts) > 0
+		case jsonlimport.FormatCopilot:
+			enveloped = env.Type == "user.message" && env.Data != nil
 		}
 	}
 	m := jsonlimport.Understand(format, e)

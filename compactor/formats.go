@@ -20,7 +20,7 @@ func ownShape(format string) bool {
 	switch format {
 	case jsonlimport.FormatClaudeCode, jsonlimport.FormatCodex, jsonlimport.FormatPi,
 		jsonlimport.FormatGemini, jsonlimport.FormatQwen, jsonlimport.FormatOpencode,
-		jsonlimport.FormatCrush, jsonlimport.FormatOpencodeGo:
+		jsonlimport.FormatCrush, jsonlimport.FormatOpencodeGo, jsonlimport.FormatCopilot:
 		return true
 	}
 	return false
@@ -92,6 +92,11 @@ func inspectAll(format string, t []sessiondb.Entry) []bodyInfo {
 //     "user"}, "parts": [a text part]}.
 //   - crush and the Go opencode: a message row, {"role": "user",
 //     "parts": [{"type": "text", "data": {"text": …}}]}.
+//   - GitHub Copilot CLI: a user.message event {"type": "user.message",
+//     "data": {"content": …, "source": "compaction"}, "id":
+//     "sessiondb-summary", "parentId": null} (the shape of the events
+//     Copilot CLI writes; source as for the summary of its own
+//     compactions, which jsonlimport's reader records the same way).
 //   - Any other format: DefaultSummaryMessage.
 //
 // The text is SummaryPrefix + text in every shape.
@@ -158,6 +163,16 @@ func FormatSummaryMessage(format, text string) json.RawMessage {
 			Role  string `json:"role"`
 			Parts []part `json:"parts"`
 		}{"user", []part{{"text", data{text}}}}
+	case jsonlimport.FormatCopilot:
+		v = struct {
+			Type     string `json:"type"`
+			Data     any    `json:"data"`
+			ID       string `json:"id"`
+			ParentID any    `json:"parentId"`
+		}{"user.message", struct {
+			Content string `json:"content"`
+			Source  string `json:"source"`
+		}{text, "compaction"}, "sessiondb-summary", nil}
 	default:
 		return DefaultSummaryMessage(strings.TrimPrefix(text, SummaryPrefix))
 	}

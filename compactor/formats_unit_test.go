@@ -131,7 +131,7 @@ func budgetFrom(tr []sessiondb.Entry, i int) int {
 
 func TestFormatSummaryMessageRead(t *testing.T) {
 	for _, format := range []string{jsonlimport.FormatClaudeCode, jsonlimport.FormatCodex, jsonlimport.FormatPi,
-		jsonlimport.FormatGemini, jsonlimport.FormatQwen, jsonlimport.FormatOpencode, jsonlimport.FormatCrush, jsonlimport.FormatOpencodeGo, jsonlimport.FormatZot, ""} {
+		jsonlimport.FormatGemini, jsonlimport.FormatQwen, jsonlimport.FormatOpencode, jsonlimport.FormatCrush, jsonlimport.FormatOpencodeGo, jsonlimport.FormatCopilot, jsonlimport.FormatZot, ""} {
 		body := FormatSummaryMessage(format, "the gist")
 		m := jsonlimport.Understand(format, sessiondb.Entry{Kind: sessiondb.KindMessage, Body: body})
 		if m.Role != "user" || m.Text != SummaryPrefix+"the gist" || m.Bookkeeping {

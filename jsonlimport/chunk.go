@@ -107,8 +107,9 @@ func nextChunks(ctx context.Context, store sessiondb.Store, w *work, dryRun bool
 // from unchanged and the caller reads the file whole.
 //
 // After a restart a watcher has no parse state for a file it followed
-// (Claude Code keeps it in memory only), and the first append to a 500 MB
-// transcript read it whole, bodies and all (issue 42: 1.7–2.9 GB, 59 s).
+// unless its Follow saved it (NewFollowIn; Claude Code's snapshot.go),
+// and the first append to a 500 MB transcript read it whole, bodies and
+// all (issue 42: 1.7–2.9 GB, 59 s).
 // The replay costs one parse of the file, a chunk in memory at a time,
 // and no database work; the append is then continued from the rebuilt
 // state. The prefix hash was checked before: the bytes are those imported,

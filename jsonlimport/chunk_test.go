@@ -376,3 +376,79 @@ func TestUnchangedByStat(t *testing.T) {
 		t.Errorf("re-import of a file rewritten to the same size: %+v, %+v", rep, f.Stats())
 	}
 }
+
+// TestRestartAppendFromSavedState: a watcher whose Follow keeps its
+// readers' states in a directory (NewFollowIn) writes them there when it
+// stops; after a restart, the first append to a large transcript
+// continues from the saved state: the reader resumes from the offset (no
+// replay of the file, no re-read), the state file is used once, and the
+// session equals one import of the grown file.
+func TestRestartAppendFromSavedState(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "projects", "-home-dev-proj", "5c2d8e41-0000-4000-8000-00000000abcd.jsonl")
+	stateDir := filepath.Join(dir, "follow")
+	const size = 1 << 20
+	writeBigClaudeSession(t, path, size, []int{200, 2000, 8000})
+	since := time.Now().Add(-time.Second)
+	first := NewFollowIn(stateDir)
+	s, _, _ := importLarge(t, path, 64<<10, first)
+	appendUserLine(t, path, 1)
+	if _, err := Import(context.Background(), s, []string{path}, Options{Jobs: 1, Follow: first}); err != nil {
+		t.Fatal(err)
+	}
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	saved, _ := filepath.Glob(filepath.Join(stateDir, "*"))
+	if len(saved) != 1 {
+		t.Fatalf("states saved: %q, want one", saved)
+	}
+
+	appendUserLine(t, path, 2)
+	restarted := NewFollowIn(stateDir)
+	rep, err := Import(context.Background(), s, []string{path}, Options{Jobs: 1, Follow: restarted})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := restarted.Stats()
+	t.Logf("%+v; %+v", rep, st)
+	if rep.Entries != 1 || st.Resumes != 1 || st.Replays != 0 || st.Rereads != 0 {
+		t.Errorf("append after a restart: %d entries, %+v (want 1 entry, resumed from the saved state: no replay, no re-read)", rep.Entries, st)
+	}
+	if left, _ := filepath.Glob(filepath.Join(stateDir, "*")); len(left) != 0 {
+		t.Errorf("states left after the restart's import: %q", left)
+	}
+
+	// A state that does not decode is not used: the file is replayed.
+	appendUserLine(t, path, 3)
+	if _, err := Import(context.Background(), s, []string{path}, Options{Jobs: 1, Follow: restarted}); err != nil {
+		t.Fatal(err)
+	}
+	if err := restarted.Close(); err != nil {
+		t.Fatal(err)
+	}
+	saved, _ = filepath.Glob(filepath.Join(stateDir, "*"))
+	if len(saved) != 1 {
+		t.Fatalf("states saved: %q, want one", saved)
+	}
+	if err := os.WriteFile(saved[0], []byte("not a state"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	appendUserLine(t, path, 4)
+	again := NewFollowIn(stateDir)
+	if _, err := Import(context.Background(), s, []string{path}, Options{Jobs: 1, Follow: again}); err != nil {
+		t.Fatal(err)
+	}
+	if st := again.Stats(); st.Replays != 1 || st.Resumes != 0 {
+		t.Errorf("a damaged state: %+v, want a replay", st)
+	}
+
+	once := openStore(t)
+	withChunkSize(t, 1<<40)
+	if _, err := Import(context.Background(), once, []string{path}, Options{Jobs: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(jsonltest.GrowthSnapshot(t, once, since), jsonltest.GrowthSnapshot(t, s.Store, since)); d != "" {
+		t.Errorf("appends across restarts differ from one import of the grown file (-once +appended):\n%s", clipDiff(d, 3000))
+	}
+}

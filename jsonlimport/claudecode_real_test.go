@@ -611,14 +611,20 @@ func TestClaudeCodeRealExport(t *testing.T) {
 
 // TestClaudeCodeRealGrowth imports every file of the fixture at a third
 // and two thirds of its bytes, then whole, with and without a Follow (as
-// sessionctl watch does), and compares with a one-shot import: the
-// compaction's preserved segment and the interleaved lines of parallel
-// calls must come out the same however the file arrived.
+// sessionctl watch does) and with a Follow restarted at every cut (its
+// parse states saved and read back, NewFollowIn), and compares with a
+// one-shot import: the compaction's preserved segment and the interleaved
+// lines of parallel calls must come out the same however the file
+// arrived.
 func TestClaudeCodeRealGrowth(t *testing.T) {
 	roots := []string{ccRealProjects(t)}
 	cases := longtest.Sample(growthCases(t, roots, false), 6) // all in the long run
 	for _, c := range slices.Clone(cases) {
 		c.follow = true
+		cases = append(cases, c)
+	}
+	for _, c := range longtest.Sample(slices.Clone(cases[:len(cases)/2]), 2) {
+		c.follow, c.restart = true, true
 		cases = append(cases, c)
 	}
 	counts, diffs := growthReport(t, cases)

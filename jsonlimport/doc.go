@@ -1,10 +1,12 @@
 // Package jsonlimport moves session archives written by other agents into a
 // sessiondb.Store, losslessly, and writes sessions back out in those formats.
 // It reads and writes picoclaw, zot, swink, Claude Code, Codex CLI, pi,
-// Gemini CLI, Qwen Code, opencode and aider archives, and reads crush's and
-// the Go opencode's SQLite stores (package crush) and the sessions Entire
-// commits to a git repository's entire/checkpoints/v1 branch (package
-// entire, which reads each through its agent's reader); each format is a Format
+// Gemini CLI, Qwen Code, GitHub Copilot CLI (package copilot),
+// opencode and aider archives, and reads crush's and
+// the Go opencode's SQLite stores (package crush) and the Cursor IDE's
+// state.vscdb (package cursor), and the sessions Entire commits to a git
+// repository's entire/checkpoints/v1 branch (package entire, which reads
+// each through its agent's reader); each format is a Format
 // (see Formats), and the importer works against the sessiondb.Store
 // interface only, never against a particular backend.
 //
@@ -12,8 +14,9 @@
 //
 // Import walks the files and directory trees it is given. The sorted files of
 // each directory are offered to each format's Claim in turn (picoclaw, zot,
-// swink, qwen-code, claude-code, codex, pi, gemini-cli, opencode-go, crush,
-// opencode, aider, entire, or only
+// swink, qwen-code, claude-code, codex, pi, gemini-cli, copilot-cli,
+// opencode-go, crush,
+// opencode, cursor, aider, entire, or only
 // the format named in
 // Options.Format); a format claims files by name and by their first lines,
 // and groups a primary file with its side files into a Unit. A format whose
@@ -544,15 +547,16 @@
 //	jsonlimport ──────────────► jsonlimport/picoclaw, zot, swink,
 //	                             claudecode, codex, pi, gemini, qwen, opencode,
 //	                             crush (and opencodego, its Go ancestor),
-//	                             entire (reads each transcript with the
-//	                             registry's readers: entire.SetReaders)
+//	                             cursor, entire (reads each transcript
+//	                             with the registry's readers:
+//	                             entire.SetReaders)
 //	  importer, registry         one package per format: Claim, Parse,
 //	  (Formats, formats.go),     ExportFiles, Understand (its message
 //	  translation, pricing,      reader), its tests, fuzz targets and
 //	  Understand, PromptTitle    fixtures
 //	        │                           │
 //	        ▼                           ▼
-//	jsonlimport/foreigndb (opencode, crush, and the importer's stores):
+//	jsonlimport/foreigndb (opencode, crush, cursor, and the importer's stores):
 //	  another program's SQLite database read from a copy taken aside
 //	        │
 //	        ▼

@@ -109,6 +109,10 @@ func crossSources(t *testing.T) []crossSource {
 		{FormatAider, filepath.Join("..", "testdata", "aider", "corpus")},
 		{FormatCrush, filepath.Join("..", "testdata", "corpus", "crush")},
 		{FormatOpencodeGo, filepath.Join("..", "testdata", "corpus", "opencode-go")},
+		{FormatCursor, filepath.Join("..", "testdata", "corpus", "cursor")},
+		{FormatCursor, filepath.Join("..", "testdata", "cursor", "tools")},
+		{FormatCopilot, filepath.Join("..", "testdata", "copilot", "session-state")},
+		{FormatCopilot, filepath.Join("..", "testdata", "copilot", "crafted")},
 	}
 	if _, err := os.Stat(filepath.Join("..", "testdata", "corpus", "claude-code")); err == nil && longtest.Enabled() && !raceEnabled {
 		root := corpusRoot(t)
@@ -130,7 +134,7 @@ func TestExportCorpusCrossFormat(t *testing.T) {
 		t.Skip("hundreds of exports and imports, no concurrency: run without -race (.ci/run's corpus step does)")
 	}
 	ctx := context.Background()
-	targets := []string{FormatPi, FormatClaudeCode, FormatCodex, FormatPicoclaw, FormatZot, FormatSwink, FormatGemini, FormatQwen, FormatOpencode, FormatAider}
+	targets := []string{FormatPi, FormatClaudeCode, FormatCodex, FormatPicoclaw, FormatZot, FormatSwink, FormatGemini, FormatQwen, FormatOpencode, FormatAider, FormatCopilot}
 	type tally struct{ translated, refused, unjudged int }
 	pairs := map[string]*tally{}
 	reasons := map[string]map[string]int{}

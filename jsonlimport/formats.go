@@ -4,7 +4,9 @@ import (
 	"github.com/sessiondb/sessiondb/jsonlimport/aider"
 	"github.com/sessiondb/sessiondb/jsonlimport/claudecode"
 	"github.com/sessiondb/sessiondb/jsonlimport/codex"
+	"github.com/sessiondb/sessiondb/jsonlimport/copilot"
 	"github.com/sessiondb/sessiondb/jsonlimport/crush"
+	"github.com/sessiondb/sessiondb/jsonlimport/cursor"
 	"github.com/sessiondb/sessiondb/jsonlimport/entire"
 	"github.com/sessiondb/sessiondb/jsonlimport/gemini"
 	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
@@ -26,8 +28,8 @@ import (
 
 // Formats returns every format this package reads and writes, in the order
 // in which they are offered the files of a directory: picoclaw, zot, swink,
-// qwen-code, claude-code, codex, pi, gemini-cli, opencode-go, crush,
-// opencode, aider, entire. picoclaw claims
+// qwen-code, claude-code, codex, pi, gemini-cli, copilot-cli, opencode-go,
+// crush, opencode, cursor, aider, entire. picoclaw claims
 // only files it can tell apart by name (.meta.json pairs, legacy session
 // objects) or by a first line that is a picoclaw message, so it goes
 // first; zot and swink recognise their files by their header lines; Qwen
@@ -39,23 +41,31 @@ import (
 // Code's Claim refuses a line whose message has Gemini's "parts" or that
 // carries a systemPayload, the order makes the choice explicit. Gemini
 // CLI's chats (a header with sessionId and projectHash) look like no other
-// format's. opencode's files are SQLite databases (by name, or by
+// format's. GitHub Copilot CLI's events.jsonl starts with a session.start
+// event ({type, data: {sessionId, …}, id, timestamp}): none of the formats
+// before it takes such a line (no uuid, message, payload or role), and it
+// takes nothing else, so its place after them only keeps the older
+// formats first. opencode's files are SQLite databases (by name, or by
 // opencode's tables), files of its storage/ tree and export files (a JSON
 // object whose first member is the session's info), none of which a JSONL
 // format takes. The Go opencode's opencode.db (opencode-go) and crush's
 // crush.db (crush: any .db of that schema) are SQLite databases of one
 // schema, known by its tables; the Go opencode goes before crush, which
 // would take its database by its tables, and both before opencode, which
-// takes any opencode.db by its name. aider's chat histories are Markdown
-// files (by name, or by a first line that is a run header), after every
-// other format but Entire's. Entire's checkpoint branch (entire) is a git
-// repository's: it claims only the HEAD of a git directory (or a
-// worktree's .git file) whose repository has the branch, which no other
-// format takes, and reads each transcript on the branch with the reader
-// of this list that claims it, in this order (entire.SetReaders); it goes
-// last so that it is never offered a file another format wants.
+// takes any opencode.db by its name. Cursor's state.vscdb (cursor: a
+// .vscdb whose first pages hold the cursorDiskKV or ItemTable table) is
+// known by an extension no other format takes; it goes after the SQLite
+// formats above, so that none of them can lose a file to it. aider's chat
+// histories are Markdown files (by name, or by a first line that is a run
+// header), after every other format but Entire's. Entire's checkpoint
+// branch (entire) is a git repository's: it claims only the HEAD of a git
+// directory (or a worktree's .git file) whose repository has the branch,
+// which no other format takes, and reads each transcript on the branch
+// with the reader of this list that claims it, in this order
+// (entire.SetReaders); it goes last so that it is never offered a file
+// another format wants.
 func Formats() []Format {
-	return []Format{picoclaw.Format{}, zot.Format{}, swink.Format{}, qwen.Format{}, claudecode.Format{}, codex.Format{}, pi.Format{}, gemini.Format{}, opencodego.Format{}, crush.Format{}, opencode.Format{}, aider.Format{}, entire.Format{}}
+	return []Format{picoclaw.Format{}, zot.Format{}, swink.Format{}, qwen.Format{}, claudecode.Format{}, codex.Format{}, pi.Format{}, gemini.Format{}, copilot.Format{}, opencodego.Format{}, crush.Format{}, opencode.Format{}, cursor.Format{}, aider.Format{}, entire.Format{}}
 }
 
 func init() {
@@ -122,6 +132,8 @@ const (
 	FormatAider      = aider.Name
 	FormatCrush      = crush.Name
 	FormatOpencodeGo = opencodego.Name
+	FormatCursor     = cursor.Name
+	FormatCopilot    = copilot.Name
 	FormatEntire     = entire.Name
 )
 
@@ -146,6 +158,8 @@ type (
 	Opencode = opencode.Format
 	// Aider is aider.Format.
 	Aider = aider.Format
+	// Copilot is copilot.Format.
+	Copilot = copilot.Format
 )
 
 // FileOf returns the file a unit path lies in (jsonl.FileOf): the

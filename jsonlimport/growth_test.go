@@ -68,6 +68,24 @@ type growthCase struct {
 	// follow grows it with one Follow across the imports, as sessionctl
 	// watch does (cheap prefix checks, readers' kept parse states).
 	follow bool
+	// restart (with follow) closes the Follow after each import and
+	// grows the file under a new one in the same directory
+	// (NewFollowIn), as a watcher restarted between two appends.
+	restart bool
+	// stats, when not nil, gets the Follows' counts added.
+	stats *FollowStats
+}
+
+// add adds st to s (a nil s: nothing).
+func (s *FollowStats) add(st FollowStats) {
+	if s == nil {
+		return
+	}
+	s.FullHashes += st.FullHashes
+	s.CheapChecks += st.CheapChecks
+	s.Resumes += st.Resumes
+	s.Rereads += st.Rereads
+	s.Replays += st.Replays
 }
 
 // growthCases lists the units of the trees under roots.
@@ -129,8 +147,22 @@ func runGrowth(t *testing.T, c growthCase, cuts []int) growthResult {
 	since := time.Now().Add(-time.Second)
 	grown := openStore(t)
 	var follow *Follow
+	stateDir := filepath.Join(t.TempDir(), "follow")
 	if c.follow {
 		follow = NewFollow()
+		if c.restart {
+			follow = NewFollowIn(stateDir)
+		}
+	}
+	restart := func() {
+		if !c.restart {
+			return
+		}
+		if err := follow.Close(); err != nil {
+			t.Fatalf("%s: close the Follow: %v", c.rel, err)
+		}
+		c.stats.add(follow.Stats())
+		follow = NewFollowIn(stateDir)
 	}
 	for _, cut := range cuts {
 		if err := os.WriteFile(path, content[:cut], 0o644); err != nil {
@@ -142,6 +174,7 @@ func runGrowth(t *testing.T, c growthCase, cuts []int) growthResult {
 		if _, err := Import(ctx, grown, paths, Options{Jobs: 1, Follow: follow}); err != nil {
 			t.Fatalf("%s cut at %d: %v", c.rel, cut, err)
 		}
+		restart()
 	}
 	if err := os.WriteFile(path, content, 0o644); err != nil {
 		t.Fatal(err)
@@ -151,6 +184,10 @@ func runGrowth(t *testing.T, c growthCase, cuts []int) growthResult {
 	}
 	if _, err := Import(ctx, grown, paths, Options{Jobs: 1, Follow: follow}); err != nil {
 		t.Fatalf("%s whole: %v", c.rel, err)
+	}
+	restart()
+	if follow != nil && !c.restart {
+		c.stats.add(follow.Stats())
 	}
 	if follow != nil {
 		t.Logf("%s: %+v", c.rel, follow.Stats())
@@ -209,6 +246,9 @@ func growthReport(t *testing.T, cases []growthCase) (map[string][2]int, []string
 		if c.follow {
 			key, how = key+"+follow", " (grown with a Follow)"
 		}
+		if c.restart {
+			key, how = key+"+restart", " (grown with a Follow restarted at every cut)"
+		}
 		n := counts[key]
 		n[1]++
 		if r.equal {
@@ -257,6 +297,8 @@ var growthFixtureRoots = []string{
 	"../testdata/samples",
 	"../testdata/gemini/crafted",
 	"../testdata/qwen/crafted",
+	"../testdata/copilot/session-state",
+	"../testdata/copilot/crafted",
 }
 
 // growthKnown are the files whose growth cannot equal a one-shot import,
@@ -348,13 +390,56 @@ func TestGrowthCorpus(t *testing.T) {
 	// The quick run grows 8 files spread over both agents; the long run
 	// (internal/longtest) every one.
 	cases := longtest.Sample(growthCases(t, roots, false), 8)
+	var restarts []growthCase
 	for _, c := range slices.Clone(cases) {
 		c.follow = true
 		cases = append(cases, c)
+		if c.format == FormatClaudeCode {
+			c.restart = true // its parse states saved and read back at every cut
+			restarts = append(restarts, c)
+		}
 	}
+	cases = append(cases, longtest.Sample(restarts, 2)...)
 	counts, diffs := growthReport(t, cases)
-	t.Logf("growth equality on the corpus (files equal/total; +follow: with a Follow, as sessionctl watch): %s", formatCounts(counts))
+	t.Logf("growth equality on the corpus (files equal/total; +follow: with a Follow, as sessionctl watch; +restart: the Follow restarted at every cut): %s", formatCounts(counts))
 	for _, d := range diffs {
 		t.Error(d)
+	}
+}
+
+// TestGrowthRestartClaudeCode grows Claude Code fixture files line by
+// line, as TestGrowthFixtures does with a Follow, but restarts between
+// every two imports: the Follow is closed (its readers' parse states
+// written into its directory) and the next import runs under a new one in
+// the same directory (NewFollowIn), as a watcher restarted between two
+// appends. The result must equal a one-shot import of the whole file, and
+// the restarted imports must continue from the saved states as often as
+// one Follow kept across the imports continues from memory: no more
+// re-reads, no replay.
+func TestGrowthRestartClaudeCode(t *testing.T) {
+	if raceEnabled {
+		t.Skip("replays files many times, no concurrency: run without -race (.ci/run does)")
+	}
+	var cases []growthCase
+	for _, c := range growthCases(t, []string{"../testdata/claudecode/projects"}, true) {
+		if c.format == FormatClaudeCode {
+			cases = append(cases, c)
+		}
+	}
+	cases = longtest.Sample(cases, 3)
+	var kept, restarted FollowStats
+	for _, c := range cases {
+		c.follow, c.stats = true, &kept
+		if r := runGrowth(t, c, nil); !r.equal {
+			t.Errorf("%s, one Follow: differs from a one-shot import:\n%s", c.rel, clipDiff(r.diff, 3000))
+		}
+		c.restart, c.stats = true, &restarted
+		if r := runGrowth(t, c, nil); !r.equal {
+			t.Errorf("%s, restarted at every cut: differs from a one-shot import:\n%s", c.rel, clipDiff(r.diff, 3000))
+		}
+	}
+	t.Logf("%d files; one Follow: %+v; restarted at every cut: %+v", len(cases), kept, restarted)
+	if restarted.Resumes == 0 || restarted.Resumes != kept.Resumes || restarted.Rereads != kept.Rereads || restarted.Replays != 0 {
+		t.Errorf("restarted imports: %+v, one Follow: %+v (want as many resumes from the saved states as from memory, no more re-reads, no replay)", restarted, kept)
 	}
 }

@@ -23,8 +23,9 @@ type Location struct {
 // WellKnownLocations returns the default archive directories of the agents
 // whose formats this package reads, for the user whose home directory is
 // home, with getenv giving the environment (ZOT_HOME, XDG_STATE_HOME,
-// CLAUDE_CONFIG_DIR, CODEX_HOME, GEMINI_CLI_HOME, QWEN_HOME,
-// QWEN_RUNTIME_DIR, XDG_DATA_HOME, OPENCODE_DB, PWD). It lists candidates
+// CLAUDE_CONFIG_DIR, CODEX_HOME, COPILOT_HOME, GEMINI_CLI_HOME, QWEN_HOME,
+// QWEN_RUNTIME_DIR, XDG_DATA_HOME, OPENCODE_DB, PWD, XDG_CONFIG_HOME,
+// APPDATA). It lists candidates
 // whether or not they exist; Detect tells what they hold.
 //
 //	claude-code  $CLAUDE_CONFIG_DIR/projects, ~/.claude/projects
@@ -43,6 +44,15 @@ type Location struct {
 //	             project's folder: the working directory's, when $PWD is
 //	             absolute)
 //	opencode-go  $PWD/.opencode (the Go opencode, likewise)
+//	copilot-cli  $COPILOT_HOME/session-state, ~/.copilot/session-state,
+//	             $XDG_STATE_HOME/.copilot/session-state (where older
+//	             versions kept it; 1.0.102 moves it to ~/.copilot)
+//	cursor       Cursor's User folder: globalStorage (the composers of
+//	             Cursor 0.46 on) and workspaceStorage (one state.vscdb per
+//	             workspace; older composers): ~/.config/Cursor/User (or
+//	             $XDG_CONFIG_HOME/Cursor/User) on Linux, ~/Library/
+//	             Application Support/Cursor/User on macOS,
+//	             %APPDATA%\Cursor\User on Windows
 //	entire       $PWD/.git, only when that repository has Entire's
 //	             entire/checkpoints/v1 branch (or a remote's copy): Entire
 //	             keeps a project's sessions in the project's repository
@@ -107,6 +117,15 @@ func WellKnownLocations(home string, getenv func(string) string) []Location {
 			}
 		}
 	}
+	if d := getenv("COPILOT_HOME"); d != "" {
+		add(FormatCopilot, j(d, "session-state"))
+	}
+	if home != "" {
+		add(FormatCopilot, j(home, ".copilot", "session-state"))
+	}
+	if d := getenv("XDG_STATE_HOME"); d != "" {
+		add(FormatCopilot, j(d, ".copilot", "session-state"))
+	}
 	if d := getenv("ZOT_HOME"); d != "" {
 		add(FormatZot, j(d, "sessions"))
 	}
@@ -133,6 +152,36 @@ func WellKnownLocations(home string, getenv func(string) string) []Location {
 		add(FormatOpencodeGo, j(wd, ".opencode"))
 		if entire.HasBranch(j(wd, ".git")) {
 			add(FormatEntire, j(wd, ".git"))
+		}
+	}
+	for _, user := range cursorUserDirs(home, getenv) {
+		add(FormatCursor, j(user, "globalStorage"))
+		add(FormatCursor, j(user, "workspaceStorage"))
+	}
+	return out
+}
+
+// cursorUserDirs are the folders where Cursor (an Electron app, as VS
+// Code) keeps its User data on this platform: %APPDATA%\Cursor\User on
+// Windows, ~/Library/Application Support/Cursor/User on macOS,
+// $XDG_CONFIG_HOME/Cursor/User and ~/.config/Cursor/User elsewhere.
+func cursorUserDirs(home string, getenv func(string) string) []string {
+	var out []string
+	switch runtime.GOOS {
+	case "windows":
+		if d := getenv("APPDATA"); d != "" {
+			out = append(out, filepath.Join(d, "Cursor", "User"))
+		}
+	case "darwin":
+		if home != "" {
+			out = append(out, filepath.Join(home, "Library", "Application Support", "Cursor", "User"))
+		}
+	default:
+		if d := getenv("XDG_CONFIG_HOME"); filepath.IsAbs(d) {
+			out = append(out, filepath.Join(d, "Cursor", "User"))
+		}
+		if home != "" {
+			out = append(out, filepath.Join(home, ".config", "Cursor", "User"))
 		}
 	}
 	return out

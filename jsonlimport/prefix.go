@@ -119,6 +119,19 @@ func NewFollow() *Follow {
 	return &Follow{verified: map[string]jsonl.Inode{}}
 }
 
+// NewFollowIn returns an empty Follow that keeps readers' parse states
+// across runs in directory dir: Close writes those it keeps there, and a
+// Follow of a later run in the same dir continues a grown file from the
+// state saved for it instead of reading the file again (Claude Code's,
+// see jsonlimport/claudecode's snapshot.go). The prefix a state covers is
+// still checked as a run's first import of a file checks it (hashed
+// whole). dir is created when a state is written.
+func NewFollowIn(dir string) *Follow {
+	f := NewFollow()
+	f.cache.Dir = dir
+	return f
+}
+
 // Close releases what readers keep under f that holds resources (the
 // copies of SQLite stores a watcher refreshes between imports, which it
 // removes). The Follow stays usable; what it keeps is taken again.

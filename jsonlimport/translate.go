@@ -77,6 +77,7 @@ package jsonlimport
 //   - opencode: the messages opencode sends back (translate_opencode.go
 //     says which parts are read and which refused).
 //   - crush and the Go opencode: their message rows (translate_crush.go).
+//   - Cursor: its bubbles (translate_cursor.go).
 //   - picoclaw, zot, swink and sessions an application wrote: message
 //     objects with a role, in the OpenAI shape (content, tool_calls,
 //     tool_call_id, reasoning_content), zot's untyped blocks (a "tool"
@@ -315,6 +316,10 @@ func (r *xReader) entry(e sessiondb.Entry) {
 		r.aider(e)
 	case FormatCrush, FormatOpencodeGo:
 		r.crush(e)
+	case FormatCursor:
+		r.cursor(e)
+	case FormatCopilot:
+		r.copilot(e)
 	default:
 		var obj map[string]json.RawMessage
 		if json.Unmarshal(e.Body, &obj) != nil || jsonl.RawString(obj, "role") == "" {
@@ -1239,7 +1244,7 @@ func foreignFile(ctx context.Context, s sessiondb.Store, sess sessiondb.Session,
 	if target == FormatClaudeCode {
 		return claudeCodeTranslated(ctx, s, sess)
 	}
-	if target == FormatPi || target == FormatGemini || target == FormatQwen {
+	if target == FormatPi || target == FormatGemini || target == FormatQwen || target == FormatCopilot {
 		var attrs struct {
 			CWD string `json:"cwd"`
 		}
@@ -1251,6 +1256,9 @@ func foreignFile(ctx context.Context, s sessiondb.Store, sess sessiondb.Session,
 		}
 		if target == FormatQwen {
 			return qwenTranslated(ctx, s, sess, attrs.CWD)
+		}
+		if target == FormatCopilot {
+			return copilotTranslated(ctx, s, sess, attrs.CWD)
 		}
 		return piTranslated(ctx, s, sess, attrs.CWD)
 	}

@@ -97,3 +97,70 @@ func holdLock(t *testing.T, path string) {
 	bufio.NewReader(os.Stdin).ReadString('\n')         //nolint:errcheck // EOF: the parent is done
 	conn.ExecContext(context.Background(), "ROLLBACK") //nolint:errcheck
 }
+
+// TestBeginContextOnlyWhenAWaitCanEnd: a batch's BEGIN watches a context
+// only when every request of the batch can stop waiting for the lock;
+// when one cannot (context.Background(), DetachWrites of it), the wait
+// cannot end early and BEGIN runs under context.Background(), which the
+// driver does not watch. With a context that can end, the batch's context
+// ends once every request has stopped waiting (after lockWaitGrace), and
+// never once begun.
+func TestBeginContextOnlyWhenAWaitCanEnd(t *testing.T) {
+	never := context.Background()
+	ctx1, cancel1 := context.WithCancel(context.Background())
+	defer cancel1()
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	defer cancel2()
+	for _, tc := range []struct {
+		name  string
+		ctxs  []context.Context
+		watch bool
+	}{
+		{"background", []context.Context{never}, false},
+		{"detached from background", []context.Context{sessiondb.DetachWrites(never)}, false},
+		{"one cancellable, one background", []context.Context{ctx1, never}, false},
+		{"cancellable", []context.Context{ctx1}, true},
+		{"detached from cancellable", []context.Context{sessiondb.DetachWrites(ctx1), ctx2}, true},
+	} {
+		batch := make([]writeReq, len(tc.ctxs))
+		for i, c := range tc.ctxs {
+			batch[i] = writeReq{ctx: c}
+		}
+		bctx, begun, release := beginContext(batch)
+		if got := bctx.Done() != nil; got != tc.watch {
+			t.Errorf("%s: the batch's context can end: %v, want %v", tc.name, got, tc.watch)
+		}
+		begun()
+		release()
+	}
+
+	// Every request stops waiting before BEGIN: the context ends.
+	a, cancelA := context.WithCancel(context.Background())
+	b, cancelB := context.WithCancel(context.Background())
+	bctx, begun, release := beginContext([]writeReq{{ctx: a}, {ctx: sessiondb.DetachWrites(b)}})
+	cancelA()
+	select {
+	case <-bctx.Done():
+		t.Fatal("the batch's context ended while one request still waits")
+	case <-time.After(2 * lockWaitGrace):
+	}
+	cancelB()
+	select {
+	case <-bctx.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the batch's context did not end once every request stopped waiting")
+	}
+	begun()
+	release()
+
+	// Once begun, it ends only with release.
+	c, cancelC := context.WithCancel(context.Background())
+	bctx, begun, release = beginContext([]writeReq{{ctx: c}})
+	begun()
+	cancelC()
+	time.Sleep(2 * lockWaitGrace)
+	if bctx.Err() != nil {
+		t.Fatal("the batch's context ended after BEGIN")
+	}
+	release()
+}

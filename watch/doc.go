@@ -141,5 +141,9 @@
 // Code's reader continues the parse it keeps in memory instead of reading
 // the file again (jsonlimport's prefix.go and jsonlimport/claudecode's
 // resume.go say what that check cannot see and when a file is still read
-// whole). BENCHMARKS.md has the figures.
+// whole). With Options.StateDir (sessionctl watch on SQLite:
+// <database>-watch) the parse states are written there when the run stops
+// and the next run continues from them: a restart does not cost a parse of
+// each large transcript that grew meanwhile (its prefix is still hashed
+// once). BENCHMARKS.md has the figures.
 package watch

@@ -49,6 +49,13 @@ type Options struct {
 	// (0: the number of CPUs). Changes found while following are imported
 	// one file at a time.
 	Jobs int
+	// StateDir, when not "", is a directory where the watcher keeps its
+	// readers' parse states when it stops, so that after a restart the
+	// first append to a large transcript continues from where the last
+	// run stopped instead of reading the file again
+	// (jsonlimport.NewFollowIn). sessionctl watch uses <database>-watch
+	// beside a SQLite database.
+	StateDir string
 	// Events receives what the watcher does, from one goroutine (Run's);
 	// nil discards them. It must not block for long: changes queue up
 	// meanwhile (nothing is lost; they are imported together afterwards).

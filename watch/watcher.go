@@ -124,7 +124,7 @@ func run(ctx context.Context, store sessiondb.Store, opts Options, expose **watc
 		errs:      &errList{q: q},
 		dirs:      map[string]bool{},
 		dirIno:    map[string]uint64{},
-		follow:    jsonlimport.NewFollow(),
+		follow:    jsonlimport.NewFollowIn(opts.StateDir),
 		said:      map[string]bool{},
 		units:     map[string]jsonlimport.Unit{},
 		owners:    map[string]map[string]bool{},
@@ -146,7 +146,8 @@ func run(ctx context.Context, store sessiondb.Store, opts Options, expose **watc
 		}
 		w.wg.Wait()
 		// The copies of SQLite stores the run refreshed between imports
-		// (jsonlimport/foreigndb) are removed.
+		// (jsonlimport/foreigndb) are removed; the readers' parse states
+		// are written into opts.StateDir for the next run.
 		_ = w.follow.Close()
 		w.emit(Event{Kind: EventStopped})
 	}()

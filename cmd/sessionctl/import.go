@@ -40,12 +40,13 @@ its -wal) is read from a copy taken aside, never in place; each of its
 sessions is imported, and at the next import only the sessions that changed
 are read, from where the last import stopped. crush's .crush/crush.db and
 the Go opencode's .opencode/opencode.db (kept in each project) are read the
-same way.
+same way, and so are Cursor's state.vscdb stores (each composer a session).
 
 Without PATH, import lists the archive directories it finds in their
 default places (~/.claude/projects, ~/.codex/sessions, ~/.pi/agent/sessions,
-the picoclaw workspace, the zot home, ~/.local/share/opencode, and the
-working directory's .crush and .opencode) with their
+the picoclaw workspace, the zot home, ~/.local/share/opencode, the
+working directory's .crush and .opencode, and Cursor's globalStorage and
+workspaceStorage) with their
 session counts, and
 imports nothing. With --detect PATH..., it prints what would be imported
 from PATH, per format, and imports nothing.

@@ -58,7 +58,11 @@ network file systems (NFS, SMB, FUSE, 9p, …), and all of them once the
 inotify watch limit is reached, are polled instead, which is said once.
 
 It stops between transactions. Killed, it leaves whole transactions only,
-and the next start resumes where the database says. Several watchers (and
+and the next start resumes where the database says. Stopped (SIGTERM,
+Ctrl-C), it writes what it knows of the Claude Code transcripts it follows
+into <database>-watch beside a SQLite database, so that the next start
+continues a large transcript that grew from there instead of reading it
+again. Several watchers (and
 imports) may write one database, also a PostgreSQL one (--db postgres://…)
 shared by several machines.
 
@@ -138,7 +142,14 @@ func (a *app) runWatch(ctx context.Context, st sessiondb.Store, paths []string, 
 		return err
 	}
 	lg := &watchLog{w: out, json: o.json, verbose: o.verbose, db: location(st)}
+	stateDir := ""
+	if p, ok := st.(interface{ Path() string }); ok {
+		// Beside a SQLite database: the parse states of large
+		// transcripts, kept from one run to the next (watch.Options).
+		stateDir = p.Path() + "-watch"
+	}
 	err = watch.Run(ctx, st, watch.Options{
+		StateDir:     stateDir,
 		Paths:        paths,
 		Format:       o.format,
 		Machine:      machine,

@@ -39,8 +39,25 @@ type Tool struct {
 // text: system reminders, environment context and instructions in
 // angle-bracket tags.
 func isPromptText(t string) bool {
-	t = strings.TrimSpace(t)
+	t = strings.TrimSpace(stripDatetime(t))
 	return t != "" && !strings.HasPrefix(t, "<")
+}
+
+// stripDatetime drops the <current_datetime>…</current_datetime> block
+// that GitHub Copilot CLI puts before the user's own text in the same
+// message (its transformedContent), so that the prompt after it is still
+// seen as the user's.
+func stripDatetime(t string) string {
+	const open, end = "<current_datetime>", "</current_datetime>"
+	s := strings.TrimSpace(t)
+	if !strings.HasPrefix(s, open) {
+		return t
+	}
+	i := strings.Index(s, end)
+	if i < 0 {
+		return t
+	}
+	return strings.TrimSpace(s[i+len(end):])
 }
 
 // isPrompt reports whether m is a prompt: a user message with a text of
@@ -52,7 +69,7 @@ func (m Message) isPrompt() (string, bool) {
 	var texts []string
 	for _, t := range m.Texts {
 		if isPromptText(t) {
-			texts = append(texts, t)
+			texts = append(texts, stripDatetime(t))
 		}
 	}
 	if len(texts) == 0 {

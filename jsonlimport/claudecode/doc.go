@@ -102,7 +102,12 @@
 //   - Resume: under the importer's Follow (sessionctl watch) the parse
 //     state is kept in memory between imports and a file that grew is
 //     continued from the offset (see resume.go for how, and for the few
-//     cases that still read the file whole). Without a Follow (sessionctl
+//     cases that still read the file whole). A Follow with a directory
+//     (jsonlimport.NewFollowIn; sessionctl watch on SQLite: <database>-watch)
+//     writes those states there when it stops, and the next run continues
+//     from them (snapshot.go): after a restart, the first append to a
+//     100 MiB transcript cost 0.31 s of CPU instead of 2.6 s (the file
+//     replayed, chunk.go). Without a Follow (sessionctl
 //     import) a file that grew is read whole (Parse returns
 //     ErrNotIncremental for an offset): the importer keeps the new lines.
 //     A file with no user or assistant line, or no time at all, is skipped

@@ -22,9 +22,11 @@ package claudecode
 // The whole re-read (Parse returns ErrNotIncremental; the importer counts
 // it in FollowStats.Rereads) remains for:
 //
-//   - the first append to a file in a run, and any append after the
-//     state was not kept: no Follow (sessionctl import), another process
-//     imported the file last, the state was evicted (ccCacheMax), a
+//   - the first append to a file in a run when no state was saved for
+//     it (snapshot.go: a Follow without a directory, a run that was
+//     killed rather than stopped), and any append after the state was
+//     not kept: no Follow (sessionctl import), another process imported
+//     the file last, the state was evicted (ccCacheMax), a
 //     commit that failed after the parse (a lost race) — the whole read
 //     keeps the state again;
 //   - a tool-results file imported before that changed or vanished (its
@@ -113,7 +115,9 @@ func ccPut(cache *jsonl.Cache, token string, p *ccParser) {
 	})
 }
 
-// ccTake removes and returns the state of token (nil when not kept).
+// ccTake removes and returns the state of token (nil when not kept):
+// from memory, else from the file a previous run saved in the cache's
+// directory (snapshot.go).
 func ccTake(cache *jsonl.Cache, token string) *ccParser {
 	var p *ccParser
 	cache.Do(Name, func(v any) any {
@@ -129,7 +133,24 @@ func ccTake(cache *jsonl.Cache, token string) *ccParser {
 		c.entries -= len(p.entries)
 		return c
 	})
+	if p == nil && cache != nil {
+		p = loadSnapshot(cache.Dir, token)
+	}
 	return p
+}
+
+// Save implements jsonl.Saver: each state kept is written into dir
+// (snapshot.go), the most recently kept last; then the states beyond the
+// ccSavedMax newest are removed.
+func (c *ccCache) Save(dir string) error {
+	var errs []error
+	for _, token := range c.order {
+		if p := c.states[token]; p != nil {
+			errs = append(errs, saveSnapshot(dir, token, p))
+		}
+	}
+	errs = append(errs, pruneSnapshots(dir, ccSavedMax))
+	return errors.Join(errs...)
 }
 
 // sawIDs records the tool ids of a message line that the line holds

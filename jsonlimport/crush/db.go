@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
 	"time"
 
 	"github.com/sessiondb/sessiondb/jsonlimport/foreigndb"
@@ -51,82 +50,8 @@ func checkTables(ctx context.Context, db *sql.DB) error {
 	return nil
 }
 
-// row is one row, by column name.
-type row map[string]any
-
-func queryRows(ctx context.Context, db *sql.DB, q string, args ...any) ([]row, error) {
-	rows, err := db.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, foreigndb.Translate(err)
-	}
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		return nil, err
-	}
-	var out []row
-	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			return nil, foreigndb.Translate(err)
-		}
-		r := row{}
-		for i, c := range cols {
-			r[c] = vals[i]
-		}
-		out = append(out, r)
-	}
-	return out, foreigndb.Translate(rows.Err())
-}
-
-func (r row) has(col string) bool { v, ok := r[col]; return ok && v != nil }
-
-func (r row) str(col string) string {
-	switch v := r[col].(type) {
-	case string:
-		return v
-	case []byte:
-		return string(v)
-	case int64:
-		return strconv.FormatInt(v, 10)
-	case float64:
-		return strconv.FormatFloat(v, 'g', -1, 64)
-	}
-	return ""
-}
-
-func (r row) int(col string) int64 {
-	switch v := r[col].(type) {
-	case int64:
-		return v
-	case float64:
-		return int64(v)
-	case string:
-		i, _ := strconv.ParseInt(v, 10, 64)
-		return i
-	case []byte:
-		i, _ := strconv.ParseInt(string(v), 10, 64)
-		return i
-	}
-	return 0
-}
-
-func (r row) float(col string) float64 {
-	switch v := r[col].(type) {
-	case int64:
-		return float64(v)
-	case float64:
-		return v
-	case string:
-		f, _ := strconv.ParseFloat(v, 64)
-		return f
-	}
-	return 0
-}
+// row is one row, by column name (foreigndb.Row).
+type row = foreigndb.Row
 
 // unixTime reads the schema's times: its comments say milliseconds, but
 // crush and the Go opencode write seconds (time.Now().Unix()), and their
@@ -163,7 +88,7 @@ func (st Store) Sessions(ctx context.Context, store jsonl.Unit, c *jsonl.Cache) 
 	} else if err != nil {
 		return nil, nil, err
 	}
-	rows, err := queryRows(ctx, db, `SELECT s.*,
+	rows, err := foreigndb.QueryRows(ctx, db, `SELECT s.*,
 		(SELECT count(*) FROM messages m WHERE m.session_id = s.id) AS sdb_messages,
 		(SELECT ifnull(max(m.updated_at), 0) FROM messages m WHERE m.session_id = s.id) AS sdb_updated,
 		(SELECT ifnull(max(m.finished_at), 0) FROM messages m WHERE m.session_id = s.id) AS sdb_finished,
@@ -177,32 +102,32 @@ func (st Store) Sessions(ctx context.Context, store jsonl.Unit, c *jsonl.Cache) 
 	var out []jsonl.StoreSession
 	var problems []jsonl.Problem
 	for _, r := range rows {
-		id := r.str("id")
+		id := r.Str("id")
 		if id == "" {
 			problems = append(problems, jsonl.Problem{Path: store.Path, Reason: "a session row without id; skipped"})
 			continue
 		}
 		h := sha256.New()
-		fmt.Fprintf(h, "%s/1\x00%s\x00%s\x00%s\x00%d\x00%d\x00%d\x00%s\x00%d\x00%s", st.Format, id, r.str("parent_session_id"),
-			r.str("title"), r.int("message_count"), r.int("prompt_tokens"), r.int("completion_tokens"), r.str("cost"),
-			r.int("updated_at"), r.str("summary_message_id"))
-		fmt.Fprintf(h, "\x00%d\x00%d\x00%d\x00%d", r.int("sdb_messages"), r.int("sdb_updated"), r.int("sdb_finished"), r.int("sdb_bytes"))
-		if open := r.int("sdb_open"); open > 0 && now().Sub(unixTime(open)) < InFlightFor {
+		fmt.Fprintf(h, "%s/1\x00%s\x00%s\x00%s\x00%d\x00%d\x00%d\x00%s\x00%d\x00%s", st.Format, id, r.Str("parent_session_id"),
+			r.Str("title"), r.Int("message_count"), r.Int("prompt_tokens"), r.Int("completion_tokens"), r.Str("cost"),
+			r.Int("updated_at"), r.Str("summary_message_id"))
+		fmt.Fprintf(h, "\x00%d\x00%d\x00%d\x00%d", r.Int("sdb_messages"), r.Int("sdb_updated"), r.Int("sdb_finished"), r.Int("sdb_bytes"))
+		if open := r.Int("sdb_open"); open > 0 && now().Sub(unixTime(open)) < InFlightFor {
 			// The last message is being streamed (read.go): the stamp
 			// changes once it is finished or has been quiet long
 			// enough to be imported as abandoned.
 			h.Write([]byte("\x00in flight"))
 		}
-		upd := r.int("updated_at")
-		if m := r.int("sdb_updated"); m > upd && m < 1e11 {
+		upd := r.Int("updated_at")
+		if m := r.Int("sdb_updated"); m > upd && m < 1e11 {
 			upd = m
 		}
 		out = append(out, jsonl.StoreSession{
 			Unit:    jsonl.Unit{Format: st.Format, Path: jsonl.SessionPath(store.Path, id)},
 			Stamp:   hex.EncodeToString(h.Sum(nil)),
-			Rows:    r.int("sdb_messages"),
+			Rows:    r.Int("sdb_messages"),
 			Updated: unixTime(upd),
-			Bytes:   r.int("sdb_bytes"),
+			Bytes:   r.Int("sdb_bytes"),
 		})
 	}
 	return out, problems, nil
@@ -252,14 +177,14 @@ func (st Store) parse(ctx context.Context, u jsonl.Unit, storePath, id string, f
 	if err := checkTables(ctx, db); err != nil {
 		return nil, err
 	}
-	srows, err := queryRows(ctx, db, `SELECT * FROM sessions WHERE id = ?`, id)
+	srows, err := foreigndb.QueryRows(ctx, db, `SELECT * FROM sessions WHERE id = ?`, id)
 	if err != nil {
 		return nil, err
 	}
 	if len(srows) == 0 {
 		return nil, fmt.Errorf("session %s is no longer in %s", id, storePath)
 	}
-	mrows, err := queryRows(ctx, db, `SELECT * FROM messages WHERE session_id = ? ORDER BY created_at, rowid`, id)
+	mrows, err := foreigndb.QueryRows(ctx, db, `SELECT * FROM messages WHERE session_id = ? ORDER BY created_at, rowid`, id)
 	if err != nil {
 		return nil, err
 	}

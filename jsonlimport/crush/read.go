@@ -53,23 +53,23 @@ func finished(parts []part) bool {
 // order) into what the importer writes.
 func (st Store) build(u jsonl.Unit, srow row, mrows []row, rs resumeState) (*jsonl.Parsed, error) {
 	pd := &jsonl.Parsed{Unit: u}
-	id := srow.str("id")
-	summaryID := srow.str("summary_message_id")
+	id := srow.Str("id")
+	summaryID := srow.Str("summary_message_id")
 	index := map[string]int{}
 	var earlier []int // entry numbers of summary messages before the latest
 	var model, provider string
 	for i, r := range mrows {
-		mid := r.str("id")
-		raw := []byte(r.str("parts"))
+		mid := r.Str("id")
+		raw := []byte(r.Str("parts"))
 		var parts []part
 		if err := json.Unmarshal(raw, &parts); err != nil {
 			pd.Problems = append(pd.Problems, jsonl.Problem{Path: u.Path, Reason: fmt.Sprintf("message %s: its parts are not a JSON list of parts (%v); left out", mid, err)})
 			continue
 		}
-		role := r.str("role")
+		role := r.Str("role")
 		kind := sessiondb.KindMessage
 		if role == "assistant" && !finished(parts) {
-			upd := unixTime(max(r.int("updated_at"), r.int("created_at")))
+			upd := unixTime(max(r.Int("updated_at"), r.Int("created_at")))
 			if i == len(mrows)-1 && now().Sub(upd) < InFlightFor {
 				pd.Problems = append(pd.Problems, jsonl.Problem{Path: u.Path, Reason: fmt.Sprintf(
 					"%s: the last message is still being written (%s is streaming it); imported once it is finished", jsonl.UnfinishedMarker, st.Agent)})
@@ -91,28 +91,28 @@ func (st Store) build(u jsonl.Unit, srow row, mrows []row, rs resumeState) (*jso
 		}
 		b.Write(c.Bytes())
 		for _, col := range []string{"model", "provider"} {
-			if r.has(col) {
+			if r.Has(col) {
 				b.WriteString(`,"` + col + `":`)
-				b.Write(jsonl.MustJSON(r.str(col)))
+				b.Write(jsonl.MustJSON(r.Str(col)))
 			}
 		}
-		fmt.Fprintf(&b, `,"created_at":%d`, r.int("created_at"))
-		if r.has("finished_at") {
-			fmt.Fprintf(&b, `,"finished_at":%d`, r.int("finished_at"))
+		fmt.Fprintf(&b, `,"created_at":%d`, r.Int("created_at"))
+		if r.Has("finished_at") {
+			fmt.Fprintf(&b, `,"finished_at":%d`, r.Int("finished_at"))
 		}
 		if mid == summaryID {
 			b.WriteString(`,"summary":true`)
-		} else if r.int("is_summary_message") != 0 {
+		} else if r.Int("is_summary_message") != 0 {
 			b.WriteString(`,"is_summary_message":true`)
 		}
 		b.WriteByte('}')
-		pd.Entries = append(pd.Entries, sessiondb.Entry{Kind: kind, Role: role, CreatedAt: unixTime(r.int("created_at")), Body: b.Bytes()})
+		pd.Entries = append(pd.Entries, sessiondb.Entry{Kind: kind, Role: role, CreatedAt: unixTime(r.Int("created_at")), Body: b.Bytes()})
 		index[mid] = len(pd.Entries)
-		if mid != summaryID && r.int("is_summary_message") != 0 {
+		if mid != summaryID && r.Int("is_summary_message") != 0 {
 			earlier = append(earlier, len(pd.Entries))
 		}
-		if role == "assistant" && r.str("model") != "" {
-			model, provider = r.str("model"), r.str("provider")
+		if role == "assistant" && r.Str("model") != "" {
+			model, provider = r.Str("model"), r.Str("provider")
 		}
 	}
 	// The summaries: the program resumes the session from the summary
@@ -141,17 +141,17 @@ func (st Store) build(u jsonl.Unit, srow row, mrows []row, rs resumeState) (*jso
 	// Usage: the program keeps it per session only: the cost summed over
 	// its calls, and the prompt and completion tokens of its latest call.
 	// One ledger row holds them, replaced (its CallID) at each import.
-	cost := srow.float("cost")
+	cost := srow.Float("cost")
 	if math.IsInf(cost, 0) || math.IsNaN(cost) || cost < 0 {
 		pd.Problems = append(pd.Problems, jsonl.Problem{Path: u.Path, Reason: fmt.Sprintf("the session's cost %v is not a cost; left out", cost)})
 		cost = 0
 	}
-	in, out := srow.int("prompt_tokens"), srow.int("completion_tokens")
+	in, out := srow.Int("prompt_tokens"), srow.Int("completion_tokens")
 	if cost > 0 || in > 0 || out > 0 {
 		pd.Usage = append(pd.Usage, sessiondb.Usage{CallID: st.Format + ":session", Provider: provider, Model: model,
-			InputTokens: max(in, 0), OutputTokens: max(out, 0), Cost: cost, CreatedAt: unixTime(srow.int("updated_at"))})
+			InputTokens: max(in, 0), OutputTokens: max(out, 0), Cost: cost, CreatedAt: unixTime(srow.Int("updated_at"))})
 	}
-	title := srow.str("title")
+	title := srow.Str("title")
 	if defaultTitles[title] {
 		if rs.Title == "" {
 			rs.Title = jsonl.PromptTitle(st, pd.Entries)
@@ -169,8 +169,8 @@ func (st Store) build(u jsonl.Unit, srow row, mrows []row, rs resumeState) (*jso
 	if summaryID != "" {
 		attrs["summary_message_id"] = summaryID
 	}
-	pd.Session = sessiondb.Session{ID: id, Title: title, ParentID: srow.str("parent_session_id"), Attrs: jsonl.MergeAttrs(attrs),
-		CreatedAt: unixTime(srow.int("created_at")), UpdatedAt: unixTime(srow.int("updated_at"))}
+	pd.Session = sessiondb.Session{ID: id, Title: title, ParentID: srow.Str("parent_session_id"), Attrs: jsonl.MergeAttrs(attrs),
+		CreatedAt: unixTime(srow.Int("created_at")), UpdatedAt: unixTime(srow.Int("updated_at"))}
 	if n := len(pd.Entries); n > 0 && pd.Entries[n-1].CreatedAt.After(pd.Session.UpdatedAt) {
 		pd.Session.UpdatedAt = pd.Entries[n-1].CreatedAt
 	}

@@ -12,8 +12,20 @@ import (
 // name, so that a file that grew is parsed from where the last import
 // stopped. A nil *Cache keeps nothing. It is safe for concurrent use.
 type Cache struct {
+	// Dir, when not "", is a directory where readers keep their parse
+	// states across runs: Close has each value that is a Saver write
+	// what it keeps there, and a reader of the next run with the same
+	// Dir reads it back (jsonlimport.NewFollowIn).
+	Dir string
+
 	mu   sync.Mutex
 	vals map[string]any
+}
+
+// Saver is a value kept in a Cache that can write what it keeps into a
+// directory (Cache.Dir) when the cache is closed, for the next run.
+type Saver interface {
+	Save(dir string) error
 }
 
 // Do calls fn with the value kept under name (nil when none) and keeps
@@ -32,7 +44,8 @@ func (c *Cache) Do(name string, fn func(v any) any) {
 	c.vals[name] = fn(c.vals[name])
 }
 
-// Close closes every value kept that is an io.Closer (a reader's copy of a
+// Close has every value kept that is a Saver save into Dir (when set),
+// closes every value kept that is an io.Closer (a reader's copy of a
 // database, which removes it) and forgets them all. The importer closes
 // the cache it makes for one import at the end of the import; a Follow's
 // is closed with the Follow. The cache stays usable.
@@ -51,6 +64,9 @@ func (c *Cache) Close() error {
 	sort.Strings(names)
 	var errs []error
 	for _, n := range names {
+		if sv, ok := vals[n].(Saver); ok && c.Dir != "" {
+			errs = append(errs, sv.Save(c.Dir))
+		}
 		if cl, ok := vals[n].(io.Closer); ok {
 			errs = append(errs, cl.Close())
 		}

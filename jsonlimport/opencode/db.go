@@ -67,71 +67,12 @@ func tablesOf(ctx context.Context, db *sql.DB) (dbTables, error) {
 	return t, nil
 }
 
-// row is one row, by column name.
-type row map[string]any
-
-// queryRows returns the rows of a query, each by column name.
-func queryRows(ctx context.Context, db *sql.DB, q string, args ...any) ([]row, error) {
-	rows, err := db.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, foreigndb.Translate(err)
-	}
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		return nil, err
-	}
-	var out []row
-	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			return nil, foreigndb.Translate(err)
-		}
-		r := row{}
-		for i, c := range cols {
-			r[c] = vals[i]
-		}
-		out = append(out, r)
-	}
-	return out, foreigndb.Translate(rows.Err())
-}
-
-func (r row) has(col string) bool { _, ok := r[col]; return ok && r[col] != nil }
-
-func (r row) str(col string) string {
-	switch v := r[col].(type) {
-	case string:
-		return v
-	case []byte:
-		return string(v)
-	case int64:
-		return strconv.FormatInt(v, 10)
-	case float64:
-		return jsNumber(v)
-	}
-	return ""
-}
-
-func (r row) int(col string) int64 {
-	switch v := r[col].(type) {
-	case int64:
-		return v
-	case float64:
-		return int64(v)
-	case string:
-		i, _ := strconv.ParseInt(v, 10, 64)
-		return i
-	}
-	return 0
-}
+// row is one row, by column name (foreigndb.Row).
+type row = foreigndb.Row
 
 // numJSON writes a numeric column as JavaScript would (an integer as an
 // integer, a REAL by JavaScript's rules).
-func (r row) numJSON(col string) []byte {
+func numJSON(r row, col string) []byte {
 	switch v := r[col].(type) {
 	case int64:
 		return []byte(strconv.FormatInt(v, 10))
@@ -146,8 +87,8 @@ func (r row) numJSON(col string) []byte {
 }
 
 // jsonCol returns a JSON column's text, nil when it is null or not JSON.
-func (r row) jsonCol(col string) []byte {
-	s := r.str(col)
+func jsonCol(r row, col string) []byte {
+	s := r.Str(col)
 	if s == "" || s == "null" || !json.Valid([]byte(s)) {
 		return nil
 	}
@@ -188,24 +129,24 @@ func (w *objWriter) done() []byte {
 // when a column is null), which is what `opencode export` writes.
 func sessionInfo(r row) []byte {
 	w := newObj()
-	w.str("id", r.str("id"))
-	w.str("slug", r.str("slug"))
-	w.str("projectID", r.str("project_id"))
-	if r.has("workspace_id") {
-		w.str("workspaceID", r.str("workspace_id"))
+	w.str("id", r.Str("id"))
+	w.str("slug", r.Str("slug"))
+	w.str("projectID", r.Str("project_id"))
+	if r.Has("workspace_id") {
+		w.str("workspaceID", r.Str("workspace_id"))
 	}
-	w.str("directory", r.str("directory"))
-	if r.has("path") {
-		w.str("path", r.str("path"))
+	w.str("directory", r.Str("directory"))
+	if r.Has("path") {
+		w.str("path", r.Str("path"))
 	}
-	if r.has("parent_id") {
-		w.str("parentID", r.str("parent_id"))
+	if r.Has("parent_id") {
+		w.str("parentID", r.Str("parent_id"))
 	}
-	w.str("title", r.str("title"))
-	if r.has("agent") {
-		w.str("agent", r.str("agent"))
+	w.str("title", r.Str("title"))
+	if r.Has("agent") {
+		w.str("agent", r.Str("agent"))
 	}
-	if m := r.jsonCol("model"); m != nil {
+	if m := jsonCol(r, "model"); m != nil {
 		var mod struct {
 			ID         *string `json:"id"`
 			ProviderID *string `json:"providerID"`
@@ -225,44 +166,44 @@ func sessionInfo(r row) []byte {
 			w.raw("model", o.done())
 		}
 	}
-	w.str("version", r.str("version"))
-	if r.has("summary_additions") || r.has("summary_deletions") || r.has("summary_files") {
+	w.str("version", r.Str("version"))
+	if r.Has("summary_additions") || r.Has("summary_deletions") || r.Has("summary_files") {
 		o := newObj()
 		for _, k := range []string{"additions", "deletions", "files"} {
 			v := []byte("0")
-			if r.has("summary_" + k) {
-				v = r.numJSON("summary_" + k)
+			if r.Has("summary_" + k) {
+				v = numJSON(r, "summary_"+k)
 			}
 			o.raw(k, v)
 		}
-		if d := r.jsonCol("summary_diffs"); d != nil {
+		if d := jsonCol(r, "summary_diffs"); d != nil {
 			o.raw("diffs", d)
 		}
 		w.raw("summary", o.done())
 	}
 	if _, ok := r["cost"]; ok {
-		w.raw("cost", r.numJSON("cost"))
+		w.raw("cost", numJSON(r, "cost"))
 	}
 	if _, ok := r["tokens_input"]; ok {
 		t := newObj()
-		t.raw("input", r.numJSON("tokens_input"))
-		t.raw("output", r.numJSON("tokens_output"))
-		t.raw("reasoning", r.numJSON("tokens_reasoning"))
+		t.raw("input", numJSON(r, "tokens_input"))
+		t.raw("output", numJSON(r, "tokens_output"))
+		t.raw("reasoning", numJSON(r, "tokens_reasoning"))
 		c := newObj()
-		c.raw("read", r.numJSON("tokens_cache_read"))
-		c.raw("write", r.numJSON("tokens_cache_write"))
+		c.raw("read", numJSON(r, "tokens_cache_read"))
+		c.raw("write", numJSON(r, "tokens_cache_write"))
 		t.raw("cache", c.done())
 		w.raw("tokens", t.done())
 	}
-	if s := r.str("share_url"); s != "" {
+	if s := r.Str("share_url"); s != "" {
 		o := newObj()
 		o.str("url", s)
 		w.raw("share", o.done())
 	}
-	if m := r.jsonCol("metadata"); m != nil {
+	if m := jsonCol(r, "metadata"); m != nil {
 		w.raw("metadata", m)
 	}
-	if rv := r.jsonCol("revert"); rv != nil {
+	if rv := jsonCol(r, "revert"); rv != nil {
 		var x struct {
 			MessageID *string `json:"messageID"`
 			PartID    *string `json:"partID"`
@@ -283,17 +224,17 @@ func sessionInfo(r row) []byte {
 			w.raw("revert", o.done())
 		}
 	}
-	if p := r.jsonCol("permission"); p != nil {
+	if p := jsonCol(r, "permission"); p != nil {
 		w.raw("permission", p)
 	}
 	t := newObj()
-	t.raw("created", r.numJSON("time_created"))
-	t.raw("updated", r.numJSON("time_updated"))
-	if r.has("time_compacting") {
-		t.raw("compacting", r.numJSON("time_compacting"))
+	t.raw("created", numJSON(r, "time_created"))
+	t.raw("updated", numJSON(r, "time_updated"))
+	if r.Has("time_compacting") {
+		t.raw("compacting", numJSON(r, "time_compacting"))
 	}
-	if r.has("time_archived") {
-		t.raw("archived", r.numJSON("time_archived"))
+	if r.Has("time_archived") {
+		t.raw("archived", numJSON(r, "time_archived"))
 	}
 	w.raw("time", t.done())
 	return w.done()
@@ -302,12 +243,12 @@ func sessionInfo(r row) []byte {
 // sourceOf fills a source's metadata from a session row.
 func sourceOf(r row, worktree string) *source {
 	s := &source{
-		id: r.str("id"), parentID: r.str("parent_id"), title: r.str("title"), directory: r.str("directory"),
-		projectID: r.str("project_id"), slug: r.str("slug"), version: r.str("version"), agent: r.str("agent"),
-		created: r.int("time_created"), updated: r.int("time_updated"), archived: r.has("time_archived"),
-		revert: r.jsonCol("revert") != nil, worktree: worktree, info: sessionInfo(r),
+		id: r.Str("id"), parentID: r.Str("parent_id"), title: r.Str("title"), directory: r.Str("directory"),
+		projectID: r.Str("project_id"), slug: r.Str("slug"), version: r.Str("version"), agent: r.Str("agent"),
+		created: r.Int("time_created"), updated: r.Int("time_updated"), archived: r.Has("time_archived"),
+		revert: jsonCol(r, "revert") != nil, worktree: worktree, info: sessionInfo(r),
 	}
-	if m := r.jsonCol("model"); m != nil {
+	if m := jsonCol(r, "model"); m != nil {
 		var mod struct {
 			ID         string `json:"id"`
 			ProviderID string `json:"providerID"`
@@ -352,22 +293,22 @@ func dbSessions(ctx context.Context, store jsonl.Unit, c *jsonl.Cache) ([]jsonl.
 		q += `, (SELECT e.seq FROM event_sequence e WHERE e.aggregate_id = s.id) AS sdb_event_seq`
 	}
 	q += ` FROM session s ORDER BY s.time_created, s.id`
-	rows, err := queryRows(ctx, db, q)
+	rows, err := foreigndb.QueryRows(ctx, db, q)
 	if err != nil {
 		return nil, nil, err
 	}
 	var out []jsonl.StoreSession
 	var problems []jsonl.Problem
 	for _, r := range rows {
-		id := r.str("id")
+		id := r.Str("id")
 		if id == "" {
 			problems = append(problems, jsonl.Problem{Path: store.Path, Reason: "a session row without id; skipped"})
 			continue
 		}
 		h := sha256.New()
-		fmt.Fprintf(h, "opencode-db/1\x00%s\x00%d\x00%d\x00%d\x00", sessionInfo(r), r.int("sdb_messages"), r.int("sdb_message_updated"), r.int("sdb_message_bytes"))
-		if r.has("sdb_event_seq") {
-			fmt.Fprintf(h, "seq %d", r.int("sdb_event_seq"))
+		fmt.Fprintf(h, "opencode-db/1\x00%s\x00%d\x00%d\x00%d\x00", sessionInfo(r), r.Int("sdb_messages"), r.Int("sdb_message_updated"), r.Int("sdb_message_bytes"))
+		if r.Has("sdb_event_seq") {
+			fmt.Fprintf(h, "seq %d", r.Int("sdb_event_seq"))
 		} else {
 			var n, upd int64
 			if err := db.QueryRowContext(ctx, `SELECT count(*), ifnull(max(time_updated), 0) FROM part WHERE session_id = ?`, id).Scan(&n, &upd); err != nil {
@@ -378,9 +319,9 @@ func dbSessions(ctx context.Context, store jsonl.Unit, c *jsonl.Cache) ([]jsonl.
 		out = append(out, jsonl.StoreSession{
 			Unit:    jsonl.Unit{Format: Name, Path: jsonl.SessionPath(store.Path, id)},
 			Stamp:   hex.EncodeToString(h.Sum(nil)),
-			Rows:    r.int("sdb_messages"),
-			Updated: time.UnixMilli(r.int("time_updated")).UTC(),
-			Bytes:   r.int("sdb_message_bytes"),
+			Rows:    r.Int("sdb_messages"),
+			Updated: time.UnixMilli(r.Int("time_updated")).UTC(),
+			Bytes:   r.Int("sdb_message_bytes"),
 		})
 	}
 	return out, problems, nil
@@ -429,7 +370,7 @@ func dbParse(ctx context.Context, u jsonl.Unit, storePath, id string, from jsonl
 	if err != nil {
 		return nil, err
 	}
-	rows, err := queryRows(ctx, db, `SELECT * FROM session WHERE id = ?`, id)
+	rows, err := foreigndb.QueryRows(ctx, db, `SELECT * FROM session WHERE id = ?`, id)
 	if err != nil {
 		return nil, err
 	}
@@ -438,7 +379,7 @@ func dbParse(ctx context.Context, u jsonl.Unit, storePath, id string, from jsonl
 	}
 	worktree := ""
 	if tables.project {
-		_ = db.QueryRowContext(ctx, `SELECT worktree FROM project WHERE id = ?`, rows[0].str("project_id")).Scan(&worktree)
+		_ = db.QueryRowContext(ctx, `SELECT worktree FROM project WHERE id = ?`, rows[0].Str("project_id")).Scan(&worktree)
 	}
 	src := sourceOf(rows[0], worktree)
 	var rs resumeState
@@ -472,7 +413,7 @@ func dbParse(ctx context.Context, u jsonl.Unit, storePath, id string, from jsonl
 		partQ += ` AND p.message_id IN (SELECT m.id FROM message m WHERE m.session_id = ? AND ` + cursorCond(false) + `)`
 		args = append(args, rs.LastCreated, rs.LastCreated, rs.LastID)
 	}
-	msgRows, err := queryRows(ctx, db, msgQ+` ORDER BY m.time_created, m.id`, args...)
+	msgRows, err := foreigndb.QueryRows(ctx, db, msgQ+` ORDER BY m.time_created, m.id`, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -480,15 +421,15 @@ func dbParse(ctx context.Context, u jsonl.Unit, storePath, id string, from jsonl
 	if base > 0 {
 		pargs = append(pargs, id, rs.LastCreated, rs.LastCreated, rs.LastID)
 	}
-	partRows, err := queryRows(ctx, db, partQ+` ORDER BY p.message_id, p.id`, pargs...)
+	partRows, err := foreigndb.QueryRows(ctx, db, partQ+` ORDER BY p.message_id, p.id`, pargs...)
 	if err != nil {
 		return nil, err
 	}
 	parts := map[string][][]byte{}
 	sidJSON := jsonStr(id)
 	for _, r := range partRows {
-		pid, mid := r.str("id"), r.str("message_id")
-		p, err := spread([]byte(r.str("data")), member{"id", jsonStr(pid)}, member{"sessionID", sidJSON}, member{"messageID", jsonStr(mid)})
+		pid, mid := r.Str("id"), r.Str("message_id")
+		p, err := spread([]byte(r.Str("data")), member{"id", jsonStr(pid)}, member{"sessionID", sidJSON}, member{"messageID", jsonStr(mid)})
 		if err != nil {
 			problems = append(problems, jsonl.Problem{Path: u.Path, Reason: fmt.Sprintf("part %s of message %s: its data is not a JSON object (%v); left out", pid, mid, err)})
 			continue
@@ -496,8 +437,8 @@ func dbParse(ctx context.Context, u jsonl.Unit, storePath, id string, from jsonl
 		parts[mid] = append(parts[mid], p)
 	}
 	for _, r := range msgRows {
-		mid := r.str("id")
-		info, err := spread([]byte(r.str("data")), member{"id", jsonStr(mid)}, member{"sessionID", sidJSON})
+		mid := r.Str("id")
+		info, err := spread([]byte(r.Str("data")), member{"id", jsonStr(mid)}, member{"sessionID", sidJSON})
 		if err != nil {
 			problems = append(problems, jsonl.Problem{Path: u.Path, Reason: fmt.Sprintf("message %s: its data is not a JSON object (%v); left out", mid, err)})
 			continue
@@ -507,7 +448,7 @@ func dbParse(ctx context.Context, u jsonl.Unit, storePath, id string, from jsonl
 			problems = append(problems, jsonl.Problem{Path: u.Path, Reason: fmt.Sprintf("message %s: %v; left out", mid, err)})
 			continue
 		}
-		m.id, m.created = mid, r.int("time_created")
+		m.id, m.created = mid, r.Int("time_created")
 		src.messages = append(src.messages, m)
 	}
 	pd, err := build(u, src, base, rs, func(n int, last *message) string {
