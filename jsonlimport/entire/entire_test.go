@@ -118,11 +118,11 @@ func testEqualsAgentReader(t *testing.T) {
 		}
 	}
 	want := jsonltest.OpenStore(t)
-	importPaths(t, want, filepath.Join(repoRoot, ccA), filepath.Join(repoRoot, ccB), filepath.Join(repoRoot, cdx), filepath.Join(repoRoot, gem))
+	importPaths(t, want, filepath.Join(repoRoot, ccA), filepath.Join(repoRoot, ccB), filepath.Join(repoRoot, cdx), filepath.Join(repoRoot, gem), filepath.Join(repoRoot, cop))
 
 	gs, ws := sessions(t, got), sessions(t, want)
-	if len(gs) != 4 || len(ws) != 4 {
-		t.Fatalf("sessions: %d from the branch, %d from the agents' files; want 4", len(gs), len(ws))
+	if len(gs) != 5 || len(ws) != 5 {
+		t.Fatalf("sessions: %d from the branch, %d from the agents' files; want 5", len(gs), len(ws))
 	}
 	ctx := context.Background()
 	paired := 0
@@ -256,14 +256,14 @@ func testGrowth(t *testing.T, follow bool) {
 		}
 	}
 	rep := imp()
-	if rep.Sessions != 0 || rep.Unchanged != 4 {
-		t.Errorf("an import of an unchanged branch: %d sessions written, %d unchanged; want 0 and 4", rep.Sessions, rep.Unchanged)
+	if rep.Sessions != 0 || rep.Unchanged != 5 {
+		t.Errorf("an import of an unchanged branch: %d sessions written, %d unchanged; want 0 and 5", rep.Sessions, rep.Unchanged)
 	}
 	once := jsonltest.OpenStore(t)
 	importPaths(t, once, dir)
 	g, o := jsonltest.GrowthSnapshot(t, grown, since), jsonltest.GrowthSnapshot(t, once, since)
-	if len(o) != 4 {
-		t.Fatalf("one import: %d sessions, want 4", len(o))
+	if len(o) != 5 {
+		t.Fatalf("one import: %d sessions, want 5", len(o))
 	}
 	if d := cmp.Diff(o, g); d != "" {
 		t.Errorf("imported checkpoint by checkpoint differs from one import (-once +grown):\n%s", d)

@@ -198,6 +198,8 @@ const (
 	ccB    = "corpus/claude-code/projects/-Users-juno-Desktop-project-ember-topaz/6bff27da-cebb-48c0-94cf-c35682ae1e1f.jsonl"
 	cdx    = "corpus/codex/archived_sessions/rollout-2026-01-26T22-48-44-019bfafe-3da9-7880-ba6c-483ad20ea4af.jsonl"
 	gem    = "gemini/gemini-home/.gemini/tmp/proj/chats/session-2026-12-06T11-47-ab51ffee.jsonl"
+	cop    = "copilot/session-state/11111111-1111-4111-8111-111111111111/events.jsonl"
+	copID  = "11111111-1111-4111-8111-111111111111"
 	ccAID  = "59486af6-41fa-4dfe-a72b-2a572819c3f0"
 	ccBID  = "6bff27da-cebb-48c0-94cf-c35682ae1e1f"
 	cdxID  = "019bfafe-3da9-7880-ba6c-483ad20ea4af"
@@ -211,8 +213,8 @@ const (
 // history is the fixture's checkpoints, in the order Entire commits them:
 // the first holds the first 18 lines of Claude Code session A, the second
 // all of A (its transcript grew) and a Codex session, the third a Gemini
-// CLI session and Claude Code session B (no trailer: a checkpoint whose
-// commit was never made).
+// CLI session, Claude Code session B and a GitHub Copilot CLI session (no
+// trailer: a checkpoint whose commit was never made).
 func history() []fxCheckpoint {
 	return []fxCheckpoint{
 		{id: cp1, at: "2026-03-01T10:00:00Z", trailer: true, sessions: []fxSession{
@@ -225,6 +227,7 @@ func history() []fxCheckpoint {
 		{id: cp3, at: "2026-03-01T12:00:00Z", sessions: []fxSession{
 			{file: gem, id: gemID, agent: "Gemini CLI", files: []string{"docs/notes.md"}, usage: [4]int{900, 0, 0, 100}},
 			{file: ccB, id: ccBID, agent: "Claude Code", files: []string{"web/index.ts"}, usage: [4]int{3, 4000, 50000, 200}},
+			{file: cop, id: copID, agent: "Copilot CLI", files: []string{"web/app.ts"}, usage: [4]int{1500, 0, 0, 90}},
 		}},
 	}
 }

@@ -51,5 +51,5 @@ func TestEntireGolden(t *testing.T) {
 		}
 		got[id] = g
 	}
-	wildtest.CheckGoldens(t, filepath.Join("testdata", "expected"), got, 4)
+	wildtest.CheckGoldens(t, filepath.Join("testdata", "expected"), got, 5)
 }
