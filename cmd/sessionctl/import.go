@@ -78,7 +78,7 @@ is printed. With --json the summary is one JSON object on stdout:
   sessionctl import ~/.picoclaw/workspace/sessions
   sessionctl import ~/.local/share/opencode/opencode.db
   sessionctl import ~/src/myproject/.crush
-  sessionctl import ~/src/myproject         # Entire's checkpoint branch
+  sessionctl import ~/src/myproject/.git    # Entire's checkpoint branch
   sessionctl import --format zot --dry-run ~/.zot
   sessionctl import --json archive/ > report.json`,
 		Args: cobra.ArbitraryArgs,
