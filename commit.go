@@ -169,8 +169,15 @@ func Keep(n int) *int { return &n }
 
 // SourceFile records what an importer consumed of one source file, so that
 // re-importing an unchanged file is a no-op and a grown file imports only
-// its new lines.
+// its new lines. A record is keyed by (Machine, Path): two machines
+// importing one path into one store each keep their own.
 type SourceFile struct {
+	// Machine is the machine identity of the importer that consumed the
+	// file ("" when it gave none). Commit.Source records it; a record of
+	// "" (one written before records had machines, or by an importer that
+	// gave none) is found by every machine's lookup until that machine
+	// records the path itself, which replaces it (see SourceTracker).
+	Machine   string
 	Path      string
 	Format    string
 	SessionID string

@@ -142,7 +142,9 @@ type Store interface {
 	UsageTotals(ctx context.Context, id string) (UsageTotals, error)
 	// UsageReport groups the usage ledger by session, model and/or day.
 	UsageReport(ctx context.Context, q UsageQuery) ([]UsageRow, error)
-	// SourceFile returns the import record of a source file path.
+	// SourceFile returns the import record of a source file path made by
+	// an importer that gave no machine (SourceFile.Machine ""); see
+	// SourceTracker.SourceFileOn for a machine's.
 	SourceFile(ctx context.Context, path string) (SourceFile, error)
 
 	// Close releases the store. Calls after Close return ErrClosed.
@@ -189,9 +191,27 @@ type SourceTracker interface {
 	// Nothing else changes: no Sequence bump, no UpdatedAt. It returns
 	// how many sessions it marked gone that were not before.
 	MarkSources(ctx context.Context, m SourceMarks) (int64, error)
-	// SourcesWithPrefix lists the source-file records whose path starts
-	// with prefix (byte for byte), ordered by path: "/home/me/.claude/"
+	// SourcesWithPrefix lists machine's source-file records whose path
+	// starts with prefix (byte for byte), ordered by path: "/home/me/.claude/"
 	// for the files under a directory, "/…/opencode.db#" for the sessions
-	// of an agent's database. An empty prefix is ErrInvalid.
-	SourcesWithPrefix(ctx context.Context, prefix string) ([]SourceFile, error)
+	// of an agent's database. The records of "" are listed too, for the
+	// paths machine has no record of (as SourceFileOn finds them). An
+	// empty prefix is ErrInvalid.
+	SourcesWithPrefix(ctx context.Context, machine, prefix string) ([]SourceFile, error)
+	// SourceFileOn returns machine's import record of a path: the one
+	// recorded by an import with that SourceFile.Machine, else the one
+	// of "" (an import that gave no machine, or made before records had
+	// machines), else ErrNotFound. Another machine's record of the same
+	// path is never returned: its file is not this machine's.
+	SourceFileOn(ctx context.Context, machine, path string) (SourceFile, error)
+}
+
+// SourceFileOn returns machine's import record of path in store: through
+// SourceTracker.SourceFileOn when the store implements it, else (a store
+// without machines) Store.SourceFile.
+func SourceFileOn(ctx context.Context, store Store, machine, path string) (SourceFile, error) {
+	if tr, ok := store.(SourceTracker); ok && machine != "" {
+		return tr.SourceFileOn(ctx, machine, path)
+	}
+	return store.SourceFile(ctx, path)
 }

@@ -39,17 +39,37 @@ import (
 // one session ID (the second imported under a derived ID) is compared with
 // the first only.
 
+// A session another machine created (Session.Machine) was imported from
+// that machine's file, even at the same path as u's: another file, which
+// this machine cannot read. u continues it, or is its copy, only when its
+// bytes start with those the session's import record says were consumed
+// (the same file synced to both machines); the record's hash is what is
+// compared, never the file at that path here (continuation), or when its
+// entries are those the session's log holds, or their start (the file
+// synced here as far as it got: storeCopyOf), which makes it a copy.
+// Anything else is another session under a taken ID, imported beside it
+// under an ID derived from this machine and path, and reported.
+
+// otherMachine reports whether session s was created by another machine
+// than machine (neither unrecorded).
+func otherMachine(s sessiondb.Session, machine string) bool {
+	return machine != "" && s.Machine != "" && s.Machine != machine
+}
+
 // fromOtherFile reports whether the session existing was imported from
-// another file of u's format: the only one u can be a copy or the
-// continuation of.
-func fromOtherFile(existing sessiondb.Session, u Unit) bool {
-	return existing.SourcePath != "" && existing.SourcePath != u.Path && existing.SourceFormat == u.Format
+// another file of u's format (one at another path, or another machine's):
+// the only one u can be a copy or the continuation of. machine is the
+// importer's.
+func fromOtherFile(existing sessiondb.Session, u Unit, machine string) bool {
+	return existing.SourcePath != "" && existing.SourceFormat == u.Format &&
+		(existing.SourcePath != u.Path || otherMachine(existing, machine))
 }
 
 // copyOf reports whether the unit u is a copy of the file the session
-// existing was imported from (see above; fromOtherFile holds).
-func copyOf(existing sessiondb.Session, u Unit) bool {
-	if ownsFile(existing, u) || !sideFilesOf(u, existing.SourcePath, false) {
+// existing was imported from (see above; fromOtherFile holds). Another
+// machine's file cannot be compared here: never.
+func copyOf(existing sessiondb.Session, u Unit, machine string) bool {
+	if otherMachine(existing, machine) || ownsFile(existing, u, machine) || !sideFilesOf(u, existing.SourcePath, false) {
 		return false
 	}
 	ok, err := isPrefixOf(u.Path, existing.SourcePath, len(u.Extra) > 0)
@@ -60,9 +80,15 @@ func copyOf(existing sessiondb.Session, u Unit) bool {
 // continues the session sess imported from another file (see above;
 // fromOtherFile holds), that file's import record and state, and the hash
 // state after the bytes that record consumed; ok is false otherwise. On
-// success pd holds only the entries after those imported.
-func continuation(ctx context.Context, store sessiondb.Store, follow *Follow, sess sessiondb.Session, u Unit, fi os.FileInfo, pd *Parsed) (prev sessiondb.SourceFile, st importState, h hash.Hash, ok bool) {
-	prev, err := store.SourceFile(ctx, sess.SourcePath)
+// success pd holds only the entries after those imported. The record is
+// the one of the machine that created sess when it is not machine (the
+// importer's), else machine's own.
+func continuation(ctx context.Context, store sessiondb.Store, follow *Follow, machine string, sess sessiondb.Session, u Unit, fi os.FileInfo, pd *Parsed) (prev sessiondb.SourceFile, st importState, h hash.Hash, ok bool) {
+	of := machine
+	if otherMachine(sess, machine) {
+		of = sess.Machine
+	}
+	prev, err := sessiondb.SourceFileOn(ctx, store, of, sess.SourcePath)
 	if err != nil || prev.SessionID != sess.ID || prev.Offset < 0 || fi.Size() < prev.Offset {
 		return
 	}

@@ -67,7 +67,9 @@ type planned struct {
 	pricer *pricer // prices the unit's estimated usage (nil: as parsed)
 	// machine is Options.Machine, recorded on the sessions the unit creates.
 	machine string
-	follow  *Follow // Options.Follow
+	// maps is Options.Map, applied to the project the unit's sessions record.
+	maps   []PathMap
+	follow *Follow // Options.Follow
 	// chunk: the unit's file is imported a chunk at a time (chunk.go).
 	chunk bool
 	// session is set for a session of a store (stores.go), whose unit

@@ -160,12 +160,38 @@
 // # Machines
 //
 // Options.Machine is recorded as Session.Machine on the sessions an import
-// creates; a session keeps the machine that created it. A file synced to
-// a second machine, which cannot read the first machine's copy, is found
-// to be the same session by its import record (the hash of the bytes
-// consumed): it stays one session (a copy, or its continuation). Another
-// session under an ID already taken is imported beside it under a derived
-// ID and reported, as for two files on one machine.
+// creates; a session keeps the machine that created it. Import records
+// are keyed by machine and path (sessiondb.SourceFile.Machine): each
+// machine has its own record of a path, so that a second machine's file
+// at the same path (one home layout, or one home synced) is never
+// compared with the first machine's record as if it were the same file.
+// A file of a machine that has no record of it, naming a session another
+// machine created, is that session when its entries are those the
+// session's log holds, or their start (the file synced here as far as it
+// got: a copy, skipped with a note), or when its bytes start with those
+// the other machine's record says were consumed and its first entries
+// read as imported (its continuation: only the entries after them are
+// appended, and entries another machine already appended are not
+// appended again). It stays one session with one log. Anything else
+// (other first lines under a taken ID) is another session: imported
+// beside it under an ID derived from the ID, this machine and the path,
+// and reported with the other session's machine, never merged into it
+// nor written over it. A record made before records had machines (or by
+// an import without Options.Machine) is found by every machine until one
+// records the path, which makes it that machine's. See copies.go.
+//
+// # Projects across machines
+//
+// Options.Map (PathMap, sessionctl's --map FROM=TO) rewrites the project a
+// session records (Session.Project, from the agent's cwd) by the longest
+// FROM that is a prefix of it at a path boundary, on every session and
+// branch fork an import creates or patches, so that /home/a/src/x and
+// /Users/a/src/x are one project across machines. The decision: the
+// project only, never the transcript, the attrs (the agent's own cwd
+// stays as it wrote it) or the source path, so an export gives back what
+// the agent wrote and a mapping can be changed later (the next import of
+// a changed file records the project by the new map; unchanged files are
+// not rewritten). `copy` does not map (it copies a database as it is).
 //
 // # Stores
 //

@@ -113,6 +113,9 @@ func crossSources(t *testing.T) []crossSource {
 		{FormatCursor, filepath.Join("..", "testdata", "cursor", "tools")},
 		{FormatCopilot, filepath.Join("..", "testdata", "copilot", "session-state")},
 		{FormatCopilot, filepath.Join("..", "testdata", "copilot", "crafted")},
+		{FormatCline, filepath.Join("..", "testdata", "cline", "cli")},
+		{FormatCline, filepath.Join("..", "testdata", "cline", "crafted")},
+		{FormatCline, filepath.Join("..", "testdata", "cline", "corpus")},
 	}
 	if _, err := os.Stat(filepath.Join("..", "testdata", "corpus", "claude-code")); err == nil && longtest.Enabled() && !raceEnabled {
 		root := corpusRoot(t)
@@ -134,7 +137,7 @@ func TestExportCorpusCrossFormat(t *testing.T) {
 		t.Skip("hundreds of exports and imports, no concurrency: run without -race (.ci/run's corpus step does)")
 	}
 	ctx := context.Background()
-	targets := []string{FormatPi, FormatClaudeCode, FormatCodex, FormatPicoclaw, FormatZot, FormatSwink, FormatGemini, FormatQwen, FormatOpencode, FormatAider, FormatCopilot}
+	targets := []string{FormatPi, FormatClaudeCode, FormatCodex, FormatPicoclaw, FormatZot, FormatSwink, FormatGemini, FormatQwen, FormatOpencode, FormatAider, FormatCopilot, FormatCline}
 	type tally struct{ translated, refused, unjudged int }
 	pairs := map[string]*tally{}
 	reasons := map[string]map[string]int{}

@@ -3,6 +3,7 @@ package jsonlimport
 import (
 	"github.com/sessiondb/sessiondb/jsonlimport/aider"
 	"github.com/sessiondb/sessiondb/jsonlimport/claudecode"
+	"github.com/sessiondb/sessiondb/jsonlimport/cline"
 	"github.com/sessiondb/sessiondb/jsonlimport/codex"
 	"github.com/sessiondb/sessiondb/jsonlimport/copilot"
 	"github.com/sessiondb/sessiondb/jsonlimport/crush"
@@ -29,7 +30,7 @@ import (
 // Formats returns every format this package reads and writes, in the order
 // in which they are offered the files of a directory: picoclaw, zot, swink,
 // qwen-code, claude-code, codex, pi, gemini-cli, copilot-cli, opencode-go,
-// crush, opencode, cursor, aider, entire. picoclaw claims
+// crush, opencode, cursor, cline, aider, entire. picoclaw claims
 // only files it can tell apart by name (.meta.json pairs, legacy session
 // objects) or by a first line that is a picoclaw message, so it goes
 // first; zot and swink recognise their files by their header lines; Qwen
@@ -55,17 +56,20 @@ import (
 // takes any opencode.db by its name. Cursor's state.vscdb (cursor: a
 // .vscdb whose first pages hold the cursorDiskKV or ItemTable table) is
 // known by an extension no other format takes; it goes after the SQLite
-// formats above, so that none of them can lose a file to it. aider's chat
-// histories are Markdown files (by name, or by a first line that is a run
-// header), after every other format but Entire's. Entire's checkpoint
-// branch (entire) is a git repository's: it claims only the HEAD of a git
-// directory (or a worktree's .git file) whose repository has the branch,
-// which no other format takes, and reads each transcript on the branch
-// with the reader of this list that claims it, in this order
-// (entire.SetReaders); it goes last so that it is never offered a file
-// another format wants.
+// formats above, so that none of them can lose a file to it. Cline's (and
+// Roo Code's) tasks are folders whose api_conversation_history.json or
+// ui_messages.json is a JSON array of Cline's messages (by name and first
+// member), which no earlier format takes (their JSON files are objects,
+// Cursor's are databases). aider's chat histories are Markdown files (by
+// name, or by a first line that is a run header), after every other
+// format but Entire's. Entire's checkpoint branch (entire) is a git
+// repository's: it claims only the HEAD of a git directory (or a
+// worktree's .git file) whose repository has the branch, which no other
+// format takes, and reads each transcript on the branch with the reader
+// of this list that claims it, in this order (entire.SetReaders); it goes
+// last so that it is never offered a file another format wants.
 func Formats() []Format {
-	return []Format{picoclaw.Format{}, zot.Format{}, swink.Format{}, qwen.Format{}, claudecode.Format{}, codex.Format{}, pi.Format{}, gemini.Format{}, copilot.Format{}, opencodego.Format{}, crush.Format{}, opencode.Format{}, cursor.Format{}, aider.Format{}, entire.Format{}}
+	return []Format{picoclaw.Format{}, zot.Format{}, swink.Format{}, qwen.Format{}, claudecode.Format{}, codex.Format{}, pi.Format{}, gemini.Format{}, copilot.Format{}, opencodego.Format{}, crush.Format{}, opencode.Format{}, cursor.Format{}, cline.Format{}, aider.Format{}, entire.Format{}}
 }
 
 func init() {
@@ -134,6 +138,7 @@ const (
 	FormatOpencodeGo = opencodego.Name
 	FormatCursor     = cursor.Name
 	FormatCopilot    = copilot.Name
+	FormatCline      = cline.Name
 	FormatEntire     = entire.Name
 )
 

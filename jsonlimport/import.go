@@ -47,6 +47,11 @@ type Options struct {
 	// recorded as Session.Machine of the sessions the import creates
 	// ("": none). A session keeps the machine that created it.
 	Machine string
+	// Map rewrites the project each imported session records (its
+	// agent's working directory) by the longest matching prefix (see
+	// PathMap): a project is one project across machines. It applies to
+	// Session.Project only, and to the sessions this import writes.
+	Map []PathMap
 }
 
 // Report summarises an Import.
@@ -338,6 +343,7 @@ func importPlanned(ctx context.Context, store sessiondb.Store, units []planned, 
 		units[i].pricer = pr
 		units[i].follow = opts.Follow
 		units[i].machine = opts.Machine
+		units[i].maps = opts.Map
 		if units[i].session == nil && !opts.DryRun && units[i].size > chunkSize && chunked(units[i].format) {
 			units[i].chunk = true
 			if opts.Follow == nil {
@@ -689,7 +695,7 @@ func prepare(ctx context.Context, store sessiondb.Store, p planned) *work {
 		u.Extra = l.SideFiles(u.Path) // after the stat: see jsonl.SideLister
 	}
 	w.extra = stampFiles(u.Extra)
-	prev, err := store.SourceFile(ctx, u.Path)
+	prev, err := sessiondb.SourceFileOn(ctx, store, p.machine, u.Path)
 	switch {
 	case errors.Is(err, sessiondb.ErrNotFound):
 		w.mode = modeNew
@@ -806,7 +812,7 @@ func prepare(ctx context.Context, store sessiondb.Store, p planned) *work {
 		return named, namedErr
 	}
 	validID := sessiondb.ValidateID(parsed.Session.ID) == nil
-	if w.mode == modeReplace && validID && !heldBy(w.sess, parsed.Session.ID, u.Path) && importedElsewhere(readNamed, u) {
+	if w.mode == modeReplace && validID && !heldBy(w.sess, parsed.Session.ID, p.machine, u.Path) && importedElsewhere(readNamed, u, p.machine) {
 		// The file now holds another session, one imported from another
 		// file (a Codex rollout renamed over another one): the session
 		// recorded for the path keeps what its file had, and the file is
@@ -827,15 +833,21 @@ func prepare(ctx context.Context, store sessiondb.Store, p planned) *work {
 		switch {
 		case errors.Is(err, sessiondb.ErrNotFound):
 			w.freeID = true
-		case err != nil || !fromOtherFile(existing, u):
-		case keepsVanished(existing, u, parsed):
+		case err != nil || !fromOtherFile(existing, u, p.machine):
+		case keepsVanished(existing, u, p.machine, parsed):
 			w.mode, w.copyOf, w.sess = modeKept, existing.SourcePath, existing
 			return w
-		case copyOf(existing, u):
+		case copyOf(existing, u, p.machine):
 			w.mode, w.copyOf = modeCopy, existing.SourcePath
 			return w
+		case otherMachine(existing, p.machine) && storeCopyOf(ctx, store, existing, parsed):
+			// Another machine's session, whose log starts with this
+			// file's entries (the file synced here, as far as it got):
+			// nothing the session lacks (copies.go).
+			w.mode, w.copyOf = modeCopy, fmt.Sprintf("%s on machine %q", existing.SourcePath, existing.Machine)
+			return w
 		default:
-			prev, st, h, ok := continuation(ctx, store, p.follow, existing, u, fi, parsed)
+			prev, st, h, ok := continuation(ctx, store, p.follow, p.machine, existing, u, fi, parsed)
 			switch {
 			case !ok:
 			case len(parsed.Entries) == 0 && !parsed.Session.UpdatedAt.After(existing.UpdatedAt):
@@ -891,16 +903,17 @@ func prepare(ctx context.Context, store sessiondb.Store, p planned) *work {
 
 // heldBy reports whether a file whose reader names the session id, at
 // path, holds the session sess recorded for the path: sess has that ID,
-// or the one an import derived from it for this path (disambiguate).
-func heldBy(sess sessiondb.Session, id, path string) bool {
-	return sess.ID == id || sess.ID == disambiguate(id, path)
+// or the one an import derived from it for this path (disambiguate, on
+// machine or before derived IDs had machines).
+func heldBy(sess sessiondb.Session, id, machine, path string) bool {
+	return sess.ID == id || sess.ID == disambiguate(id, machine, path) || sess.ID == disambiguate(id, "", path)
 }
 
 // importedElsewhere reports whether the session read returns exists,
 // imported from another file of u's format.
-func importedElsewhere(read func() (sessiondb.Session, error), u Unit) bool {
+func importedElsewhere(read func() (sessiondb.Session, error), u Unit, machine string) bool {
 	s, err := read()
-	return err == nil && fromOtherFile(s, u)
+	return err == nil && fromOtherFile(s, u, machine)
 }
 
 // rewritesHeader reports whether f's tool rewrites the start of its files
@@ -965,7 +978,7 @@ func buildUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool,
 		case errors.Is(err, sessiondb.ErrNotFound):
 		case err != nil:
 			return 0, nil, err
-		case ownsFile(existing, u):
+		case ownsFile(existing, u, w.p.machine):
 			// The session was imported from a file that now belongs to
 			// this unit (a picoclaw meta-only session that got its
 			// .jsonl, a migrated legacy session): continue it as a
@@ -980,8 +993,12 @@ func buildUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool,
 		default:
 			// Another source already uses this ID (the same archive in
 			// two places, or a native session): keep both.
-			alt := disambiguate(id, u.Path)
-			problems = append(problems, Problem{Path: u.Path, Reason: fmt.Sprintf("session %q already exists (from %q); imported as %q", id, existing.SourcePath, alt)})
+			alt := disambiguate(id, w.p.machine, u.Path)
+			from := fmt.Sprintf("%q", existing.SourcePath)
+			if otherMachine(existing, w.p.machine) {
+				from += fmt.Sprintf(" on machine %q", existing.Machine)
+			}
+			problems = append(problems, Problem{Path: u.Path, Reason: fmt.Sprintf("session %q already exists (from %s); imported as %q", id, from, alt)})
 			id = alt
 			if _, err := store.Get(ctx, id); err == nil {
 				return 0, problems, fmt.Errorf("session %q: %w", id, sessiondb.ErrExists)
@@ -1096,6 +1113,7 @@ func buildUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool,
 		return 0, problems, err
 	}
 	c.Source = &sessiondb.SourceFile{
+		Machine:   w.p.machine,
 		Path:      u.Path,
 		Format:    u.Format,
 		SessionID: id,
@@ -1113,6 +1131,7 @@ func buildUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool,
 	}
 	problems = append(problems, fprobs...)
 	commits = append(commits, forks...)
+	mapProjects(commits, w.p.maps)
 	w.forks = 0
 	for _, f := range forks {
 		if f.Commit.Create != nil {
@@ -1387,9 +1406,11 @@ func sourceAliases(s sessiondb.Session) []string { return jsonl.SourceAliases(s)
 // ownsFile reports whether session s, imported before in u's format, is
 // the session u continues: s was imported from one of u's files, or from a
 // file that no longer exists (picoclaw renames a legacy {key}.json to
-// .json.migrated when it moves the session into {key}.jsonl).
-func ownsFile(s sessiondb.Session, u Unit) bool {
-	if s.SourcePath == "" || s.SourceFormat != u.Format {
+// .json.migrated when it moves the session into {key}.jsonl). A session
+// another machine created is never: its files are that machine's
+// (machine is the importer's).
+func ownsFile(s sessiondb.Session, u Unit, machine string) bool {
+	if s.SourcePath == "" || s.SourceFormat != u.Format || otherMachine(s, machine) {
 		return false
 	}
 	if s.SourcePath == u.Path {
@@ -1405,10 +1426,16 @@ func ownsFile(s sessiondb.Session, u Unit) bool {
 }
 
 // disambiguate derives a distinct ID for a second source session that
-// carries an ID already in use: the ID, "~" and 8 hex digits of the source
-// path's hash. It is stable, so a re-import finds the same session.
-func disambiguate(id, path string) string {
-	sum := sha256.Sum256([]byte(path))
+// carries an ID already in use: the ID, "~" and 8 hex digits of the hash
+// of the source path (of the machine, a newline and the path when the
+// importer gave a machine: one path on three machines is three sessions).
+// It is stable, so a re-import finds the same session.
+func disambiguate(id, machine, path string) string {
+	key := path
+	if machine != "" {
+		key = machine + "\n" + path
+	}
+	sum := sha256.Sum256([]byte(key))
 	suffix := "~" + hex.EncodeToString(sum[:4])
 	if len(id)+len(suffix) > sessiondb.MaxIDLen {
 		id = id[:sessiondb.MaxIDLen-len(suffix)]

@@ -41,7 +41,7 @@ func TestImportOptionsErrors(t *testing.T) {
 	for _, f := range Formats() {
 		names = append(names, f.Name())
 	}
-	if d := cmp.Diff([]string{FormatPicoclaw, FormatZot, FormatSwink, FormatQwen, FormatClaudeCode, FormatCodex, FormatPi, FormatGemini, FormatCopilot, FormatOpencodeGo, FormatCrush, FormatOpencode, FormatCursor, FormatAider, FormatEntire}, names); d != "" {
+	if d := cmp.Diff([]string{FormatPicoclaw, FormatZot, FormatSwink, FormatQwen, FormatClaudeCode, FormatCodex, FormatPi, FormatGemini, FormatCopilot, FormatOpencodeGo, FormatCrush, FormatOpencode, FormatCursor, FormatCline, FormatAider, FormatEntire}, names); d != "" {
 		t.Errorf("Formats (-want +got):\n%s", d)
 	}
 }
@@ -657,7 +657,7 @@ func TestPicoclawKeyCollision(t *testing.T) {
 	if rep.Sessions != 1 {
 		t.Fatalf("second archive: %d sessions, want the one that differs; problems %v", rep.Sessions, rep.Problems)
 	}
-	alt := disambiguate("discord:555", path)
+	alt := disambiguate("discord:555", "", path)
 	got2, err := s.Load(ctx, alt, sessiondb.LoadOptions{})
 	if err != nil || len(got2) != 2 {
 		t.Fatalf("%s: %d messages, %v", alt, len(got2), err)

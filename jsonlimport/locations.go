@@ -25,7 +25,7 @@ type Location struct {
 // home, with getenv giving the environment (ZOT_HOME, XDG_STATE_HOME,
 // CLAUDE_CONFIG_DIR, CODEX_HOME, COPILOT_HOME, GEMINI_CLI_HOME, QWEN_HOME,
 // QWEN_RUNTIME_DIR, XDG_DATA_HOME, OPENCODE_DB, PWD, XDG_CONFIG_HOME,
-// APPDATA). It lists candidates
+// APPDATA, CLINE_DATA_DIR, CLINE_DIR). It lists candidates
 // whether or not they exist; Detect tells what they hold.
 //
 //	claude-code  $CLAUDE_CONFIG_DIR/projects, ~/.claude/projects
@@ -53,6 +53,14 @@ type Location struct {
 //	             $XDG_CONFIG_HOME/Cursor/User) on Linux, ~/Library/
 //	             Application Support/Cursor/User on macOS,
 //	             %APPDATA%\Cursor\User on Windows
+//	cline        the tasks/ folder of the extension's globalStorage
+//	             (saoudrizwan.claude-dev for Cline,
+//	             rooveterinaryinc.roo-cline for Roo Code) in the user data
+//	             folder of VS Code, VS Code Insiders, VSCodium, Cursor and
+//	             Windsurf ($XDG_CONFIG_HOME or ~/.config on Linux,
+//	             ~/Library/Application Support on macOS, %APPDATA% on
+//	             Windows), and the Cline CLI's $CLINE_DATA_DIR,
+//	             $CLINE_DIR/data, ~/.cline/data
 //	entire       $PWD/.git, only when that repository has Entire's
 //	             entire/checkpoints/v1 branch (or a remote's copy): Entire
 //	             keeps a project's sessions in the project's repository
@@ -158,6 +166,9 @@ func WellKnownLocations(home string, getenv func(string) string) []Location {
 		add(FormatCursor, j(user, "globalStorage"))
 		add(FormatCursor, j(user, "workspaceStorage"))
 	}
+	for _, p := range clineLocations(home, getenv, runtime.GOOS) {
+		add(FormatCline, p)
+	}
 	return out
 }
 
@@ -250,4 +261,55 @@ func Detect(ctx context.Context, paths []string, format string) ([]Detected, []P
 		}
 	}
 	return out, problems, nil
+}
+
+// clineEditors are the user data folders of the VS Code family, where
+// an extension's globalStorage lies (<folder>/User/globalStorage/<ext>).
+var clineEditors = []string{"Code", "Code - Insiders", "VSCodium", "Cursor", "Windsurf"}
+
+// clineExtensions are the storage folders of Cline and of Roo Code.
+var clineExtensions = []string{"saoudrizwan.claude-dev", "rooveterinaryinc.roo-cline"}
+
+// clineLocations returns the tasks/ folders of Cline and Roo Code: the
+// Cline CLI's data folder (CLINE_DATA_DIR, else CLINE_DIR/data, else
+// ~/.cline/data, as Cline's resolveDataDir), then each editor's
+// globalStorage on the platform goos.
+func clineLocations(home string, getenv func(string) string, goos string) []string {
+	j := filepath.Join
+	var out []string
+	switch {
+	case getenv("CLINE_DATA_DIR") != "":
+		out = append(out, j(getenv("CLINE_DATA_DIR"), "tasks"))
+	case getenv("CLINE_DIR") != "":
+		out = append(out, j(getenv("CLINE_DIR"), "data", "tasks"))
+	}
+	if home != "" {
+		out = append(out, j(home, ".cline", "data", "tasks"))
+	}
+	var bases []string
+	switch goos {
+	case "darwin":
+		if home != "" {
+			bases = append(bases, j(home, "Library", "Application Support"))
+		}
+	case "windows":
+		if d := getenv("APPDATA"); d != "" {
+			bases = append(bases, d)
+		}
+	default:
+		if d := getenv("XDG_CONFIG_HOME"); filepath.IsAbs(d) {
+			bases = append(bases, d)
+		}
+		if home != "" {
+			bases = append(bases, j(home, ".config"))
+		}
+	}
+	for _, b := range bases {
+		for _, ed := range clineEditors {
+			for _, ext := range clineExtensions {
+				out = append(out, j(b, ed, "User", "globalStorage", ext, "tasks"))
+			}
+		}
+	}
+	return out
 }

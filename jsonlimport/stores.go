@@ -76,7 +76,7 @@ func prepareSession(ctx context.Context, store sessiondb.Store, p planned) *work
 	w := &work{p: p}
 	u, ss := p.unit, p.session
 	w.size, w.mtime, w.sha, w.bytes = ss.Rows, ss.Updated, ss.Stamp, ss.Bytes
-	prev, err := store.SourceFile(ctx, u.Path)
+	prev, err := sessiondb.SourceFileOn(ctx, store, p.machine, u.Path)
 	switch {
 	case errors.Is(err, sessiondb.ErrNotFound):
 		w.mode = modeNew
@@ -138,7 +138,7 @@ func prepareSession(ctx context.Context, store sessiondb.Store, p planned) *work
 		case errors.Is(err, sessiondb.ErrNotFound):
 			w.freeID = true
 		case err != nil:
-		case fromOtherFile(existing, u) && storeCopyOf(ctx, store, existing, parsed):
+		case fromOtherFile(existing, u, p.machine) && storeCopyOf(ctx, store, existing, parsed):
 			// The same session read from another of the format's places
 			// (opencode's database, and an `opencode export` of it):
 			// shown and counted once.

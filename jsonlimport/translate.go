@@ -78,6 +78,8 @@ package jsonlimport
 //     says which parts are read and which refused).
 //   - crush and the Go opencode: their message rows (translate_crush.go).
 //   - Cursor: its bubbles (translate_cursor.go).
+//   - Cline and Roo Code: a task's API history, Anthropic messages
+//     (translate_cline.go).
 //   - picoclaw, zot, swink and sessions an application wrote: message
 //     objects with a role, in the OpenAI shape (content, tool_calls,
 //     tool_call_id, reasoning_content), zot's untyped blocks (a "tool"
@@ -320,6 +322,8 @@ func (r *xReader) entry(e sessiondb.Entry) {
 		r.cursor(e)
 	case FormatCopilot:
 		r.copilot(e)
+	case FormatCline:
+		r.cline(e)
 	default:
 		var obj map[string]json.RawMessage
 		if json.Unmarshal(e.Body, &obj) != nil || jsonl.RawString(obj, "role") == "" {

@@ -50,9 +50,10 @@ func countMessages(entries []sessiondb.Entry) int64 {
 // keepsVanished reports whether the new file u, whose parse is pd, would
 // take over the session existing only because existing's own source is
 // gone (ownsFile by absence), while holding fewer messages than it: the
-// session is then kept whole and u is not imported over it.
-func keepsVanished(existing sessiondb.Session, u Unit, pd *Parsed) bool {
-	if !ownsFile(existing, u) || existing.SourcePath == u.Path {
+// session is then kept whole and u is not imported over it. machine is
+// the importer's.
+func keepsVanished(existing sessiondb.Session, u Unit, machine string, pd *Parsed) bool {
+	if !ownsFile(existing, u, machine) || existing.SourcePath == u.Path {
 		return false
 	}
 	for _, x := range u.Extra {
@@ -90,7 +91,7 @@ func markSources(ctx context.Context, store sessiondb.Store, opts Options, seen 
 	}
 	gone := append([]string(nil), rep.gone...)
 	consider := func(prefix string, isGone func(sessiondb.SourceFile) bool) error {
-		recs, err := tr.SourcesWithPrefix(ctx, prefix)
+		recs, err := tr.SourcesWithPrefix(ctx, opts.Machine, prefix)
 		if err != nil {
 			return err
 		}

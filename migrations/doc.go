@@ -46,6 +46,16 @@
 //     last found the session's source, and when it found it gone: the
 //     session then exists only in sessiondb). The marks are written by
 //     sessiondb.SourceTracker without bumping the session's sequence.
+//   - Version 16 keys source_files by (machine, path): each importing
+//     machine keeps its own record of a path (two machines with one home
+//     layout, or one home synced, into one database). SQLite cannot
+//     change a primary key in place, so the table is copied to a
+//     temporary table, dropped and created again (a temporary table, not
+//     a rename, so that the new table's text is the CREATE TABLE as
+//     written). Each record takes its session's machine, the empty string when it has
+//     none; a lookup under a machine finds its own record, else the one
+//     of the empty machine (internal/engine/source.go). Its Down keeps the latest
+//     import's record of each path.
 //
 // The schema is a public interface: see the comments in 00001_initial.sql
 // for what each table and view holds.

@@ -3,6 +3,7 @@ package migrations
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"maps"
 	"path/filepath"
 	"slices"
@@ -555,5 +556,71 @@ func TestProjectMigration(t *testing.T) {
 	var n int
 	if err := db.QueryRow(`SELECT count(*) FROM sessions`).Scan(&n); err != nil || n != len(want) {
 		t.Errorf("sessions after down: %d, %v", n, err)
+	}
+}
+
+// TestSourceMachineMigration migrates a version-15 database with import
+// records to 16 and back: each record takes its session's machine (""
+// when the session has none), the records keep every other column, two
+// machines can then record one path, and going back keeps one record per
+// path (the latest import's) under version 15's schema text.
+func TestSourceMachineMigration(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t)
+	p, err := NewProvider(db, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.UpTo(ctx, 15); err != nil {
+		t.Fatal(err)
+	}
+	schema := objects(t, db)
+	exec := func(q string, args ...any) {
+		t.Helper()
+		if _, err := db.Exec(q, args...); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	exec(`INSERT INTO sessions (id, machine, created_at, updated_at) VALUES ('a', 'm-a', 'x', 'x'), ('old', NULL, 'x', 'x')`)
+	exec(`INSERT INTO source_files (path, format, session_id, size, mtime, sha256, byte_offset, state, imported_at)
+	      VALUES ('/p/a.jsonl', 'picoclaw', 'a', 10, 't', 'ha', 9, '{"k":1}', '2026-01-01'),
+	             ('/p/old.jsonl', 'picoclaw', 'old', 5, 't', 'ho', 5, NULL, '2026-01-02')`)
+	if _, err := p.UpTo(ctx, 16); err != nil {
+		t.Fatal(err)
+	}
+	records := func() map[string]string {
+		t.Helper()
+		rows, err := db.Query(`SELECT machine, path, session_id, sha256, byte_offset, coalesce(state, 'NULL') FROM source_files`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		m := map[string]string{}
+		for rows.Next() {
+			var machine, path, id, sha, state string
+			var off int64
+			if err := rows.Scan(&machine, &path, &id, &sha, &off, &state); err != nil {
+				t.Fatal(err)
+			}
+			m[machine+" "+path] = fmt.Sprintf("%s %s %d %s", id, sha, off, state)
+		}
+		return m
+	}
+	want := map[string]string{"m-a /p/a.jsonl": `a ha 9 {"k":1}`, " /p/old.jsonl": "old ho 5 NULL"}
+	if got := records(); !maps.Equal(got, want) {
+		t.Errorf("records at 16: %v, want %v", got, want)
+	}
+	exec(`INSERT INTO sessions (id, machine, created_at, updated_at) VALUES ('b', 'm-b', 'x', 'x')`)
+	exec(`INSERT INTO source_files (machine, path, format, session_id, size, mtime, sha256, byte_offset, imported_at)
+	      VALUES ('m-b', '/p/a.jsonl', 'picoclaw', 'b', 20, 't', 'hb', 20, '2026-01-03')`)
+	if _, err := p.DownTo(ctx, 15); err != nil {
+		t.Fatal(err)
+	}
+	if got := objects(t, db); !slices.Equal(got, schema) {
+		t.Errorf("schema after down:\n got %q\nwant %q", got, schema)
+	}
+	var id string
+	if err := db.QueryRow(`SELECT session_id FROM source_files WHERE path = '/p/a.jsonl'`).Scan(&id); err != nil || id != "b" {
+		t.Errorf("after down, /p/a.jsonl's record is %q (%v), want the latest import's (b)", id, err)
 	}
 }

@@ -201,3 +201,63 @@ func TestMigrationProject(t *testing.T) {
 		t.Errorf("project column after down: %d, %v", n, err)
 	}
 }
+
+// TestMigrationSourceMachine migrates a version-12 schema with import
+// records to 13 and back: each record takes its session's machine (""
+// without one), two machines can then record one path, and going back
+// keeps the latest import's record of each path.
+func TestMigrationSourceMachine(t *testing.T) {
+	u := newSchema(t)
+	s := mustOpenURL(t, u, &Options{NoMigrate: true})
+	ctx := t.Context()
+	p, err := s.Provider(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.UpTo(ctx, 12); err != nil {
+		t.Fatal(err)
+	}
+	db := s.DB()
+	exec := func(q string) {
+		t.Helper()
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	exec(`INSERT INTO sessions (id, machine, created_at, updated_at) VALUES ('a', 'm-a', 'x', 'x'), ('old', NULL, 'x', 'x')`)
+	exec(`INSERT INTO source_files (path, format, session_id, size, mtime, sha256, byte_offset, imported_at)
+	      VALUES ('/p/a.jsonl', 'picoclaw', 'a', 10, 't', 'ha', 9, '2026-01-01'),
+	             ('/p/old.jsonl', 'picoclaw', 'old', 5, 't', 'ho', 5, '2026-01-02')`)
+	if _, err := p.UpTo(ctx, 13); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	rows, err := db.QueryContext(ctx, `SELECT machine, path, session_id FROM source_files`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var m, path, id string
+		if err := rows.Scan(&m, &path, &id); err != nil {
+			t.Fatal(err)
+		}
+		got[m+" "+path] = id
+	}
+	rows.Close()
+	if want := map[string]string{"m-a /p/a.jsonl": "a", " /p/old.jsonl": "old"}; !maps.Equal(got, want) {
+		t.Errorf("records at 13: %v, want %v", got, want)
+	}
+	exec(`INSERT INTO sessions (id, machine, created_at, updated_at) VALUES ('b', 'm-b', 'x', 'x')`)
+	exec(`INSERT INTO source_files (machine, path, format, session_id, size, mtime, sha256, byte_offset, imported_at)
+	      VALUES ('m-b', '/p/a.jsonl', 'picoclaw', 'b', 20, 't', 'hb', 20, '2026-01-03')`)
+	if _, err := p.DownTo(ctx, 12); err != nil {
+		t.Fatal(err)
+	}
+	var id string
+	if err := db.QueryRowContext(ctx, `SELECT session_id FROM source_files WHERE path = '/p/a.jsonl'`).Scan(&id); err != nil || id != "b" {
+		t.Errorf("after down, /p/a.jsonl's record is %q (%v), want the latest import's (b)", id, err)
+	}
+	if _, err := p.UpTo(ctx, 13); err != nil {
+		t.Fatalf("up again: %v", err)
+	}
+}

@@ -15,6 +15,7 @@ func sourceMarkTests() []testCase {
 		{name: "GoneAndSeen", fn: testSourceGoneAndSeen},
 		{name: "Machine", fn: testSourceMachine},
 		{name: "WithPrefix", fn: testSourcesWithPrefix},
+		{name: "RecordsByMachine", fn: testSourceRecordsByMachine},
 	}
 }
 
@@ -146,7 +147,7 @@ func testSourcesWithPrefix(t *testing.T, s sessiondb.Store) {
 		"/h/oc.db#": {"/h/oc.db#ses_1", "/h/oc.db#ses_2"},
 		"/nowhere/": nil,
 	} {
-		got, err := tr.SourcesWithPrefix(ctx, prefix)
+		got, err := tr.SourcesWithPrefix(ctx, "", prefix)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -158,7 +159,82 @@ func testSourcesWithPrefix(t *testing.T, s sessiondb.Store) {
 			t.Errorf("SourcesWithPrefix(%q) = %v, want %v", prefix, names, want)
 		}
 	}
-	if _, err := tr.SourcesWithPrefix(ctx, ""); !errors.Is(err, sessiondb.ErrInvalid) {
+	if _, err := tr.SourcesWithPrefix(ctx, "", ""); !errors.Is(err, sessiondb.ErrInvalid) {
 		t.Errorf("SourcesWithPrefix(\"\") = %v, want ErrInvalid", err)
+	}
+}
+
+// testSourceRecordsByMachine: import records are keyed by (machine,
+// path). Two machines record one path each for itself (the second's
+// first import is not a conflict with the first's record); a lookup finds
+// the machine's own record, else the one of "" (a record from before
+// machines), never another machine's; a machine's first record of a path
+// replaces the record of "" it was based on; SourcesWithPrefix lists a
+// machine's records.
+func testSourceRecordsByMachine(t *testing.T, s sessiondb.Store) {
+	ctx := bg(t)
+	tr := tracker(t, s)
+	const p, q = "/home/me/.claude/projects/x/s.jsonl", "/home/me/.claude/projects/x/old.jsonl"
+	rec := func(machine, path, sha string, off int64) *sessiondb.SourceFile {
+		return &sessiondb.SourceFile{Machine: machine, Path: path, Format: "claude-code", Size: off, SHA256: sha, Offset: off}
+	}
+	absent := &sessiondb.SourceExpectation{Absent: true}
+	mustCommit(t, s, "a", sessiondb.Commit{Create: &sessiondb.Session{SourceFormat: "claude-code", SourcePath: p, Machine: "m-a"},
+		Append: msgs(1, 2), Source: rec("m-a", p, "ha", 10), ExpectSource: absent})
+	mustCommit(t, s, "b", sessiondb.Commit{Create: &sessiondb.Session{SourceFormat: "claude-code", SourcePath: p, Machine: "m-b"},
+		Append: msgs(1, 3), Source: rec("m-b", p, "hb", 20), ExpectSource: absent})
+	for machine, want := range map[string]string{"m-a": "a", "m-b": "b"} {
+		f, err := tr.SourceFileOn(ctx, machine, p)
+		if err != nil || f.SessionID != want || f.Machine != machine {
+			t.Errorf("SourceFileOn(%s) = %+v, %v; want session %s's record", machine, f, err, want)
+		}
+	}
+	if f, err := tr.SourceFileOn(ctx, "m-c", p); !errors.Is(err, sessiondb.ErrNotFound) {
+		t.Errorf("SourceFileOn(m-c) = %+v, %v; want ErrNotFound (another machine's record is not m-c's)", f, err)
+	}
+	if f, err := s.SourceFile(ctx, p); !errors.Is(err, sessiondb.ErrNotFound) {
+		t.Errorf("SourceFile (no machine) = %+v, %v; want ErrNotFound", f, err)
+	}
+	// m-b's commit based on m-a's record is a conflict and changes nothing.
+	before := mustGet(t, s, "b")
+	_, err := s.Commit(ctx, "b", sessiondb.Commit{Append: msgs(4, 4), Source: rec("m-b", p, "hb2", 30),
+		ExpectSource: &sessiondb.SourceExpectation{SHA256: "ha", Offset: 10}})
+	if !errors.Is(err, sessiondb.ErrConflict) {
+		t.Errorf("m-b's commit expecting m-a's record: %v, want ErrConflict", err)
+	}
+	if g := mustGet(t, s, "b"); g.Sequence != before.Sequence || g.LastSeq != before.LastSeq {
+		t.Errorf("the refused commit changed session b: %d/%d, was %d/%d", g.Sequence, g.LastSeq, before.Sequence, before.LastSeq)
+	}
+
+	// A record of "" (made before machines) is every machine's until one
+	// records the path; then it is that machine's alone.
+	mustCommit(t, s, "old", sessiondb.Commit{Create: &sessiondb.Session{SourceFormat: "claude-code", SourcePath: q},
+		Append: msgs(1, 1), Source: rec("", q, "h0", 5), ExpectSource: absent})
+	for _, machine := range []string{"m-a", "m-b"} {
+		if f, err := tr.SourceFileOn(ctx, machine, q); err != nil || f.SessionID != "old" || f.Machine != "" {
+			t.Errorf("SourceFileOn(%s, legacy) = %+v, %v; want the record of \"\"", machine, f, err)
+		}
+	}
+	mustCommit(t, s, "old", sessiondb.Commit{Append: msgs(2, 2), Source: rec("m-a", q, "h1", 9),
+		ExpectSource: &sessiondb.SourceExpectation{SHA256: "h0", Offset: 5}})
+	if f, err := tr.SourceFileOn(ctx, "m-a", q); err != nil || f.Machine != "m-a" || f.SHA256 != "h1" {
+		t.Errorf("SourceFileOn(m-a) after its import = %+v, %v", f, err)
+	}
+	if f, err := tr.SourceFileOn(ctx, "m-b", q); !errors.Is(err, sessiondb.ErrNotFound) {
+		t.Errorf("SourceFileOn(m-b) after m-a adopted the record = %+v, %v; want ErrNotFound", f, err)
+	}
+
+	for machine, want := range map[string][]string{"m-a": {"old", "a"}, "m-b": {"b"}, "m-c": nil} {
+		got, err := tr.SourcesWithPrefix(ctx, machine, "/home/me/.claude/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, f := range got {
+			ids = append(ids, f.SessionID)
+		}
+		if len(ids) != len(want) || (len(want) > 0 && ids[0] != want[0]) || (len(want) > 1 && ids[1] != want[1]) {
+			t.Errorf("SourcesWithPrefix(%s) = sessions %v, want %v", machine, ids, want)
+		}
 	}
 }

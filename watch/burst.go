@@ -289,7 +289,7 @@ func (w *watcher) importUnit(ctx context.Context, u jsonlimport.Unit) error {
 	// The import runs to its end even when ctx is cancelled meanwhile:
 	// Run stops between transactions, never inside one.
 	ictx := sessiondb.DetachWrites(ctx)
-	_, err := w.store.SourceFile(ictx, u.Path)
+	_, err := sessiondb.SourceFileOn(ictx, w.store, w.opts.Machine, u.Path)
 	// A store's sessions have records of their own, never the store: it
 	// is not waited for like a new file (its database is written as the
 	// agent works, and its sessions are imported as they grow).
@@ -301,7 +301,7 @@ func (w *watcher) importUnit(ctx context.Context, u jsonlimport.Unit) error {
 			return nil
 		}
 	}
-	rep, err := jsonlimport.ImportUnits(ictx, w.store, []jsonlimport.Unit{u}, jsonlimport.Options{Jobs: 1, Follow: w.follow, Machine: w.opts.Machine})
+	rep, err := jsonlimport.ImportUnits(ictx, w.store, []jsonlimport.Unit{u}, jsonlimport.Options{Jobs: 1, Follow: w.follow, Machine: w.opts.Machine, Map: w.opts.Map})
 	if err != nil {
 		if errors.Is(err, sessiondb.ErrClosed) {
 			return fmt.Errorf("watch: %w", err)
@@ -320,7 +320,7 @@ func (w *watcher) importUnit(ctx context.Context, u jsonlimport.Unit) error {
 		return nil // unchanged
 	}
 	e := Event{Kind: EventImport, Path: u.Path, Format: u.Format, Entries: rep.Entries, Problems: problems, Notes: rep.Notes}
-	if sf, err := w.store.SourceFile(ictx, u.Path); err == nil {
+	if sf, err := sessiondb.SourceFileOn(ictx, w.store, w.opts.Machine, u.Path); err == nil {
 		e.Session = sf.SessionID
 		e.New = isNew
 	}
@@ -386,7 +386,7 @@ func (w *watcher) settledAt(u jsonlimport.Unit) time.Time {
 func (w *watcher) deleted(ctx context.Context, u jsonlimport.Unit) {
 	e := Event{Kind: EventDeleted, Path: u.Path, Format: u.Format}
 	note := "session file deleted or moved away; its session is kept"
-	if sf, err := w.store.SourceFile(context.WithoutCancel(ctx), u.Path); err == nil {
+	if sf, err := sessiondb.SourceFileOn(context.WithoutCancel(ctx), w.store, w.opts.Machine, u.Path); err == nil {
 		e.Session = sf.SessionID
 		note = fmt.Sprintf("session file deleted or moved away; session %q is kept", sf.SessionID)
 	}

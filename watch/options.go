@@ -18,6 +18,9 @@ type Options struct {
 	// Machine is recorded on the sessions the watcher creates, as
 	// jsonlimport.Options.Machine ("": none).
 	Machine string
+	// Map rewrites the projects the watcher's sessions record, as
+	// jsonlimport.Options.Map.
+	Map []jsonlimport.PathMap
 	// Poll follows every directory by polling instead of file-system
 	// events (for file systems that give none and are not recognised).
 	Poll bool

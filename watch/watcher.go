@@ -345,7 +345,7 @@ func (w *watcher) catchUp(ctx context.Context, paths []string) error {
 		}
 	}
 	before := w.records(ctx, units)
-	rep, err := jsonlimport.ImportUnits(ctx, w.store, units, jsonlimport.Options{Jobs: w.opts.Jobs, Follow: w.follow, Machine: w.opts.Machine})
+	rep, err := jsonlimport.ImportUnits(ctx, w.store, units, jsonlimport.Options{Jobs: w.opts.Jobs, Follow: w.follow, Machine: w.opts.Machine, Map: w.opts.Map})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil // stopped: the rest is imported at the next start
@@ -416,7 +416,7 @@ type record struct {
 func (w *watcher) records(ctx context.Context, units []jsonlimport.Unit) map[string]record {
 	out := make(map[string]record, len(units))
 	for _, u := range units {
-		sf, err := w.store.SourceFile(ctx, u.Path)
+		sf, err := sessiondb.SourceFileOn(ctx, w.store, w.opts.Machine, u.Path)
 		if err != nil {
 			continue
 		}
@@ -442,7 +442,7 @@ func (w *watcher) emitImported(ctx context.Context, units []jsonlimport.Unit, be
 		notes[p.Path] = append(notes[p.Path], p)
 	}
 	for _, u := range units {
-		sf, err := w.store.SourceFile(ctx, u.Path)
+		sf, err := sessiondb.SourceFileOn(ctx, w.store, w.opts.Machine, u.Path)
 		if err != nil {
 			continue // not imported: its problems are in the totals
 		}

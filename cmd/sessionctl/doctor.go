@@ -176,6 +176,34 @@ func (a *app) runDoctor(asJSON bool) error {
 			add("log positions", checkOK, "consistent")
 		}
 
+		// Import records are kept per machine and path (issue 43): how
+		// many machines import here, how many paths more than one of
+		// them records (one home layout, or one home synced), and how
+		// many records no machine made (from before records had
+		// machines: the first machine to import the path adopts its).
+		records := []struct{ what, query string }{
+			{"records", "SELECT count(*) FROM source_files"},
+			{"machines", "SELECT count(DISTINCT machine) FROM source_files WHERE machine <> ''"},
+			{"shared", "SELECT count(*) FROM (SELECT path FROM source_files GROUP BY path HAVING count(*) > 1) p"},
+			{"unowned", "SELECT count(*) FROM source_files WHERE machine = ''"},
+		}
+		counts := map[string]int64{}
+		qerr = nil
+		for _, r := range records {
+			n, err := queryInt(a.ctx, q, r.query)
+			if err != nil {
+				qerr = err
+				break
+			}
+			counts[r.what] = n
+		}
+		if qerr != nil {
+			add("import records", checkFail, "%v", qerr)
+		} else {
+			add("import records", checkOK, "%d, from %d machine(s); %d path(s) recorded by more than one machine; %d of no machine (the first machine to import the path takes it)",
+				counts["records"], counts["machines"], counts["shared"], counts["unowned"])
+		}
+
 		// A cost totals cannot count (sessiondb.MaxCost): written by a
 		// binary that took any price (issue 36), or by hand.
 		switch n, err := queryInt(a.ctx, q, backend.BadCostSQL); {

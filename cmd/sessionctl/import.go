@@ -168,7 +168,11 @@ func (a *app) runImport(paths []string, o importOptions) error {
 	if err != nil {
 		return err
 	}
-	opts := jsonlimport.Options{Format: o.format, DryRun: o.dryRun, Jobs: o.jobs, Prices: prices, Machine: machine}
+	maps, err := a.pathMaps()
+	if err != nil {
+		return err
+	}
+	opts := jsonlimport.Options{Format: o.format, DryRun: o.dryRun, Jobs: o.jobs, Prices: prices, Machine: machine, Map: maps}
 
 	if o.strict && !o.dryRun {
 		// Check everything first; import only input without problems.

@@ -90,3 +90,28 @@ func TestImportAiderCorpusExitsZero(t *testing.T) {
 		}
 	}
 }
+
+// TestImportClineCorpusExitsZero imports the Cline tasks of public
+// repositories and the one the Cline CLI wrote (testdata/cline/corpus and
+// cli; issue 41): exit 0, a session per task, no problem, and a second
+// import changes nothing.
+func TestImportClineCorpusExitsZero(t *testing.T) {
+	if raceEnabled {
+		t.Skip("imports the whole corpus, no concurrency: run without -race (.ci/run does)")
+	}
+	db := tempDB(t)
+	roots := []string{filepath.Join(testdata, "cline", "corpus"), filepath.Join(testdata, "cline", "cli")}
+	for i, want := range []int{5, 0} {
+		var rep importReport
+		r := sessionctl(t, db, append([]string{"import", "--json"}, roots...)...)
+		r.decode(t, &rep)
+		t.Logf("cline corpus import %d: exit %d, %d files, %d sessions, %d entries, %d problems, %d notes",
+			i+1, r.code, rep.Files, rep.Sessions, rep.Entries, len(rep.Problems), len(rep.Notes))
+		for _, p := range rep.Problems {
+			t.Errorf("problem: %s:%d: %s", p.Path, p.Line, p.Reason)
+		}
+		if r.code != 0 || rep.Sessions != want {
+			t.Errorf("import %d: exit %d and %d sessions, want 0 and %d (stderr %q)", i+1, r.code, rep.Sessions, want, r.stderr)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport"
 )
 
 type listOptions struct {
@@ -64,6 +65,15 @@ func (a *app) listCommand() *cobra.Command {
 }
 
 func (a *app) runList(o listOptions) error {
+	if o.project != "" {
+		// The filter is read as the projects were recorded: a path of
+		// another machine's layout becomes this store's (projectmap.go).
+		maps, err := a.pathMaps()
+		if err != nil {
+			return err
+		}
+		o.project = jsonlimport.MapPath(maps, o.project)
+	}
 	st, err := a.openRead(nil)
 	if err != nil {
 		return err

@@ -61,15 +61,47 @@ func (w *watcherProc) waitReady(t *testing.T) time.Duration {
 	}
 }
 
+// pgRestartEnv asks TestThreeWatchersOnePostgres to restart the
+// PostgreSQL server mid-stream as well. The server is shared by every test
+// of every package on the machine, so the test restarts it only when asked
+// for, run alone (as pgstore's TestServerRestart, under the same
+// variable): a CI step of its own.
+const pgRestartEnv = "SESSIONDB_TEST_PG_RESTART"
+
+// pgRestartCmdEnv, when set, is the command (split at spaces) that
+// restarts the test's server in place of pg_ctlcluster's restart of the
+// local cluster: a private server started with pg_ctl, say, which can be
+// restarted without disturbing anyone's tests.
+const pgRestartCmdEnv = "SESSIONDB_TEST_PG_RESTART_CMD"
+
+// serverRestart returns the command that restarts the test's PostgreSQL
+// server, or nil when pgRestartEnv does not ask for it.
+func serverRestart(t *testing.T) []string {
+	t.Helper()
+	if os.Getenv(pgRestartEnv) != "1" {
+		return nil
+	}
+	if c := strings.Fields(os.Getenv(pgRestartCmdEnv)); len(c) > 0 {
+		return c
+	}
+	versions, _ := filepath.Glob("/etc/postgresql/*/main")
+	if _, err := exec.LookPath("pg_ctlcluster"); err != nil || len(versions) != 1 {
+		t.Fatalf("%s=1 but no local cluster to restart (pg_ctlcluster and one /etc/postgresql/*/main); set %s", pgRestartEnv, pgRestartCmdEnv)
+	}
+	return []string{"pg_ctlcluster", "--skip-systemctl-redirect", filepath.Base(filepath.Dir(versions[0])), "main", "restart"}
+}
+
 // TestThreeWatchersOnePostgres runs three `sessionctl watch` processes
 // under three machine identities on three folders into one PostgreSQL
 // database while an agent appends to a session in each folder; machine B's
-// watcher is SIGKILLed mid-stream and started again. At the end every
-// session holds each line of its file once: nothing lost, nothing doubled.
-// TestMachinesIntoOnePostgres is its fast sibling (the same rules, one
-// import per machine).
+// watcher is SIGKILLed mid-stream and started again, and with
+// SESSIONDB_TEST_PG_RESTART=1 the server is restarted once before that,
+// mid-stream too. At the end every session holds each line of its file
+// once: nothing lost, nothing doubled. TestMachinesIntoOnePostgres is its
+// fast sibling (the same rules, one import per machine).
 func TestThreeWatchersOnePostgres(t *testing.T) {
 	longtest.Skip(t, "three watcher processes into PostgreSQL, one killed and restarted")
+	restartServer := serverRestart(t)
 	bin := buildSessionctl(t)
 	db := pgURL(t)
 	root := t.TempDir()
@@ -86,7 +118,10 @@ func TestThreeWatchersOnePostgres(t *testing.T) {
 	for _, m := range machines {
 		watchers[m].waitReady(t)
 	}
-	const appends = 60
+	appends := 60
+	if restartServer != nil {
+		appends = 240 // still appending after the server is back
+	}
 	var wg sync.WaitGroup
 	for _, m := range machines {
 		wg.Add(1)
@@ -103,6 +138,20 @@ func TestThreeWatchersOnePostgres(t *testing.T) {
 			}
 		}()
 	}
+	streamStart := time.Now()
+	var serverAt, serverTook time.Duration
+	if restartServer != nil {
+		time.Sleep(300 * time.Millisecond)
+		serverAt = time.Since(streamStart)
+		// Its output goes to the test's stderr, a file: a server started
+		// by the command may keep a pipe open for as long as it runs.
+		c := exec.Command(restartServer[0], restartServer[1:]...)
+		c.Stdout, c.Stderr = os.Stderr, os.Stderr
+		if err := c.Run(); err != nil {
+			t.Fatalf("restart the server (%v): %v", restartServer, err)
+		}
+		serverTook = time.Since(streamStart) - serverAt
+	}
 	time.Sleep(300 * time.Millisecond)
 	b := watchers["m-b"]
 	if err := b.cmd.Process.Signal(syscall.SIGKILL); err != nil {
@@ -116,10 +165,12 @@ func TestThreeWatchersOnePostgres(t *testing.T) {
 	sinceKill := time.Since(killedAt)
 	wg.Wait()
 
+	appendsDone := time.Now()
+
 	want := map[string]int64{}
 	for _, m := range machines {
 		want["agent_main_cli_direct_seed-"+m] = 4
-		want["agent_main_cli_direct_live-"+m] = appends
+		want["agent_main_cli_direct_live-"+m] = int64(appends)
 	}
 	deadline := time.Now().Add(time.Minute)
 	var got map[string]listed
@@ -134,10 +185,12 @@ func TestThreeWatchersOnePostgres(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	var entries, lost, doubled int64
+	complete := time.Since(appendsDone)
+	var entries, logged, lost, doubled int64
 	for id, n := range want {
 		s, ok := got[id]
 		entries += s.MessageCount
+		logged += s.LastSeq
 		switch {
 		case !ok:
 			lost += n
@@ -145,6 +198,9 @@ func TestThreeWatchersOnePostgres(t *testing.T) {
 			lost += n - s.MessageCount
 		case s.MessageCount > n:
 			doubled += s.MessageCount - n
+		}
+		if ok && s.LastSeq != n {
+			t.Errorf("%s: log of %d entries for %d lines", id, s.LastSeq, n)
 		}
 		if ok && (s.Machine == "" || !strings.HasSuffix(id, "-"+s.Machine)) {
 			t.Errorf("%s recorded machine %q", id, s.Machine)
@@ -159,8 +215,11 @@ func TestThreeWatchersOnePostgres(t *testing.T) {
 			t.Errorf("watcher %s: %v", m, err)
 		}
 	}
-	t.Logf("3 watchers, %d sessions, %d messages, lost %d, doubled %d, extra sessions %d; m-b killed, back and caught up %v after its restart (%v after the kill, 200 ms of it down)",
-		len(got), entries, lost, doubled, extra, restart.Round(time.Millisecond), sinceKill.Round(time.Millisecond))
+	t.Logf("3 watchers, %d sessions, %d messages, %d log entries, lost %d, doubled %d, extra sessions %d; m-b killed, back and caught up %v after its restart (%v after the kill, 200 ms of it down); every session complete %v after the last append",
+		len(got), entries, logged, lost, doubled, extra, restart.Round(time.Millisecond), sinceKill.Round(time.Millisecond), complete.Round(time.Millisecond))
+	if restartServer != nil {
+		t.Logf("server restarted %v into the stream (%v), the restart took %v", serverAt.Round(time.Millisecond), strings.Join(restartServer, " "), serverTook.Round(time.Millisecond))
+	}
 	if lost != 0 || doubled != 0 || extra != 0 {
 		t.Errorf("lost %d, doubled %d, extra sessions %d: %v", lost, doubled, extra, got)
 	}

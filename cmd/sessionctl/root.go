@@ -40,6 +40,8 @@ type app struct {
 	// identity importers record (machine.go), and the machine list,
 	// search and usage keep.
 	machineFlag string
+	// mapFlags are the --map FROM=TO values as given (projectmap.go).
+	mapFlags []string
 
 	// progressHook, when set (by tests), sees every import progress
 	// report, as the progress bar does.
@@ -111,7 +113,7 @@ func (a *app) rootCommand() *cobra.Command {
 		Use:   "sessionctl",
 		Short: "Inspect and maintain a sessiondb database of AI-agent sessions",
 		Long: `sessionctl imports agent session archives (picoclaw, zot, swink, Claude Code,
-Codex CLI, pi, Gemini CLI, Qwen Code, GitHub Copilot CLI, opencode, crush, the Go opencode, Cursor, aider) into a sessiondb database, shows and exports sessions, runs read-only SQL and
+Codex CLI, pi, Gemini CLI, Qwen Code, GitHub Copilot CLI, opencode, crush, the Go opencode, Cursor, Cline and Roo Code, aider) into a sessiondb database, shows and exports sessions, runs read-only SQL and
 maintains the database file.
 
 The database is --db, else $SESSIONDB_PATH, else $SESSIONDB_URL, else
@@ -133,6 +135,7 @@ Exit codes: 0 success, 1 error, 2 usage error, 3 import finished with problems.`
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
 	root.PersistentFlags().StringVar(&a.dbFlag, "db", "", "database file or postgres:// URL (default $SESSIONDB_PATH, else $SESSIONDB_URL, else $XDG_DATA_HOME/sessiondb/sessions.db)")
+	root.PersistentFlags().StringArrayVar(&a.mapFlags, "map", nil, "FROM=TO: record the project (working directory) FROM/... of the sessions import and watch write as TO/..., and read list --project that way (repeatable; longest FROM wins; also the lines of ~/.config/sessiondb/map)")
 	root.PersistentFlags().StringVar(&a.machineFlag, "machine", "", "this machine's identity for import and watch (default $SESSIONDB_MACHINE, else the name kept in ~/.config/sessiondb/machine); for list, search and usage: only that machine's sessions")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &usageError{cmd: c, err: err}

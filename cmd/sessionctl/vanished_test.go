@@ -22,6 +22,7 @@ func backends(t *testing.T, f func(t *testing.T, db string)) {
 type listed struct {
 	ID           string `json:"id"`
 	MessageCount int64  `json:"message_count"`
+	LastSeq      int64  `json:"last_seq"`
 	SourcePath   string `json:"source_path"`
 	Machine      string `json:"machine"`
 	SourceSeenAt string `json:"source_seen_at"`

@@ -141,6 +141,10 @@ func (a *app) runWatch(ctx context.Context, st sessiondb.Store, paths []string, 
 	if err != nil {
 		return err
 	}
+	maps, err := a.pathMaps()
+	if err != nil {
+		return err
+	}
 	lg := &watchLog{w: out, json: o.json, verbose: o.verbose, db: location(st)}
 	stateDir := ""
 	if p, ok := st.(interface{ Path() string }); ok {
@@ -153,6 +157,7 @@ func (a *app) runWatch(ctx context.Context, st sessiondb.Store, paths []string, 
 		Paths:        paths,
 		Format:       o.format,
 		Machine:      machine,
+		Map:          maps,
 		Poll:         o.poll,
 		PollInterval: o.pollInterval,
 		Jobs:         o.jobs,

@@ -13,19 +13,36 @@ import (
 	"github.com/sessiondb/sessiondb/internal/backend"
 )
 
+// putSourceFile writes the import record of (f.Machine, f.Path). A
+// machine's first record of a path replaces the record of "" for it (one
+// made before records had machines, which that machine's lookups found
+// and its import was based on): the path is that machine's now.
 func putSourceFile(ctx context.Context, tx Tx, id string, f sessiondb.SourceFile, now time.Time) error {
 	_, err := tx.ExecContext(ctx, `INSERT INTO source_files
-		(path, format, session_id, size, mtime, sha256, byte_offset, state, imported_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (path) DO UPDATE SET format = excluded.format, session_id = excluded.session_id,
+		(machine, path, format, session_id, size, mtime, sha256, byte_offset, state, imported_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (machine, path) DO UPDATE SET format = excluded.format, session_id = excluded.session_id,
 		size = excluded.size, mtime = excluded.mtime, sha256 = excluded.sha256,
 		byte_offset = excluded.byte_offset, state = excluded.state, imported_at = excluded.imported_at`,
-		f.Path, f.Format, id, f.Size, FormatTime(f.ModTime), f.SHA256, f.Offset, backend.NullJSON(f.State),
+		f.Machine, f.Path, f.Format, id, f.Size, FormatTime(f.ModTime), f.SHA256, f.Offset, backend.NullJSON(f.State),
 		FormatTime(OrNow(f.ImportedAt, now)))
+	if err != nil || f.Machine == "" {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `DELETE FROM source_files WHERE machine = '' AND path = ?`, f.Path)
 	return err
 }
 
+// sourceColumns are the columns sourceRow reads.
+const sourceColumns = `machine, path, format, session_id, size, mtime, sha256, byte_offset, state, imported_at`
+
+// sourceOn is the statement that reads machine's record of a path (its
+// own, else the one of ""): arguments path, machine.
+const sourceOn = `SELECT ` + sourceColumns + ` FROM source_files
+	WHERE path = ? AND machine IN (?, '') ORDER BY machine DESC LIMIT 1`
+
 type sourceRow struct {
+	Machine    string         `db:"machine"`
 	Path       string         `db:"path"`
 	Format     string         `db:"format"`
 	SessionID  string         `db:"session_id"`
@@ -37,12 +54,17 @@ type sourceRow struct {
 	ImportedAt string         `db:"imported_at"`
 }
 
-// SourceFile implements sessiondb.Store.
+// SourceFile implements sessiondb.Store: the record of an importer that
+// gave no machine.
 func (e *Engine) SourceFile(ctx context.Context, path string) (sessiondb.SourceFile, error) {
+	return e.SourceFileOn(ctx, "", path)
+}
+
+// SourceFileOn implements sessiondb.SourceTracker.
+func (e *Engine) SourceFileOn(ctx context.Context, machine, path string) (sessiondb.SourceFile, error) {
 	var r sourceRow
 	err := e.d.Read(ctx, func(tx Tx) error {
-		err := tx.GetContext(ctx, &r, `SELECT path, format, session_id, size, mtime, sha256, byte_offset,
-			state, imported_at FROM source_files WHERE path = ?`, path)
+		err := tx.GetContext(ctx, &r, sourceOn, path, machine)
 		if errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("source file %q: %w", path, sessiondb.ErrNotFound)
 		}
@@ -55,9 +77,11 @@ func (e *Engine) SourceFile(ctx context.Context, path string) (sessiondb.SourceF
 }
 
 // checkSourceExpectation enforces Commit.ExpectSource inside the commit's
-// transaction: the record for c.Source.Path must be absent, or have the
+// transaction: the record c.Source.Machine's lookup finds for
+// c.Source.Path (its own, else the one of "") must be absent, or have the
 // expected hash and offset. Driver.LockSource first keeps any other
-// importer of the path from slipping in between the check and the write.
+// importer of the path, on any machine, from slipping in between the
+// check and the write.
 func checkSourceExpectation(ctx context.Context, d Driver, tx Tx, c sessiondb.Commit) error {
 	want := c.ExpectSource
 	if want == nil || c.Source == nil {
@@ -66,11 +90,8 @@ func checkSourceExpectation(ctx context.Context, d Driver, tx Tx, c sessiondb.Co
 	if err := d.LockSource(ctx, tx, c.Source.Path); err != nil {
 		return err
 	}
-	var r struct {
-		SHA256 string `db:"sha256"`
-		Offset int64  `db:"byte_offset"`
-	}
-	err := tx.GetContext(ctx, &r, `SELECT sha256, byte_offset FROM source_files WHERE path = ?`, c.Source.Path)
+	var r sourceRow
+	err := tx.GetContext(ctx, &r, sourceOn, c.Source.Path, c.Source.Machine)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		if want.Absent {
@@ -137,28 +158,32 @@ func (e *Engine) MarkSources(ctx context.Context, m sessiondb.SourceMarks) (int6
 // SourcesWithPrefix implements sessiondb.SourceTracker. The paths are
 // compared byte for byte (source_files.path is BINARY on SQLite, COLLATE
 // "C" on PostgreSQL), so the range [prefix, prefix with its last byte
-// raised) is exactly the paths that start with prefix, an index range.
-func (e *Engine) SourcesWithPrefix(ctx context.Context, prefix string) ([]sessiondb.SourceFile, error) {
+// raised) is exactly the paths that start with prefix, an index range
+// under each of the two machines read (machine's and "").
+func (e *Engine) SourcesWithPrefix(ctx context.Context, machine, prefix string) ([]sessiondb.SourceFile, error) {
 	if prefix == "" {
 		return nil, fmt.Errorf("sources with prefix: %w: empty prefix", sessiondb.ErrInvalid)
 	}
-	q, args := `SELECT path, format, session_id, size, mtime, sha256, byte_offset,
-		state, imported_at FROM source_files WHERE path >= ?`, []any{prefix}
+	q, args := `SELECT `+sourceColumns+` FROM source_files WHERE machine IN (?, '') AND path >= ?`, []any{machine, prefix}
 	if hi, ok := prefixEnd(prefix); ok {
 		q, args = q+` AND path < ?`, append(args, hi)
 	}
 	var rows []sourceRow
 	err := e.d.Read(ctx, func(tx Tx) error {
-		return tx.SelectContext(ctx, &rows, q+` ORDER BY path`, args...)
+		return tx.SelectContext(ctx, &rows, q+` ORDER BY path, machine DESC`, args...)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("sources with prefix %s: %w", prefix, err)
 	}
 	out := make([]sessiondb.SourceFile, 0, len(rows))
 	for _, r := range rows {
-		if strings.HasPrefix(r.Path, prefix) {
-			out = append(out, r.file())
+		if !strings.HasPrefix(r.Path, prefix) {
+			continue
 		}
+		if n := len(out); n > 0 && out[n-1].Path == r.Path {
+			continue // machine's own record came first; "" is shadowed
+		}
+		out = append(out, r.file())
 	}
 	return out, nil
 }
@@ -177,7 +202,7 @@ func prefixEnd(prefix string) (string, bool) {
 }
 
 func (r sourceRow) file() sessiondb.SourceFile {
-	f := sessiondb.SourceFile{Path: r.Path, Format: r.Format, SessionID: r.SessionID, Size: r.Size,
+	f := sessiondb.SourceFile{Machine: r.Machine, Path: r.Path, Format: r.Format, SessionID: r.SessionID, Size: r.Size,
 		ModTime: ParseTime(r.ModTime), SHA256: r.SHA256, Offset: r.Offset, ImportedAt: ParseTime(r.ImportedAt)}
 	if r.State.Valid {
 		f.State = json.RawMessage(r.State.String)

@@ -213,15 +213,15 @@ func Read(ctx context.Context, tx Tx, id string) (sessiondb.SessionDump, error) 
 		var f sessiondb.SourceFile
 		var state sql.NullString
 		var mtime, imported string
-		if err := r.Scan(&f.Path, &f.Format, &f.Size, &mtime, &f.SHA256, &f.Offset, &state, &imported); err != nil {
+		if err := r.Scan(&f.Machine, &f.Path, &f.Format, &f.Size, &mtime, &f.SHA256, &f.Offset, &state, &imported); err != nil {
 			return err
 		}
 		f.SessionID, f.State = id, rawOrNil(state)
 		f.ModTime, f.ImportedAt = parseTime(mtime), parseTime(imported)
 		d.Sources = append(d.Sources, f)
 		return nil
-	}, `SELECT path, format, size, mtime, sha256, byte_offset, state, imported_at
-	    FROM source_files WHERE session_id = ? ORDER BY path`, id); err != nil {
+	}, `SELECT machine, path, format, size, mtime, sha256, byte_offset, state, imported_at
+	    FROM source_files WHERE session_id = ? ORDER BY path, machine`, id); err != nil {
 		return d, fmt.Errorf("dump %s source files: %w", id, err)
 	}
 	return d, nil
@@ -271,7 +271,9 @@ func Write(ctx context.Context, tx Tx, d sessiondb.SessionDump, expect *int64, o
 		}
 	}
 	for _, f := range d.Sources {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM source_files WHERE path = ?`, f.Path); err != nil {
+		// Records are keyed by (machine, path): another machine's record
+		// of the path is another file's and stays.
+		if _, err := tx.ExecContext(ctx, `DELETE FROM source_files WHERE machine = ? AND path = ?`, f.Machine, f.Path); err != nil {
 			return fmt.Errorf("put %s: replace source record: %w", id, err)
 		}
 	}
@@ -403,8 +405,8 @@ func Write(ctx context.Context, tx Tx, d sessiondb.SessionDump, expect *int64, o
 		}
 	}
 	for _, f := range d.Sources {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO source_files (path, format, session_id, size, mtime, sha256, byte_offset, state, imported_at)
-		    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, f.Path, f.Format, id, f.Size, formatTime(f.ModTime), f.SHA256, f.Offset,
+		if _, err := tx.ExecContext(ctx, `INSERT INTO source_files (machine, path, format, session_id, size, mtime, sha256, byte_offset, state, imported_at)
+		    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, f.Machine, f.Path, f.Format, id, f.Size, formatTime(f.ModTime), f.SHA256, f.Offset,
 			nullRaw(f.State), formatTime(f.ImportedAt)); err != nil {
 			return fmt.Errorf("put %s: source record %s: %w", id, f.Path, err)
 		}

@@ -53,4 +53,8 @@
 //   - 00012 adds sessions.machine, source_seen_at and source_gone_at
 //     (SQLite's 00015): the importer's machine and the marks of a source
 //     that vanished.
+//   - 00013 (SQLite's 00016) keys source_files by (machine, path): each
+//     importing machine keeps its own record of a path. Each record takes
+//     its session's machine (empty without one); its Down keeps the latest
+//     import's record of each path.
 package postgres
