@@ -4,8 +4,10 @@
 // Gemini CLI, Qwen Code, GitHub Copilot CLI (package copilot), opencode,
 // Cline and Roo Code (package cline) and aider archives, and reads goose's
 // sessions (package goose), crush's and the Go opencode's SQLite stores
-// (package crush) and the Cursor IDE's state.vscdb (package cursor); each
-// format is a Format (see Formats), and the importer works against the
+// (package crush), the Cursor IDE's state.vscdb (package cursor) and the
+// sessions Entire commits to a git repository's entire/checkpoints/v1
+// branch (package entire, which reads each through its agent's reader);
+// each format is a Format (see Formats), and the importer works against the
 // sessiondb.Store interface only, never against a particular backend.
 //
 // # Detection
@@ -13,9 +15,8 @@
 // Import walks the files and directory trees it is given. The sorted files of
 // each directory are offered to each format's Claim in turn (picoclaw, zot,
 // swink, qwen-code, claude-code, codex, pi, gemini-cli, copilot-cli, goose,
-// opencode-go, crush, opencode, cursor, cline, aider, or only the format
-// named in
-// Options.Format); a format claims files by name and by their first lines,
+// opencode-go, crush, opencode, cursor, cline, aider, entire, or only the
+// format named in Options.Format); a format claims files by name and by their first lines,
 // and groups a primary file with its side files into a Unit. A format whose
 // files are stores of many sessions (jsonl.StoreFormat: opencode's SQLite
 // database, aider's chat history of many runs) claims the store as one
@@ -570,7 +571,9 @@
 //	jsonlimport ──────────────► jsonlimport/picoclaw, zot, swink,
 //	                             claudecode, codex, pi, gemini, qwen, opencode,
 //	                             crush (and opencodego, its Go ancestor),
-//	                             goose, cursor
+//	                             goose, cursor, entire (reads each
+//	                             transcript with the registry's readers:
+//	                             entire.SetReaders)
 //	  importer, registry         one package per format: Claim, Parse,
 //	  (Formats, formats.go),     ExportFiles, Understand (its message
 //	  translation, pricing,      reader), its tests, fuzz targets and

@@ -8,6 +8,7 @@ import (
 	"github.com/sessiondb/sessiondb/jsonlimport/copilot"
 	"github.com/sessiondb/sessiondb/jsonlimport/crush"
 	"github.com/sessiondb/sessiondb/jsonlimport/cursor"
+	"github.com/sessiondb/sessiondb/jsonlimport/entire"
 	"github.com/sessiondb/sessiondb/jsonlimport/gemini"
 	"github.com/sessiondb/sessiondb/jsonlimport/goose"
 	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
@@ -30,7 +31,7 @@ import (
 // Formats returns every format this package reads and writes, in the order
 // in which they are offered the files of a directory: picoclaw, zot, swink,
 // qwen-code, claude-code, codex, pi, gemini-cli, copilot-cli, goose,
-// opencode-go, crush, opencode, cursor, cline, aider. picoclaw claims
+// opencode-go, crush, opencode, cursor, cline, aider, entire. picoclaw claims
 // only files it can tell apart by name (.meta.json pairs, legacy session
 // objects) or by a first line that is a picoclaw message, so it goes
 // first; zot and swink recognise their files by their header lines; Qwen
@@ -62,9 +63,14 @@ import (
 // member), which no earlier format takes (their JSON files are objects,
 // Cursor's are databases). aider's chat histories are Markdown files (by
 // name, or by a first line that is a run header), after every other
-// format.
+// format but Entire's. Entire's checkpoint branch (entire) is a git
+// repository's: it claims only the HEAD of a git directory (or a
+// worktree's .git file) whose repository has the branch, which no other
+// format takes, and reads each transcript on the branch with the reader
+// of this list that claims it, in this order (entire.SetReaders); it goes
+// last so that it is never offered a file another format wants.
 func Formats() []Format {
-	return []Format{picoclaw.Format{}, zot.Format{}, swink.Format{}, qwen.Format{}, claudecode.Format{}, codex.Format{}, pi.Format{}, gemini.Format{}, copilot.Format{}, goose.Format{}, opencodego.Format{}, crush.Format{}, opencode.Format{}, cursor.Format{}, cline.Format{}, aider.Format{}}
+	return []Format{picoclaw.Format{}, zot.Format{}, swink.Format{}, qwen.Format{}, claudecode.Format{}, codex.Format{}, pi.Format{}, gemini.Format{}, copilot.Format{}, goose.Format{}, opencodego.Format{}, crush.Format{}, opencode.Format{}, cursor.Format{}, cline.Format{}, aider.Format{}, entire.Format{}}
 }
 
 func init() {
@@ -72,6 +78,8 @@ func init() {
 	jsonl.SetForeignWriter(foreignFile)
 	jsonl.SetEstimator(estimateCosts)
 	jsonl.SetReserved(reservedByFormat)
+	entire.SetReaders(Formats)
+	entire.SetShapeReader(byShape{})
 }
 
 // reservedByFormat reports whether a format of the registry reserves path
@@ -133,6 +141,7 @@ const (
 	FormatCursor     = cursor.Name
 	FormatCopilot    = copilot.Name
 	FormatCline      = cline.Name
+	FormatEntire     = entire.Name
 )
 
 type (

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"sort"
 
+	"github.com/sessiondb/sessiondb/jsonlimport/entire"
 	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 )
 
@@ -67,6 +68,9 @@ type Location struct {
 //	             ~/Library/Application Support on macOS, %APPDATA% on
 //	             Windows), and the Cline CLI's $CLINE_DATA_DIR,
 //	             $CLINE_DIR/data, ~/.cline/data
+//	entire       $PWD/.git, only when that repository has Entire's
+//	             entire/checkpoints/v1 branch (or a remote's copy): Entire
+//	             keeps a project's sessions in the project's repository
 //
 // Gemini CLI keeps a project's chats in ~/.gemini/tmp/<project>/chats
 // beside other files of the project (logs, plans, tool outputs), which an
@@ -164,6 +168,9 @@ func WellKnownLocations(home string, getenv func(string) string) []Location {
 	if wd := getenv("PWD"); filepath.IsAbs(wd) {
 		add(FormatCrush, j(wd, ".crush"))
 		add(FormatOpencodeGo, j(wd, ".opencode"))
+		if entire.HasBranch(j(wd, ".git")) {
+			add(FormatEntire, j(wd, ".git"))
+		}
 	}
 	for _, user := range cursorUserDirs(home, getenv) {
 		add(FormatCursor, j(user, "globalStorage"))

@@ -42,12 +42,17 @@ are read, from where the last import stopped. crush's .crush/crush.db and
 the Go opencode's .opencode/opencode.db (kept in each project) and goose's
 sessions/sessions.db are read the same way (goose's older sessions/*.jsonl
 files too), and so are Cursor's state.vscdb stores (each composer a session).
+A git repository with Entire's entire/checkpoints/v1 branch (a clone's
+origin/entire/checkpoints/v1 will do) is read with the git program: each
+agent session on the branch is imported as its agent's own reader reads it,
+with Entire's checkpoints, commits and token usage in its attrs.
 
 Without PATH, import lists the archive directories it finds in their
 default places (~/.claude/projects, ~/.codex/sessions, ~/.pi/agent/sessions,
 the picoclaw workspace, the zot home, ~/.local/share/opencode,
 ~/.local/share/goose/sessions, the working directory's .crush and
-.opencode, and Cursor's globalStorage and workspaceStorage) with their
+.opencode, Cursor's globalStorage and workspaceStorage, and the working
+directory's .git when it has Entire's branch) with their
 session counts, and
 imports nothing. With --detect PATH..., it prints what would be imported
 from PATH, per format, and imports nothing.
@@ -74,6 +79,7 @@ is printed. With --json the summary is one JSON object on stdout:
   sessionctl import ~/.picoclaw/workspace/sessions
   sessionctl import ~/.local/share/opencode/opencode.db
   sessionctl import ~/src/myproject/.crush
+  sessionctl import ~/src/myproject/.git    # Entire's checkpoint branch
   sessionctl import --format zot --dry-run ~/.zot
   sessionctl import --json archive/ > report.json`,
 		Args: cobra.ArbitraryArgs,
