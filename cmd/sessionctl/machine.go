@@ -101,20 +101,28 @@ func (a *app) machineID() (string, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("keep machine identity: %w", err)
 	}
-	// O_EXCL: two first runs at once keep one name, the first written.
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if errors.Is(err, os.ErrExist) {
-		return a.machineID()
-	}
+	// Written aside, then linked into place: link fails when the name
+	// exists, so two first runs at once keep one name, the first linked,
+	// and no run ever reads the file before its line is in it.
+	tmp, err := os.CreateTemp(dir, ".machine-*")
 	if err != nil {
 		return "", fmt.Errorf("keep machine identity: %w", err)
 	}
-	_, werr := fmt.Fprintln(f, m)
-	if cerr := f.Close(); werr == nil {
+	_, werr := fmt.Fprintln(tmp, m)
+	if cerr := tmp.Close(); werr == nil {
 		werr = cerr
 	}
+	if werr == nil {
+		werr = os.Chmod(tmp.Name(), 0o644)
+	}
+	if werr == nil {
+		werr = os.Link(tmp.Name(), path)
+	}
+	_ = os.Remove(tmp.Name())
+	if errors.Is(werr, os.ErrExist) {
+		return a.machineID()
+	}
 	if werr != nil {
-		_ = os.Remove(path)
 		return "", fmt.Errorf("keep machine identity: %w", werr)
 	}
 	return m, nil

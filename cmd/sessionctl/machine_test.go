@@ -58,3 +58,45 @@ func TestMachineIdentity(t *testing.T) {
 		t.Errorf("an empty config file: %v, want an error naming the file", err)
 	}
 }
+
+// TestMachineIdentityFirstRunsAtOnce: processes that start together on a
+// fresh config dir (a watcher and an import, several watchers) all take
+// one name, and none reads the file before its name is in it.
+func TestMachineIdentityFirstRunsAtOnce(t *testing.T) {
+	for round := 0; round < 20; round++ {
+		cfg := t.TempDir()
+		getenv := func(k string) string {
+			if k == "XDG_CONFIG_HOME" {
+				return cfg
+			}
+			return ""
+		}
+		const n = 8
+		names := make(chan string, n)
+		errs := make(chan error, n)
+		start := make(chan struct{})
+		for i := 0; i < n; i++ {
+			go func() {
+				<-start
+				m, err := (&app{getenv: getenv}).machineID()
+				names <- m
+				errs <- err
+			}()
+		}
+		close(start)
+		seen := map[string]bool{}
+		for i := 0; i < n; i++ {
+			if err := <-errs; err != nil {
+				t.Fatalf("round %d: %v", round, err)
+			}
+			seen[<-names] = true
+		}
+		if len(seen) != 1 {
+			t.Fatalf("round %d: %d names for one machine: %v", round, len(seen), seen)
+		}
+		left, _ := filepath.Glob(filepath.Join(cfg, "sessiondb", ".machine-*"))
+		if len(left) > 0 {
+			t.Fatalf("round %d: temporary files left: %v", round, left)
+		}
+	}
+}
