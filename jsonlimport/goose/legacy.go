@@ -7,6 +7,7 @@ package goose
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
@@ -68,6 +69,15 @@ func readLegacy(ctx context.Context, u jsonl.Unit, r io.Reader, rs resumeState) 
 	}
 	pd := p.pd
 	pd.Problems = append(p.Problems, pd.Problems...)
+	if len(pd.Entries) == 0 {
+		// Only the metadata line so far (or a first message being
+		// written, a torn line): the session has no time to be created
+		// at (a legacy session's times are its messages'), and goose
+		// lists no session without messages. The file is looked at again
+		// on the next import, so a file that grows from here ends as one
+		// import of its final state (as Claude Code's reader does).
+		return nil, fmt.Errorf("%w: no timed message yet (%d line(s) with a problem)", jsonl.ErrNoConversation, len(pd.Problems))
+	}
 	pd.Compactions = compactions(pd.Entries, "goose compaction")
 	meta := legacyMeta{}
 	if p.meta != nil {
