@@ -142,6 +142,16 @@ func TestExportCorpusCrossFormat(t *testing.T) {
 	type tally struct{ translated, refused, unjudged int }
 	pairs := map[string]*tally{}
 	reasons := map[string]map[string]int{}
+	// roundTrip is the store the last export was imported into, closed
+	// when the next one opens: the long run makes thousands, and a store
+	// holds several files open until it closes (its cleanup runs only
+	// when the test ends).
+	var roundTrip interface{ Close() error }
+	defer func() {
+		if roundTrip != nil {
+			roundTrip.Close()
+		}
+	}()
 	for _, src := range crossSources(t) {
 		s := openStore(t)
 		if _, err := Import(ctx, s, []string{src.path}, Options{Format: src.format}); err != nil {
@@ -186,7 +196,11 @@ func TestExportCorpusCrossFormat(t *testing.T) {
 					pairs[pair].unjudged++
 					continue
 				}
+				if roundTrip != nil {
+					roundTrip.Close()
+				}
 				s2 := openStore(t)
+				roundTrip = s2
 				rep, err := Import(ctx, s2, []string{out}, Options{Format: target})
 				if err != nil {
 					t.Fatalf("%s %s: import of the export: %v", pair, sess.ID, err)
