@@ -317,7 +317,13 @@ func (w *watcherProc) stop(t *testing.T, name string) (imports int) {
 	return imports
 }
 
+// watchMachine is the machine identity every sessionctl process of
+// TestWatchFaults runs under (SESSIONDB_MACHINE): import records are kept
+// per machine and path, so waitCaughtUp looks them up under it.
+const watchMachine = "torture-watch"
+
 func runWatchFaults(t *testing.T, bin, db string) {
+	t.Setenv("SESSIONDB_MACHINE", watchMachine)
 	seed := seed()
 	rng := mrand.New(mrand.NewPCG(seed, 24))
 	t.Logf("seed %d (replay: go test ./torture -run 'TestWatchFaults' -v -torture.seed=%d)", seed, seed)
@@ -475,7 +481,7 @@ func waitCaughtUp(t *testing.T, st sessiondb.Store, dir string, files []*growth,
 			if g.side {
 				continue
 			}
-			sf, err := st.SourceFile(ctx, filepath.Join(dir, g.rel))
+			sf, err := sessiondb.SourceFileOn(ctx, st, watchMachine, filepath.Join(dir, g.rel))
 			if err != nil || sf.Offset != int64(bytes.LastIndexByte(g.data, '\n')+1) {
 				done = false
 				break
