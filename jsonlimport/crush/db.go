@@ -7,7 +7,6 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -160,20 +159,11 @@ type resumeState struct {
 // message never changes, so they read as they were imported).
 func (st Store) parse(ctx context.Context, u jsonl.Unit, storePath, id string, from jsonl.Resume) (*jsonl.Parsed, error) {
 	var rs resumeState
-	if len(from.State) > 0 {
-		_ = json.Unmarshal(from.State, &rs)
-	}
-	if from.Offset > 0 {
-		return nil, jsonl.ErrNotIncremental
-	}
-	snap, owned, err := foreigndb.Current(ctx, from.Cache, storePath)
+	db, release, err := foreigndb.Whole(ctx, from, storePath, &rs)
 	if err != nil {
 		return nil, err
 	}
-	if owned {
-		defer snap.Close()
-	}
-	db := snap.DB()
+	defer release()
 	if err := checkTables(ctx, db); err != nil {
 		return nil, err
 	}

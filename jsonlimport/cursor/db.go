@@ -246,20 +246,11 @@ type resumeState struct {
 // keeps the entries after those imported.
 func parse(ctx context.Context, u jsonl.Unit, storePath, id string, from jsonl.Resume) (*jsonl.Parsed, error) {
 	var rs resumeState
-	if len(from.State) > 0 {
-		_ = json.Unmarshal(from.State, &rs)
-	}
-	if from.Offset > 0 {
-		return nil, jsonl.ErrNotIncremental
-	}
-	snap, owned, err := foreigndb.Current(ctx, from.Cache, storePath)
+	db, release, err := foreigndb.Whole(ctx, from, storePath, &rs)
 	if err != nil {
 		return nil, err
 	}
-	if owned {
-		defer snap.Close()
-	}
-	db := snap.DB()
+	defer release()
 	src, err := composerSource(ctx, db, storePath, id)
 	if err != nil {
 		return nil, err

@@ -2,6 +2,8 @@ package foreigndb
 
 import (
 	"context"
+	"database/sql"
+	"encoding/json"
 	"sync"
 
 	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
@@ -92,4 +94,28 @@ func Current(ctx context.Context, c *jsonl.Cache, path string) (s *Snapshot, own
 	}
 	s, err = Open(ctx, path)
 	return s, true, err
+}
+
+// Whole opens path's current snapshot for reading one of its sessions
+// whole, as the readers of foreign stores do: it decodes from.State into
+// state (a state that does not decode is left at its zero) and refuses a
+// read from an offset with jsonl.ErrNotIncremental (rows of a store are
+// rewritten in place, so the importer reads the session whole and keeps
+// the entries after those it imported). release returns the snapshot.
+func Whole(ctx context.Context, from jsonl.Resume, path string, state any) (db *sql.DB, release func(), err error) {
+	if len(from.State) > 0 {
+		_ = json.Unmarshal(from.State, state)
+	}
+	if from.Offset > 0 {
+		return nil, nil, jsonl.ErrNotIncremental
+	}
+	snap, owned, err := Current(ctx, from.Cache, path)
+	if err != nil {
+		return nil, nil, err
+	}
+	release = func() {}
+	if owned {
+		release = func() { snap.Close() }
+	}
+	return snap.DB(), release, nil
 }
