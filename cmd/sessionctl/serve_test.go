@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -48,6 +49,11 @@ func startServe(t *testing.T, db string, args ...string) string {
 // startServeOut is startServe writing serve's stdout to stdout.
 func startServeOut(t *testing.T, db string, stdout *syncBuffer, args ...string) string {
 	t.Helper()
+	if !slices.ContainsFunc(args, func(a string) bool { return a == "--addr" || strings.HasPrefix(a, "--addr=") }) {
+		// Never the default port: another test binary (or a user's
+		// serve) may hold it.
+		args = append([]string{"--addr", "127.0.0.1:0"}, args...)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var stderr syncBuffer
 	done := make(chan int, 1)
