@@ -5,8 +5,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"database/sql"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,18 +18,25 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/sessiondb/sessiondb/pgstore"
 )
 
 // The archive workload (issue 42): a deterministic synthetic archive of the
-// shape people have, mixed Claude Code, Codex and pi sessions, imported and
+// shape people have, mixed Claude Code, Codex, pi and Gemini CLI sessions, imported and
 // queried through the sessionctl binary as a user runs it (each step a
 // process of its own, so that its peak RSS and CPU time are its own,
 // from getrusage). See "Issue 42" in BENCHMARKS.md.
 //
 // Shape. Full size (-archive 4700000): 50,000 sessions, 4.7 million
 // messages, about 1.8 GiB, cass's published rebuild. Sessions draw their
-// message counts from a long tail (most short, a few of thousands), 60 %
-// Claude Code, 20 % Codex, 20 % pi. A turn is a user prompt, zero to four
+// message counts from a long tail (most short, a few of thousands), 55 %
+// Claude Code, 20 % Codex, 10 % pi, 15 % Gemini CLI (0.61's JSONL chats,
+// with the lastUpdated patch after every record and a model message
+// written again once its tool call completes, as Gemini CLI writes them).
+// A turn is a user prompt, zero to four
 // tool calls each with its result, and an answer. Text sizes are drawn from
 // the quantiles of the message lines of testdata/claudecode-real (median
 // 1.2 KB a line, p95 2.1 KB, a tail to 40 KB), text from bench's Zipf
@@ -80,16 +91,19 @@ func writeArchive(root string, messages int) (sessions, msgs int, size int64, er
 		var path string
 		var lines [][]byte
 		id := fmt.Sprintf("%08x-%04x-4000-8000-%012x", sessions, a.rng.IntN(1<<16), a.rng.Uint64()>>16)
-		switch k := a.rng.IntN(10); {
-		case k < 6:
+		switch k := a.rng.IntN(20); {
+		case k < 11:
 			path = filepath.Join(root, "claude", "projects", fmt.Sprintf("-home-dev-p%d", sessions%200), id+".jsonl")
 			lines = a.claude(id, n, t)
-		case k < 8:
+		case k < 15:
 			path = filepath.Join(root, "codex", "sessions", t.Format("2006/01/02"), "rollout-"+t.Format("2006-01-02T15-04-05")+"-"+id+".jsonl")
 			lines = a.codex(id, n, t)
-		default:
+		case k < 17:
 			path = filepath.Join(root, "pi", "sessions", fmt.Sprintf("--home-dev-p%d--", sessions%200), t.Format("2006-01-02T15-04-05-000Z")+"_"+id+".jsonl")
 			lines = a.pi(id, n, t)
+		default:
+			path = filepath.Join(root, "gemini", "tmp", fmt.Sprintf("p%d", sessions%200), "chats", "session-"+t.Format("2006-01-02T15-04")+"-"+id[:8]+".jsonl")
+			lines = a.gemini(id, n, t)
 		}
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return 0, 0, 0, err
@@ -217,6 +231,39 @@ func (a *archiveGen) pi(id string, n int, t time.Time) [][]byte {
 	return out
 }
 
+// gemini writes a Gemini CLI 0.61 chat (see jsonlimport/gemini): a header,
+// then each record followed by a lastUpdated patch; a tool call is a model
+// record written once with its text and again with the completed call
+// (the result inside), and the result sent back a user record of
+// functionResponse parts.
+func (a *archiveGen) gemini(id string, n int, t time.Time) [][]byte {
+	out := [][]byte{mustJSON(map[string]any{"sessionId": id, "projectHash": fmt.Sprintf("%064x", a.rng.Uint64()), "startTime": ts(t), "lastUpdated": ts(t), "kind": "main"})}
+	tokens := map[string]any{"input": 3000, "output": 50, "cached": 1200, "thoughts": 20, "tool": 0, "total": 3070}
+	var callID, callName string
+	a.turns(n, func(role string, k int) {
+		t = t.Add(time.Duration(1+a.rng.IntN(20)) * time.Second)
+		rid := fmt.Sprintf("%s-%06d", id[:23], k)
+		switch role {
+		case "user":
+			out = append(out, mustJSON(map[string]any{"id": rid, "timestamp": ts(t), "type": "user", "content": []any{map[string]any{"text": a.textOf()}}}))
+		case "call":
+			callID, callName = fmt.Sprintf("run_shell_command_%s_%d", id[:8], k), "run_shell_command"
+			m := map[string]any{"id": rid, "timestamp": ts(t), "type": "gemini", "content": "", "thoughts": []any{}, "tokens": tokens, "model": "gemini-2.5-pro"}
+			out = append(out, mustJSON(m), mustJSON(map[string]any{"$set": map[string]any{"lastUpdated": ts(t)}}))
+			m["toolCalls"] = []any{map[string]any{"id": callID, "name": callName, "args": map[string]any{"command": a.text(40)}, "status": "success", "timestamp": ts(t),
+				"result": []any{map[string]any{"functionResponse": map[string]any{"id": callID, "name": callName, "response": map[string]any{"output": "ok"}}}}}}
+			out = append(out, mustJSON(m))
+		case "result":
+			out = append(out, mustJSON(map[string]any{"id": rid, "timestamp": ts(t), "type": "user", "content": []any{map[string]any{"functionResponse": map[string]any{"id": callID, "name": callName, "response": map[string]any{"output": a.textOf()}}}}}))
+		default:
+			out = append(out, mustJSON(map[string]any{"id": rid, "timestamp": ts(t), "type": "gemini", "content": a.textOf(), "thoughts": []any{}, "tokens": tokens, "model": "gemini-2.5-pro"}))
+		}
+		a.messages++
+		out = append(out, mustJSON(map[string]any{"$set": map[string]any{"lastUpdated": ts(t)}}))
+	})
+	return out
+}
+
 // proc is one sessionctl run: wall and CPU seconds, peak RSS, output.
 type proc struct {
 	wall, cpu float64
@@ -268,7 +315,7 @@ func dirSize(dir string) int64 {
 }
 
 // runArchive generates the archive, builds sessionctl and measures.
-func runArchive(ctx context.Context, dir string, messages int, searches int) error {
+func runArchive(ctx context.Context, dir string, messages int, searches int, pgURL string) error {
 	w := os.Stdout
 	say := func(format string, args ...any) {
 		fmt.Fprintf(w, format+"  [load %s]\n", append(args, loadAvg())...)
@@ -313,7 +360,7 @@ func runArchive(ctx context.Context, dir string, messages int, searches int) err
 	say("re-import after %d files (1%%) grew: %s wall, %.1f CPU s, peak RSS %s (%s)", grown, fmtDur(g.wall), g.cpu, fmtBytes(g.rss), strings.TrimSpace(lastLine(g.out)))
 
 	v := vocabulary()
-	queries := []struct{ label, q string }{
+	queries := []archiveQuery{
 		{"common word (rank 0)", v[0]},
 		{"word rank 100", v[100]},
 		{"rare word (rank 10000)", v[10000]},
@@ -322,22 +369,9 @@ func runArchive(ctx context.Context, dir string, messages int, searches int) err
 		{"worst case: " + rareWordLabel, rareWord()},
 	}
 	for _, q := range queries {
-		var walls []float64
-		var rss int64
-		hits := 0
-		for range searches {
-			p, err := runProc(ctx, bin, "--db", db, "search", "--json", q.q)
-			if err != nil {
-				return err
-			}
-			walls = append(walls, p.wall)
-			rss = max(rss, p.rss)
-			var hs []json.RawMessage
-			if json.Unmarshal(p.out, &hs) == nil {
-				hits = len(hs)
-			}
+		if err := coldSearches(ctx, bin, db, q, searches, say); err != nil {
+			return err
 		}
-		say("cold search %-40q p50 %s p99 %s (%d processes, %d hits shown), peak RSS %s", q.label, fmtDur(pct(walls, 0.5)), fmtDur(pct(walls, 0.99)), searches, hits, fmtBytes(rss))
 	}
 	for _, c := range [][]string{{"usage", "daily", "--json"}, {"list", "--json"}} {
 		var walls []float64
@@ -351,7 +385,238 @@ func runArchive(ctx context.Context, dir string, messages int, searches int) err
 		}
 		say("%s: p50 %s (5 processes), peak RSS %s", strings.Join(c, " "), fmtDur(pct(walls, 0.5)), fmtBytes(rss))
 	}
-	return watchStartup(ctx, bin, db, root, say)
+	if err := mcpSearch(ctx, bin, db, v[0], say); err != nil {
+		return err
+	}
+	if err := viewerPages(ctx, bin, db, say); err != nil {
+		return err
+	}
+	if err := watchStartup(ctx, bin, db, root, say); err != nil {
+		return err
+	}
+	if pgURL != "" {
+		return archiveOnPG(ctx, bin, db, pgURL, queries, searches, say)
+	}
+	return nil
+}
+
+// archiveQuery is one search of the archive workload.
+type archiveQuery struct{ label, q string }
+
+// coldSearches runs searches cold sessionctl search processes for q on db
+// and says their p50 and p99.
+func coldSearches(ctx context.Context, bin, db string, q archiveQuery, searches int, say func(string, ...any)) error {
+	var walls []float64
+	var rss int64
+	hits := 0
+	for range searches {
+		p, err := runProc(ctx, bin, "--db", db, "search", "--json", q.q)
+		if err != nil {
+			return err
+		}
+		walls = append(walls, p.wall)
+		rss = max(rss, p.rss)
+		var hs []json.RawMessage
+		if json.Unmarshal(p.out, &hs) == nil {
+			hits = len(hs)
+		}
+	}
+	say("cold search %-40q p50 %s p99 %s (%d processes, %d hits shown), peak RSS %s", q.label, fmtDur(pct(walls, 0.5)), fmtDur(pct(walls, 0.99)), searches, hits, fmtBytes(rss))
+	return nil
+}
+
+// mcpSearch asks `sessionctl mcp` (stdio, as an agent's MCP client runs
+// it) for word five times in one process and says the answer's size and
+// the p50 of the answers' times (the first, cold, apart).
+func mcpSearch(ctx context.Context, bin, db, word string, say func(string, ...any)) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "--db", db, "mcp")
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	defer func() { in.Close(); cmd.Wait() }()
+	sc := bufio.NewScanner(out)
+	sc.Buffer(nil, 16<<20)
+	call := func(id int, method, params string) ([]byte, float64, error) {
+		t := time.Now()
+		if _, err := fmt.Fprintf(in, `{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`+"\n", id, method, params); err != nil {
+			return nil, 0, err
+		}
+		for sc.Scan() {
+			var m struct {
+				ID    *int            `json:"id"`
+				Error json.RawMessage `json:"error"`
+			}
+			if json.Unmarshal(sc.Bytes(), &m) == nil && m.ID != nil && *m.ID == id {
+				if m.Error != nil {
+					return nil, 0, fmt.Errorf("mcp %s: %s", method, m.Error)
+				}
+				return append([]byte(nil), sc.Bytes()...), time.Since(t).Seconds(), nil
+			}
+		}
+		return nil, 0, fmt.Errorf("mcp %s: no answer (%v)", method, sc.Err())
+	}
+	if _, _, err := call(1, "initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}`); err != nil {
+		return err
+	}
+	fmt.Fprintln(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	var walls []float64
+	var size int
+	for i := range 5 {
+		b, wall, err := call(2+i, "tools/call", fmt.Sprintf(`{"name":"search","arguments":{"query":%q}}`, word))
+		if err != nil {
+			return err
+		}
+		walls, size = append(walls, wall), len(b)
+	}
+	say("MCP search %q (stdio, one process): answer %s, first %s, p50 of the next four %s", word, fmtBytes(int64(size)), fmtDur(walls[0]), fmtDur(pct(walls[1:], 0.5)))
+	return nil
+}
+
+// viewerPages starts `sessionctl serve` and times its first pages: the
+// session list (/), the JSON list (/api/sessions) and the first session's
+// page, the first request of each cold, then the p50 of five more.
+func viewerPages(ctx context.Context, bin, db string, say func(string, ...any)) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "--db", db, "serve", "--addr", "127.0.0.1:0")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	t := time.Now()
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	defer func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() }()
+	sc := bufio.NewScanner(out)
+	base := ""
+	for base == "" && sc.Scan() {
+		if i := strings.Index(sc.Text(), " at http://"); i >= 0 {
+			base = strings.TrimSuffix(strings.Fields(sc.Text()[i+4:])[0], "/")
+		}
+	}
+	if base == "" {
+		return fmt.Errorf("serve printed no address")
+	}
+	go io.Copy(io.Discard, out)
+	started := time.Since(t).Seconds()
+	get := func(path string) (float64, int, []byte, error) {
+		t := time.Now()
+		resp, err := http.Get(base + path)
+		if err != nil {
+			return 0, 0, nil, err
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if resp.StatusCode != 200 {
+			return 0, 0, nil, fmt.Errorf("GET %s: %s", path, resp.Status)
+		}
+		return time.Since(t).Seconds(), len(b), b, err
+	}
+	first := ""
+	for _, path := range []string{"/", "/api/sessions", ""} {
+		if path == "" {
+			if first == "" {
+				break
+			}
+			path = "/s/" + first
+		}
+		cold, size, body, err := get(path)
+		if err != nil {
+			return err
+		}
+		if path == "/api/sessions" {
+			var list struct {
+				Sessions []struct {
+					ID string `json:"id"`
+				} `json:"sessions"`
+			}
+			var arr []struct {
+				ID string `json:"id"`
+			}
+			if json.Unmarshal(body, &list) == nil && len(list.Sessions) > 0 {
+				first = list.Sessions[0].ID
+			} else if json.Unmarshal(body, &arr) == nil && len(arr) > 0 {
+				first = arr[0].ID
+			}
+		}
+		var walls []float64
+		for range 5 {
+			w, _, _, err := get(path)
+			if err != nil {
+				return err
+			}
+			walls = append(walls, w)
+		}
+		label := path
+		if first != "" {
+			label = strings.Replace(path, first, "<newest>", 1)
+		}
+		say("viewer GET %s: first %s, p50 of 5 more %s, %s", label, fmtDur(cold), fmtDur(pct(walls, 0.5)), fmtBytes(int64(size)))
+	}
+	say("viewer: serving %s after the process started", fmtDur(started))
+	return nil
+}
+
+// archiveOnPG copies the imported archive into a new PostgreSQL database
+// with `sessionctl copy` (item 5 of issue 42) and runs the same searches
+// and usage report there; the database is dropped at the end.
+func archiveOnPG(ctx context.Context, bin, db, server string, queries []archiveQuery, searches int, say func(string, ...any)) error {
+	admin, err := pgx.Connect(ctx, server)
+	if err != nil {
+		return fmt.Errorf("%w at %s: %v", errNoServer, server, err)
+	}
+	defer admin.Close(context.Background())
+	name := fmt.Sprintf("sessiondb_archive_%d", time.Now().UnixNano())
+	if _, err := admin.Exec(ctx, `CREATE DATABASE `+name); err != nil {
+		return err
+	}
+	defer func() {
+		_, _ = admin.Exec(context.Background(), `DROP DATABASE IF EXISTS `+name+` WITH (FORCE)`)
+		if sdb, err := sql.Open("pgx", server); err == nil {
+			_ = pgstore.DropReaderRoles(context.Background(), sdb, name)
+			sdb.Close()
+		}
+	}()
+	u, err := url.Parse(server)
+	if err != nil {
+		return err
+	}
+	u.Path = "/" + name
+	target := u.String()
+	c, err := runProc(ctx, bin, "copy", "--from", db, "--to", target)
+	if err != nil {
+		return err
+	}
+	var dbBytes int64
+	_ = admin.QueryRow(ctx, `SELECT pg_database_size($1)`, name).Scan(&dbBytes)
+	say("PostgreSQL: copy from the SQLite file %s wall, %.1f CPU s of sessionctl (the server's not counted), peak RSS %s, database %s (%s)",
+		fmtDur(c.wall), c.cpu, fmtBytes(c.rss), fmtBytes(dbBytes), strings.TrimSpace(lastLine(c.out)))
+	for _, q := range queries {
+		if err := coldSearches(ctx, bin, target, q, searches, func(f string, a ...any) { say("PostgreSQL: "+f, a...) }); err != nil {
+			return err
+		}
+	}
+	var walls []float64
+	for range 5 {
+		p, err := runProc(ctx, bin, "--db", target, "usage", "daily", "--json")
+		if err != nil {
+			return err
+		}
+		walls = append(walls, p.wall)
+	}
+	say("PostgreSQL: usage daily --json p50 %s (5 processes)", fmtDur(pct(walls, 0.5)))
+	return nil
 }
 
 func lastLine(b []byte) string {

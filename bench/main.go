@@ -180,6 +180,7 @@ func run() error {
 	listQueries := flag.Bool("queries", false, "print the search workload's queries and exit")
 	archive := flag.Int("archive", 0, "the archive workload (issue 42, archive.go) at about this many messages (4700000: cass's published size), instead of the workloads")
 	searches := flag.Int("searches", 21, "with -archive: cold search processes per query")
+	archivePG := flag.Bool("archive-pg", false, "with -archive: also copy the archive into a new PostgreSQL database (SESSIONDB_BENCH_POSTGRES, or the local server) and search it there")
 	flag.Parse()
 	if *archive > 0 {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -191,7 +192,11 @@ func run() error {
 		if !*keep {
 			defer os.RemoveAll(base)
 		}
-		return runArchive(ctx, base, *archive, *searches)
+		pg := ""
+		if *archivePG {
+			pg = pgServerURL()
+		}
+		return runArchive(ctx, base, *archive, *searches, pg)
 	}
 	if *listQueries {
 		for _, q := range searchQueries() {
