@@ -5,9 +5,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
+	"github.com/sessiondb/sessiondb"
 	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 )
 
@@ -77,6 +79,9 @@ type planned struct {
 	// the session is read from.
 	session *jsonl.StoreSession
 	cache   *jsonl.Cache
+	// prev is the unit's import record as read before the walk, for a
+	// file taken unchanged by discover's reclaim (unchanged.go).
+	prev *sessiondb.SourceFile
 }
 
 // discover walks paths (files and directory trees), offers the sorted files
@@ -93,7 +98,11 @@ type planned struct {
 // Links to directories are not followed inside a walk, so that a link cycle
 // cannot make it loop. A directory named by the caller that holds no file
 // at all is a problem: a wrong path must not pass for an empty import.
-func discover(paths []string, formats []Format) (units []planned, problems, skipped []Problem, err error) {
+//
+// reclaim, when not nil, is asked first for each file (unchanged.go): a
+// unit it returns is taken as it is, with its side files, and neither is
+// offered to the formats.
+func discover(paths []string, formats []Format, reclaim func(path string) (planned, bool)) (units []planned, problems, skipped []Problem, err error) {
 	byDir := map[string][]string{}
 	seen := map[string]bool{}
 	add := func(p string) {
@@ -139,19 +148,9 @@ func discover(paths []string, formats []Format) (units []planned, problems, skip
 	sort.Strings(dirs)
 	var out []planned
 	for _, d := range dirs {
-		rest := byDir[d]
-		sort.Strings(rest)
-		var units []planned
-		for _, f := range formats {
-			var us []Unit
-			us, rest = f.Claim(rest)
-			for _, u := range us {
-				if u.Format == "" {
-					u.Format = f.Name()
-				}
-				units = append(units, planned{unit: u, format: f})
-			}
-		}
+		files := byDir[d]
+		sort.Strings(files)
+		units, rest := claimDir(files, formats, reclaim)
 		sort.SliceStable(units, func(i, j int) bool { return units[i].unit.Path < units[j].unit.Path })
 		for i := range units {
 			units[i].files = 1 + len(units[i].unit.Extra)
@@ -194,6 +193,43 @@ func discover(paths []string, formats []Format) (units []planned, problems, skip
 		}
 	}
 	return out, problems, skipped, nil
+}
+
+// claimDir offers the sorted files of one directory to reclaim (nil: none)
+// and then to the formats in claim order, and returns the units and the
+// files nobody claimed. A file reclaim takes is not offered to the formats,
+// nor are its side files; should a format still claim one of them (a side
+// file that appeared beside it since: a picoclaw .meta.json next to a
+// transcript another format had claimed), the directory is claimed again
+// without reclaim, as an import that never saw it would.
+func claimDir(files []string, formats []Format, reclaim func(string) (planned, bool)) (units []planned, rest []string) {
+	taken := map[string]bool{}
+	if reclaim != nil {
+		for _, p := range files {
+			if u, ok := reclaim(p); ok && !taken[p] {
+				units = append(units, u)
+				taken[p] = true
+				for _, x := range u.unit.Extra {
+					taken[x] = true
+				}
+			}
+		}
+	}
+	rest = slices.DeleteFunc(slices.Clone(files), func(p string) bool { return taken[p] })
+	for _, f := range formats {
+		var us []Unit
+		us, rest = f.Claim(rest)
+		for _, u := range us {
+			if taken[u.Path] || slices.ContainsFunc(u.Extra, func(x string) bool { return taken[x] }) {
+				return claimDir(files, formats, nil)
+			}
+			if u.Format == "" {
+				u.Format = f.Name()
+			}
+			units = append(units, planned{unit: u, format: f})
+		}
+	}
+	return units, rest
 }
 
 // walkRoot walks the directory tree at root (a directory, or a link to

@@ -73,7 +73,11 @@
 //
 //   - same device, inode, size, mtime and side files: nothing is read or
 //     written (Report.Unchanged; a no-op re-import is a stat per file,
-//     prefix.go says what that trusts); same size and mtime and prefix hash
+//     prefix.go says what that trusts). The records under each directory
+//     imported are read in one query before the walk, and such a file of a
+//     format that can name its unit without reading it (jsonl.Reclaimer:
+//     Claude Code, Codex, pi, Gemini CLI and Qwen Code JSONL files) is not
+//     offered to the formats' claims either (unchanged.go); same size and mtime and prefix hash
 //     (a file copied to a new inode): nothing is written either;
 //   - the consumed prefix still hashes the same (the file grew, or only a
 //     side file changed): the lines already imported are never appended

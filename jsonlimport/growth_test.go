@@ -94,7 +94,7 @@ func growthCases(t *testing.T, roots []string, lines bool) []growthCase {
 	var out []growthCase
 	for _, root := range roots {
 		abs := mustAbs(t, root)
-		units, _, _, err := discover([]string{abs}, Formats())
+		units, _, _, err := discover([]string{abs}, Formats(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -306,7 +306,7 @@ func Import(ctx context.Context, store sessiondb.Store, paths []string, opts Opt
 	if err != nil {
 		return rep, err
 	}
-	units, problems, skipped, err := discover(paths, formats)
+	units, problems, skipped, err := discover(paths, formats, reclaimer(ctx, store, paths, formats, opts.Machine))
 	rep.Problems = append(rep.Problems, problems...)
 	rep.Notes = append(rep.Notes, skipped...)
 	rep.Skipped = len(skipped)
@@ -695,7 +695,12 @@ func prepare(ctx context.Context, store sessiondb.Store, p planned) *work {
 		u.Extra = l.SideFiles(u.Path) // after the stat: see jsonl.SideLister
 	}
 	w.extra = stampFiles(u.Extra)
-	prev, err := sessiondb.SourceFileOn(ctx, store, p.machine, u.Path)
+	var prev sessiondb.SourceFile
+	if p.prev != nil {
+		prev = *p.prev // read before the walk (unchanged.go)
+	} else {
+		prev, err = sessiondb.SourceFileOn(ctx, store, p.machine, u.Path)
+	}
 	switch {
 	case errors.Is(err, sessiondb.ErrNotFound):
 		w.mode = modeNew
@@ -710,13 +715,6 @@ func prepare(ctx context.Context, store sessiondb.Store, p planned) *work {
 				w.prevSt = importState{}
 			}
 		}
-		sess, err := store.Get(ctx, prev.SessionID)
-		if err != nil {
-			w.err = err
-			return w
-		}
-		w.sess = sess
-		w.mode = modeReplace
 		if statUnchanged(fi, prev, w.prevSt, w.extra) {
 			// Same inode, size and modification time as recorded: not
 			// read at all (prefix.go).
@@ -724,6 +722,18 @@ func prepare(ctx context.Context, store sessiondb.Store, p planned) *work {
 			w.mode = modeUnchanged
 			return w
 		}
+		if p.prev != nil {
+			// Changed since the walk: decide on the record as it is now.
+			p.prev = nil
+			return prepare(ctx, store, p)
+		}
+		sess, err := store.Get(ctx, prev.SessionID)
+		if err != nil {
+			w.err = err
+			return w
+		}
+		w.sess = sess
+		w.mode = modeReplace
 		if fi.Size() >= prev.Offset {
 			h, err := checkPrefix(p.follow, u.Path, fi, prev.SHA256, prev.Offset, w.prevSt.prefixMark)
 			if err != nil {

@@ -260,7 +260,7 @@ func Detect(ctx context.Context, paths []string, format string) ([]Detected, []P
 	if err := ctx.Err(); err != nil {
 		return nil, nil, fmt.Errorf("detect: %w", err)
 	}
-	units, problems, skipped, err := discover(paths, formats)
+	units, problems, skipped, err := discover(paths, formats, nil)
 	problems = append(problems, skipped...) // both are files no format claims
 	if err != nil {
 		return nil, problems, err

@@ -41,7 +41,26 @@ func Discover(paths []string, format string) (Discovery, error) {
 	if err != nil {
 		return Discovery{}, err
 	}
-	planned, problems, skipped, err := discover(paths, formats)
+	planned, problems, skipped, err := discover(paths, formats, nil)
+	d := Discovery{Problems: problems, Skipped: skipped}
+	for _, p := range planned {
+		d.Units = append(d.Units, p.unit)
+	}
+	return d, err
+}
+
+// DiscoverIn is Discover for an import into store by machine: a file
+// unchanged since machine imported it (its device, inode, size and
+// modification time those of its import record) is taken as the unit it
+// was imported as, without being read, when its format can name that unit
+// (jsonl.Reclaimer), as Import takes it. A watcher starting over an
+// archive it imported before reads none of its unchanged files.
+func DiscoverIn(ctx context.Context, store sessiondb.Store, machine string, paths []string, format string) (Discovery, error) {
+	formats, err := selectFormats(format)
+	if err != nil {
+		return Discovery{}, err
+	}
+	planned, problems, skipped, err := discover(paths, formats, reclaimer(ctx, store, paths, formats, machine))
 	d := Discovery{Problems: problems, Skipped: skipped}
 	for _, p := range planned {
 		d.Units = append(d.Units, p.unit)

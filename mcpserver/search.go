@@ -13,7 +13,7 @@ type searchIn struct {
 	Session  string `json:"session,omitempty" jsonschema:"search only this session (ID or alias)"`
 	Role     string `json:"role,omitempty" jsonschema:"only entries with this role: user, assistant, tool, …"`
 	Kind     string `json:"kind,omitempty" jsonschema:"only entries of this kind: message, custom, …"`
-	Format   string `json:"format,omitempty" jsonschema:"only sessions imported from this format: claude-code, codex, pi, gemini-cli, qwen-code, picoclaw, zot or swink"`
+	Format   string `json:"format,omitempty" jsonschema:"only sessions imported from this format, by its sessiondb name as each session shows it (claude-code, codex, pi, gemini-cli, qwen-code, opencode, crush, cursor, cline, copilot-cli, goose, aider, …)"`
 	Project  string `json:"project,omitempty" jsonschema:"only sessions whose project (the working directory the agent ran in) contains this text"`
 	Machine  string `json:"machine,omitempty" jsonschema:"only sessions imported on this machine (its exact name)"`
 	Since    string `json:"since,omitempty" jsonschema:"only entries written at or after this day (YYYY-MM-DD) or time (RFC 3339)"`

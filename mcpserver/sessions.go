@@ -11,7 +11,7 @@ type listIn struct {
 	Query    string `json:"query,omitempty" jsonschema:"keep sessions whose title, one of whose aliases or whose project contains this text"`
 	Project  string `json:"project,omitempty" jsonschema:"keep sessions whose project (the working directory the agent ran in) contains this text, e.g. OpenCore"`
 	Machine  string `json:"machine,omitempty" jsonschema:"keep sessions imported on this machine (its exact name)"`
-	Format   string `json:"format,omitempty" jsonschema:"keep sessions imported from this format: claude-code, codex, pi, gemini-cli, qwen-code, picoclaw, zot or swink"`
+	Format   string `json:"format,omitempty" jsonschema:"keep sessions imported from this format, by its sessiondb name as each session shows it (claude-code, codex, pi, gemini-cli, qwen-code, opencode, crush, cursor, cline, copilot-cli, goose, aider, …)"`
 	Since    string `json:"since,omitempty" jsonschema:"keep sessions updated at or after this day (YYYY-MM-DD) or time (RFC 3339)"`
 	Until    string `json:"until,omitempty" jsonschema:"keep sessions updated up to this day (inclusive) or time"`
 	Parent   string `json:"parent,omitempty" jsonschema:"keep the forks of this session (its exact ID)"`

@@ -334,7 +334,7 @@ func (w *watcher) catchUp(ctx context.Context, paths []string) error {
 		w.emit(Event{Kind: EventCatchUp, Report: &jsonlimport.Report{}})
 		return nil
 	}
-	disc, err := jsonlimport.Discover(paths, w.opts.Format)
+	disc, err := jsonlimport.DiscoverIn(ctx, w.store, w.opts.Machine, paths, w.opts.Format)
 	if err != nil {
 		return fmt.Errorf("watch: %w", err)
 	}

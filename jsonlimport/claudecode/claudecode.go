@@ -97,6 +97,15 @@ func (Format) Claim(files []string) (units []jsonl.Unit, rest []string) {
 	return units, rest
 }
 
+// Reclaim implements jsonl.Reclaimer: a transcript's claim rests on its
+// own first lines; its tool-results files are listed as Claim lists them.
+func (Format) Reclaim(path string) (jsonl.Unit, bool) {
+	if !strings.HasSuffix(path, ".jsonl") {
+		return jsonl.Unit{}, false
+	}
+	return jsonl.Unit{Format: Name, Path: path, Extra: ccToolFiles(path)}, true
+}
+
 // SessionFile returns the transcript that owns the directory
 // <session-id>/ (dir), or "".
 func SessionFile(dir string) string {

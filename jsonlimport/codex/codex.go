@@ -68,6 +68,19 @@ func (Format) Claim(files []string) (units []jsonl.Unit, rest []string) {
 	return units, rest
 }
 
+// Reclaim implements jsonl.Reclaimer: a rollout's claim rests on its
+// first line; the session index is listed as Claim lists it.
+func (Format) Reclaim(path string) (jsonl.Unit, bool) {
+	if !strings.HasSuffix(path, ".jsonl") || filepath.Base(path) == IndexName {
+		return jsonl.Unit{}, false
+	}
+	u := jsonl.Unit{Format: Name, Path: path}
+	if idx := codexIndexFor(path); idx != "" {
+		u.Extra = []string{idx}
+	}
+	return u, true
+}
+
 func sniffCodex(path string) bool {
 	objs := jsonl.FirstObjects(path, 1)
 	if len(objs) == 0 {

@@ -60,6 +60,16 @@ func (Format) Claim(files []string) (units []jsonl.Unit, rest []string) {
 	return units, rest
 }
 
+// Reclaim implements jsonl.Reclaimer for JSONL chats, whose claim rests on
+// their header; a whole-JSON chat's depends on whether Gemini CLI migrated
+// it beside it, so it is offered to Claim again.
+func (Format) Reclaim(path string) (jsonl.Unit, bool) {
+	if !strings.HasSuffix(path, ".jsonl") {
+		return jsonl.Unit{}, false
+	}
+	return jsonl.Unit{Format: Name, Path: path}, true
+}
+
 // sniffChat reports whether the first object of path is a chat header: a
 // sessionId and a projectHash (Qwen Code's lines have a uuid and no
 // projectHash).

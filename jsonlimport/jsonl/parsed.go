@@ -81,6 +81,21 @@ type SideLister interface {
 	SideFiles(path string) []string
 }
 
+// Reclaimer is implemented by a Format that can name the unit of a file it
+// claimed before without reading the file again: Reclaim(path) returns the
+// unit Claim returns for path (its side files listed as Claim lists them),
+// with ok true, when that claim depends only on the file's own bytes and
+// path, not on the files beside it. An import takes a file whose device,
+// inode, size and modification time are those its import record holds
+// (so its bytes are taken as unchanged, as for any unchanged file) as the
+// unit Reclaim names for the format recorded, instead of offering it to
+// every format again: a no-op import of an archive is then a walk and a
+// stat per file. ok false (a claim that depends on a sibling: Gemini CLI's
+// whole-JSON chat, skipped once migrated beside it) offers it to Claim.
+type Reclaimer interface {
+	Reclaim(path string) (u Unit, ok bool)
+}
+
 // Skipper is implemented by formats whose archives hold files that are
 // not sessions but are known (a Claude Code workflow journal): SkipReason
 // returns why such a file is skipped ("" for a file it does not know),

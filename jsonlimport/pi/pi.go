@@ -40,6 +40,15 @@ func (Format) Claim(files []string) (units []jsonl.Unit, rest []string) {
 	return units, rest
 }
 
+// Reclaim implements jsonl.Reclaimer: a pi session's claim rests on its
+// header line alone.
+func (Format) Reclaim(path string) (jsonl.Unit, bool) {
+	if !strings.HasSuffix(path, ".jsonl") {
+		return jsonl.Unit{}, false
+	}
+	return jsonl.Unit{Format: Name, Path: path}, true
+}
+
 func sniffPi(path string) bool {
 	objs := jsonl.FirstObjects(path, 1)
 	if len(objs) == 0 {

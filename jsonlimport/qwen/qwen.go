@@ -72,6 +72,20 @@ func (Format) Claim(files []string) (units []jsonl.Unit, rest []string) {
 	return units, rest
 }
 
+// Reclaim implements jsonl.Reclaimer for JSONL chats (a sub-agent's with
+// its .meta.json, as Claim lists it); a whole-JSON chat is offered to
+// Claim again.
+func (Format) Reclaim(path string) (jsonl.Unit, bool) {
+	if !strings.HasSuffix(path, ".jsonl") {
+		return jsonl.Unit{}, false
+	}
+	u := jsonl.Unit{Format: Name, Path: path}
+	if meta := agentMeta(path); meta != "" {
+		u.Extra = []string{meta}
+	}
+	return u, true
+}
+
 // legacy reports whether path is a whole-JSON chat of Qwen Code.
 func legacy(path string) bool {
 	if strings.Contains(filepath.ToSlash(path), "/.qwen/") {

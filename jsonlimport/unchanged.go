@@ -1,0 +1,86 @@
+package jsonlimport
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+
+	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
+)
+
+// An import of an archive it imported before (a daily cron, `import` run
+// again after an agent wrote a few lines) finds most files unchanged. Such
+// a file used to cost a sniff by every format in claim order (each opening
+// it and decoding its first lines) and two reads of the store; at 50,000
+// files that was most of a no-op import. reclaimer reads the import
+// records under each directory to import in one query, and discover asks
+// it first: a file whose record is this machine's, whose device, inode,
+// size and modification time are the record's, and whose format names its
+// unit without reading it (jsonl.Reclaimer) is taken as that unit, and
+// prepare finds it unchanged from the same record without a query. Any
+// difference (a file that changed, a record another writer changed since,
+// a format that cannot reclaim) takes the usual path: the formats claim
+// the file and prepare reads its record again. So an unchanged file keeps
+// the format it was imported as, as its session does.
+
+// reclaimer returns discover's reclaim function for an import of paths
+// into store by machine, offering formats; nil when the store keeps no
+// records by machine (a store without sessiondb.SourceTracker) or cannot
+// read them now: the import then claims every file, and meets the store's
+// failure itself where it reports it (a watcher retries).
+func reclaimer(ctx context.Context, store sessiondb.Store, paths []string, formats []Format, machine string) func(string) (planned, bool) {
+	tr, ok := store.(sessiondb.SourceTracker)
+	if !ok {
+		return nil
+	}
+	offered := map[string]Format{}
+	for _, f := range formats {
+		if _, ok := f.(jsonl.Reclaimer); ok {
+			offered[f.Name()] = f
+		}
+	}
+	if len(offered) == 0 {
+		return nil
+	}
+	records := map[string]sessiondb.SourceFile{}
+	for _, root := range importRoots(paths) {
+		recs, err := tr.SourcesWithPrefix(ctx, machine, root+string(filepath.Separator))
+		if err != nil {
+			return nil
+		}
+		for _, r := range recs {
+			if _, ok := offered[r.Format]; ok {
+				records[r.Path] = r
+			}
+		}
+	}
+	if len(records) == 0 {
+		return nil
+	}
+	return func(path string) (planned, bool) {
+		rec, ok := records[path]
+		if !ok {
+			return planned{}, false
+		}
+		fi, err := os.Stat(path)
+		if err != nil || !fi.Mode().IsRegular() || fi.Size() != rec.Size || !fi.ModTime().Equal(rec.ModTime) {
+			return planned{}, false
+		}
+		var st importState
+		if len(rec.State) == 0 || json.Unmarshal(rec.State, &st) != nil {
+			return planned{}, false
+		}
+		if id := jsonl.InodeOf(fi); !id.Known() || id.Dev != st.Dev || id.Ino != st.Ino {
+			return planned{}, false
+		}
+		f := offered[rec.Format]
+		u, ok := f.(jsonl.Reclaimer).Reclaim(path)
+		if !ok {
+			return planned{}, false
+		}
+		u.Format = rec.Format
+		return planned{unit: u, format: f, prev: &rec}, true
+	}
+}
