@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/sessiondb/sessiondb"
 	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
@@ -174,7 +175,9 @@ func readSDK(ctx context.Context, path string, problem func(format string, args 
 		problem("no messages member; the session has no conversation")
 	}
 	if found && !s.damaged {
-		s.exact = bytes.Equal(s.rebuild(s.elems), raw)
+		// (Around the messages, invalid UTF-8 would not survive the
+		// state document: such a file is kept whole.)
+		s.exact = utf8.Valid(s.head) && utf8.Valid(s.tail) && bytes.Equal(s.rebuild(s.elems), raw)
 	}
 	return s, nil
 }
@@ -190,6 +193,15 @@ func (s *sdkFile) readMessages(dec *json.Decoder, problem func(format string, ar
 		return false
 	}
 	open := int(dec.InputOffset()) - 1
+	s.head = bytes.Clone(s.raw[:open])
+	// The indentation unit: what precedes the "messages" key on its line
+	// (JSON.stringify(v, null, 2) puts it at depth 1).
+	if line := bytes.LastIndexByte(s.head, '\n'); line >= 0 {
+		rest := s.head[line+1:]
+		if k := bytes.Index(rest, []byte(`"messages"`)); k > 0 && len(bytes.Trim(rest[:k], " \t")) == 0 {
+			s.indent = string(rest[:k])
+		}
+	}
 	for dec.More() {
 		var elem json.RawMessage
 		if err := dec.Decode(&elem); err != nil {
@@ -215,17 +227,7 @@ func (s *sdkFile) readMessages(dec *json.Decoder, problem func(format string, ar
 		s.damaged = true
 		return false
 	}
-	closeEnd := int(dec.InputOffset())
-	s.head = bytes.Clone(s.raw[:open])
-	s.tail = bytes.Clone(s.raw[closeEnd:])
-	// The indentation unit: what precedes the "messages" key on its line
-	// (JSON.stringify(v, null, 2) puts it at depth 1).
-	if line := bytes.LastIndexByte(s.head, '\n'); line >= 0 {
-		rest := s.head[line+1:]
-		if k := bytes.Index(rest, []byte(`"messages"`)); k > 0 && len(bytes.Trim(rest[:k], " \t")) == 0 {
-			s.indent = string(rest[:k])
-		}
-	}
+	s.tail = bytes.Clone(s.raw[int(dec.InputOffset()):])
 	return true
 }
 
@@ -419,9 +421,23 @@ func parseSDK(ctx context.Context, u jsonl.Unit) (*jsonl.Parsed, error) {
 			out.Problems = append(out.Problems, jsonl.Problem{Path: filepath.Join(filepath.Dir(u.Path), id+SDKCompactionSuffix), Reason: why})
 		}
 	}
-	layout := map[string]any{"indent": sf.indent, "head": string(jsonl.ValidUTF8(sf.head)), "tail": string(jsonl.ValidUTF8(sf.tail))}
-	if !sf.exact {
-		// Not JSON.stringify's layout (or damaged): the file as read.
+	var layout map[string]any
+	switch {
+	case sf.exact:
+		layout = map[string]any{"indent": sf.indent, "head": string(sf.head), "tail": string(sf.tail)}
+	case sf.damaged:
+		// The messages read, in a file that closes where the damage
+		// began (an export writes what was imported, as valid JSON).
+		head, tail := string(jsonl.ValidUTF8(sf.head)), "}"
+		if sf.head == nil {
+			head, sf.indent = `{"messages":`, ""
+		}
+		if sf.indent != "" {
+			tail = "\n}"
+		}
+		layout = map[string]any{"indent": sf.indent, "head": head, "tail": tail}
+	default:
+		// Not JSON.stringify's layout: the file as read.
 		layout = map[string]any{"raw": string(jsonl.ValidUTF8(sf.raw))}
 	}
 	state := map[string]any{"sdk": layout}
