@@ -164,8 +164,10 @@ func (Format) SkipReason(path string) string {
 		return "Cline SDK compaction state (read with the session's " + SDKMessagesSuffix + "); skipped"
 	case dir == "sessions" && strings.HasSuffix(base, SDKManifestSuffix) && !strings.HasSuffix(base, SDKMessagesSuffix):
 		return "Cline SDK session manifest (read with the session's " + SDKMessagesSuffix + "); skipped"
-	case filepath.Base(filepath.Dir(path)) == "db" && (base == "sessions.db" || base == "teams.db" || strings.HasPrefix(base, "sessions.db-") || strings.HasPrefix(base, "teams.db-")):
+	case filepath.Base(filepath.Dir(path)) == "db" && (base == "sessions.db" || strings.HasPrefix(base, "sessions.db-")):
 		return "Cline SDK's session index database (the sessions' manifests hold the same); skipped"
+	case filepath.Base(filepath.Dir(path)) == "logs" && base == "hooks.jsonl" && filepath.Base(filepath.Dir(filepath.Dir(path))) == "data":
+		return "Cline SDK's hook event log (agent and tool events, no conversation); skipped"
 	case dir == "tasks" && (base == "context_history.json" || base == "settings.json" || base == MetadataFile || base == HistoryFile):
 		return "Cline task file without a conversation (read with the task's " + APIFile + " or " + UIFile + " when there is one); skipped"
 	}
