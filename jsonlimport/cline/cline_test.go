@@ -168,7 +168,7 @@ func TestClineGolden(t *testing.T) {
 	for _, tc := range []struct {
 		name, root string
 		n          int
-	}{{"cli", cliData, 1}, {"corpus", corpus, 4}, {"crafted", crafted, 5}, {"sdk", sdkHome, 2}, {"sdk-crafted", sdkCrafted, 3}} {
+	}{{"cli", cliData, 1}, {"corpus", corpus, 4}, {"crafted", crafted, 5}, {"sdk", sdkHome, 3}, {"sdk-crafted", sdkCrafted, 3}} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, rep := importTree(t, tc.root)
 			got := snapshot(t, s, rep)

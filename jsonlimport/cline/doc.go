@@ -130,7 +130,7 @@
 // above plus sessions/). Observed: the CLI 3.0.65 (SDK 0.0.86) run here
 // offline against sessiondb's scripted model (testdata/gen/cline/sdk.sh,
 // testdata/cline/sdk: a text session, a session of four run_commands
-// calls, each resumed once); the rest is read from the SDK's installed
+// calls, a session the CLI compacted, each resumed once); the rest is read from the SDK's installed
 // JavaScript (@cline/core dist: SessionManifestSchema,
 // SessionCompactionStateSchema, projectSessionCompactionState, the
 // session store's file names; @cline/shared: MessageWithMetadata,
@@ -166,13 +166,18 @@
 //     cached tokens; the SDK prices inputTokens - cacheReadTokens -
 //     cacheWriteTokens as uncached input). The CLI recorded no cost for a
 //     model without a price (metrics without cost, totalCost 0).
-//   - <id>.compaction.json (from the source; no run here compacted):
-//     {version, updated_at, conversation_id, source_message_count,
-//     source_prefix_hash, source_last_message_key, messages,
-//     system_prompt}: the working context is its messages followed by the
-//     session's messages (display-only ones left out) from
-//     source_message_count on, when the first source_message_count of
-//     them still hash as recorded; the messages file keeps everything.
+//   - <id>.compaction.json: {version, updated_at, conversation_id,
+//     source_message_count, source_prefix_hash, source_last_message_key,
+//     messages, system_prompt}: the working context is its messages
+//     followed by the session's messages (display-only ones left out)
+//     from source_message_count on, when the first source_message_count
+//     of them still hash as recorded (a state without a hash: when the
+//     last of them has source_last_message_key); the messages file keeps
+//     everything. Observed: with the provider's contextWindow at 3000
+//     tokens the CLI compacted session C after its first two calls (a
+//     summary request without tools, then a state whose messages are a
+//     user "Context summary:" message and copies of the last messages),
+//     and its resume sent the projection.
 //   - <data>/db/sessions.db (SQLite, table sessions: the manifests'
 //     fields, parent_session_id and agent_id of sub-agents): not read,
 //     skipped with a note.
@@ -196,11 +201,13 @@
 //     earlier than the message before).
 //   - Transcript: the messages, with the compaction state applied as a
 //     compaction (its messages the summary, kept from the message after
-//     the source's last) when it matches. The reader checks the source's
-//     count and the key of its last message (source_last_message_key,
-//     "id:<id>"), not the SHA-256 of the source messages the SDK checks
-//     (inferred equivalent: the SDK writes both together); a state that
-//     does not match is a problem, not applied, as Cline ignores it. The
+//     the source's last) when it matches as the SDK checks it: the
+//     reader computes the SDK's source_prefix_hash (SHA-256 over the
+//     source messages' role, content with the user's texts as
+//     formatDisplayUserInput shows them, agent, sessionId, metadata,
+//     modelInfo and metrics, each as JSON.stringify writes them; checked
+//     against the CLI's own state); a state that does not match is a
+//     problem, not applied, as Cline ignores it. The
 //     message model (Understand, translate_cline.go) reads a user text
 //     without its <user_input> envelope and a structured tool result as
 //     its JSON text, as the CLI sends them; the tool results' middle

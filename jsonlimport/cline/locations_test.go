@@ -101,7 +101,7 @@ func TestClineSDKDefaultPlace(t *testing.T) {
 	}
 	s := jsonltest.OpenStore(t)
 	rep, err := jsonlimport.Import(context.Background(), s, paths, jsonlimport.Options{})
-	if err != nil || rep.Sessions != 2 || len(rep.Problems) != 0 {
+	if err != nil || rep.Sessions != 3 || len(rep.Problems) != 0 {
 		t.Fatalf("import: %v, %d sessions, problems %v", err, rep.Sessions, rep.Problems)
 	}
 }

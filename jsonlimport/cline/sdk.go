@@ -8,6 +8,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -545,13 +547,13 @@ func sdkKey(body []byte) string {
 }
 
 // sdkCompactionOf reads a compaction state against the session's
-// messages. The SDK projects it (projectSessionCompactionState) onto the
-// messages that are not display-only: when its source_message_count
-// first of them are the ones it was made from, what the model is sent
-// is its messages followed by the rest. Cline checks that with a hash of
-// the source messages (source_prefix_hash); the reader checks the key of
-// the last of them (source_last_message_key), which the SDK writes with
-// the hash. why says why a state is not applied ("" when there is none).
+// messages as the SDK projects it (projectSessionCompactionState) onto
+// the messages that are not display-only: when its source_message_count
+// first of them are the ones it was made from — their hash is its
+// source_prefix_hash, or, for a state without one, the last of them has
+// its source_last_message_key — what the model is sent is its messages
+// followed by the rest. why says why a state is not applied ("" when
+// there is none).
 func sdkCompactionOf(data []byte, entries []sessiondb.Entry) (c sessiondb.Compaction, ok bool, why string) {
 	var st sdkCompaction
 	if err := json.Unmarshal(data, &st); err != nil || st.SourceMessageCount == nil {
@@ -564,19 +566,36 @@ func sdkCompactionOf(data []byte, entries []sessiondb.Entry) (c sessiondb.Compac
 		}
 	}
 	n := *st.SourceMessageCount
-	if n < 1 || n > int64(len(visible)) {
+	if n < 0 || n > int64(len(visible)) {
 		return c, false, fmt.Sprintf("compaction state made from %d messages, the session has %d; not applied (as Cline)", n, len(visible))
 	}
-	last := visible[n-1]
-	if st.SourceLastKey != "" && sdkKey(entries[last].Body) != st.SourceLastKey {
-		return c, false, "compaction state made from other messages (source_last_message_key); not applied (as Cline)"
+	switch {
+	case st.SourcePrefixHash != "":
+		bodies := make([][]byte, n)
+		for i := range bodies {
+			bodies[i] = entries[visible[i]].Body
+		}
+		if sdkPrefixHash(bodies) != st.SourcePrefixHash {
+			return c, false, "compaction state made from other messages (source_prefix_hash); not applied (as Cline)"
+		}
+	case n > 0 && st.SourceLastKey != "":
+		if sdkKey(entries[visible[n-1]].Body) != st.SourceLastKey {
+			return c, false, "compaction state made from other messages (source_last_message_key); not applied (as Cline)"
+		}
+	default:
+		return c, false, "compaction state without source_prefix_hash or source_last_message_key; not applied (as Cline)"
+	}
+	var at time.Time
+	keep := int64(1)
+	if n > 0 {
+		last := visible[n-1]
+		keep, at = int64(last+2), entries[last].CreatedAt
 	}
 	c = sessiondb.Compaction{
-		AtSeq:       int64(last + 1),
-		KeepFromSeq: int64(last + 2),
-		Details:     jsonl.MustJSON(map[string]any{"reason": "cline sdk compaction", "source_message_count": n, "source_prefix_hash": st.SourcePrefixHash}),
+		AtSeq:       keep - 1,
+		KeepFromSeq: keep,
+		Details:     jsonl.MustJSON(map[string]any{"reason": "cline sdk compaction", "source_message_count": n}),
 	}
-	at := entries[last].CreatedAt
 	for _, raw := range st.Messages {
 		body := compact(raw)
 		m := decodeSDKMessage(body)
@@ -587,6 +606,243 @@ func sdkCompactionOf(data []byte, entries []sessiondb.Entry) (c sessiondb.Compac
 		c.Summary = append(c.Summary, sessiondb.Entry{Kind: sessiondb.KindMessage, Role: m.Role, CreatedAt: tm, Body: body})
 	}
 	return c, true, ""
+}
+
+// sdkPrefixHash is the SDK's hash of the messages a compaction was made
+// from: SHA-256 of "cline-session-compaction-source-v2\n", their number
+// and "\n", then per message the JSON.stringify of
+// [["role", …], ["content", …], ["agent", …], ["sessionId", …],
+// ["metadata", …], ["modelInfo", …], ["metrics", …]] (absent members
+// null; a user message's texts as formatDisplayUserInput shows them) and
+// "\n".
+func sdkPrefixHash(bodies [][]byte) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "cline-session-compaction-source-v2\n%d\n", len(bodies))
+	for _, body := range bodies {
+		members := objectMembers(body)
+		var b bytes.Buffer
+		b.WriteByte('[')
+		for i, k := range []string{"role", "content", "agent", "sessionId", "metadata", "modelInfo", "metrics"} {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			v := members[k]
+			if len(v) == 0 {
+				v = []byte("null")
+			}
+			if k == "content" {
+				var role string
+				_ = json.Unmarshal(members["role"], &role)
+				if role == "user" {
+					v = displayContent(v)
+				}
+			}
+			b.WriteString(`["` + k + `",`)
+			b.Write(v)
+			b.WriteByte(']')
+		}
+		b.WriteByte(']')
+		h.Write(b.Bytes())
+		h.Write([]byte("\n"))
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// member is one member of a JSON object, in order.
+type member struct {
+	key   string
+	value json.RawMessage
+}
+
+// orderedMembers returns the members of the compact JSON object raw in
+// their order (nil when raw is not an object).
+func orderedMembers(raw []byte) []member {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	var out []member
+	for dec.More() {
+		t, err := dec.Token()
+		k, ok := t.(string)
+		if err != nil || !ok {
+			return nil
+		}
+		var v json.RawMessage
+		if dec.Decode(&v) != nil {
+			return nil
+		}
+		out = append(out, member{k, v})
+	}
+	return out
+}
+
+// objectMembers returns the members of the JSON object raw by key (the
+// last of a repeated key, as JSON.parse keeps it).
+func objectMembers(raw []byte) map[string]json.RawMessage {
+	out := map[string]json.RawMessage{}
+	for _, m := range orderedMembers(raw) {
+		out[m.key] = m.value
+	}
+	return out
+}
+
+// displayContent is a user message's content with its texts as the SDK's
+// formatDisplayUserInput shows them ({...block, text: …}: the members
+// kept in their order), laid out as JSON.stringify lays it out.
+func displayContent(content json.RawMessage) json.RawMessage {
+	var s string
+	if json.Unmarshal(content, &s) == nil {
+		return jsString(displayUserInput(s))
+	}
+	var list []json.RawMessage
+	if json.Unmarshal(content, &list) != nil {
+		return content
+	}
+	var b bytes.Buffer
+	b.WriteByte('[')
+	for i, blk := range list {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		ms := orderedMembers(blk)
+		if ms == nil || string(objectMembers(blk)["type"]) != `"text"` {
+			b.Write(blk)
+			continue
+		}
+		b.WriteByte('{')
+		seen := map[string]bool{}
+		first := true
+		for _, m := range ms {
+			if seen[m.key] {
+				continue
+			}
+			seen[m.key] = true
+			v := objectMembers(blk)[m.key]
+			if m.key == "text" {
+				var t string
+				if json.Unmarshal(v, &t) == nil {
+					v = jsString(displayUserInput(t))
+				}
+			}
+			if !first {
+				b.WriteByte(',')
+			}
+			first = false
+			b.Write(jsString(m.key))
+			b.WriteByte(':')
+			b.Write(v)
+		}
+		b.WriteByte('}')
+	}
+	b.WriteByte(']')
+	return b.Bytes()
+}
+
+// jsString is JSON.stringify of the string s: quotes, backslashes and
+// control characters escaped (\b \f \n \r \t, else \u00xx), nothing else.
+func jsString(s string) []byte {
+	const hexDigits = "0123456789abcdef"
+	b := []byte{'"'}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"' || c == '\\':
+			b = append(b, '\\', c)
+		case c == '\b':
+			b = append(b, '\\', 'b')
+		case c == '\f':
+			b = append(b, '\\', 'f')
+		case c == '\n':
+			b = append(b, '\\', 'n')
+		case c == '\r':
+			b = append(b, '\\', 'r')
+		case c == '\t':
+			b = append(b, '\\', 't')
+		case c < 0x20:
+			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+		default:
+			b = append(b, c)
+		}
+	}
+	return append(b, '"')
+}
+
+// displayUserInput is the SDK's formatDisplayUserInput: the text without
+// its envelopes and <mode_notice> elements, a <user_command slash="x">
+// envelope shown as "/x text".
+func displayUserInput(s string) string {
+	t := stripModeNotices(normalizeUserInput(s))
+	slash, ok := userCommandSlash(s)
+	if !ok {
+		return t
+	}
+	if strings.EqualFold(slash, "team") {
+		v := t
+		if strings.HasPrefix(strings.ToLower(t), "spawn a team of agents for the following task:") {
+			v = strings.TrimSpace(t[46:])
+		}
+		if v == "" {
+			return "/team"
+		}
+		return "/team " + v
+	}
+	if t == "" {
+		return "/" + slash
+	}
+	return "/" + slash + " " + t
+}
+
+// stripModeNotices removes each <mode_notice>…</mode_notice> and trims.
+func stripModeNotices(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return ""
+	}
+	const open, closing = "<mode_notice>", "</mode_notice>"
+	i := strings.Index(s, open)
+	for i != -1 {
+		j := strings.Index(s[i+len(open):], closing)
+		if j == -1 {
+			break
+		}
+		s = s[:i] + s[i+len(open)+j+len(closing):]
+		k := strings.Index(s[i:], open)
+		if k == -1 {
+			break
+		}
+		i += k
+	}
+	return strings.TrimSpace(s)
+}
+
+// userCommandSlash returns the slash attribute of a text that is one
+// <user_command slash="…">…</user_command> envelope.
+func userCommandSlash(s string) (string, bool) {
+	t := strings.TrimSpace(s)
+	lower := strings.ToLower(t)
+	if !strings.HasPrefix(lower, "<user_command") || !strings.HasSuffix(lower, "</user_command>") {
+		return "", false
+	}
+	rest := t[len("<user_command"):]
+	if rest != "" && isWordByte(rest[0]) {
+		return "", false
+	}
+	gt := strings.IndexByte(rest, '>')
+	if gt < 0 {
+		return "", false
+	}
+	attrs := strings.ToLower(rest[:gt])
+	k := strings.Index(attrs, `slash="`)
+	if k < 0 {
+		return "", false
+	}
+	v := rest[k+len(`slash="`) : gt]
+	end := strings.IndexByte(v, '"')
+	if end <= 0 {
+		return "", false
+	}
+	slash := strings.TrimSpace(v[:end])
+	return slash, slash != ""
 }
 
 // normalizeUserInput is the SDK's normalizeUserInput (@cline/shared

@@ -23,17 +23,18 @@ import (
 
 // sdkRuns is testdata/cline/sdk/runs.json: the CLI's version and the
 // sessions its runs wrote (A: hello, then a resume; B: tools, then a
-// resume).
+// resume; C: tools with a context window of 3000 tokens, compacted by the
+// CLI after two calls, then a resume).
 type sdkRuns struct {
-	Cline string `json:"cline"`
-	A, B  string
+	Cline   string `json:"cline"`
+	A, B, C string
 }
 
 func readRuns(t *testing.T) sdkRuns {
 	t.Helper()
 	var r sdkRuns
 	readJSON(t, filepath.Join(testdata, "sdk", "runs.json"), &r)
-	if r.Cline != "3.0.65" || r.A == "" || r.B == "" {
+	if r.Cline != "3.0.65" || r.A == "" || r.B == "" || r.C == "" {
 		t.Fatalf("runs.json: %+v", r)
 	}
 	return r
@@ -155,11 +156,13 @@ func transcriptTurns(t *testing.T, s sessiondb.Store, id string) []turn {
 // reads it from the files the CLI left: every message, in order (the
 // prompt without its <user_input> envelope, each tool result as the JSON
 // text the CLI sends), up to the resumed turn's answer, which the
-// request cannot hold.
+// request cannot hold. Session C was compacted by the CLI: what it sent
+// is the compaction's summary and kept messages, then the messages after
+// it, which is the reader's transcript.
 func TestClineSDKResumeOracle(t *testing.T) {
 	runs := readRuns(t)
 	s, _ := importTree(t, sdkHome)
-	for _, tc := range []struct{ run, id string }{{"b2", runs.B}, {"a2", runs.A}} {
+	for _, tc := range []struct{ run, id string }{{"b2", runs.B}, {"a2", runs.A}, {"c2", runs.C}} {
 		want := requestTurns(t, tc.run)
 		got := transcriptTurns(t, s, tc.id)
 		if len(got) == 0 || got[len(got)-1].Role != "assistant" {
@@ -193,7 +196,7 @@ func TestClineSDKUsageEqualsManifest(t *testing.T) {
 	runs := readRuns(t)
 	ctx := context.Background()
 	s, _ := importTree(t, sdkHome)
-	for _, id := range []string{runs.A, runs.B} {
+	for _, id := range []string{runs.A, runs.B, runs.C} {
 		var man struct {
 			Metadata struct {
 				Usage sdkUsageTotals `json:"usage"`
@@ -229,8 +232,8 @@ func TestClineSDKUsageEqualsManifest(t *testing.T) {
 }
 
 // TestClineSDKCallsPaired: every tool call of the SDK sessions (the
-// CLI's: two parallel calls, a failing one, a long output; the crafted
-// read_files call) has its result after it, and no result answers no
+// CLI's: two parallel calls, a failing one, a long output, and the two
+// of the compacted session; the crafted read_files call) has its result after it, and no result answers no
 // call.
 func TestClineSDKCallsPaired(t *testing.T) {
 	ctx := context.Background()
@@ -270,8 +273,8 @@ func TestClineSDKCallsPaired(t *testing.T) {
 			}
 		}
 	}
-	if calls != 5 || paired != 5 {
-		t.Errorf("%d calls, %d paired; want 5 and 5 (4 of the CLI's, 1 crafted)", calls, paired)
+	if calls != 7 || paired != 7 {
+		t.Errorf("%d calls, %d paired; want 7 and 7 (4 and 2 of the CLI's, 1 crafted)", calls, paired)
 	}
 	t.Logf("tool calls: %d, paired with a result: %d", calls, paired)
 }
@@ -396,8 +399,8 @@ func TestClineSDKGrowth(t *testing.T) {
 // stale sessions are imported with their problems.
 func TestClineSDKCorpus(t *testing.T) {
 	_, rep := importTree(t, sdkHome, sdkCrafted)
-	if rep.Sessions != 5 {
-		t.Errorf("%d sessions, want 5", rep.Sessions)
+	if rep.Sessions != 6 {
+		t.Errorf("%d sessions, want 6", rep.Sessions)
 	}
 	skipped := false
 	for _, n := range rep.Notes {
@@ -463,5 +466,45 @@ func TestClineSDKDamage(t *testing.T) {
 	_ = os.WriteFile(bad, []byte(`[{"role":"user"}]`), 0o644)
 	if _, err := (cline.Format{}).Parse(ctx, jsonl.Unit{Format: cline.Name, Path: bad}, jsonl.Resume{}); err == nil {
 		t.Errorf("an array parsed as an SDK session")
+	}
+}
+
+// TestClineSDKCompactionHash: the CLI's compaction of session C is
+// applied because its source_prefix_hash is the SDK's hash of the first
+// messages (the reader computes it as the SDK does, the prompt without
+// its envelope); once the first prompt is edited the hash no longer
+// matches and, as in Cline, the state is not applied.
+func TestClineSDKCompactionHash(t *testing.T) {
+	runs := readRuns(t)
+	ctx := context.Background()
+	src := sessionDir(runs.C)
+	dir := filepath.Join(t.TempDir(), "sessions", runs.C)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	msgs := filepath.Join(dir, runs.C+cline.SDKMessagesSuffix)
+	unit := jsonl.Unit{Format: cline.Name, Path: msgs, Extra: []string{filepath.Join(dir, runs.C+cline.SDKCompactionSuffix)}}
+	p, err := cline.Format{}.Parse(ctx, unit, jsonl.Resume{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Compactions) != 1 || p.Compactions[0].KeepFromSeq != 5 || len(p.Compactions[0].Summary) != 4 || len(p.Problems) != 0 {
+		t.Fatalf("compactions %+v, problems %v; want one keeping from 5 with 4 summary messages", p.Compactions, p.Problems)
+	}
+	data, _ := os.ReadFile(msgs)
+	edited := bytes.Replace(data, []byte("Run the tools [[tools]]"), []byte("Run the tools, edited [[tools]]"), 1)
+	if bytes.Equal(edited, data) {
+		t.Fatal("no prompt to edit")
+	}
+	writeAtomic(t, msgs, edited)
+	p, err = cline.Format{}.Parse(ctx, unit, jsonl.Resume{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Compactions) != 0 || !jsonltest.HasProblem(p.Problems, cline.SDKCompactionSuffix, 0, "source_prefix_hash") {
+		t.Errorf("after an edit: compactions %+v, problems %v; want none and the mismatch reported", p.Compactions, p.Problems)
 	}
 }

@@ -4,7 +4,8 @@ for what the CLI's own runs do not show, after the SDK's source
 (@cline/core 0.0.86: SessionManifestSchema, SessionCompactionStateSchema,
 projectSessionCompactionState; @cline/shared MessageWithMetadata):
 
-  1700000400000_cmpct  a compaction state (4 source messages replaced by a
+  1700000400000_cmpct  a compaction state without a source_prefix_hash (its
+                       source_last_message_key decides; 4 source messages replaced by a
                        summary), a display-only message, metrics with a cost,
                        an image and a <user_input> envelope
   1700000500000_cut    a messages file cut short
@@ -73,7 +74,7 @@ msgs = [
 ]
 write("1700000400000_cmpct", msgs, manifest="Read the notes and fix the bug", compaction={
     "version": 1, "updated_at": "2023-11-14T22:13:22.500Z", "conversation_id": "conv_1",
-    "source_message_count": 4, "source_prefix_hash": "sha256:crafted-not-computed", "source_last_message_key": "id:a4",
+    "source_message_count": 4, "source_last_message_key": "id:a4",
     "messages": [{"id": "s1", "role": "user", "content": [{"type": "text", "text": "Summary: the notes say the bug is on line 3; the assistant found it."}], "ts": t0 + 2050}],
 })
 t1 = 1700000500000

@@ -15,6 +15,11 @@
 #   (B's folder is copied to growth/ before it is resumed)
 #   b2  resume B through ACP: "What did I ask first? [[recall]]"
 #   a2  resume A through ACP: "What did I ask first? [[recall]]"
+#   c1  with the provider's contextWindow set to 3000 tokens in
+#       settings/providers.json: cline --json "Run the tools [[tools]]",
+#       new session C, which the CLI compacts after the first two calls
+#       (its agentic compaction: a summary request, then <C>.compaction.json)
+#   c2  resume C through ACP: "What did I ask first? [[recall]]"
 # `cline --id SID` only opens the TUI in 3.0.65 (it drops the prompt and
 # refuses --json), so the resumes speak the Agent Client Protocol to
 # `cline --acp` (acp_resume.py: initialize, session/load, session/prompt).
@@ -61,6 +66,18 @@ rm -rf "$base/growth"; mkdir -p "$base/growth"; cp -a "$sessions/$B" "$base/grow
 export CLINE_PROVIDER=openai-compatible CLINE_MODEL=scripted-model CLINE_API_KEY=sk-test
 run b2 python3 "$repo/testdata/gen/cline/acp_resume.py" "$cline" "$B" "$base/project" "What did I ask first? [[recall]]"
 run a2 python3 "$repo/testdata/gen/cline/acp_resume.py" "$cline" "$A" "$base/project" "What did I ask first? [[recall]]"
+python3 - "$base/home/.cline/data/settings/providers.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["providers"]["openai-compatible"]["settings"]["contextWindow"] = 3000
+json.dump(d, open(sys.argv[1], "w"), indent=2)
+PY
+unset CLINE_PROVIDER CLINE_MODEL CLINE_API_KEY
+before=$(ls "$sessions" | sort)
+run c1 "$cline" --json "Run the tools [[tools]]" </dev/null
+C=$(comm -13 <(echo "$before") <(ls "$sessions" | sort))
+export CLINE_PROVIDER=openai-compatible CLINE_MODEL=scripted-model CLINE_API_KEY=sk-test
+run c2 python3 "$repo/testdata/gen/cline/acp_resume.py" "$cline" "$C" "$base/project" "What did I ask first? [[recall]]"
 hub=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["pid"])' "$base/home/.cline/data/locks/hub/production.json" 2>/dev/null || true)
 sleep 1
 cleanup; hub=""
@@ -77,8 +94,8 @@ dst.execute("PRAGMA journal_mode=DELETE")
 dst.close()
 PY
 cp -a "$base/growth/$B" "$out/growth/"
-for name in a1 b1 b2 a2; do
+for name in a1 b1 b2 a2 c1 c2; do
 	python3 "$repo/testdata/gen/cline/reduce_requests.py" "$base/log/requests.jsonl" "${from[$name]}" "${to[$name]}" > "$out/requests/$name.jsonl"
 done
-printf '{"cline": "%s", "A": "%s", "B": "%s"}\n' "$(cat "$base/version")" "$A" "$B" > "$out/runs.json"
-echo "wrote $out (A=$A B=$B)"
+printf '{"cline": "%s", "A": "%s", "B": "%s", "C": "%s"}\n' "$(cat "$base/version")" "$A" "$B" "$C" > "$out/runs.json"
+echo "wrote $out (A=$A B=$B C=$C)"
