@@ -13,6 +13,10 @@ package jsonlimport
 // whose text is their summary and whose signature is the item's JSON, as
 // Codex's reasoning items do. Refused: the UI messages of a task whose API
 // history is gone (what Cline showed, not what the model was sent).
+// The Cline SDK's messages are read the same way, with the SDK's own
+// shapes (translate's clineUser): the prompt's <user_input> envelope
+// removed, structured tool results as their JSON text, the SDK's image
+// blocks; a display-only message (never sent) is left out.
 // Writing into Cline's format is refused for every other format
 // (foreignFile): a task Cline resumes needs its UI messages.
 
@@ -31,7 +35,8 @@ func (r *xReader) cline(e sessiondb.Entry) {
 		return
 	}
 	if e.Kind == cline.KindDisplay {
-		r.loss.add("Cline display-only message (never sent to the model)")
+		// Shown to the user, never sent to the model: not part of the
+		// conversation (as Claude Code's own state lines).
 		return
 	}
 	var m struct {
