@@ -508,3 +508,91 @@ func TestClineSDKCompactionHash(t *testing.T) {
 		t.Errorf("after an edit: compactions %+v, problems %v; want none and the mismatch reported", p.Compactions, p.Problems)
 	}
 }
+
+// TestClineSDKGrowthByMessage: the CLI writes a session's messages file
+// after every message; the CLI's sessions B and C, imported in
+// turn as it stood after each of its messages (its own head and tail
+// around the first k messages, laid out as JSON.stringify lays them out;
+// the compaction state once the CLI had written it, after its source
+// messages), holds what one import of the final files gives.
+func TestClineSDKGrowthByMessage(t *testing.T) {
+	since := time.Now()
+	runs := readRuns(t)
+	ctx := context.Background()
+	// (A, a text and a resume, is left to TestClineSDKGrowth's kind: two
+	// states; B and C keep the test under two seconds.)
+	for _, id := range []string{runs.B, runs.C} {
+		t.Run(id, func(t *testing.T) {
+			src := sessionDir(id)
+			data, err := os.ReadFile(filepath.Join(src, id+cline.SDKMessagesSuffix))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var doc struct {
+				Messages []json.RawMessage `json:"messages"`
+			}
+			if err := json.Unmarshal(data, &doc); err != nil {
+				t.Fatal(err)
+			}
+			open := bytes.Index(data, []byte(`"messages": [`)) + len(`"messages": `)
+			end := bytes.Index(data, []byte("\n  ],\n  \"system_prompt\"")) + len("\n  ]")
+			if open < len(`"messages": `) || end < open {
+				t.Fatal("no messages array in the file")
+			}
+			head, tail := data[:open], data[end:]
+			compaction, _ := os.ReadFile(filepath.Join(src, id+cline.SDKCompactionSuffix))
+			var cs struct {
+				N int `json:"source_message_count"`
+			}
+			_ = json.Unmarshal(compaction, &cs)
+			manifest, err := os.ReadFile(filepath.Join(src, id+cline.SDKManifestSuffix))
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := filepath.Join(t.TempDir(), "sessions", id)
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			writeAtomic(t, filepath.Join(dir, id+cline.SDKManifestSuffix), manifest)
+			grown := jsonltest.OpenStore(t)
+			once := jsonltest.OpenStore(t)
+			var compacts []json.RawMessage
+			for i := range doc.Messages {
+				compacts = append(compacts, jsonCompact(t, doc.Messages[i]))
+			}
+			if got := cline.LayoutSDK(head, tail, "  ", compacts); !bytes.Equal(got, data) {
+				t.Fatal("the file's layout is not JSON.stringify's")
+			}
+			for k := 1; k <= len(compacts); k++ {
+				writeAtomic(t, filepath.Join(dir, id+cline.SDKMessagesSuffix), cline.LayoutSDK(head, tail, "  ", compacts[:k]))
+				if compaction != nil && k >= cs.N {
+					writeAtomic(t, filepath.Join(dir, id+cline.SDKCompactionSuffix), compaction)
+				}
+				rep, err := jsonlimport.Import(ctx, grown, []string{dir}, jsonlimport.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, p := range rep.Problems {
+					t.Errorf("after %d messages: %s", k, p)
+				}
+			}
+			if _, err := jsonlimport.Import(ctx, once, []string{dir}, jsonlimport.Options{}); err != nil {
+				t.Fatal(err)
+			}
+			g := jsonltest.GrowthSnapshot(t, grown, since)
+			o := jsonltest.GrowthSnapshot(t, once, since)
+			if d := cmp.Diff(o, g); d != "" {
+				t.Errorf("%d states imported in turn differ from one import of the last (-once +grown):\n%s", len(compacts), d)
+			}
+		})
+	}
+}
+
+func jsonCompact(t *testing.T, raw []byte) json.RawMessage {
+	t.Helper()
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
