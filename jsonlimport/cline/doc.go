@@ -231,7 +231,9 @@
 //     format is a jsonl.HeaderRewriter: a grown file is read whole and
 //     only the messages after those imported are appended.
 //   - Export: sessions/<id>/<id>.messages.json, <id>.json and
-//     <id>.compaction.json. Sub-agents (spawn_agent, teams) were not
+//     <id>.compaction.json. Observed: the CLI 3.0.65 resumed session B
+//     from its export into a fresh data folder (no sessions.db row),
+//     sending its whole history. Sub-agents (spawn_agent, teams) were not
 //     run here; sessions.db has their parent_session_id, which is not
 //     read.
 //
