@@ -706,10 +706,13 @@ func displayContent(content json.RawMessage) json.RawMessage {
 			b.WriteByte(',')
 		}
 		ms := orderedMembers(blk)
-		if ms == nil || string(objectMembers(blk)["type"]) != `"text"` {
+		byKey := objectMembers(blk)
+		if ms == nil || string(byKey["type"]) != `"text"` {
 			b.Write(blk)
 			continue
 		}
+		// A spread copy: each key once, where it first stood, with its
+		// last value.
 		b.WriteByte('{')
 		seen := map[string]bool{}
 		first := true
@@ -718,7 +721,7 @@ func displayContent(content json.RawMessage) json.RawMessage {
 				continue
 			}
 			seen[m.key] = true
-			v := objectMembers(blk)[m.key]
+			v := byKey[m.key]
 			if m.key == "text" {
 				var t string
 				if json.Unmarshal(v, &t) == nil {
