@@ -117,6 +117,8 @@ func crossSources(t *testing.T) []crossSource {
 		{FormatCline, filepath.Join("..", "testdata", "cline", "cli")},
 		{FormatCline, filepath.Join("..", "testdata", "cline", "crafted")},
 		{FormatCline, filepath.Join("..", "testdata", "cline", "corpus")},
+		{FormatCline, filepath.Join("..", "testdata", "cline", "sdk", "home")},
+		{FormatCline, filepath.Join("..", "testdata", "cline", "sdk-crafted")},
 	}
 	if _, err := os.Stat(filepath.Join("..", "testdata", "corpus", "claude-code")); err == nil && longtest.Enabled() && !raceEnabled {
 		root := corpusRoot(t)

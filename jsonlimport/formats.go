@@ -60,7 +60,9 @@ import (
 // formats above, so that none of them can lose a file to it. Cline's (and
 // Roo Code's) tasks are folders whose api_conversation_history.json or
 // ui_messages.json is a JSON array of Cline's messages (by name and first
-// member), which no earlier format takes (their JSON files are objects,
+// member), and the Cline SDK's session folders whose
+// <id>.messages.json is a JSON object opening with "version", which no
+// earlier format takes (their JSON files are other objects or arrays,
 // Cursor's are databases). aider's chat histories are Markdown files (by
 // name, or by a first line that is a run header), after every other
 // format but Entire's. Entire's checkpoint branch (entire) is a git

@@ -67,7 +67,9 @@ type Location struct {
 //	             Windsurf ($XDG_CONFIG_HOME or ~/.config on Linux,
 //	             ~/Library/Application Support on macOS, %APPDATA% on
 //	             Windows), and the Cline CLI's $CLINE_DATA_DIR,
-//	             $CLINE_DIR/data, ~/.cline/data
+//	             $CLINE_DIR/data, ~/.cline/data: its tasks/ (CLI 2) and
+//	             its sessions/ (the Cline SDK: CLI 3, Cline 4; or
+//	             $CLINE_SESSION_DATA_DIR)
 //	entire       $PWD/.git, only when that repository has Entire's
 //	             entire/checkpoints/v1 branch (or a remote's copy): Entire
 //	             keeps a project's sessions in the project's repository
@@ -305,21 +307,27 @@ var clineEditors = []string{"Code", "Code - Insiders", "VSCodium", "Cursor", "Wi
 // clineExtensions are the storage folders of Cline and of Roo Code.
 var clineExtensions = []string{"saoudrizwan.claude-dev", "rooveterinaryinc.roo-cline"}
 
-// clineLocations returns the tasks/ folders of Cline and Roo Code: the
-// Cline CLI's data folder (CLINE_DATA_DIR, else CLINE_DIR/data, else
-// ~/.cline/data, as Cline's resolveDataDir), then each editor's
-// globalStorage on the platform goos.
+// clineLocations returns the folders of Cline and Roo Code: the Cline
+// SDK's sessions/ and the Cline CLI 2's tasks/ in the data folder
+// (CLINE_DATA_DIR, else CLINE_DIR/data, else ~/.cline/data, as Cline's
+// resolveDataDir; CLINE_SESSION_DATA_DIR for the SDK's sessions), then
+// each editor's globalStorage tasks/ on the platform goos.
 func clineLocations(home string, getenv func(string) string, goos string) []string {
 	j := filepath.Join
 	var out []string
+	// The SDK's sessions (the CLI 3, Cline 4): CLINE_SESSION_DATA_DIR,
+	// else <data folder>/sessions (the SDK's resolveSessionDataDir).
+	if d := getenv("CLINE_SESSION_DATA_DIR"); d != "" {
+		out = append(out, d)
+	}
 	switch {
 	case getenv("CLINE_DATA_DIR") != "":
-		out = append(out, j(getenv("CLINE_DATA_DIR"), "tasks"))
+		out = append(out, j(getenv("CLINE_DATA_DIR"), "sessions"), j(getenv("CLINE_DATA_DIR"), "tasks"))
 	case getenv("CLINE_DIR") != "":
-		out = append(out, j(getenv("CLINE_DIR"), "data", "tasks"))
+		out = append(out, j(getenv("CLINE_DIR"), "data", "sessions"), j(getenv("CLINE_DIR"), "data", "tasks"))
 	}
 	if home != "" {
-		out = append(out, j(home, ".cline", "data", "tasks"))
+		out = append(out, j(home, ".cline", "data", "sessions"), j(home, ".cline", "data", "tasks"))
 	}
 	var bases []string
 	switch goos {

@@ -13,12 +13,17 @@ package jsonlimport
 // whose text is their summary and whose signature is the item's JSON, as
 // Codex's reasoning items do. Refused: the UI messages of a task whose API
 // history is gone (what Cline showed, not what the model was sent).
+// The Cline SDK's messages are read the same way, with the SDK's own
+// shapes (translate's clineUser): the prompt's <user_input> envelope
+// removed, structured tool results as their JSON text, the SDK's image
+// blocks; a display-only message (never sent) is left out.
 // Writing into Cline's format is refused for every other format
 // (foreignFile): a task Cline resumes needs its UI messages.
 
 import (
 	"encoding/json"
 	"strings"
+	"time"
 
 	"github.com/sessiondb/sessiondb"
 	"github.com/sessiondb/sessiondb/jsonlimport/cline"
@@ -27,6 +32,11 @@ import (
 func (r *xReader) cline(e sessiondb.Entry) {
 	if e.Kind == cline.KindUI {
 		r.loss.add("Cline UI message (a task read without its API history)")
+		return
+	}
+	if e.Kind == cline.KindDisplay {
+		// Shown to the user, never sent to the model: not part of the
+		// conversation (as Claude Code's own state lines).
 		return
 	}
 	var m struct {
@@ -47,7 +57,7 @@ func (r *xReader) cline(e sessiondb.Entry) {
 		// After a reasoning item: the same response.
 		r.assistantBlocks(e.CreatedAt, blocks...)
 	case xUser:
-		r.userContent(m.Content, e.CreatedAt)
+		r.clineUser(m.Content, e.CreatedAt)
 	case "":
 		if m.Type == "reasoning" {
 			r.clineReasoning(e)
@@ -81,4 +91,55 @@ func (r *xReader) clineReasoning(e sessiondb.Entry) {
 		parts = append(parts, it.Text)
 	}
 	r.assistantBlocks(e.CreatedAt, xBlock{Type: xThinking, Text: strings.Join(parts, "\n\n"), Signature: string(compactRaw(e.Body))})
+}
+
+// clineUser reads a user message as Cline sends it: tool_result blocks
+// are tool results (a result whose content is the Cline SDK's structured
+// output, [{"query", "result", "success", …}], is the JSON text the SDK
+// sends for it), the rest one user message: text without the SDK's
+// <user_input> envelope, images (Anthropic's source or the SDK's data
+// and mediaType).
+func (r *xReader) clineUser(raw json.RawMessage, t time.Time) {
+	var list []json.RawMessage
+	if json.Unmarshal(raw, &list) != nil {
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			raw, _ = json.Marshal(cline.SendText(s))
+		}
+		r.userContent(raw, t)
+		return
+	}
+	var rest []xBlock
+	for _, b := range list {
+		var blk struct {
+			Type      string          `json:"type"`
+			Text      *string         `json:"text"`
+			ToolUseID string          `json:"tool_use_id"`
+			Content   json.RawMessage `json:"content"`
+			IsError   bool            `json:"is_error"`
+			Data      string          `json:"data"`
+			MediaType string          `json:"mediaType"`
+		}
+		if json.Unmarshal(b, &blk) != nil {
+			r.loss.add("unreadable content block")
+			continue
+		}
+		switch {
+		case blk.Type == "tool_result":
+			content := blk.Content
+			if text, ok := cline.StructuredResult(content); ok {
+				content, _ = json.Marshal(text)
+			}
+			r.result(t, blk.ToolUseID, content, blk.IsError)
+		case blk.Type == "text" && blk.Text != nil:
+			rest = append(rest, xBlock{Type: xText, Text: cline.SendText(*blk.Text)})
+		case blk.Type == "image" && blk.Data != "" && blk.MediaType != "":
+			rest = append(rest, xBlock{Type: xImage, Data: blk.Data, MIME: blk.MediaType})
+		default:
+			rest = append(rest, r.blockList([]json.RawMessage{b})...)
+		}
+	}
+	if len(rest) > 0 {
+		r.msgs = append(r.msgs, xMsg{Role: xUser, Time: t, Blocks: rest})
+	}
 }

@@ -117,7 +117,7 @@ func (c *Conversation) firstPrompt() (string, int) {
 }
 
 // shellNames are the shell tools of the agents, in order of preference.
-var shellNames = []string{"Bash", "bash", "run_shell_command", "shell_command", "exec_command", "shell"}
+var shellNames = []string{"Bash", "bash", "run_shell_command", "shell_command", "exec_command", "shell", "run_commands"}
 
 // agentNames are the sub-agent tools of the agents, in order of
 // preference: Claude Code's Agent (Task before it), opencode's task,
@@ -216,7 +216,11 @@ func shellArgs(tool *Tool, cmd string) []byte {
 	if _, ok := sc.Properties["cmd"]; ok {
 		key = "cmd"
 	}
-	if p, ok := sc.Properties[key]; ok && p.typeIs("array") {
+	_, hasKey := sc.Properties[key]
+	if p, ok := sc.Properties["commands"]; ok && !hasKey && p.typeIs("array") {
+		// The Cline SDK's run_commands: a list of whole command lines.
+		args["commands"] = []string{cmd}
+	} else if p, ok := sc.Properties[key]; ok && p.typeIs("array") {
 		args[key] = []string{"bash", "-lc", cmd}
 	} else {
 		args[key] = cmd

@@ -20,3 +20,21 @@ func TestCopilotDatetimePrompt(t *testing.T) {
 		t.Errorf("a plain prompt changed: %q", got)
 	}
 }
+
+// TestRunCommandsArgs: the Cline SDK's run_commands (a list of whole
+// command lines, no command or cmd property) is the shell tool of a
+// request that offers no other, called with the command as the list's
+// one element.
+func TestRunCommandsArgs(t *testing.T) {
+	c := &Conversation{Tools: []Tool{
+		{Name: "read_files", Schema: []byte(`{"type":"object","properties":{"files":{"type":"array"}},"required":["files"]}`)},
+		{Name: "run_commands", Schema: []byte(`{"type":"object","properties":{"commands":{"type":"array","items":{"type":"string"}}},"required":["commands"]}`)},
+	}}
+	tool := c.shellTool()
+	if tool == nil || tool.Name != "run_commands" {
+		t.Fatalf("shell tool %v, want run_commands", tool)
+	}
+	if got, want := string(shellArgs(tool, "echo alpha")), `{"commands":["echo alpha"]}`; got != want {
+		t.Errorf("arguments %s, want %s", got, want)
+	}
+}

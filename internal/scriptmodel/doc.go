@@ -46,9 +46,10 @@
 //     history says, not where the server's memory says (it has none);
 //   - tool calls are abstract shell commands, made calls of whichever
 //     shell tool the request offers (Bash, bash, run_shell_command,
-//     shell_command, exec_command, shell), with the argument names its
-//     schema has (command or cmd, an argv array where the schema says
-//     array, a description, other required properties filled in);
+//     shell_command, exec_command, shell, the Cline SDK's run_commands),
+//     with the argument names its schema has (command or cmd, an argv
+//     array where the schema says array, run_commands' list of command
+//     lines, a description, other required properties filled in);
 //   - a request that offers no tools is a side request (a title, a
 //     summary): a short text; one that asks for JSON gets a document made
 //     from its schema (an enum answers "user" where it can, so that Gemini

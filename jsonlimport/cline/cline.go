@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -33,10 +34,11 @@ const KindUI = "cline.ui"
 type Format struct{}
 
 var (
-	_ jsonl.Format        = Format{}
-	_ jsonl.Exporter      = Format{}
-	_ jsonl.Skipper       = Format{}
-	_ jsonl.MessageReader = Format{}
+	_ jsonl.Format         = Format{}
+	_ jsonl.Exporter       = Format{}
+	_ jsonl.Skipper        = Format{}
+	_ jsonl.MessageReader  = Format{}
+	_ jsonl.HeaderRewriter = Format{}
 )
 
 // Name returns Name.
@@ -55,6 +57,10 @@ var sideNames = []string{UIFile, OldUIFile, MetadataFile, HistoryFile}
 // history_item.json, and state/taskHistory.json two levels up) are its
 // side files.
 func (Format) Claim(files []string) (units []jsonl.Unit, rest []string) {
+	units, files = claimSDK(files)
+	if len(files) == 0 {
+		return units, nil
+	}
 	byName := map[string]string{}
 	for _, f := range files {
 		byName[filepath.Base(f)] = f
@@ -69,7 +75,7 @@ func (Format) Claim(files []string) (units []jsonl.Unit, rest []string) {
 		primary = byName[OldUIFile]
 	}
 	if primary == "" {
-		return nil, files
+		return units, files
 	}
 	u := jsonl.Unit{Format: Name, Path: primary}
 	taken := map[string]bool{primary: true}
@@ -95,7 +101,7 @@ func (Format) Claim(files []string) (units []jsonl.Unit, rest []string) {
 			rest = append(rest, f)
 		}
 	}
-	return []jsonl.Unit{u}, rest
+	return append(units, u), rest
 }
 
 // historyIndex returns the task index of the storage folder a task file
@@ -154,6 +160,14 @@ func (Format) SkipReason(path string) string {
 	switch {
 	case base == "taskHistory.json" && filepath.Base(filepath.Dir(path)) == "state":
 		return "Cline's task index (read with each task of tasks/ beside it); skipped"
+	case dir == "sessions" && strings.HasSuffix(base, SDKCompactionSuffix):
+		return "Cline SDK compaction state (read with the session's " + SDKMessagesSuffix + "); skipped"
+	case dir == "sessions" && strings.HasSuffix(base, SDKManifestSuffix) && !strings.HasSuffix(base, SDKMessagesSuffix):
+		return "Cline SDK session manifest (read with the session's " + SDKMessagesSuffix + "); skipped"
+	case filepath.Base(filepath.Dir(path)) == "db" && (base == "sessions.db" || strings.HasPrefix(base, "sessions.db-")):
+		return "Cline SDK's session index database (the sessions' manifests hold the same); skipped"
+	case filepath.Base(filepath.Dir(path)) == "logs" && base == "hooks.jsonl" && filepath.Base(filepath.Dir(filepath.Dir(path))) == "data":
+		return "Cline SDK's hook event log (agent and tool events, no conversation); skipped"
 	case dir == "tasks" && (base == "context_history.json" || base == "settings.json" || base == MetadataFile || base == HistoryFile):
 		return "Cline task file without a conversation (read with the task's " + APIFile + " or " + UIFile + " when there is one); skipped"
 	}
@@ -175,12 +189,28 @@ func (Format) Parse(ctx context.Context, u jsonl.Unit, from jsonl.Resume) (parse
 	if from.Offset > 0 {
 		return nil, jsonl.ErrNotIncremental
 	}
+	if IsSDK(u.Path) {
+		p, err := parseSDK(ctx, u)
+		if err != nil {
+			if errors.Is(err, jsonl.ErrNoConversation) {
+				return nil, err
+			}
+			return nil, fmt.Errorf("parse %s %s: %w", Name, u.Path, err)
+		}
+		return p, nil
+	}
 	t, err := readTask(ctx, u)
 	if err != nil {
 		return nil, fmt.Errorf("parse %s %s: %w", Name, u.Path, err)
 	}
 	return t.parsed(u)
 }
+
+// RewritesHeader implements jsonl.HeaderRewriter: the SDK rewrites its
+// messages file whole with a new updated_at before the messages, so the
+// bytes an import consumed change as the session goes on although the
+// messages read from them do not.
+func (Format) RewritesHeader() bool { return true }
 
 // isUIFile reports whether path is a UI messages file.
 func isUIFile(path string) bool {

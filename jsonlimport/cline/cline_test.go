@@ -36,6 +36,12 @@ var (
 	// crafted holds task folders written by testdata/gen/cline/crafted.py
 	// after Cline's and Roo Code's source.
 	crafted = filepath.Join(testdata, "crafted")
+	// sdkHome is the HOME of the Cline CLI 3.0.65 (the SDK layout) after
+	// testdata/gen/cline/sdk.sh ran it against sessiondb's scripted model.
+	sdkHome = filepath.Join(testdata, "sdk", "home")
+	// sdkCrafted holds SDK sessions written by
+	// testdata/gen/cline/crafted_sdk.py after the SDK's source.
+	sdkCrafted = filepath.Join(testdata, "sdk-crafted")
 )
 
 // importTree imports root and returns the store and the report.
@@ -162,7 +168,7 @@ func TestClineGolden(t *testing.T) {
 	for _, tc := range []struct {
 		name, root string
 		n          int
-	}{{"cli", cliData, 1}, {"corpus", corpus, 4}, {"crafted", crafted, 5}} {
+	}{{"cli", cliData, 1}, {"corpus", corpus, 4}, {"crafted", crafted, 5}, {"sdk", sdkHome, 3}, {"sdk-crafted", sdkCrafted, 3}} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, rep := importTree(t, tc.root)
 			got := snapshot(t, s, rep)

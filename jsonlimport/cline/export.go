@@ -45,6 +45,9 @@ func (Format) ExportFiles(ctx context.Context, s sessiondb.Store, id string) ([]
 	for _, e := range log {
 		bodies = append(bodies, e.Body)
 	}
+	if IsSDK(sess.SourcePath) {
+		return exportSDK(ctx, s, sess, bodies)
+	}
 	primary := filepath.Base(sess.SourcePath)
 	if primary != APIFile && primary != UIFile && primary != OldUIFile {
 		primary = APIFile
@@ -83,4 +86,51 @@ func (Format) ExportFiles(ctx context.Context, s sessiondb.Store, id string) ([]
 // tasks/<id>/<name>, laid out as in the extension's storage.
 func ExportPath(sess sessiondb.Session, name string) string {
 	return "tasks/" + jsonl.FileName(sess.ID) + "/" + name
+}
+
+// exportSDK writes an SDK session back as sessions/<id>/: its messages
+// file from the log (laid out between the bytes the import kept from
+// around the messages, as JSON.stringify lays them out: the file's bytes
+// when Cline wrote it), its manifest and compaction state as read.
+func exportSDK(ctx context.Context, s sessiondb.Store, sess sessiondb.Session, bodies []json.RawMessage) ([]jsonl.File, error) {
+	full, err := s.LoadFull(ctx, sess.ID, sessiondb.LoadOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("export %s %s: %w", Name, sess.ID, err)
+	}
+	var st struct {
+		SDK *struct {
+			Indent string  `json:"indent"`
+			Head   string  `json:"head"`
+			Tail   string  `json:"tail"`
+			Raw    *string `json:"raw"`
+		} `json:"sdk"`
+		Files map[string]string `json:"files"`
+	}
+	if len(full.State) == 0 || json.Unmarshal(full.State, &st) != nil || st.SDK == nil {
+		return nil, fmt.Errorf("export %s %s: state is not a Cline SDK session's: %w", Name, sess.ID, sessiondb.ErrInvalid)
+	}
+	id := sdkID(sess.SourcePath)
+	dir := "sessions/" + jsonl.FileName(id) + "/"
+	var data []byte
+	if st.SDK.Raw != nil {
+		data = []byte(*st.SDK.Raw)
+	} else {
+		data = layoutSDK([]byte(st.SDK.Head), []byte(st.SDK.Tail), st.SDK.Indent, bodies)
+	}
+	files := []jsonl.File{jsonl.BytesFile(dir+jsonl.FileName(id)+SDKMessagesSuffix, data)}
+	names := make([]string, 0, len(st.Files))
+	for n := range st.Files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if n != id+SDKManifestSuffix && n != id+SDKCompactionSuffix {
+			return nil, fmt.Errorf("export %s %s: state names file %q, not one of an SDK session's: %w", Name, sess.ID, n, sessiondb.ErrInvalid)
+		}
+		files = append(files, jsonl.BytesFile(dir+jsonl.FileName(n), []byte(st.Files[n])))
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("export %s %s: %w", Name, sess.ID, err)
+	}
+	return files, nil
 }

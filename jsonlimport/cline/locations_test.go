@@ -21,7 +21,7 @@ func TestClineDefaultPlaces(t *testing.T) {
 	if runtime.GOOS == "darwin" || runtime.GOOS == "windows" {
 		t.Skip("the Linux user data folders")
 	}
-	env := map[string]string{"CLINE_DATA_DIR": "/data/cline"}
+	env := map[string]string{"CLINE_DATA_DIR": "/data/cline", "CLINE_SESSION_DATA_DIR": "/data/sdk-sessions"}
 	var got []string
 	for _, l := range jsonlimport.WellKnownLocations("/home/u", func(k string) string { return env[k] }) {
 		if l.Format == cline.Name {
@@ -30,7 +30,10 @@ func TestClineDefaultPlaces(t *testing.T) {
 	}
 	for _, want := range []string{
 		"/data/cline/tasks",
+		"/data/cline/sessions",
+		"/data/sdk-sessions",
 		"/home/u/.cline/data/tasks",
+		"/home/u/.cline/data/sessions",
 		"/home/u/.config/Code/User/globalStorage/saoudrizwan.claude-dev/tasks",
 		"/home/u/.config/Code/User/globalStorage/rooveterinaryinc.roo-cline/tasks",
 		"/home/u/.config/Cursor/User/globalStorage/saoudrizwan.claude-dev/tasks",
@@ -74,5 +77,31 @@ func TestClineDefaultPlaces(t *testing.T) {
 	rep, err := jsonlimport.Import(context.Background(), s, paths, jsonlimport.Options{})
 	if err != nil || rep.Sessions != 1 {
 		t.Fatalf("import: %v, %d sessions", err, rep.Sessions)
+	}
+}
+
+// TestClineSDKDefaultPlace: the CLI 3's sessions in ~/.cline/data/sessions
+// are found by an import of the default places (and its session database
+// beside them is not in that folder).
+func TestClineSDKDefaultPlace(t *testing.T) {
+	home := t.TempDir()
+	if err := os.CopyFS(home, os.DirFS(sdkHome)); err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, l := range jsonlimport.WellKnownLocations(home, func(string) string { return "" }) {
+		if l.Format == cline.Name {
+			if _, err := os.Stat(l.Path); err == nil {
+				paths = append(paths, l.Path)
+			}
+		}
+	}
+	if want := []string{filepath.Join(home, ".cline", "data", "sessions")}; !slices.Equal(paths, want) {
+		t.Fatalf("default places that exist: %v, want %v", paths, want)
+	}
+	s := jsonltest.OpenStore(t)
+	rep, err := jsonlimport.Import(context.Background(), s, paths, jsonlimport.Options{})
+	if err != nil || rep.Sessions != 3 || len(rep.Problems) != 0 {
+		t.Fatalf("import: %v, %d sessions, problems %v", err, rep.Sessions, rep.Problems)
 	}
 }

@@ -40,6 +40,12 @@ func (Format) Understand(e sessiondb.Entry, obj map[string]any) jsonl.Message {
 		return m
 	}
 	m := jsonl.MessageObject(obj)
+	if m.Role == "user" {
+		sdkUser(&m, e.Body)
+	}
+	if e.Kind == KindDisplay {
+		m.Bookkeeping = true
+	}
 	switch {
 	case m.Role == "assistant" && len(m.Calls) == 0:
 		m.Calls = xmlCalls(m.Text)
@@ -50,6 +56,84 @@ func (Format) Understand(e sessiondb.Entry, obj map[string]any) jsonl.Message {
 		m.Context = true
 	}
 	return m
+}
+
+// sdkUser reads a user message as the Cline SDK sends it: the prompt's
+// <user_input mode="…"> envelope removed (normalizeUserInput), and a tool
+// result whose content is not content blocks (the structured results of
+// run_commands and read_files, [{"query", "result", "success", …}]) as
+// the JSON text the SDK sends for it (JSON.stringify of the content, its
+// members in their order).
+func sdkUser(m *jsonl.Message, body []byte) {
+	m.Text = SendText(m.Text)
+	if len(m.Results) == 0 {
+		return
+	}
+	var msg struct {
+		Content []struct {
+			Type      string            `json:"type"`
+			ToolUseID string            `json:"tool_use_id"`
+			Content   []json.RawMessage `json:"content"`
+		} `json:"content"`
+	}
+	if json.Unmarshal(body, &msg) != nil {
+		return
+	}
+	for _, b := range msg.Content {
+		if b.Type != "tool_result" || !structured(b.Content) {
+			continue
+		}
+		for i := range m.Results {
+			if m.Results[i].CallID == b.ToolUseID {
+				m.Results[i].Text = string(joinArray(b.Content))
+			}
+		}
+	}
+}
+
+// SendText is a user text as Cline sends it to the model: without the
+// SDK's <user_input mode="…"> or <user_command> envelope (its
+// normalizeUserInput), else as written.
+func SendText(s string) string {
+	if strings.Contains(s, "<user_input") || strings.Contains(s, "<user_command") {
+		return normalizeUserInput(s)
+	}
+	return s
+}
+
+// StructuredResult returns the text Cline sends for a tool result's
+// content when that content is the SDK's structured output (a list
+// holding an element that is not a content block): the list's JSON, its
+// members in their order. ok is false for a string or content blocks.
+func StructuredResult(content json.RawMessage) (text string, ok bool) {
+	var list []json.RawMessage
+	if json.Unmarshal(content, &list) != nil || !structured(list) {
+		return "", false
+	}
+	return string(joinArray(compactAll(list))), true
+}
+
+// compactAll compacts each element.
+func compactAll(list []json.RawMessage) []json.RawMessage {
+	out := make([]json.RawMessage, len(list))
+	for i, e := range list {
+		out[i] = compact(e)
+	}
+	return out
+}
+
+// structured reports whether a tool result's content list holds an
+// element that is not a content block (an object without a type).
+func structured(list []json.RawMessage) bool {
+	for _, raw := range list {
+		var b struct {
+			Type string `json:"type"`
+		}
+		if json.Unmarshal(raw, &b) != nil || b.Type == "" {
+			return true
+		}
+	}
+	return false
 }
 
 // contextOpeners open the text blocks Cline adds to a user message.

@@ -114,20 +114,27 @@ func jsonNumbers(text string, v any) error {
 }
 
 // num is n as an integer (0 when absent or not a number; a fraction is
-// cut).
+// cut; at most maxCount).
 func num(n *json.Number) int64 {
 	if n == nil {
 		return 0
 	}
 	if i, err := n.Int64(); err == nil {
-		return max(i, 0)
+		return min(max(i, 0), maxCount)
 	}
 	f, err := n.Float64()
 	if err != nil || f < 0 {
 		return 0
 	}
+	if f > maxCount {
+		return maxCount
+	}
 	return int64(f)
 }
+
+// maxCount bounds a token count (JavaScript's largest exact integer):
+// a larger number was not counted by Cline, and would overflow a sum.
+const maxCount = 1<<53 - 1
 
 // answerAt is the entry number of the first assistant message at or after
 // tm (0: none).
