@@ -226,9 +226,11 @@ func (Format) Parse(ctx context.Context, u jsonl.Unit, from jsonl.Resume) (parse
 	}
 	offset, lines := p.Offset, p.Lines
 	switch {
-	case len(p.held) > 0 && len(p.Problems) == p.heldProbs:
-		// Only turn_ended lines (and blank ones) since the last other
-		// line: not consumed.
+	case len(p.held) > 0 && (len(p.Problems) == p.heldProbs || p.Offset == p.endAt):
+		// Only turn_ended lines since the last other line (and blank
+		// lines, or a torn last line, which is not consumed either): not
+		// consumed. A damaged line after them is consumed, and they
+		// with it.
 		offset, lines = p.heldAt, p.heldLines
 	default:
 		p.flush()
