@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 )
@@ -120,9 +121,22 @@ func ProjectPath(dir string) string {
 	if len(slug) > 92 || slug == "" {
 		return ""
 	}
+	if p, ok := resolved.Load(dir); ok {
+		return p.(string)
+	}
 	budget := 64
-	return resolve(string(filepath.Separator), slug, &budget)
+	p := resolve(string(filepath.Separator), slug, &budget)
+	if p != "" {
+		// Kept for the process: a watcher reads a growing transcript
+		// again and again, and the folders it found do not move.
+		resolved.Store(dir, p)
+	}
+	return p
 }
+
+// resolved holds the paths ProjectPath found on the file system, by
+// project folder.
+var resolved sync.Map
 
 // resolve finds under dir a folder whose path relative to dir makes the
 // slug rest, reading at most budget folders.
