@@ -170,7 +170,6 @@ type parser struct {
 	rs      resumeState
 	mtime   time.Time
 	entries []sessiondb.Entry
-	base    int // entries imported before this read
 
 	// The turn_ended lines read since the last other line: held back
 	// (Cursor removes the trailing one when the next turn starts) unless
@@ -184,8 +183,7 @@ type parser struct {
 }
 
 type heldLine struct {
-	raw    []byte
-	lineNo int
+	raw []byte
 }
 
 // Parse reads one transcript (see the package doc). Cursor appends to it,
@@ -205,7 +203,7 @@ func (Format) Parse(ctx context.Context, u jsonl.Unit, from jsonl.Resume) (parse
 		if len(from.State) == 0 || json.Unmarshal(from.State, &p.rs) != nil || p.rs.V != 1 || p.rs.ID == "" {
 			return nil, fmt.Errorf("parse %s %s: %w", Name, u.Path, jsonl.ErrNotIncremental)
 		}
-		p.resumed, p.base = true, from.Entries
+		p.resumed = true
 		p.LineBase = p.rs.Lines
 	}
 	f, _, err := jsonl.OpenAt(u.Path, from.Offset)
@@ -264,7 +262,7 @@ func (p *parser) dispatch(raw []byte, lineNo int) {
 		if len(p.held) == 0 {
 			p.heldAt, p.heldLines, p.heldProbs = p.endAt, p.endLines, len(p.Problems)
 		}
-		p.held = append(p.held, heldLine{raw: raw, lineNo: lineNo})
+		p.held = append(p.held, heldLine{raw: raw})
 		p.endAt, p.endLines = p.Offset, p.Lines
 		return
 	}

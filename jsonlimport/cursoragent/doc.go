@@ -107,8 +107,9 @@
 //
 // Cursor appends to a transcript, except that it removes the trailing
 // turn_ended line when the next turn starts. A read therefore never
-// consumes the turn_ended lines that end the file (Parsed.Offset stops
-// before them, as before a torn last line): they are read again by the
+// consumes the turn_ended lines that end the file, or that only blank
+// lines or a torn last line follow (Parsed.Offset stops before them, as
+// before a torn last line): they are read again by the
 // next import, which makes entries of them once another line follows
 // them, and otherwise finds them, or whatever replaced them, where the
 // last import stopped. The bytes an import consumed are never rewritten,
