@@ -460,3 +460,33 @@ func TestCursorAgentDefaultPlaces(t *testing.T) {
 		t.Errorf("default places (-want +got):\n%s", d)
 	}
 }
+
+// TestCursorAgentOverwrittenByError: Cursor rewrites a transcript whole
+// to one turn_ended error line when the account runs out of usage. The
+// file holds no conversation any more: the import notes it and the
+// session keeps what was imported.
+func TestCursorAgentOverwrittenByError(t *testing.T) {
+	ctx := context.Background()
+	src := filepath.Join(crafted, alpha, "a1b2c3d4-0003-4000-8000-000000000003", "a1b2c3d4-0003-4000-8000-000000000003.jsonl")
+	dir := t.TempDir()
+	path := filepath.Join(dir, "projects", "Users-example-x", "agent-transcripts", "c0ffee00-0000-4000-8000-000000000002", "c0ffee00-0000-4000-8000-000000000002.jsonl")
+	jsonltest.CopyFile(t, src, path)
+	s := jsonltest.OpenStore(t)
+	if _, err := jsonlimport.Import(ctx, s, []string{path}, jsonlimport.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(`{"type":"turn_ended","status":"error","error":"You've hit your usage limit"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := jsonlimport.Import(ctx, s, []string{path}, jsonlimport.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Problems) > 0 || len(rep.Notes) != 1 || !strings.Contains(rep.Notes[0].Reason, "no conversation") {
+		t.Errorf("problems %v, notes %v: want one note", rep.Problems, rep.Notes)
+	}
+	log, err := s.Entries(ctx, "c0ffee00-0000-4000-8000-000000000002", 1, 0)
+	if err != nil || len(log) != 3 {
+		t.Errorf("the session holds %d entries (%v), want the 3 imported", len(log), err)
+	}
+}
