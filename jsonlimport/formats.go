@@ -134,25 +134,28 @@ func BranchID(id, tip string) string { return jsonl.BranchID(id, tip) }
 // The formats that are packages of their own, under the names they had
 // here.
 const (
-	FormatPicoclaw    = picoclaw.Name
-	FormatZot         = zot.Name
-	FormatSwink       = swink.Name
-	FormatPi          = pi.Name
-	FormatCodex       = codex.Name
-	FormatClaudeCode  = claudecode.Name
-	FormatGemini      = gemini.Name
-	FormatQwen        = qwen.Name
-	FormatOpencode    = opencode.Name
-	FormatAider       = aider.Name
-	FormatCrush       = crush.Name
-	FormatOpencodeGo  = opencodego.Name
-	FormatGoose       = goose.Name
-	FormatCursor      = cursor.Name
-	FormatCursorAgent = cursoragent.Name
-	FormatCopilot     = copilot.Name
-	FormatCline       = cline.Name
-	FormatEntire      = entire.Name
+	FormatPicoclaw   = picoclaw.Name
+	FormatZot        = zot.Name
+	FormatSwink      = swink.Name
+	FormatPi         = pi.Name
+	FormatCodex      = codex.Name
+	FormatClaudeCode = claudecode.Name
+	FormatGemini     = gemini.Name
+	FormatQwen       = qwen.Name
+	FormatOpencode   = opencode.Name
+	FormatAider      = aider.Name
+	FormatCrush      = crush.Name
+	FormatOpencodeGo = opencodego.Name
+	FormatGoose      = goose.Name
+	FormatCursor     = cursor.Name
+	FormatCopilot    = copilot.Name
+	FormatCline      = cline.Name
+	FormatEntire     = entire.Name
 )
+
+// FormatCursorAgent names the Cursor agent's transcripts
+// (cursoragent.Name).
+const FormatCursorAgent = cursoragent.Name
 
 type (
 	// Picoclaw is picoclaw.Format.
