@@ -6,7 +6,11 @@ package jsonlimport
 // A line is {role, message: {content}}, content a string or Anthropic
 // blocks. An assistant line's blocks (text, thinking, tool_use) join the
 // assistant message in progress: Cursor writes one line per step of a
-// response (a text and its calls, then the next text). Its tool_use
+// response (a text and its calls, then the next text) and never the
+// results between them, as the IDE spreads a response over bubbles
+// (translate_cursor.go reads those so too). Read as a message each, a
+// run had no shape in Codex, which merges consecutive assistant items (4
+// of the 8 fixture sessions refused; none so). Its tool_use
 // blocks carry no id: each gets cursoragent.CallID(seq, i), the id the
 // package's message reader gives it, so that a call keeps its id through
 // every target. A user line's tool_result blocks are tool results (none
