@@ -69,13 +69,14 @@ var headRE = regexp.MustCompile(`^\{"role":"[A-Za-z_]{1,32}","message":\{|^\{"ty
 // transcript: {"role": …, "message": {…}} (role first, as Cursor writes
 // it, no type, uuid, sessionId or content member) or a turn_ended line
 // ({"type": "turn_ended", …} without role or message). Only the first
-// 4 KiB are read when the file does not start so.
+// 512 bytes are read when the file does not start so: picoclaw asks
+// every .jsonl of a tree (Reserves).
 func Sniff(path string) bool {
 	f, err := jsonl.Open(path)
 	if err != nil {
 		return false
 	}
-	head := make([]byte, 4096)
+	head := make([]byte, 512)
 	n, _ := io.ReadFull(f, head)
 	f.Close()
 	head = bytes.TrimLeft(head[:n], " \t\r\n\ufeff\x00")
