@@ -4,7 +4,9 @@
 // Gemini CLI, Qwen Code, GitHub Copilot CLI (package copilot), opencode,
 // Cline and Roo Code (package cline) and aider archives, and reads goose's
 // sessions (package goose), crush's and the Go opencode's SQLite stores
-// (package crush), the Cursor IDE's state.vscdb (package cursor) and the
+// (package crush), the Cursor IDE's state.vscdb (package cursor), the
+// Cursor agent's JSONL transcripts (package cursoragent, which also
+// writes them back) and the
 // sessions Entire commits to a git repository's entire/checkpoints/v1
 // branch (package entire, which reads each through its agent's reader);
 // each format is a Format (see Formats), and the importer works against the
@@ -15,7 +17,8 @@
 // Import walks the files and directory trees it is given. The sorted files of
 // each directory are offered to each format's Claim in turn (picoclaw, zot,
 // swink, qwen-code, claude-code, codex, pi, gemini-cli, copilot-cli, goose,
-// opencode-go, crush, opencode, cursor, cline, aider, entire, or only the
+// opencode-go, crush, opencode, cursor, cursor-agent, cline, aider, entire,
+// or only the
 // format named in Options.Format); a format claims files by name and by their first lines,
 // and groups a primary file with its side files into a Unit. A format whose
 // files are stores of many sessions (jsonl.StoreFormat: opencode's SQLite
@@ -575,7 +578,8 @@
 //	jsonlimport ──────────────► jsonlimport/picoclaw, zot, swink,
 //	                             claudecode, codex, pi, gemini, qwen, opencode,
 //	                             crush (and opencodego, its Go ancestor),
-//	                             goose, cursor, entire (reads each
+//	                             goose, cursor, cursoragent, cline, aider,
+//	                             entire (reads each
 //	                             transcript with the registry's readers:
 //	                             entire.SetReaders)
 //	  importer, registry         one package per format: Claim, Parse,

@@ -112,6 +112,8 @@ func crossSources(t *testing.T) []crossSource {
 		{FormatGoose, filepath.Join("..", "testdata", "corpus", "goose")},
 		{FormatCursor, filepath.Join("..", "testdata", "corpus", "cursor")},
 		{FormatCursor, filepath.Join("..", "testdata", "cursor", "tools")},
+		{FormatCursorAgent, filepath.Join("..", "testdata", "cursor-agent", "crafted")},
+		{FormatCursorAgent, filepath.Join("..", "testdata", "cursor-agent", "corpus")},
 		{FormatCopilot, filepath.Join("..", "testdata", "copilot", "session-state")},
 		{FormatCopilot, filepath.Join("..", "testdata", "copilot", "crafted")},
 		{FormatCline, filepath.Join("..", "testdata", "cline", "cli")},

@@ -8,6 +8,7 @@ import (
 	"github.com/sessiondb/sessiondb/jsonlimport/copilot"
 	"github.com/sessiondb/sessiondb/jsonlimport/crush"
 	"github.com/sessiondb/sessiondb/jsonlimport/cursor"
+	"github.com/sessiondb/sessiondb/jsonlimport/cursoragent"
 	"github.com/sessiondb/sessiondb/jsonlimport/entire"
 	"github.com/sessiondb/sessiondb/jsonlimport/gemini"
 	"github.com/sessiondb/sessiondb/jsonlimport/goose"
@@ -31,7 +32,8 @@ import (
 // Formats returns every format this package reads and writes, in the order
 // in which they are offered the files of a directory: picoclaw, zot, swink,
 // qwen-code, claude-code, codex, pi, gemini-cli, copilot-cli, goose,
-// opencode-go, crush, opencode, cursor, cline, aider, entire. picoclaw claims
+// opencode-go, crush, opencode, cursor, cursor-agent, cline, aider,
+// entire. picoclaw claims
 // only files it can tell apart by name (.meta.json pairs, legacy session
 // objects) or by a first line that is a picoclaw message, so it goes
 // first; zot and swink recognise their files by their header lines; Qwen
@@ -57,7 +59,14 @@ import (
 // takes any opencode.db by its name. Cursor's state.vscdb (cursor: a
 // .vscdb whose first pages hold the cursorDiskKV or ItemTable table) is
 // known by an extension no other format takes; it goes after the SQLite
-// formats above, so that none of them can lose a file to it. Cline's (and
+// formats above, so that none of them can lose a file to it. The Cursor
+// agent's JSONL transcripts (cursor-agent: a .jsonl whose first line is
+// {"role": …, "message": {…}}, role first and no type, uuid, sessionId
+// or content member, or a turn_ended line) follow Cursor's store: every
+// JSONL format before it wants lines of other shapes (Claude Code's carry
+// type, uuid and sessionId), and picoclaw, which would take any line
+// beginning {"role":, leaves them to it (cursor-agent reserves them,
+// jsonl.Reserver). Cline's (and
 // Roo Code's) tasks are folders whose api_conversation_history.json or
 // ui_messages.json is a JSON array of Cline's messages (by name and first
 // member), and the Cline SDK's session folders whose
@@ -72,7 +81,7 @@ import (
 // of this list that claims it, in this order (entire.SetReaders); it goes
 // last so that it is never offered a file another format wants.
 func Formats() []Format {
-	return []Format{picoclaw.Format{}, zot.Format{}, swink.Format{}, qwen.Format{}, claudecode.Format{}, codex.Format{}, pi.Format{}, gemini.Format{}, copilot.Format{}, goose.Format{}, opencodego.Format{}, crush.Format{}, opencode.Format{}, cursor.Format{}, cline.Format{}, aider.Format{}, entire.Format{}}
+	return []Format{picoclaw.Format{}, zot.Format{}, swink.Format{}, qwen.Format{}, claudecode.Format{}, codex.Format{}, pi.Format{}, gemini.Format{}, copilot.Format{}, goose.Format{}, opencodego.Format{}, crush.Format{}, opencode.Format{}, cursor.Format{}, cursoragent.Format{}, cline.Format{}, aider.Format{}, entire.Format{}}
 }
 
 func init() {
@@ -145,6 +154,10 @@ const (
 	FormatCline      = cline.Name
 	FormatEntire     = entire.Name
 )
+
+// FormatCursorAgent names the Cursor agent's transcripts
+// (cursoragent.Name).
+const FormatCursorAgent = cursoragent.Name
 
 type (
 	// Picoclaw is picoclaw.Format.

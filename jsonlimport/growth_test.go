@@ -300,6 +300,8 @@ var growthFixtureRoots = []string{
 	"../testdata/copilot/session-state",
 	"../testdata/copilot/crafted",
 	"../testdata/corpus/goose/constructed-legacy",
+	"../testdata/cursor-agent/crafted",
+	"../testdata/cursor-agent/corpus",
 }
 
 // growthKnown are the files whose growth cannot equal a one-shot import,

@@ -41,7 +41,7 @@ func TestImportOptionsErrors(t *testing.T) {
 	for _, f := range Formats() {
 		names = append(names, f.Name())
 	}
-	if d := cmp.Diff([]string{FormatPicoclaw, FormatZot, FormatSwink, FormatQwen, FormatClaudeCode, FormatCodex, FormatPi, FormatGemini, FormatCopilot, FormatGoose, FormatOpencodeGo, FormatCrush, FormatOpencode, FormatCursor, FormatCline, FormatAider, FormatEntire}, names); d != "" {
+	if d := cmp.Diff([]string{FormatPicoclaw, FormatZot, FormatSwink, FormatQwen, FormatClaudeCode, FormatCodex, FormatPi, FormatGemini, FormatCopilot, FormatGoose, FormatOpencodeGo, FormatCrush, FormatOpencode, FormatCursor, FormatCursorAgent, FormatCline, FormatAider, FormatEntire}, names); d != "" {
 		t.Errorf("Formats (-want +got):\n%s", d)
 	}
 }

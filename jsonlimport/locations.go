@@ -25,7 +25,7 @@ type Location struct {
 // home, with getenv giving the environment (ZOT_HOME, XDG_STATE_HOME,
 // CLAUDE_CONFIG_DIR, CODEX_HOME, COPILOT_HOME, GEMINI_CLI_HOME, QWEN_HOME,
 // QWEN_RUNTIME_DIR, XDG_DATA_HOME, OPENCODE_DB, GOOSE_PATH_ROOT, PWD, XDG_CONFIG_HOME,
-// APPDATA, CLINE_DATA_DIR, CLINE_DIR). It lists candidates
+// APPDATA, CLINE_DATA_DIR, CLINE_DIR, CURSOR_DATA_DIR). It lists candidates
 // whether or not they exist; Detect tells what they hold.
 //
 //	claude-code  $CLAUDE_CONFIG_DIR/projects, ~/.claude/projects
@@ -60,6 +60,10 @@ type Location struct {
 //	             $XDG_CONFIG_HOME/Cursor/User) on Linux, ~/Library/
 //	             Application Support/Cursor/User on macOS,
 //	             %APPDATA%\Cursor\User on Windows
+//	cursor-agent $CURSOR_DATA_DIR/projects, ~/.cursor/projects: the
+//	             transcripts the Cursor agent (the CLI, and the IDE's agent
+//	             since late 2025) writes in each project's
+//	             agent-transcripts/ folder
 //	cline        the tasks/ folder of the extension's globalStorage
 //	             (saoudrizwan.claude-dev for Cline,
 //	             rooveterinaryinc.roo-cline for Roo Code) in the user data
@@ -177,6 +181,12 @@ func WellKnownLocations(home string, getenv func(string) string) []Location {
 	for _, user := range cursorUserDirs(home, getenv) {
 		add(FormatCursor, j(user, "globalStorage"))
 		add(FormatCursor, j(user, "workspaceStorage"))
+	}
+	if d := getenv("CURSOR_DATA_DIR"); filepath.IsAbs(d) {
+		add(FormatCursorAgent, j(d, "projects"))
+	}
+	if home != "" {
+		add(FormatCursorAgent, j(home, ".cursor", "projects"))
 	}
 	for _, p := range clineLocations(home, getenv, runtime.GOOS) {
 		add(FormatCline, p)

@@ -247,10 +247,12 @@ func FuzzUnderstand(f *testing.F) {
 		`{"type":"custom_message","content":[{"type":"image"}]}`,
 		`{"role":"tool","content":[{"call_id":3}]}`,
 		`[1,2]`, `"s"`, `{"role":5,"content":{"text":1}}`, `{`,
+		`{"role":"user","message":{"content":[{"type":"text","text":"<timestamp>x</timestamp>\n<user_query>\nq\n</user_query>"}]}}`,
+		`{"type":"turn_ended","status":"error","error":{"a":[1]}}`,
 	} {
 		f.Add(s)
 	}
-	formats := []string{"", FormatClaudeCode, FormatCodex, FormatPi, FormatPicoclaw, FormatZot, FormatSwink}
+	formats := []string{"", FormatClaudeCode, FormatCodex, FormatPi, FormatPicoclaw, FormatZot, FormatSwink, FormatCursorAgent}
 	f.Fuzz(func(t *testing.T, body string) {
 		e := sessiondb.Entry{Kind: "message", Body: json.RawMessage(body)}
 		for _, format := range formats {

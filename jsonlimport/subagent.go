@@ -9,7 +9,8 @@ import (
 // SubAgent reports whether an imported session is a sub-agent of its
 // ParentID (a conversation the parent's tool call ran) rather than a fork
 // of it: a Claude Code or Qwen Code sub-agent file (Attrs.agentId), a
-// Gemini CLI sub-agent chat (Attrs.kind "subagent"), a Codex thread whose
+// Gemini CLI sub-agent chat or a Cursor agent's sub-agent transcript
+// (Attrs.kind "subagent"), a Codex thread whose
 // session_meta source names a sub-agent, or an opencode session with a
 // parent.
 func SubAgent(s sessiondb.Session) bool {
@@ -31,7 +32,7 @@ func SubAgent(s sessiondb.Session) bool {
 		return true
 	case FormatClaudeCode, FormatQwen:
 		return a.AgentID != ""
-	case FormatGemini:
+	case FormatGemini, FormatCursorAgent:
 		return a.Kind == "subagent"
 	case FormatCodex:
 		var src map[string]json.RawMessage

@@ -79,6 +79,8 @@ package jsonlimport
 //   - crush and the Go opencode: their message rows (translate_crush.go).
 //   - goose: its messages (translate_goose.go).
 //   - Cursor: its bubbles (translate_cursor.go).
+//   - The Cursor agent: its transcripts' message lines
+//     (translate_cursoragent.go).
 //   - Cline and Roo Code: a task's API history, Anthropic messages
 //     (translate_cline.go).
 //   - picoclaw, zot, swink and sessions an application wrote: message
@@ -323,6 +325,8 @@ func (r *xReader) entry(e sessiondb.Entry) {
 		r.goose(e)
 	case FormatCursor:
 		r.cursor(e)
+	case FormatCursorAgent:
+		r.cursorAgent(e)
 	case FormatCopilot:
 		r.copilot(e)
 	case FormatCline:

@@ -30,12 +30,14 @@ func FuzzTranslate(f *testing.F) {
 		`{"role":"assistant","content":[{"summary":"s"},{"id":"c","name":"n","arguments":{"a":1}}]}`,
 		`{"info":{"role":"assistant","providerID":"p","modelID":"m"},"parts":[{"type":"reasoning","text":"r","metadata":{"anthropic":{"signature":"s"}}},{"type":"text","text":"t"},{"type":"tool","tool":"bash","callID":"c","state":{"status":"completed","input":{"command":"ls"},"output":"ok"}},{"type":"tool","tool":"read","callID":"d","state":{"status":"error","input":{},"error":"no"}}]}`,
 		`{"info":{"role":"user"},"parts":[{"type":"text","text":"hi"},{"type":"file","mime":"image/png","url":"data:image/png;base64,AAAA"},{"type":"compaction"}]}`,
+		`{"role":"assistant","message":{"content":[{"type":"text","text":"t"},{"type":"tool_use","name":"Shell","input":{"command":"ls"}}]}}`,
+		`{"role":"user","message":{"content":[{"type":"tool_result","content":"ok"},{"type":"text","text":"<user_query>q</user_query>"}]}}`,
 	} {
 		f.Add([]byte(seed))
 	}
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	f.Fuzz(func(t *testing.T, body []byte) {
-		for _, format := range []string{FormatClaudeCode, FormatCodex, FormatPi, FormatPicoclaw, FormatOpencode, ""} {
+		for _, format := range []string{FormatClaudeCode, FormatCodex, FormatPi, FormatPicoclaw, FormatOpencode, FormatCursorAgent, ""} {
 			r := &xReader{format: format, names: map[string]string{}}
 			r.entry(sessiondb.Entry{Kind: sessiondb.KindMessage, Body: body, CreatedAt: t0})
 			for _, write := range []func([]xMsg, *xLoss) []sessiondb.Entry{picoclawBodies, zotBodies, swinkBodies} {

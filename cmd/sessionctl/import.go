@@ -42,6 +42,9 @@ are read, from where the last import stopped. crush's .crush/crush.db and
 the Go opencode's .opencode/opencode.db (kept in each project) and goose's
 sessions/sessions.db are read the same way (goose's older sessions/*.jsonl
 files too), and so are Cursor's state.vscdb stores (each composer a session).
+The Cursor agent's transcripts (~/.cursor/projects/*/agent-transcripts, the
+CLI's and the IDE agent's; sub-agents linked to their parent) are read as
+JSONL files.
 A git repository with Entire's entire/checkpoints/v1 branch (a clone's
 origin/entire/checkpoints/v1 will do) is read with the git program: each
 agent session on the branch is imported as its agent's own reader reads it,
@@ -51,7 +54,8 @@ Without PATH, import lists the archive directories it finds in their
 default places (~/.claude/projects, ~/.codex/sessions, ~/.pi/agent/sessions,
 the picoclaw workspace, the zot home, ~/.local/share/opencode,
 ~/.local/share/goose/sessions, the working directory's .crush and
-.opencode, Cursor's globalStorage and workspaceStorage, and the working
+.opencode, Cursor's globalStorage and workspaceStorage, ~/.cursor/projects,
+and the working
 directory's .git when it has Entire's branch) with their
 session counts, and
 imports nothing. With --detect PATH..., it prints what would be imported

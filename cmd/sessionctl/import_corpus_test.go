@@ -115,3 +115,47 @@ func TestImportClineCorpusExitsZero(t *testing.T) {
 		}
 	}
 }
+
+// TestImportCursorAgentCorpusExitsZero imports the real Cursor agent
+// transcripts (testdata/cursor-agent/corpus; issue 41) and the crafted
+// ones but the damaged file: exit 0, a session per transcript (a file of
+// turn markers alone is a note), no problem, and a second import changes
+// nothing.
+func TestImportCursorAgentCorpusExitsZero(t *testing.T) {
+	crafted := t.TempDir()
+	src := filepath.Join(testdata, "cursor-agent", "crafted")
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			if d.Name() == "a1b2c3d4-0006-4000-8000-000000000006" {
+				return filepath.SkipDir // the damaged transcript
+			}
+			return os.MkdirAll(filepath.Join(crafted, rel), 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(crafted, rel), data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := tempDB(t)
+	for i, want := range []int{7, 0} {
+		var rep importReport
+		r := sessionctl(t, db, "import", "--json", filepath.Join(testdata, "cursor-agent", "corpus"), crafted)
+		r.decode(t, &rep)
+		t.Logf("cursor-agent corpus import %d: exit %d, %d files, %d sessions, %d entries, %d problems, %d notes",
+			i+1, r.code, rep.Files, rep.Sessions, rep.Entries, len(rep.Problems), len(rep.Notes))
+		for _, p := range rep.Problems {
+			t.Errorf("problem: %s:%d: %s", p.Path, p.Line, p.Reason)
+		}
+		if r.code != 0 || rep.Sessions != want {
+			t.Errorf("import %d: exit %d and %d sessions, want 0 and %d (stderr %q)", i+1, r.code, rep.Sessions, want, r.stderr)
+		}
+	}
+}

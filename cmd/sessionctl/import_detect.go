@@ -52,7 +52,7 @@ func (a *app) runOffer(o importOptions) error {
 		return writeJSON(a.stdout, found)
 	}
 	if len(found) == 0 {
-		fmt.Fprintln(a.stdout, "no session archives found in the default places (~/.claude/projects, ~/.codex/sessions, ~/.pi/agent/sessions, ~/.gemini/tmp, ~/.qwen/projects, ~/.local/share/opencode, picoclaw workspace, zot home, Cursor's User folder); give a PATH")
+		fmt.Fprintln(a.stdout, "no session archives found in the default places (~/.claude/projects, ~/.codex/sessions, ~/.pi/agent/sessions, ~/.gemini/tmp, ~/.qwen/projects, ~/.local/share/opencode, picoclaw workspace, zot home, Cursor's User folder, ~/.cursor/projects); give a PATH")
 		return nil
 	}
 	tw := newTable(a.stdout)

@@ -113,7 +113,7 @@ func (a *app) rootCommand() *cobra.Command {
 		Use:   "sessionctl",
 		Short: "Inspect and maintain a sessiondb database of AI-agent sessions",
 		Long: `sessionctl imports agent session archives (picoclaw, zot, swink, Claude Code,
-Codex CLI, pi, Gemini CLI, Qwen Code, GitHub Copilot CLI, opencode, crush, the Go opencode, goose, Cursor, Cline and Roo Code, aider) into a sessiondb database, shows and exports sessions, runs read-only SQL and
+Codex CLI, pi, Gemini CLI, Qwen Code, GitHub Copilot CLI, opencode, crush, the Go opencode, goose, Cursor and its agent's transcripts, Cline and Roo Code, aider) into a sessiondb database, shows and exports sessions, runs read-only SQL and
 maintains the database file.
 
 The database is --db, else $SESSIONDB_PATH, else $SESSIONDB_URL, else
