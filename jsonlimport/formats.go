@@ -208,3 +208,15 @@ var ErrSwinkVersion = swink.ErrVersion
 func ClaudeCodeAgentSession(parent, agentID string) string {
 	return claudecode.AgentSession(parent, agentID)
 }
+
+// twinFormats reports whether formats a and b are two places one agent
+// keeps the same conversation in under the same ID: Cursor's IDE keeps a
+// composer in state.vscdb ("cursor") and, with its agent, the same
+// composer as agent-transcripts/<id>.jsonl ("cursor-agent"). The second
+// one imported is kept beside the first under a derived ID, as any
+// session whose ID another source holds, but reported as a note: the
+// archive is not at fault, and a first import of Cursor's default places
+// ends with exit 0.
+func twinFormats(a, b string) bool {
+	return a != b && (a == cursor.Name || a == cursoragent.Name) && (b == cursor.Name || b == cursoragent.Name)
+}

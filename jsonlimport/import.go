@@ -1008,7 +1008,13 @@ func buildUnit(ctx context.Context, store sessiondb.Store, w *work, dryRun bool,
 			if otherMachine(existing, w.p.machine) {
 				from += fmt.Sprintf(" on machine %q", existing.Machine)
 			}
-			problems = append(problems, Problem{Path: u.Path, Reason: fmt.Sprintf("session %q already exists (from %s); imported as %q", id, from, alt)})
+			if twinFormats(existing.SourceFormat, u.Format) {
+				// One conversation the agent keeps in two places: expected,
+				// so a note, not a problem of the archive.
+				pd.Notes = append(pd.Notes, Problem{Path: u.Path, Reason: fmt.Sprintf("session %q is also kept by %s (from %s), the same conversation as the agent stores it there; imported beside it as %q", id, existing.SourceFormat, from, alt)})
+			} else {
+				problems = append(problems, Problem{Path: u.Path, Reason: fmt.Sprintf("session %q already exists (from %s); imported as %q", id, from, alt)})
+			}
 			id = alt
 			if _, err := store.Get(ctx, id); err == nil {
 				return 0, problems, fmt.Errorf("session %q: %w", id, sessiondb.ErrExists)

@@ -66,8 +66,11 @@
 //
 // Each transcript is a session; its ID is the file's name (the uuid, which
 // is the IDE's composerId when the IDE wrote it: a conversation imported
-// from both state.vscdb and its transcript gets a second ID, with a
-// problem, as any ID two sources share). Every line is an entry whose body
+// from both state.vscdb and its transcript is kept twice, the one
+// imported second under a derived ID, as any ID two sources share; since
+// this is how Cursor keeps it and not a fault of the archive, the import
+// says so in a note, not a problem, and a first import of Cursor's default
+// places ends with exit 0: jsonlimport's twinFormats). Every line is an entry whose body
 // is the line's bytes: a message line Kind "message" and Role its role; a
 // turn_ended line Kind "turn_ended" (bookkeeping); a line of another
 // shape keeps its type as Kind, with a problem.
