@@ -42,17 +42,9 @@ var errNotArray = fmt.Errorf("not a JSON array: %w", sessiondb.ErrInvalid)
 // elements before it are kept; it fails only when the file cannot be read
 // or does not open with '['.
 func readArray(ctx context.Context, path string, problem func(line int, format string, args ...any)) (*array, error) {
-	f, err := jsonl.Open(path)
+	raw, err := readBounded(path)
 	if err != nil {
 		return nil, err
-	}
-	defer f.Close()
-	raw, err := io.ReadAll(io.LimitReader(bufio.NewReader(f), maxFileSize+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(raw) > maxFileSize {
-		return nil, fmt.Errorf("%s is larger than %d bytes: %w", path, maxFileSize, sessiondb.ErrInvalid)
 	}
 	a := &array{Raw: raw}
 	dec := json.NewDecoder(bytes.NewReader(raw))
@@ -124,3 +116,21 @@ const maxFileSize = 1 << 30
 
 // stringReader reads s.
 func stringReader(s string) *strings.Reader { return strings.NewReader(s) }
+
+// readBounded reads the whole file at path, which Cline writes whole: at
+// most maxFileSize bytes, a larger file being ErrInvalid.
+func readBounded(path string) ([]byte, error) {
+	f, err := jsonl.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	raw, err := io.ReadAll(io.LimitReader(bufio.NewReader(f), maxFileSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(raw) > maxFileSize {
+		return nil, fmt.Errorf("%s is larger than %d bytes: %w", path, maxFileSize, sessiondb.ErrInvalid)
+	}
+	return raw, nil
+}

@@ -118,17 +118,9 @@ type sdkFile struct {
 // before it are kept. It fails when the file cannot be read or is not a
 // JSON object.
 func readSDK(ctx context.Context, path string, problem func(format string, args ...any)) (*sdkFile, error) {
-	f, err := jsonl.Open(path)
+	raw, err := readBounded(path)
 	if err != nil {
 		return nil, err
-	}
-	defer f.Close()
-	raw, err := io.ReadAll(io.LimitReader(bufio.NewReader(f), maxFileSize+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(raw) > maxFileSize {
-		return nil, fmt.Errorf("%s is larger than %d bytes: %w", path, maxFileSize, sessiondb.ErrInvalid)
 	}
 	s := &sdkFile{raw: raw}
 	dec := json.NewDecoder(bytes.NewReader(raw))
