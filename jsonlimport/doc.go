@@ -79,7 +79,7 @@
 //     prefix.go says what that trusts). The records under each directory
 //     imported are read in one query before the walk, and such a file of a
 //     format that can name its unit without reading it (jsonl.Reclaimer:
-//     Claude Code, Codex, pi, Gemini CLI and Qwen Code JSONL files) is not
+//     Claude Code, Codex, pi, Gemini CLI, Qwen Code, Copilot CLI and the Cursor agent's JSONL files) is not
 //     offered to the formats' claims either (unchanged.go); same size and mtime and prefix hash
 //     (a file copied to a new inode): nothing is written either;
 //   - the consumed prefix still hashes the same (the file grew, or only a

@@ -14,8 +14,9 @@ import (
 
 // reclaimTree copies archives of the formats that reclaim (Claude Code with
 // tool results and sub-agents, Codex with its session index, pi, Gemini
-// CLI with a whole-JSON chat, Qwen Code with a sub-agent and its meta) into
-// one tree.
+// CLI with a whole-JSON chat, Qwen Code with a sub-agent and its meta,
+// Copilot CLI with its workspace.yaml, the Cursor agent with a sub-agent)
+// into one tree.
 func reclaimTree(t *testing.T) string {
 	t.Helper()
 	root := t.TempDir()
@@ -26,6 +27,8 @@ func reclaimTree(t *testing.T) string {
 		"../testdata/gemini/gemini-home":              "gemini",
 		"../testdata/qwen/qwen-home":                  "qwen",
 		"../testdata/agents/qwen/subagent/home/.qwen": "qwen-sub",
+		"../testdata/copilot/session-state":           "copilot",
+		"../testdata/cursor-agent/crafted/projects":   "cursor",
 	} {
 		copyTree(t, src, filepath.Join(root, dst))
 	}
@@ -108,7 +111,7 @@ func TestNoOpImportReadsNoFile(t *testing.T) {
 			}
 		}
 	}
-	for _, want := range []string{"claude-code", "codex", "pi", "gemini-cli", "qwen-code"} {
+	for _, want := range []string{"claude-code", "codex", "pi", "gemini-cli", "qwen-code", "copilot-cli", "cursor-agent"} {
 		if !reclaimed[want] {
 			t.Errorf("no %s file in the tree was reclaimed", want)
 		}

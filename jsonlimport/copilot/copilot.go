@@ -57,6 +57,19 @@ func (Format) Claim(files []string) (units []jsonl.Unit, rest []string) {
 	return units, rest
 }
 
+// Reclaim implements jsonl.Reclaimer: an events file's claim rests on its
+// first line; its workspace.yaml is listed as Claim lists it.
+func (Format) Reclaim(path string) (jsonl.Unit, bool) {
+	if !strings.HasSuffix(path, ".jsonl") {
+		return jsonl.Unit{}, false
+	}
+	u := jsonl.Unit{Format: Name, Path: path}
+	if ws := filepath.Join(filepath.Dir(path), WorkspaceName); regular(ws) && filepath.Base(path) == EventsName {
+		u.Extra = []string{ws}
+	}
+	return u, true
+}
+
 func claimed(units []jsonl.Unit, f string) bool {
 	for _, u := range units {
 		if u.Path == f {

@@ -52,6 +52,15 @@ func (Format) Claim(files []string) (units []jsonl.Unit, rest []string) {
 	return units, rest
 }
 
+// Reclaim implements jsonl.Reclaimer: a transcript's claim rests on its
+// first line alone.
+func (Format) Reclaim(path string) (jsonl.Unit, bool) {
+	if !strings.HasSuffix(path, ".jsonl") {
+		return jsonl.Unit{}, false
+	}
+	return jsonl.Unit{Format: Name, Path: path}, true
+}
+
 // Reserves implements jsonl.Reserver: picoclaw, earlier in the claim
 // order, takes any .jsonl whose first line starts with {"role":, which a
 // Cursor transcript's does.
