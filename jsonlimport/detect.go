@@ -81,7 +81,8 @@ type planned struct {
 	cache   *jsonl.Cache
 	// prev is the unit's import record as read before the walk, for a
 	// file taken unchanged by discover's reclaim (unchanged.go).
-	prev *sessiondb.SourceFile
+	prev   *sessiondb.SourceFile
+	prevSt *importState // prev's State, decoded
 }
 
 // discover walks paths (files and directory trees), offers the sorted files

@@ -709,7 +709,9 @@ func prepare(ctx context.Context, store sessiondb.Store, p planned) *work {
 		return w
 	default:
 		w.prev = prev
-		if len(prev.State) > 0 {
+		if p.prevSt != nil {
+			w.prevSt = *p.prevSt // decoded by reclaim
+		} else if len(prev.State) > 0 {
 			if err := json.Unmarshal(prev.State, &w.prevSt); err != nil {
 				w.problem = append(w.problem, Problem{Path: u.Path, Reason: fmt.Sprintf("previous import state unreadable (%v); importing again as a replacement", err)})
 				w.prevSt = importState{}
@@ -724,7 +726,7 @@ func prepare(ctx context.Context, store sessiondb.Store, p planned) *work {
 		}
 		if p.prev != nil {
 			// Changed since the walk: decide on the record as it is now.
-			p.prev = nil
+			p.prev, p.prevSt = nil, nil
 			return prepare(ctx, store, p)
 		}
 		sess, err := store.Get(ctx, prev.SessionID)

@@ -19,7 +19,8 @@ import (
 // it first: a file whose record is this machine's, whose device, inode,
 // size and modification time are the record's, and whose format names its
 // unit without reading it (jsonl.Reclaimer) is taken as that unit, and
-// prepare finds it unchanged from the same record without a query. Any
+// prepare finds it unchanged from the same record, decoded once, without
+// a query. Any
 // difference (a file that changed, a record another writer changed since,
 // a format that cannot reclaim) takes the usual path: the formats claim
 // the file and prepare reads its record again. So an unchanged file keeps
@@ -81,6 +82,6 @@ func reclaimer(ctx context.Context, store sessiondb.Store, paths []string, forma
 			return planned{}, false
 		}
 		u.Format = rec.Format
-		return planned{unit: u, format: f, prev: &rec}, true
+		return planned{unit: u, format: f, prev: &rec, prevSt: &st}, true
 	}
 }
