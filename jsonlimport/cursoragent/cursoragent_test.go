@@ -490,3 +490,17 @@ func TestCursorAgentOverwrittenByError(t *testing.T) {
 		t.Errorf("the session holds %d entries (%v), want the 3 imported", len(log), err)
 	}
 }
+
+// TestExportPathFromSourceNames: the export path is built from the source
+// file's names, which are data: no control byte or ".." reaches it.
+func TestExportPathFromSourceNames(t *testing.T) {
+	for _, src := range []string{
+		"/home/me/.cursor/projects/p/agent-transcripts/a\x1b[2Jb/a\x1b[2Jb.jsonl",
+		"/home/me/.cursor/projects/p/agent-transcripts/x\n.jsonl",
+	} {
+		got := cursoragent.ExportPath(sessiondb.Session{ID: "s1", SourcePath: src})
+		if strings.ContainsFunc(got, func(r rune) bool { return r < 0x20 || r == 0x7f }) || strings.Contains(got, "..") || !strings.HasPrefix(got, "projects/p/agent-transcripts/") {
+			t.Errorf("ExportPath(%q) = %q", src, got)
+		}
+	}
+}

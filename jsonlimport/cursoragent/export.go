@@ -82,7 +82,11 @@ func ExportPath(sess sessiondb.Session) string {
 			ok = ok && p != "" && p != "." && p != ".." && len(p) <= jsonl.MaxNameLen
 		}
 		if ok {
-			return path.Join(append([]string{"projects", jsonl.FileName(slug)}, rest...)...)
+			parts := []string{"projects", jsonl.FileName(slug)}
+			for _, p := range rest {
+				parts = append(parts, jsonl.FileName(p)) // no control byte or separator from the source's name
+			}
+			return path.Join(parts...)
 		}
 	}
 	var a struct {
