@@ -79,3 +79,61 @@ func TestMigrationUsageQuarters(t *testing.T) {
 		t.Errorf("backfilled rollup differs from the one the trigger kept:\n got %q\nwant %q", got, kept)
 	}
 }
+
+// TestUsageQuartersConcurrentEdge: a transaction that deletes a group's
+// first call while another adds a later one that becomes the group's
+// first commits after it: the first call read from the ledger counts the
+// other's call (the trigger locks the group before it reads).
+func TestUsageQuartersConcurrentEdge(t *testing.T) {
+	s := MustOpenStore(t, nil)
+	ctx := t.Context()
+	day := time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)
+	for _, id := range []string{"a", "b"} {
+		if _, err := s.Create(ctx, sessiondb.Session{ID: id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.Commit(ctx, "a", sessiondb.Commit{Usage: []sessiondb.Usage{
+		{Provider: "p", Model: "m", InputTokens: 1, CreatedAt: day.Add(1 * time.Minute)},
+		{Provider: "p", Model: "m", InputTokens: 2, CreatedAt: day.Add(10 * time.Minute)},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	db := s.DB()
+	adder, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer adder.Rollback()
+	if _, err := adder.ExecContext(ctx, `INSERT INTO usage (session_id, provider, model, input_tokens, created_at)
+		VALUES ('b', 'p', 'm', 4, '2026-01-01T10:05:00.000000000Z')`); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := db.ExecContext(ctx, `DELETE FROM usage WHERE session_id = 'a' AND input_tokens = 1`)
+		done <- err
+	}()
+	// Wait until the delete waits for the adder's lock on the group.
+	for waiting := 0; waiting == 0; {
+		if err := db.QueryRowContext(ctx, `SELECT count(*) FROM pg_stat_activity
+			WHERE wait_event_type = 'Lock' AND query LIKE 'DELETE FROM usage WHERE session_id = ''a''%'`).Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := adder.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	var first, last string
+	var calls int64
+	if err := db.QueryRowContext(ctx, `SELECT calls, first_at, last_at FROM usage_quarters WHERE provider = 'p' AND model = 'm'`).Scan(&calls, &first, &last); err != nil {
+		t.Fatal(err)
+	}
+	if calls != 2 || first != "2026-01-01T10:05:00.000000000Z" || last != "2026-01-01T10:10:00.000000000Z" {
+		t.Errorf("group after a concurrent add and delete: %d calls, %s to %s; want 2, 10:05 to 10:10", calls, first, last)
+	}
+}

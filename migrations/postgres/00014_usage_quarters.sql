@@ -44,6 +44,12 @@ DECLARE
 BEGIN
     IF TG_OP IN ('DELETE', 'UPDATE') THEN
         c := -(CASE WHEN OLD.cost BETWEEN -1e15 AND 1e15 THEN OLD.cost ELSE 0.0 END);
+        -- Lock the group first: a writer adding to it concurrently commits
+        -- before the statements below take their snapshots, so the first
+        -- or last call read from the ledger counts its call too.
+        PERFORM 1 FROM usage_quarters q
+        WHERE q.hour = substr(OLD.created_at, 1, 13) AND q.quarter = CAST(substr(OLD.created_at, 15, 2) AS integer) / 15
+          AND q.provider = OLD.provider AND q.model = OLD.model FOR UPDATE;
         DELETE FROM usage_quarters q
         WHERE q.hour = substr(OLD.created_at, 1, 13) AND q.quarter = CAST(substr(OLD.created_at, 15, 2) AS integer) / 15
           AND q.provider = OLD.provider AND q.model = OLD.model AND q.calls <= 1;

@@ -65,4 +65,8 @@
 //     its statement is done, so a group's first or last call read from the
 //     ledger is the statement's result, and a group all of whose calls one
 //     statement deletes keeps its times until its last call takes the row.
+//     A removal locks its group's row before it reads the ledger, so that
+//     a concurrent writer that added to the group has committed and its
+//     call is seen (READ COMMITTED: each statement of the function takes
+//     a new snapshot).
 package postgres
