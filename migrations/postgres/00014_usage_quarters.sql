@@ -38,7 +38,10 @@ GROUP BY 1, 2, 3, 4;
 -- or last is read from the ledger (as the statement left it: an AFTER
 -- trigger runs once the statement is done), one probe of usage_by_model.
 -- +goose StatementBegin
-CREATE FUNCTION usage_quarters_apply() RETURNS trigger LANGUAGE plpgsql AS $$
+-- SET search_path FROM CURRENT: the function keeps the rollup of its own
+-- schema whatever search_path the writing session has (two sessiondb
+-- schemas in one database, a psql session in another).
+CREATE FUNCTION usage_quarters_apply() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
 DECLARE
     c double precision;
 BEGIN
