@@ -56,6 +56,13 @@
 //     none; a lookup under a machine finds its own record, else the one
 //     of the empty machine (internal/engine/source.go). Its Down keeps the latest
 //     import's record of each path.
+//   - Version 17 (issue 42) adds usage_quarters, the usage ledger rolled
+//     up by UTC quarter hour, provider and model, filled from the ledger
+//     and kept by triggers on usage (insert, delete, update of the summed
+//     columns), which sessionctl usage daily and monthly read instead of
+//     the ledger. Its cost is a compensated pair (cost + cost_err is the
+//     group's cost); see its file and "Usage rollup" in package sqlstore.
+//     Its Down drops the triggers and the table.
 //
 // The schema is a public interface: see the comments in 00001_initial.sql
 // for what each table and view holds.

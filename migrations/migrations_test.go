@@ -624,3 +624,87 @@ func TestSourceMachineMigration(t *testing.T) {
 		t.Errorf("after down, /p/a.jsonl's record is %q (%v), want the latest import's (b)", id, err)
 	}
 }
+
+// TestUsageQuartersMigration: version 17 fills usage_quarters from the
+// ledger it finds, its triggers keep it equal to a fresh aggregation
+// through inserts, updates and deletes (a session's cascade too), and its
+// Down drops it and its triggers; up again fills it again.
+func TestUsageQuartersMigration(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t)
+	p, err := NewProvider(db, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.UpTo(ctx, 16); err != nil {
+		t.Fatal(err)
+	}
+	schema := objects(t, db)
+	exec := func(q string, args ...any) {
+		t.Helper()
+		if _, err := db.Exec(q, args...); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	exec(`INSERT INTO sessions (id, created_at, updated_at) VALUES ('a', 'x', 'x'), ('b', 'x', 'x')`)
+	const ins = `INSERT INTO usage (session_id, provider, model, input_tokens, output_tokens, cost, cost_estimated, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
+	exec(ins, "a", "p", "m", 10, 1, 0.1, 0, "2026-01-01T10:14:59.999999999Z")
+	exec(ins, "a", "p", "m", 20, 2, 0.2, 0, "2026-01-01T10:15:00.000000000Z")
+	exec(ins, "b", "p", "m", 30, 3, 0.3, 0, "2026-01-01T10:29:00.000000000Z")
+	exec(ins, "b", "p", "n", 40, 4, 0, 1, "2026-01-01T10:00:00.000000000Z")
+	// The rollup as the report's scan groups the ledger.
+	const fresh = `SELECT substr(created_at, 1, 13) || ' ' || (CAST(substr(created_at, 15, 2) AS INTEGER) / 15) || ' ' || provider || ' ' || model
+		|| ' ' || count(*) || ' ' || sum(input_tokens) || ' ' || sum(output_tokens) || ' ' || sum(cost) || ' '
+		|| sum(CASE WHEN cost_estimated AND cost = 0 AND input_tokens + output_tokens + cache_read_tokens + cache_write_tokens > 0 THEN 1 ELSE 0 END)
+		|| ' ' || min(created_at) || ' ' || max(created_at)
+		FROM usage GROUP BY substr(created_at, 1, 13), CAST(substr(created_at, 15, 2) AS INTEGER) / 15, provider, model ORDER BY 1`
+	const rolled = `SELECT hour || ' ' || quarter || ' ' || provider || ' ' || model || ' ' || calls || ' ' || input_tokens || ' '
+		|| output_tokens || ' ' || (cost + cost_err) || ' ' || unpriced || ' ' || first_at || ' ' || last_at FROM usage_quarters ORDER BY 1`
+	list := func(q string) []string {
+		t.Helper()
+		rows, err := db.Query(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var out []string
+		for rows.Next() {
+			var s string
+			if err := rows.Scan(&s); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, s)
+		}
+		return out
+	}
+	same := func(when string, n int) {
+		t.Helper()
+		want, got := list(fresh), list(rolled)
+		if !slices.Equal(got, want) || len(got) != n {
+			t.Errorf("%s: usage_quarters\n %q\nwant %d rows\n %q", when, got, n, want)
+		}
+	}
+	if _, err := p.UpTo(ctx, 17); err != nil {
+		t.Fatal(err)
+	}
+	same("after the backfill", 3)
+	exec(ins, "a", "p", "m", 5, 5, 0.5, 0, "2026-01-01T10:20:00.000000000Z")
+	exec(`UPDATE usage SET cost = 0.25 WHERE input_tokens = 20`)
+	exec(`UPDATE usage SET created_at = '2026-01-01T10:44:00.000000000Z' WHERE input_tokens = 30`)
+	same("after an insert and updates", 4)
+	exec(`DELETE FROM usage WHERE input_tokens = 20`) // the group's first call
+	same("after a delete", 4)
+	exec(`DELETE FROM sessions WHERE id = 'b'`) // the cascade
+	same("after a session's delete", 2)
+	if _, err := p.DownTo(ctx, 16); err != nil {
+		t.Fatal(err)
+	}
+	if got := objects(t, db); !slices.Equal(got, schema) {
+		t.Errorf("schema after down:\n got %q\nwant %q", got, schema)
+	}
+	exec(ins, "a", "q", "m", 1, 1, 1, 0, "2026-01-02T00:00:00.000000000Z")
+	if _, err := p.UpTo(ctx, 17); err != nil {
+		t.Fatal(err)
+	}
+	same("after down and up", 3)
+}

@@ -159,6 +159,19 @@
 // defined in the database by others, which the role may execute, are
 // the role's privileges' business.
 //
+// # Usage rollup
+//
+// usage_quarters (migration 00014) answers the usage reports by quarter
+// hour and model (sessionctl usage daily and monthly) without reading the
+// ledger, kept by a trigger on usage; the rules are sqlstore's ("Usage
+// rollup" there) and the report's SQL is backend.UsageReport's. Two
+// differences: the trigger runs after its statement, and a group's row is
+// locked by the transaction that adds to it until it commits, so writers
+// of different sessions adding calls of one model in one quarter hour
+// queue on it (a deadlock of two opposite orders is retried like any).
+// The cost of a group is the compensated sum, which may differ in its
+// last digit from this backend's uncompensated scan.
+//
 // # Decisions
 //
 //   - The schema mirrors sqlstore's (same tables and columns; times as

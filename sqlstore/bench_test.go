@@ -207,3 +207,35 @@ func BenchmarkList(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCommitUsage commits usage rows, the writes the usage_quarters
+// triggers (migration 17) add to: an agent's turn (one message, one call)
+// and an import's batch (100 calls over a day, ten models). Durability
+// Normal, so that the figure is the work rather than the fsync.
+func BenchmarkCommitUsage(b *testing.B) {
+	body := benchBody(512, "bench")
+	for _, rows := range []int{1, 100} {
+		b.Run(fmt.Sprintf("rows=%d", rows), func(b *testing.B) {
+			ctx := context.Background()
+			s := MustOpenStore(b, &Options{Durability: DurabilityNormal})
+			if _, err := s.Create(ctx, sessiondb.Session{ID: "bench"}); err != nil {
+				b.Fatal(err)
+			}
+			day := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+			b.ReportAllocs()
+			n, cpu0 := 0, cpuSeconds()
+			for b.Loop() {
+				c := sessiondb.Commit{Append: []sessiondb.Entry{{Body: body}}}
+				for i := range rows {
+					c.Usage = append(c.Usage, sessiondb.Usage{Provider: "anthropic", Model: fmt.Sprintf("model-%d", i%10), InputTokens: 1000,
+						OutputTokens: 50, CacheReadTokens: 5000, Cost: 0.0123, CreatedAt: day.Add(time.Duration(n*rows+i) * 7 * time.Second)})
+				}
+				if _, err := s.Commit(ctx, "bench", c); err != nil {
+					b.Fatal(err)
+				}
+				n++
+			}
+			b.ReportMetric((cpuSeconds()-cpu0)*1e6/float64(n), "cpu-µs/op")
+		})
+	}
+}

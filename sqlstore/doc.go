@@ -259,6 +259,74 @@
 // rebuilds the index from the log. sqlite3 users attach the index file to
 // query it: ATTACH '<database>-search' AS search.
 //
+// # Usage rollup
+//
+// usage_quarters (migration 17; PostgreSQL's 14, the same table and
+// rules in pgstore) is the usage ledger grouped as UsageReport groups it
+// with ByQuarterHour and ByModel: one row per UTC quarter hour (hour
+// 'YYYY-MM-DDTHH' and quarter 0-3, the scan's own expressions over
+// created_at), provider and model, holding the group's calls, token sums,
+// cost, unpriced calls and first and last call. Triggers on usage keep it
+// (AFTER INSERT, AFTER DELETE, AFTER UPDATE of the columns it sums), so
+// every path that writes the ledger keeps it exact with no Go code of its
+// own: a commit, a call reported again under its CallID, ReplaceUsage (a
+// re-import's rewrite), a session's delete and its cascade, PutSession (a
+// copy), Reprice's UPDATE of cost, and a write made with sqlite3.
+// backend.UsageReport reads it for a report grouped by quarter hour and
+// model (ByDay too) that needs neither a call's session (SessionID,
+// BySession, project, machine) nor its single cost (Prices), with Since
+// and Until zero or on UTC quarter hours: sessionctl usage daily and
+// monthly, whose local days start on quarter hours. Any other report
+// scans the ledger as before; a coarser one (ByModel alone, ByDay) would
+// add the groups' sums in another order than the scan adds the calls.
+//
+// What is exact, and why:
+//
+//   - calls, the token sums and unpriced are integers, added on insert and
+//     subtracted on delete; an update takes the old row out and puts the
+//     new one in. A group's row goes with its last call, so the report has
+//     no empty group, like the scan.
+//   - first_at and last_at: an insert takes the min and max. A delete of a
+//     call inside the group changes neither; a delete of the group's first
+//     (last) call reads the new one from the ledger, the first (last)
+//     entry of usage_by_model (provider, model, created_at) within the
+//     hour, filtered to the quarter: one index probe over at most that
+//     model's calls of the hour, never a scan of the group for a call that
+//     is not at an edge. A remaining call at the same time is found again.
+//   - cost: costs are doubles, and the same costs added in another order
+//     differ in their last digits. The row keeps the group's sum as the
+//     pair (cost, cost_err) of a Kahan-Babuska-Neumaier sum, the pair
+//     SQLite's own sum() keeps (since 3.43): each inserted call's cost (as
+//     backend.CostSQL counts it) is added, each deleted one's negation is
+//     added, and the report reads cost + cost_err. A compensated sum is
+//     the exact sum rounded once, whatever the order, but for ties so
+//     rare they do not occur in practice, so the rollup's cost equals a
+//     fresh SQLite scan's bit for bit (TestUsageRollupExactCost, with
+//     costs of 53 random bits, inserts and deletes; storetest's
+//     UsageReport/Rollup through rewrites, copies and a reprice).
+//     PostgreSQL's sum(double precision) adds in the plan's order without
+//     compensation, so there the scan's last digits are the plan's and
+//     the rollup's cost (the more accurate) may differ from them by an
+//     ulp or so: storetest compares costs to a relative 1e-13.
+//     Rejected: costs in integer micro-units (they would no longer be the
+//     scan's), and recomputing a group's cost from the ledger at each
+//     delete (a read of the group per deleted call, and on PostgreSQL
+//     still the plan's order).
+//   - The migration's backfill stores the scan's sum (compensated on
+//     SQLite) with cost_err 0.
+//   - Bounds compare (hour, quarter) with the bound's, which is the scan's
+//     created_at comparison for times in the stored layout (every time the
+//     stores write); rows written by hand in another layout are grouped as
+//     the scan groups them, by the same expressions.
+//
+// The price is on the write path: one upsert on usage_quarters's primary
+// key per inserted call; per deleted call a delete and an update of its
+// group, and an index probe when it was at an edge (BenchmarkCommitUsage;
+// BENCHMARKS.md, issue 42). On PostgreSQL a group's row is locked until
+// its writer commits, so writers of different sessions that add calls of
+// one model in one quarter hour queue there (a deadlock of two commits
+// adding calls of two models in opposite orders is retried by the store).
+//
 // # Decisions
 //
 //   - Times are stored as fixed-width UTC text, so sqlite3 users can read

@@ -21,6 +21,7 @@ func usageReportTests() []testCase {
 		{name: "RepriceDryRun", fn: testRepriceDryRun},
 		{name: "RepriceInvalidPrice", fn: testRepriceInvalidPrice},
 		{name: "Unpriced", fn: testUsageUnpriced},
+		{name: "Rollup", fn: testUsageRollup},
 	}
 }
 

@@ -3,7 +3,9 @@
 // the normal form of an alias list, list cursors, the key of a deleted
 // session's tombstone, the SQL arguments of optional values, the scan
 // of per-session usage totals, the insert of a usage row, the usage
-// report and repricing SQL (usage.go), and the kept counts (counts.go:
+// report and repricing SQL (usage.go; a report by quarter hour and
+// model reads the usage_quarters rollup, see "Usage rollup" in package
+// sqlstore), and the kept counts (counts.go:
 // which kinds MessageCount counts, and how a commit that records a
 // compaction counts again). sqlstore and pgstore both call it, so the two
 // cannot drift apart on these rules.

@@ -296,6 +296,9 @@ func UsageReport(ctx context.Context, tx Tx, q sessiondb.UsageQuery) ([]sessiond
 			args = append(args, args...)
 		}
 	}
+	if fromQuarters(q) {
+		return scanUsageRows(ctx, tx, quartersQuery(q))
+	}
 	cols := []string{"CAST('' AS TEXT)", "CAST('' AS TEXT)", "CAST('' AS TEXT)", "CAST('' AS TEXT)", "CAST('' AS TEXT)", "0", "CAST('' AS TEXT)", "CAST('' AS TEXT)"}
 	// The time terms lead the grouping: no index starts with them, so
 	// SQLite scans the table once and sorts, rather than walking
@@ -365,7 +368,76 @@ func UsageReport(ctx context.Context, tx Tx, q sessiondb.UsageQuery) ([]sessiond
 	if len(group) > 0 {
 		query += ` GROUP BY ` + strings.Join(group, ", ") + ` ORDER BY ` + strings.Join(group, ", ")
 	}
-	rows, err := tx.QueryContext(ctx, query, args...)
+	return scanUsageRows(ctx, tx, usageQuery{query, args, len(group) > 0})
+}
+
+// usageQuery is a usage report's statement: its 18 columns are the
+// UsageRow's, as scanUsageRows reads them.
+type usageQuery struct {
+	query   string
+	args    []any
+	grouped bool // a report without grouping has one row, even of no call
+}
+
+// fromQuarters says whether the report q is answered from usage_quarters
+// (migration 17, PostgreSQL's 14) rather than by a scan of the ledger:
+// grouped by quarter hour and model, with nothing that needs a call's
+// session (its ID, project or machine) or its single cost (Prices), and
+// bounds on quarter hours. Each rollup row is then one report row, whose
+// sums and first and last calls the triggers keep equal to the scan's;
+// a report grouped more coarsely would add the rows' costs again, in
+// another order than a scan, so it scans.
+func fromQuarters(q sessiondb.UsageQuery) bool {
+	return q.ByQuarterHour && q.ByModel && q.Prices == nil && q.SessionID == "" && !q.BySession &&
+		!q.ByProject && q.Project == "" && !q.ByMachine && q.Machine == "" &&
+		onQuarter(q.Since) && onQuarter(q.Until)
+}
+
+// onQuarter says whether t is zero or the start of a UTC quarter hour
+// within the years a stored time has.
+func onQuarter(t time.Time) bool {
+	if t.IsZero() {
+		return true
+	}
+	u := t.UTC()
+	return u.Year() >= 1 && u.Year() <= 9999 && u.Minute()%15 == 0 && u.Second() == 0 && u.Nanosecond() == 0
+}
+
+// quartersQuery is the report q (fromQuarters) read from usage_quarters:
+// its key (hour, quarter) compared as a pair with the bounds' is the
+// created_at bound of the scan, for the times the stores write.
+func quartersQuery(q sessiondb.UsageQuery) usageQuery {
+	day := "CAST('' AS TEXT)"
+	if q.ByDay {
+		day = "substr(q.hour, 1, 10)"
+	}
+	query := `SELECT CAST('' AS TEXT), q.provider, q.model, ` + day + `, q.hour, q.quarter, CAST('' AS TEXT), CAST('' AS TEXT),
+		q.calls, q.input_tokens, q.output_tokens, q.cache_read_tokens, q.cache_write_tokens, q.reasoning_tokens,
+		q.cost + q.cost_err, q.first_at, q.last_at, q.unpriced
+		FROM usage_quarters q`
+	var where []string
+	var args []any
+	bound := func(t time.Time, op string) {
+		u := t.UTC()
+		where = append(where, "(q.hour, q.quarter) "+op+" (CAST(? AS TEXT), CAST(? AS INTEGER))")
+		args = append(args, u.Format("2006-01-02T15"), u.Minute()/15)
+	}
+	if !q.Since.IsZero() {
+		bound(q.Since, ">=")
+	}
+	if !q.Until.IsZero() {
+		bound(q.Until, "<")
+	}
+	if len(where) > 0 {
+		query += ` WHERE ` + strings.Join(where, " AND ")
+	}
+	query += ` ORDER BY q.hour, q.quarter, q.provider, q.model`
+	return usageQuery{query, args, true}
+}
+
+// scanUsageRows runs the report statement uq and reads its rows.
+func scanUsageRows(ctx context.Context, tx Tx, uq usageQuery) ([]sessiondb.UsageRow, error) {
+	rows, err := tx.QueryContext(ctx, uq.query, uq.args...)
 	if err != nil {
 		return nil, fmt.Errorf("usage report: %w", err)
 	}
@@ -389,7 +461,7 @@ func UsageReport(ctx context.Context, tx Tx, q sessiondb.UsageQuery) ([]sessiond
 		if first != "" {
 			r.FirstAt, r.LastAt = ParseTime(first), ParseTime(last)
 		}
-		if r.Calls > 0 || len(group) > 0 {
+		if r.Calls > 0 || uq.grouped {
 			out = append(out, r)
 		}
 	}

@@ -57,4 +57,16 @@
 //     importing machine keeps its own record of a path. Each record takes
 //     its session's machine (empty without one); its Down keeps the latest
 //     import's record of each path.
+//   - 00014 (SQLite's 00017, issue 42) adds usage_quarters, the usage
+//     ledger rolled up by UTC quarter hour, provider and model, kept by
+//     one PL/pgSQL trigger function (usage_quarters_apply) that AFTER
+//     INSERT, DELETE and UPDATE triggers on usage run for each row; see
+//     "Usage rollup" in package sqlstore. An AFTER row trigger runs once
+//     its statement is done, so a group's first or last call read from the
+//     ledger is the statement's result, and a group all of whose calls one
+//     statement deletes keeps its times until its last call takes the row.
+//     A removal locks its group's row before it reads the ledger, so that
+//     a concurrent writer that added to the group has committed and its
+//     call is seen (READ COMMITTED: each statement of the function takes
+//     a new snapshot).
 package postgres
