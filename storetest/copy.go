@@ -18,6 +18,7 @@ func copyTests() []testCase {
 		{name: "RoundTrip", fn: testCopyRoundTrip},
 		{name: "ExpectAndReplace", fn: testCopyExpect},
 		{name: "BadDump", fn: testCopyBadDump},
+		{name: "Bulk", fn: testCopyBulk},
 	}
 }
 

@@ -279,28 +279,61 @@ func DeleteUsage(ctx context.Context, tx Execer, id string) (int64, error) {
 	return n, nil
 }
 
+// UsageColumns are the columns of a usage row, in the order of the values
+// UsageRows returns; UsageColumnCount is how many.
+const (
+	UsageColumns = `session_id, seq, call_id, provider, model, input_tokens, output_tokens, cache_read_tokens,
+		cache_write_tokens, cache_write_1h_tokens, reasoning_tokens, cost, cost_estimated, created_at`
+	UsageColumnCount = 14
+)
+
+// usageRow is u's values for UsageColumns, after the check that u.Seq
+// lies in 0..lastSeq.
+func usageRow(id string, lastSeq int64, u sessiondb.Usage, created string) ([]any, error) {
+	if u.Seq < 0 || u.Seq > lastSeq {
+		return nil, fmt.Errorf("usage of %s: %w: seq %d outside 0..%d", id, sessiondb.ErrInvalid, u.Seq, lastSeq)
+	}
+	var seq any
+	if u.Seq > 0 {
+		seq = u.Seq
+	}
+	return []any{id, seq, NullString(u.CallID), u.Provider, u.Model, u.InputTokens, u.OutputTokens, u.CacheReadTokens,
+		u.CacheWriteTokens, u.CacheWrite1hTokens, u.ReasoningTokens, u.Cost, u.CostEstimated, created}, nil
+}
+
+// UsageRows returns the values (UsageColumns) of rows us of session id,
+// checked as InsertUsage checks each, for a writer that inserts many at
+// once into a ledger that holds none of their call IDs (sessioncopy's
+// Write, into a session it just created, from a dump whose call IDs are
+// distinct). created gives a row's stored time.
+func UsageRows(id string, lastSeq int64, us []sessiondb.Usage, created func(sessiondb.Usage) string) ([][]any, error) {
+	rows := make([][]any, len(us))
+	for i, u := range us {
+		r, err := usageRow(id, lastSeq, u, created(u))
+		if err != nil {
+			return nil, err
+		}
+		rows[i] = r
+	}
+	return rows, nil
+}
+
 // InsertUsage adds u to session id's usage ledger, created being its
 // stored time. lastSeq is the session's LastSeq after the commit's
 // appends: u.Seq must lie in 0..lastSeq. A row with a CallID replaces the
 // session's row of that CallID (see sessiondb.Usage.CallID).
 func InsertUsage(ctx context.Context, tx Execer, id string, lastSeq int64, u sessiondb.Usage, created string) error {
-	if u.Seq < 0 || u.Seq > lastSeq {
-		return fmt.Errorf("usage of %s: %w: seq %d outside 0..%d", id, sessiondb.ErrInvalid, u.Seq, lastSeq)
-	}
-	var seq any
-	if u.Seq > 0 {
-		seq = u.Seq
+	row, err := usageRow(id, lastSeq, u, created)
+	if err != nil {
+		return err
 	}
 	if u.CallID != "" {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM usage WHERE session_id = ? AND call_id = ?`, id, u.CallID); err != nil {
 			return fmt.Errorf("usage of %s: %w", id, err)
 		}
 	}
-	_, err := tx.ExecContext(ctx, `INSERT INTO usage (session_id, seq, call_id, provider, model, input_tokens,
-		output_tokens, cache_read_tokens, cache_write_tokens, cache_write_1h_tokens, reasoning_tokens, cost, cost_estimated, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		id, seq, NullString(u.CallID), u.Provider, u.Model, u.InputTokens, u.OutputTokens, u.CacheReadTokens,
-		u.CacheWriteTokens, u.CacheWrite1hTokens, u.ReasoningTokens, u.Cost, u.CostEstimated, created)
+	_, err = tx.ExecContext(ctx, `INSERT INTO usage (`+UsageColumns+`)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, row...)
 	if err != nil {
 		return fmt.Errorf("usage of %s: %w", id, err)
 	}

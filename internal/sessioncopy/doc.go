@@ -40,4 +40,32 @@
 // them through the dump's IDs. On PostgreSQL the identity sequence is
 // first moved past a kept ID (never backwards), so later inserts do not
 // collide with it.
+//
+// # Writing in bulk
+//
+// Write is one transaction of the caller's (PutSession's), so a session
+// is copied whole or not at all. Inside it the rows that a session has
+// many of (entries, summary messages, usage rows) go in multi-row INSERTs
+// (insertRows): at most 512 rows a statement, and a new statement once
+// the strings bound to one pass 8 MiB, so a session of large bodies is
+// not sent as one message of hundreds of MiB. The statements are plain
+// SQL with ? placeholders, the same on both backends; on PostgreSQL each
+// is one round trip instead of one per row (the copy of issue 42's
+// archive ran at ~1,000 entries/s with a round trip per entry). Entries
+// keep their seqs (a pruned log has gaps), so this is not
+// engine.EntryInserts, which numbers appended entries. Usage rows are
+// checked by backend.UsageRows, the check InsertUsage makes of one row;
+// they need no DELETE of an earlier row of their call ID, since the
+// session was just created (its old row removed with everything stored
+// with it) and ValidateDump refuses a dump that names a call ID twice.
+// Aliases, compactions, checkpoints and import records stay one
+// statement each: a session has few, and each has a rule of its own
+// (a kept or new compaction ID, a checkpoint or record of another
+// session replaced).
+//
+// What is left of a copy into PostgreSQL is mostly the server's work to
+// keep the pg_trgm GIN index of the entries' text (BENCHMARKS.md, issue
+// 42 item 5): per session, the transaction's commit (fsync) is not what
+// bounds it (synchronous_commit off changed nothing measurable), so the
+// copy still writes one session per transaction.
 package sessioncopy

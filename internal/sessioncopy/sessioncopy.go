@@ -309,21 +309,27 @@ func Write(ctx context.Context, tx Tx, d sessiondb.SessionDump, expect *int64, o
 			return fmt.Errorf("put %s: next entry id: %w", id, err)
 		}
 	}
-	for _, e := range d.Entries {
+	// The entries in multi-row INSERTs (insertRows), each keeping its
+	// source seq (a pruned log has gaps, so EntryInserts' consecutive seqs
+	// would not do).
+	cols, ncols := `session_id, seq, kind, role, `+o.EntryText.Col()+`, body, created_at`, 7
+	if nextID > 0 {
+		cols, ncols = "id, "+cols, 8
+	}
+	rows := make([][]any, len(d.Entries))
+	for i, e := range d.Entries {
 		role, text := o.Describe(e)
-		cols, vals := "", ""
-		args := []any{}
+		r := make([]any, 0, ncols)
 		if nextID > 0 {
-			cols, vals, args = "id, ", "?, ", append(args, nextID)
+			r = append(r, nextID)
 			nextID++
 		}
-		args = append(args, id, e.Seq, kindOf(e), role, o.EntryText.Arg(text, e.Body), string(e.Body), formatTime(e.CreatedAt))
-		q := `INSERT INTO entries (` + cols + `session_id, seq, kind, role, ` + o.EntryText.Col() + `, body, created_at)
-		    VALUES (` + vals + `?, ?, ?, ?, ?, ?, ?)`
-		_, err := tx.ExecContext(ctx, q, args...)
-		if err != nil {
-			return fmt.Errorf("put %s: entry %d: %w", id, e.Seq, err)
-		}
+		rows[i] = append(r, id, e.Seq, kindOf(e), role, o.EntryText.Arg(text, e.Body), string(e.Body), formatTime(e.CreatedAt))
+	}
+	if err := insertRows(ctx, tx, "entries", cols, ncols, rows, func(i, j int) string {
+		return fmt.Sprintf("put %s: entries %d-%d", id, d.Entries[i].Seq, d.Entries[j].Seq)
+	}); err != nil {
+		return err
 	}
 	newIDs := make(map[int64]int64, len(d.Compactions))
 	prevID := int64(0)
@@ -363,12 +369,14 @@ func Write(ctx context.Context, tx Tx, d sessiondb.SessionDump, expect *int64, o
 		}
 		newIDs[c.ID] = cid
 		prevID = cid
+		rows := make([][]any, len(c.Summary))
 		for i, e := range c.Summary {
 			role, text := o.Describe(e)
-			if _, err := tx.ExecContext(ctx, `INSERT INTO summary_messages (compaction_id, position, kind, role, text, body, created_at)
-			    VALUES (?, ?, ?, ?, ?, ?, ?)`, cid, i+1, kindOf(e), role, text, string(e.Body), formatTime(e.CreatedAt)); err != nil {
-				return fmt.Errorf("put %s: summary message: %w", id, err)
-			}
+			rows[i] = []any{cid, i + 1, kindOf(e), role, text, string(e.Body), formatTime(e.CreatedAt)}
+		}
+		if err := insertRows(ctx, tx, "summary_messages", `compaction_id, position, kind, role, text, body, created_at`, 7, rows,
+			func(int, int) string { return fmt.Sprintf("put %s: summary message", id) }); err != nil {
+			return err
 		}
 	}
 	if d.State != nil {
@@ -399,10 +407,16 @@ func Write(ctx context.Context, tx Tx, d sessiondb.SessionDump, expect *int64, o
 			return fmt.Errorf("put %s: checkpoint %s: %w", id, cp.ID, err)
 		}
 	}
-	for _, u := range d.Usage {
-		if err := backend.InsertUsage(ctx, tx, id, d.Session.LastSeq, u, formatTime(u.CreatedAt)); err != nil {
-			return fmt.Errorf("put %s: %w", id, err)
-		}
+	// The session's ledger was removed with its row (or never existed), and
+	// the dump's call IDs are distinct (ValidateDump): the rows go in as
+	// they are, in multi-row INSERTs.
+	usage, err := backend.UsageRows(id, d.Session.LastSeq, d.Usage, func(u sessiondb.Usage) string { return formatTime(u.CreatedAt) })
+	if err != nil {
+		return fmt.Errorf("put %s: %w", id, err)
+	}
+	if err := insertRows(ctx, tx, "usage", backend.UsageColumns, backend.UsageColumnCount, usage,
+		func(int, int) string { return fmt.Sprintf("put %s: usage", id) }); err != nil {
+		return err
 	}
 	for _, f := range d.Sources {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO source_files (machine, path, format, session_id, size, mtime, sha256, byte_offset, state, imported_at)
