@@ -314,8 +314,16 @@ func dirSize(dir string) int64 {
 	return n
 }
 
+// archiveOpts are runArchive's options: reimportOnly stops after the
+// re-imports; profiles, when not "", is a directory that gets a CPU
+// profile of each re-import (noop.pprof, grown.pprof).
+type archiveOpts struct {
+	reimportOnly bool
+	profiles     string
+}
+
 // runArchive generates the archive, builds sessionctl and measures.
-func runArchive(ctx context.Context, dir string, messages int, searches int, pgURL string) error {
+func runArchive(ctx context.Context, dir string, messages int, searches int, pgURL string, o archiveOpts) error {
 	w := os.Stdout
 	say := func(format string, args ...any) {
 		fmt.Fprintf(w, format+"  [load %s]\n", append(args, loadAvg())...)
@@ -342,22 +350,34 @@ func runArchive(ctx context.Context, dir string, messages int, searches int, pgU
 	dbSize := fileSize(db) + fileSize(db+"-search") + fileSize(db+"-wal")
 	say("import to searchable: %s wall, %.1f CPU s, %.0f messages/s (%.0f per CPU s), peak RSS %s, database %s = %.2fx the archive (%s)",
 		fmtDur(imp.wall), imp.cpu, float64(msgs)/imp.wall, float64(msgs)/imp.cpu, fmtBytes(imp.rss), fmtBytes(dbSize), float64(dbSize)/float64(size), strings.TrimSpace(lastLine(imp.out)))
+	files := countFiles(root)
+	profiled := func(name string) {
+		if o.profiles != "" {
+			os.Setenv("SESSIONDB_CPUPROFILE", filepath.Join(o.profiles, name))
+		}
+	}
+	profiled("noop.pprof")
 	again, err := runProc(ctx, bin, "--db", db, "import", root)
 	if err != nil {
 		return err
 	}
-	say("no-op re-import: %s wall, %.1f CPU s, peak RSS %s", fmtDur(again.wall), again.cpu, fmtBytes(again.rss))
+	say("no-op re-import: %s wall, %.1f CPU s (%.0f µs of CPU a file over %d files), peak RSS %s", fmtDur(again.wall), again.cpu, again.cpu/float64(files)*1e6, files, fmtBytes(again.rss))
 	// 1 % of the files grow by a turn (their last line repeated with a new
 	// uuid would be a copy: a user line of a new uuid instead).
 	grown, err := growArchive(root, 100)
 	if err != nil {
 		return err
 	}
+	profiled("grown.pprof")
 	g, err := runProc(ctx, bin, "--db", db, "import", root)
+	os.Unsetenv("SESSIONDB_CPUPROFILE")
 	if err != nil {
 		return err
 	}
-	say("re-import after %d files (1%%) grew: %s wall, %.1f CPU s, peak RSS %s (%s)", grown, fmtDur(g.wall), g.cpu, fmtBytes(g.rss), strings.TrimSpace(lastLine(g.out)))
+	say("re-import after %d files (1%%) grew: %s wall, %.1f CPU s (%.0f µs of CPU a file over %d files), peak RSS %s (%s)", grown, fmtDur(g.wall), g.cpu, g.cpu/float64(files)*1e6, files, fmtBytes(g.rss), strings.TrimSpace(lastLine(g.out)))
+	if o.reimportOnly {
+		return nil
+	}
 
 	v := vocabulary()
 	queries := []archiveQuery{
@@ -617,6 +637,18 @@ func archiveOnPG(ctx context.Context, bin, db, server string, queries []archiveQ
 	}
 	say("PostgreSQL: usage daily --json p50 %s (5 processes)", fmtDur(pct(walls, 0.5)))
 	return nil
+}
+
+// countFiles returns how many regular files the tree under root holds.
+func countFiles(root string) int {
+	n := 0
+	filepath.WalkDir(root, func(_ string, d os.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			n++
+		}
+		return nil
+	})
+	return n
 }
 
 func lastLine(b []byte) string {
