@@ -306,14 +306,16 @@ func Import(ctx context.Context, store sessiondb.Store, paths []string, opts Opt
 	if err != nil {
 		return rep, err
 	}
-	units, problems, skipped, err := discover(paths, formats, reclaimer(ctx, store, paths, formats, opts.Machine))
+	roots := importRoots(paths)
+	records := rootRecords(ctx, store, roots, opts.Machine)
+	units, problems, skipped, err := discover(paths, formats, reclaimer(store, records, formats))
 	rep.Problems = append(rep.Problems, problems...)
 	rep.Notes = append(rep.Notes, skipped...)
 	rep.Skipped = len(skipped)
 	if err != nil {
 		return rep, err
 	}
-	return importPlanned(ctx, store, units, opts, rep, scan{roots: importRoots(paths), formats: formats})
+	return importPlanned(ctx, store, units, opts, rep, scan{roots: roots, formats: formats, records: records})
 }
 
 // scan is what an import walked (Import; ImportUnits walks nothing): the
@@ -322,6 +324,9 @@ func Import(ctx context.Context, store sessiondb.Store, paths []string, opts Opt
 type scan struct {
 	roots   []string
 	formats []Format
+	// records are the import records under each root as the import
+	// read them before its walk (rootRecords), for the vanished check.
+	records map[string][]sessiondb.SourceFile
 }
 
 // importPlanned parses and writes discovered units (Import after its
@@ -469,7 +474,7 @@ func importPlanned(ctx context.Context, store sessiondb.Store, units []planned, 
 		}
 	}
 	if fatal == nil {
-		fatal = markSources(ctx, store, opts, seen, sc.roots, listed, sc.formats, &rep)
+		fatal = markSources(ctx, store, opts, seen, sc, listed, &rep)
 	}
 	rep.Notes = append(rep.Notes, pr.notes()...)
 	actionsFirst(rep.Notes)
