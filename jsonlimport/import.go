@@ -788,12 +788,19 @@ func prepare(ctx context.Context, store sessiondb.Store, p planned) *work {
 		// The file grew, but the reader cannot continue from its state:
 		// read it whole, and append only what was not imported yet.
 		p.follow.count(func(s *FollowStats) { s.Rereads++ })
-		parsed, err = p.format.Parse(ctx, u, Resume{State: w.prevSt.Reader, Cache: p.follow.readerCache(), Size: from.Size})
+		whole := Resume{State: w.prevSt.Reader, Cache: p.follow.readerCache(), Size: from.Size}
+		reread := whole
+		reread.Reread = w.prevSt.Entries
+		parsed, err = p.format.Parse(ctx, u, reread)
 		w.mode = modeReread
 		if err == nil && parsed != nil {
 			if reason := trimReread(parsed, w.prevSt); reason != "" {
 				w.problem = append(w.problem, Problem{Path: u.Path, Reason: "the file grew but " + reason + "; imported again as a replacement"})
 				w.mode = modeReplace
+				// A replacement writes every entry's usage: read again
+				// without Reread, which let the reader leave out those
+				// of the entries imported before.
+				parsed, err = p.format.Parse(ctx, u, whole)
 			}
 		}
 	}

@@ -70,6 +70,9 @@ type ccResuming struct {
 	// written.
 	grownFrom int64
 	usageFrom int
+	// reread: a whole read of a file that grew (Resume.Reread), whose
+	// rows from usageFrom on only are counted.
+	reread bool
 	// ids are the tool call and result ids that lines contain quoted,
 	// as they are: a tool-results file of that stem is named by a line.
 	ids map[string]bool
