@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
@@ -412,10 +413,15 @@ func (pr *ccProject) fileKeys(path string) map[string]ccReport {
 	return c.keys
 }
 
+// ccFileScans counts the transcripts scan read for their responses (the
+// tests' count of the sibling files an import opened).
+var ccFileScans atomic.Int64
+
 // scan reads the lines of path from c.end on into c and returns the
 // CallIDs whose report changed; before, when non-nil, is called with a
 // CallID before its report changes.
 func (c *ccKeys) scan(path string, before func(string)) (map[string]bool, error) {
+	ccFileScans.Add(1)
 	f, err := jsonl.Open(path)
 	if err != nil {
 		return nil, err
