@@ -26,8 +26,11 @@ import (
 //     its .jsonl does). Otherwise it is skipped with a note and the session
 //     is kept whole (modeKept).
 //   - The session is marked (sessiondb.SourceTracker): SourceSeenAt is
-//     the last import that found its source present, SourceGoneAt when an
-//     import found it gone. A source that comes back clears the mark.
+//     the last import that found its source present (to within
+//     sessiondb.SourceSeenResolution: a mark that recent is not written
+//     again, so an import that finds everything in place writes no row),
+//     SourceGoneAt when an import found it gone. A source that comes back
+//     clears the mark.
 //
 // What counts as gone: a source record under a directory Import was given
 // whose file no longer exists (the directory itself must exist: an

@@ -240,7 +240,7 @@ func ccResume(ctx context.Context, u jsonl.Unit, from jsonl.Resume) (*jsonl.Pars
 		return nil, notInc
 	}
 	k := len(p.entries)
-	p.prevEntries, p.grownFrom, p.usageFrom = k, from.Offset, k
+	p.prevEntries, p.grownFrom, p.usageFrom, p.reread = k, from.Offset, k, false
 	p.LineBase = p.Lines
 	hadComp := p.hadComp
 	f, size, err := jsonl.OpenAt(u.Path, from.Offset)
