@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 )
@@ -188,14 +189,16 @@ const ccMentionsMax = 64
 // one of ids: false only when it cannot. A JSON string holds an id's
 // bytes as they are unless one of its characters is escaped: one that
 // must be (a quote, a backslash, a control character) makes every line
-// a candidate, one that may be (\uXXXX, \/) is looked for in the line.
+// a candidate, and so does U+FFFD (the decoder's stand-in for bytes that
+// are not UTF-8, which the line holds as they were); one that may be
+// (\uXXXX, \/) is looked for in the line.
 func ccMentions(ids map[string]bool) func([]byte) bool {
 	if len(ids) > ccMentionsMax {
 		return nil
 	}
 	var lits [][]byte
 	for id := range ids {
-		if strings.ContainsFunc(id, func(r rune) bool { return r == '"' || r == '\\' || r < 0x20 }) {
+		if strings.ContainsFunc(id, func(r rune) bool { return r == '"' || r == '\\' || r < 0x20 || r == utf8.RuneError }) {
 			return nil
 		}
 		lits = append(lits, []byte(id))

@@ -123,3 +123,27 @@ func TestRereadOpensNoSibling(t *testing.T) {
 		t.Errorf("a new response copied from %s: %d siblings scanned (want 4), usage %+v (want none: the sibling counts it)", other, n, pd.Usage)
 	}
 }
+
+// TestMentions: the line filter of ccCopiesOf leaves out a line only
+// when it cannot hold one of the ids: the id written as it is or with an
+// escaped character passes, another id does not, and an id that a
+// decoder may have changed (U+FFFD) or that must be escaped passes every
+// line.
+func TestMentions(t *testing.T) {
+	only := ccMentions(map[string]bool{"msg_1": true, "msg_2": true})
+	for line, want := range map[string]bool{
+		`{"message":{"id":"msg_1","usage":{}}}`:      true,
+		`{"message":{"id":"msg_2","usage":{}}}`:      true,
+		`{"message":{"id":"msg\u005f1","usage":{}}}`: true,
+		`{"message":{"id":"msg_3","usage":{}}}`:      false,
+	} {
+		if got := only([]byte(line)); got != want {
+			t.Errorf("%s: %v, want %v", line, got, want)
+		}
+	}
+	for _, id := range []string{"msg_\uFFFD", `msg"1`, "msg\n1"} {
+		if ccMentions(map[string]bool{id: true}) != nil {
+			t.Errorf("id %q: a filter; want every line decoded", id)
+		}
+	}
+}
