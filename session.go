@@ -53,7 +53,8 @@ type Session struct {
 	// filter by it.
 	Machine string
 	// SourceSeenAt is when an importer last found the session's source
-	// (SourcePath) present; zero when never tracked. SourceGoneAt is when
+	// (SourcePath) present, to within SourceSeenResolution; zero when
+	// never tracked. SourceGoneAt is when
 	// an importer found that source gone (a file the agent deleted, a row
 	// removed from its database): the session then exists only in
 	// sessiondb, kept whole (Archived). Both are written by

@@ -82,7 +82,9 @@ func (a *archiveGen) textOf() string {
 
 // writeArchive writes about messages messages under root and returns the
 // sessions, messages and bytes written.
-func writeArchive(root string, messages int) (sessions, msgs int, size int64, err error) {
+// projects is the number of project folders the sessions are spread over
+// (200 at full size: 125 Claude Code transcripts a folder).
+func writeArchive(root string, messages, projects int) (sessions, msgs int, size int64, err error) {
 	a := &archiveGen{gen: newGen(42), rng: rand.New(rand.NewPCG(42, 43))}
 	t := time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
 	for a.messages < messages {
@@ -93,16 +95,16 @@ func writeArchive(root string, messages int) (sessions, msgs int, size int64, er
 		id := fmt.Sprintf("%08x-%04x-4000-8000-%012x", sessions, a.rng.IntN(1<<16), a.rng.Uint64()>>16)
 		switch k := a.rng.IntN(20); {
 		case k < 11:
-			path = filepath.Join(root, "claude", "projects", fmt.Sprintf("-home-dev-p%d", sessions%200), id+".jsonl")
+			path = filepath.Join(root, "claude", "projects", fmt.Sprintf("-home-dev-p%d", sessions%projects), id+".jsonl")
 			lines = a.claude(id, n, t)
 		case k < 15:
 			path = filepath.Join(root, "codex", "sessions", t.Format("2006/01/02"), "rollout-"+t.Format("2006-01-02T15-04-05")+"-"+id+".jsonl")
 			lines = a.codex(id, n, t)
 		case k < 17:
-			path = filepath.Join(root, "pi", "sessions", fmt.Sprintf("--home-dev-p%d--", sessions%200), t.Format("2006-01-02T15-04-05-000Z")+"_"+id+".jsonl")
+			path = filepath.Join(root, "pi", "sessions", fmt.Sprintf("--home-dev-p%d--", sessions%projects), t.Format("2006-01-02T15-04-05-000Z")+"_"+id+".jsonl")
 			lines = a.pi(id, n, t)
 		default:
-			path = filepath.Join(root, "gemini", "tmp", fmt.Sprintf("p%d", sessions%200), "chats", "session-"+t.Format("2006-01-02T15-04")+"-"+id[:8]+".jsonl")
+			path = filepath.Join(root, "gemini", "tmp", fmt.Sprintf("p%d", sessions%projects), "chats", "session-"+t.Format("2006-01-02T15-04")+"-"+id[:8]+".jsonl")
 			lines = a.gemini(id, n, t)
 		}
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -314,8 +316,17 @@ func dirSize(dir string) int64 {
 	return n
 }
 
+// archiveOpts are runArchive's options: reimportOnly stops after the
+// re-imports; profiles, when not "", is a directory that gets a CPU
+// profile of each re-import (noop.pprof, grown.pprof).
+type archiveOpts struct {
+	reimportOnly bool
+	profiles     string
+	projects     int // project folders (0: 200)
+}
+
 // runArchive generates the archive, builds sessionctl and measures.
-func runArchive(ctx context.Context, dir string, messages int, searches int, pgURL string) error {
+func runArchive(ctx context.Context, dir string, messages int, searches int, pgURL string, o archiveOpts) error {
 	w := os.Stdout
 	say := func(format string, args ...any) {
 		fmt.Fprintf(w, format+"  [load %s]\n", append(args, loadAvg())...)
@@ -329,11 +340,14 @@ func runArchive(ctx context.Context, dir string, messages int, searches int, pgU
 		return fmt.Errorf("build sessionctl: %w", err)
 	}
 	t := time.Now()
-	sessions, msgs, size, err := writeArchive(root, messages)
+	if o.projects <= 0 {
+		o.projects = 200
+	}
+	sessions, msgs, size, err := writeArchive(root, messages, o.projects)
 	if err != nil {
 		return err
 	}
-	say("archive: %d sessions, %d messages, %s in %s", sessions, msgs, fmtBytes(size), fmtDur(time.Since(t).Seconds()))
+	say("archive: %d sessions, %d messages, %s in %d project folders, in %s", sessions, msgs, fmtBytes(size), o.projects, fmtDur(time.Since(t).Seconds()))
 
 	imp, err := runProc(ctx, bin, "--db", db, "import", root)
 	if err != nil {
@@ -342,22 +356,43 @@ func runArchive(ctx context.Context, dir string, messages int, searches int, pgU
 	dbSize := fileSize(db) + fileSize(db+"-search") + fileSize(db+"-wal")
 	say("import to searchable: %s wall, %.1f CPU s, %.0f messages/s (%.0f per CPU s), peak RSS %s, database %s = %.2fx the archive (%s)",
 		fmtDur(imp.wall), imp.cpu, float64(msgs)/imp.wall, float64(msgs)/imp.cpu, fmtBytes(imp.rss), fmtBytes(dbSize), float64(dbSize)/float64(size), strings.TrimSpace(lastLine(imp.out)))
+	files := countFiles(root)
+	profiled := func(name string) {
+		if o.profiles != "" {
+			os.Setenv("SESSIONDB_CPUPROFILE", filepath.Join(o.profiles, name))
+		}
+	}
+	profiled("noop.pprof")
 	again, err := runProc(ctx, bin, "--db", db, "import", root)
 	if err != nil {
 		return err
 	}
-	say("no-op re-import: %s wall, %.1f CPU s, peak RSS %s", fmtDur(again.wall), again.cpu, fmtBytes(again.rss))
+	say("no-op re-import: %s wall, %.1f CPU s (%.0f µs of CPU a file over %d files), peak RSS %s", fmtDur(again.wall), again.cpu, again.cpu/float64(files)*1e6, files, fmtBytes(again.rss))
+	// The first re-import may still run the secret scan the import left
+	// behind (a writable store runs it while the process lives); the
+	// second is what every later no-op costs.
+	profiled("noop2.pprof")
+	again, err = runProc(ctx, bin, "--db", db, "import", root)
+	if err != nil {
+		return err
+	}
+	say("no-op re-import, again: %s wall, %.1f CPU s (%.0f µs of CPU a file), peak RSS %s", fmtDur(again.wall), again.cpu, again.cpu/float64(files)*1e6, fmtBytes(again.rss))
 	// 1 % of the files grow by a turn (their last line repeated with a new
 	// uuid would be a copy: a user line of a new uuid instead).
 	grown, err := growArchive(root, 100)
 	if err != nil {
 		return err
 	}
+	profiled("grown.pprof")
 	g, err := runProc(ctx, bin, "--db", db, "import", root)
+	os.Unsetenv("SESSIONDB_CPUPROFILE")
 	if err != nil {
 		return err
 	}
-	say("re-import after %d files (1%%) grew: %s wall, %.1f CPU s, peak RSS %s (%s)", grown, fmtDur(g.wall), g.cpu, fmtBytes(g.rss), strings.TrimSpace(lastLine(g.out)))
+	say("re-import after %d files (1%%) grew: %s wall, %.1f CPU s (%.0f µs of CPU a file over %d files), peak RSS %s (%s)", grown, fmtDur(g.wall), g.cpu, g.cpu/float64(files)*1e6, files, fmtBytes(g.rss), strings.TrimSpace(lastLine(g.out)))
+	if o.reimportOnly {
+		return nil
+	}
 
 	v := vocabulary()
 	queries := []archiveQuery{
@@ -617,6 +652,18 @@ func archiveOnPG(ctx context.Context, bin, db, server string, queries []archiveQ
 	}
 	say("PostgreSQL: usage daily --json p50 %s (5 processes)", fmtDur(pct(walls, 0.5)))
 	return nil
+}
+
+// countFiles returns how many regular files the tree under root holds.
+func countFiles(root string) int {
+	n := 0
+	filepath.WalkDir(root, func(_ string, d os.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			n++
+		}
+		return nil
+	})
+	return n
 }
 
 func lastLine(b []byte) string {

@@ -306,14 +306,16 @@ func Import(ctx context.Context, store sessiondb.Store, paths []string, opts Opt
 	if err != nil {
 		return rep, err
 	}
-	units, problems, skipped, err := discover(paths, formats, reclaimer(ctx, store, paths, formats, opts.Machine))
+	roots := importRoots(paths)
+	records := rootRecords(ctx, store, roots, opts.Machine)
+	units, problems, skipped, err := discover(paths, formats, reclaimer(store, records, formats))
 	rep.Problems = append(rep.Problems, problems...)
 	rep.Notes = append(rep.Notes, skipped...)
 	rep.Skipped = len(skipped)
 	if err != nil {
 		return rep, err
 	}
-	return importPlanned(ctx, store, units, opts, rep, scan{roots: importRoots(paths), formats: formats})
+	return importPlanned(ctx, store, units, opts, rep, scan{roots: roots, formats: formats, records: records})
 }
 
 // scan is what an import walked (Import; ImportUnits walks nothing): the
@@ -322,6 +324,9 @@ func Import(ctx context.Context, store sessiondb.Store, paths []string, opts Opt
 type scan struct {
 	roots   []string
 	formats []Format
+	// records are the import records under each root as the import
+	// read them before its walk (rootRecords), for the vanished check.
+	records map[string][]sessiondb.SourceFile
 }
 
 // importPlanned parses and writes discovered units (Import after its
@@ -469,7 +474,7 @@ func importPlanned(ctx context.Context, store sessiondb.Store, units []planned, 
 		}
 	}
 	if fatal == nil {
-		fatal = markSources(ctx, store, opts, seen, sc.roots, listed, sc.formats, &rep)
+		fatal = markSources(ctx, store, opts, seen, sc, listed, &rep)
 	}
 	rep.Notes = append(rep.Notes, pr.notes()...)
 	actionsFirst(rep.Notes)
@@ -783,12 +788,19 @@ func prepare(ctx context.Context, store sessiondb.Store, p planned) *work {
 		// The file grew, but the reader cannot continue from its state:
 		// read it whole, and append only what was not imported yet.
 		p.follow.count(func(s *FollowStats) { s.Rereads++ })
-		parsed, err = p.format.Parse(ctx, u, Resume{State: w.prevSt.Reader, Cache: p.follow.readerCache(), Size: from.Size})
+		whole := Resume{State: w.prevSt.Reader, Cache: p.follow.readerCache(), Size: from.Size}
+		reread := whole
+		reread.Reread = w.prevSt.Entries
+		parsed, err = p.format.Parse(ctx, u, reread)
 		w.mode = modeReread
 		if err == nil && parsed != nil {
 			if reason := trimReread(parsed, w.prevSt); reason != "" {
 				w.problem = append(w.problem, Problem{Path: u.Path, Reason: "the file grew but " + reason + "; imported again as a replacement"})
 				w.mode = modeReplace
+				// A replacement writes every entry's usage: read again
+				// without Reread, which let the reader leave out those
+				// of the entries imported before.
+				parsed, err = p.format.Parse(ctx, u, whole)
 			}
 		}
 	}

@@ -26,14 +26,35 @@ import (
 // the file and prepare reads its record again. So an unchanged file keeps
 // the format it was imported as, as its session does.
 
-// reclaimer returns discover's reclaim function for an import of paths
-// into store by machine, offering formats; nil when the store keeps no
-// records by machine (a store without sessiondb.SourceTracker) or cannot
-// read them now: the import then claims every file, and meets the store's
-// failure itself where it reports it (a watcher retries).
-func reclaimer(ctx context.Context, store sessiondb.Store, paths []string, formats []Format, machine string) func(string) (planned, bool) {
+// rootRecords reads machine's import records under each of roots, once
+// for the import: the reclaim (below) and the vanished check
+// (markSources) both use them. A root whose records could not be read is
+// left out (each user then reads them itself, or does without); nil when
+// the store keeps no records by machine (no sessiondb.SourceTracker).
+func rootRecords(ctx context.Context, store sessiondb.Store, roots []string, machine string) map[string][]sessiondb.SourceFile {
 	tr, ok := store.(sessiondb.SourceTracker)
 	if !ok {
+		return nil
+	}
+	out := map[string][]sessiondb.SourceFile{}
+	for _, root := range roots {
+		recs, err := tr.SourcesWithPrefix(ctx, machine, root+string(filepath.Separator))
+		if err != nil {
+			continue
+		}
+		out[root] = recs
+	}
+	return out
+}
+
+// reclaimer returns discover's reclaim function for an import into store
+// of the roots whose records rootRecords read, offering formats; nil when
+// the store keeps no records by machine (a store without
+// sessiondb.SourceTracker) or could not read them: the import then
+// claims every file, and meets the store's failure itself where it
+// reports it (a watcher retries).
+func reclaimer(store sessiondb.Store, byRoot map[string][]sessiondb.SourceFile, formats []Format) func(string) (planned, bool) {
+	if _, ok := store.(sessiondb.SourceTracker); !ok {
 		return nil
 	}
 	offered := map[string]Format{}
@@ -46,11 +67,7 @@ func reclaimer(ctx context.Context, store sessiondb.Store, paths []string, forma
 		return nil
 	}
 	records := map[string]sessiondb.SourceFile{}
-	for _, root := range importRoots(paths) {
-		recs, err := tr.SourcesWithPrefix(ctx, machine, root+string(filepath.Separator))
-		if err != nil {
-			return nil
-		}
+	for _, recs := range byRoot {
 		for _, r := range recs {
 			if _, ok := offered[r.Format]; ok {
 				records[r.Path] = r

@@ -3,6 +3,7 @@ package jsonlimport
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/sqlstore"
 )
 
 // reclaimTree copies archives of the formats that reclaim (Claude Code with
@@ -268,5 +270,58 @@ func mutateReclaimTree(t *testing.T, root string) {
 	os.MkdirAll(dir, 0o755)
 	if err := os.WriteFile(filepath.Join(dir, "toolu_new.txt"), []byte("output kept aside\n"), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestNoOpImportWritesNothing: a second import of an unchanged archive
+// commits no change to the database (PRAGMA data_version, read on a
+// connection of its own, moves with every commit of another connection
+// that changed a page): every file is unchanged and every seen mark is
+// already current (sessiondb.SourceSeenResolution), so not one row is
+// written. Each seen mark used to be written again, one UPDATE a session.
+func TestNoOpImportWritesNothing(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "s.db")
+	s, err := sqlstore.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	root := reclaimTree(t)
+	opts := Options{Machine: "m1"}
+	if first, err := Import(ctx, s, []string{root}, opts); err != nil || first.Sessions < 15 {
+		t.Fatalf("first import: %d sessions, %v", first.Sessions, err)
+	}
+	if err := s.CatchUpIndex(ctx); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	version := func() int64 {
+		t.Helper()
+		var v int64
+		if err := conn.QueryRowContext(ctx, `PRAGMA data_version`).Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	before := version()
+	again, err := Import(ctx, s, []string{root}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Sessions != 0 || again.Unchanged == 0 {
+		t.Fatalf("second import: %d sessions, %d unchanged; want all unchanged", again.Sessions, again.Unchanged)
+	}
+	if after := version(); after != before {
+		t.Errorf("the no-op import changed the database (data_version %d -> %d)", before, after)
 	}
 }

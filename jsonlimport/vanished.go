@@ -26,8 +26,11 @@ import (
 //     its .jsonl does). Otherwise it is skipped with a note and the session
 //     is kept whole (modeKept).
 //   - The session is marked (sessiondb.SourceTracker): SourceSeenAt is
-//     the last import that found its source present, SourceGoneAt when an
-//     import found it gone. A source that comes back clears the mark.
+//     the last import that found its source present (to within
+//     sessiondb.SourceSeenResolution: a mark that recent is not written
+//     again, so an import that finds everything in place writes no row),
+//     SourceGoneAt when an import found it gone. A source that comes back
+//     clears the mark.
 //
 // What counts as gone: a source record under a directory Import was given
 // whose file no longer exists (the directory itself must exist: an
@@ -75,8 +78,12 @@ type listedStore struct {
 // markSources records what the import found present (seen: the units it
 // read) and gone (records under roots whose file is missing, sessions a
 // listed store no longer holds, rep.gone), when the store keeps marks and
-// the import is not a dry run. formats are the formats offered (nil: all).
-func markSources(ctx context.Context, store sessiondb.Store, opts Options, seen []string, roots []string, stores []listedStore, formats []Format, rep *Report) error {
+// the import is not a dry run. sc holds the roots, the formats offered
+// (nil: all) and the records read under the roots before the import
+// (those of a root it lacks are read now): a record written since is of
+// a file the import read, present.
+func markSources(ctx context.Context, store sessiondb.Store, opts Options, seen []string, sc scan, stores []listedStore, rep *Report) error {
+	roots, formats := sc.roots, sc.formats
 	tr, ok := store.(sessiondb.SourceTracker)
 	if !ok || opts.DryRun {
 		return nil
@@ -90,10 +97,12 @@ func markSources(ctx context.Context, store sessiondb.Store, opts Options, seen 
 		offered[f.Name()] = true
 	}
 	gone := append([]string(nil), rep.gone...)
-	consider := func(prefix string, isGone func(sessiondb.SourceFile) bool) error {
-		recs, err := tr.SourcesWithPrefix(ctx, opts.Machine, prefix)
-		if err != nil {
-			return err
+	consider := func(prefix string, recs []sessiondb.SourceFile, read bool, isGone func(sessiondb.SourceFile) bool) error {
+		if !read {
+			var err error
+			if recs, err = tr.SourcesWithPrefix(ctx, opts.Machine, prefix); err != nil {
+				return err
+			}
 		}
 		for _, r := range recs {
 			if present[r.Path] || (len(offered) > 0 && !offered[r.Format]) {
@@ -106,7 +115,8 @@ func markSources(ctx context.Context, store sessiondb.Store, opts Options, seen 
 		return nil
 	}
 	for _, root := range roots {
-		err := consider(root+string(filepath.Separator), func(r sessiondb.SourceFile) bool {
+		recs, read := sc.records[root]
+		err := consider(root+string(filepath.Separator), recs, read, func(r sessiondb.SourceFile) bool {
 			_, err := os.Lstat(jsonl.FileOf(r.Path))
 			return errors.Is(err, os.ErrNotExist)
 		})
@@ -115,7 +125,7 @@ func markSources(ctx context.Context, store sessiondb.Store, opts Options, seen 
 		}
 	}
 	for _, s := range stores {
-		err := consider(jsonl.SessionPath(s.path, ""), func(r sessiondb.SourceFile) bool {
+		err := consider(jsonl.SessionPath(s.path, ""), nil, false, func(r sessiondb.SourceFile) bool {
 			return !s.sessions[r.Path]
 		})
 		if err != nil {

@@ -14,6 +14,7 @@ func sourceMarkTests() []testCase {
 	return []testCase{
 		{name: "GoneAndSeen", fn: testSourceGoneAndSeen},
 		{name: "Machine", fn: testSourceMachine},
+		{name: "SeenResolution", fn: testSourceSeenResolution},
 		{name: "WithPrefix", fn: testSourcesWithPrefix},
 		{name: "RecordsByMachine", fn: testSourceRecordsByMachine},
 	}
@@ -128,6 +129,45 @@ func testSourceMachine(t *testing.T, s sessiondb.Store) {
 	}
 	if f.Machine != "laptop" || mustGet(t, s, "a").Machine != "laptop" {
 		t.Errorf("after MetaPatch.Machine and Fork: %q, fork %q", mustGet(t, s, "a").Machine, f.Machine)
+	}
+}
+
+// testSourceSeenResolution: a source seen again within
+// SourceSeenResolution of its mark keeps the mark (a re-import writes no
+// row for it), one seen later, or gone meanwhile, is marked again, and an
+// earlier time never replaces a later mark.
+func testSourceSeenResolution(t *testing.T, s sessiondb.Store) {
+	ctx := bg(t)
+	tr := tracker(t, s)
+	const src = "/home/me/.claude/projects/p/res.jsonl"
+	mustCommit(t, s, "r", sessiondb.Commit{Create: &sessiondb.Session{SourceFormat: "claude-code", SourcePath: src}, Append: msgs(1, 1)})
+	first := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	steps := []struct {
+		seen, gone bool
+		at, want   time.Time
+	}{
+		{seen: true, at: first, want: first},
+		{seen: true, at: first.Add(sessiondb.SourceSeenResolution - time.Second), want: first},
+		{seen: true, at: first.Add(-time.Hour), want: first},
+		{seen: true, at: first.Add(sessiondb.SourceSeenResolution), want: first.Add(sessiondb.SourceSeenResolution)},
+		{gone: true, at: first.Add(sessiondb.SourceSeenResolution + time.Minute), want: first.Add(sessiondb.SourceSeenResolution)},
+		{seen: true, at: first.Add(sessiondb.SourceSeenResolution + 2*time.Minute), want: first.Add(sessiondb.SourceSeenResolution + 2*time.Minute)},
+	}
+	for i, st := range steps {
+		m := sessiondb.SourceMarks{At: st.at}
+		if st.seen {
+			m.Seen = []string{src}
+		}
+		if st.gone {
+			m.Gone = []string{src}
+		}
+		if _, err := tr.MarkSources(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+		g := mustGet(t, s, "r")
+		if !g.SourceSeenAt.Equal(st.want) || g.Archived() != st.gone {
+			t.Errorf("step %d: seen %v archived %v, want seen %v archived %v", i, g.SourceSeenAt, g.Archived(), st.want, st.gone)
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"runtime/pprof"
 	"syscall"
 )
 
@@ -30,7 +31,16 @@ func main() {
 		<-ctx.Done()
 		stop()
 	}()
+	// SESSIONDB_CPUPROFILE names a file to write a CPU profile of the
+	// command into (bench -archive-profile sets it for the re-imports): a
+	// profile of sessionctl as a user runs it, one process per command.
+	if path := os.Getenv("SESSIONDB_CPUPROFILE"); path != "" {
+		if f, err := os.Create(path); err == nil {
+			_ = pprof.StartCPUProfile(f) // os.Exit below closes f after the stop
+		}
+	}
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
+	pprof.StopCPUProfile() // a no-op when no profile runs
 	os.Exit(code)
 }

@@ -116,7 +116,8 @@ func (e *Engine) MarkSources(ctx context.Context, m sessiondb.SourceMarks) (int6
 	if len(m.Seen) == 0 && len(m.Gone) == 0 {
 		return 0, nil
 	}
-	at := FormatTime(OrNow(m.At, time.Now()))
+	now := OrNow(m.At, time.Now())
+	at := FormatTime(now)
 	m.Gone = dedupe(m.Gone)
 	var gone int64
 	err := e.d.Write(ctx, func(tx Tx) error {
@@ -133,9 +134,16 @@ func (e *Engine) MarkSources(ctx context.Context, m sessiondb.SourceMarks) (int6
 				return err
 			}
 		}
+		// A seen mark is written only when it changes what it says: a
+		// session never seen, or gone, or seen SourceSeenResolution or
+		// more before (times are fixed-width UTC text: text order is
+		// time order). The others keep their row untouched, so an
+		// import that found everything where it was writes nothing.
+		stale := FormatTime(now.Add(-sessiondb.SourceSeenResolution))
 		for _, p := range m.Seen {
 			if _, err := tx.ExecContext(ctx, `UPDATE sessions SET source_seen_at = ?, source_gone_at = NULL
-				WHERE source_path = ? OR id IN (SELECT session_id FROM source_files WHERE path = ?)`, at, p, p); err != nil {
+				WHERE (source_path = ? OR id IN (SELECT session_id FROM source_files WHERE path = ?))
+				AND (source_seen_at IS NULL OR source_gone_at IS NOT NULL OR source_seen_at <= ?)`, at, p, p, stale); err != nil {
 				return err
 			}
 		}

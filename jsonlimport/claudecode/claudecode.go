@@ -271,6 +271,7 @@ type ccCall struct {
 	row     sessiondb.Usage
 	side    bool
 	session string // the line's sessionId
+	msgID   string // message.id, the first part of row.CallID
 }
 
 type ccParser struct {
@@ -360,6 +361,13 @@ func (Format) Parse(ctx context.Context, u jsonl.Unit, from jsonl.Resume) (parse
 		answers:   map[string][]*ccNode{},
 		synth:     map[int]bool{},
 	}
+	// A whole read of a file that grew: the usage rows of the entries
+	// imported before are left out (the importer drops them), and the
+	// new rows' responses are looked up in the folder's other
+	// transcripts by themselves (ccCopiesOf) rather than through the
+	// folder's index, which a process that has none would build by
+	// reading every transcript of the folder.
+	p.usageFrom, p.reread = from.Reread, from.Reread > 0
 	var prev ccResumeState
 	if len(from.State) > 0 && json.Unmarshal(from.State, &prev) == nil && prev.V == 2 {
 		p.prevEntries = prev.Entries
@@ -626,7 +634,7 @@ func (p *ccParser) usageOf(l ccLine, n int, t time.Time) {
 	if m.Model != "" {
 		p.attrs["model"] = m.Model
 	}
-	c := ccCall{side: l.IsSidechain, session: l.SessionID, row: sessiondb.Usage{
+	c := ccCall{side: l.IsSidechain, session: l.SessionID, msgID: m.ID, row: sessiondb.Usage{
 		Seq: int64(n), CallID: ccCallID(m.ID, l.RequestID), Provider: "anthropic", Model: m.Model,
 		InputTokens: m.Usage.Input, OutputTokens: m.Usage.Output,
 		CacheReadTokens: m.Usage.CacheRead, CacheWriteTokens: m.Usage.CacheWrite,
@@ -661,7 +669,18 @@ func (p *ccParser) usageOf(l ccLine, n int, t time.Time) {
 func (p *ccParser) countedUsage() []ccCall {
 	var out []ccCall
 	copied := map[string]int{}
-	others := ccCopies(p.Path, p.grownFrom)
+	var others func(string) (ccReport, bool)
+	if p.reread {
+		ids := map[string]bool{}
+		for _, c := range p.usage {
+			if c.row.Seq > int64(p.usageFrom) && c.row.CallID != "" {
+				ids[c.msgID] = true
+			}
+		}
+		others = ccCopiesOf(p.Path, ids)
+	} else {
+		others = ccCopies(p.Path, p.grownFrom)
+	}
 	for _, c := range p.usage {
 		if c.row.Seq <= int64(p.usageFrom) {
 			continue // a resumed read counts the rows of its new lines only

@@ -109,7 +109,12 @@
 //     100 MiB transcript cost 0.31 s of CPU instead of 2.6 s (the file
 //     replayed, chunk.go). Without a Follow (sessionctl
 //     import) a file that grew is read whole (Parse returns
-//     ErrNotIncremental for an offset): the importer keeps the new lines.
+//     ErrNotIncremental for an offset): the importer keeps the new lines,
+//     and tells the reader how many entries it imported before
+//     (Resume.Reread): only the new lines' responses are looked up in the
+//     folder's other transcripts (index.go's ccCopiesOf), so a grown file
+//     no longer reads its whole folder, and none of it when its new lines
+//     hold no response.
 //     A file with no user or assistant line, or no time at all, is skipped
 //     with a note until it has one.
 //

@@ -11,7 +11,9 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 )
@@ -32,6 +34,9 @@ type ccKeys struct {
 	keys map[string]ccReport
 	// empty: the report of keys[k] counted no token.
 	empty map[string]bool
+	// only, when not nil, leaves out the lines it is false for
+	// (ccMentions): keys then holds the responses of the others only.
+	only func([]byte) bool
 }
 
 // ccProject is the index of one project folder. mu guards files, stamps
@@ -116,10 +121,7 @@ func ccProjectOf(project string) *ccProject {
 // read before (the importer checked them): its keys are then updated from
 // the new lines only.
 func ccCopies(path string, grownFrom int64) func(string) (ccReport, bool) {
-	project := filepath.Dir(path)
-	if ok, _ := ccAgentOwner(path); ok {
-		project = filepath.Dir(ccAgentSessionDir(path))
-	}
+	project := ccProjectDir(path)
 	grown := ""
 	if grownFrom > 0 {
 		grown = path
@@ -137,8 +139,83 @@ func ccCopies(path string, grownFrom int64) func(string) (ccReport, bool) {
 	}
 }
 
-// ccProjectIndex returns the index of the transcripts of project.
-func ccProjectIndex(project, grown string, grownFrom int64) *ccIndex {
+// ccProjectDir returns the project folder whose transcripts path's
+// responses are compared with.
+func ccProjectDir(path string) string {
+	if ok, _ := ccAgentOwner(path); ok {
+		return filepath.Dir(ccAgentSessionDir(path))
+	}
+	return filepath.Dir(path)
+}
+
+// ccCopiesOf is ccCopies for the responses of message ids only (those
+// of the lines a whole read of a grown file adds): each other transcript
+// of the folder is read for them, and only its lines that may hold one
+// of them are decoded (ccMentions), the folder's index neither built nor
+// used. No id: no file is read. A grown file thus costs its new lines
+// and, when they hold responses, one pass over the folder's bytes, where
+// building the index decoded every response of the folder.
+func ccCopiesOf(path string, ids map[string]bool) func(string) (ccReport, bool) {
+	if len(ids) == 0 {
+		return func(string) (ccReport, bool) { return ccReport{}, false }
+	}
+	only := ccMentions(ids)
+	best := map[string]ccReport{}
+	for _, f := range ccProjectFiles(ccProjectDir(path)) {
+		if f == path {
+			continue
+		}
+		c := &ccKeys{keys: map[string]ccReport{}, empty: map[string]bool{}, only: only}
+		if _, err := c.scan(f, nil); err != nil {
+			continue // as the index leaves out a file it cannot read
+		}
+		for k, r := range c.keys {
+			if b, ok := best[k]; !ok || ccWins(r, b) {
+				best[k] = r
+			}
+		}
+	}
+	return func(key string) (ccReport, bool) {
+		r, ok := best[key]
+		return r, ok
+	}
+}
+
+// ccMentionsMax is how many message ids ccMentions looks for in a line;
+// beyond, every line with a usage report is decoded.
+const ccMentionsMax = 64
+
+// ccMentions returns the test of a line that may hold the message id of
+// one of ids: false only when it cannot. A JSON string holds an id's
+// bytes as they are unless one of its characters is escaped: one that
+// must be (a quote, a backslash, a control character) makes every line
+// a candidate, and so does U+FFFD (the decoder's stand-in for bytes that
+// are not UTF-8, which the line holds as they were); one that may be
+// (\uXXXX, \/) is looked for in the line.
+func ccMentions(ids map[string]bool) func([]byte) bool {
+	if len(ids) > ccMentionsMax {
+		return nil
+	}
+	var lits [][]byte
+	for id := range ids {
+		if strings.ContainsFunc(id, func(r rune) bool { return r == '"' || r == '\\' || r < 0x20 || r == utf8.RuneError }) {
+			return nil
+		}
+		lits = append(lits, []byte(id))
+	}
+	return func(line []byte) bool {
+		for _, id := range lits {
+			if bytes.Contains(line, id) {
+				return true
+			}
+		}
+		return bytes.Contains(line, []byte(`\u`)) || bytes.Contains(line, []byte(`\/`))
+	}
+}
+
+// ccProjectFiles lists the transcripts of project: its sessions and
+// their sub-agent files.
+func ccProjectFiles(project string) []string {
 	var files []string
 	ents, err := os.ReadDir(project)
 	if err != nil {
@@ -156,6 +233,17 @@ func ccProjectIndex(project, grown string, grownFrom int64) *ccIndex {
 				}
 				return nil
 			})
+		}
+	}
+	return files
+}
+
+// ccProjectIndex returns the index of the transcripts of project.
+func ccProjectIndex(project, grown string, grownFrom int64) *ccIndex {
+	files := ccProjectFiles(project)
+	if files == nil {
+		if _, err := os.Stat(project); err != nil {
+			return nil
 		}
 	}
 	stamps := map[string]string{}
@@ -328,10 +416,15 @@ func (pr *ccProject) fileKeys(path string) map[string]ccReport {
 	return c.keys
 }
 
+// ccFileScans counts the transcripts scan read for their responses (the
+// tests' count of the sibling files an import opened).
+var ccFileScans atomic.Int64
+
 // scan reads the lines of path from c.end on into c and returns the
 // CallIDs whose report changed; before, when non-nil, is called with a
 // CallID before its report changes.
 func (c *ccKeys) scan(path string, before func(string)) (map[string]bool, error) {
+	ccFileScans.Add(1)
 	f, err := jsonl.Open(path)
 	if err != nil {
 		return nil, err
@@ -346,7 +439,7 @@ func (c *ccKeys) scan(path string, before func(string)) (map[string]bool, error)
 		if complete {
 			c.end = end
 		}
-		if !bytes.Contains(line, marker) {
+		if !bytes.Contains(line, marker) || (c.only != nil && !c.only(line)) {
 			return nil
 		}
 		var l ccLine

@@ -70,6 +70,9 @@ type ccResuming struct {
 	// written.
 	grownFrom int64
 	usageFrom int
+	// reread: a whole read of a file that grew (Resume.Reread), whose
+	// rows from usageFrom on only are counted.
+	reread bool
 	// ids are the tool call and result ids that lines contain quoted,
 	// as they are: a tool-results file of that stem is named by a line.
 	ids map[string]bool
@@ -237,7 +240,7 @@ func ccResume(ctx context.Context, u jsonl.Unit, from jsonl.Resume) (*jsonl.Pars
 		return nil, notInc
 	}
 	k := len(p.entries)
-	p.prevEntries, p.grownFrom, p.usageFrom = k, from.Offset, k
+	p.prevEntries, p.grownFrom, p.usageFrom, p.reread = k, from.Offset, k, false
 	p.LineBase = p.Lines
 	hadComp := p.hadComp
 	f, size, err := jsonl.OpenAt(u.Path, from.Offset)

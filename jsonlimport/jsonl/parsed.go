@@ -63,6 +63,14 @@ type Resume struct {
 	// Cache is where a reader may keep its parse state between imports:
 	// the importer's Follow (nil: none, every import stands alone).
 	Cache *Cache
+	// Reread, on a whole read of a file that grew (Offset 0, State set),
+	// is the number of entries imported before. The importer keeps only
+	// what follows them (TrimReread), and when they no longer read as
+	// imported it reads the file again without Reread to replace the
+	// session: a reader may leave out of Parsed.Usage the rows of those
+	// entries, and skip what only they need (Claude Code: looking their
+	// responses up in the other transcripts of the project folder).
+	Reread int
 	// Size, when > 0, is the file's size when the importer listed the
 	// unit's side files (see SideLister): a reader whose side files are
 	// named by its lines reads no further.
