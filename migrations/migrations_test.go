@@ -179,12 +179,7 @@ func TestSharedAliasesMigration(t *testing.T) {
 	if _, err := p.UpTo(ctx, 3); err != nil {
 		t.Fatal(err)
 	}
-	exec := func(q string, args ...any) {
-		t.Helper()
-		if _, err := db.Exec(q, args...); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
+	exec := execer(t, db)
 	exec(`INSERT INTO sessions (id, attrs, created_at, updated_at) VALUES
 		('sk_a', '{"picoclaw":{"file_base":"sk_a"}}', 'x', 'x'),
 		('sk_b', '{"picoclaw":{"file_base":"sk_b"},"source_aliases":["agent:main:main","agent:main:tg:1","agent:main:tg:1","sk_b"]}', 'x', 'x'),
@@ -294,12 +289,7 @@ func TestTextStoredOnceMigration(t *testing.T) {
 		{3, "", `{"a":1}`, true},
 		{9, "x\ntitle", `{"content":"x","title":"title"}`, true},
 	}
-	exec := func(q string, args ...any) {
-		t.Helper()
-		if _, err := db.Exec(q, args...); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
+	exec := execer(t, db)
 	exec(`INSERT INTO sessions (id, created_at, updated_at) VALUES ('s', 'x', 'x')`)
 	for i, r := range rows {
 		exec(`INSERT INTO entries (id, session_id, seq, kind, text, body, created_at) VALUES (?, 's', ?, 'message', ?, ?, 'x')`,
@@ -575,12 +565,7 @@ func TestSourceMachineMigration(t *testing.T) {
 		t.Fatal(err)
 	}
 	schema := objects(t, db)
-	exec := func(q string, args ...any) {
-		t.Helper()
-		if _, err := db.Exec(q, args...); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
+	exec := execer(t, db)
 	exec(`INSERT INTO sessions (id, machine, created_at, updated_at) VALUES ('a', 'm-a', 'x', 'x'), ('old', NULL, 'x', 'x')`)
 	exec(`INSERT INTO source_files (path, format, session_id, size, mtime, sha256, byte_offset, state, imported_at)
 	      VALUES ('/p/a.jsonl', 'picoclaw', 'a', 10, 't', 'ha', 9, '{"k":1}', '2026-01-01'),
@@ -640,12 +625,7 @@ func TestUsageQuartersMigration(t *testing.T) {
 		t.Fatal(err)
 	}
 	schema := objects(t, db)
-	exec := func(q string, args ...any) {
-		t.Helper()
-		if _, err := db.Exec(q, args...); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
+	exec := execer(t, db)
 	exec(`INSERT INTO sessions (id, created_at, updated_at) VALUES ('a', 'x', 'x'), ('b', 'x', 'x')`)
 	const ins = `INSERT INTO usage (session_id, provider, model, input_tokens, output_tokens, cost, cost_estimated, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
 	exec(ins, "a", "p", "m", 10, 1, 0.1, 0, "2026-01-01T10:14:59.999999999Z")
@@ -707,4 +687,15 @@ func TestUsageQuartersMigration(t *testing.T) {
 		t.Fatal(err)
 	}
 	same("after down and up", 3)
+}
+
+// execer returns a function that runs one statement on db and fails the
+// test on its error.
+func execer(t *testing.T, db *sql.DB) func(q string, args ...any) {
+	return func(q string, args ...any) {
+		t.Helper()
+		if _, err := db.Exec(q, args...); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
 }
