@@ -318,7 +318,8 @@ func dirSize(dir string) int64 {
 
 // archiveOpts are runArchive's options: reimportOnly stops after the
 // re-imports; profiles, when not "", is a directory that gets a CPU
-// profile of each re-import (noop.pprof, grown.pprof).
+// profile of the import and of each re-import (import.pprof, noop.pprof,
+// grown.pprof).
 type archiveOpts struct {
 	reimportOnly bool
 	profiles     string
@@ -349,7 +350,11 @@ func runArchive(ctx context.Context, dir string, messages int, searches int, pgU
 	}
 	say("archive: %d sessions, %d messages, %s in %d project folders, in %s", sessions, msgs, fmtBytes(size), o.projects, fmtDur(time.Since(t).Seconds()))
 
+	if o.profiles != "" {
+		os.Setenv("SESSIONDB_CPUPROFILE", filepath.Join(o.profiles, "import.pprof"))
+	}
 	imp, err := runProc(ctx, bin, "--db", db, "import", root)
+	os.Unsetenv("SESSIONDB_CPUPROFILE")
 	if err != nil {
 		return err
 	}

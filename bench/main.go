@@ -181,7 +181,7 @@ func run() error {
 	archive := flag.Int("archive", 0, "the archive workload (issue 42, archive.go) at about this many messages (4700000: cass's published size), instead of the workloads")
 	searches := flag.Int("searches", 21, "with -archive: cold search processes per query")
 	reimportOnly := flag.Bool("archive-reimport", false, "with -archive: stop after the import and the two re-imports (no-op, 1 % grown)")
-	archiveProfile := flag.String("archive-profile", "", "with -archive: write CPU profiles of the no-op and the grown re-import (sessionctl's SESSIONDB_CPUPROFILE) into this directory")
+	archiveProfile := flag.String("archive-profile", "", "with -archive: write CPU profiles of the import, the no-op and the grown re-import (sessionctl's SESSIONDB_CPUPROFILE) into this directory")
 	archiveProjects := flag.Int("archive-projects", 200, "with -archive: the project folders the sessions are spread over (200 at full size, 125 Claude Code transcripts a folder; fewer keeps that at a smaller size)")
 	archivePG := flag.Bool("archive-pg", false, "with -archive: also copy the archive into a new PostgreSQL database (SESSIONDB_BENCH_POSTGRES, or the local server) and search it there")
 	flag.Parse()

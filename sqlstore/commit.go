@@ -68,10 +68,8 @@ func (d engineDriver) AppendCommit(ctx context.Context, etx engine.Tx, id string
 	if err := engine.PutDoc(ctx, tx, "interrupts", id, c.Interrupt, c.ClearInterrupt, now); err != nil {
 		return sessiondb.Session{}, err
 	}
-	for _, u := range c.Usage {
-		if err := engine.InsertUsage(ctx, tx, id, sess.LastSeq, u, now); err != nil {
-			return sessiondb.Session{}, err
-		}
+	if err := engine.InsertUsages(ctx, tx, id, sess.LastSeq, c.Usage, now); err != nil {
+		return sessiondb.Session{}, err
 	}
 	return sess, nil
 }

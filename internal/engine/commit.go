@@ -450,8 +450,8 @@ func ApplyCommit(ctx context.Context, d Driver, ts backend.TextStore, tx Tx, id 
 			return sessiondb.Session{}, err
 		}
 	}
-	for _, u := range c.Usage {
-		if err := InsertUsage(ctx, tx, id, lastSeq, u, now); err != nil {
+	if len(c.Usage) > 0 {
+		if err := InsertUsages(ctx, tx, id, lastSeq, c.Usage, now); err != nil {
 			return sessiondb.Session{}, err
 		}
 		changed = true
@@ -479,6 +479,12 @@ func ApplyCommit(ctx context.Context, d Driver, ts backend.TextStore, tx Tx, id 
 // stamped now unless u has its own time.
 func InsertUsage(ctx context.Context, tx Tx, id string, lastSeq int64, u sessiondb.Usage, now time.Time) error {
 	return backend.InsertUsage(ctx, tx, id, lastSeq, u, FormatTime(OrNow(u.CreatedAt, now)))
+}
+
+// InsertUsages adds us to session id's usage ledger as InsertUsage adds
+// each in turn, with multi-row INSERTs (backend.InsertUsages).
+func InsertUsages(ctx context.Context, tx Tx, id string, lastSeq int64, us []sessiondb.Usage, now time.Time) error {
+	return backend.InsertUsages(ctx, tx, id, lastSeq, us, func(u sessiondb.Usage) string { return FormatTime(OrNow(u.CreatedAt, now)) })
 }
 
 // applyPatch writes a resolved metadata patch (backend.EffectivePatch).
