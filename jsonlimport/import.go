@@ -308,7 +308,7 @@ func Import(ctx context.Context, store sessiondb.Store, paths []string, opts Opt
 	}
 	roots := importRoots(paths)
 	records := rootRecords(ctx, store, roots, opts.Machine)
-	units, problems, skipped, err := discover(paths, formats, reclaimer(store, records, formats))
+	units, problems, skipped, err := discover(paths, formats, reclaimer(records, formats))
 	rep.Problems = append(rep.Problems, problems...)
 	rep.Notes = append(rep.Notes, skipped...)
 	rep.Skipped = len(skipped)

@@ -47,14 +47,14 @@ func rootRecords(ctx context.Context, store sessiondb.Store, roots []string, mac
 	return out
 }
 
-// reclaimer returns discover's reclaim function for an import into store
-// of the roots whose records rootRecords read, offering formats; nil when
-// the store keeps no records by machine (a store without
-// sessiondb.SourceTracker) or could not read them: the import then
-// claims every file, and meets the store's failure itself where it
+// reclaimer returns discover's reclaim function for an import of the
+// roots whose records rootRecords read (byRoot), offering formats; nil
+// when byRoot is (a store that keeps no records by machine). A root whose
+// records could not be read is not in byRoot: its files are claimed as
+// usual, and the import meets the store's failure itself where it
 // reports it (a watcher retries).
-func reclaimer(store sessiondb.Store, byRoot map[string][]sessiondb.SourceFile, formats []Format) func(string) (planned, bool) {
-	if _, ok := store.(sessiondb.SourceTracker); !ok {
+func reclaimer(byRoot map[string][]sessiondb.SourceFile, formats []Format) func(string) (planned, bool) {
+	if byRoot == nil {
 		return nil
 	}
 	offered := map[string]Format{}

@@ -60,7 +60,7 @@ func DiscoverIn(ctx context.Context, store sessiondb.Store, machine string, path
 	if err != nil {
 		return Discovery{}, err
 	}
-	planned, problems, skipped, err := discover(paths, formats, reclaimer(store, rootRecords(ctx, store, importRoots(paths), machine), formats))
+	planned, problems, skipped, err := discover(paths, formats, reclaimer(rootRecords(ctx, store, importRoots(paths), machine), formats))
 	d := Discovery{Problems: problems, Skipped: skipped}
 	for _, p := range planned {
 		d.Units = append(d.Units, p.unit)

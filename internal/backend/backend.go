@@ -327,14 +327,19 @@ var usageChunks = [...]int{64, 16, 4, 1}
 
 // usageInserts holds the INSERT text for each of usageChunks.
 var usageInserts = func() map[int]string {
-	row := "(" + strings.TrimSuffix(strings.Repeat("?, ", UsageColumnCount), ", ") + ")"
 	m := map[int]string{}
 	for _, n := range usageChunks {
-		m[n] = `INSERT INTO usage (` + UsageColumns + `)
-		VALUES ` + row + strings.Repeat(", "+row, n-1)
+		m[n] = InsertSQL("usage", UsageColumns, UsageColumnCount, n)
 	}
 	return m
 }()
+
+// InsertSQL is a multi-row INSERT into table of rows rows of ncols
+// values each, in the order of cols, with ? placeholders.
+func InsertSQL(table, cols string, ncols, rows int) string {
+	row := "(" + strings.TrimSuffix(strings.Repeat("?, ", ncols), ", ") + ")"
+	return `INSERT INTO ` + table + ` (` + cols + `) VALUES ` + row + strings.Repeat(", "+row, rows-1)
+}
 
 // InsertUsages adds us to session id's usage ledger, exactly as calling
 // InsertUsage for each in turn would (same checks, same rows in the same

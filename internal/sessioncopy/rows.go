@@ -3,7 +3,8 @@ package sessioncopy
 import (
 	"context"
 	"fmt"
-	"strings"
+
+	"github.com/sessiondb/sessiondb/internal/backend"
 )
 
 // Bounds of one multi-row INSERT (insertRows): at most chunkRows rows
@@ -20,7 +21,6 @@ const (
 // trip per chunk, not one per row). Each row holds one value per column,
 // in cols' order. what names rows i..j for an error.
 func insertRows(ctx context.Context, tx Tx, table, cols string, ncols int, rows [][]any, what func(i, j int) string) error {
-	row := "(" + strings.TrimSuffix(strings.Repeat("?, ", ncols), ", ") + ")"
 	for start := 0; start < len(rows); {
 		end, size := start, 0
 		for end < len(rows) && end-start < chunkRows && (end == start || size < chunkBytes) {
@@ -38,8 +38,7 @@ func insertRows(ctx context.Context, tx Tx, table, cols string, ncols int, rows 
 			}
 			args = append(args, r...)
 		}
-		q := `INSERT INTO ` + table + ` (` + cols + `) VALUES ` + row + strings.Repeat(", "+row, end-start-1)
-		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+		if _, err := tx.ExecContext(ctx, backend.InsertSQL(table, cols, ncols, end-start), args...); err != nil {
 			return fmt.Errorf("%s: %w", what(start, end-1), err)
 		}
 		start = end
