@@ -4,7 +4,8 @@
 #  1. the randomized crash workload with a fixed seed, then with a random
 #     seed that is printed (replay a failure with the printed command);
 #     about two minutes in all (TORTURE_CI_DURATION per run, default 60s);
-#  2. every fuzz target of the module for FUZZTIME (default 10s) each.
+#  2. every fuzz target of the module for FUZZTIME (default 10s) each, or
+#     FUZZ_TARGETS of them drawn at random (torture/fuzz.sh says how).
 #
 # The rest of the torture package (full disk, read-only storage, hostile
 # files, hostile imports) runs in the long run (SESSIONDB_LONG=1 go test ./...).
