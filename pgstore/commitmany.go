@@ -48,3 +48,22 @@ func (d engineDriver) LockCommits(ctx context.Context, tx engine.Tx, commits []s
 // ID). The two-key space is apart from the one-key lock of migrations.
 // Two IDs with the same hash only share a lock: they queue, no more.
 const createLockClass = 0x53444243
+
+// LockUsageGroups implements engine.UsageGroupLocker: a transaction
+// advisory lock on each key, in the order given (the engine sorts them).
+// Transaction advisory locks are re-entrant, so a group locked again by
+// a later statement of the same transaction costs a round trip, no wait.
+func (d engineDriver) LockUsageGroups(ctx context.Context, tx engine.Tx, keys []int32) error {
+	for _, k := range keys {
+		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?, ?)`, usageGroupLockClass, k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// usageGroupLockClass is the first key of the advisory locks on the
+// usage_quarters groups ("SDBQ"), beside createLockClass.
+const usageGroupLockClass = 0x53444251
+
+var _ engine.UsageGroupLocker = engineDriver{}

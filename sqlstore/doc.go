@@ -324,8 +324,11 @@
 // group, and an index probe when it was at an edge (BenchmarkCommitUsage;
 // BENCHMARKS.md, issue 42). On PostgreSQL a group's row is locked until
 // its writer commits, so writers of different sessions that add calls of
-// one model in one quarter hour queue there (a deadlock of two commits
-// adding calls of two models in opposite orders is retried by the store).
+// one model in one quarter hour queue there. Two commits adding calls of
+// two models in opposite orders would deadlock (retried by the store only
+// after the server's deadlock_timeout), so the engine first locks every
+// group a commit or a delete touches in one order (engine.UsageGroupLocker;
+// pgstore's TestUsageGroupsInOppositeOrders).
 //
 // # Decisions
 //

@@ -236,7 +236,8 @@ func (e *Engine) Commit(ctx context.Context, id string, c sessiondb.Commit) (ses
 }
 
 // CommitMany implements sessiondb.Store: the commits in order, in one
-// transaction, after Driver.LockCommits.
+// transaction, after Driver.LockCommits and the usage groups' locks
+// (UsageGroupLocker).
 func (e *Engine) CommitMany(ctx context.Context, commits []sessiondb.SessionCommit) ([]sessiondb.Session, error) {
 	if err := sessiondb.ValidateCommitMany(commits); err != nil {
 		return nil, fmt.Errorf("commit many: %w", err)
@@ -253,6 +254,9 @@ func (e *Engine) CommitMany(ctx context.Context, commits []sessiondb.SessionComm
 	out := make([]sessiondb.Session, len(commits))
 	err = e.d.Write(ctx, func(tx Tx) error {
 		if err := e.d.LockCommits(ctx, tx, commits); err != nil {
+			return err
+		}
+		if err := lockManyUsageGroups(ctx, e.d, tx, commits); err != nil {
 			return err
 		}
 		for i, sc := range commits {
@@ -316,6 +320,9 @@ func ApplyCommit(ctx context.Context, d Driver, ts backend.TextStore, tx Tx, id 
 	}
 	if c.ExpectSequence != nil && *c.ExpectSequence != sess.Sequence {
 		return sessiondb.Session{}, &sessiondb.ConflictError{SessionID: id, Expected: *c.ExpectSequence, Current: sess.Sequence}
+	}
+	if err := lockUsageGroups(ctx, d, tx, id, c, now); err != nil {
+		return sessiondb.Session{}, err
 	}
 	if err := checkSourceExpectation(ctx, d, tx, c); err != nil {
 		return sessiondb.Session{}, err

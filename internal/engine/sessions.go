@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/sessiondb/sessiondb"
 	"github.com/sessiondb/sessiondb/internal/backend"
@@ -213,6 +214,10 @@ func deleteSession(ctx context.Context, d Driver, tx Tx, id string, expect *int6
 	}
 	if expect != nil && *expect != sess.Sequence {
 		return sessiondb.Session{}, &sessiondb.ConflictError{SessionID: id, Expected: *expect, Current: sess.Sequence}
+	}
+	// The cascade takes the session's usage out of the rollup's groups.
+	if err := lockUsageGroups(ctx, d, tx, id, sessiondb.Commit{Delete: true}, time.Time{}); err != nil {
+		return sessiondb.Session{}, err
 	}
 	// Remember the last sequence: a session recreated under this ID
 	// continues from it (see the deleted_sessions table).
