@@ -2,6 +2,8 @@ package sqlstore
 
 import (
 	"context"
+	_ "embed"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -133,13 +135,71 @@ func sameSQL(a, b *string) bool {
 	return *a == *b
 }
 
-// expectedSchema migrates a private in-memory database to version and
-// returns its schema, keyed by "type name". It runs once per version per
-// process.
+// expectedSchema returns the schema the migrations up to version create,
+// keyed by "type name": schema_expected.json's for the latest version,
+// else migratedSchema's. It runs once per version per process.
 func expectedSchema(ctx context.Context, version int64) (map[string]schemaObject, error) {
 	if m, ok := expectedSchemas.Load(version); ok {
 		return m.(map[string]schemaObject), nil
 	}
+	m, err := embeddedSchema(version)
+	if err != nil {
+		return nil, err
+	}
+	if m == nil {
+		if m, err = migratedSchema(ctx, version); err != nil {
+			return nil, err
+		}
+	}
+	expectedSchemas.Store(version, m)
+	return m, nil
+}
+
+// schemaFile is the expected schema of the latest migration, as
+// migratedSchema builds it, kept in schema_expected.json: building it
+// runs every migration on an in-memory database, ~20 ms of every process
+// that opens a store (a cold sessionctl search among them; issue 42).
+// TestEmbeddedSchemaIsMigrations fails when the file is not what the
+// migrations build (go test ./sqlstore -run TestEmbeddedSchemaIsMigrations
+// -update writes it).
+//
+//go:embed schema_expected.json
+var schemaFile []byte
+
+// embeddedSchemaFile is schema_expected.json's layout.
+type embeddedSchemaFile struct {
+	Version int64            `json:"version"`
+	Objects []embeddedObject `json:"objects"`
+}
+
+type embeddedObject struct {
+	Type    string  `json:"type"`
+	Name    string  `json:"name"`
+	TblName string  `json:"tbl_name"`
+	SQL     *string `json:"sql"`
+	Columns string  `json:"columns,omitempty"`
+}
+
+// embeddedSchema returns the schema of schema_expected.json when it is
+// the one of version, else nil.
+func embeddedSchema(version int64) (map[string]schemaObject, error) {
+	var f embeddedSchemaFile
+	if err := json.Unmarshal(schemaFile, &f); err != nil {
+		return nil, fmt.Errorf("schema_expected.json: %w", err)
+	}
+	if f.Version != version {
+		return nil, nil
+	}
+	m := make(map[string]schemaObject, len(f.Objects))
+	for _, o := range f.Objects {
+		m[o.Type+" "+o.Name] = schemaObject{Type: o.Type, Name: o.Name, TblName: o.TblName, SQL: o.SQL, columns: o.Columns}
+	}
+	return m, nil
+}
+
+// migratedSchema migrates a private in-memory database to version and
+// returns its schema, keyed by "type name".
+func migratedSchema(ctx context.Context, version int64) (map[string]schemaObject, error) {
 	db, err := sqlx.Open("sqlite", "file:expected-schema?mode=memory")
 	if err != nil {
 		return nil, err
@@ -179,7 +239,6 @@ func expectedSchema(ctx context.Context, version int64) (map[string]schemaObject
 		}
 		m[r.Type+" "+r.Name] = r
 	}
-	expectedSchemas.Store(version, m)
 	return m, nil
 }
 

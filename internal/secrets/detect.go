@@ -130,7 +130,7 @@ func (d *Detector) Find(text string) []Finding {
 	slices.Sort(ris)
 	for _, ri := range ris {
 		r := d.rules[ri]
-		if !holdsAll(text, r.need) {
+		if r.prepare() != nil || !holdsAll(text, r.need) {
 			continue
 		}
 		switch {

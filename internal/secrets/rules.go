@@ -10,6 +10,7 @@ import (
 	"regexp/syntax"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // gitleaksJSON is gitleaks' rule set as data (see "Rules" in doc.go).
@@ -51,9 +52,17 @@ type ruleFile struct {
 	Rules  []ruleSpec  `json:"rules"`
 }
 
-// rule is a compiled rule.
+// rule is a rule of the set. What matching needs of its expression
+// (re, allow, assign, need, multiline) is compiled on the rule's first use
+// (prepare): a process that redacts a page of search hits meets a few of
+// the ~220 rules' keywords, and compiling them all took ~20 ms of every
+// cold sessionctl search (issue 42). The package's tests compile every
+// rule.
 type rule struct {
 	id          string
+	spec        ruleSpec
+	once        sync.Once
+	err         error // the expression's compile error; the rule then finds nothing
 	re          *regexp.Regexp
 	secretGroup int
 	entropy     float64
@@ -147,16 +156,10 @@ func (a allowlist) allowed(secret, match, line string) bool {
 	return ok && (len(a.regexes) > 0 || len(a.stopwords) > 0)
 }
 
-func compileRule(s ruleSpec) (*rule, error) {
-	re, err := regexp.Compile(s.Regex)
-	if err != nil {
-		return nil, fmt.Errorf("rule %s: %w", s.ID, err)
-	}
-	allow, err := compileAllow(s.Allow)
-	if err != nil {
-		return nil, fmt.Errorf("rule %s: %w", s.ID, err)
-	}
-	r := &rule{id: s.ID, re: re, secretGroup: s.SecretGroup, entropy: s.Entropy, allow: allow,
+// newRule returns the rule of spec s, its expression not yet compiled
+// (prepare).
+func newRule(s ruleSpec) *rule {
+	r := &rule{id: s.ID, spec: s, secretGroup: s.SecretGroup, entropy: s.Entropy,
 		generic: strings.HasPrefix(s.ID, "generic") || slices.Contains(genericOwn, s.ID)}
 	for _, k := range s.Keywords {
 		k = strings.ToLower(k)
@@ -164,6 +167,28 @@ func compileRule(s ruleSpec) (*rule, error) {
 			r.keywords = append(r.keywords, k)
 		}
 	}
+	return r
+}
+
+// prepare compiles r's expression and allowlists once, and returns the
+// error of that compile (nil for every embedded rule: the tests compile
+// them all).
+func (r *rule) prepare() error {
+	r.once.Do(func() { r.err = r.compile() })
+	return r.err
+}
+
+func (r *rule) compile() error {
+	s := r.spec
+	re, err := regexp.Compile(s.Regex)
+	if err != nil {
+		return fmt.Errorf("rule %s: %w", s.ID, err)
+	}
+	allow, err := compileAllow(s.Allow)
+	if err != nil {
+		return fmt.Errorf("rule %s: %w", s.ID, err)
+	}
+	r.re, r.allow = re, allow
 	r.assign = s.Assign
 	if i := strings.Index(s.Regex, semiGeneric); i > 0 {
 		// Only when every keyword is a whole name: some rules of that
@@ -176,7 +201,7 @@ func compileRule(s ruleSpec) (*rule, error) {
 	}
 	r.need = requiredLiterals(s.Regex)
 	r.multiline = strings.Contains(s.Regex, `[\s\S`) || strings.Contains(s.Regex, `(?s`)
-	return r, nil
+	return nil
 }
 
 // requiredLiterals returns the case-sensitive literals of three bytes or
@@ -232,11 +257,7 @@ func loadRules() ([]*rule, []allowlist, string, error) {
 			return nil, nil, "", fmt.Errorf("rule %s: defined twice", s.ID)
 		}
 		seen[s.ID] = true
-		r, err := compileRule(s)
-		if err != nil {
-			return nil, nil, "", err
-		}
-		rules = append(rules, r)
+		rules = append(rules, newRule(s))
 	}
 	global, err := compileAllow(f.Global)
 	if err != nil {
