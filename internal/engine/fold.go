@@ -17,11 +17,16 @@ import (
 func Fold(s string) string { return foldString(s) }
 
 // lowerInverse maps each lowered rune to the other runes that lower to it.
+// Only the runes of unicode.CaseRanges have a case mapping (ToLower leaves
+// every other rune as it is), so it walks those, about 2,900 runes,
+// instead of all 1.1 million (11 ms of every cold sessionctl search).
 var lowerInverse = sync.OnceValue(func() map[rune][]rune {
 	inv := map[rune][]rune{}
-	for r := rune(0); r <= unicode.MaxRune; r++ {
-		if l := unicode.ToLower(r); l != r {
-			inv[l] = append(inv[l], r)
+	for _, cr := range unicode.CaseRanges {
+		for r := rune(cr.Lo); r <= rune(cr.Hi); r++ {
+			if l := unicode.ToLower(r); l != r {
+				inv[l] = append(inv[l], r)
+			}
 		}
 	}
 	return inv
