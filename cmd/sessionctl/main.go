@@ -39,7 +39,9 @@ func main() {
 			_ = pprof.StartCPUProfile(f) // os.Exit below closes f after the stop
 		}
 	}
-	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	a := newApp(ctx, os.Stdin, os.Stdout, os.Stderr)
+	a.exitAfter = true
+	code := a.run(os.Args[1:])
 	stop()
 	pprof.StopCPUProfile() // a no-op when no profile runs
 	os.Exit(code)
