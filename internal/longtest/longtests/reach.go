@@ -8,6 +8,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -75,6 +76,9 @@ func longTests(root string) (pkgs, pattern string, err error) {
 	return render(tests, whole)
 }
 
+// testName is what a test's name must be to go in the -run pattern as it is.
+var testName = regexp.MustCompile(`^[A-Za-z0-9_]+$`)
+
 // render turns the long tests (dir -> names) and the packages long as a
 // whole into the go test arguments.
 func render(tests map[string][]string, whole map[string]bool) (pkgs, pattern string, err error) {
@@ -97,24 +101,15 @@ func render(tests map[string][]string, whole map[string]bool) (pkgs, pattern str
 	if len(whole) > 0 {
 		// A package long as a whole runs every test; go test has one
 		// -run for all packages, so those go in a second invocation.
-		return "", "", fmt.Errorf("TestMain or init reaches package longtest in %v: run those packages whole", keys(whole))
+		return "", "", fmt.Errorf("TestMain or init reaches package longtest in %v: run those packages whole", slices.Sorted(maps.Keys(whole)))
 	}
-	ns := keys(names)
+	ns := slices.Sorted(maps.Keys(names))
 	for _, n := range ns {
-		if !regexp.MustCompile(`^[A-Za-z0-9_]+$`).MatchString(n) {
+		if !testName.MatchString(n) {
 			return "", "", fmt.Errorf("test name %q", n)
 		}
 	}
 	return strings.Join(ps, " "), "^(" + strings.Join(ns, "|") + ")$", nil
-}
-
-func keys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // reaching marks every declaration that reaches package longtest and
