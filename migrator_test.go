@@ -5,10 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"path/filepath"
 	"testing"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/freshstore"
 	"github.com/sessiondb/sessiondb/sqlstore"
 )
 
@@ -24,12 +24,7 @@ func rename(from int, old, new string) sessiondb.Migrator {
 
 func openStore(t *testing.T) *sqlstore.Store {
 	t.Helper()
-	s, err := sqlstore.Open(filepath.Join(t.TempDir(), "m.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
+	return freshstore.Open(t, nil)
 }
 
 func TestMigrationChain(t *testing.T) {

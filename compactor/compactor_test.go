@@ -8,29 +8,19 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/freshstore"
 	"github.com/sessiondb/sessiondb/sqlstore"
 )
 
 func openStore(tb testing.TB) *sqlstore.Store {
 	tb.Helper()
-	path := filepath.Join(tb.TempDir(), "s.db")
-	st, err := sqlstore.Open(path, nil)
-	if err != nil {
-		tb.Fatalf("open store at %s: %v", path, err)
-	}
-	tb.Cleanup(func() {
-		if err := st.Close(); err != nil {
-			tb.Errorf("close store at %s: %v", path, err)
-		}
-	})
-	return st
+	return freshstore.Open(tb, nil)
 }
 
 // newSession creates a session holding bodies as its log (Seq 1, 2, …).

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/sessiondb/sessiondb/internal/freshstore"
 	"github.com/sessiondb/sessiondb/jsonlimport/internal/jsonltest"
 	"github.com/sessiondb/sessiondb/sqlstore"
 )
@@ -100,13 +101,7 @@ func FuzzGrowth(f *testing.F) {
 // input.
 func openFastStore(tb testing.TB) *sqlstore.Store {
 	tb.Helper()
-	path := filepath.Join(tb.TempDir(), "s.db")
-	s, err := sqlstore.Open(path, &sqlstore.Options{Durability: sqlstore.DurabilityNormal})
-	if err != nil {
-		tb.Fatalf("open store %s: %v", path, err)
-	}
-	tb.Cleanup(func() { s.Close() })
-	return s
+	return freshstore.Open(tb, &sqlstore.Options{Durability: sqlstore.DurabilityNormal})
 }
 
 // glued reports whether content cut at c ends in a line without newline

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/freshdb"
 )
 
 // MustOpenStore opens a store on a new file database under tb.TempDir (not
@@ -19,10 +20,27 @@ import (
 // PRAGMA foreign_key_check; when either finds a problem, the test fails and
 // the database is copied out of the temporary directory, to a path the
 // failure message names, so that it can be inspected.
+//
+// The file is a copy of one that Open created once in this test process
+// (internal/freshdb): a first open costs every migration's fsync, and the
+// package's tests open hundreds of stores. Tests of what a first open does
+// call Open or MustOpenStoreAt on a path of their own.
 func MustOpenStore(tb testing.TB, opts *Options) *Store {
 	tb.Helper()
-	return MustOpenStoreAt(tb, filepath.Join(tb.TempDir(), "sessions.db"), opts)
+	if opts != nil && (opts.ReadOnly || opts.NoMigrate) {
+		return MustOpenStoreAt(tb, filepath.Join(tb.TempDir(), "sessions.db"), opts)
+	}
+	return MustOpenStoreAt(tb, newDatabase.Path(tb, "sessions.db"), opts)
 }
+
+// newDatabase is the database MustOpenStore copies.
+var newDatabase = freshdb.New(func(path string) error {
+	s, err := Open(path, nil)
+	if err != nil {
+		return err
+	}
+	return s.Close()
+})
 
 // checkDatabaseFile opens the database file at path directly and returns
 // what PRAGMA integrity_check and PRAGMA foreign_key_check report (nothing

@@ -10,6 +10,7 @@ import (
 
 	_ "modernc.org/sqlite"
 
+	"github.com/sessiondb/sessiondb/internal/freshstore"
 	"github.com/sessiondb/sessiondb/sqlstore"
 )
 
@@ -18,16 +19,7 @@ import (
 // 26 commits of a corpus store would take seconds of fsync on CI's disk.
 func openStore(t *testing.T) *sqlstore.Store {
 	t.Helper()
-	s, err := sqlstore.Open(filepath.Join(t.TempDir(), "s.db"), &sqlstore.Options{Durability: sqlstore.DurabilityNormal})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := s.Close(); err != nil {
-			t.Error(err)
-		}
-	})
-	return s
+	return freshstore.Open(t, &sqlstore.Options{Durability: sqlstore.DurabilityNormal})
 }
 
 // corpus is the reduced real stores (testdata/gen/cursor).

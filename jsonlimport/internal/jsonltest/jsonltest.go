@@ -14,25 +14,17 @@ import (
 	"time"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/freshstore"
 	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 	"github.com/sessiondb/sessiondb/sqlstore"
 )
 
-// OpenStore opens a file-backed SQLite store under tb.TempDir and closes
-// it when the test ends.
+// OpenStore opens a new file-backed SQLite store under tb.TempDir (a copy
+// of one created once, internal/freshstore) and closes it when the test
+// ends.
 func OpenStore(tb testing.TB) *sqlstore.Store {
 	tb.Helper()
-	path := filepath.Join(tb.TempDir(), "s.db")
-	s, err := sqlstore.Open(path, nil)
-	if err != nil {
-		tb.Fatalf("open store %s: %v", path, err)
-	}
-	tb.Cleanup(func() {
-		if err := s.Close(); err != nil {
-			tb.Errorf("close store %s: %v", path, err)
-		}
-	})
-	return s
+	return freshstore.Open(tb, nil)
 }
 
 // Bodies returns the bodies of es, in order.
