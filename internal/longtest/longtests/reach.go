@@ -228,7 +228,8 @@ func parseFile(path, dir, module string) ([]*decl, error) {
 				add(dir+"."+recvName(dd.Recv.List[0].Type)+"."+name, name, dd.Body, false, false)
 				continue
 			}
-			test := isTest && strings.HasPrefix(name, "Test") && name != "TestMain"
+			// A fuzz target's seed corpus runs under -run as a test does.
+			test := isTest && (strings.HasPrefix(name, "Test") && name != "TestMain" || strings.HasPrefix(name, "Fuzz"))
 			whole := isTest && (name == "TestMain" || name == "init")
 			if dd.Body != nil {
 				add(dir+"."+name, name, dd.Body, test, whole)

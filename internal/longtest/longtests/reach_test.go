@@ -100,8 +100,9 @@ func TestLongTestsOfThisModule(t *testing.T) {
 		}
 	}
 	// TestConformance reaches longtest only through storetest.Run's table
-	// of groups; TestGrowthCorpus calls longtest.Skip itself.
-	for _, n := range []string{"TestConformance", "TestGrowthCorpus", "TestCrashWorkload"} {
+	// of groups; TestGrowthCorpus calls longtest.Skip itself; FuzzPiLine
+	// through jsonltest's seed helper (a fuzz target's seeds run under -run).
+	for _, n := range []string{"TestConformance", "TestGrowthCorpus", "TestCrashWorkload", "FuzzPiLine"} {
 		if !strings.Contains(pattern, "|"+n+"|") && !strings.Contains(pattern, "("+n+"|") {
 			t.Errorf("pattern lacks %s", n)
 		}

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/longtest"
 	"github.com/sessiondb/sessiondb/jsonlimport/jsonl"
 )
 
@@ -23,9 +24,14 @@ func WildFuzzSeeds(f *testing.F, dirs []string, extra ...string) {
 	LineSeeds(f, dirs, []string{".jsonl"}, 1<<14, extra...)
 }
 
-// LineSeeds adds to f's corpus every line shorter than maxLen of the files
-// under dirs whose names end in one of exts, then the extra strings.
+// LineSeeds adds to f's corpus the lines shorter than maxLen of the files
+// under dirs whose names end in one of exts, then the extra strings. The
+// quick run takes a spread sample of the files' lines (quickLineSeeds; a
+// seed costs a parse, a resume and a temporary directory, ~10 ms on the CI
+// machine, and pi's fixtures have ~600 lines); the long run and fuzzing
+// with SESSIONDB_LONG=1 take every line (internal/longtest).
 func LineSeeds(f *testing.F, dirs, exts []string, maxLen int, extra ...string) {
+	var lines [][]byte
 	for _, dir := range dirs {
 		_ = filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
 			if err != nil || d.IsDir() || !slices.ContainsFunc(exts, func(ext string) bool { return strings.HasSuffix(path, ext) }) {
@@ -37,16 +43,23 @@ func LineSeeds(f *testing.F, dirs, exts []string, maxLen int, extra ...string) {
 			}
 			for _, line := range bytes.Split(raw, []byte("\n")) {
 				if len(line) < maxLen {
-					f.Add(line)
+					lines = append(lines, line)
 				}
 			}
 			return nil
 		})
 	}
+	for _, line := range longtest.Sample(lines, quickLineSeeds) {
+		f.Add(line)
+	}
 	for _, s := range extra {
 		f.Add([]byte(s))
 	}
 }
+
+// quickLineSeeds is how many fixture lines a fuzz target's seed corpus
+// takes in the quick run.
+const quickLineSeeds = 120
 
 // CheckWildLine puts one arbitrary line between head and tail lines of a file of
 // format fm and checks the reader's invariants: it never fails or panics,
