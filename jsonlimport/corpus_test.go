@@ -3,6 +3,7 @@ package jsonlimport
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/freshdb"
 	"github.com/sessiondb/sessiondb/sqlstore"
 )
 
@@ -19,17 +21,36 @@ import (
 // ccusage 20.0.24 answers on it (testdata/corpus/ccusage, made by
 // testdata/gen/ccusage).
 
-// importCorpus imports the corpus's Claude Code tree into a new store.
+// importCorpus returns a new store holding the corpus's Claude Code tree,
+// the tree's path and the import's report. The tree is imported once per
+// test process (seconds on the CI machine) and each caller gets a copy of
+// that store (internal/freshdb).
 func importCorpus(t *testing.T) (*sqlstore.Store, string, Report) {
 	t.Helper()
 	root := filepath.Join(corpusRoot(t), "claude-code")
-	s := openStore(t)
-	rep, err := Import(context.Background(), s, []string{root}, Options{})
+	corpusTree = root // the same in every call: corpusRoot reads the environment
+	path := corpusStore.Path(t, "s.db")
+	s, err := sqlstore.Open(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s, root, rep
+	t.Cleanup(func() { s.Close() })
+	return s, root, corpusReport
 }
+
+var (
+	corpusStore = freshdb.New(func(path string) error {
+		s, err := sqlstore.Open(path, nil)
+		if err != nil {
+			return err
+		}
+		corpusReport, err = Import(context.Background(), s, []string{corpusTree}, Options{})
+		return errors.Join(err, s.Close())
+	})
+	// corpusTree is the tree corpusStore imports, corpusReport its report.
+	corpusTree   string
+	corpusReport Report
+)
 
 // ccTokens are the four token counts of ccusage's rows.
 type ccTokens struct {
