@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/sessiondb/sessiondb/internal/longtest"
 	"github.com/sessiondb/sessiondb/jsonlimport/internal/jsonltest"
 )
 
@@ -128,9 +129,14 @@ func halveJSONL(t *testing.T, dir string) {
 // log read twice, no usage counted twice.
 func TestImportContinuesFromAnotherPath(t *testing.T) {
 	ctx := context.Background()
-	for _, root := range []string{"../testdata/claudecode", "../testdata/codex/codex-home", "../testdata/pi/sessions",
+	for r, root := range []string{"../testdata/claudecode", "../testdata/codex/codex-home", "../testdata/pi/sessions",
 		"../testdata/zot/zot_home", "../testdata/picoclaw", "../testdata/swink"} {
-		for _, moved := range []bool{false, true} {
+		for m, moved := range []bool{false, true} {
+			// The quick run takes one case per format, alternating, so that
+			// both cases and every format still run (internal/longtest).
+			if !longtest.Every(r+m, 2) {
+				continue
+			}
 			name := filepath.Base(filepath.Dir(root)) + "/" + filepath.Base(root)
 			if moved {
 				name += "/moved"
