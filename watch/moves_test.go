@@ -44,6 +44,13 @@ const rollout1 = "rollout-2026-01-10T09-00-00-019f26cb-0000-7000-8000-0000000000
 // more lines, some in two halves. The lines must be imported: the moved
 // folder's inotify watch (by inode) is the one its new path gets, and
 // dropping the old path's watch after adding the new one ended it.
+//
+// The lines are appended once the watcher has taken the move in (its
+// import event for the new path: a copy of the old one, skipped), so that
+// only the moved folder's watch can bring them. The waits are short (Settle 20 ms, a half line
+// left 40 ms, a poll every 20 ms): the file has no side files, and a
+// codex rollout is never waited for (NewSettle) by anything but its own
+// folder's listing.
 func TestFolderMovedThenAppended(t *testing.T) {
 	for _, c := range []struct {
 		name, to string
@@ -52,16 +59,23 @@ func TestFolderMovedThenAppended(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			root := t.TempDir()
 			st := newStore(t, t.TempDir())
-			startWatch(t, st, Options{Paths: []string{root}, Poll: c.poll, PollInterval: 50 * time.Millisecond})
+			r := startWatch(t, st, Options{Paths: []string{root}, Poll: c.poll, PollInterval: 20 * time.Millisecond, Settle: 20 * time.Millisecond, NewSettle: 50 * time.Millisecond})
 			ls := lines(readFile(t, filepath.Join(codexDay, rollout1)))
 			h := len(ls) / 2
 			a := filepath.Join(root, "sessions", "2026", "01", "10", rollout1)
 			b := filepath.Join(root, c.to, "2026", "01", "10", rollout1)
 			runWriter(t, []step{{Op: "append", File: a, Data: bytesJoin(ls[:h])}})
 			waitFor(t, "the first half", func() bool { return caughtUp(st, a) })
-			steps := []step{{Op: "rename", File: filepath.Join(root, "sessions"), To: filepath.Join(root, c.to), Sleep: 300}}
-			steps = append(steps, appendSteps(b, bytesJoin(ls[h:]), 20, 2, 80)...)
-			runWriter(t, steps)
+			runWriter(t, []step{{Op: "rename", File: filepath.Join(root, "sessions"), To: filepath.Join(root, c.to)}})
+			waitFor(t, "the move taken in", func() bool {
+				for _, e := range r.of(EventImport) {
+					if e.Path == b {
+						return true
+					}
+				}
+				return false
+			})
+			runWriter(t, appendSteps(b, bytesJoin(ls[h:]), 5, 2, 40))
 			waitFor(t, "the moved file", func() bool { return caughtUp(st, b) })
 			want := oneShot(t, root)
 			waitFor(t, "transcripts", func() bool { return sameTranscripts(view(t, st), want) })
