@@ -145,15 +145,20 @@ func interleave(lists ...[]step) []step {
 // TestFormatsWrittenTogether writes zot, pi and picoclaw sessions (forks,
 // branches, compactions, side files) line by line, interleaved, a third of
 // the lines in two halves, into folders made after the watcher started.
+// The writer pauses 1 ms a line and 15 ms between a line's halves, the
+// watcher settles after 10 ms and at most 60 ms: it imports about as often
+// while the files are written (60-70 times) as with the defaults and
+// pauses three times as long. NewSettle keeps its default: picoclaw's
+// .meta.json comes after its first line.
 func TestFormatsWrittenTogether(t *testing.T) {
 	root := t.TempDir()
 	st := newStore(t, t.TempDir())
-	startWatch(t, st, Options{Paths: []string{root}})
+	startWatch(t, st, Options{Paths: []string{root}, Settle: 10 * time.Millisecond, MaxDelay: 60 * time.Millisecond})
 	var lists [][]step
 	var files []string
 	add := func(src, dst string) {
 		files = append(files, dst)
-		lists = append(lists, appendSteps(dst, readFile(t, src), 3, 3, 40))
+		lists = append(lists, appendSteps(dst, readFile(t, src), 1, 3, 15))
 	}
 	zot := filepath.Join("..", "testdata", "zot", "zot_home", "sessions")
 	for _, d := range []string{"70490179fb06dad3", "819dbc88958c1ad1"} {
@@ -179,7 +184,7 @@ func TestFormatsWrittenTogether(t *testing.T) {
 	// them.)
 	fork := filepath.Join(root, "pi", "sessions", "fork-of-branched.jsonl")
 	files = append(files, fork)
-	runWriter(t, append(interleave(lists...), appendSteps(fork, readFile(t, filepath.Join("..", "testdata", "pi", "sessions", "fork-of-branched.jsonl")), 3, 3, 40)...))
+	runWriter(t, append(interleave(lists...), appendSteps(fork, readFile(t, filepath.Join("..", "testdata", "pi", "sessions", "fork-of-branched.jsonl")), 1, 3, 15)...))
 	waitFor(t, "every file", func() bool { return caughtUp(st, files...) })
 	want := oneShot(t, root)
 	for deadline := time.Now().Add(20 * time.Second); !sameTranscripts(view(t, st), want) && time.Now().Before(deadline); {
