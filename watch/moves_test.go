@@ -89,7 +89,7 @@ func TestFolderMovedThenAppended(t *testing.T) {
 func TestFileMovedThenAppended(t *testing.T) {
 	root := t.TempDir()
 	st := newStore(t, t.TempDir())
-	startWatch(t, st, Options{Paths: []string{root}})
+	startWatch(t, st, Options{Paths: []string{root}, Settle: 20 * time.Millisecond, NewSettle: noSideFiles})
 	ls := lines(readFile(t, filepath.Join(codexDay, rollout1)))
 	h := len(ls) / 2
 	a := filepath.Join(root, "sessions", "2026", "01", "10", rollout1)
@@ -97,7 +97,7 @@ func TestFileMovedThenAppended(t *testing.T) {
 	runWriter(t, []step{{Op: "append", File: a, Data: bytesJoin(ls[:h])}})
 	waitFor(t, "the first half", func() bool { return caughtUp(st, a) })
 	steps := []step{{Op: "rename", File: a, To: b}}
-	steps = append(steps, appendSteps(b, bytesJoin(ls[h:]), 10, 2, 80)...)
+	steps = append(steps, appendSteps(b, bytesJoin(ls[h:]), 5, 2, 40)...)
 	runWriter(t, steps)
 	waitFor(t, "the moved file", func() bool { return caughtUp(st, b) })
 	want := oneShot(t, root)
@@ -110,7 +110,7 @@ func TestFileMovedThenAppended(t *testing.T) {
 func TestDeletedThenRecreated(t *testing.T) {
 	root := t.TempDir()
 	st := newStore(t, t.TempDir())
-	startWatch(t, st, Options{Paths: []string{root}})
+	startWatch(t, st, Options{Paths: []string{root}, NewSettle: noSideFiles})
 	f := filepath.Join(root, "chat.jsonl")
 	runWriter(t, []step{{Op: "append", File: f, Data: []byte(strings.Repeat(`{"role":"user","content":"old"}`+"\n", 5))}})
 	waitFor(t, "v1", func() bool { return caughtUp(st, f) })
@@ -198,13 +198,13 @@ func TestFormatsWrittenTogether(t *testing.T) {
 func TestPiForkWrittenAfterItsParent(t *testing.T) {
 	root := t.TempDir()
 	st := newStore(t, t.TempDir())
-	startWatch(t, st, Options{Paths: []string{root}})
+	startWatch(t, st, Options{Paths: []string{root}, Settle: 20 * time.Millisecond, NewSettle: noSideFiles})
 	src := filepath.Join("..", "testdata", "pi", "sessions")
 	parent := filepath.Join(root, "pi", "sessions", "branched.jsonl")
 	fork := filepath.Join(root, "pi", "sessions", "fork-of-branched.jsonl")
 	runWriter(t, []step{{Op: "append", File: parent, Data: readFile(t, filepath.Join(src, "branched.jsonl"))}})
 	waitFor(t, "the parent", func() bool { return caughtUp(st, parent) })
-	runWriter(t, appendSteps(fork, readFile(t, filepath.Join(src, "fork-of-branched.jsonl")), 100, 0, 0))
+	runWriter(t, appendSteps(fork, readFile(t, filepath.Join(src, "fork-of-branched.jsonl")), 40, 0, 0))
 	waitFor(t, "the fork", func() bool { return caughtUp(st, fork) })
 	want := oneShot(t, root)
 	for deadline := time.Now().Add(10 * time.Second); !sameTranscripts(view(t, st), want) && time.Now().Before(deadline); {
@@ -221,7 +221,7 @@ func TestPiForkWrittenAfterItsParent(t *testing.T) {
 func TestRewrittenWhileWritten(t *testing.T) {
 	root := t.TempDir()
 	st := newStore(t, t.TempDir())
-	startWatch(t, st, Options{Paths: []string{root}})
+	startWatch(t, st, Options{Paths: []string{root}, NewSettle: noSideFiles})
 	cc := filepath.Join(root, "-home-dev-proj", "5c2d8e41-0000-4000-8000-000000000001.jsonl")
 	co := filepath.Join(root, "sessions", "2026", "01", "10", rollout1)
 	ccl := lines(readFile(t, filepath.Join(ccProject, filepath.Base(cc))))
@@ -261,7 +261,7 @@ func TestRewrittenWhileWritten(t *testing.T) {
 func TestEditorSave(t *testing.T) {
 	root := t.TempDir()
 	st := newStore(t, t.TempDir())
-	startWatch(t, st, Options{Paths: []string{root}})
+	startWatch(t, st, Options{Paths: []string{root}, NewSettle: noSideFiles})
 	f := filepath.Join(root, "chat.jsonl")
 	msg := func(i int) []byte {
 		return []byte(`{"role":"user","content":"line ` + string(rune('a'+i)) + `"}` + "\n")
@@ -289,7 +289,7 @@ func TestEditorSave(t *testing.T) {
 func TestRolloutRenamedOverAnother(t *testing.T) {
 	root := t.TempDir()
 	st := newStore(t, t.TempDir())
-	startWatch(t, st, Options{Paths: []string{root}})
+	startWatch(t, st, Options{Paths: []string{root}, NewSettle: noSideFiles})
 	a := filepath.Join(root, "sessions", "2026", "01", "10", rollout1)
 	b := filepath.Join(root, "sessions", "2026", "01", "10", "rollout-2026-01-10T09-30-00-019f26cb-0000-7000-8000-000000000004.jsonl")
 	al := lines(readFile(t, filepath.Join(codexDay, rollout1)))
@@ -315,7 +315,7 @@ func TestRolloutRenamedOverAnother(t *testing.T) {
 func TestFolderMovedAndMadeAgain(t *testing.T) {
 	root := t.TempDir()
 	st := newStore(t, t.TempDir())
-	startWatch(t, st, Options{Paths: []string{root}})
+	startWatch(t, st, Options{Paths: []string{root}, Settle: 20 * time.Millisecond, NewSettle: noSideFiles})
 	ls := lines(readFile(t, filepath.Join(codexDay, rollout1)))
 	h := len(ls) / 2
 	a := filepath.Join(root, "sessions", "2026", "01", "10", rollout1)
@@ -325,7 +325,7 @@ func TestFolderMovedAndMadeAgain(t *testing.T) {
 	runWriter(t, []step{{Op: "append", File: a, Data: bytesJoin(ls[:h])}})
 	waitFor(t, "the first half", func() bool { return caughtUp(st, a) })
 	steps := []step{{Op: "rename", File: filepath.Join(root, "sessions"), To: filepath.Join(root, "moved")}}
-	steps = append(steps, interleave(appendSteps(c, readFile(t, filepath.Join(codexDay, r4)), 20, 0, 0), appendSteps(b, bytesJoin(ls[h:]), 20, 0, 0))...)
+	steps = append(steps, interleave(appendSteps(c, readFile(t, filepath.Join(codexDay, r4)), 8, 0, 0), appendSteps(b, bytesJoin(ls[h:]), 8, 0, 0))...)
 	runWriter(t, steps)
 	waitFor(t, "both files", func() bool { return caughtUp(st, b, c) })
 	want := oneShot(t, root)
@@ -341,12 +341,12 @@ func TestFolderMovedAndMadeAgain(t *testing.T) {
 func TestRewrittenInPlaceSlowly(t *testing.T) {
 	root := t.TempDir()
 	st := newStore(t, t.TempDir())
-	startWatch(t, st, Options{Paths: []string{root}})
+	startWatch(t, st, Options{Paths: []string{root}, Settle: 20 * time.Millisecond, NewSettle: noSideFiles})
 	cc := filepath.Join(root, "-home-dev-proj", "5c2d8e41-0000-4000-8000-000000000001.jsonl")
 	ccl := readFile(t, filepath.Join(ccProject, filepath.Base(cc)))
 	runWriter(t, []step{{Op: "append", File: cc, Data: ccl}})
 	waitFor(t, "v1", func() bool { return caughtUp(st, cc) })
-	runWriter(t, append([]step{{Op: "truncate", File: cc, Sleep: 200}}, appendSteps(cc, ccl, 30, 3, 40)...))
+	runWriter(t, append([]step{{Op: "truncate", File: cc, Sleep: 100}}, appendSteps(cc, ccl, 10, 3, 30)...))
 	waitFor(t, "v2", func() bool { return caughtUp(st, cc) })
 	want := oneShot(t, root)
 	for deadline := time.Now().Add(10 * time.Second); !sameTranscripts(view(t, st), want) && time.Now().Before(deadline); {

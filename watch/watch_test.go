@@ -117,7 +117,7 @@ func TestCoalescesBursts(t *testing.T) {
 func TestReplacedAndTruncatedFiles(t *testing.T) {
 	root := t.TempDir()
 	st := newStore(t, t.TempDir())
-	startWatch(t, st, Options{Paths: []string{root}})
+	startWatch(t, st, Options{Paths: []string{root}, NewSettle: noSideFiles})
 	f := filepath.Join(root, "chat.jsonl")
 	msg := func(i int) string { return fmt.Sprintf(`{"role":"user","content":"message %d"}`+"\n", i) }
 	var first, second, third string
@@ -167,7 +167,9 @@ func TestDeletedFilesKeepTheirSessions(t *testing.T) {
 	}
 	one := filepath.Join(root, "codex", "sessions", "2025", "05", "02", "rollout-2025-05-02T10-00-00-019f26cb-0000-7000-8000-000000000002.jsonl")
 	day := filepath.Join(root, "codex", "sessions", "2026", "01", "10")
-	runWriter(t, []step{{Op: "remove", File: one, Sleep: 300}, {Op: "removeall", File: day}})
+	runWriter(t, []step{{Op: "remove", File: one}})
+	waitFor(t, "the file's deleted event", func() bool { return len(r.of(EventDeleted)) >= 1 })
+	runWriter(t, []step{{Op: "removeall", File: day}})
 	waitFor(t, "three deleted events", func() bool { return len(r.of(EventDeleted)) >= 3 })
 	deleted := map[string]string{}
 	for _, e := range r.of(EventDeleted) {
@@ -327,9 +329,11 @@ func TestPathThatAppearsLater(t *testing.T) {
 	st := newStore(t, t.TempDir())
 	r := startWatch(t, st, Options{Paths: []string{root}, MissingInterval: 50 * time.Millisecond})
 	f := filepath.Join(root, "deep", "chat.jsonl")
-	runWriter(t, []step{{Op: "append", File: f, Data: []byte(`{"role":"user","content":"hello"}` + "\n"), Sleep: 300},
-		{Op: "append", File: f, Data: []byte(`{"role":"assistant","content":"hi"}` + "\n")}})
+	runWriter(t, []step{{Op: "append", File: f, Data: []byte(`{"role":"user","content":"hello"}` + "\n")}})
 	waitFor(t, "the path that appeared", func() bool { return caughtUp(st, f) })
+	// Followed from then on.
+	runWriter(t, []step{{Op: "append", File: f, Data: []byte(`{"role":"assistant","content":"hi"}` + "\n")}})
+	waitFor(t, "the line appended to it", func() bool { return caughtUp(st, f) })
 	compareViews(t, view(t, st), oneShot(t, root))
 	if w := r.of(EventWatching); len(w) != 1 || len(w[0].Roots) != 1 {
 		t.Errorf("watching events %+v", w)
@@ -349,7 +353,7 @@ func TestWatchLimitFallsBackToPolling(t *testing.T) {
 	}
 	added := 0
 	st := newStore(t, t.TempDir())
-	r := startWatch(t, st, Options{Paths: []string{root}, PollInterval: 50 * time.Millisecond, addWatch: func(string) error {
+	r := startWatch(t, st, Options{Paths: []string{root}, PollInterval: 50 * time.Millisecond, NewSettle: noSideFiles, addWatch: func(string) error {
 		if added == 3 {
 			return fmt.Errorf("inotify_add_watch: %w", syscall.ENOSPC)
 		}
