@@ -218,8 +218,12 @@ func TestVanishedSourcesStayWatch(t *testing.T) {
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
-		// Let it see the .meta.json files left behind, then stop it.
-		time.Sleep(700 * time.Millisecond)
+		// Let it see the .meta.json files left behind (each is imported
+		// on its own, as a new file, once its folder has been quiet for
+		// NewSettle), then stop it.
+		for _, g := range gone {
+			waitOutput(t, out, `"event":"import","path":"`+strings.TrimSuffix(g, ".jsonl")+`.meta.json"`)
+		}
 		if code := stop(); code != 0 {
 			t.Fatalf("watch exited %d", code)
 		}
