@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/longtest"
 	"github.com/sessiondb/sessiondb/jsonlimport"
 	"github.com/sessiondb/sessiondb/sqlstore"
 )
@@ -37,16 +38,16 @@ func hostileParallelTranscript(n int) []byte {
 }
 
 // TestHostileClaudeCodeGrowth imports a Claude Code transcript of one
-// response with 5,000 parallel tool calls while it grows (eight prefixes,
-// each cut in the middle of a line, then whole): every line must be in
-// the log once, the response must be one message with one message of
-// results, every call answered in the transcript, the usage counted
-// once with the final report, and the store equal to one import of the
-// whole file.
+// response with 5,000 parallel tool calls (1,000 in the quick run) while
+// it grows (eight prefixes, each cut in the middle of a line, then
+// whole): every line must be in the log once, the response must be one
+// message with one message of results, every call answered in the
+// transcript, the usage counted once with the final report, and the store
+// equal to one import of the whole file.
 func TestHostileClaudeCodeGrowth(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	const calls = 5000
+	calls := longtest.Size(1000, 5000)
 	content := hostileParallelTranscript(calls)
 	dir := filepath.Join(t.TempDir(), "projects", "-w")
 	if err := os.MkdirAll(dir, 0o755); err != nil {

@@ -288,7 +288,14 @@ func runImport(t *testing.T, name, format, path string, bound int64) importResul
 // 20,000 branch tips on paths up to 20,000 entries long; made into forks
 // whole it would copy 200 million entries. The importer child stays within
 // memoryBound, makes at most 1,000 forks, and the report matches the store.
+//
+// Whatever the depth, the import writes the bound: ~200,000 copied entries
+// in ~630 forks, 6-8 s of a core (at depth 2,000 still 5 s). The quick run
+// meets the bounds in jsonlimport/pi's TestPiBranchForksBounded (3,000
+// tips, in-process) and the memory bound of hostile imports in this
+// file's other tests.
 func TestHostilePiBranches(t *testing.T) {
+	longtest.Skip(t, "imports ~200,000 fork copies in a child process, 6-8 s")
 	t.Parallel()
 	const depth = 20000
 	var b bytes.Buffer

@@ -192,6 +192,13 @@ func newStore(t testing.TB, dir string) *sqlstore.Store {
 	return st
 }
 
+// noSideFiles is NewSettle for the tests whose session files have no
+// side files written after them (Codex rollouts, pi sessions, plain
+// chats, Claude Code transcripts without their folders): the default half
+// second that the watcher waits before a new file's first import, for its
+// side files, is only a wait there.
+const noSideFiles = 50 * time.Millisecond
+
 // recorder runs a watcher in the background and records its events.
 type recorder struct {
 	mu     sync.Mutex

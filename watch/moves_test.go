@@ -44,6 +44,13 @@ const rollout1 = "rollout-2026-01-10T09-00-00-019f26cb-0000-7000-8000-0000000000
 // more lines, some in two halves. The lines must be imported: the moved
 // folder's inotify watch (by inode) is the one its new path gets, and
 // dropping the old path's watch after adding the new one ended it.
+//
+// The lines are appended once the watcher has taken the move in (its
+// import event for the new path: a copy of the old one, skipped), so that
+// only the moved folder's watch can bring them. The waits are short (Settle 20 ms, a half line
+// left 40 ms, a poll every 20 ms): the file has no side files, and a
+// codex rollout is never waited for (NewSettle) by anything but its own
+// folder's listing.
 func TestFolderMovedThenAppended(t *testing.T) {
 	for _, c := range []struct {
 		name, to string
@@ -52,16 +59,23 @@ func TestFolderMovedThenAppended(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			root := t.TempDir()
 			st := newStore(t, t.TempDir())
-			startWatch(t, st, Options{Paths: []string{root}, Poll: c.poll, PollInterval: 50 * time.Millisecond})
+			r := startWatch(t, st, Options{Paths: []string{root}, Poll: c.poll, PollInterval: 20 * time.Millisecond, Settle: 20 * time.Millisecond, NewSettle: 50 * time.Millisecond})
 			ls := lines(readFile(t, filepath.Join(codexDay, rollout1)))
 			h := len(ls) / 2
 			a := filepath.Join(root, "sessions", "2026", "01", "10", rollout1)
 			b := filepath.Join(root, c.to, "2026", "01", "10", rollout1)
 			runWriter(t, []step{{Op: "append", File: a, Data: bytesJoin(ls[:h])}})
 			waitFor(t, "the first half", func() bool { return caughtUp(st, a) })
-			steps := []step{{Op: "rename", File: filepath.Join(root, "sessions"), To: filepath.Join(root, c.to), Sleep: 300}}
-			steps = append(steps, appendSteps(b, bytesJoin(ls[h:]), 20, 2, 80)...)
-			runWriter(t, steps)
+			runWriter(t, []step{{Op: "rename", File: filepath.Join(root, "sessions"), To: filepath.Join(root, c.to)}})
+			waitFor(t, "the move taken in", func() bool {
+				for _, e := range r.of(EventImport) {
+					if e.Path == b {
+						return true
+					}
+				}
+				return false
+			})
+			runWriter(t, appendSteps(b, bytesJoin(ls[h:]), 5, 2, 40))
 			waitFor(t, "the moved file", func() bool { return caughtUp(st, b) })
 			want := oneShot(t, root)
 			waitFor(t, "transcripts", func() bool { return sameTranscripts(view(t, st), want) })
@@ -75,7 +89,7 @@ func TestFolderMovedThenAppended(t *testing.T) {
 func TestFileMovedThenAppended(t *testing.T) {
 	root := t.TempDir()
 	st := newStore(t, t.TempDir())
-	startWatch(t, st, Options{Paths: []string{root}})
+	startWatch(t, st, Options{Paths: []string{root}, Settle: 20 * time.Millisecond, NewSettle: noSideFiles})
 	ls := lines(readFile(t, filepath.Join(codexDay, rollout1)))
 	h := len(ls) / 2
 	a := filepath.Join(root, "sessions", "2026", "01", "10", rollout1)
@@ -83,7 +97,7 @@ func TestFileMovedThenAppended(t *testing.T) {
 	runWriter(t, []step{{Op: "append", File: a, Data: bytesJoin(ls[:h])}})
 	waitFor(t, "the first half", func() bool { return caughtUp(st, a) })
 	steps := []step{{Op: "rename", File: a, To: b}}
-	steps = append(steps, appendSteps(b, bytesJoin(ls[h:]), 10, 2, 80)...)
+	steps = append(steps, appendSteps(b, bytesJoin(ls[h:]), 5, 2, 40)...)
 	runWriter(t, steps)
 	waitFor(t, "the moved file", func() bool { return caughtUp(st, b) })
 	want := oneShot(t, root)
@@ -96,7 +110,7 @@ func TestFileMovedThenAppended(t *testing.T) {
 func TestDeletedThenRecreated(t *testing.T) {
 	root := t.TempDir()
 	st := newStore(t, t.TempDir())
-	startWatch(t, st, Options{Paths: []string{root}})
+	startWatch(t, st, Options{Paths: []string{root}, NewSettle: noSideFiles})
 	f := filepath.Join(root, "chat.jsonl")
 	runWriter(t, []step{{Op: "append", File: f, Data: []byte(strings.Repeat(`{"role":"user","content":"old"}`+"\n", 5))}})
 	waitFor(t, "v1", func() bool { return caughtUp(st, f) })
@@ -131,15 +145,20 @@ func interleave(lists ...[]step) []step {
 // TestFormatsWrittenTogether writes zot, pi and picoclaw sessions (forks,
 // branches, compactions, side files) line by line, interleaved, a third of
 // the lines in two halves, into folders made after the watcher started.
+// The writer pauses 1 ms a line and 15 ms between a line's halves, the
+// watcher settles after 10 ms and at most 60 ms: it imports about as often
+// while the files are written (60-70 times) as with the defaults and
+// pauses three times as long. NewSettle keeps its default: picoclaw's
+// .meta.json comes after its first line.
 func TestFormatsWrittenTogether(t *testing.T) {
 	root := t.TempDir()
 	st := newStore(t, t.TempDir())
-	startWatch(t, st, Options{Paths: []string{root}})
+	startWatch(t, st, Options{Paths: []string{root}, Settle: 10 * time.Millisecond, MaxDelay: 60 * time.Millisecond})
 	var lists [][]step
 	var files []string
 	add := func(src, dst string) {
 		files = append(files, dst)
-		lists = append(lists, appendSteps(dst, readFile(t, src), 3, 3, 40))
+		lists = append(lists, appendSteps(dst, readFile(t, src), 1, 3, 15))
 	}
 	zot := filepath.Join("..", "testdata", "zot", "zot_home", "sessions")
 	for _, d := range []string{"70490179fb06dad3", "819dbc88958c1ad1"} {
@@ -165,7 +184,7 @@ func TestFormatsWrittenTogether(t *testing.T) {
 	// them.)
 	fork := filepath.Join(root, "pi", "sessions", "fork-of-branched.jsonl")
 	files = append(files, fork)
-	runWriter(t, append(interleave(lists...), appendSteps(fork, readFile(t, filepath.Join("..", "testdata", "pi", "sessions", "fork-of-branched.jsonl")), 3, 3, 40)...))
+	runWriter(t, append(interleave(lists...), appendSteps(fork, readFile(t, filepath.Join("..", "testdata", "pi", "sessions", "fork-of-branched.jsonl")), 1, 3, 15)...))
 	waitFor(t, "every file", func() bool { return caughtUp(st, files...) })
 	want := oneShot(t, root)
 	for deadline := time.Now().Add(20 * time.Second); !sameTranscripts(view(t, st), want) && time.Now().Before(deadline); {
@@ -179,13 +198,13 @@ func TestFormatsWrittenTogether(t *testing.T) {
 func TestPiForkWrittenAfterItsParent(t *testing.T) {
 	root := t.TempDir()
 	st := newStore(t, t.TempDir())
-	startWatch(t, st, Options{Paths: []string{root}})
+	startWatch(t, st, Options{Paths: []string{root}, Settle: 20 * time.Millisecond, NewSettle: noSideFiles})
 	src := filepath.Join("..", "testdata", "pi", "sessions")
 	parent := filepath.Join(root, "pi", "sessions", "branched.jsonl")
 	fork := filepath.Join(root, "pi", "sessions", "fork-of-branched.jsonl")
 	runWriter(t, []step{{Op: "append", File: parent, Data: readFile(t, filepath.Join(src, "branched.jsonl"))}})
 	waitFor(t, "the parent", func() bool { return caughtUp(st, parent) })
-	runWriter(t, appendSteps(fork, readFile(t, filepath.Join(src, "fork-of-branched.jsonl")), 100, 0, 0))
+	runWriter(t, appendSteps(fork, readFile(t, filepath.Join(src, "fork-of-branched.jsonl")), 40, 0, 0))
 	waitFor(t, "the fork", func() bool { return caughtUp(st, fork) })
 	want := oneShot(t, root)
 	for deadline := time.Now().Add(10 * time.Second); !sameTranscripts(view(t, st), want) && time.Now().Before(deadline); {
@@ -202,7 +221,7 @@ func TestPiForkWrittenAfterItsParent(t *testing.T) {
 func TestRewrittenWhileWritten(t *testing.T) {
 	root := t.TempDir()
 	st := newStore(t, t.TempDir())
-	startWatch(t, st, Options{Paths: []string{root}})
+	startWatch(t, st, Options{Paths: []string{root}, NewSettle: noSideFiles})
 	cc := filepath.Join(root, "-home-dev-proj", "5c2d8e41-0000-4000-8000-000000000001.jsonl")
 	co := filepath.Join(root, "sessions", "2026", "01", "10", rollout1)
 	ccl := lines(readFile(t, filepath.Join(ccProject, filepath.Base(cc))))
@@ -242,7 +261,7 @@ func TestRewrittenWhileWritten(t *testing.T) {
 func TestEditorSave(t *testing.T) {
 	root := t.TempDir()
 	st := newStore(t, t.TempDir())
-	startWatch(t, st, Options{Paths: []string{root}})
+	startWatch(t, st, Options{Paths: []string{root}, NewSettle: noSideFiles})
 	f := filepath.Join(root, "chat.jsonl")
 	msg := func(i int) []byte {
 		return []byte(`{"role":"user","content":"line ` + string(rune('a'+i)) + `"}` + "\n")
@@ -270,7 +289,7 @@ func TestEditorSave(t *testing.T) {
 func TestRolloutRenamedOverAnother(t *testing.T) {
 	root := t.TempDir()
 	st := newStore(t, t.TempDir())
-	startWatch(t, st, Options{Paths: []string{root}})
+	startWatch(t, st, Options{Paths: []string{root}, NewSettle: noSideFiles})
 	a := filepath.Join(root, "sessions", "2026", "01", "10", rollout1)
 	b := filepath.Join(root, "sessions", "2026", "01", "10", "rollout-2026-01-10T09-30-00-019f26cb-0000-7000-8000-000000000004.jsonl")
 	al := lines(readFile(t, filepath.Join(codexDay, rollout1)))
@@ -296,7 +315,7 @@ func TestRolloutRenamedOverAnother(t *testing.T) {
 func TestFolderMovedAndMadeAgain(t *testing.T) {
 	root := t.TempDir()
 	st := newStore(t, t.TempDir())
-	startWatch(t, st, Options{Paths: []string{root}})
+	startWatch(t, st, Options{Paths: []string{root}, Settle: 20 * time.Millisecond, NewSettle: noSideFiles})
 	ls := lines(readFile(t, filepath.Join(codexDay, rollout1)))
 	h := len(ls) / 2
 	a := filepath.Join(root, "sessions", "2026", "01", "10", rollout1)
@@ -306,7 +325,7 @@ func TestFolderMovedAndMadeAgain(t *testing.T) {
 	runWriter(t, []step{{Op: "append", File: a, Data: bytesJoin(ls[:h])}})
 	waitFor(t, "the first half", func() bool { return caughtUp(st, a) })
 	steps := []step{{Op: "rename", File: filepath.Join(root, "sessions"), To: filepath.Join(root, "moved")}}
-	steps = append(steps, interleave(appendSteps(c, readFile(t, filepath.Join(codexDay, r4)), 20, 0, 0), appendSteps(b, bytesJoin(ls[h:]), 20, 0, 0))...)
+	steps = append(steps, interleave(appendSteps(c, readFile(t, filepath.Join(codexDay, r4)), 8, 0, 0), appendSteps(b, bytesJoin(ls[h:]), 8, 0, 0))...)
 	runWriter(t, steps)
 	waitFor(t, "both files", func() bool { return caughtUp(st, b, c) })
 	want := oneShot(t, root)
@@ -322,12 +341,12 @@ func TestFolderMovedAndMadeAgain(t *testing.T) {
 func TestRewrittenInPlaceSlowly(t *testing.T) {
 	root := t.TempDir()
 	st := newStore(t, t.TempDir())
-	startWatch(t, st, Options{Paths: []string{root}})
+	startWatch(t, st, Options{Paths: []string{root}, Settle: 20 * time.Millisecond, NewSettle: noSideFiles})
 	cc := filepath.Join(root, "-home-dev-proj", "5c2d8e41-0000-4000-8000-000000000001.jsonl")
 	ccl := readFile(t, filepath.Join(ccProject, filepath.Base(cc)))
 	runWriter(t, []step{{Op: "append", File: cc, Data: ccl}})
 	waitFor(t, "v1", func() bool { return caughtUp(st, cc) })
-	runWriter(t, append([]step{{Op: "truncate", File: cc, Sleep: 200}}, appendSteps(cc, ccl, 30, 3, 40)...))
+	runWriter(t, append([]step{{Op: "truncate", File: cc, Sleep: 100}}, appendSteps(cc, ccl, 10, 3, 30)...))
 	waitFor(t, "v2", func() bool { return caughtUp(st, cc) })
 	want := oneShot(t, root)
 	for deadline := time.Now().Add(10 * time.Second); !sameTranscripts(view(t, st), want) && time.Now().Before(deadline); {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/sessiondb/sessiondb"
 	"github.com/sessiondb/sessiondb/internal/pinode"
@@ -70,7 +71,9 @@ func TestPiSessionWrittenLive(t *testing.T) {
 }
 
 // watcherMain follows WATCH_TEST_ROOT into the database WATCH_TEST_DB
-// until it is killed: a `sessionctl watch` another test can SIGKILL.
+// until it is killed: a `sessionctl watch` another test can SIGKILL. It
+// settles after 10 ms and imports a new pi file (which has no side files)
+// after 50 ms, so that it imports often while the test writes.
 func watcherMain() int {
 	st, err := sqlstore.Open(os.Getenv("WATCH_TEST_DB"), &sqlstore.Options{Durability: sqlstore.DurabilityNormal})
 	if err != nil {
@@ -78,7 +81,7 @@ func watcherMain() int {
 		return 1
 	}
 	defer st.Close()
-	if err := Run(context.Background(), st, Options{Paths: []string{os.Getenv("WATCH_TEST_ROOT")}}); err != nil {
+	if err := Run(context.Background(), st, Options{Paths: []string{os.Getenv("WATCH_TEST_ROOT")}, Settle: 10 * time.Millisecond, NewSettle: noSideFiles}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
@@ -119,7 +122,7 @@ func TestPiTreeWrittenWatcherKilled(t *testing.T) {
 	for _, name := range []string{"navigated.jsonl", "renamed.jsonl"} {
 		f := filepath.Join(dir, name)
 		files = append(files, f)
-		steps = append(steps, appendSteps(f, readFile(t, filepath.Join("..", "testdata", "pi", "tree", name)), 8, 3, 40)...)
+		steps = append(steps, appendSteps(f, readFile(t, filepath.Join("..", "testdata", "pi", "tree", name)), 4, 3, 20)...)
 	}
 	w := startWatcherProcess(t, root, db)
 	half := len(steps) / 2

@@ -22,19 +22,22 @@ var (
 // folder, a Codex day folder), a third of the lines in two halves with a
 // pause between them (a torn write). The database must end up holding
 // what one import of the final files gives, and no half line may have
-// been reported.
+// been reported. The writer's pauses are short (5 ms a line, 40 ms
+// between the halves of a line), and so are the watcher's (Settle 20 ms,
+// NewSettle 50 ms: no file here has side files written after it): the
+// files are imported many times while written, half lines included.
 func TestFollowsAgentsWritingInAChildProcess(t *testing.T) {
 	root := t.TempDir()
 	st := newStore(t, t.TempDir())
-	r := startWatch(t, st, Options{Paths: []string{root}})
+	r := startWatch(t, st, Options{Paths: []string{root}, Settle: 20 * time.Millisecond, NewSettle: 50 * time.Millisecond})
 
 	cc := filepath.Join(root, "claude", "-home-dev-proj", "5c2d8e41-0000-4000-8000-000000000004.jsonl")
 	agent := filepath.Join(root, "claude", "-home-dev-proj", "5c2d8e41-0000-4000-8000-000000000005", "subagents", "agent-ffee0011.jsonl")
 	rollout := filepath.Join(root, "codex", "sessions", "2026", "01", "10", "rollout-2026-01-10T09-00-00-019f26cb-0000-7000-8000-000000000001.jsonl")
 	var steps []step
-	steps = append(steps, appendSteps(cc, readFile(t, filepath.Join(ccProject, filepath.Base(cc))), 15, 3, 120)...)
-	steps = append(steps, appendSteps(agent, readFile(t, filepath.Join(ccProject, "5c2d8e41-0000-4000-8000-000000000005", "subagents", "agent-ffee0011.jsonl")), 15, 3, 120)...)
-	steps = append(steps, appendSteps(rollout, readFile(t, filepath.Join(codexHome, "sessions", "2026", "01", "10", filepath.Base(rollout))), 15, 3, 120)...)
+	steps = append(steps, appendSteps(cc, readFile(t, filepath.Join(ccProject, filepath.Base(cc))), 5, 3, 40)...)
+	steps = append(steps, appendSteps(agent, readFile(t, filepath.Join(ccProject, "5c2d8e41-0000-4000-8000-000000000005", "subagents", "agent-ffee0011.jsonl")), 5, 3, 40)...)
+	steps = append(steps, appendSteps(rollout, readFile(t, filepath.Join(codexHome, "sessions", "2026", "01", "10", filepath.Base(rollout))), 5, 3, 40)...)
 	runWriter(t, steps)
 
 	waitFor(t, "the watcher to import every line", func() bool { return caughtUp(st, cc, agent, rollout) })
@@ -68,18 +71,20 @@ func TestFollowsAgentsWritingInAChildProcess(t *testing.T) {
 
 // TestCoalescesBursts writes three bursts of 100 lines each, line by line,
 // to one file. Each burst must be imported in a few transactions, not one
-// per line: the session's Sequence counts its commits.
+// per line: the session's Sequence counts its commits. The bursts are 300
+// ms apart, more than MaxDelay (250 ms) and NewSettle (50 ms here, the
+// file having no side files): each is settled on its own.
 func TestCoalescesBursts(t *testing.T) {
 	root := t.TempDir()
 	st := newStore(t, t.TempDir())
-	r := startWatch(t, st, Options{Paths: []string{root}})
+	r := startWatch(t, st, Options{Paths: []string{root}, NewSettle: 50 * time.Millisecond})
 	f := filepath.Join(root, "burst.jsonl")
 	var steps []step
 	for b := range 3 {
 		for i := range 100 {
 			st := step{Op: "append", File: f, Data: fmt.Appendf(nil, `{"role":"user","content":"burst %d line %d"}`+"\n", b, i)}
-			if i == 99 {
-				st.Sleep = 600
+			if i == 99 && b < 2 {
+				st.Sleep = 300
 			}
 			steps = append(steps, st)
 		}
@@ -112,7 +117,7 @@ func TestCoalescesBursts(t *testing.T) {
 func TestReplacedAndTruncatedFiles(t *testing.T) {
 	root := t.TempDir()
 	st := newStore(t, t.TempDir())
-	startWatch(t, st, Options{Paths: []string{root}})
+	startWatch(t, st, Options{Paths: []string{root}, NewSettle: noSideFiles})
 	f := filepath.Join(root, "chat.jsonl")
 	msg := func(i int) string { return fmt.Sprintf(`{"role":"user","content":"message %d"}`+"\n", i) }
 	var first, second, third string
@@ -162,7 +167,9 @@ func TestDeletedFilesKeepTheirSessions(t *testing.T) {
 	}
 	one := filepath.Join(root, "codex", "sessions", "2025", "05", "02", "rollout-2025-05-02T10-00-00-019f26cb-0000-7000-8000-000000000002.jsonl")
 	day := filepath.Join(root, "codex", "sessions", "2026", "01", "10")
-	runWriter(t, []step{{Op: "remove", File: one, Sleep: 300}, {Op: "removeall", File: day}})
+	runWriter(t, []step{{Op: "remove", File: one}})
+	waitFor(t, "the file's deleted event", func() bool { return len(r.of(EventDeleted)) >= 1 })
+	runWriter(t, []step{{Op: "removeall", File: day}})
 	waitFor(t, "three deleted events", func() bool { return len(r.of(EventDeleted)) >= 3 })
 	deleted := map[string]string{}
 	for _, e := range r.of(EventDeleted) {
@@ -182,18 +189,21 @@ func TestDeletedFilesKeepTheirSessions(t *testing.T) {
 
 // TestTornTailWaitsForQuiet writes half a line that is completed soon
 // (never reported) and then half a line that is left as it is (reported
-// once, as torn, when the file has been quiet for TornAfter).
+// once, as torn, when the file has been quiet for TornAfter). NewSettle
+// is shorter than the pause in the middle of line 2, so that the file is
+// imported meanwhile (the file has no side files to wait for), and
+// TornAfter three times that pause.
 func TestTornTailWaitsForQuiet(t *testing.T) {
 	root := t.TempDir()
 	st := newStore(t, t.TempDir())
-	r := startWatch(t, st, Options{Paths: []string{root}, TornAfter: 3 * time.Second})
+	r := startWatch(t, st, Options{Paths: []string{root}, NewSettle: 50 * time.Millisecond, TornAfter: time.Second})
 	f := filepath.Join(root, "codex.jsonl")
 	data := readFile(t, filepath.Join(codexHome, "sessions", "2026", "01", "10", "rollout-2026-01-10T09-00-00-019f26cb-0000-7000-8000-000000000001.jsonl"))
 	ls := lines(data)
 	l2 := ls[1]
 	steps := []step{
 		{Op: "append", File: f, Data: ls[0]},
-		{Op: "append", File: f, Data: l2[:len(l2)/2], Sleep: 400}, // imported meanwhile: line 1 only
+		{Op: "append", File: f, Data: l2[:len(l2)/2], Sleep: 300}, // imported meanwhile: line 1 only
 		{Op: "append", File: f, Data: l2[len(l2)/2:]},
 	}
 	runWriter(t, steps)
@@ -245,7 +255,7 @@ func TestPollFollowsEverything(t *testing.T) {
 func TestSideFilesFollowed(t *testing.T) {
 	root := t.TempDir()
 	st := newStore(t, t.TempDir())
-	startWatch(t, st, Options{Paths: []string{root}})
+	r := startWatch(t, st, Options{Paths: []string{root}})
 	proj := filepath.Join(root, "-home-dev-proj")
 	cc := filepath.Join(proj, "5c2d8e41-0000-4000-8000-000000000001.jsonl")
 	tool := filepath.Join(proj, "5c2d8e41-0000-4000-8000-000000000001", "tool-results", "toolu_01.txt")
@@ -255,13 +265,28 @@ func TestSideFilesFollowed(t *testing.T) {
 	picoLines := lines(readFile(t, picoSrc+".jsonl"))
 	// Claude Code writes an oversized tool output to tool-results/ before
 	// the lines that name its tool call: the transcript's first lines, the
-	// file a while later, then the rest.
+	// file once they are imported, then the rest once the file is.
 	ccLines := lines(readFile(t, filepath.Join(ccProject, filepath.Base(cc))))
 	runWriter(t, []step{
 		{Op: "append", File: cc, Data: bytesJoin(ccLines[:3])},
 		{Op: "append", File: pico, Data: picoLines[0]},
-		{Op: "replace", File: meta, Data: []byte(`{"key":"agent:main:cli:direct:alice","summary":"","skip":0,"count":1}`), Sleep: 1500},
-		{Op: "append", File: tool, Data: readFile(t, filepath.Join(ccProject, "5c2d8e41-0000-4000-8000-000000000001", "tool-results", "toolu_01.txt")), Sleep: 1500},
+		{Op: "replace", File: meta, Data: []byte(`{"key":"agent:main:cli:direct:alice","summary":"","skip":0,"count":1}`)},
+	})
+	waitFor(t, "the first lines", func() bool { return caughtUp(st, cc, pico) })
+	seen := len(r.of(EventImport))
+	runWriter(t, []step{
+		{Op: "append", File: tool, Data: readFile(t, filepath.Join(ccProject, "5c2d8e41-0000-4000-8000-000000000001", "tool-results", "toolu_01.txt"))},
+	})
+	// The session is imported again with it (nothing names it yet: a note).
+	waitFor(t, "the tool-results file", func() bool {
+		for _, e := range r.of(EventImport)[seen:] {
+			if e.Path == cc {
+				return true
+			}
+		}
+		return false
+	})
+	runWriter(t, []step{
 		{Op: "append", File: cc, Data: bytesJoin(ccLines[3:])},
 		{Op: "append", File: pico, Data: bytesJoin(picoLines[1:])},
 		{Op: "replace", File: meta, Data: readFile(t, picoSrc+".meta.json")},
@@ -304,9 +329,11 @@ func TestPathThatAppearsLater(t *testing.T) {
 	st := newStore(t, t.TempDir())
 	r := startWatch(t, st, Options{Paths: []string{root}, MissingInterval: 50 * time.Millisecond})
 	f := filepath.Join(root, "deep", "chat.jsonl")
-	runWriter(t, []step{{Op: "append", File: f, Data: []byte(`{"role":"user","content":"hello"}` + "\n"), Sleep: 300},
-		{Op: "append", File: f, Data: []byte(`{"role":"assistant","content":"hi"}` + "\n")}})
+	runWriter(t, []step{{Op: "append", File: f, Data: []byte(`{"role":"user","content":"hello"}` + "\n")}})
 	waitFor(t, "the path that appeared", func() bool { return caughtUp(st, f) })
+	// Followed from then on.
+	runWriter(t, []step{{Op: "append", File: f, Data: []byte(`{"role":"assistant","content":"hi"}` + "\n")}})
+	waitFor(t, "the line appended to it", func() bool { return caughtUp(st, f) })
 	compareViews(t, view(t, st), oneShot(t, root))
 	if w := r.of(EventWatching); len(w) != 1 || len(w[0].Roots) != 1 {
 		t.Errorf("watching events %+v", w)
@@ -326,7 +353,7 @@ func TestWatchLimitFallsBackToPolling(t *testing.T) {
 	}
 	added := 0
 	st := newStore(t, t.TempDir())
-	r := startWatch(t, st, Options{Paths: []string{root}, PollInterval: 50 * time.Millisecond, addWatch: func(string) error {
+	r := startWatch(t, st, Options{Paths: []string{root}, PollInterval: 50 * time.Millisecond, NewSettle: noSideFiles, addWatch: func(string) error {
 		if added == 3 {
 			return fmt.Errorf("inotify_add_watch: %w", syscall.ENOSPC)
 		}

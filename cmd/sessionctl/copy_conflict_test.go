@@ -61,6 +61,7 @@ func TestCopyConflictingSessions(t *testing.T) {
 			{"target longer", hostBLonger},
 		} {
 			t.Run(kind+"/"+tc.name, func(t *testing.T) {
+				t.Parallel()
 				dir := t.TempDir()
 				src := tempDB(t)
 				picoclawHost(t, dir, src, hostA)

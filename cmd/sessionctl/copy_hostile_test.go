@@ -131,6 +131,7 @@ func TestImportHostileTextIntoPostgres(t *testing.T) {
 func TestCopySkipsWhatTheTargetRefuses(t *testing.T) {
 	for _, kind := range []string{"sqlite", "postgres"} {
 		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
 			src := tempDB(t)
 			seed(t, src)
 			rawExec(t, src, `UPDATE entries SET body = 'not json' WHERE session_id = 'notes' AND seq = 1`)

@@ -22,7 +22,7 @@ import (
 //     imported, A's neither replaced nor appended to;
 //   - importing everything again on each machine writes nothing.
 func TestMachinesSamePath(t *testing.T) {
-	backends(t, func(t *testing.T, db string) {
+	forBackends(t, func(t *testing.T, db string) {
 		root := t.TempDir()
 		pico := filepath.Join(root, "picoclaw")
 		synced := filepath.Join(pico, "agent_main_cli_direct_synced.jsonl")

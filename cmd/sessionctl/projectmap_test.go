@@ -13,7 +13,7 @@ import (
 // agent's cwd in the session's attrs stays as recorded; the map file in the
 // config dir does what the flag does, and a flag wins over its line.
 func TestMapProject(t *testing.T) {
-	backends(t, func(t *testing.T, db string) {
+	forBackends(t, func(t *testing.T, db string) {
 		projects := filepath.Join(t.TempDir(), "projects")
 		src := filepath.Join("..", "..", "testdata", "claudecode", "projects", "-home-dev-proj")
 		for _, id := range []string{"5c2d8e41-0000-4000-8000-000000000002", "5c2d8e41-0000-4000-8000-000000000004"} {

@@ -44,6 +44,7 @@ func TestReadmeSQLExamples(t *testing.T) {
 	queries := readmeSQLExamples(t)
 	for _, kind := range []string{"sqlite", "postgres"} {
 		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
 			db := tempDB(t)
 			seed(t, db)
 			seedRich(t, db)

@@ -11,13 +11,6 @@ import (
 	"time"
 )
 
-// backends runs f on a new SQLite file and, when the server is there, on
-// a new PostgreSQL database.
-func backends(t *testing.T, f func(t *testing.T, db string)) {
-	t.Run("sqlite", func(t *testing.T) { f(t, filepath.Join(t.TempDir(), "sessions.db")) })
-	t.Run("postgres", func(t *testing.T) { f(t, pgURL(t)) })
-}
-
 // listed is a session as list --json gives it.
 type listed struct {
 	ID           string `json:"id"`
@@ -132,7 +125,7 @@ func checkKept(t *testing.T, before, after map[string]listed, gone []string) {
 // deleted while its .meta.json stays used to make the next import replace
 // the session with an empty one, which prune then deleted.
 func TestVanishedSourcesStayImport(t *testing.T) {
-	backends(t, func(t *testing.T, db string) {
+	forBackends(t, func(t *testing.T, db string) {
 		dir, old := agentHome(t)
 		sessionctl(t, db, "--machine", "box-a", "import", dir).mustSucceed(t)
 		before := listJSON(t, db)
@@ -211,7 +204,7 @@ func TestVanishedSourcesStayImport(t *testing.T) {
 // watcher: it reports the files deleted, keeps every session whole and
 // marks the three.
 func TestVanishedSourcesStayWatch(t *testing.T) {
-	backends(t, func(t *testing.T, db string) {
+	forBackends(t, func(t *testing.T, db string) {
 		dir, _ := agentHome(t)
 		sessionctl(t, db, "import", dir).mustSucceed(t)
 		before := listJSON(t, db)
@@ -225,8 +218,12 @@ func TestVanishedSourcesStayWatch(t *testing.T) {
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
-		// Let it see the .meta.json files left behind, then stop it.
-		time.Sleep(700 * time.Millisecond)
+		// Let it see the .meta.json files left behind (each is imported
+		// on its own, as a new file, once its folder has been quiet for
+		// NewSettle), then stop it.
+		for _, g := range gone {
+			waitOutput(t, out, `"event":"import","path":"`+strings.TrimSuffix(g, ".jsonl")+`.meta.json"`)
+		}
 		if code := stop(); code != 0 {
 			t.Fatalf("watch exited %d", code)
 		}
