@@ -177,10 +177,11 @@ func mustOpenURL(tb testing.TB, u string, opts *Options) *Store {
 }
 
 // TestConformance runs the backend-independent suite, each subtest on a
-// store in its own fresh schema.
+// store of its own: a schema Open migrated, fresh or emptied after an
+// earlier subtest (schemapool_test.go).
 func TestConformance(t *testing.T) {
-	requireServer(t)
+	pool := newSchemaPool(t)
 	storetest.Run(t, func(t *testing.T) sessiondb.Store {
-		return MustOpenStore(t, nil)
+		return pool.open(t)
 	})
 }
