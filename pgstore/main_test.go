@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"sync"
 	"testing"
 	"time"
 
@@ -50,6 +51,11 @@ func TestMain(m *testing.M) {
 		}
 	}
 	code := m.Run()
+	testDBConns.Lock()
+	if testDBConns.db != nil {
+		testDBConns.db.Close()
+	}
+	testDBConns.Unlock()
 	if drop != nil {
 		if err := drop(); err != nil {
 			fmt.Fprintf(os.Stderr, "pgstore: drop test database: %v\n", err)
@@ -143,27 +149,48 @@ func requireServer(tb testing.TB) {
 	}
 }
 
+// testDBConns is one pool on testDB for the tests' own statements
+// (creating schemas, emptying them for reuse): a new connection costs a
+// backend start, tens of ms on two busy cores.
+var testDBConns struct {
+	sync.Mutex
+	db *sql.DB
+}
+
+// testDBPool returns testDBConns' pool, opening it on first use.
+func testDBPool(tb testing.TB) *sql.DB {
+	tb.Helper()
+	requireServer(tb)
+	testDBConns.Lock()
+	defer testDBConns.Unlock()
+	if testDBConns.db == nil {
+		db, err := sql.Open("pgx", testDB)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		testDBConns.db = db
+	}
+	return testDBConns.db
+}
+
 // newSchema creates a fresh schema and returns a URL that uses it.
 func newSchema(tb testing.TB) string {
 	tb.Helper()
-	requireServer(tb)
-	db, err := sql.Open("pgx", testDB)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer db.Close()
 	schema := randomName("s_")
-	if _, err := db.Exec(`CREATE SCHEMA ` + schema); err != nil {
+	if _, err := testDBPool(tb).Exec(`CREATE SCHEMA ` + schema); err != nil {
 		tb.Fatalf("create schema: %v", err)
 	}
 	return withSchema(testDB, schema)
 }
 
-// MustOpenStore opens a store on a fresh schema of the test database and
-// closes it in a cleanup.
+// MustOpenStore opens a store on a schema of the test database that Open
+// migrated, fresh or emptied after an earlier test (schemas, see
+// schemapool_test.go), and closes it in a cleanup. Tests of what Open does
+// to a new schema (migrations, a first open), and tests whose schema
+// other processes write to, call newSchema and Open.
 func MustOpenStore(tb testing.TB, opts *Options) *Store {
 	tb.Helper()
-	return mustOpenURL(tb, newSchema(tb), opts)
+	return schemas.open(tb, opts, false)
 }
 
 func mustOpenURL(tb testing.TB, u string, opts *Options) *Store {
@@ -177,10 +204,12 @@ func mustOpenURL(tb testing.TB, u string, opts *Options) *Store {
 }
 
 // TestConformance runs the backend-independent suite, each subtest on a
-// store in its own fresh schema.
+// store of its own: a schema Open migrated, fresh or emptied after an
+// earlier test (schemapool_test.go). A subtest whose store changed its
+// own schema fails.
 func TestConformance(t *testing.T) {
 	requireServer(t)
 	storetest.Run(t, func(t *testing.T) sessiondb.Store {
-		return MustOpenStore(t, nil)
+		return schemas.open(t, nil, true)
 	})
 }

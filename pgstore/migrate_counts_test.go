@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/longtest"
 	"github.com/sessiondb/sessiondb/storetest"
 )
 
@@ -25,7 +26,10 @@ func TestMigrationKeptCounts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	storetest.WriteCountsFixture(t, s, 26, 150)
+	// 60 operations meet every kind the fixture writes (prune is the
+	// last to appear, after 40); each is followed by a recount of every
+	// session, so 150 cost 4-7 s on two shared cores.
+	storetest.WriteCountsFixture(t, s, 26, longtest.Size(60, 150))
 	kept := storetest.CheckKeptCounts(t, s)
 	p, err := s.Provider(ctx)
 	if err != nil {

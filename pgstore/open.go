@@ -56,9 +56,11 @@ const (
 	defaultMaxConns     = 16
 	defaultRetryTimeout = 60 * time.Second
 	defaultRetention    = 20
-	// openWait bounds how long Open waits for an unreachable server.
-	openWait = 10 * time.Second
 )
+
+// openWait bounds how long Open waits for an unreachable server. A
+// variable so that the test of that bound does not wait 10 s.
+var openWait = 10 * time.Second
 
 // Open connects to the PostgreSQL database named by a postgres:// (or
 // postgresql://) URL, as understood by pgx (host, port, user, password,

@@ -150,11 +150,25 @@ func TestNULInExtractedText(t *testing.T) {
 }
 
 // TestOpenUnreachableFailsSoon: a server that does not answer makes Open
-// fail with ErrBusy after its short wait, not after RetryTimeout.
+// fail with ErrBusy after its short wait (openWait, 1 s here instead of
+// 10 s), not after RetryTimeout. Not parallel: it sets openWait, which
+// every Open reads.
 func TestOpenUnreachableFailsSoon(t *testing.T) {
-	t.Parallel() // it waits openWait (10 s) doing nothing
-	_, err := Open(t.Context(), "postgres://postgres@127.0.0.1:1/postgres?sslmode=disable", &Options{RetryTimeout: time.Hour})
+	defer func(w time.Duration) { openWait = w }(openWait)
+	openWait = time.Second
+	// A bound that fails the test in 20 s, not at the test binary's
+	// timeout, if Open waited out RetryTimeout.
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	start := time.Now()
+	_, err := Open(ctx, "postgres://postgres@127.0.0.1:1/postgres?sslmode=disable", &Options{RetryTimeout: time.Hour})
+	took := time.Since(start)
 	if !errors.Is(err, sessiondb.ErrBusy) && !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Open of an unreachable server = %v, want ErrBusy or a deadline", err)
+	}
+	// At least openWait (it retried, as for a server that is starting),
+	// and nowhere near RetryTimeout.
+	if took < openWait || took > 10*time.Second {
+		t.Fatalf("Open of an unreachable server gave up after %v, want about %v", took, openWait)
 	}
 }

@@ -11,8 +11,10 @@ package pgstore
 // commit, those with an even number only append. A partial commit (one
 // entry without the other, entries without their state) is visible.
 //
-//   - TestMultiProcessAppend: 4 processes x 150 commits over 3 sessions.
-//   - TestKillMidCommit: rounds of 3 writers SIGKILLed mid-workload.
+//   - TestMultiProcessAppend: 4 processes x 150 commits over 3 sessions
+//     (60 each in the quick run).
+//   - TestKillMidCommit: rounds of 3 writers SIGKILLed mid-workload (8
+//     rounds, 3 in the quick run).
 //   - TestServerRestart: the PostgreSQL server restarted (pg_ctlcluster)
 //     while 3 writers commit; they go on without reopening their stores.
 //     Only with SESSIONDB_TEST_PG_RESTART=1 (it restarts the shared server).
@@ -36,6 +38,7 @@ import (
 	"time"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/longtest"
 )
 
 const (
@@ -307,7 +310,9 @@ func allAcks(children []*child) (acks []ack, busy int) {
 
 func TestMultiProcessAppend(t *testing.T) {
 	u, s := procSetup(t)
-	const n, commits = 4, 150
+	// 4 writers contend for 3 sessions from their first commit on: 60
+	// commits each (240 in all) in the quick run.
+	n, commits := 4, longtest.Size(60, 150)
 	var children []*child
 	for c := range n {
 		children = append(children, startChild(t, u, c, commits))
@@ -329,7 +334,10 @@ func TestMultiProcessAppend(t *testing.T) {
 
 func TestKillMidCommit(t *testing.T) {
 	u, s := procSetup(t)
-	const rounds, n = 8, 3
+	// Each round starts its writers afresh (a process and its
+	// connections, ~0.5 s on two shared cores): 3 rounds, 9 kills, in the
+	// quick run.
+	rounds, n := longtest.Size(3, 8), 3
 	var children []*child
 	for r := range rounds {
 		var round []*child
