@@ -18,9 +18,10 @@ import (
 
 // The tests run against the server named by $SESSIONDB_TEST_POSTGRES, else
 // the local default. TestMain creates a database with a random name for
-// this test binary and drops it at the end; every store gets a fresh
-// schema in it (search_path), which is much faster than a database per
-// store. With no server reachable the tests skip, unless
+// this test binary and drops it at the end; every store gets a schema of
+// its own in it (search_path), which is much faster than a database per
+// store: a fresh one, or one an earlier test's store left, emptied
+// (schemapool_test.go). With no server reachable the tests skip, unless
 // $SESSIONDB_REQUIRE_POSTGRES=1 (CI), where they fail.
 const (
 	serverEnv  = "SESSIONDB_TEST_POSTGRES"

@@ -165,7 +165,7 @@ func (p *schemaPool) open(tb testing.TB, opts *Options, strict bool) *Store {
 		err := p.put(tb, u)
 		switch {
 		case err != nil && strict:
-			tb.Errorf("schema pool: %v (the schema is left as it is: %s)", err, u)
+			tb.Errorf("schema pool: %v (the schema is left as the test left it: %s)", err, u)
 		case errors.Is(err, errSchemaChanged):
 			tb.Logf("schema pool: not reused: %v", errSchemaChanged)
 		case err != nil:
@@ -211,15 +211,25 @@ func (p *schemaPool) record(tb testing.TB, u string) {
 }
 
 // put empties the schema of u and returns it to the pool if its catalog
-// is still the one Open built.
+// is still the one Open built; otherwise the schema is left as the test
+// left it (the emptying is rolled back).
 func (p *schemaPool) put(tb testing.TB, u string) error {
-	var fp string
+	p.mu.Lock()
+	want, ok := p.built[u]
+	p.mu.Unlock()
+	if !ok {
+		return errors.New("the schema's catalog was not recorded after its migration")
+	}
 	err := inSchema(tb, u, func(tx *sql.Tx) error {
 		if _, err := tx.Exec(resetSQL); err != nil {
 			return fmt.Errorf("empty the schema: %w", err)
 		}
+		var fp string
 		if err := tx.QueryRow(fingerprintSQL).Scan(&fp); err != nil {
 			return fmt.Errorf("read the schema's catalog: %w", err)
+		}
+		if fp != want {
+			return fmt.Errorf("%w:\n--- after migration\n%s\n--- after the test, emptied\n%s", errSchemaChanged, want, fp)
 		}
 		return nil
 	})
@@ -227,13 +237,8 @@ func (p *schemaPool) put(tb testing.TB, u string) error {
 		return err
 	}
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	if want, ok := p.built[u]; !ok {
-		return errors.New("the schema's catalog was not recorded after its migration")
-	} else if fp != want {
-		return fmt.Errorf("%w:\n--- after migration\n%s\n--- after the test, emptied\n%s", errSchemaChanged, want, fp)
-	}
 	p.free = append(p.free, u)
+	p.mu.Unlock()
 	return nil
 }
 
@@ -316,14 +321,21 @@ func TestSchemaPool(t *testing.T) {
 	if err := p.put(t, u); err != nil {
 		t.Fatalf("put: %v", err)
 	}
-	var rows int
-	err := inSchema(t, u, func(tx *sql.Tx) error {
-		return tx.QueryRow(`SELECT (SELECT count(*) FROM sessions) + (SELECT count(*) FROM entries)
-			+ (SELECT count(*) FROM usage) + (SELECT count(*) FROM usage_quarters)
-			+ (SELECT count(*) FROM checkpoints) + (SELECT count(*) FROM source_files)`).Scan(&rows)
-	})
-	if err != nil || rows != 0 {
-		t.Fatalf("after put: %d rows left (err %v)", rows, err)
+	rows := func() int {
+		t.Helper()
+		var n int
+		err := inSchema(t, u, func(tx *sql.Tx) error {
+			return tx.QueryRow(`SELECT (SELECT count(*) FROM sessions) + (SELECT count(*) FROM entries)
+				+ (SELECT count(*) FROM usage) + (SELECT count(*) FROM usage_quarters)
+				+ (SELECT count(*) FROM checkpoints) + (SELECT count(*) FROM source_files)`).Scan(&n)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := rows(); n != 0 {
+		t.Fatalf("after put: %d rows left", n)
 	}
 
 	if got, reused := p.take(t); got != u || !reused {
@@ -337,8 +349,11 @@ func TestSchemaPool(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
-	if err := p.put(t, u); err == nil || !strings.Contains(err.Error(), "no longer what Open built") {
+	if err := p.put(t, u); !errors.Is(err, errSchemaChanged) {
 		t.Errorf("put after a schema change = %v, want the schema refused", err)
+	}
+	if rows() == 0 {
+		t.Error("a refused schema was emptied: want it left as the test left it")
 	}
 	if got, reused := p.take(t); got == u || reused {
 		t.Errorf("take after a refused put = %s, %v; want a fresh schema", got, reused)
