@@ -20,7 +20,7 @@ import (
 // included.
 func TestFollowsGeminiAndQwen(t *testing.T) {
 	root := t.TempDir()
-	st := newStore(t, t.TempDir())
+	st := newStore(t)
 	startWatch(t, st, Options{Paths: []string{root}, Settle: 20 * time.Millisecond, NewSettle: 50 * time.Millisecond})
 	gsrc := filepath.Join("..", "testdata", "gemini", "gemini-home", ".gemini", "tmp", "proj", "chats")
 	qsrc := filepath.Join("..", "testdata", "qwen", "qwen-home", ".qwen", "projects", "-tmp-sdb-gq-proj", "chats")

@@ -67,7 +67,7 @@ func TestWatchRetriesAfterChmod(t *testing.T) {
 	if err := os.WriteFile(file, readFile(t, filepath.Join("..", "testdata", "picoclaw", pico+".jsonl")), 0); err != nil {
 		t.Fatal(err)
 	}
-	st := newStore(t, dir)
+	st := newStore(t)
 	r := startWatch(t, st, Options{Paths: []string{src}, Settle: 20 * time.Millisecond, NewSettle: time.Millisecond})
 	waitFor(t, "the unreadable file reported", func() bool {
 		for _, e := range r.events2() {

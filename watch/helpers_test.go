@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/freshstore"
 	"github.com/sessiondb/sessiondb/internal/sessionview"
 	"github.com/sessiondb/sessiondb/jsonlimport"
 	"github.com/sessiondb/sessiondb/sqlstore"
@@ -182,14 +183,11 @@ func readFile(t testing.TB, path string) []byte {
 	return b
 }
 
-func newStore(t testing.TB, dir string) *sqlstore.Store {
+// newStore opens a new, empty store (a copy of one created once per test
+// process, internal/freshstore), closed when the test ends.
+func newStore(t testing.TB) *sqlstore.Store {
 	t.Helper()
-	st, err := sqlstore.Open(filepath.Join(dir, "sessions.db"), &sqlstore.Options{Durability: sqlstore.DurabilityNormal})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	return st
+	return freshstore.Open(t, &sqlstore.Options{Durability: sqlstore.DurabilityNormal})
 }
 
 // noSideFiles is NewSettle for the tests whose session files have no
@@ -303,7 +301,7 @@ func view(t testing.TB, st sessiondb.Store) map[string]sessionview.Session {
 // left.
 func oneShot(t testing.TB, paths ...string) map[string]sessionview.Session {
 	t.Helper()
-	st := newStore(t, t.TempDir())
+	st := newStore(t)
 	if _, err := jsonlimport.Import(context.Background(), st, paths, jsonlimport.Options{}); err != nil {
 		t.Fatal(err)
 	}
@@ -313,7 +311,7 @@ func oneShot(t testing.TB, paths ...string) map[string]sessionview.Session {
 // oneShotProblems returns the problems one import of paths reports.
 func oneShotProblems(t testing.TB, paths ...string) []jsonlimport.Problem {
 	t.Helper()
-	st := newStore(t, t.TempDir())
+	st := newStore(t)
 	rep, err := jsonlimport.Import(context.Background(), st, paths, jsonlimport.Options{})
 	if err != nil {
 		t.Fatal(err)

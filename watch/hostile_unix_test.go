@@ -37,7 +37,7 @@ func TestWatchFileReplacedByFIFOOrDevice(t *testing.T) {
 				}
 			}
 			other := filepath.Join(src, "other.jsonl")
-			st := newStore(t, dir)
+			st := newStore(t)
 			r := startWatch(t, st, Options{Paths: []string{src}, Settle: 20 * time.Millisecond, NewSettle: time.Millisecond})
 			waitFor(t, "the session imported", func() bool { return caughtUp(st, filepath.Join(src, pico+".jsonl")) })
 
@@ -122,7 +122,7 @@ func TestWatchSkipsLinksOutOfTheTree(t *testing.T) {
 	if err := os.Symlink(filepath.Join(outside, "early.jsonl"), early); err != nil {
 		t.Fatal(err)
 	}
-	st := newStore(t, dir)
+	st := newStore(t)
 	r := startWatch(t, st, Options{Paths: []string{src}, Settle: 20 * time.Millisecond, NewSettle: time.Millisecond})
 	out, in := filepath.Join(src, "leak.jsonl"), filepath.Join(src, "in.jsonl")
 	if err := os.Symlink(filepath.Join(outside, "private.jsonl"), out); err != nil {
@@ -163,7 +163,7 @@ func TestWatchOversizedUnfinishedLineReportedOnce(t *testing.T) {
 	if err := os.WriteFile(file, readFile(t, filepath.Join("..", "testdata", "picoclaw", pico+".jsonl")), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	st := newStore(t, dir)
+	st := newStore(t)
 	r := startWatch(t, st, Options{Paths: []string{src}, Settle: 20 * time.Millisecond, NewSettle: time.Millisecond, TornAfter: time.Millisecond})
 	waitFor(t, "the session imported", func() bool { return caughtUp(st, file) })
 	f, err := os.OpenFile(file, os.O_WRONLY|os.O_APPEND, 0)

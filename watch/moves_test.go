@@ -58,7 +58,7 @@ func TestFolderMovedThenAppended(t *testing.T) {
 	}{{"before", "moved", false}, {"after", "zzz", false}, {"polled", "moved", true}} {
 		t.Run(c.name, func(t *testing.T) {
 			root := t.TempDir()
-			st := newStore(t, t.TempDir())
+			st := newStore(t)
 			r := startWatch(t, st, Options{Paths: []string{root}, Poll: c.poll, PollInterval: 20 * time.Millisecond, Settle: 20 * time.Millisecond, NewSettle: 50 * time.Millisecond})
 			ls := lines(readFile(t, filepath.Join(codexDay, rollout1)))
 			h := len(ls) / 2
@@ -88,7 +88,7 @@ func TestFolderMovedThenAppended(t *testing.T) {
 // the tree (same name), then appended to.
 func TestFileMovedThenAppended(t *testing.T) {
 	root := t.TempDir()
-	st := newStore(t, t.TempDir())
+	st := newStore(t)
 	startWatch(t, st, Options{Paths: []string{root}, Settle: 20 * time.Millisecond, NewSettle: noSideFiles})
 	ls := lines(readFile(t, filepath.Join(codexDay, rollout1)))
 	h := len(ls) / 2
@@ -109,7 +109,7 @@ func TestFileMovedThenAppended(t *testing.T) {
 // name written again with other content, line by line.
 func TestDeletedThenRecreated(t *testing.T) {
 	root := t.TempDir()
-	st := newStore(t, t.TempDir())
+	st := newStore(t)
 	startWatch(t, st, Options{Paths: []string{root}, NewSettle: noSideFiles})
 	f := filepath.Join(root, "chat.jsonl")
 	runWriter(t, []step{{Op: "append", File: f, Data: []byte(strings.Repeat(`{"role":"user","content":"old"}`+"\n", 5))}})
@@ -152,7 +152,7 @@ func interleave(lists ...[]step) []step {
 // .meta.json comes after its first line.
 func TestFormatsWrittenTogether(t *testing.T) {
 	root := t.TempDir()
-	st := newStore(t, t.TempDir())
+	st := newStore(t)
 	startWatch(t, st, Options{Paths: []string{root}, Settle: 10 * time.Millisecond, MaxDelay: 60 * time.Millisecond})
 	var lists [][]step
 	var files []string
@@ -197,7 +197,7 @@ func TestFormatsWrittenTogether(t *testing.T) {
 // then its fork (whose first lines are the parent's, copied) line by line.
 func TestPiForkWrittenAfterItsParent(t *testing.T) {
 	root := t.TempDir()
-	st := newStore(t, t.TempDir())
+	st := newStore(t)
 	startWatch(t, st, Options{Paths: []string{root}, Settle: 20 * time.Millisecond, NewSettle: noSideFiles})
 	src := filepath.Join("..", "testdata", "pi", "sessions")
 	parent := filepath.Join(root, "pi", "sessions", "branched.jsonl")
@@ -220,7 +220,7 @@ func TestPiForkWrittenAfterItsParent(t *testing.T) {
 // time the transcript must become what one import of the file gives.
 func TestRewrittenWhileWritten(t *testing.T) {
 	root := t.TempDir()
-	st := newStore(t, t.TempDir())
+	st := newStore(t)
 	startWatch(t, st, Options{Paths: []string{root}, NewSettle: noSideFiles})
 	cc := filepath.Join(root, "-home-dev-proj", "5c2d8e41-0000-4000-8000-000000000001.jsonl")
 	co := filepath.Join(root, "sessions", "2026", "01", "10", rollout1)
@@ -260,7 +260,7 @@ func TestRewrittenWhileWritten(t *testing.T) {
 // old name): the session becomes the new file's.
 func TestEditorSave(t *testing.T) {
 	root := t.TempDir()
-	st := newStore(t, t.TempDir())
+	st := newStore(t)
 	startWatch(t, st, Options{Paths: []string{root}, NewSettle: noSideFiles})
 	f := filepath.Join(root, "chat.jsonl")
 	msg := func(i int) []byte {
@@ -288,7 +288,7 @@ func TestEditorSave(t *testing.T) {
 // leaves 0004 as its file left it (0004's transcript became 0001's lines).
 func TestRolloutRenamedOverAnother(t *testing.T) {
 	root := t.TempDir()
-	st := newStore(t, t.TempDir())
+	st := newStore(t)
 	startWatch(t, st, Options{Paths: []string{root}, NewSettle: noSideFiles})
 	a := filepath.Join(root, "sessions", "2026", "01", "10", rollout1)
 	b := filepath.Join(root, "sessions", "2026", "01", "10", "rollout-2026-01-10T09-30-00-019f26cb-0000-7000-8000-000000000004.jsonl")
@@ -314,7 +314,7 @@ func TestRolloutRenamedOverAnother(t *testing.T) {
 // taken for one already followed, and the moved file's lines were lost).
 func TestFolderMovedAndMadeAgain(t *testing.T) {
 	root := t.TempDir()
-	st := newStore(t, t.TempDir())
+	st := newStore(t)
 	startWatch(t, st, Options{Paths: []string{root}, Settle: 20 * time.Millisecond, NewSettle: noSideFiles})
 	ls := lines(readFile(t, filepath.Join(codexDay, rollout1)))
 	h := len(ls) / 2
@@ -340,7 +340,7 @@ func TestFolderMovedAndMadeAgain(t *testing.T) {
 // token and cost totals).
 func TestRewrittenInPlaceSlowly(t *testing.T) {
 	root := t.TempDir()
-	st := newStore(t, t.TempDir())
+	st := newStore(t)
 	startWatch(t, st, Options{Paths: []string{root}, Settle: 20 * time.Millisecond, NewSettle: noSideFiles})
 	cc := filepath.Join(root, "-home-dev-proj", "5c2d8e41-0000-4000-8000-000000000001.jsonl")
 	ccl := readFile(t, filepath.Join(ccProject, filepath.Base(cc)))

@@ -52,7 +52,7 @@ func TestLiveOpencodeWatched(t *testing.T) {
 	if err := os.MkdirAll(data, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	st := newStore(t, t.TempDir())
+	st := newStore(t)
 	r := startWatch(t, st, Options{Paths: []string{data}})
 	ctx := context.Background()
 	t1, err := in.New(t.Context(), h, srv, 5*time.Minute, "Run the tools [[tools]]")

@@ -99,7 +99,7 @@ func TestOpencodeStoreWrittenLive(t *testing.T) {
 		}
 	}
 
-	st := newStore(t, t.TempDir())
+	st := newStore(t)
 	r := startWatch(t, st, Options{Paths: []string{root}, TornAfter: 300 * time.Millisecond})
 	pause := func() { time.Sleep(3 * time.Millisecond) }
 	written := map[string]bool{}
@@ -217,7 +217,7 @@ func TestOpencodeLegacyTreeWrittenLive(t *testing.T) {
 		}
 		os.Remove(filepath.Join(storage, "part", mid))
 	}
-	st := newStore(t, t.TempDir())
+	st := newStore(t)
 	startWatch(t, st, Options{Paths: []string{root}})
 	ctx := context.Background()
 	before, err := st.Get(ctx, ses)

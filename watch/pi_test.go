@@ -28,7 +28,7 @@ func TestPiSessionWrittenLive(t *testing.T) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	st := newStore(t, t.TempDir())
+	st := newStore(t)
 	r := startWatch(t, st, Options{Paths: []string{root}})
 	cmd := exec.Command(node, script, dir, "12", "60")
 	cmd.Dir = filepath.Dir(script)
@@ -115,8 +115,8 @@ func startWatcherProcess(t *testing.T, root, db string) *exec.Cmd {
 func TestPiTreeWrittenWatcherKilled(t *testing.T) {
 	root := t.TempDir()
 	dir := filepath.Join(root, "sessions", "--home-dev-proj--")
-	db := filepath.Join(t.TempDir(), "sessions.db")
-	st := newStore(t, filepath.Dir(db))
+	st := newStore(t)
+	db := st.Path()
 	var files []string
 	var steps []step
 	for _, name := range []string{"navigated.jsonl", "renamed.jsonl"} {

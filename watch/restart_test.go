@@ -31,7 +31,7 @@ func TestRestartContinuesFromSavedState(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	st := newStore(t, t.TempDir())
+	st := newStore(t)
 	stateDir := filepath.Join(t.TempDir(), "watch")
 
 	upTo(len(all) / 3)

@@ -28,7 +28,7 @@ var (
 // files are imported many times while written, half lines included.
 func TestFollowsAgentsWritingInAChildProcess(t *testing.T) {
 	root := t.TempDir()
-	st := newStore(t, t.TempDir())
+	st := newStore(t)
 	r := startWatch(t, st, Options{Paths: []string{root}, Settle: 20 * time.Millisecond, NewSettle: 50 * time.Millisecond})
 
 	cc := filepath.Join(root, "claude", "-home-dev-proj", "5c2d8e41-0000-4000-8000-000000000004.jsonl")
@@ -76,7 +76,7 @@ func TestFollowsAgentsWritingInAChildProcess(t *testing.T) {
 // file having no side files): each is settled on its own.
 func TestCoalescesBursts(t *testing.T) {
 	root := t.TempDir()
-	st := newStore(t, t.TempDir())
+	st := newStore(t)
 	r := startWatch(t, st, Options{Paths: []string{root}, NewSettle: 50 * time.Millisecond})
 	f := filepath.Join(root, "burst.jsonl")
 	var steps []step
@@ -116,7 +116,7 @@ func TestCoalescesBursts(t *testing.T) {
 // the log.
 func TestReplacedAndTruncatedFiles(t *testing.T) {
 	root := t.TempDir()
-	st := newStore(t, t.TempDir())
+	st := newStore(t)
 	startWatch(t, st, Options{Paths: []string{root}, NewSettle: noSideFiles})
 	f := filepath.Join(root, "chat.jsonl")
 	msg := func(i int) string { return fmt.Sprintf(`{"role":"user","content":"message %d"}`+"\n", i) }
@@ -159,7 +159,7 @@ func TestReplacedAndTruncatedFiles(t *testing.T) {
 func TestDeletedFilesKeepTheirSessions(t *testing.T) {
 	root := t.TempDir()
 	copyTree(t, codexHome, filepath.Join(root, "codex"))
-	st := newStore(t, t.TempDir())
+	st := newStore(t)
 	r := startWatch(t, st, Options{Paths: []string{root}})
 	before := view(t, st)
 	if len(before) != 4 {
@@ -195,7 +195,7 @@ func TestDeletedFilesKeepTheirSessions(t *testing.T) {
 // TornAfter three times that pause.
 func TestTornTailWaitsForQuiet(t *testing.T) {
 	root := t.TempDir()
-	st := newStore(t, t.TempDir())
+	st := newStore(t)
 	r := startWatch(t, st, Options{Paths: []string{root}, NewSettle: 50 * time.Millisecond, TornAfter: time.Second})
 	f := filepath.Join(root, "codex.jsonl")
 	data := readFile(t, filepath.Join(codexHome, "sessions", "2026", "01", "10", "rollout-2026-01-10T09-00-00-019f26cb-0000-7000-8000-000000000001.jsonl"))
@@ -232,7 +232,7 @@ func TestTornTailWaitsForQuiet(t *testing.T) {
 // files, appends, a replaced file and a deleted one are followed.
 func TestPollFollowsEverything(t *testing.T) {
 	root := t.TempDir()
-	st := newStore(t, t.TempDir())
+	st := newStore(t)
 	r := startWatch(t, st, Options{Paths: []string{root}, Poll: true, PollInterval: 50 * time.Millisecond})
 	w := r.of(EventWatching)
 	if len(w) != 1 || w[0].Mode != "poll" || len(r.of(EventFallback)) != 1 {
@@ -254,7 +254,7 @@ func TestPollFollowsEverything(t *testing.T) {
 // reads them.
 func TestSideFilesFollowed(t *testing.T) {
 	root := t.TempDir()
-	st := newStore(t, t.TempDir())
+	st := newStore(t)
 	r := startWatch(t, st, Options{Paths: []string{root}})
 	proj := filepath.Join(root, "-home-dev-proj")
 	cc := filepath.Join(proj, "5c2d8e41-0000-4000-8000-000000000001.jsonl")
@@ -326,7 +326,7 @@ func bytesJoin(bs [][]byte) []byte {
 // TestPathThatAppearsLater follows a path that does not exist at start.
 func TestPathThatAppearsLater(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "later")
-	st := newStore(t, t.TempDir())
+	st := newStore(t)
 	r := startWatch(t, st, Options{Paths: []string{root}, MissingInterval: 50 * time.Millisecond})
 	f := filepath.Join(root, "deep", "chat.jsonl")
 	runWriter(t, []step{{Op: "append", File: f, Data: []byte(`{"role":"user","content":"hello"}` + "\n")}})
@@ -352,7 +352,7 @@ func TestWatchLimitFallsBackToPolling(t *testing.T) {
 		}
 	}
 	added := 0
-	st := newStore(t, t.TempDir())
+	st := newStore(t)
 	r := startWatch(t, st, Options{Paths: []string{root}, PollInterval: 50 * time.Millisecond, NewSettle: noSideFiles, addWatch: func(string) error {
 		if added == 3 {
 			return fmt.Errorf("inotify_add_watch: %w", syscall.ENOSPC)
@@ -379,7 +379,7 @@ func TestWatchLimitFallsBackToPolling(t *testing.T) {
 // catches up to exactly what one import gives).
 func TestStopsBetweenTransactions(t *testing.T) {
 	root := t.TempDir()
-	st := newStore(t, t.TempDir())
+	st := newStore(t)
 	r := startWatch(t, st, Options{Paths: []string{root}})
 	var steps []step
 	for i := range 400 {
@@ -400,7 +400,7 @@ func TestStopsBetweenTransactions(t *testing.T) {
 }
 
 func TestRunRefusesBadOptions(t *testing.T) {
-	st := newStore(t, t.TempDir())
+	st := newStore(t)
 	for _, o := range []Options{{}, {Paths: []string{t.TempDir()}, Format: "nope"}} {
 		if err := Run(context.Background(), st, o); err == nil {
 			t.Errorf("Run(%+v) = nil, want an error", o)
@@ -417,7 +417,7 @@ func TestRunRefusesBadOptions(t *testing.T) {
 // rescan can find the file.
 func TestLostEventsRescan(t *testing.T) {
 	root := t.TempDir()
-	st := newStore(t, t.TempDir())
+	st := newStore(t)
 	var w *watcher
 	caught := make(chan struct{}, 4)
 	var fallbacks []string
@@ -466,7 +466,7 @@ func TestCatchUpReportsWhatImportReports(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "notes.txt"), []byte("hello"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	st := newStore(t, t.TempDir())
+	st := newStore(t)
 	r := startWatch(t, st, Options{Paths: []string{root, empty}})
 	c := r.of(EventCatchUp)[0]
 	if len(c.Report.Problems) != 1 || !strings.Contains(c.Report.Problems[0].Reason, "unknown format") {
