@@ -272,7 +272,17 @@ func TestSideFilesFollowed(t *testing.T) {
 		{Op: "append", File: pico, Data: picoLines[0]},
 		{Op: "replace", File: meta, Data: []byte(`{"key":"agent:main:cli:direct:alice","summary":"","skip":0,"count":1}`)},
 	})
-	waitFor(t, "the first lines", func() bool { return caughtUp(st, cc, pico) })
+	// Caught up, and the imports' events recorded (an event comes just
+	// after its transaction), so that the next one is the tool file's.
+	imported := func(p string) bool {
+		for _, e := range r.of(EventImport) {
+			if e.Path == p {
+				return true
+			}
+		}
+		return false
+	}
+	waitFor(t, "the first lines", func() bool { return caughtUp(st, cc, pico) && imported(cc) && imported(pico) })
 	seen := len(r.of(EventImport))
 	runWriter(t, []step{
 		{Op: "append", File: tool, Data: readFile(t, filepath.Join(ccProject, "5c2d8e41-0000-4000-8000-000000000001", "tool-results", "toolu_01.txt"))},
