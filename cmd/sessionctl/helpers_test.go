@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sessiondb/sessiondb"
+	"github.com/sessiondb/sessiondb/internal/freshstore"
 	"github.com/sessiondb/sessiondb/sqlstore"
 )
 
@@ -75,8 +76,19 @@ func (r result) decode(t testing.TB, v any) {
 	}
 }
 
-// tempDB returns the path of a new database file in a temp directory.
+// tempDB returns the path of a new, empty database file in a temp
+// directory: a copy of one that sqlstore.Open created once in the test
+// process (internal/freshstore), which the commands open as an existing
+// database. A test of what happens where there is no database yet takes
+// missingDB.
 func tempDB(t testing.TB) string {
+	t.Helper()
+	return freshstore.Path(t, "sessions.db")
+}
+
+// missingDB returns a path in a new temp directory where no database
+// exists (yet).
+func missingDB(t testing.TB) string {
 	t.Helper()
 	return filepath.Join(t.TempDir(), "sessions.db")
 }

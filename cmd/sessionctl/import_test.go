@@ -176,7 +176,7 @@ func TestImportDamaged(t *testing.T) {
 func TestImportDryRunAndStrict(t *testing.T) {
 	files := picoclawFiles(t)
 	dir := filepath.Join(testdata, "picoclaw")
-	db := tempDB(t)
+	db := missingDB(t)
 
 	var rep importReport
 	r := sessionctl(t, db, append([]string{"import", "--json", "--dry-run"}, files...)...)

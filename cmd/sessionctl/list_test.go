@@ -80,7 +80,7 @@ func TestList(t *testing.T) {
 	// A read command does not create a missing database (issue 13 item 4).
 	// Nor does a command that changes existing sessions: a typo in --db
 	// must not leave an empty database behind.
-	missing := tempDB(t)
+	missing := missingDB(t)
 	for _, args := range [][]string{{"list"}, {"rename", "x", "y"}, {"delete", "--yes", "x"}, {"prune", "--all", "--yes"},
 		{"fork", "x"}, {"checkpoint", "create", "x"}, {"checkpoint", "restore", "x"}} {
 		sessionctl(t, missing, args...).mustFail(t, exitError, "does not exist")
@@ -88,7 +88,7 @@ func TestList(t *testing.T) {
 			t.Fatalf("%v created %s (stat: %v)", args, missing, err)
 		}
 	}
-	empty := tempDB(t)
+	empty := missingDB(t)
 	// An import of an empty directory creates the database and reports
 	// the directory as a problem (issue 23 item 7).
 	sessionctl(t, empty, "import", t.TempDir()).mustFail(t, exitProblems, "1 problem")

@@ -9,7 +9,7 @@ import (
 )
 
 func TestUsageErrors(t *testing.T) {
-	db := tempDB(t)
+	db := missingDB(t)
 	for _, tc := range []struct {
 		name string
 		args []string

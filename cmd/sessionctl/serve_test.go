@@ -168,7 +168,7 @@ func TestServeRemoteNeedsFlagAndToken(t *testing.T) {
 	sessionctl(t, db, "serve", "--addr", "0.0.0.0:0").mustFail(t, exitUsage, "--allow-remote")
 	sessionctl(t, db, "serve", "--addr", ":0").mustFail(t, exitUsage, "--allow-remote")
 	sessionctl(t, db, "serve", "--addr", "nonsense").mustFail(t, exitUsage, "HOST:PORT")
-	sessionctl(t, tempDB(t), "serve", "--addr", "127.0.0.1:0").mustFail(t, exitError, "does not exist")
+	sessionctl(t, missingDB(t), "serve", "--addr", "127.0.0.1:0").mustFail(t, exitError, "does not exist")
 
 	url := startServe(t, db, "--addr", "0.0.0.0:0", "--allow-remote")
 	i := strings.Index(url, "?token=")
