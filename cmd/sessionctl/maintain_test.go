@@ -280,7 +280,7 @@ func TestDoctorReportsPlantedTrigger(t *testing.T) {
 // TestDoctorChecksPermissions (issue 13 item 16): doctor warns when the
 // database or a backup is readable by others.
 func TestDoctorChecksPermissions(t *testing.T) {
-	db := tempDB(t)
+	db := missingDB(t) // created by Open here: its mode is the one checked
 	seed(t, db)
 	var checks []checkResult
 	sessionctl(t, db, "doctor", "--json").mustSucceed(t).decode(t, &checks)
