@@ -180,7 +180,8 @@ func geminiResumes(m xMsg) bool {
 }
 
 // geminiUnwritable adds to loss what msgs holds that no Gemini part can:
-// images in a tool result, calls or results without an id and calls of
+// images in a tool result or of a media type that is not image/*, calls
+// or results without an id and calls of
 // an id used before (Gemini pairs a response with its call by id).
 func geminiUnwritable(msgs []xMsg, loss *xLoss) {
 	ids := map[string]bool{}
@@ -192,6 +193,11 @@ func geminiUnwritable(msgs []xMsg, loss *xLoss) {
 			switch {
 			case b.Type == xImage && m.Role == xToolResult:
 				loss.add("image in a tool result")
+			case b.Type == xImage && !strings.HasPrefix(b.MIME, "image/"):
+				// Written as inline data, which Gemini CLI sends on but
+				// which is no longer an image: readers (ours too) see
+				// other data.
+				loss.add("image whose media type is not image/*")
 			case b.Type == xCall && b.ID == "":
 				loss.add("tool call without an id")
 			case b.Type == xCall && ids[b.ID]:

@@ -158,6 +158,7 @@ func FuzzGeminiQwenWriters(f *testing.F) {
 		`{"type":"assistant","message":{"id":"m1","role":"assistant","model":"claude","content":[{"type":"thinking","thinking":"t","signature":"s"},{"type":"text","text":"hi"},{"type":"tool_use","id":"c1","name":"Bash","input":{"command":"ls"}}]}}`,
 		`{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"c1","content":[{"type":"text","text":"ok"}],"is_error":true},{"type":"text","text":"next"}]}}`,
 		`{"type":"user","message":{"role":"user","content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"AAAA"}}]}}`,
+		`{"type":"user","message":{"role":"user","content":[{"type":"image","source":{"type":"base64","media_type":"application/pdf","data":"AAAA"}}]}}`,
 		`{"type":"assistant","message":{"id":"m2","role":"assistant","content":[{"type":"redacted_thinking","data":"x"},{"type":"text","text":""}]}}`,
 		`{"timestamp":"2026-01-01T00:00:00Z","type":"response_item","payload":{"type":"reasoning","summary":[{"type":"summary_text","text":"r"}],"encrypted_content":"x"}}`,
 		`{"type":"response_item","payload":{"type":"message","role":"developer","content":[{"type":"input_text","text":"rules"}]}}`,
