@@ -3,7 +3,11 @@ package sqlstore
 import (
 	"database/sql/driver"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	"modernc.org/sqlite"
 
@@ -28,8 +32,20 @@ import (
 //
 // It is not part of the schema: sqlite3 users never need it (they can
 // MATCH the index and use instr on entries.text).
+//
+// A search calls it once per candidate (1,000 per block of a common
+// word), so it takes its arguments as the driver's zero-copy views
+// (VolatileArgs: the text is read in place, never kept) and folds a
+// query's terms once, not at every call (parsedRankQuery). Before, the
+// driver copied every text into a new []byte, rankFunc copied it again
+// into a string, and every call split and folded the terms.
 func init() {
-	sqlite.MustRegisterDeterministicScalarFunction("sessiondb_rank", 3, rankFunc)
+	sqlite.MustRegisterFunction("sessiondb_rank", &sqlite.FunctionImpl{
+		NArgs:         3,
+		Deterministic: true,
+		VolatileArgs:  true,
+		Scalar:        rankFunc,
+	})
 }
 
 // BM25 constants: k1 saturates repeated terms, b weighs text length against
@@ -40,35 +56,80 @@ const (
 	avgTextBytes = 600
 )
 
+// rankFunc is sessiondb_rank. Its arguments are views into SQLite's
+// memory, valid during the call only: nothing here may keep them
+// (parsedRankQuery keeps copies).
 func rankFunc(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
 	var text string
 	switch v := args[0].(type) {
 	case string:
 		text = v
 	case []byte: // the text CAST AS BLOB: a string argument ends at its first NUL
-		text = string(v)
+		text = unsafe.String(unsafe.SliceData(v), len(v))
 	}
 	terms, _ := args[1].(string)
 	phrase, _ := args[2].(string)
-	return rank(text, strings.Split(terms, "\x1f"), phrase), nil
+	return parsedRankQuery(terms, phrase).rank(text), nil
 }
 
-// rank scores text for terms; see the comment at the top of this file.
-func rank(text string, terms []string, phrase string) float64 {
+// rankQuery is a query as rank reads it: its terms and its phrase,
+// folded.
+type rankQuery struct {
+	terms, phrase string   // sessiondb_rank's arguments (copies)
+	folded        []string // the terms, folded
+	foldedPhrase  string
+}
+
+// lastRankQuery is the query rankFunc parsed last: every call of one
+// search passes the same terms and phrase.
+var lastRankQuery atomic.Pointer[rankQuery]
+
+// parsedRankQuery returns terms (joined by U+001F) and phrase parsed and
+// folded, from lastRankQuery when they are the last ones. It copies both:
+// rankFunc's arguments are views it must not keep.
+func parsedRankQuery(terms, phrase string) *rankQuery {
+	if q := lastRankQuery.Load(); q != nil && q.terms == terms && q.phrase == phrase {
+		return q
+	}
+	q := newRankQuery(strings.Split(terms, "\x1f"), phrase)
+	q.terms, q.phrase = strings.Clone(terms), strings.Clone(phrase)
+	lastRankQuery.Store(q)
+	return q
+}
+
+// newRankQuery folds terms and phrase (which it keeps only folded: fold
+// copies a string it lowers, and the caller clones the rest).
+func newRankQuery(terms []string, phrase string) *rankQuery {
+	q := &rankQuery{folded: make([]string, len(terms)), foldedPhrase: strings.Clone(fold(phrase))}
+	for i, t := range terms {
+		q.folded[i] = strings.Clone(fold(t))
+	}
+	return q
+}
+
+// rank scores text for q's terms; see the comment at the top of this
+// file.
+func (q *rankQuery) rank(text string) float64 {
 	if text == "" {
 		return 0
 	}
-	folded := fold(text)
+	folded := text
+	if !folds(text) {
+		buf := foldBufs.Get().(*[]byte)
+		defer foldBufs.Put(buf)
+		*buf = foldAppend((*buf)[:0], text)
+		folded = unsafe.String(unsafe.SliceData(*buf), len(*buf))
+	}
 	norm := bm25K1 * (1 - bm25B + bm25B*float64(len(text))/avgTextBytes)
 	score := 0.0
-	for _, t := range terms {
-		tf := float64(strings.Count(folded, fold(t)))
+	for _, t := range q.folded {
+		tf := float64(strings.Count(folded, t))
 		if tf == 0 {
 			return 0
 		}
 		score += tf * (bm25K1 + 1) / (tf + norm)
 	}
-	if strings.Contains(folded, fold(phrase)) {
+	if strings.Contains(folded, q.foldedPhrase) {
 		score += engine.ExactBonus
 	}
 	return score
@@ -77,11 +138,41 @@ func rank(text string, terms []string, phrase string) float64 {
 // fold is engine.Fold, with a fast path for text that has nothing to
 // lower.
 func fold(s string) string {
+	if folds(s) {
+		return s
+	}
+	return engine.Fold(s)
+}
+
+// folds reports whether s is its own fold: ASCII without upper case.
+func folds(s string) bool {
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= utf8.RuneSelf || ('A' <= c && c <= 'Z') {
-			return engine.Fold(s)
+		if c := s[i]; c >= utf8.RuneSelf || ('A' <= c && c <= 'Z') {
+			return false
 		}
 	}
-	return s
+	return true
 }
+
+// foldAppend appends s folded (engine.Fold: each rune lowered by itself,
+// a byte that is not UTF-8 as U+FFFD) to dst, ASCII a byte at a time.
+func foldAppend(dst []byte, s string) []byte {
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			dst = append(dst, c)
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		dst = utf8.AppendRune(dst, unicode.ToLower(r))
+		i += n
+	}
+	return dst
+}
+
+// foldBufs holds the buffers rank folds a text into (a search ranks up
+// to 1,000 texts per block, on any connection).
+var foldBufs = sync.Pool{New: func() any { return new([]byte) }}
