@@ -70,6 +70,36 @@ func TestOpenDurabilityNormal(t *testing.T) {
 	}
 }
 
+// TestReadersPageCache checks that every reader connection, and the index
+// file attached to it, has readCacheKiB of page cache, and the writer
+// SQLite's default.
+func TestReadersPageCache(t *testing.T) {
+	s := MustOpenStore(t, nil)
+	ctx := context.Background()
+	// Two connections held at once: the pool's second one too.
+	var conns []*sql.Conn
+	for range 2 {
+		c, err := s.reader.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		conns = append(conns, c)
+	}
+	for i, c := range conns {
+		for _, schema := range []string{"main", "search"} {
+			var kib int
+			if err := c.QueryRowContext(ctx, "PRAGMA "+schema+".cache_size").Scan(&kib); err != nil || kib != -readCacheKiB {
+				t.Errorf("reader %d: %s.cache_size = %d, %v; want %d", i, schema, kib, err, -readCacheKiB)
+			}
+		}
+	}
+	var kib int
+	if err := s.writer.Get(&kib, "PRAGMA cache_size"); err != nil || kib != -2000 {
+		t.Errorf("writer: cache_size = %d, %v; want SQLite's default -2000", kib, err)
+	}
+}
+
 func TestOpenBadPaths(t *testing.T) {
 	dir := t.TempDir()
 	if _, err := Open(dir, nil); !errors.Is(err, sessiondb.ErrInvalid) {
