@@ -78,11 +78,12 @@ func (s *Store) attachIndex(readOnly bool) []string {
 		q.Add("mode", "rwc")
 	}
 	stmts := []string{`ATTACH DATABASE ` + sqlString(u.String()+"?"+q.Encode()) + ` AS search`}
-	if readOnly {
-		// The readers' page cache (see dsn): an attached file takes
-		// main's size only if main's schema was read before.
-		stmts = append(stmts, fmt.Sprintf(`PRAGMA search.cache_size = %d`, -readCacheKiB))
-	} else {
+	if readOnly && s.opts.ReadCacheMiB > 0 {
+		// Options.ReadCacheMiB: an attached file takes main's cache
+		// size only if main's schema was read before.
+		stmts = append(stmts, fmt.Sprintf(`PRAGMA search.cache_size = %d`, -s.opts.ReadCacheMiB<<10))
+	}
+	if !readOnly {
 		// As the database's own pragmas (dsn), but synchronous=NORMAL:
 		// the index is rebuilt from the log, and a cursor a power loss
 		// takes back only makes the indexer do a batch again.

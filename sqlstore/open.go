@@ -233,18 +233,6 @@ func (s *Store) removeCreated() {
 // for the life of the process.
 const walSizeLimit = 16 << 20
 
-// readCacheKiB is each reader connection's page cache (and its attached
-// index file's, attachIndex): 16 MiB instead of SQLite's 2 MiB. A
-// search reads up to 1,000 candidate rows per block, the newest rows
-// first, and with 2 MiB a long-lived process (MCP, the viewer, an agent)
-// read them from the OS again at every search. On the 300,000-message
-// bench archive, one query searched 60 times in one process, p50 with the
-// default against this (three alternating pairs, load 5): common word
-// 20-24 against 16-18 ms, word of rank 100 40-50 against 23-26 ms, rare
-// word 13-17 against 8-10 ms. The cache grows only as pages are read: at
-// most 4 readers (ReadConns) x 2 files x 16 MiB.
-const readCacheKiB = 16 << 10
-
 // dsn builds the connection string. Pragmas, in the order SQLite must see
 // them (the driver runs busy_timeout first whatever the order here):
 //
@@ -276,7 +264,7 @@ const readCacheKiB = 16 << 10
 //     read a cell at offset 0, and the store handed out an entry id that
 //     existed (issue 36, torture seed 1796552175591336711). Its cost is
 //     a pass over the cells of each page read from disk, not per row.
-//   - cache_size, on the readers only: readCacheKiB.
+//   - cache_size, on the readers only, when Options.ReadCacheMiB is set.
 //
 // The writer begins every transaction with BEGIN IMMEDIATE (_txlock), so
 // it takes the write lock before reading: a deferred transaction that
@@ -299,7 +287,9 @@ func (s *Store) dsn(readOnly bool) string {
 			q.Add("immutable", "1")
 		}
 		q.Add("_pragma", "query_only(1)")
-		q.Add("_pragma", fmt.Sprintf("cache_size(%d)", -readCacheKiB))
+		if s.opts.ReadCacheMiB > 0 {
+			q.Add("_pragma", fmt.Sprintf("cache_size(%d)", -s.opts.ReadCacheMiB<<10))
+		}
 	} else {
 		q.Add("_pragma", "page_size(8192)")
 		q.Add("_journal_mode", "WAL")

@@ -71,32 +71,39 @@ func TestOpenDurabilityNormal(t *testing.T) {
 }
 
 // TestReadersPageCache checks that every reader connection, and the index
-// file attached to it, has readCacheKiB of page cache, and the writer
-// SQLite's default.
+// file attached to it, has Options.ReadCacheMiB of page cache when it is
+// set, SQLite's default when it is not, and that the writer keeps the
+// default.
 func TestReadersPageCache(t *testing.T) {
-	s := MustOpenStore(t, nil)
-	ctx := context.Background()
-	// Two connections held at once: the pool's second one too.
-	var conns []*sql.Conn
-	for range 2 {
-		c, err := s.reader.Conn(ctx)
-		if err != nil {
-			t.Fatal(err)
+	for _, mib := range []int{0, 16} {
+		s := MustOpenStore(t, &Options{ReadCacheMiB: mib})
+		want := -2000 // SQLite's default: 2,000 KiB
+		if mib > 0 {
+			want = -mib << 10
 		}
-		defer c.Close()
-		conns = append(conns, c)
-	}
-	for i, c := range conns {
-		for _, schema := range []string{"main", "search"} {
-			var kib int
-			if err := c.QueryRowContext(ctx, "PRAGMA "+schema+".cache_size").Scan(&kib); err != nil || kib != -readCacheKiB {
-				t.Errorf("reader %d: %s.cache_size = %d, %v; want %d", i, schema, kib, err, -readCacheKiB)
+		ctx := context.Background()
+		// Two connections held at once: the pool's second one too.
+		var conns []*sql.Conn
+		for range 2 {
+			c, err := s.reader.Conn(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			conns = append(conns, c)
+		}
+		for i, c := range conns {
+			for _, schema := range []string{"main", "search"} {
+				var kib int
+				if err := c.QueryRowContext(ctx, "PRAGMA "+schema+".cache_size").Scan(&kib); err != nil || kib != want {
+					t.Errorf("ReadCacheMiB %d, reader %d: %s.cache_size = %d, %v; want %d", mib, i, schema, kib, err, want)
+				}
 			}
 		}
-	}
-	var kib int
-	if err := s.writer.Get(&kib, "PRAGMA cache_size"); err != nil || kib != -2000 {
-		t.Errorf("writer: cache_size = %d, %v; want SQLite's default -2000", kib, err)
+		var kib int
+		if err := s.writer.Get(&kib, "PRAGMA cache_size"); err != nil || kib != -2000 {
+			t.Errorf("ReadCacheMiB %d, writer: cache_size = %d, %v; want SQLite's default -2000", mib, kib, err)
+		}
 	}
 }
 

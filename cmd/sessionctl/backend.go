@@ -55,7 +55,15 @@ type openOptions struct {
 	// servers that hand the store to others (mcp). A SQLite file opened
 	// read-only is read-only already.
 	ServerReadOnly bool
+	// Serving: the process answers many reads (mcp, serve), so an SQLite
+	// file's readers keep serveReadCacheMiB of page cache
+	// (sqlstore.Options.ReadCacheMiB; a one-shot command keeps SQLite's
+	// default, cheaper for a single read).
+	Serving bool
 }
+
+// serveReadCacheMiB is the page cache of a serving process's readers.
+const serveReadCacheMiB = 16
 
 // isServerURL says whether a --db value names a database server rather
 // than a file.
@@ -91,6 +99,9 @@ func openStore(ctx context.Context, loc string, mode openMode, o openOptions) (s
 		return pgBackend{st}, nil
 	}
 	so := &sqlstore.Options{SecureDelete: o.SecureDelete, NoMigrate: o.NoMigrate, NoSchemaCheck: o.NoSchemaCheck}
+	if o.Serving {
+		so.ReadCacheMiB = serveReadCacheMiB
+	}
 	switch mode {
 	case modeRead:
 		so.ReadOnly = true

@@ -144,11 +144,11 @@ func (l *lateStore) Location() string { return displayLocation(l.loc) }
 func (a *app) openMCP() (st sessiondb.Store, status func() string, err error) {
 	loc := a.dbPath()
 	if loc == "" || isServerURL(loc) {
-		st, err = a.openRead(&openOptions{ServerReadOnly: true})
+		st, err = a.openRead(&openOptions{ServerReadOnly: true, Serving: true})
 		return st, nil, err
 	}
 	if _, serr := os.Stat(loc); serr == nil || !errors.Is(serr, os.ErrNotExist) {
-		st, err = a.openRead(&openOptions{ServerReadOnly: true})
+		st, err = a.openRead(&openOptions{ServerReadOnly: true, Serving: true})
 		return st, nil, err
 	}
 	empty, done, err := openEmpty()
@@ -157,7 +157,7 @@ func (a *app) openMCP() (st sessiondb.Store, status func() string, err error) {
 	}
 	l := &lateStore{Store: empty, done: done, loc: loc, log: a.stderr,
 		open: func() (sessiondb.Store, error) {
-			return openBackend(a.ctx, loc, modeRead, openOptions{ServerReadOnly: true})
+			return openBackend(a.ctx, loc, modeRead, openOptions{ServerReadOnly: true, Serving: true})
 		}}
 	a.store = l // closed by run
 	fmt.Fprintf(a.stderr, "sessionctl mcp: %s does not exist yet (nothing imported): serving no sessions until 'sessionctl import' creates it\n", displayLocation(loc))

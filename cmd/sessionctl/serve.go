@@ -88,7 +88,7 @@ func (a *app) runServe(o serveOptions) error {
 	if o.watch {
 		open = a.open // the watcher writes
 	}
-	st, err := open(nil)
+	st, err := open(&openOptions{Serving: true})
 	if err != nil {
 		return err
 	}
