@@ -176,9 +176,9 @@
 //     newer database deleted are then missing from the index, and
 //     sessionctl reindex rebuilds it.
 //   - A background indexer on each writing Store adds the rows after the
-//     cursor in batches of up to 1,000 rows, each one transaction of the
-//     index file (one index segment and one cursor move),
-//     Options.IndexDelay (50ms) after the commits that woke it. Indexers of
+//     cursor in batches of about 2 MiB of text (indexBatchBytes), each
+//     one transaction of the index file (one index segment and one cursor
+//     move), Options.IndexDelay (50ms) after the commits that woke it. Indexers of
 //     several processes take turns on the index file's write lock, and
 //     each reads the database only after taking it, so no two index from
 //     different snapshots. The delay was chosen over an index batch right

@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"time"
@@ -27,18 +28,38 @@ import (
 type ftsSource struct {
 	table string // entries or summary_messages
 	fts   string // its FTS5 index
+	// size is an SQL expression of a row's text size in bytes that reads
+	// no text (octet_length of a column reads its record header only):
+	// entries.text is a generated column, text_stored or else extracted
+	// from body, whose size bounds it.
+	size string
 }
 
-var ftsSources = []ftsSource{{"entries", "entries_fts"}, {"summary_messages", "summary_fts"}}
+var ftsSources = []ftsSource{
+	{"entries", "entries_fts", "coalesce(octet_length(text_stored), octet_length(body))"},
+	{"summary_messages", "summary_fts", "octet_length(text)"},
+}
 
 const (
-	// indexBatchRows bounds the rows one indexing write adds per source:
-	// large enough that the per-segment cost (a segment write and, now
-	// and then, a merge) is spread over many rows, small enough that one
-	// batch does not hold the index file's write lock (other processes'
-	// indexers wait for it) nor its rows' text in memory for long (about
-	// 100 ms of CPU for 1 KB rows on the benchmark machine).
-	indexBatchRows = 1000
+	// indexBatchRows and indexBatchBytes bound the rows one indexing
+	// write adds per source: the rows up to the one whose text reaches
+	// indexBatchBytes (so at least one, however large), and at most
+	// indexBatchRows. The bytes bound keeps the batch's text in memory
+	// (temp.index_rows) and FTS5's pending postings (indexHashBytes, so
+	// that a batch is one segment) to a few MiB whatever the rows' size,
+	// and the index file's write lock (other processes' indexers wait
+	// for it; appends and searches do not) to about 200 ms of tokenizing
+	// on the benchmark machine. The bound was 1,000 rows, whatever their
+	// size: a segment per ~450 KB of text in the bench archive, which
+	// FTS5's crisis merges (16 segments a level) merged again and again,
+	// leaving the pages they freed in the file. Measured on the
+	// 300,000-message bench archive (import into a new database, then
+	// catch-up; load 5, one after the other): index file 183 MB, 66 MB of
+	// it free pages, and 68.2 CPU s before; 120 MB (3 MB free) and 67.1
+	// CPU s with 2 MiB batches and a 4 MiB hash; 132 MB and 82.4 CPU s
+	// with 8 MiB and 16 MiB (FTS5's hash then grows past what stays
+	// cheap: sqlite3Fts5HashWrite 12 -> 23 s).
+	indexBatchRows = 50000
 	// purgeBatchRows bounds the deleted rows one indexing write removes
 	// from the index.
 	purgeBatchRows = 500
@@ -56,6 +77,9 @@ const (
 	// store first catches the index up instead of scanning the tail.
 	searchCatchUp = 20000
 )
+
+// indexBatchBytes: see indexBatchRows (a variable for tests).
+var indexBatchBytes int64 = 2 << 20
 
 // IndexStatus says how far the full-text index lags behind the log.
 type IndexStatus struct {
@@ -127,7 +151,7 @@ type indexWork struct {
 	reserve bool    // rows past the reservation are waiting
 }
 
-// indexStep indexes up to indexBatchRows rows of each source after its
+// indexStep indexes a batch (indexBatchRows, indexBatchBytes) of each source after its
 // cursor and removes up to purgeBatchRows deleted rows from the index, in
 // one transaction of the index file, then tells the database (one write
 // of the committer) which deleted rows are gone from the index and, when
@@ -222,6 +246,32 @@ func (s *Store) indexStep(ctx context.Context) (more bool, err error) {
 	return more, err
 }
 
+// batchEnd finds the batch of src after the cursor through (ids up to
+// reserved): the rows in id order up to the one whose text reaches
+// indexBatchBytes, or indexBatchRows rows. It sets upto to the batch's
+// last id (through when there is none) and returns its row count and
+// whether it ended at the bytes bound. It reads the rows' sizes only
+// (src.size), and stops at the bound.
+func batchEnd(ctx context.Context, tx *sqlx.Tx, src ftsSource, through, reserved int64, upto *int64) (n int64, full bool, err error) {
+	*upto = through
+	rows, err := tx.QueryContext(ctx, `SELECT id, `+src.size+` FROM main.`+src.table+`
+		WHERE id > ? AND id <= ? ORDER BY id LIMIT ?`, through, reserved, indexBatchRows)
+	if err != nil {
+		return 0, false, err
+	}
+	defer rows.Close()
+	var bytes int64
+	for bytes < indexBatchBytes && rows.Next() {
+		var size sql.NullInt64
+		if err := rows.Scan(upto, &size); err != nil {
+			return 0, false, err
+		}
+		n++
+		bytes += size.Int64
+	}
+	return n, bytes >= indexBatchBytes, rows.Err()
+}
+
 // readIndexWork reads, in one short read transaction of the indexer
 // connection, what the next indexStep does, and copies the rows it
 // indexes into temp.index_rows.
@@ -258,10 +308,8 @@ func (s *Store) readIndexWork(ctx context.Context) (work [2]indexWork, err error
 			// Ids above the reservation may be given again: start over.
 			w.reset, through = true, 0
 		}
-		var n int64
-		if err := tx.QueryRowxContext(ctx, `SELECT coalesce(max(id), ?), count(*) FROM
-			(SELECT id FROM main.`+src.table+` WHERE id > ? AND id <= ? ORDER BY id LIMIT ?)`,
-			through, through, log.Reserved, indexBatchRows).Scan(&w.upto, &n); err != nil {
+		n, full, err := batchEnd(ctx, tx, src, through, log.Reserved, &w.upto)
+		if err != nil {
 			return work, err
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO temp.index_rows (source, id, text)
@@ -271,7 +319,7 @@ func (s *Store) readIndexWork(ctx context.Context) (work [2]indexWork, err error
 		// Rows past the reservation are indexed once it covers them: an
 		// id above it can be given again after a delete.
 		w.reserve = log.Last > log.Reserved
-		w.more = n == indexBatchRows || w.reserve
+		w.more = n == indexBatchRows || full || w.reserve
 		if err := tx.SelectContext(ctx, &w.deleted, `SELECT id FROM main.search_deleted WHERE source = ? ORDER BY id LIMIT ?`,
 			src.table, purgeBatchRows+1); err != nil {
 			return work, err

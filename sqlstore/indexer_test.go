@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -276,5 +277,111 @@ func TestSecretScanNewRuleSet(t *testing.T) {
 	var spans int
 	if err := s.read(ctx, func(tx *sqlx.Tx) error { return tx.GetContext(ctx, &spans, `SELECT count(*) FROM secret_spans`) }); err != nil || spans != 2 {
 		t.Fatalf("%d spans after the rescan (%v), want 2", spans, err)
+	}
+}
+
+// TestIndexBatchesBoundedByBytes: an indexing step takes the rows after
+// the cursor up to the one whose text reaches indexBatchBytes (at least
+// one row, however large), for entries with their text stored and with
+// it read from the body, and for summary messages; every row is indexed
+// in the end.
+func TestIndexBatchesBoundedByBytes(t *testing.T) {
+	ctx := context.Background()
+	defer func(b int64) { indexBatchBytes = b }(indexBatchBytes)
+	indexBatchBytes = 10_000
+	s := MustOpenStore(t, &Options{IndexDelay: -1})
+	// 1 KB rows: a plain body (text read from $.content) and a rich one
+	// (text_stored); one row larger than the bound.
+	var entries []sessiondb.Entry
+	for i := range 40 {
+		text := fmt.Sprintf("batchword%02d ", i) + strings.Repeat("x", 1000)
+		if i == 25 {
+			text += strings.Repeat("y", 30_000)
+		}
+		if i%2 == 0 {
+			entries = append(entries, say("user", text))
+		} else {
+			body, _ := json.Marshal(map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "text", "text": text}}})
+			entries = append(entries, sessiondb.Message(string(body)))
+		}
+	}
+	if _, err := s.Commit(ctx, "b", sessiondb.Commit{Create: &sessiondb.Session{}, Append: entries}); err != nil {
+		t.Fatal(err)
+	}
+	var sizes []int
+	for {
+		before, err := s.IndexStatus(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		more, err := s.indexStep(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		after, err := s.IndexStatus(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sizes = append(sizes, int(before.Unindexed-after.Unindexed))
+		if !more {
+			break
+		}
+		if len(sizes) > 40 {
+			t.Fatalf("no end to the steps: %v", sizes)
+		}
+	}
+	// The first step only moves the reservation over the new rows (see
+	// "Search" in doc.go). Then 10,000 bytes: ten rows of ~1,020 bytes
+	// reach it (the tenth passes it); row 25 (31 KB) ends its batch.
+	want := []int{0, 10, 10, 6, 10, 4}
+	if !slices.Equal(sizes, want) {
+		t.Fatalf("rows indexed per step %v, want %v", sizes, want)
+	}
+	for _, i := range []int{0, 25, 39} {
+		if got := searchSeqs(t, s, fmt.Sprintf("batchword%02d", i)); len(got) != 1 {
+			t.Fatalf("batchword%02d: %v, want one hit", i, got)
+		}
+	}
+}
+
+// TestIndexHashSize: a new index file and one made before indexHashBytes
+// (FTS5's default hash size) both get indexHashBytes when a writable
+// Store opens them.
+func TestIndexHashSize(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "h.db")
+	hashSizes := func(s *Store) []int {
+		var out []int
+		for _, src := range ftsSources {
+			var v int
+			if err := s.reader.Get(&v, `SELECT v FROM search.`+src.fts+`_config WHERE k = 'hashsize'`); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, v)
+		}
+		return out
+	}
+	s, err := Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := hashSizes(s); !slices.Equal(got, []int{indexHashBytes, indexHashBytes}) {
+		t.Fatalf("new index file: hashsize %v, want %d", got, indexHashBytes)
+	}
+	// An older index file: no hashsize row (FTS5's default).
+	for _, src := range ftsSources {
+		if _, err := s.indexer.Exec(`DELETE FROM search.` + src.fts + `_config WHERE k = 'hashsize'`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, err = Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if got := hashSizes(s); !slices.Equal(got, []int{indexHashBytes, indexHashBytes}) {
+		t.Fatalf("older index file reopened: hashsize %v, want %d", got, indexHashBytes)
 	}
 }

@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -57,7 +58,23 @@ var indexSchemaSQL = []string{
 	// No automatic merges: see mergeWhileIdle.
 	`INSERT INTO search.entries_fts (entries_fts, rank) VALUES ('automerge', 0)`,
 	`INSERT INTO search.summary_fts (summary_fts, rank) VALUES ('automerge', 0)`,
+	// An index file made before this setting gets it from
+	// ensureIndexFormat.
+	hashSizeSQL("entries_fts"),
+	hashSizeSQL("summary_fts"),
 	fmt.Sprintf(`PRAGMA search.user_version = %d`, indexFormat),
+}
+
+// indexHashBytes is FTS5's hashsize for both indexes: how much pending
+// postings it holds in memory before it writes them out as a segment
+// (default 1 MiB). A batch's postings (indexBatchBytes of text) fit, so
+// a batch is one segment.
+const indexHashBytes = 4 << 20
+
+// hashSizeSQL sets the hashsize of the FTS5 table fts (indexHashBytes),
+// a setting FTS5 keeps in the file.
+func hashSizeSQL(fts string) string {
+	return fmt.Sprintf(`INSERT INTO search.%s (%s, rank) VALUES ('hashsize', %d)`, fts, fts, indexHashBytes)
 }
 
 // sqlString quotes s as an SQL string literal.
@@ -248,10 +265,22 @@ func (s *Store) ensureIndexFormat(ctx context.Context) error {
 	if !strings.EqualFold(mode, "wal") {
 		return fmt.Errorf("search index %s: journal mode is %q, want wal", IndexPath(s.path), mode)
 	}
-	if v == indexFormat {
-		return nil
+	if v != indexFormat {
+		return s.resetIndex(ctx)
 	}
-	return s.resetIndex(ctx)
+	// An index file made before indexHashBytes keeps FTS5's default
+	// until it is set (one write, once).
+	for _, src := range ftsSources {
+		var size int
+		err := s.indexer.GetContext(ctx, &size, `SELECT v FROM search.`+src.fts+`_config WHERE k = 'hashsize'`)
+		if errors.Is(err, sql.ErrNoRows) || err == nil && size != indexHashBytes {
+			_, err = s.indexer.ExecContext(ctx, hashSizeSQL(src.fts))
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // ourIndexObjects matches, in search.sqlite_schema, the objects the index
