@@ -151,8 +151,8 @@ type indexWork struct {
 	reserve bool    // rows past the reservation are waiting
 }
 
-// indexStep indexes a batch (indexBatchRows, indexBatchBytes) of each source after its
-// cursor and removes up to purgeBatchRows deleted rows from the index, in
+// indexStep indexes a batch (batchEnd) of each source after its cursor
+// and removes up to purgeBatchRows deleted rows from the index, in
 // one transaction of the index file, then tells the database (one write
 // of the committer) which deleted rows are gone from the index and, when
 // the indexer is about to pass it, moves the reservation (see "Search" in
