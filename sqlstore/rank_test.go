@@ -1,7 +1,6 @@
 package sqlstore
 
 import (
-	"database/sql"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -33,24 +32,12 @@ func refRank(text, terms, phrase string) float64 {
 	return score
 }
 
-// rankDB is an in-memory database of this driver, where sessiondb_rank is
-// registered.
-func rankDB(tb testing.TB) *sql.DB {
-	db, err := sql.Open("sqlite", ":memory:")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	db.SetMaxOpenConns(1)
-	tb.Cleanup(func() { db.Close() })
-	return db
-}
-
 // TestRankFuncIsTheRule ranks random texts for random queries in one
 // statement, the query changing from row to row (so a cached query that
 // outlived its row would be seen), and compares every score with refRank.
 // Texts hold upper case, non-ASCII runes, İ and NUL bytes.
 func TestRankFuncIsTheRule(t *testing.T) {
-	db := rankDB(t)
+	db := sqliteMem(t)
 	if _, err := db.Exec(`CREATE TABLE x (id INTEGER PRIMARY KEY, text TEXT, terms TEXT, phrase TEXT)`); err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +105,7 @@ func TestRankFuncIsTheRule(t *testing.T) {
 // BenchmarkRankFunc ranks 1,000 texts of about 1 KB for a two-word query
 // in one statement, what a common word's first block costs in the rank.
 func BenchmarkRankFunc(b *testing.B) {
-	db := rankDB(b)
+	db := sqliteMem(b)
 	if _, err := db.Exec(`CREATE TABLE x (id INTEGER PRIMARY KEY, text TEXT)`); err != nil {
 		b.Fatal(err)
 	}
