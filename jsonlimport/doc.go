@@ -125,7 +125,9 @@
 //     problems (not stored), and read again once complete. Its problems are
 //     kept with the import state (importState.Torn), so that an import that
 //     finds the file unchanged reports them again: a problem is what was
-//     not imported, every time it is still not imported;
+//     not imported, every time it is still not imported. So is a store
+//     session's unfinished last turn (UnfinishedMarker), whose session
+//     an import finds unchanged by its stamp;
 //   - otherwise (rewritten in place): the file is read whole and replaces
 //     the session's transcript: its entries are appended and a compaction
 //     whose KeepFromSeq is the first of them makes them the transcript.

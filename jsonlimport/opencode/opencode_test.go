@@ -170,6 +170,26 @@ func transcript(t *testing.T, s sessiondb.Store, id string) []string {
 	return out
 }
 
+// TestOpencodeUnfinishedReportedAgain: a second import of the store,
+// nothing changed, reports the session whose turn never ended again (it
+// is still not imported), as an unchanged file's torn last line is.
+func TestOpencodeUnfinishedReportedAgain(t *testing.T) {
+	s, rep := importPaths(t, filepath.Join(storeDir, "opencode.db"))
+	for i := range 2 {
+		if !jsonltest.HasProblem(rep.Problems, "#"+sesCut, 0, jsonl.UnfinishedMarker+": the last turn is not finished") {
+			t.Fatalf("import %d: problems %v; want the unfinished turn's", i+1, rep.Problems)
+		}
+		var err error
+		rep, err = jsonlimport.Import(context.Background(), s, []string{filepath.Join(storeDir, "opencode.db")}, jsonlimport.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Unchanged == 0 {
+			t.Fatalf("import %d again: %+v; want the store's sessions unchanged", i+2, rep)
+		}
+	}
+}
+
 // TestOpencodeTranscripts states by hand what opencode resumes for each
 // session of the store fixture: every prompt, tool call with its result
 // and answer in order; after the compaction, the compaction's request,
