@@ -28,10 +28,9 @@ import (
 type ftsSource struct {
 	table string // entries or summary_messages
 	fts   string // its FTS5 index
-	// size is an SQL expression of a row's text size in bytes that reads
-	// no text (octet_length of a column reads its record header only):
-	// entries.text is a generated column, text_stored or else extracted
-	// from body, whose size bounds it.
+	// size is an SQL expression of a row's text size in bytes that does
+	// not compute the text: entries.text is a generated column,
+	// text_stored or else extracted from body, whose size bounds it.
 	size string
 }
 

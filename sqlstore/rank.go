@@ -5,7 +5,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"unicode"
 	"unicode/utf8"
 	"unsafe"
 
@@ -85,25 +84,16 @@ type rankQuery struct {
 var lastRankQuery atomic.Pointer[rankQuery]
 
 // parsedRankQuery returns terms (joined by U+001F) and phrase parsed and
-// folded, from lastRankQuery when they are the last ones. It copies both:
-// rankFunc's arguments are views it must not keep.
+// folded, from lastRankQuery when they are the last ones. It keeps copies
+// only: rankFunc's arguments are views it must not keep.
 func parsedRankQuery(terms, phrase string) *rankQuery {
 	if q := lastRankQuery.Load(); q != nil && q.terms == terms && q.phrase == phrase {
 		return q
 	}
-	q := newRankQuery(strings.Split(terms, "\x1f"), phrase)
-	q.terms, q.phrase = strings.Clone(terms), strings.Clone(phrase)
+	q := &rankQuery{terms: strings.Clone(terms), phrase: strings.Clone(phrase)}
+	q.folded = strings.Split(engine.Fold(q.terms), "\x1f")
+	q.foldedPhrase = engine.Fold(q.phrase)
 	lastRankQuery.Store(q)
-	return q
-}
-
-// newRankQuery folds terms and phrase (which it keeps only folded: fold
-// copies a string it lowers, and the caller clones the rest).
-func newRankQuery(terms []string, phrase string) *rankQuery {
-	q := &rankQuery{folded: make([]string, len(terms)), foldedPhrase: strings.Clone(fold(phrase))}
-	for i, t := range terms {
-		q.folded[i] = strings.Clone(fold(t))
-	}
 	return q
 }
 
@@ -117,7 +107,7 @@ func (q *rankQuery) rank(text string) float64 {
 	if !folds(text) {
 		buf := foldBufs.Get().(*[]byte)
 		defer foldBufs.Put(buf)
-		*buf = foldAppend((*buf)[:0], text)
+		*buf = engine.AppendFold((*buf)[:0], text)
 		folded = unsafe.String(unsafe.SliceData(*buf), len(*buf))
 	}
 	norm := bm25K1 * (1 - bm25B + bm25B*float64(len(text))/avgTextBytes)
@@ -135,15 +125,6 @@ func (q *rankQuery) rank(text string) float64 {
 	return score
 }
 
-// fold is engine.Fold, with a fast path for text that has nothing to
-// lower.
-func fold(s string) string {
-	if folds(s) {
-		return s
-	}
-	return engine.Fold(s)
-}
-
 // folds reports whether s is its own fold: ASCII without upper case.
 func folds(s string) bool {
 	for i := 0; i < len(s); i++ {
@@ -152,25 +133,6 @@ func folds(s string) bool {
 		}
 	}
 	return true
-}
-
-// foldAppend appends s folded (engine.Fold: each rune lowered by itself,
-// a byte that is not UTF-8 as U+FFFD) to dst, ASCII a byte at a time.
-func foldAppend(dst []byte, s string) []byte {
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			dst = append(dst, c)
-			i++
-			continue
-		}
-		r, n := utf8.DecodeRuneInString(s[i:])
-		dst = utf8.AppendRune(dst, unicode.ToLower(r))
-		i += n
-	}
-	return dst
 }
 
 // foldBufs holds the buffers rank folds a text into (a search ranks up

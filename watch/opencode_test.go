@@ -101,6 +101,15 @@ func TestOpencodeStoreWrittenLive(t *testing.T) {
 
 	st := newStore(t)
 	r := startWatch(t, st, Options{Paths: []string{root}, TornAfter: 300 * time.Millisecond})
+	t.Cleanup(func() {
+		if t.Failed() { // what the watcher did: a lost report or a slow one
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			for _, e := range r.events {
+				t.Logf("event %s %s %s: %d problems %v", e.Kind, e.Path, e.Format, len(e.Problems), e.Problems)
+			}
+		}
+	})
 	pause := func() { time.Sleep(3 * time.Millisecond) }
 	written := map[string]bool{}
 	for _, m := range messages {
@@ -159,25 +168,14 @@ func TestOpencodeStoreWrittenLive(t *testing.T) {
 	// Reported once the database was quiet for TornAfter: as a torn
 	// event, or, when the import that meets it comes later than that (a
 	// slow machine), with that import.
-	reported := func() bool {
+	waitFor(t, "the unfinished turn's report", func() bool {
 		for _, p := range r.problems() {
 			if strings.Contains(p.Path, "ses_db4ba0020") && strings.HasPrefix(p.Reason, jsonlimport.UnfinishedMarker) {
 				return true
 			}
 		}
 		return false
-	}
-	for deadline := time.Now().Add(2 * time.Minute); !reported(); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			// What the watcher did, to tell a lost report from a slow one.
-			r.mu.Lock()
-			for _, e := range r.events {
-				t.Logf("event %s %s %s: %d problems %v", e.Kind, e.Path, e.Format, len(e.Problems), e.Problems)
-			}
-			r.mu.Unlock()
-			t.Fatal("timed out waiting for the unfinished turn's report")
-		}
-	}
+	})
 	compareViews(t, view(t, st), oneShot(t, root))
 	for _, p := range r.problems() {
 		if !strings.HasPrefix(p.Reason, jsonlimport.UnfinishedMarker) {

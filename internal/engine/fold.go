@@ -3,6 +3,7 @@ package engine
 import (
 	"sync"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Search compares text with every rune lowered by itself (unicode.ToLower),
@@ -15,6 +16,26 @@ import (
 // Fold lowers every rune of s by itself: two texts match where their Fold
 // does.
 func Fold(s string) string { return foldString(s) }
+
+// AppendFold appends Fold(s) to dst (a byte that is not UTF-8 folds to
+// U+FFFD, as in Fold), ASCII a byte at a time: for callers that fold many
+// texts into a buffer they reuse (SQLite's rank function).
+func AppendFold(dst []byte, s string) []byte {
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			dst = append(dst, c)
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		dst = utf8.AppendRune(dst, unicode.ToLower(r))
+		i += n
+	}
+	return dst
+}
 
 // lowerInverse maps each lowered rune to the other runes that lower to it.
 // Only the runes of unicode.CaseRanges have a case mapping (ToLower leaves
