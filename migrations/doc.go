@@ -63,6 +63,17 @@
 //     the ledger. Its cost is a compensated pair (cost + cost_err is the
 //     group's cost); see its file and "Usage rollup" in package sqlstore.
 //     Its Down drops the triggers and the table.
+//   - Version 18 writes version 17's three triggers again without the
+//     table alias ("INSERT INTO usage_quarters AS q") their statements
+//     had: the SQLite of many systems (3.40.1, Debian 12's sqlite3 and
+//     Python's module there) cannot parse an alias there and then refuses
+//     every query on the file as "malformed database schema". The
+//     statements are the same with the table's name for the alias; no
+//     row changes. The oldest SQLite that reads the schema is 3.37.0 (STRICT
+//     tables); sqlstore's TestSchemaReadableByOlderSQLite runs the
+//     system's sqlite3 on the latest schema, reading every table and
+//     writing through every trigger. Its Down writes version 17's
+//     triggers back.
 //
 // The schema is a public interface: see the comments in 00001_initial.sql
 // for what each table and view holds.
