@@ -1,9 +1,11 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -17,7 +19,29 @@ type copyOptions struct {
 	from, to        string
 	json            bool
 	renameConflicts bool
+	jobs            int
 }
+
+// Copy moves several sessions at once (--jobs): a server-side target does
+// most of a copy's work in its own process (PostgreSQL's trigram index
+// alone is most of it), one backend per connection, so one session at a
+// time leaves a core idle while the client reads and encodes the next.
+// Each session is still written in its own transaction, so a killed copy
+// leaves whole sessions only; the totals and the lists of the report are
+// in the order of the source's listing, whatever order the jobs finish
+// in. What is held in memory is bounded by copyRowBudget, not only by the
+// number of jobs: each session in flight holds its whole log.
+const (
+	// defaultCopyJobs is --jobs' default. Measured on 2 cores with a local
+	// PostgreSQL 15 (BENCHMARKS.md, "sessionctl copy --jobs"): 127,548
+	// entries took 44-56 s with one job, 27-35 s with two to four, 50 s
+	// with eight (the server's backends then contend).
+	defaultCopyJobs = 3
+	// copyRowBudget bounds the log rows (counted by LastSeq, which no
+	// session's rows exceed) of the sessions read and not yet written; a
+	// larger session waits for the others and is copied alone.
+	copyRowBudget = 100_000
+)
 
 // copyTotals is what copy did; --json prints it.
 type copyTotals struct {
@@ -97,7 +121,10 @@ skipped sessions make the exit code 1.
 Each session is written in its own transaction on the target, so a copy
 that is killed leaves whole sessions only, and running it again copies
 only what is missing or changed. Sessions deleted from the source are not
-deleted from the target.`,
+deleted from the target. --jobs sessions are copied at once (3 by default;
+a server does most of a copy's work, and one session at a time leaves its
+cores idle), fewer while large sessions are in flight: the report lists
+sessions in the source's order whatever the order they finish in.`,
 		Example: `  sessionctl copy --from ~/.local/share/sessiondb/sessions.db --to postgres://me@db/sessions
   sessionctl copy --from postgres://me@db/sessions --to backup.db --json`,
 		Args: noArgs,
@@ -108,6 +135,9 @@ deleted from the target.`,
 			if o.from == o.to {
 				return usageErrorf(c, "--from and --to name the same database")
 			}
+			if o.jobs < 1 {
+				return usageErrorf(c, "--jobs must be 1 or more")
+			}
 			return a.runCopy(o)
 		},
 	}
@@ -115,6 +145,7 @@ deleted from the target.`,
 	c.Flags().StringVar(&o.to, "to", "", "target database: file path or postgres:// URL (created when missing)")
 	c.Flags().BoolVar(&o.json, "json", false, "print the totals as JSON")
 	c.Flags().BoolVar(&o.renameConflicts, "rename-conflicts", false, "copy a session whose ID the target gives to another session under a new ID (ID~hash) instead of leaving it out")
+	c.Flags().IntVar(&o.jobs, "jobs", defaultCopyJobs, "sessions copied at once, each in its own transaction")
 	return c
 }
 
@@ -167,15 +198,13 @@ func (a *app) runCopy(o copyOptions) (err error) {
 
 	t := copyTotals{From: location(src), To: location(dst), Sessions: int64(len(infos)),
 		Diverged: []string{}, Conflicts: []string{}, Renamed: []copyRenamed{}, Skipped: []copySkipped{}}
-	bar := a.newCopyBar(len(infos))
-	for _, info := range infos {
-		if err := a.copySession(src, dst, info.ID, o.renameConflicts, &t); err != nil {
-			bar.finish()
-			return err
-		}
-		bar.add()
+	outcomes, err := a.copySessions(src, dst, infos, o)
+	if err != nil {
+		return err
 	}
-	bar.finish()
+	for _, oc := range outcomes {
+		t.add(oc)
+	}
 
 	if o.json {
 		if err := writeJSON(a.stdout, t); err != nil {
@@ -214,70 +243,186 @@ func (a *app) runCopy(o copyOptions) (err error) {
 	return nil
 }
 
+// copyOutcome is what copying one session did.
+type copyOutcome struct {
+	gone    bool // deleted from the source since the listing
+	rel     sessioncopy.Relation
+	id      string // the session's ID in the target (renamed or not)
+	renamed *copyRenamed
+	skipped *copySkipped
+	copied  bool
+	// What a copied session held (not the dump: thousands of outcomes are
+	// kept until the end).
+	entries, compactions, checkpoints, usage, sources, bodyBytes int64
+}
+
+// add counts one session's outcome into the totals.
+func (t *copyTotals) add(o copyOutcome) {
+	switch {
+	case o.gone:
+		t.Sessions--
+	case o.skipped != nil:
+		t.Skipped = append(t.Skipped, *o.skipped)
+	case o.rel == sessioncopy.Same:
+		t.Unchanged++
+	case o.rel == sessioncopy.Diverged:
+		t.Diverged = append(t.Diverged, o.id)
+	case o.rel == sessioncopy.Conflict:
+		t.Conflicts = append(t.Conflicts, o.id)
+	case o.copied:
+		if o.renamed != nil {
+			t.Renamed = append(t.Renamed, *o.renamed)
+		}
+		t.Copied++
+		t.Entries += o.entries
+		t.Compactions += o.compactions
+		t.Checkpoints += o.checkpoints
+		t.UsageRows += o.usage
+		t.Sources += o.sources
+		t.Bytes += o.bodyBytes
+	}
+}
+
+// copySessions copies the listed sessions, o.jobs at a time within
+// copyRowBudget, and returns each one's outcome in the listing's order.
+// The first error stops the copy: sessions in flight then end with it
+// (their transactions roll back) and no other starts.
+func (a *app) copySessions(src, dst copyStore, infos []sessiondb.SessionInfo, o copyOptions) ([]copyOutcome, error) {
+	ctx, cancel := context.WithCancelCause(a.ctx)
+	defer cancel(nil)
+	bar := a.newCopyBar(len(infos))
+	defer bar.finish()
+	var (
+		mu       sync.Mutex // bar
+		wg       sync.WaitGroup
+		budget   = newRowBudget(copyRowBudget)
+		jobs     = make(chan struct{}, o.jobs)
+		outcomes = make([]copyOutcome, len(infos))
+	)
+	for i, info := range infos {
+		rows := min(max(info.LastSeq, 1), copyRowBudget)
+		if !budget.take(ctx, rows) {
+			break // a session failed
+		}
+		select {
+		case jobs <- struct{}{}:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-jobs }()
+			defer budget.give(rows)
+			oc, err := a.copySession(ctx, src, dst, info.ID, o.renameConflicts)
+			if err != nil {
+				cancel(err)
+				return
+			}
+			outcomes[i] = oc
+			mu.Lock()
+			bar.add()
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	if err := context.Cause(ctx); err != nil {
+		return nil, err
+	}
+	return outcomes, nil
+}
+
+// rowBudget is a counting semaphore of log rows: take waits until n rows
+// are free (or ctx ends), give returns them.
+type rowBudget struct {
+	mu   sync.Mutex
+	free int64
+	wake chan struct{} // closed and replaced when rows are given back
+}
+
+func newRowBudget(n int64) *rowBudget {
+	return &rowBudget{free: n, wake: make(chan struct{})}
+}
+
+func (b *rowBudget) take(ctx context.Context, n int64) bool {
+	for {
+		b.mu.Lock()
+		if b.free >= n {
+			b.free -= n
+			b.mu.Unlock()
+			return true
+		}
+		wake := b.wake
+		b.mu.Unlock()
+		select {
+		case <-wake:
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
+func (b *rowBudget) give(n int64) {
+	b.mu.Lock()
+	b.free += n
+	close(b.wake)
+	b.wake = make(chan struct{})
+	b.mu.Unlock()
+}
+
 // copySession copies one session unless the target already has it as the
 // source does (sessioncopy.Compare). The target's sequence is the write's
 // precondition, so a writer racing the copy on the target makes it fail
 // rather than lose.
-func (a *app) copySession(src, dst copyStore, id string, rename bool, t *copyTotals) error {
-	d, err := src.DumpSession(a.ctx, id)
+func (a *app) copySession(ctx context.Context, src, dst copyStore, id string, rename bool) (copyOutcome, error) {
+	d, err := src.DumpSession(ctx, id)
 	if errors.Is(err, sessiondb.ErrNotFound) {
-		t.Sessions-- // deleted from the source since the listing
-		return nil
+		return copyOutcome{gone: true}, nil
 	}
 	if err != nil {
-		return fmt.Errorf("copy %s: %w", id, err)
+		return copyOutcome{}, fmt.Errorf("copy %s: %w", id, err)
 	}
-	rel, expect, err := a.relation(dst, d)
+	rel, expect, err := relation(ctx, dst, d)
 	if err != nil {
-		return err
+		return copyOutcome{}, err
 	}
 	var renamed *copyRenamed
 	if rel == sessioncopy.Conflict && rename {
 		var leftOut []string
 		d, leftOut = sessioncopy.Renamed(d)
 		renamed = &copyRenamed{ID: id, As: d.Session.ID, LeftOut: append([]string{}, leftOut...)}
-		if rel, expect, err = a.relation(dst, d); err != nil {
-			return err
+		if rel, expect, err = relation(ctx, dst, d); err != nil {
+			return copyOutcome{}, err
 		}
 	}
+	oc := copyOutcome{rel: rel, id: d.Session.ID}
 	switch rel {
-	case sessioncopy.Same:
-		t.Unchanged++
-		return nil
-	case sessioncopy.Diverged:
-		t.Diverged = append(t.Diverged, d.Session.ID)
-		return nil
-	case sessioncopy.Conflict:
-		t.Conflicts = append(t.Conflicts, d.Session.ID)
-		return nil
+	case sessioncopy.Same, sessioncopy.Diverged, sessioncopy.Conflict:
+		return oc, nil
 	}
-	_, err = dst.PutSession(a.ctx, d, sessiondb.Expect(expect))
+	_, err = dst.PutSession(ctx, d, sessiondb.Expect(expect))
 	if errors.Is(err, sessiondb.ErrInvalid) || errors.Is(err, sessiondb.ErrExists) {
-		t.Skipped = append(t.Skipped, copySkipped{ID: d.Session.ID, Reason: err.Error()})
-		return nil
+		oc.skipped = &copySkipped{ID: d.Session.ID, Reason: err.Error()}
+		return oc, nil
 	}
 	if err != nil {
-		return fmt.Errorf("copy %s: %w", d.Session.ID, err)
+		return copyOutcome{}, fmt.Errorf("copy %s: %w", d.Session.ID, err)
 	}
-	if renamed != nil {
-		t.Renamed = append(t.Renamed, *renamed)
-	}
-	t.Copied++
-	t.Entries += int64(len(d.Entries))
-	t.Compactions += int64(len(d.Compactions))
-	t.Checkpoints += int64(len(d.Checkpoints))
-	t.UsageRows += int64(len(d.Usage))
-	t.Sources += int64(len(d.Sources))
+	oc.copied, oc.renamed = true, renamed
+	oc.entries, oc.compactions, oc.checkpoints = int64(len(d.Entries)), int64(len(d.Compactions)), int64(len(d.Checkpoints))
+	oc.usage, oc.sources = int64(len(d.Usage)), int64(len(d.Sources))
 	for _, e := range d.Entries {
-		t.Bytes += int64(len(e.Body))
+		oc.bodyBytes += int64(len(e.Body))
 	}
-	return nil
+	return oc, nil
 }
 
 // relation reads the target's session of d's ID and tells how it stands
 // to d, with the Sequence a write must expect (0: none there).
-func (a *app) relation(dst copyStore, d sessiondb.SessionDump) (sessioncopy.Relation, int64, error) {
-	cur, err := dst.DumpSession(a.ctx, d.Session.ID)
+func relation(ctx context.Context, dst copyStore, d sessiondb.SessionDump) (sessioncopy.Relation, int64, error) {
+	cur, err := dst.DumpSession(ctx, d.Session.ID)
 	switch {
 	case errors.Is(err, sessiondb.ErrNotFound):
 		return sessioncopy.Missing, 0, nil
