@@ -230,6 +230,26 @@ type reindexer interface {
 	Reindex(ctx context.Context, reextract bool) error
 }
 
+// statsRefresher is a store whose query planner keeps statistics that a
+// bulk write makes stale (pgstore: ANALYZE).
+type statsRefresher interface {
+	RefreshStatistics(ctx context.Context, written int64) (bool, error)
+}
+
+// refreshStatistics lets a server's planner see what a bulk write of
+// written entries (copy, import) put there, now rather than when
+// autovacuum comes round (pgstore.Store.RefreshStatistics says why search
+// needs it). The write itself succeeded, so a failure is a warning.
+func (a *app) refreshStatistics(st any, written int64) {
+	r, ok := st.(statsRefresher)
+	if !ok || written == 0 {
+		return
+	}
+	if _, err := r.RefreshStatistics(a.ctx, written); err != nil {
+		fmt.Fprintf(a.stderr, "warning: %s (search may choose slow plans until autovacuum analyzes the tables)\n", oneLine(err.Error()))
+	}
+}
+
 // lazyIndexer is a store whose search index trails the writes.
 type lazyIndexer interface {
 	IndexStatus(ctx context.Context) (sqlstore.IndexStatus, error)

@@ -205,6 +205,7 @@ func (a *app) runCopy(o copyOptions) (err error) {
 	for _, oc := range outcomes {
 		t.add(oc)
 	}
+	a.refreshStatistics(dst, t.Entries)
 
 	if o.json {
 		if err := writeJSON(a.stdout, t); err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -121,6 +122,17 @@ func TestImportHostileTextIntoPostgres(t *testing.T) {
 		if d.Session.Summary != "sum\x00mary" || !strings.Contains(string(d.Entries[0].Body), "caf\xe9 \xff") {
 			t.Errorf("PostgreSQL import: summary %q, first body %q", d.Session.Summary, d.Entries[0].Body)
 		}
+	}
+	// The import analyzed the tables it filled (RefreshStatistics): the
+	// planner counts the rows.
+	raw, err := sql.Open("pgx", pg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	var counted float64
+	if err := raw.QueryRow(`SELECT reltuples FROM pg_class WHERE oid = 'entries'::regclass`).Scan(&counted); err != nil || int(counted) != rb.Entries {
+		t.Errorf("PostgreSQL's planner counts %v entries after the import, %v; want the %d imported", counted, err, rb.Entries)
 	}
 }
 

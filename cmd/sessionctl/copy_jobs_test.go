@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"testing"
 	"time"
 
@@ -68,6 +69,16 @@ func TestCopyJobsAgree(t *testing.T) {
 		t.Errorf("--jobs 8 to PostgreSQL: %+v; want all %d sessions", totPG, len(want))
 	}
 	sameDumps(t, want, dumps(t, pg))
+	// The copy analyzed what it filled: the planner counts the rows.
+	db, err := sql.Open("pgx", pg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var counted float64
+	if err := db.QueryRow(`SELECT reltuples FROM pg_class WHERE oid = 'entries'::regclass`).Scan(&counted); err != nil || int64(counted) != totPG.Entries {
+		t.Errorf("PostgreSQL's planner counts %v entries after the copy, %v; want the %d copied (ANALYZE)", counted, err, totPG.Entries)
+	}
 
 	sessionctl(t, "", "copy", "--from", src, "--to", tempDB(t), "--jobs", "0").mustFail(t, exitUsage, "--jobs")
 }

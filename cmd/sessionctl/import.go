@@ -228,6 +228,9 @@ func (a *app) runImport(paths []string, o importOptions) error {
 			return fmt.Errorf("import: index the imported rows: %w", err)
 		}
 	}
+	if !o.dryRun {
+		a.refreshStatistics(st, int64(rep.Entries))
+	}
 	if err := a.printImportReport(rep, o, o.dryRun); err != nil {
 		return err
 	}
