@@ -91,6 +91,9 @@ func BenchmarkAppendParallel(b *testing.B) {
 		// The index batch right after every group commit, for comparison
 		// with the default delay (see "Search" in doc.go).
 		{"Full-IndexEveryBatch", DurabilityFull, time.Nanosecond},
+		// No background indexer (search scans what is not indexed): the
+		// share of the trigram index in an append's CPU.
+		{"Full-NoIndexer", DurabilityFull, -1},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			ctx := context.Background()
