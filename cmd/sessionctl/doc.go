@@ -61,6 +61,11 @@
 // skipped and reported, and the copy goes on (exit 1). Deletions are not
 // copied. Reading the target's session whole costs a second read per
 // session on a rerun: identity is decided on the bytes, not the counters.
+// --jobs sessions (3 by default) are copied at once, while the sessions in
+// flight hold at most copyRowBudget log rows, and their outcomes are
+// reported in the source's order; after the copy, a PostgreSQL target's
+// planner statistics are refreshed (pgstore.Store.RefreshStatistics), as
+// after an import.
 //
 // # Usage reports and prices
 //
