@@ -24,7 +24,8 @@ import (
 // and sort them (right for a rare one). Without statistics it guesses:
 // measured on 6.06 million entries just copied, a common word took
 // 25.6 s (every one of its rows read and sorted) where the walk takes
-// milliseconds (BENCHMARKS.md, "PostgreSQL at 4.7 M").
+// milliseconds (BENCHMARKS.md, "PostgreSQL through `copy` (item 5), at
+// full size for the first time").
 //
 // ANALYZE reads a sample (30,000 rows per table at the default statistics
 // target), so it takes seconds even on a large database. It needs the
