@@ -251,7 +251,6 @@ type copyOutcome struct {
 	id      string // the session's ID in the target (renamed or not)
 	renamed *copyRenamed
 	skipped *copySkipped
-	copied  bool
 	// What a copied session held (not the dump: thousands of outcomes are
 	// kept until the end).
 	entries, compactions, checkpoints, usage, sources, bodyBytes int64
@@ -270,7 +269,7 @@ func (t *copyTotals) add(o copyOutcome) {
 		t.Diverged = append(t.Diverged, o.id)
 	case o.rel == sessioncopy.Conflict:
 		t.Conflicts = append(t.Conflicts, o.id)
-	case o.copied:
+	default: // written to the target
 		if o.renamed != nil {
 			t.Renamed = append(t.Renamed, *o.renamed)
 		}
@@ -411,7 +410,7 @@ func (a *app) copySession(ctx context.Context, src, dst copyStore, id string, re
 	if err != nil {
 		return copyOutcome{}, fmt.Errorf("copy %s: %w", d.Session.ID, err)
 	}
-	oc.copied, oc.renamed = true, renamed
+	oc.renamed = renamed
 	oc.entries, oc.compactions, oc.checkpoints = int64(len(d.Entries)), int64(len(d.Compactions)), int64(len(d.Checkpoints))
 	oc.usage, oc.sources = int64(len(d.Usage)), int64(len(d.Sources))
 	for _, e := range d.Entries {
