@@ -214,18 +214,21 @@
 //     finds "İstanbul" and "kelvin" the Kelvin sign, but final ς is not σ
 //     and "é" is not "e" plus a combining accent (no normalization). The
 //     tokenizer folds with its own tables (it leaves İ alone), so each
-//     trigram asks for every spelling of it that lowers alike, and the
-//     LIKE prefilter, which folds ASCII only, also lets through a row that
-//     holds İ or the Kelvin sign when a term has i or k (GLOB; such rows
-//     are ranked to decide). That costs the index's candidates nothing
-//     measurable, but a scan (below) GLOBs every row that fails the LIKE:
-//     the two-letter term "ka" took 2.4 s on bench workload 7's million
-//     entries, against 1.4 s before (a term without i or k takes the path
-//     it took then). The extracted text
-//     holds no NUL (U+FFFD instead, backend.CleanText, as on PostgreSQL):
-//     LIKE and the rank would stop at one; rows written before keep theirs
-//     until Reindex with reextract. The candidates are read newest
-//     first, each checked as it is read (LIKE first for ASCII terms), until
+//     trigram asks for every spelling of it that lowers alike. Every row a
+//     search reads is checked by sessiondb_holds, the rank's own rule (each
+//     term in the folded text) without its counting: the text lowered in its
+//     ASCII letters eight bytes at a time and searched with strings.Index,
+//     and folded whole only when it holds bytes outside ASCII and the fast
+//     search did not find the term (İ and the Kelvin sign fold to ASCII
+//     letters). It replaced a LIKE prefilter (with a GLOB for each such
+//     spelling), which SQLite ran at about 150 MB/s: sessiondb_holds is about
+//     5x faster on 4 KB texts and 2.5x on 200-byte ones
+//     (BenchmarkCandidateCheck), and the worst case, a rare word of common
+//     trigrams, reads tens of thousands of long candidates that lack it.
+//     The extracted text holds no NUL (U+FFFD instead, backend.CleanText,
+//     as on PostgreSQL); rows written before keep theirs until Reindex with
+//     reextract. The candidates are read newest
+//     first, each checked as it is read, until
 //     1,000 verified hits per index are found (the blocks of 1,000 that
 //     cover a deep page) or the candidates end: a word found in most
 //     entries answers in milliseconds by ranking its newest 1,000 hits
@@ -235,8 +238,8 @@
 //     candidates lack it (before issue 23 the window counted candidates,
 //     and such a word's only hit could fall outside it).
 //   - Terms shorter than three characters cannot use a trigram index; they
-//     are answered by a scan of the extracted text, prefiltered with LIKE
-//     for ASCII terms.
+//     are answered by a scan of the extracted text, each row checked by
+//     sessiondb_holds.
 //
 // # Secrets
 //

@@ -35,7 +35,7 @@ import (
 // A search calls it once per candidate (1,000 per block of a common
 // word), so it takes its arguments as the driver's zero-copy views
 // (VolatileArgs: the text is read in place, never kept) and folds a
-// query's terms once, not at every call (parsedRankQuery). Before, the
+// query's terms once, not at every call (parseQuery). Before, the
 // driver copied every text into a new []byte, rankFunc copied it again
 // into a string, and every call split and folded the terms.
 func init() {
@@ -57,7 +57,7 @@ const (
 
 // rankFunc is sessiondb_rank. Its arguments are views into SQLite's
 // memory, valid during the call only: nothing here may keep them
-// (parsedRankQuery keeps copies).
+// (parseQuery keeps copies).
 func rankFunc(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
 	var text string
 	switch v := args[0].(type) {
@@ -68,7 +68,7 @@ func rankFunc(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, err
 	}
 	terms, _ := args[1].(string)
 	phrase, _ := args[2].(string)
-	return parsedRankQuery(terms, phrase).rank(text), nil
+	return parseQuery(&lastRankQuery, terms, phrase).rank(text), nil
 }
 
 // rankQuery is a query as rank reads it: its terms and its phrase,
@@ -83,17 +83,17 @@ type rankQuery struct {
 // search passes the same terms and phrase.
 var lastRankQuery atomic.Pointer[rankQuery]
 
-// parsedRankQuery returns terms (joined by U+001F) and phrase parsed and
-// folded, from lastRankQuery when they are the last ones. It keeps copies
-// only: rankFunc's arguments are views it must not keep.
-func parsedRankQuery(terms, phrase string) *rankQuery {
-	if q := lastRankQuery.Load(); q != nil && q.terms == terms && q.phrase == phrase {
+// parseQuery returns terms (joined by U+001F) and phrase parsed and
+// folded, from last when they are the last ones, else stored there. It
+// keeps copies only: the functions' arguments are views it must not keep.
+func parseQuery(last *atomic.Pointer[rankQuery], terms, phrase string) *rankQuery {
+	if q := last.Load(); q != nil && q.terms == terms && q.phrase == phrase {
 		return q
 	}
 	q := &rankQuery{terms: strings.Clone(terms), phrase: strings.Clone(phrase)}
 	q.folded = strings.Split(engine.Fold(q.terms), "\x1f")
 	q.foldedPhrase = engine.Fold(q.phrase)
-	lastRankQuery.Store(q)
+	last.Store(q)
 	return q
 }
 

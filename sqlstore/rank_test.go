@@ -34,15 +34,17 @@ func refRank(text, terms, phrase string) float64 {
 
 // TestRankFuncIsTheRule ranks random texts for random queries in one
 // statement, the query changing from row to row (so a cached query that
-// outlived its row would be seen), and compares every score with refRank.
-// Texts hold upper case, non-ASCII runes, İ and NUL bytes.
+// outlived its row would be seen), and compares every score with refRank;
+// sessiondb_holds, called in turn with it, must say whether the score is
+// positive. Texts hold upper case, non-ASCII runes, İ, the Kelvin sign
+// (both fold to ASCII) and NUL bytes.
 func TestRankFuncIsTheRule(t *testing.T) {
 	db := sqliteMem(t)
 	if _, err := db.Exec(`CREATE TABLE x (id INTEGER PRIMARY KEY, text TEXT, terms TEXT, phrase TEXT)`); err != nil {
 		t.Fatal(err)
 	}
 	r := rand.New(rand.NewPCG(1, 2))
-	alphabet := []rune("abAB İiK\x00é\uFFFD")
+	alphabet := []rune("abAB İiKk\u212A\x00é\uFFFD")
 	word := func(n int) string {
 		var b strings.Builder
 		for range n {
@@ -73,7 +75,8 @@ func TestRankFuncIsTheRule(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	res, err := db.Query(`SELECT id, sessiondb_rank(CAST(text AS BLOB), terms, phrase) FROM x ORDER BY id`)
+	res, err := db.Query(`SELECT id, sessiondb_rank(CAST(text AS BLOB), terms, phrase),
+		sessiondb_holds(CAST(text AS BLOB), terms) FROM x ORDER BY id`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,12 +85,16 @@ func TestRankFuncIsTheRule(t *testing.T) {
 	for res.Next() {
 		var id int
 		var got float64
-		if err := res.Scan(&id, &got); err != nil {
+		var holds bool
+		if err := res.Scan(&id, &got, &holds); err != nil {
 			t.Fatal(err)
 		}
 		rw := rows[id]
 		if want := refRank(rw.text, rw.terms, rw.phrase); got != want {
 			t.Errorf("row %d: rank(%q, %q, %q) = %v, want %v", id, rw.text, rw.terms, rw.phrase, got, want)
+		}
+		if holds != (got > 0) {
+			t.Errorf("row %d: holds(%q, %q) = %v, rank %v", id, rw.text, rw.terms, holds, got)
 		}
 		if got > 0 {
 			positive++

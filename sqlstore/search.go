@@ -3,9 +3,7 @@ package sqlstore
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/jmoiron/sqlx"
 
@@ -90,18 +88,6 @@ func (s *Store) catchUpForSearch(ctx context.Context) error {
 	return s.CatchUpIndex(ctx)
 }
 
-// likeEscaper escapes LIKE's wildcards (for ESCAPE '\').
-var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
-}
-
 // maxTrigramVariants bounds the spellings of one trigram the index query
 // asks for (see trigramMatch); a trigram with more is not used.
 const maxTrigramVariants = 16
@@ -176,29 +162,6 @@ func trigramMatch(terms []string) string {
 	return strings.Join(parts, " AND ")
 }
 
-// likeTerm returns the prefilters of one ASCII term t: like, a LIKE
-// pattern (for ESCAPE '\'), which folds ASCII case only, and globs, a GLOB
-// pattern for each spelling outside ASCII of a rune of t that search also
-// finds (İ for i, the Kelvin sign for k: engine.FoldClass). A row that
-// passes the LIKE holds t as search reads it; one that passes a GLOB only
-// must still be checked.
-func likeTerm(t string) (like string, globs []any) {
-	var others []rune
-	for _, c := range t {
-		for _, o := range engine.FoldClass(c) {
-			if o >= utf8.RuneSelf && !slices.Contains(others, o) {
-				others = append(others, o)
-			}
-		}
-	}
-	for _, o := range others {
-		// One GLOB per rune: SQLite runs GLOB '*K*' as a substring
-		// search, ten times faster than the class '*[İK]*' (measured).
-		globs = append(globs, "*"+string(o)+"*")
-	}
-	return "%" + likeEscaper.Replace(t) + "%", globs
-}
-
 // searchSQL builds the query over entries and summary messages. User terms
 // only ever reach SQLite as bound parameters.
 func searchSQL(terms []string, short bool, cursors [2]int64, opts sessiondb.SearchOptions, limit int) (string, []any) {
@@ -214,49 +177,23 @@ func searchSQL(terms []string, short bool, cursors [2]int64, opts sessiondb.Sear
 	// Each branch yields candidate rows x; the outer query ranks them.
 	var branches []string
 	var args []any
-	branch := func(from, cond string, summary int, cargs ...any) {
+	branch := func(from, cond string, summary int, condArgs ...any) {
 		branches = append(branches, fmt.Sprintf(`SELECT x.id, x.session_id, %s AS seq, %d AS summary, x.kind, x.role,
 			x.created_at, sessiondb_rank(CAST(x.text AS BLOB), ?, ?) AS score FROM %s WHERE %s%s`,
 			map[int]string{0: "x.seq", 1: "0"}[summary], summary, from, cond, where))
 		args = append(args, packed, phrase)
-		args = append(args, cargs...)
+		args = append(args, condArgs...)
 		args = append(args, fargs...)
 	}
 	order := "block, score DESC, session_id, seq"
 	block := backend.SearchBlock()
-	// LIKE, which SQLite runs far faster than a call into Go, drops most
-	// rows that lack a term before sessiondb_rank sees them; it folds
-	// ASCII case only, so only ASCII terms can use it (likeTerm), and a
-	// row with a spelling of the term outside ASCII passes by a GLOB. The
-	// rows that pass are ranked, and those of score 0 dropped (v below).
-	likes, largs := "", []any{}
-	// The window of verified hits (below) needs rows that are hits:
-	// checks decides each ASCII term by its LIKE where it can, and by the
-	// rank (computed a second time for the rows that pass) where a GLOB let
-	// the row through or a term is not ASCII.
-	checks, cargs := "", []any{}
-	other := false
-	for _, t := range terms {
-		if !isASCII(t) {
-			other = true
-			continue
-		}
-		like, globs := likeTerm(t)
-		if len(globs) == 0 {
-			likes += ` AND x.text LIKE ? ESCAPE '\'`
-			checks += ` AND x.text LIKE ? ESCAPE '\'`
-			largs, cargs = append(largs, like), append(cargs, like)
-			continue
-		}
-		anyGlob := strings.Repeat(" OR x.text GLOB ?", len(globs))
-		likes += ` AND (x.text LIKE ? ESCAPE '\'` + anyGlob + ")"
-		largs = append(append(largs, like), globs...)
-		checks += ` AND CASE WHEN x.text LIKE ? ESCAPE '\' THEN 1 WHEN 0` + anyGlob + ` THEN score > 0 ELSE 0 END`
-		cargs = append(append(cargs, like), globs...)
-	}
-	if other {
-		checks += " AND score > 0"
-	}
+	// Every row a branch reads is checked by sessiondb_holds (holds.go),
+	// the rank's own rule (each term occurs in the folded text) without
+	// the rank's counting: only the rows that hold every term are ranked.
+	// It replaced LIKE (with a GLOB for each spelling outside ASCII that
+	// folds to a term's letter), which it beats several times over on
+	// long texts and twice on short ones (BenchmarkCandidateCheck).
+	checks, cargs := ` AND sessiondb_holds(CAST(x.text AS BLOB), ?)`, []any{packed}
 	match := ""
 	if !short {
 		// A query none of whose trigrams the index can be asked for is
@@ -266,8 +203,8 @@ func searchSQL(terms []string, short bool, cursors [2]int64, opts sessiondb.Sear
 	}
 	if short {
 		// Scan mode: every row of both tables.
-		branch("entries x", "1"+likes, 0, largs...)
-		branch(summaries+" x", "1"+likes, 1, largs...)
+		branch("entries x", "1"+checks, 0, cargs...)
+		branch(summaries+" x", "1"+checks, 1, cargs...)
 		order = "score >= " + fmt.Sprint(engine.ExactBonus) + " DESC, created_at DESC, session_id, seq"
 		block = "0" // every row is read: one block
 	} else {
@@ -294,11 +231,11 @@ func searchSQL(terms []string, short bool, cursors [2]int64, opts sessiondb.Sear
 		if cursors[0] >= 0 {
 			verified("entries_fts", "entries", 0)
 		}
-		branch("entries x", "x.id > ?"+likes, 0, append([]any{max(cursors[0], 0)}, largs...)...)
+		branch("entries x", "x.id > ?"+checks, 0, append([]any{max(cursors[0], 0)}, cargs...)...)
 		if cursors[1] >= 0 {
 			verified("summary_fts", summaries, 1)
 		}
-		branch(summaries+" x", "x.id > ?"+likes, 1, append([]any{max(cursors[1], 0)}, largs...)...)
+		branch(summaries+" x", "x.id > ?"+checks, 1, append([]any{max(cursors[1], 0)}, cargs...)...)
 	}
 	// The rank is computed once per candidate (MATERIALIZED), then the
 	// hits are numbered into ranking blocks (backend.SearchBlock), the
