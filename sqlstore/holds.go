@@ -19,17 +19,15 @@ import (
 //
 // is 1 when every term (joined by U+001F, as for sessiondb_rank) occurs in
 // text as search reads it (engine.Fold, both sides), else 0: exactly
-// sessiondb_rank(text, terms, …) > 0, without the counting and the
-// folding of the whole text that the rank needs.
+// sessiondb_rank(text, terms, …) > 0, without the counting (and, for a
+// text in ASCII, without the folding rune by rune) that the rank needs.
+// text is best passed CAST AS BLOB, as to sessiondb_rank.
 //
-// It replaced SQLite's LIKE as the check of the index's candidates, where
-// a rare word of common trigrams reads tens of thousands of long texts
-// that lack it: LIKE, C translated to Go, walks a text at about 170 MB/s
-// and was 55 % of such a search's CPU; an ASCII term is looked for here
-// with strings.IndexByte (vector instructions) on its first byte in both
-// cases. For a text with bytes outside ASCII that the fast search does
-// not settle (a rune such as İ or the Kelvin sign folds to ASCII), the
-// text is folded whole, as by sessiondb_rank.
+// It replaced SQLite's LIKE as the check of every row a search reads,
+// where a rare word of common trigrams reads tens of thousands of long
+// texts that lack it: LIKE, C translated to Go, walks a text at about
+// 150 MB/s and was 55 % of such a search's CPU (BENCHMARKS.md, "candidates
+// checked in Go"). See holds for how a text is searched.
 func init() {
 	sqlite.MustRegisterFunction("sessiondb_holds", &sqlite.FunctionImpl{
 		NArgs:         2,
