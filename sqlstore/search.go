@@ -177,23 +177,25 @@ func searchSQL(terms []string, short bool, cursors [2]int64, opts sessiondb.Sear
 	// Each branch yields candidate rows x; the outer query ranks them.
 	var branches []string
 	var args []any
-	branch := func(from, cond string, summary int, condArgs ...any) {
-		branches = append(branches, fmt.Sprintf(`SELECT x.id, x.session_id, %s AS seq, %d AS summary, x.kind, x.role,
-			x.created_at, sessiondb_rank(CAST(x.text AS BLOB), ?, ?) AS score FROM %s WHERE %s%s`,
-			map[int]string{0: "x.seq", 1: "0"}[summary], summary, from, cond, where))
-		args = append(args, packed, phrase)
-		args = append(args, condArgs...)
-		args = append(args, fargs...)
-	}
-	order := "block, score DESC, session_id, seq"
-	block := backend.SearchBlock()
 	// Every row a branch reads is checked by sessiondb_holds (holds.go),
 	// the rank's own rule (each term occurs in the folded text) without
 	// the rank's counting: only the rows that hold every term are ranked.
 	// It replaced LIKE (with a GLOB for each spelling outside ASCII that
 	// folds to a term's letter), which it beats several times over on
-	// long texts and twice on short ones (BenchmarkCandidateCheck).
-	checks, cargs := ` AND sessiondb_holds(CAST(x.text AS BLOB), ?)`, []any{packed}
+	// long texts and twice on short ones (BenchmarkCandidateCheck). Its
+	// argument, packed, follows the branch's own condition.
+	const holds = ` AND sessiondb_holds(CAST(x.text AS BLOB), ?)`
+	branch := func(from, cond string, summary int, condArgs ...any) {
+		branches = append(branches, fmt.Sprintf(`SELECT x.id, x.session_id, %s AS seq, %d AS summary, x.kind, x.role,
+			x.created_at, sessiondb_rank(CAST(x.text AS BLOB), ?, ?) AS score FROM %s WHERE %s%s%s`,
+			map[int]string{0: "x.seq", 1: "0"}[summary], summary, from, cond, holds, where))
+		args = append(args, packed, phrase)
+		args = append(args, condArgs...)
+		args = append(args, packed)
+		args = append(args, fargs...)
+	}
+	order := "block, score DESC, session_id, seq"
+	block := backend.SearchBlock()
 	match := ""
 	if !short {
 		// A query none of whose trigrams the index can be asked for is
@@ -203,8 +205,8 @@ func searchSQL(terms []string, short bool, cursors [2]int64, opts sessiondb.Sear
 	}
 	if short {
 		// Scan mode: every row of both tables.
-		branch("entries x", "1"+checks, 0, cargs...)
-		branch(summaries+" x", "1"+checks, 1, cargs...)
+		branch("entries x", "1", 0)
+		branch(summaries+" x", "1", 1)
 		order = "score >= " + fmt.Sprint(engine.ExactBonus) + " DESC, created_at DESC, session_id, seq"
 		block = "0" // every row is read: one block
 	} else {
@@ -220,9 +222,8 @@ func searchSQL(terms []string, short bool, cursors [2]int64, opts sessiondb.Sear
 				x.kind, x.role, x.created_at, sessiondb_rank(CAST(x.text AS BLOB), ?, ?) AS score
 				FROM %s f JOIN %s x ON x.id = f.rowid
 				WHERE %s MATCH ?%s%s ORDER BY f.rowid DESC LIMIT ?)`,
-				map[int]string{0: "x.seq", 1: "0"}[summary], summary, "search."+fts, from, fts, checks, where))
-			args = append(args, packed, phrase, match)
-			args = append(args, cargs...)
+				map[int]string{0: "x.seq", 1: "0"}[summary], summary, "search."+fts, from, fts, holds, where))
+			args = append(args, packed, phrase, match, packed)
 			args = append(args, fargs...)
 			args = append(args, window)
 		}
@@ -231,11 +232,11 @@ func searchSQL(terms []string, short bool, cursors [2]int64, opts sessiondb.Sear
 		if cursors[0] >= 0 {
 			verified("entries_fts", "entries", 0)
 		}
-		branch("entries x", "x.id > ?"+checks, 0, append([]any{max(cursors[0], 0)}, cargs...)...)
+		branch("entries x", "x.id > ?", 0, max(cursors[0], 0))
 		if cursors[1] >= 0 {
 			verified("summary_fts", summaries, 1)
 		}
-		branch(summaries+" x", "x.id > ?"+checks, 1, append([]any{max(cursors[1], 0)}, cargs...)...)
+		branch(summaries+" x", "x.id > ?", 1, max(cursors[1], 0))
 	}
 	// The rank is computed once per candidate (MATERIALIZED), then the
 	// hits are numbered into ranking blocks (backend.SearchBlock), the

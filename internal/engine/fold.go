@@ -9,9 +9,8 @@ import (
 // Search compares text with every rune lowered by itself (unicode.ToLower),
 // on both backends (PostgreSQL's lower and ILIKE do the same). This file is
 // that rule; a backend that prefilters with something else (SQLite's
-// LIKE, which folds ASCII only, or its trigram tokenizer, which folds with
-// its own tables) asks FoldClass which runes its prefilter must let
-// through.
+// trigram tokenizer, which folds with its own tables) asks FoldClass which
+// runes its prefilter must let through.
 
 // Fold lowers every rune of s by itself: two texts match where their Fold
 // does.
