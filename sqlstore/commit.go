@@ -2,10 +2,7 @@ package sqlstore
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -14,65 +11,6 @@ import (
 	"github.com/sessiondb/sessiondb/internal/backend"
 	"github.com/sessiondb/sessiondb/internal/engine"
 )
-
-// returningColumns is sessionColumns for a RETURNING clause, which cannot
-// use the table alias s: the table's own name qualifies the columns.
-var returningColumns = strings.ReplaceAll(sessionColumns, "s.", "sessions.")
-
-// AppendCommit is the engine's commit for an engine.AppendOnly commit: it
-// bumps the session's counters and reads it back in one UPDATE …
-// RETURNING, instead of a read before and a write after.
-func (d engineDriver) AppendCommit(ctx context.Context, etx engine.Tx, id string, c sessiondb.Commit, rows []engine.Row) (sessiondb.Session, error) {
-	tx := etx.(*sqlx.Tx)
-	now := engine.OrNow(c.Now, time.Now())
-	var expect any
-	if c.ExpectSequence != nil {
-		expect = *c.ExpectSequence
-	}
-	// The row id of the first new entry (nextEntryID) comes back with the
-	// row: one statement fewer per append.
-	var r engine.SessionRow
-	var next int64
-	// A user message appended gives a session without a preview its
-	// preview (engine.AppendPreview), in the same UPDATE.
-	args := []any{len(rows), engine.CountMessages(rows), engine.FormatTime(now), id, expect}
-	set := ""
-	if preview := engine.AppendPreview(rows); preview != nil {
-		set, args = `, preview = coalesce(preview, ?6)`, append(args, preview)
-	}
-	err := tx.QueryRowxContext(ctx, `UPDATE sessions SET sequence = sequence + 1, last_seq = last_seq + ?1,
-		entry_count = entry_count + ?1, message_count = message_count + ?2, updated_at = ?3`+set+`
-		WHERE id = ?4 AND (?5 IS NULL OR sequence = ?5) RETURNING `+returningColumns+`, (`+nextEntryID+`)`,
-		args...).Scan(append(r.Fields(), &next)...)
-	if errors.Is(err, sql.ErrNoRows) {
-		// Not there, or not at the expected sequence: say which.
-		sess, err := getSession(ctx, tx, id)
-		if err != nil {
-			return sessiondb.Session{}, err
-		}
-		if c.ExpectSequence == nil {
-			return sessiondb.Session{}, fmt.Errorf("append to %s: the session row did not update", id)
-		}
-		return sessiondb.Session{}, &sessiondb.ConflictError{SessionID: id, Expected: *c.ExpectSequence, Current: sess.Sequence}
-	}
-	if err != nil {
-		return sessiondb.Session{}, err
-	}
-	sess := r.Session()
-	if err := insertEntries(ctx, tx, id, sess.LastSeq-int64(len(rows)), next, rows, now); err != nil {
-		return sessiondb.Session{}, err
-	}
-	if err := engine.PutDoc(ctx, tx, "states", id, c.State, c.ClearState, now); err != nil {
-		return sessiondb.Session{}, err
-	}
-	if err := engine.PutDoc(ctx, tx, "interrupts", id, c.Interrupt, c.ClearInterrupt, now); err != nil {
-		return sessiondb.Session{}, err
-	}
-	if err := engine.InsertUsages(ctx, tx, id, sess.LastSeq, c.Usage, now); err != nil {
-		return sessiondb.Session{}, err
-	}
-	return sess, nil
-}
 
 // FinishCommit ends a commit: SQLite's UPDATE of the row. Unless the
 // commit created the session or changed its metadata, the session is not

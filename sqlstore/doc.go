@@ -64,7 +64,17 @@
 // (group commit): one fsync acknowledges many writes, a failing write rolls
 // back alone, and nobody is acknowledged before its batch has committed,
 // so an acknowledged write is as durable as with a transaction per write.
-// Writes
+// The append-only commits of a batch (an agent's turn with its state and
+// usage, to different sessions) share one savepoint and their statements
+// instead: one UPDATE … RETURNING of every session row, one multi-row
+// INSERT of every entry (appendbatch.go). A session absent or not at its
+// ExpectSequence is left out by the UPDATE, and its append alone fails;
+// if a merged statement fails, the savepoint is rolled back and each
+// append runs again in its own, so a bad write still fails alone. Two
+// appends to one session in a batch do not merge (the second runs alone,
+// after). Such a batch journals its savepoint in memory (temp_store =
+// MEMORY while it runs): past 64 KiB SQLite would spill it to a temporary
+// file per batch. Writes
 // of several processes serialise on SQLite's write lock, waited for up to
 // Options.BusyTimeout (then retried a few times before ErrBusy surfaces).
 // The wait ends early when the write's context ends (for a write made with

@@ -42,6 +42,10 @@ type Store struct {
 	// index-only batch under DurabilityFull (setRelaxed). Only the
 	// committer goroutine touches it.
 	relaxed bool
+	// tempInMemory says the writer connection journals its savepoints and
+	// statements in memory (temp_store=MEMORY) for a batch of appends
+	// (setTempInMemory). Only the committer goroutine touches it.
+	tempInMemory bool
 	// reader is a bounded pool of query_only connections. In WAL mode
 	// readers never block the writer nor each other.
 	reader *sqlx.DB
@@ -69,6 +73,11 @@ type Store struct {
 	indexKick   chan struct{}
 	indexerDone chan struct{}
 	indexErr    atomic.Pointer[error]
+
+	// mergedHook, set by tests only, sees each batch whose appends were
+	// run together (appendBatch): how many, and whether they ran (false:
+	// rolled back, each then run alone).
+	mergedHook func(appends int, ran bool)
 }
 
 var (

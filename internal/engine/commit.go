@@ -143,27 +143,65 @@ type EntryInsert struct {
 // the row id of the first row, the others following it (see
 // Dialect.NextEntryID); 0 lets the database assign ids.
 func EntryInserts(id string, lastSeq, firstRowID int64, ts backend.TextStore, rows []Row, now time.Time) []EntryInsert {
+	return EntryInsertsOf([]EntryRun{{ID: id, LastSeq: lastSeq, Rows: rows, Now: now}}, firstRowID, ts)
+}
+
+// EntryRun is the rows one commit appends to one session: EntryInserts'
+// arguments, for EntryInsertsOf.
+type EntryRun struct {
+	ID      string
+	LastSeq int64 // the session's LastSeq before the rows
+	Rows    []Row
+	Now     time.Time // the commit's time: CreatedAt of a row without one
+}
+
+// EntryInsertsOf is EntryInserts for the rows of several commits, in
+// order, a statement holding rows of several sessions when they fit in
+// one chunk (SQLite's group committer appends a batch of sessions with
+// one INSERT). First and Last of a statement are the seqs of its first
+// and last row, which name a range only when the statement holds one
+// session's rows.
+func EntryInsertsOf(runs []EntryRun, firstRowID int64, ts backend.TextStore) []EntryInsert {
 	row, cols, per := "(?, ?, ?, ?, ?, ?, ?)", "", 7
 	if firstRowID > 0 {
 		row, cols, per = "(?, ?, ?, ?, ?, ?, ?, ?)", "id, ", 8
 	}
-	out := make([]EntryInsert, 0, (len(rows)+InsertChunk-1)/InsertChunk)
-	for len(rows) > 0 {
-		chunk := rows[:min(InsertChunk, len(rows))]
-		rows = rows[len(chunk):]
-		args := make([]any, 0, per*len(chunk))
-		first := lastSeq + 1
-		for _, e := range chunk {
-			lastSeq++
+	total := 0
+	for _, r := range runs {
+		total += len(r.Rows)
+	}
+	out := make([]EntryInsert, 0, (total+InsertChunk-1)/InsertChunk)
+	var args []any
+	var first, last int64
+	flush := func() {
+		n := len(args) / per
+		q := `INSERT INTO entries (` + cols + `session_id, seq, kind, role, ` + ts.Col() + `, body, created_at) VALUES ` +
+			row + strings.Repeat(", "+row, n-1)
+		out = append(out, EntryInsert{Query: q, Args: args, First: first, Last: last})
+		args = nil
+	}
+	for _, r := range runs {
+		seq := r.LastSeq
+		for _, e := range r.Rows {
+			if args == nil {
+				args = make([]any, 0, per*min(InsertChunk, total))
+				first = seq + 1
+			}
+			seq++
 			if firstRowID > 0 {
 				args = append(args, firstRowID)
 				firstRowID++
 			}
-			args = append(args, id, lastSeq, e.Kind, e.Role, e.Text, string(e.Body), FormatTime(OrNow(e.CreatedAt, now)))
+			args = append(args, r.ID, seq, e.Kind, e.Role, e.Text, string(e.Body), FormatTime(OrNow(e.CreatedAt, r.Now)))
+			last = seq
+			total--
+			if len(args) == per*InsertChunk {
+				flush()
+			}
 		}
-		q := `INSERT INTO entries (` + cols + `session_id, seq, kind, role, ` + ts.Col() + `, body, created_at) VALUES ` +
-			row + strings.Repeat(", "+row, len(chunk)-1)
-		out = append(out, EntryInsert{Query: q, Args: args, First: first, Last: lastSeq})
+	}
+	if len(args) > 0 {
+		flush()
 	}
 	return out
 }
@@ -188,10 +226,13 @@ type Finish struct {
 	SetPreview bool
 }
 
-// Appender is a Driver with a faster path for a commit that only appends
-// (AppendOnly): SQLite bumps and reads the row in one UPDATE … RETURNING.
+// Appender is a Driver with its own write for a commit that only appends
+// (AppendOnly), rows being c.Append described: SQLite submits it to its
+// group committer as a request the committer may merge with the other
+// appends of its batch, one UPDATE … RETURNING and one INSERT for all of
+// them (sqlstore's appendMany).
 type Appender interface {
-	AppendCommit(ctx context.Context, tx Tx, id string, c sessiondb.Commit, rows []Row) (sessiondb.Session, error)
+	WriteAppend(ctx context.Context, id string, c sessiondb.Commit, rows []Row) (sessiondb.Session, error)
 }
 
 // AppendOnly reports whether c only appends entries and replaces
@@ -221,15 +262,12 @@ func (e *Engine) Commit(ctx context.Context, id string, c sessiondb.Commit) (ses
 	if err != nil {
 		return sessiondb.Session{}, fmt.Errorf("commit %q: %w", id, err)
 	}
-	a, fast := e.d.(Appender)
-	fast = fast && AppendOnly(c)
+	if a, ok := e.d.(Appender); ok && AppendOnly(c) {
+		return a.WriteAppend(ctx, id, c, rows)
+	}
 	var out sessiondb.Session
 	err = e.d.Write(ctx, func(tx Tx) (err error) {
-		if fast {
-			out, err = a.AppendCommit(ctx, tx, id, c, rows)
-		} else {
-			out, err = ApplyCommit(ctx, e.d, e.sql.EntryText, tx, id, c, rows)
-		}
+		out, err = ApplyCommit(ctx, e.d, e.sql.EntryText, tx, id, c, rows)
 		return err
 	})
 	return out, err

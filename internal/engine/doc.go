@@ -70,8 +70,9 @@
 //     also cleans the searched text of what its text columns cannot
 //     hold); UsageTotalsOf (json_each against ANY(text[])); PrepareSearch
 //     and SearchHits (each database's index, ranking and snippets).
-//   - Appender, optional: SQLite's one-statement path for a commit that
-//     only appends (AppendOnly), which PostgreSQL does not need.
+//   - Appender, optional: SQLite's own write of a commit that only
+//     appends (AppendOnly), which its group committer merges with the
+//     other appends of a batch; PostgreSQL does not need it.
 //
 // Rules a backend's own code needs inside its steps are functions of
 // this package (ApplyCommit, GetSession, ResolveKey, InsertCompaction,
