@@ -17,10 +17,15 @@ import (
 // inserts all rows queued at that moment into a plain table in one
 // transaction (WAL, synchronous=FULL) and then acknowledges them. It is
 // what sessiondb's committer does, minus everything an append is besides
-// the row.
+// the row. With the data model (newModelGroupCommitFloor) each row is
+// modelFloor's append instead: its session row bumped by an UPDATE …
+// RETURNING and the entry inserted under its (session_id, seq) key, so
+// that a batch of appends to different sessions writes the pages
+// sessiondb's does (each session's index leaf), still in one transaction.
 type groupCommitFloor struct {
 	db   *sql.DB
 	ins  *sql.Stmt
+	bump *sql.Stmt // the data model's UPDATE … RETURNING; nil for the plain table
 	reqs chan floorReq
 	done chan struct{}
 }
@@ -41,10 +46,37 @@ func newGroupCommitFloor(ctx context.Context, path string) (*groupCommitFloor, e
 		db.Close()
 		return nil, err
 	}
-	f := &groupCommitFloor{db: db, ins: ins, reqs: make(chan floorReq, 1024), done: make(chan struct{})}
-	go f.commit(ctx)
-	return f, nil
+	return startGroupCommitFloor(ctx, db, ins, nil), nil
 }
+
+// newModelGroupCommitFloor is the group commit floor in the data model,
+// with a session per writer.
+func newModelGroupCommitFloor(ctx context.Context, path string, writers int) (*groupCommitFloor, error) {
+	db, err := openRawSQLiteExisting(path, "FULL")
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, writers)
+	for w := range ids {
+		ids[w] = floorSession(w)
+	}
+	bump, entry, err := createModel(ctx, db, `id = ?2`, ids...)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	return startGroupCommitFloor(ctx, db, entry, bump), nil
+}
+
+func startGroupCommitFloor(ctx context.Context, db *sql.DB, ins, bump *sql.Stmt) *groupCommitFloor {
+	f := &groupCommitFloor{db: db, ins: ins, bump: bump, reqs: make(chan floorReq, 1024), done: make(chan struct{})}
+	go f.commit(ctx)
+	return f
+}
+
+// floorSession names writer w's session in the floors, as workload 2 names
+// its sessions.
+func floorSession(w int) string { return fmt.Sprintf("writer-%02d", w) }
 
 // commit runs the committer until the request channel is closed.
 func (f *groupCommitFloor) commit(ctx context.Context) {
@@ -77,8 +109,22 @@ func (f *groupCommitFloor) write(ctx context.Context, batch []floorReq) error {
 	}
 	defer tx.Rollback()
 	ins := tx.StmtContext(ctx, f.ins)
+	if f.bump != nil {
+		bump := tx.StmtContext(ctx, f.bump)
+		for _, r := range batch {
+			now := time.Now().UTC().Format(time.RFC3339Nano)
+			var seq int64
+			if err := bump.QueryRowContext(ctx, now, floorSession(r.writer)).Scan(&seq); err != nil {
+				return err
+			}
+			if _, err := ins.ExecContext(ctx, floorSession(r.writer), seq, string(r.body), now); err != nil {
+				return err
+			}
+		}
+		return tx.Commit()
+	}
 	for _, r := range batch {
-		if _, err := ins.ExecContext(ctx, fmt.Sprintf("writer-%02d", r.writer), r.seq, string(r.body)); err != nil {
+		if _, err := ins.ExecContext(ctx, floorSession(r.writer), r.seq, string(r.body)); err != nil {
 			return err
 		}
 	}
@@ -104,6 +150,9 @@ func (f *groupCommitFloor) Close() error {
 	close(f.reqs)
 	<-f.done
 	f.ins.Close()
+	if f.bump != nil {
+		f.bump.Close()
+	}
 	return f.db.Close()
 }
 
@@ -165,30 +214,44 @@ func newModelFloor(ctx context.Context, path, sync string) (*modelFloor, error) 
 	if err != nil {
 		return nil, err
 	}
+	m := &modelFloor{db: db}
+	if m.bump, m.entry, err = createModel(ctx, db, `id = 'append'`, "append"); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return m, nil
+}
+
+// createModel creates modelFloor's tables in db with a session for each
+// of ids, and prepares the UPDATE … RETURNING (arguments: time, then what
+// where needs) that bumps the session matched by where, and the INSERT of
+// an entry (session, seq, body, time).
+func createModel(ctx context.Context, db *sql.DB, where string, ids ...string) (bump, entry *sql.Stmt, err error) {
 	for _, q := range []string{
 		`CREATE TABLE sessions (id TEXT PRIMARY KEY, sequence INTEGER NOT NULL, last_seq INTEGER NOT NULL,
 			entry_count INTEGER NOT NULL, updated_at TEXT NOT NULL)`,
 		`CREATE INDEX sessions_by_updated ON sessions (updated_at DESC, id DESC)`,
 		`CREATE TABLE entries (id INTEGER PRIMARY KEY, session_id TEXT NOT NULL, seq INTEGER NOT NULL,
 			body TEXT NOT NULL, created_at TEXT NOT NULL, UNIQUE (session_id, seq))`,
-		`INSERT INTO sessions VALUES ('append', 0, 0, 0, '')`,
 	} {
 		if _, err := db.ExecContext(ctx, q); err != nil {
-			db.Close()
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	m := &modelFloor{db: db}
-	if m.bump, err = db.PrepareContext(ctx, `UPDATE sessions SET sequence = sequence + 1, last_seq = last_seq + 1,
-		entry_count = entry_count + 1, updated_at = ? WHERE id = 'append' RETURNING last_seq`); err != nil {
-		db.Close()
-		return nil, err
+	for _, id := range ids {
+		if _, err := db.ExecContext(ctx, `INSERT INTO sessions VALUES (?, 0, 0, 0, '')`, id); err != nil {
+			return nil, nil, err
+		}
 	}
-	if m.entry, err = db.PrepareContext(ctx, `INSERT INTO entries (session_id, seq, body, created_at) VALUES ('append', ?, ?, ?)`); err != nil {
-		db.Close()
-		return nil, err
+	if bump, err = db.PrepareContext(ctx, `UPDATE sessions SET sequence = sequence + 1, last_seq = last_seq + 1,
+		entry_count = entry_count + 1, updated_at = ?1 WHERE `+where+` RETURNING last_seq`); err != nil {
+		return nil, nil, err
 	}
-	return m, nil
+	if entry, err = db.PrepareContext(ctx, `INSERT INTO entries (session_id, seq, body, created_at) VALUES (?, ?, ?, ?)`); err != nil {
+		bump.Close()
+		return nil, nil, err
+	}
+	return bump, entry, nil
 }
 
 // append commits one entry and returns its latency in seconds.
@@ -204,7 +267,7 @@ func (m *modelFloor) append(ctx context.Context, body []byte) (float64, error) {
 	if err := tx.StmtContext(ctx, m.bump).QueryRowContext(ctx, now).Scan(&seq); err != nil {
 		return 0, err
 	}
-	if _, err := tx.StmtContext(ctx, m.entry).ExecContext(ctx, seq, string(body), now); err != nil {
+	if _, err := tx.StmtContext(ctx, m.entry).ExecContext(ctx, "append", seq, string(body), now); err != nil {
 		return 0, err
 	}
 	if err := tx.Commit(); err != nil {
