@@ -28,7 +28,21 @@ func (s *Store) Vacuum(ctx context.Context) error {
 	if s.closed.Load() {
 		return sessiondb.ErrClosed
 	}
-	if _, err := s.writer.ExecContext(ctx, `VACUUM`); err != nil {
+	// VACUUM copies the whole database through SQLite's temporary storage:
+	// on the writer's one connection, held for both statements, with the
+	// default temp_store, whatever a batch of appends left set
+	// (setTempInMemory: in memory, the copy would be the database's size
+	// in RAM).
+	conn, err := s.writer.Connx(ctx)
+	if err != nil {
+		return fmt.Errorf("vacuum %s: %w", s.path, translate(err))
+	}
+	_, err = conn.ExecContext(ctx, `PRAGMA temp_store = DEFAULT`)
+	if err == nil {
+		_, err = conn.ExecContext(ctx, `VACUUM`)
+	}
+	conn.Close()
+	if err != nil {
 		return fmt.Errorf("vacuum %s: %w", s.path, translate(err))
 	}
 	if s.indexer != nil {
