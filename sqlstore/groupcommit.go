@@ -165,14 +165,6 @@ func (s *Store) tryBatch(batch []writeReq) (errs []error, err error) {
 		// without fsync.
 		defer s.setRelaxed(false) //nolint:errcheck // the next batch retries it, see above
 	}
-	// The transaction outlives any one request, so it does not take a
-	// request's context; statements inside fn use their request's context.
-	// Only its BEGIN IMMEDIATE, the wait for another process's write lock
-	// (up to BusyTimeout inside SQLite), ends when every request has
-	// stopped waiting (sessiondb.LockWait): the driver's busy handler
-	// gives up once the context is done. The context must not end once
-	// the transaction has begun (database/sql would roll it back), hence
-	// the guard.
 	picked := mergedAppends(batch)
 	if picked != nil && len(picked) == len(batch) {
 		// The merged appends' savepoint and multi-row statements journal
@@ -191,6 +183,14 @@ func (s *Store) tryBatch(batch []writeReq) (errs []error, err error) {
 	} else if err := s.setTempInMemory(false); err != nil {
 		return nil, err
 	}
+	// The transaction outlives any one request, so it does not take a
+	// request's context; statements inside fn use their request's context.
+	// Only its BEGIN IMMEDIATE, the wait for another process's write lock
+	// (up to BusyTimeout inside SQLite), ends when every request has
+	// stopped waiting (sessiondb.LockWait): the driver's busy handler
+	// gives up once the context is done. The context must not end once
+	// the transaction has begun (database/sql would roll it back), hence
+	// the guard.
 	bctx, begun, release := beginContext(batch)
 	defer release() // after the deferred rollback below: the tx is over
 	tx, err := s.writer.BeginTxx(bctx, nil)
@@ -272,18 +272,7 @@ func indexOnly(batch []writeReq) bool {
 // durable commit, since the next FULL commit's fsync covers every frame
 // before it.
 func (s *Store) setRelaxed(relax bool) error {
-	if s.relaxed == relax {
-		return nil
-	}
-	level := "FULL"
-	if relax {
-		level = "NORMAL"
-	}
-	if _, err := s.writer.Exec(`PRAGMA synchronous = ` + level); err != nil {
-		return fmt.Errorf("set synchronous=%s: %w", level, translate(err))
-	}
-	s.relaxed = relax
-	return nil
+	return s.switchWriter(&s.relaxed, relax, "synchronous", "NORMAL", "FULL")
 }
 
 // setTempInMemory switches the writer connection's temp_store between
@@ -291,17 +280,23 @@ func (s *Store) setRelaxed(relax bool) error {
 // transaction: SQLite samples it when a transaction begins, for the
 // statement and savepoint journals of that transaction.
 func (s *Store) setTempInMemory(mem bool) error {
-	if s.tempInMemory == mem {
+	return s.switchWriter(&s.tempInMemory, mem, "temp_store", "MEMORY", "DEFAULT")
+}
+
+// switchWriter sets pragma on the writer connection to on or off as want
+// says, unless *state says it already is, and records it in *state.
+func (s *Store) switchWriter(state *bool, want bool, pragma, on, off string) error {
+	if *state == want {
 		return nil
 	}
-	level := "DEFAULT"
-	if mem {
-		level = "MEMORY"
+	level := off
+	if want {
+		level = on
 	}
-	if _, err := s.writer.Exec(`PRAGMA temp_store = ` + level); err != nil {
-		return fmt.Errorf("set temp_store=%s: %w", level, translate(err))
+	if _, err := s.writer.Exec(`PRAGMA ` + pragma + ` = ` + level); err != nil {
+		return fmt.Errorf("set %s=%s: %w", pragma, level, translate(err))
 	}
-	s.tempInMemory = mem
+	*state = want
 	return nil
 }
 
