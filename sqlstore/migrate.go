@@ -24,7 +24,7 @@ func (s *Store) Provider() (*goose.Provider, error) {
 	if s.closed.Load() {
 		return nil, sessiondb.ErrClosed
 	}
-	return migrations.NewProvider(s.writer.DB, &fileLocker{path: s.path + ".lock"})
+	return migrations.NewProvider(s.writer.DB, &fileLocker{path: s.path + ".lock", wait: s.opts.BusyTimeout})
 }
 
 // migrate brings the schema to the latest embedded version. It refuses a
@@ -149,9 +149,13 @@ func (s *Store) quickCheck(ctx context.Context) error {
 // fileLocker is a goose lock.Locker that serialises migrations across
 // processes with flock(2) on a side file. It cannot lock the database file
 // itself: closing any descriptor of that file would drop SQLite's own POSIX
-// locks in this process.
+// locks in this process. It waits for the lock at most wait (the store's
+// BusyTimeout, as for SQLite's own write lock), then fails with ErrBusy: a
+// process that holds it without migrating (stopped, or hung) must not hang
+// every Open behind it.
 type fileLocker struct {
 	path string
+	wait time.Duration
 	f    *os.File
 }
 
@@ -160,6 +164,7 @@ func (l *fileLocker) Lock(ctx context.Context, _ *sql.DB) error {
 	if err != nil {
 		return fmt.Errorf("migration lock: %w", err)
 	}
+	deadline := time.Now().Add(l.wait)
 	for {
 		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 		if err == nil {
@@ -169,6 +174,10 @@ func (l *fileLocker) Lock(ctx context.Context, _ *sql.DB) error {
 		if !errors.Is(err, syscall.EWOULDBLOCK) {
 			f.Close()
 			return fmt.Errorf("migration lock: %w", err)
+		}
+		if time.Now().After(deadline) {
+			f.Close()
+			return fmt.Errorf("migration lock %s: %w: another process has held it for %s", l.path, sessiondb.ErrBusy, l.wait)
 		}
 		select {
 		case <-ctx.Done():
