@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -81,7 +82,7 @@ func appendMany(ctx context.Context, tx *sqlx.Tx, ops []*appendOp) (errs []error
 		args = append(args, op.id, len(op.rows), engine.CountMessages(op.rows), engine.FormatTime(nows[i]), expect,
 			engine.AppendPreview(op.rows))
 	}
-	updated, next, err := updateSessions(ctx, tx, updateQueries[len(ops)], args, len(ops))
+	updated, next, err := updateSessions(ctx, tx, updateQueryOf(len(ops)), args, len(ops))
 	if err != nil {
 		return nil, err
 	}
@@ -124,13 +125,19 @@ func appendMany(ctx context.Context, tx *sqlx.Tx, ops []*appendOp) (errs []error
 	return errs, nil
 }
 
-// updateQueries holds updateQuery(n) for every batch size n.
-var updateQueries = func() (q [maxBatch + 1]string) {
-	for n := 1; n <= maxBatch; n++ {
-		q[n] = updateQuery(n)
-	}
-	return q
-}()
+// updateQueries holds updateQuery(n) for each batch size n, built on its
+// first use: a process that never appends (a one-shot search) builds none.
+var updateQueries [maxBatch + 1]struct {
+	once sync.Once
+	q    string
+}
+
+// updateQueryOf returns updateQuery(n), built once per n (1 ≤ n ≤ maxBatch).
+func updateQueryOf(n int) string {
+	u := &updateQueries[n]
+	u.once.Do(func() { u.q = updateQuery(n) })
+	return u.q
+}
 
 // updateQuery is appendMany's UPDATE … RETURNING of n sessions, whose
 // arguments are (id, entries, messages, time, expected sequence or NULL,
