@@ -395,6 +395,13 @@ func runArchive(ctx context.Context, dir string, messages int, searches int, pgU
 		return err
 	}
 	say("re-import after %d files (1%%) grew: %s wall, %.1f CPU s (%.0f µs of CPU a file over %d files), peak RSS %s (%s)", grown, fmtDur(g.wall), g.cpu, g.cpu/float64(files)*1e6, files, fmtBytes(g.rss), strings.TrimSpace(lastLine(g.out)))
+	fl, err := archiveIndexFloor(ctx, db, filepath.Join(dir, "floor.db"))
+	if err != nil {
+		return err
+	}
+	say("import floor, the same %d texts (%s) into a trigram FTS5 index alone, one writer (archivefloor.go): %s wall, %.1f CPU s (reading them alone %s, %.1f CPU s), index %s: at most %.0f messages/s to searchable; the import took %.2fx its wall time and %.2fx its CPU",
+		fl.rows, fmtBytes(fl.textBytes), fmtDur(fl.indexWall), fl.indexCPU, fmtDur(fl.readWall), fl.readCPU, fmtBytes(fl.indexBytes),
+		float64(msgs)/fl.indexWall, imp.wall/fl.indexWall, imp.cpu/fl.indexCPU)
 	if o.reimportOnly {
 		return nil
 	}
@@ -431,6 +438,15 @@ func runArchive(ctx context.Context, dir string, messages int, searches int, pgU
 	if err := viewerPages(ctx, bin, db, say); err != nil {
 		return err
 	}
+	// The import's processes leave the background secret scan behind them
+	// (a writable store runs it while the process lives); secrets scans
+	// what is left, so that the watcher below starts on a finished scan and
+	// its idle CPU is its own.
+	sc, err := runProc(ctx, bin, "--db", db, "secrets", "--json")
+	if err != nil {
+		return err
+	}
+	say("secret scan of what the import left (sessionctl secrets): %s wall, %.1f CPU s, peak RSS %s", fmtDur(sc.wall), sc.cpu, fmtBytes(sc.rss))
 	if err := watchStartup(ctx, bin, db, root, say); err != nil {
 		return err
 	}
