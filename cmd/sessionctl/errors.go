@@ -67,6 +67,9 @@ type interruptedImport struct {
 	// indexing: the import itself was done, the search index was being
 	// brought up to date.
 	indexing bool
+	// scanning: imported and indexed, the secret scan of the imported
+	// entries was being finished.
+	scanning bool
 	err      error
 }
 
@@ -74,6 +77,10 @@ func (e *interruptedImport) Error() string {
 	p := e.progress
 	if e.indexing {
 		return fmt.Sprintf("interrupted while indexing: all %d files were imported (%d sessions written); search finds the rest meanwhile by scanning, and the next import or 'sessionctl reindex' completes the index",
+			p.FilesTotal, p.Sessions)
+	}
+	if e.scanning {
+		return fmt.Sprintf("interrupted while scanning for secrets: all %d files were imported (%d sessions written) and indexed; reads mask secrets in what they read meanwhile, and the next import or a watch completes the scan",
 			p.FilesTotal, p.Sessions)
 	}
 	if e.dryRun {

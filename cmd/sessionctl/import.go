@@ -206,11 +206,18 @@ func (a *app) runImport(paths []string, o importOptions) error {
 			bar.update(p)
 		}
 	}
+	var scan *importScan
+	if !o.dryRun {
+		scan = startImportScan(a.ctx, st)
+	}
 	rep, err := jsonlimport.Import(a.ctx, st, paths, opts)
 	if bar != nil {
 		bar.finish()
 	}
 	if err != nil {
+		if scan != nil {
+			scan.stop()
+		}
 		if errors.Is(err, context.Canceled) {
 			return &interruptedImport{progress: last, dryRun: o.dryRun, err: err}
 		}
@@ -222,10 +229,22 @@ func (a *app) runImport(paths []string, o importOptions) error {
 	// writer.
 	if li, ok := st.(lazyIndexer); ok && !o.dryRun {
 		if err := li.CatchUpIndex(a.ctx); err != nil {
+			if scan != nil {
+				scan.stop()
+			}
 			if errors.Is(err, context.Canceled) {
 				return &interruptedImport{progress: last, indexing: true, err: err}
 			}
 			return fmt.Errorf("import: index the imported rows: %w", err)
+		}
+	}
+	// The same for the secret scan (importScan).
+	if scan != nil {
+		if err := scan.finish(); err != nil {
+			if errors.Is(err, context.Canceled) {
+				return &interruptedImport{progress: last, scanning: true, err: err}
+			}
+			return fmt.Errorf("import: scan the imported entries for secrets: %w", err)
 		}
 	}
 	if !o.dryRun {

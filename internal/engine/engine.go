@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -129,6 +130,10 @@ type Engine struct {
 	sql Dialect
 	// retention is how many checkpoints a session keeps (0: all).
 	retention int
+	// scanMu lets one ScanSecrets step run at a time in this process,
+	// so that a caller finishing the scan and the background scanner
+	// take turns instead of scanning the same batch twice.
+	scanMu sync.Mutex
 }
 
 // New returns the engine of driver d speaking dialect; retention is how

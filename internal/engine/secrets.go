@@ -397,8 +397,12 @@ type scanRow struct {
 // and only where no row the step did not read has taken a read row's
 // place (a copy that replaced the session meanwhile: its rows have
 // higher ids), so that a cursor never covers a body nobody scanned —
-// and records the spans of the entries that still exist.
+// and records the spans of the entries that still exist. Steps in one
+// process run one at a time (scanMu): the second reads what the first
+// left.
 func (e *Engine) ScanSecrets(ctx context.Context) (more bool, err error) {
+	e.scanMu.Lock()
+	defer e.scanMu.Unlock()
 	det := secrets.Default()
 	ver := det.Version()
 	var jobs []*scanJob
