@@ -116,6 +116,24 @@
 // same file with modernc.org/sqlite and one SELECT of that session's bodies.
 // Ratio sessiondb/baseline; the issue sets no numeric target.
 //
+// # The archive workload
+//
+// `-archive N` (archive.go; issue 42) replaces the workloads above with a
+// deterministic archive of about N messages (4,700,000: cass's published
+// size) in Claude Code, Codex, pi and Gemini CLI files, driven through the
+// sessionctl binary as a user runs it, each step a process of its own
+// (wall, CPU and peak RSS from getrusage): the import to searchable, two
+// no-op re-imports and one after 1 % of the files grew; the import's floor
+// (archivefloor.go: the same texts, read back from the database, into an
+// FTS5 trigram index defined as sessiondb's, alone, one writer: the least
+// any store searching substrings with this index spends before its search
+// is ready); cold searches (a process per query, p50 and p99), `usage
+// daily` and `list`, the MCP server's answer and its warm searches (each
+// query class many times in one process), the viewer's first pages, the
+// secret scan the import's processes left, and `watch` over the whole
+// archive: its start-up, its idle CPU and its first append. `-archive-pg`
+// copies the database into PostgreSQL and searches it there.
+//
 // # Noise
 //
 // The benchmark shares its CPUs and disk with whatever else runs. Medians
