@@ -438,15 +438,14 @@ func runArchive(ctx context.Context, dir string, messages int, searches int, pgU
 	if err := viewerPages(ctx, bin, db, say); err != nil {
 		return err
 	}
-	// The import's processes leave the background secret scan behind them
-	// (a writable store runs it while the process lives); secrets scans
-	// what is left, so that the watcher below starts on a finished scan and
-	// its idle CPU is its own.
+	// The import finished the secret scan of what it imported (importScan
+	// in sessionctl): listing what it found reads the recorded spans, and
+	// scans nothing again unless the scan was left unfinished.
 	sc, err := runProc(ctx, bin, "--db", db, "secrets", "--json")
 	if err != nil {
 		return err
 	}
-	say("secret scan of what the import left (sessionctl secrets): %s wall, %.1f CPU s, peak RSS %s", fmtDur(sc.wall), sc.cpu, fmtBytes(sc.rss))
+	say("sessionctl secrets (what the import's scan found): %s wall, %.1f CPU s, peak RSS %s", fmtDur(sc.wall), sc.cpu, fmtBytes(sc.rss))
 	if err := watchStartup(ctx, bin, db, root, say); err != nil {
 		return err
 	}
