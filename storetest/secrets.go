@@ -15,6 +15,7 @@ func secretTests() []testCase {
 		{name: "RedactedReads", fn: secretsRedactedReads},
 		{name: "ListAndScrub", fn: secretsListAndScrub},
 		{name: "DeleteAndPrune", fn: secretsDeleteAndPrune},
+		{name: "ScanAfterQuiet", fn: secretsScanAfterQuiet},
 	}
 }
 
@@ -368,5 +369,39 @@ func secretsDeleteAndPrune(t *testing.T, s sessiondb.Store) {
 	scanAll(t, k)
 	if found, err := k.Secrets(ctx, sessiondb.SecretQuery{}); err != nil || len(found) != 2 {
 		t.Fatalf("secrets of a recreated session: %+v, %v", found, err)
+	}
+}
+
+// secretsScanAfterQuiet: once the scan has found nothing left, a secret
+// appended to any session is found by the next steps, wherever the
+// session lies in the scan's order: the first session (before where the
+// last step stopped, so the scan must wrap around) and the last. More
+// sessions than one step takes, so that the steps stop part way.
+func secretsScanAfterQuiet(t *testing.T, s sessiondb.Store) {
+	k := keeper(t, s)
+	const n = 300
+	id := func(i int) string { return fmt.Sprintf("quiet-%03d", i) }
+	for i := range n {
+		mustCommit(t, s, id(i), sessiondb.Commit{Create: &sessiondb.Session{}, Append: []sessiondb.Entry{say("user", "nothing secret")}})
+	}
+	scanAll(t, k)
+	more, err := k.ScanSecrets(bg(t)) // quiet: nothing new
+	if err != nil || more {
+		t.Fatalf("a step after the scan ended: more %v, %v", more, err)
+	}
+	for _, i := range []int{0, n - 1} {
+		mustCommit(t, s, id(i), sessiondb.Commit{Append: []sessiondb.Entry{{Body: leakyBody(t)}}})
+	}
+	scanAll(t, k)
+	found, err := k.Secrets(bg(t), sessiondb.SecretQuery{Rule: "aws-access-token"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range found {
+		got = append(got, f.SessionID)
+	}
+	if want := []string{id(0), id(n - 1)}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("sessions with the key: %v, want %v", got, want)
 	}
 }

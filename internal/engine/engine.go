@@ -132,8 +132,18 @@ type Engine struct {
 	retention int
 	// scanMu lets one ScanSecrets step run at a time in this process,
 	// so that a caller finishing the scan and the background scanner
-	// take turns instead of scanning the same batch twice.
+	// take turns instead of scanning the same batch twice. It guards
+	// scanFrom and scanQuiet.
 	scanMu sync.Mutex
+	// scanFrom is the session id the next ScanSecrets step looks from
+	// (it wraps around to the first): the last session the previous step
+	// read, so that a long backlog is walked once, not from its start
+	// at every step.
+	scanFrom string
+	// scanQuiet is the highest entry id when a step last found nothing
+	// to scan (0: never), at scanQuietAt: see ScanSecrets.
+	scanQuiet   int64
+	scanQuietAt time.Time
 }
 
 // New returns the engine of driver d speaking dialect; retention is how
