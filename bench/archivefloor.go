@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-	"syscall"
 	"time"
 )
 
@@ -70,7 +69,7 @@ func archiveIndexFloor(ctx context.Context, db, path string) (floorResult, error
 		return rows.Err()
 	}
 
-	t, c := time.Now(), selfCPU()
+	t, c := time.Now(), cpuTime()
 	err = each(func(_ int64, text string) error {
 		r.rows++
 		r.textBytes += int64(len(text))
@@ -79,7 +78,7 @@ func archiveIndexFloor(ctx context.Context, db, path string) (floorResult, error
 	if err != nil {
 		return r, err
 	}
-	r.readWall, r.readCPU = time.Since(t).Seconds(), selfCPU()-c
+	r.readWall, r.readCPU = time.Since(t).Seconds(), cpuTime()-c
 
 	os.Remove(path)
 	defer func() {
@@ -107,7 +106,7 @@ func archiveIndexFloor(ctx context.Context, db, path string) (floorResult, error
 		}
 	}
 
-	t, c = time.Now(), selfCPU()
+	t, c = time.Now(), cpuTime()
 	var tx *sql.Tx
 	var ins *sql.Stmt
 	batch := 0
@@ -142,17 +141,10 @@ func archiveIndexFloor(ctx context.Context, db, path string) (floorResult, error
 	if err != nil {
 		return r, fmt.Errorf("index floor: %w", err)
 	}
-	r.indexWall, r.indexCPU = time.Since(t).Seconds(), selfCPU()-c
+	r.indexWall, r.indexCPU = time.Since(t).Seconds(), cpuTime()-c
 	if _, err := dst.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
 		return r, err
 	}
 	r.indexBytes = fileSize(path)
 	return r, nil
-}
-
-// selfCPU is the CPU seconds this process has used.
-func selfCPU() float64 {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }

@@ -208,16 +208,15 @@ func (a *app) runImport(paths []string, o importOptions) error {
 	}
 	var scan *importScan
 	if !o.dryRun {
-		scan = startImportScan(a.ctx, st)
+		if scan = startImportScan(a.ctx, st); scan != nil {
+			defer scan.stop() // on an early return; after finish, nothing to stop
+		}
 	}
 	rep, err := jsonlimport.Import(a.ctx, st, paths, opts)
 	if bar != nil {
 		bar.finish()
 	}
 	if err != nil {
-		if scan != nil {
-			scan.stop()
-		}
 		if errors.Is(err, context.Canceled) {
 			return &interruptedImport{progress: last, dryRun: o.dryRun, err: err}
 		}
@@ -229,9 +228,6 @@ func (a *app) runImport(paths []string, o importOptions) error {
 	// writer.
 	if li, ok := st.(lazyIndexer); ok && !o.dryRun {
 		if err := li.CatchUpIndex(a.ctx); err != nil {
-			if scan != nil {
-				scan.stop()
-			}
 			if errors.Is(err, context.Canceled) {
 				return &interruptedImport{progress: last, indexing: true, err: err}
 			}
