@@ -86,7 +86,10 @@ func (c *wireClient) read() wireMsg {
 
 // exchange sends line, then a ping, and returns what the server wrote
 // before the ping's answer (the server must still be serving to answer
-// it) and, when wantID is set, until the answer with that ID came.
+// it) and, when wantID is set, until the answer with that ID came. Every
+// line these tests send is answered, and the server may answer the ping
+// first (it serves requests concurrently): without wantID it also waits
+// for the first answer that is not the ping's.
 func (c *wireClient) exchange(line, wantID string) []wireMsg {
 	c.t.Helper()
 	c.n++
@@ -95,7 +98,7 @@ func (c *wireClient) exchange(line, wantID string) []wireMsg {
 	c.send(`{"jsonrpc":"2.0","id":` + ping + `,"method":"ping"}`)
 	var got []wireMsg
 	pinged, found := false, wantID == ""
-	for !pinged || !found {
+	for !pinged || !found || len(got) == 0 {
 		m := c.read()
 		switch string(m.ID) {
 		case ping:
@@ -104,7 +107,7 @@ func (c *wireClient) exchange(line, wantID string) []wireMsg {
 			found = true
 			got = append(got, m)
 		default:
-			if !pinged {
+			if !pinged || len(got) == 0 {
 				got = append(got, m)
 			}
 		}
